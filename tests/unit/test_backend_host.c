@@ -1,0 +1,853 @@
+/*
+ * test_backend_host.c - the host backend (runtime/backend_host.c) through
+ * its vtable: shard content and padding, all-gathers for uneven partitions,
+ * deferred completion (query / wait / zo_host_progress), the physical cap,
+ * no_copy, reduce-scatter, allocation-failure injection and bad arguments.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backend_host_internal.h"
+#include "zoffload_backend.h"
+
+/* ------------------------------------------------------------------ */
+/* Counting allocator with failure injection                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct counting_alloc {
+    long calls;       /* allocation attempts */
+    long fail_at;     /* fail the fail_at-th attempt (1-based); 0: never */
+    long failed;      /* failures injected */
+    long live;        /* outstanding allocations */
+    long max_live;
+} counting_alloc;
+
+static void *ca_alloc(void *opaque, size_t n)
+{
+    counting_alloc *a = opaque;
+    a->calls++;
+    if (a->fail_at && a->calls == a->fail_at) {
+        a->failed++;
+        return NULL;
+    }
+    void *p = malloc(n);
+    if (p && ++a->live > a->max_live)
+        a->max_live = a->live;
+    return p;
+}
+
+static void ca_free(void *opaque, void *p)
+{
+    counting_alloc *a = opaque;
+    if (p) {
+        a->live--;
+        free(p);
+    }
+}
+
+static zo_host_config host_cfg(int W, int rank)
+{
+    zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+    cfg.world_size = W;
+    cfg.rank = rank;
+    return cfg;
+}
+
+static zo_backend *make(const zo_host_config *cfg)
+{
+    zo_backend *b = NULL;
+    assert_int_equal(zo_backend_host_create(cfg, &b), ZO_OK);
+    assert_non_null(b);
+    return b;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* param_add with the uniform padded partition */
+static zo_status add(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es)
+{
+    int W = b->ops->world_size(b->ctx);
+    return b->ops->param_add(b->ctx, id, numel, es, ceil_div(numel, (uint64_t)W));
+}
+
+static zo_gather_item item(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, void *full)
+{
+    int W = b->ops->world_size(b->ctx);
+    zo_gather_item it = {id, full, numel, ceil_div(numel, (uint64_t)W), es};
+    return it;
+}
+
+static size_t padded_bytes(zo_backend *b, uint64_t numel, uint32_t es)
+{
+    int W = b->ops->world_size(b->ctx);
+    return (size_t)(ceil_div(numel, (uint64_t)W) * es * (uint64_t)W);
+}
+
+/* The first n bytes of buf are parameter id's content. */
+static void assert_content(zo_param_id id, const uint8_t *buf, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (buf[i] != zo_host_param_byte(id, i))
+            fail_msg("param %u byte %llu: got 0x%02x want 0x%02x", (unsigned)id, (unsigned long long)i,
+                     buf[i], zo_host_param_byte(id, i));
+}
+
+static void assert_all(const uint8_t *buf, uint8_t v, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (buf[i] != v)
+            fail_msg("byte %llu: got 0x%02x want 0x%02x", (unsigned long long)i, buf[i], v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Content function                                                    */
+/* ------------------------------------------------------------------ */
+
+static void test_param_byte_deterministic_not_constant(void **state)
+{
+    (void)state;
+    int seen[256] = {0}, distinct = 0, differ01 = 0;
+    for (uint64_t i = 0; i < 4096; i++) {
+        uint8_t v = zo_host_param_byte(0, i);
+        assert_int_equal(v, zo_host_param_byte(0, i));
+        if (!seen[v]++)
+            distinct++;
+        if (v != zo_host_param_byte(1, i))
+            differ01++;
+    }
+    assert_true(distinct > 200);   /* not constant, roughly uniform */
+    assert_true(differ01 > 3900);  /* parameters differ (expect ~4080) */
+    /* depends on the whole 64-bit index and on large ids */
+    assert_true(zo_host_param_byte(7, 1ull << 40) != zo_host_param_byte(7, 0) ||
+                zo_host_param_byte(7, (1ull << 40) + 1) != zo_host_param_byte(7, 1));
+    int d = 0;
+    for (uint64_t i = 0; i < 64; i++)
+        d += zo_host_param_byte(UINT32_MAX - 1, i) != zo_host_param_byte(UINT32_MAX - 2, i);
+    assert_true(d > 50);
+}
+
+/* ------------------------------------------------------------------ */
+/* Create, vtable metadata, bad configs                                */
+/* ------------------------------------------------------------------ */
+
+static void test_create_and_ops(void **state)
+{
+    (void)state;
+    zo_host_config cfg = host_cfg(8, 3);
+    zo_backend *b = make(&cfg);
+    assert_int_equal(b->ops->version, ZO_BACKEND_OPS_VERSION);
+    assert_string_equal(b->ops->name, "host");
+    assert_int_equal(b->ops->world_size(b->ctx), 8);
+    assert_int_equal(b->ops->rank(b->ctx), 3);
+    assert_non_null(b->ops->last_error(b->ctx));
+    assert_non_null(b->ops->reduce_scatter);
+    assert_true(zo_host_is_host(b));
+    assert_false(zo_host_is_host(NULL));
+    zo_backend_destroy(b);
+    zo_backend_destroy(NULL); /* accepted */
+}
+
+static void test_create_bad_args(void **state)
+{
+    (void)state;
+    zo_backend *b = (zo_backend *)&b; /* must be reset to NULL on failure */
+    zo_host_config cfg = host_cfg(4, 0);
+    assert_int_equal(zo_backend_host_create(&cfg, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_host_create(NULL, &b), ZO_ERR_INVALID_ARG);
+    assert_null(b);
+
+    struct { int field; long value; zo_status want; } cases[] = {
+        {0, 0, ZO_ERR_VERSION},                    /* size */
+        {1, 2, ZO_ERR_VERSION},                    /* version */
+        {2, 0, ZO_ERR_INVALID_ARG},                /* world_size 0 */
+        {2, ZO_MAX_WORLD_SIZE + 1, ZO_ERR_INVALID_ARG},
+        {3, -1, ZO_ERR_INVALID_ARG},               /* rank */
+        {3, 4, ZO_ERR_INVALID_ARG},
+        {4, 2, ZO_ERR_INVALID_ARG},                /* deferred */
+        {5, -1, ZO_ERR_INVALID_ARG},               /* no_copy */
+        {6, 0, ZO_ERR_INVALID_ARG},                /* allocator: alloc only */
+        {7, 0, ZO_ERR_INVALID_ARG},                /* allocator: free only */
+    };
+    counting_alloc ca = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        zo_host_config c = host_cfg(4, 0);
+        switch (cases[i].field) {
+        case 0: c.size = sizeof(zo_host_config) - 1; break;
+        case 1: c.version = (uint32_t)cases[i].value; break;
+        case 2: c.world_size = (int)cases[i].value; break;
+        case 3: c.rank = (int)cases[i].value; break;
+        case 4: c.deferred = (int)cases[i].value; break;
+        case 5: c.no_copy = (int)cases[i].value; break;
+        case 6: c.allocator.alloc = ca_alloc; c.allocator.opaque = &ca; break;
+        case 7: c.allocator.free = ca_free; c.allocator.opaque = &ca; break;
+        }
+        b = (zo_backend *)&b;
+        assert_int_equal(zo_backend_host_create(&c, &b), cases[i].want);
+        assert_null(b);
+    }
+    assert_int_equal(ca.calls, 0);
+
+    /* the largest world is accepted */
+    zo_host_config big = host_cfg(ZO_MAX_WORLD_SIZE, ZO_MAX_WORLD_SIZE - 1);
+    b = make(&big);
+    zo_backend_destroy(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shards and all-gathers                                              */
+/* ------------------------------------------------------------------ */
+
+/* Every rank's shard holds its slice of the padded tensor, zero padding. */
+static void check_shards(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es)
+{
+    int W = b->ops->world_size(b->ctx);
+    uint64_t shard = ceil_div(numel, (uint64_t)W) * es, full = numel * es;
+    for (int r = 0; r < W; r++) {
+        const uint8_t *d = NULL;
+        uint64_t n = 0;
+        assert_int_equal(zo_host_shard(b, id, r, &d, &n), ZO_OK);
+        assert_int_equal(n, shard);
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t g = (uint64_t)r * shard + i;
+            uint8_t want = g < full ? zo_host_param_byte(id, g) : 0;
+            if (d[i] != want)
+                fail_msg("W=%d rank %d shard byte %llu (global %llu): got 0x%02x want 0x%02x", W, r,
+                         (unsigned long long)i, (unsigned long long)g, d[i], want);
+        }
+    }
+}
+
+static void test_gather_uneven_worlds(void **state)
+{
+    (void)state;
+    const int worlds[] = {1, 2, 3, 7, 8, 64};
+    const uint64_t numels[] = {1, 2, 5, 63, 64, 65, 100, 1001};
+    const uint32_t sizes[] = {1, 2, 4, 8};
+    for (size_t wi = 0; wi < sizeof worlds / sizeof worlds[0]; wi++) {
+        int W = worlds[wi];
+        zo_host_config cfg = host_cfg(W, W - 1);
+        zo_backend *b = make(&cfg);
+        zo_param_id id = 0;
+        uint64_t expect_copied = 0;
+        for (size_t ni = 0; ni < sizeof numels / sizeof numels[0]; ni++)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++, id++) {
+                uint64_t numel = numels[ni];
+                uint32_t es = sizes[si];
+                assert_int_equal(add(b, id, numel, es), ZO_OK);
+                check_shards(b, id, numel, es);
+                size_t pb = padded_bytes(b, numel, es);
+                void *full = NULL;
+                assert_int_equal(b->ops->full_alloc(b->ctx, id, pb, &full), ZO_OK);
+                zo_gather_item it = item(b, id, numel, es, full);
+                zo_work *w = NULL;
+                assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+                int done = 0;
+                assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+                assert_int_equal(done, 1); /* immediate completion */
+                assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+                assert_content(id, full, numel * es);
+                assert_all((const uint8_t *)full + numel * es, 0, pb - numel * es);
+                expect_copied += pb;
+                b->ops->work_free(b->ctx, w);
+                b->ops->full_free(b->ctx, id, full);
+            }
+        assert_int_equal(zo_host_bytes_copied(b), expect_copied);
+        assert_int_equal(zo_host_live_full_buffers(b), 0);
+        assert_int_equal(zo_host_live_works(b), 0);
+        zo_backend_destroy(b);
+    }
+}
+
+/* One coalesced all-gather of several parameters. */
+static void test_gather_group(void **state)
+{
+    (void)state;
+    zo_host_config cfg = host_cfg(7, 2);
+    zo_backend *b = make(&cfg);
+    enum { N = 9 };
+    zo_gather_item items[N];
+    void *bufs[N];
+    for (zo_param_id i = 0; i < N; i++) {
+        uint64_t numel = 13 * (i + 1) + i; /* never a multiple of 7 ... except by chance */
+        assert_int_equal(add(b, 100 + i, numel, 4), ZO_OK);
+        assert_int_equal(b->ops->full_alloc(b->ctx, 100 + i, padded_bytes(b, numel, 4), &bufs[i]), ZO_OK);
+        items[i] = item(b, 100 + i, numel, 4, bufs[i]);
+    }
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, items, N, &w), ZO_OK);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    for (zo_param_id i = 0; i < N; i++)
+        assert_content(100 + i, bufs[i], items[i].numel * 4);
+    b->ops->work_free(b->ctx, w);
+    /* empty group: a complete work */
+    assert_int_equal(b->ops->all_gather_start(b->ctx, NULL, 0, &w), ZO_OK);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    b->ops->work_free(b->ctx, w);
+    zo_backend_destroy(b); /* frees the buffers left to it */
+}
+
+/* ------------------------------------------------------------------ */
+/* Deferred completion                                                 */
+/* ------------------------------------------------------------------ */
+
+static void test_deferred_query_then_wait(void **state)
+{
+    (void)state;
+    zo_host_config cfg = host_cfg(3, 1);
+    cfg.deferred = 1;
+    zo_backend *b = make(&cfg);
+    const uint64_t numel = 100;
+    assert_int_equal(add(b, 5, numel, 2), ZO_OK);
+    size_t pb = padded_bytes(b, numel, 2);
+    void *full = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 5, pb, &full), ZO_OK);
+    assert_all(full, 0xA5, pb); /* poisoned until gathered */
+    zo_gather_item it = item(b, 5, numel, 2, full);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    int done = -1;
+    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+    assert_int_equal(done, 0);
+    assert_int_equal(zo_host_pending_works(b), 1);
+    assert_all(full, 0xA5, pb); /* INFLIGHT: nothing copied yet */
+    assert_int_equal(zo_host_bytes_copied(b), 0);
+    /* the same parameter cannot be in two pending gathers */
+    void *full2 = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 5, pb, &full2), ZO_OK);
+    zo_gather_item it2 = item(b, 5, numel, 2, full2);
+    zo_work *w2 = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it2, 1, &w2), ZO_ERR_STATE);
+    assert_null(w2);
+    assert_true(strstr(b->ops->last_error(b->ctx), "in flight") != NULL);
+
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+    assert_int_equal(done, 1);
+    assert_int_equal(zo_host_pending_works(b), 0);
+    assert_content(5, full, numel * 2);
+    assert_all((uint8_t *)full + numel * 2, 0, pb - numel * 2);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK); /* waiting again is fine */
+    b->ops->work_free(b->ctx, w);
+    /* now the second buffer may be gathered */
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it2, 1, &w2), ZO_OK);
+    assert_int_equal(b->ops->wait(b->ctx, w2), ZO_OK);
+    assert_content(5, full2, numel * 2);
+    b->ops->work_free(b->ctx, w2);
+    b->ops->full_free(b->ctx, 5, full);
+    b->ops->full_free(b->ctx, 5, full2);
+    zo_backend_destroy(b);
+}
+
+static void test_deferred_progress(void **state)
+{
+    (void)state;
+    zo_host_config cfg = host_cfg(8, 0);
+    cfg.deferred = 1;
+    zo_backend *b = make(&cfg);
+    void *full[3];
+    zo_work *w[3];
+    for (zo_param_id i = 0; i < 3; i++) {
+        assert_int_equal(add(b, i, 50 + i, 4), ZO_OK);
+        assert_int_equal(b->ops->full_alloc(b->ctx, i, padded_bytes(b, 50 + i, 4), &full[i]), ZO_OK);
+        zo_gather_item it = item(b, i, 50 + i, 4, full[i]);
+        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w[i]), ZO_OK);
+    }
+    assert_int_equal(zo_host_pending_works(b), 3);
+    /* complete one by wait, then the network makes progress on the rest */
+    assert_int_equal(b->ops->wait(b->ctx, w[1]), ZO_OK);
+    assert_int_equal(zo_host_progress(b), 2);
+    assert_int_equal(zo_host_progress(b), 0);
+    for (zo_param_id i = 0; i < 3; i++) {
+        int done = 0;
+        assert_int_equal(b->ops->query(b->ctx, w[i], &done), ZO_OK);
+        assert_int_equal(done, 1);
+        assert_content(i, full[i], (50 + i) * 4);
+        b->ops->work_free(b->ctx, w[i]);
+    }
+    /* a work freed before completion is abandoned: nothing is copied */
+    zo_gather_item it = item(b, 0, 50, 4, full[0]);
+    memset(full[0], 0x11, padded_bytes(b, 50, 4));
+    zo_work *wa = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &wa), ZO_OK);
+    b->ops->work_free(b->ctx, wa);
+    assert_int_equal(zo_host_pending_works(b), 0);
+    assert_int_equal(zo_host_progress(b), 0);
+    assert_all(full[0], 0x11, padded_bytes(b, 50, 4));
+    /* progress on a non-host backend is an error */
+    assert_int_equal(zo_host_progress(NULL), ZO_ERR_INVALID_ARG);
+    zo_backend fake = {NULL, NULL};
+    assert_int_equal(zo_host_progress(&fake), ZO_ERR_INVALID_ARG);
+    zo_backend_destroy(b);
+}
+
+/* A buffer freed, or a parameter removed, while its deferred gather is
+ * pending: the copy is cancelled and the wait reports ZO_ERR_STATE. */
+static void test_deferred_cancel(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = host_cfg(2, 0);
+    cfg.deferred = 1;
+    cfg.allocator.alloc = ca_alloc;
+    cfg.allocator.free = ca_free;
+    cfg.allocator.opaque = &ca;
+    zo_backend *b = make(&cfg);
+    void *f0 = NULL, *f1 = NULL;
+    assert_int_equal(add(b, 0, 10, 4), ZO_OK);
+    assert_int_equal(add(b, 1, 10, 4), ZO_OK);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 40, &f0), ZO_OK);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 40, &f1), ZO_OK);
+    zo_gather_item its[2] = {item(b, 0, 10, 4, f0), item(b, 1, 10, 4, f1)};
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, its, 2, &w), ZO_OK);
+    b->ops->full_free(b->ctx, 0, f0); /* freed while in flight */
+    assert_true(strstr(b->ops->last_error(b->ctx), "in flight") != NULL);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_ERR_STATE);
+    assert_content(1, f1, 40); /* the other item still completed */
+    b->ops->work_free(b->ctx, w);
+
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &its[1], 1, &w), ZO_OK);
+    b->ops->param_remove(b->ctx, 1); /* removed while in flight */
+    assert_int_equal(zo_host_progress(b), 1);
+    int done = 0;
+    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_ERR_STATE);
+    assert_int_equal(done, 1);
+    b->ops->work_free(b->ctx, w);
+    b->ops->full_free(b->ctx, 1, f1); /* a removed parameter's buffer can still be freed */
+    assert_int_equal(zo_host_live_full_buffers(b), 0);
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Physical cap and no_copy                                            */
+/* ------------------------------------------------------------------ */
+
+static void test_cap(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = host_cfg(3, 0);
+    cfg.max_bytes_per_param = 3000;
+    cfg.allocator.alloc = ca_alloc;
+    cfg.allocator.free = ca_free;
+    cfg.allocator.opaque = &ca;
+    zo_backend *b = make(&cfg);
+    assert_int_equal(zo_host_physical_bytes(b, 4000), 3000);
+    assert_int_equal(zo_host_physical_bytes(b, 2999), 2999);
+    assert_int_equal(zo_host_physical_bytes(NULL, 4000), 4000);
+
+    /* 1000 float32 over 3 ranks: shard 1336 bytes; the cap keeps rank 0's
+     * shard, rank 1's and the first 328 bytes of rank 2's */
+    assert_int_equal(add(b, 9, 1000, 4), ZO_OK);
+    const uint64_t want_stored[3] = {1336, 1336, 328};
+    for (int r = 0; r < 3; r++) {
+        const uint8_t *d = NULL;
+        uint64_t n = 0;
+        assert_int_equal(zo_host_shard(b, 9, r, &d, &n), ZO_OK);
+        assert_int_equal(n, want_stored[r]);
+        for (uint64_t i = 0; i < n; i++)
+            assert_int_equal(d[i], zo_host_param_byte(9, (uint64_t)r * 1336 + i));
+    }
+    assert_int_equal(zo_host_shard_bytes(b), 3000);
+
+    /* a huge parameter stores only the cap: 2^40 elements cost 3000 bytes */
+    long live_before = ca.live;
+    assert_int_equal(add(b, 10, 1ull << 40, 4), ZO_OK);
+    assert_int_equal(ca.live, live_before + 1); /* one block of 3000 bytes (+ header) */
+    const uint8_t *d = NULL;
+    uint64_t n = 0;
+    assert_int_equal(zo_host_shard(b, 10, 0, &d, &n), ZO_OK);
+    assert_int_equal(n, 3000);
+    assert_int_equal(zo_host_shard(b, 10, 1, &d, &n), ZO_OK);
+    assert_int_equal(n, 0);
+    assert_null(d);
+    void *full = NULL;
+    size_t req = (size_t)padded_bytes(b, 1ull << 40, 4);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 10, req, &full), ZO_OK);
+    zo_gather_item it = item(b, 10, 1ull << 40, 4, full);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    assert_content(10, full, zo_host_physical_bytes(b, (1ull << 40) * 4));
+    b->ops->work_free(b->ctx, w);
+    b->ops->full_free(b->ctx, 10, full);
+
+    /* a full buffer smaller than the gather needs is refused */
+    assert_int_equal(b->ops->full_alloc(b->ctx, 9, 100, &full), ZO_OK);
+    it = item(b, 9, 1000, 4, full);
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_null(w);
+    b->ops->full_free(b->ctx, 9, full);
+
+    /* a cap smaller than one shard, world of 64 */
+    zo_host_config c2 = host_cfg(64, 5);
+    c2.max_bytes_per_param = 10;
+    zo_backend *b2 = make(&c2);
+    assert_int_equal(add(b2, 0, 1001, 2), ZO_OK); /* shard 32 bytes */
+    assert_int_equal(b2->ops->full_alloc(b2->ctx, 0, padded_bytes(b2, 1001, 2), &full), ZO_OK);
+    it = item(b2, 0, 1001, 2, full);
+    assert_int_equal(b2->ops->all_gather_start(b2->ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(b2->ops->wait(b2->ctx, w), ZO_OK);
+    assert_content(0, full, 10);
+    assert_int_equal(zo_host_bytes_copied(b2), 10);
+    b2->ops->work_free(b2->ctx, w);
+    zo_backend_destroy(b2);
+
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+}
+
+static void test_no_copy(void **state)
+{
+    (void)state;
+    zo_host_config cfg = host_cfg(4, 1);
+    cfg.no_copy = 1;
+    cfg.deferred = 1;
+    zo_backend *b = make(&cfg);
+    assert_int_equal(add(b, 0, 1000, 4), ZO_OK);
+    assert_int_equal(zo_host_shard_bytes(b), 0);
+    void *full = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 4000, &full), ZO_OK);
+    memset(full, 0x3C, 4000);
+    zo_gather_item it = item(b, 0, 1000, 4, full);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    int done = 1;
+    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+    assert_int_equal(done, 0); /* deferred still observable */
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    assert_all(full, 0x3C, 4000); /* nothing moved */
+    assert_int_equal(zo_host_bytes_copied(b), 0);
+    b->ops->work_free(b->ctx, w);
+    b->ops->full_free(b->ctx, 0, full);
+    zo_backend_destroy(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reduce-scatter                                                      */
+/* ------------------------------------------------------------------ */
+
+static void test_reduce_scatter(void **state)
+{
+    (void)state;
+    /* 10 elements over 3 ranks: 4 per rank, rank 2 holds 8, 9 + 2 padding */
+    float g[10];
+    for (int i = 0; i < 10; i++)
+        g[i] = 0.5f * (float)(i + 1) - 2.0f; /* exact in binary */
+    for (int r = 0; r < 3; r++) {
+        zo_host_config cfg = host_cfg(3, r);
+        zo_backend *b = make(&cfg);
+        assert_int_equal(add(b, 4, 10, 4), ZO_OK);
+        float out[4];
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 10, 4, ZO_REDUCE_SUM), ZO_OK);
+        for (int i = 0; i < 4; i++) {
+            int j = r * 4 + i;
+            assert_true(out[i] == (j < 10 ? 3.0f * g[j] : 0.0f));
+        }
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 10, 4, ZO_REDUCE_AVG), ZO_OK);
+        for (int i = 0; i < 4; i++) {
+            int j = r * 4 + i;
+            assert_true(out[i] == (j < 10 ? g[j] : 0.0f));
+        }
+        /* bad arguments */
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, NULL, out, 10, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, NULL, 10, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 10, 4, (zo_reduce_op)7), ZO_ERR_INVALID_ARG);
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 11, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+        assert_int_equal(b->ops->reduce_scatter(b->ctx, 5, g, out, 10, 4, ZO_REDUCE_SUM), ZO_ERR_BAD_HANDLE);
+        zo_backend_destroy(b);
+    }
+    /* a sum of 64 contributions is really summed: 0.1f added 64 times is
+     * not bit-identical to 64 * 0.1f, but close */
+    zo_host_config cfg = host_cfg(64, 0);
+    zo_backend *b = make(&cfg);
+    assert_int_equal(add(b, 0, 64, 4), ZO_OK);
+    float g64[64], out = 0.0f;
+    for (int i = 0; i < 64; i++)
+        g64[i] = 0.1f;
+    assert_int_equal(b->ops->reduce_scatter(b->ctx, 0, g64, &out, 64, 1, ZO_REDUCE_SUM), ZO_OK);
+    assert_true(out > 6.39f && out < 6.41f);
+    assert_int_equal(b->ops->reduce_scatter(b->ctx, 0, g64, &out, 64, 1, ZO_REDUCE_AVG), ZO_OK);
+    assert_true(out > 0.0999f && out < 0.1001f);
+    zo_backend_destroy(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bad arguments to the ops                                            */
+/* ------------------------------------------------------------------ */
+
+static void test_ops_bad_args(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = host_cfg(4, 0);
+    cfg.deferred = 1;
+    cfg.allocator.alloc = ca_alloc;
+    cfg.allocator.free = ca_free;
+    cfg.allocator.opaque = &ca;
+    zo_backend *b = make(&cfg);
+    void *ctx = b->ctx;
+    const zo_backend_ops *o = b->ops;
+
+    /* param_add */
+    assert_int_equal(o->param_add(ctx, ZO_NO_PARAM, 4, 4, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->param_add(ctx, 0, 0, 4, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->param_add(ctx, 0, 4, 0, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->param_add(ctx, 0, 4, 65, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->param_add(ctx, 0, 10, 4, 2), ZO_ERR_INVALID_ARG); /* ceil(10/4) = 3 */
+    assert_true(strstr(o->last_error(ctx), "partition_numel") != NULL);
+    assert_int_equal(o->param_add(ctx, 0, UINT64_MAX / 2, 4, ceil_div(UINT64_MAX / 2, 4)), ZO_ERR_OVERFLOW);
+    long calls = ca.calls;
+    assert_int_equal(o->param_add(ctx, 0, 1ull << 42, 1, 1ull << 40), ZO_ERR_NOMEM); /* over the limit, no cap */
+    assert_int_equal(ca.calls, calls); /* refused before reaching the allocator */
+    assert_int_equal(zo_host_param_count(b), 0);
+    assert_int_equal(add(b, 0, 10, 4), ZO_OK);
+    assert_int_equal(add(b, 0, 10, 4), ZO_ERR_EXISTS);
+    assert_int_equal(add(b, 1, 10, 4), ZO_OK);
+
+    /* full_alloc */
+    void *full = (void *)&full;
+    assert_int_equal(o->full_alloc(ctx, 0, 48, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->full_alloc(ctx, 0, 0, &full), ZO_ERR_INVALID_ARG);
+    assert_null(full);
+    assert_int_equal(o->full_alloc(ctx, 77, 48, &full), ZO_ERR_BAD_HANDLE);
+    assert_null(full);
+    calls = ca.calls;
+    assert_int_equal(o->full_alloc(ctx, 0, (size_t)1 << 41, &full), ZO_ERR_NOMEM);
+    assert_int_equal(ca.calls, calls);
+    void *f0 = NULL, *f1 = NULL;
+    assert_int_equal(o->full_alloc(ctx, 0, 48, &f0), ZO_OK);
+    assert_int_equal(o->full_alloc(ctx, 1, 48, &f1), ZO_OK);
+
+    /* all_gather_start */
+    zo_work *w = (zo_work *)&w;
+    zo_gather_item it = item(b, 0, 10, 4, f0);
+    assert_int_equal(o->all_gather_start(ctx, &it, 1, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->all_gather_start(ctx, NULL, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_null(w);
+    zo_gather_item bad = it;
+    bad.param = 42;
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_BAD_HANDLE);
+    bad = it;
+    bad.numel = 11;
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    bad = it;
+    bad.partition_numel = 4;
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    bad = it;
+    bad.elem_size = 2;
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    bad = it;
+    bad.full = NULL;
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    uint8_t stack_buf[64];
+    bad.full = stack_buf; /* not from full_alloc: reported, not dereferenced */
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    bad.full = f1; /* param 1's buffer used for param 0 */
+    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    zo_gather_item dup[2] = {it, it};
+    assert_int_equal(o->all_gather_start(ctx, dup, 2, &w), ZO_ERR_STATE);
+    zo_gather_item same_buf[2] = {it, item(b, 1, 10, 4, f0)};
+    assert_int_equal(o->all_gather_start(ctx, same_buf, 2, &w), ZO_ERR_INVALID_ARG);
+    assert_null(w);
+    assert_int_equal(zo_host_live_works(b), 0);
+    assert_int_equal(zo_host_pending_works(b), 0);
+
+    /* wait / query / work_free on things that are not live works */
+    int done = 0;
+    assert_int_equal(o->wait(ctx, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->wait(ctx, (zo_work *)stack_buf), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->query(ctx, (zo_work *)stack_buf, &done), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->all_gather_start(ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(o->query(ctx, w, NULL), ZO_ERR_INVALID_ARG);
+    o->work_free(ctx, (zo_work *)stack_buf); /* ignored, recorded */
+    assert_true(strstr(o->last_error(ctx), "not a live work") != NULL);
+    o->work_free(ctx, NULL);
+    assert_int_equal(o->wait(ctx, w), ZO_OK);
+    o->work_free(ctx, w);
+    o->work_free(ctx, w); /* double free: detected, not dereferenced */
+    assert_int_equal(o->wait(ctx, w), ZO_ERR_INVALID_ARG);
+
+    /* full_free / param_remove misuse */
+    o->full_free(ctx, 0, stack_buf);
+    assert_true(strstr(o->last_error(ctx), "not a live full buffer") != NULL);
+    o->full_free(ctx, 0, NULL);
+    o->full_free(ctx, 0, f0);
+    o->full_free(ctx, 0, f0); /* double free: detected */
+    assert_true(strstr(o->last_error(ctx), "not a live full buffer") != NULL);
+    o->param_remove(ctx, 99);
+    assert_true(strstr(o->last_error(ctx), "not added") != NULL);
+    assert_int_equal(zo_host_param_count(b), 2);
+
+    /* introspection on bad inputs */
+    const uint8_t *d;
+    uint64_t n;
+    assert_int_equal(zo_host_shard(NULL, 0, 0, &d, &n), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_host_shard(b, 0, 4, &d, &n), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_host_shard(b, 0, -1, &d, &n), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_host_shard(b, 5, 0, &d, &n), ZO_ERR_BAD_HANDLE);
+
+    /* NULL contexts do not crash */
+    assert_int_equal(o->param_add(NULL, 0, 1, 1, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->full_alloc(NULL, 0, 1, &full), ZO_ERR_INVALID_ARG);
+    assert_int_equal(o->wait(NULL, w), ZO_ERR_INVALID_ARG);
+    assert_null(o->last_error(NULL));
+    o->destroy(NULL);
+
+    zo_backend_destroy(b); /* f1 and both params left behind: freed */
+    assert_int_equal(ca.live, 0);
+}
+
+/* Many parameters added and removed in a scattered order: the parameter
+ * table keeps every survivor reachable. */
+static void test_many_params_add_remove(void **state)
+{
+    (void)state;
+    zo_host_config cfg = host_cfg(3, 0);
+    zo_backend *b = make(&cfg);
+    enum { N = 2000 };
+    for (zo_param_id i = 0; i < N; i++)
+        assert_int_equal(add(b, i * 7919u, 1 + i % 17, 1), ZO_OK);
+    for (zo_param_id i = 0; i < N; i += 3)
+        b->ops->param_remove(b->ctx, i * 7919u);
+    assert_int_equal(zo_host_param_count(b), N - (N + 2) / 3);
+    for (zo_param_id i = 0; i < N; i++) {
+        void *full = NULL;
+        zo_status st = b->ops->full_alloc(b->ctx, i * 7919u, 64, &full);
+        if (i % 3 == 0) {
+            assert_int_equal(st, ZO_ERR_BAD_HANDLE);
+            continue;
+        }
+        assert_int_equal(st, ZO_OK);
+        zo_gather_item it = item(b, i * 7919u, 1 + i % 17, 1, full);
+        zo_work *w = NULL;
+        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+        assert_content(i * 7919u, full, 1 + i % 17);
+        b->ops->work_free(b->ctx, w);
+        b->ops->full_free(b->ctx, i * 7919u, full);
+    }
+    zo_backend_destroy(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation-failure injection                                        */
+/* ------------------------------------------------------------------ */
+
+/* A script touching every allocation site: create, parameter table
+ * growth, shard blocks, full buffers and their table, works and their
+ * table, deferred and immediate.  Returns the first failing status (after
+ * checking that the failed call had no effect), or ZO_OK. */
+static zo_status script(counting_alloc *ca, int deferred)
+{
+    zo_host_config cfg = host_cfg(5, 2);
+    cfg.deferred = deferred;
+    cfg.allocator.alloc = ca_alloc;
+    cfg.allocator.free = ca_free;
+    cfg.allocator.opaque = ca;
+    zo_backend *b = (zo_backend *)&cfg;
+    zo_status st = zo_backend_host_create(&cfg, &b);
+    if (st != ZO_OK) {
+        assert_null(b);
+        return st;
+    }
+    enum { N = 40 };
+    void *full[N] = {0};
+    zo_work *w[N] = {0};
+    for (zo_param_id i = 0; i < N && st == ZO_OK; i++) {
+        size_t before = zo_host_param_count(b);
+        st = add(b, i, 3 + i, 4);
+        if (st != ZO_OK)
+            assert_int_equal(zo_host_param_count(b), before);
+    }
+    for (zo_param_id i = 0; i < N && st == ZO_OK; i++) {
+        size_t before = zo_host_live_full_buffers(b);
+        st = b->ops->full_alloc(b->ctx, i, padded_bytes(b, 3 + i, 4), &full[i]);
+        if (st != ZO_OK) {
+            assert_null(full[i]);
+            assert_int_equal(zo_host_live_full_buffers(b), before);
+        }
+    }
+    for (zo_param_id i = 0; i < N && st == ZO_OK; i += 2) {
+        zo_gather_item its[2] = {item(b, i, 3 + i, 4, full[i]), item(b, i + 1, 4 + i, 4, full[i + 1])};
+        size_t before = zo_host_live_works(b);
+        st = b->ops->all_gather_start(b->ctx, its, 2, &w[i]);
+        if (st != ZO_OK) {
+            assert_null(w[i]);
+            assert_int_equal(zo_host_live_works(b), before);
+        }
+    }
+    if (st == ZO_OK) {
+        if (deferred)
+            assert_int_equal(zo_host_progress(b), N / 2);
+        for (zo_param_id i = 0; i < N; i += 2) {
+            assert_int_equal(b->ops->wait(b->ctx, w[i]), ZO_OK);
+            assert_content(i, full[i], (3 + i) * 4);
+            assert_content(i + 1, full[i + 1], (4 + i) * 4);
+        }
+    }
+    if (st != ZO_OK) {
+        assert_int_equal(st, ZO_ERR_NOMEM);
+        assert_true(strlen(b->ops->last_error(b->ctx)) > 0);
+    }
+    /* release half explicitly, leave the rest to destroy */
+    for (zo_param_id i = 0; i < N; i += 2) {
+        if (w[i])
+            b->ops->work_free(b->ctx, w[i]);
+        if (full[i])
+            b->ops->full_free(b->ctx, i, full[i]);
+        b->ops->param_remove(b->ctx, i);
+    }
+    zo_backend_destroy(b);
+    return st;
+}
+
+static void test_alloc_failure_every_site(void **state)
+{
+    (void)state;
+    for (int deferred = 0; deferred <= 1; deferred++) {
+        counting_alloc ca = {0};
+        assert_int_equal(script(&ca, deferred), ZO_OK); /* dry run: count allocations */
+        assert_int_equal(ca.live, 0);
+        long total = ca.calls;
+        assert_true(total > 80); /* ctx + 40 params + 40 buffers + 20 works + tables */
+        for (long k = 1; k <= total; k++) {
+            counting_alloc f = {0};
+            f.fail_at = k;
+            zo_status st = script(&f, deferred);
+            assert_int_equal(f.failed, 1);
+            if (st != ZO_ERR_NOMEM)
+                fail_msg("deferred=%d: failing allocation %ld of %ld returned %d", deferred, k, total, st);
+            if (f.live != 0)
+                fail_msg("deferred=%d: failing allocation %ld leaked %ld allocations", deferred, k, f.live);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_param_byte_deterministic_not_constant),
+        cmocka_unit_test(test_create_and_ops),
+        cmocka_unit_test(test_create_bad_args),
+        cmocka_unit_test(test_gather_uneven_worlds),
+        cmocka_unit_test(test_gather_group),
+        cmocka_unit_test(test_deferred_query_then_wait),
+        cmocka_unit_test(test_deferred_progress),
+        cmocka_unit_test(test_deferred_cancel),
+        cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_no_copy),
+        cmocka_unit_test(test_reduce_scatter),
+        cmocka_unit_test(test_ops_bad_args),
+        cmocka_unit_test(test_many_params_add_remove),
+        cmocka_unit_test(test_alloc_failure_every_site),
+    };
+    return cmocka_run_group_tests_name("backend_host", tests, NULL, NULL);
+}
