@@ -1,0 +1,316 @@
+/*
+ * scenario.h - the one scenario model of the zoffload fuzz harness.
+ *
+ * A scenario is plain data (fixed-size arrays with counts, no pointers):
+ * a runtime config, a module tree, parameters, tied/external parameter
+ * uses, and a program of training/eval steps whose forward passes are
+ * nested programs of module calls.  Everything that consumes scenarios
+ * uses this header: the byte codec (zs_decode/zs_encode, codec.c), the
+ * simulator that replays a scenario against the real runtime with
+ * PyTorch-faithful hook timing (sim.h), the invariant checker (check.h),
+ * the JSON export for the PyTorch oracle (scenario_json.c), the .scn text
+ * format, the zofuzz tool, the minimiser and the exhaustive enumerator.
+ *
+ * The full semantics (what PyTorch/DeepSpeed code each field stands for)
+ * are in docs/scenario-model.md; the short version is in the comments.
+ *
+ * Validity.  A scenario is valid iff zs_scenario_validate() accepts it.
+ * Exactly the valid scenarios are the ones zs_decode() can produce, and
+ * for every valid s: zs_decode(zs_encode(s)) is zs_scenario_equal to s.
+ * Validity rules are enforced by the same walker that decodes and encodes
+ * (codec.c), so the three cannot drift.
+ *
+ * Units: numel and thresholds in ELEMENTS, elem_size in bytes.
+ */
+#ifndef ZS_SCENARIO_H
+#define ZS_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Limits                                                               */
+/* ------------------------------------------------------------------ */
+
+#define ZS_MAX_MODULES 64    /* module tree size */
+#define ZS_MAX_PARAMS 128    /* parameters */
+#define ZS_MAX_USES 64       /* tied / external parameter uses */
+#define ZS_MAX_STEPS 8       /* steps in the program */
+#define ZS_MAX_PASSES 4      /* forward passes (micro-batches) per step */
+#define ZS_MAX_CALLS 48      /* module calls per forward pass */
+#define ZS_MAX_CHILD_CALLS 4 /* calls made by one call's body */
+#define ZS_MAX_IN 4          /* input tensors of one call */
+#define ZS_MAX_OUT 4         /* output tensors of one call */
+#define ZS_MAX_USE 8         /* tensors consumed by one call's own op */
+#define ZS_MAX_ORDER 256     /* fuzzed backward-order choice bytes */
+#define ZS_MAX_WORLD 8       /* world size W is 1..ZS_MAX_WORLD */
+#define ZS_MAX_NUMEL (1u << 20) /* numel is 1..ZS_MAX_NUMEL (~1e6) */
+#define ZS_MAX_ELEM_SIZE 64  /* elem_size is 1..64 bytes (the runtime's limit) */
+#define ZS_MAX_PROGRESS 7    /* cfg.progress_every is 0..7 */
+#define ZS_NAME_LEN 24       /* annotation names, NUL-terminated */
+
+#define ZS_NONE 0xFFu        /* "no module / no call" in uint8_t fields */
+#define ZS_INF UINT64_MAX    /* "infinite" threshold */
+
+/* ------------------------------------------------------------------ */
+/* Config                                                               */
+/* ------------------------------------------------------------------ */
+
+/** Backward ready-node order. */
+enum {
+    ZS_ORDER_ENGINE = 0, /* PyTorch single-device CPU ReadyQueue: highest sequence_nr first */
+    ZS_ORDER_FUZZED = 1  /* any ready node, chosen by zs_scenario.order[] bytes */
+};
+
+/** Runtime + host-backend configuration of a scenario.  The five
+ *  thresholds are DeepSpeed's stage3_* settings in ELEMENTS; ZS_INF means
+ *  "infinite".  The codec draws them from zs_threshold_classes[] (below)
+ *  or, for any other value, an explicit 64-bit value. */
+typedef struct zs_config {
+    uint8_t policy;          /* zo_grads_policy, 0..3 (fuzz_hooks overrides it from ZOFUZZ_POLICY) */
+    uint8_t world_size;      /* W, 1..8 */
+    uint8_t rank;            /* this rank, 0..W-1 */
+    uint8_t order_mode;      /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED */
+    uint8_t deferred;        /* 0/1: host backend deferred completion (gathers stay INFLIGHT until waited/progressed) */
+    uint8_t progress_every;  /* deferred only: call zo_host_progress() after every Nth hook call; 0 = never (only waits complete) */
+    uint64_t param_persistence_threshold; /* stage3_param_persistence_threshold */
+    uint64_t model_persistence_threshold; /* stage3_model_persistence_threshold */
+    uint64_t prefetch_bucket_size;        /* stage3_prefetch_bucket_size (0 disables prefetch) */
+    uint64_t max_live_parameters;         /* stage3_max_live_parameters */
+    uint64_t max_reuse_distance;          /* stage3_max_reuse_distance */
+} zs_config;
+
+/** Index of each threshold in the class tables. */
+enum {
+    ZS_TH_PARAM_PERSIST = 0,
+    ZS_TH_MODEL_PERSIST = 1,
+    ZS_TH_PREFETCH_BUCKET = 2,
+    ZS_TH_MAX_LIVE = 3,
+    ZS_TH_REUSE_DIST = 4,
+    ZS_TH_COUNT = 5
+};
+#define ZS_TH_CLASSES 6
+/** Value classes of each threshold, class 0 first (what zero bytes give).
+ *  Each table includes 0 and ZS_INF.  Defined in scenario.c. */
+extern const uint64_t zs_threshold_classes[ZS_TH_COUNT][ZS_TH_CLASSES];
+extern const char *const zs_threshold_names[ZS_TH_COUNT]; /* "param_persistence_threshold", ... */
+/** Pointer to the threshold field number `which` of cfg. */
+uint64_t *zs_config_threshold(zs_config *cfg, int which);
+
+/* ------------------------------------------------------------------ */
+/* Module tree and parameters                                           */
+/* ------------------------------------------------------------------ */
+
+#define ZS_MOD_Z3_LEAF 0x1u /* deepspeed.utils.set_z3_leaf_modules (== ZO_MODULE_Z3_LEAF) */
+
+/** Module i (id i).  Ids are DFS pre-order, as zoffload registers them
+ *  (named_modules order): module 0 is the root (parent ZS_NONE); for
+ *  i > 0, parent < i and parent is module i-1 or an ancestor of i-1. */
+typedef struct zs_module {
+    uint8_t parent;          /* ZS_NONE for module 0 */
+    uint8_t flags;           /* ZS_MOD_* */
+    char name[ZS_NAME_LEN];  /* annotation only ("" = unnamed); not in the byte encoding, ignored by zs_scenario_equal */
+} zs_module;
+
+#define ZS_PARAM_FROZEN 0x1u /* requires_grad=False (== ZO_PARAM_FROZEN) */
+
+/** Parameter i (ds_id i), registered in index order after all modules. */
+typedef struct zs_param {
+    uint8_t owner;           /* module id */
+    uint8_t flags;           /* ZS_PARAM_* */
+    uint8_t elem_size;       /* bytes per element, 1..64 (codec classes 4, 2, 1, 8, else explicit) */
+    uint32_t numel;          /* elements, 1..ZS_MAX_NUMEL */
+    char name[ZS_NAME_LEN];  /* annotation only */
+} zs_param;
+
+/** Module `module` also uses parameter `param` (tied weights, DeepSpeed
+ *  external parameters): zo_module_use_param(module, param), registered in
+ *  list order after all parameters.  module != owner(param), no duplicate
+ *  (module, param) pair. */
+typedef struct zs_use {
+    uint8_t module;
+    uint8_t param;
+} zs_use;
+
+/* ------------------------------------------------------------------ */
+/* Forward programs                                                     */
+/* ------------------------------------------------------------------ */
+
+/** Kinds of tensor reference. */
+enum {
+    ZS_REF_BATCH = 0,    /* the pass's batch input, requires_grad=False */
+    ZS_REF_BATCH_RG = 1, /* the pass's leaf input with requires_grad=True (one leaf per pass) */
+    ZS_REF_ARG = 2,      /* input `index` of the enclosing call, as wrapped by its hook D */
+    ZS_REF_OUT = 3       /* output `index` of call `call` (a child call of the enclosing call made earlier) */
+};
+
+/** A tensor reference inside a call's scope.  The "enclosing call" is the
+ *  calling call for zs_call.in[], and the call itself for zs_call.use[]. */
+typedef struct zs_ref {
+    uint8_t kind;   /* ZS_REF_* */
+    uint8_t call;   /* ZS_REF_OUT: index of the producing call in the pass; else 0 */
+    uint8_t index;  /* ZS_REF_ARG: input index; ZS_REF_OUT: output index; else 0 */
+    uint8_t detach; /* 0/1: the reference is x.detach() (requires_grad=False, no edge) */
+} zs_ref;
+
+/** Call flags. */
+#define ZS_CALL_NO_GRAD 0x1u   /* the caller wraps this call in torch.no_grad() */
+#define ZS_CALL_CKPT_RE 0x2u   /* torch.utils.checkpoint(m, *in, use_reentrant=True) */
+#define ZS_CALL_CKPT_NRE 0x4u  /* torch.utils.checkpoint(m, *in, use_reentrant=False) */
+#define ZS_CALL_RAISE 0x8u     /* m.forward raises after its child calls, before its own op */
+#define ZS_CALL_FLAGS_ALL 0xFu
+
+/** One module call m(*in) of a forward pass.
+ *
+ *  Calls of a pass are stored in pre-order (the order their hook A fires):
+ *  call 0 is the root call (module 0, made by the step, parent ZS_NONE);
+ *  a call's callee is a child module of its caller's module; a call's
+ *  children (the calls its body makes, in order) follow it, each with its
+ *  subtree, before its next sibling.  A z3 leaf module's call makes no
+ *  child calls (its forward is opaque; it uses its whole subtree's
+ *  parameters).
+ *
+ *  Timeline of one call (what the simulator executes):
+ *    hook A, hook D(in), child calls in order, [raise], own op consuming
+ *    use[] and the module's parameters producing n_out outputs, hook B,
+ *    hook C(outputs).
+ *
+ *  A call is "unwound" if it raises or a descendant raises with a catcher
+ *  above it; an unwound call has n_out = 0 and n_use = 0, no op, no B/C,
+ *  and makes no further child calls after the raise.  Outputs of unwound
+ *  calls do not exist, so nothing references them.
+ *
+ *  Checkpoint flags (at most one) are not allowed on call 0 nor inside a
+ *  checkpointed call's subtree; RAISE is not allowed in (or on) a
+ *  checkpointed subtree.  A checkpoint flag on a call made with grad
+ *  disabled is inert (torch runs the function once, as a plain call).
+ */
+typedef struct zs_call {
+    uint8_t module;       /* callee module id */
+    uint8_t parent;       /* index of the calling call; ZS_NONE for call 0 */
+    uint8_t flags;        /* ZS_CALL_* */
+    uint8_t catcher;      /* RAISE only: index of the ancestor call whose body catches the exception
+                             and continues, or ZS_NONE = caught outside every module (the step's code
+                             catches it: the pass's forward is abandoned, no backward) */
+    uint8_t n_in;         /* 0..ZS_MAX_IN */
+    uint8_t n_out;        /* 0..ZS_MAX_OUT (0 if unwound) */
+    uint8_t n_use;        /* 0..ZS_MAX_USE tensors consumed by the own op (0 if unwound) */
+    zs_ref in[ZS_MAX_IN]; /* scope: the caller's wrapped inputs (ARG), outputs of the caller's earlier
+                             child calls (OUT), BATCH, BATCH_RG; call 0: BATCH or BATCH_RG only */
+    zs_ref use[ZS_MAX_USE]; /* scope: this call's own wrapped inputs (ARG) and its child calls' outputs (OUT) */
+} zs_call;
+
+/** One forward pass (one micro-batch, one autograd graph). */
+typedef struct zs_pass {
+    uint8_t n_calls;      /* 1..ZS_MAX_CALLS */
+    uint8_t loss_mask;    /* bit j: root call output j is summed into the loss; 0 in eval steps
+                             and when the root call is unwound */
+    zs_call calls[ZS_MAX_CALLS];
+} zs_pass;
+
+/** Step kinds. */
+enum {
+    ZS_STEP_TRAIN = 0,      /* fwd, bwd, optimizer step (1 pass) */
+    ZS_STEP_EVAL = 1,       /* fwd under no_grad with ZO_FWD_EVAL; no backward, no optimizer step (1 pass) */
+    ZS_STEP_ACCUM = 2,      /* gradient accumulation: (fwd_i, bwd_i) for i=1..k, then optimizer step (2..4 passes) */
+    ZS_STEP_RETAIN = 3,     /* fwd, bwd(retain_graph=True), bwd(retain_graph=False), optimizer step (1 pass) */
+    ZS_STEP_INTERLEAVE = 4, /* fwd_1..fwd_k, then bwd_1..bwd_k, then optimizer step (2..4 passes) */
+    ZS_STEP_KINDS = 5
+};
+
+typedef struct zs_step {
+    uint8_t kind;         /* ZS_STEP_* */
+    uint8_t n_passes;     /* 1 for TRAIN/EVAL/RETAIN, 2..4 for ACCUM/INTERLEAVE */
+    zs_pass pass[ZS_MAX_PASSES];
+} zs_step;
+
+/* ------------------------------------------------------------------ */
+/* Scenario                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct zs_scenario {
+    zs_config cfg;
+    uint8_t n_modules;                 /* 1..ZS_MAX_MODULES */
+    uint8_t n_params;                  /* 0..ZS_MAX_PARAMS */
+    uint8_t n_uses;                    /* 0..ZS_MAX_USES */
+    uint8_t n_steps;                   /* 1..ZS_MAX_STEPS */
+    uint16_t n_order;                  /* 0..ZS_MAX_ORDER; 0 unless order_mode == ZS_ORDER_FUZZED */
+    zs_module mod[ZS_MAX_MODULES];
+    zs_param par[ZS_MAX_PARAMS];
+    zs_use use[ZS_MAX_USES];
+    zs_step step[ZS_MAX_STEPS];
+    uint8_t order[ZS_MAX_ORDER];       /* fuzzed order: k-th ready-node choice of the run picks
+                                          ready[order[k] % n_ready] with ready sorted in engine
+                                          order (so 0 = engine order); past n_order reads 0 */
+} zs_scenario;
+
+/* ------------------------------------------------------------------ */
+/* Functions (scenario.c, codec.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/** Sets *s to the smallest valid scenario (the same as zs_decode of an
+ *  empty input): DeepSpeed default thresholds except
+ *  param_persistence_threshold 0, per-call policy, W=1, one root module,
+ *  no parameters, one train step with one root call taking the batch input
+ *  with requires_grad and one output summed into the loss. */
+void zs_scenario_init(zs_scenario *s);
+
+/** 1 if a and b are the same scenario (every field that has meaning;
+ *  unused array slots and annotation names are ignored), else 0. */
+int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b);
+/** Like zs_scenario_equal but module and parameter names must match too
+ *  (for the .scn printer/parser round trip). */
+int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b);
+
+/** 0 if s is valid; else -1 with a message naming the first offending
+ *  field ("step 1 pass 0 call 3: in[0]: value 7 not a candidate") in
+ *  err[0..errlen) (err may be NULL). */
+int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen);
+
+/** Decodes bytes data[0..size) as a sequence of bounded choices into *out.
+ *  Every byte string gives a valid scenario; missing bytes read as 0;
+ *  small inputs give small scenarios.  Returns the number of bytes
+ *  consumed (<= size). */
+size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out);
+
+/** Encodes a valid scenario into buf[0..cap).  Returns the number of bytes
+ *  the encoding needs (which may exceed cap: then only a prefix was
+ *  written; call again with a larger buffer), or 0 if s is not valid
+ *  (zs_scenario_validate says why).  zs_decode of the result gives a
+ *  scenario equal to s. */
+size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap);
+/** Upper bound of zs_encode's size for any scenario. */
+#define ZS_ENCODE_MAX (1u << 16)
+
+/* Helpers used by the simulator, .scn tools, minimiser and enumerator. */
+
+/** Depth of module m (root = 0). */
+int zs_module_depth(const zs_scenario *s, unsigned m);
+/** 1 if module a is b or an ancestor of b. */
+int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b);
+/** 1 if m is strictly inside a z3 leaf module's subtree (gets no hooks). */
+int zs_module_in_leaf(const zs_scenario *s, unsigned m);
+/** The parameters module m's op uses (and the runtime fetches for it):
+ *  its own, its external/tied uses and, if m is a z3 leaf, those of every
+ *  module in its subtree.  Writes sorted unique ids to out (capacity
+ *  ZS_MAX_PARAMS); returns the count. */
+int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out);
+/** Depth of call c in pass p (call 0 = 0). */
+int zs_call_depth(const zs_pass *p, unsigned c);
+
+/** Policy names: "per-call", "reset-on-forward", "lazy-init",
+ *  "init-at-register" (same as zo_policy_name). */
+const char *zs_policy_name(unsigned policy);
+/** Returns 0..3, or -1 if unknown. */
+int zs_policy_from_name(const char *name);
+const char *zs_step_kind_name(unsigned kind); /* "train", "eval", "accum", "retain", "interleave" */
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZS_SCENARIO_H */
