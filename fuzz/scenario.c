@@ -1,0 +1,205 @@
+/*
+ * scenario.c - scenario model helpers: init, equality, tree queries, names.
+ * The byte codec and validation live in codec.c.
+ */
+#include "scenario.h"
+
+#include <string.h>
+
+const uint64_t zs_threshold_classes[ZS_TH_COUNT][ZS_TH_CLASSES] = {
+    /* param_persistence_threshold: 0 first (nothing persistent, the
+     * interesting case), then DeepSpeed's default 1e5 */
+    {0, 100000ull, 16, 4096, 524288ull, ZS_INF},
+    /* model_persistence_threshold: default infinite */
+    {ZS_INF, 0, 64, 4096, 100000ull, 1000000ull},
+    /* prefetch_bucket_size: default 5e7 */
+    {50000000ull, 0, 1, 1000, 100000ull, ZS_INF},
+    /* max_live_parameters: default 1e9 */
+    {1000000000ull, 0, 1, 1000, 100000ull, ZS_INF},
+    /* max_reuse_distance: default 1e9 */
+    {1000000000ull, 0, 1, 1000, 100000ull, ZS_INF},
+};
+
+const char *const zs_threshold_names[ZS_TH_COUNT] = {
+    "param_persistence_threshold", "model_persistence_threshold", "prefetch_bucket_size",
+    "max_live_parameters", "max_reuse_distance"};
+
+uint64_t *zs_config_threshold(zs_config *cfg, int which)
+{
+    switch (which) {
+    case ZS_TH_PARAM_PERSIST: return &cfg->param_persistence_threshold;
+    case ZS_TH_MODEL_PERSIST: return &cfg->model_persistence_threshold;
+    case ZS_TH_PREFETCH_BUCKET: return &cfg->prefetch_bucket_size;
+    case ZS_TH_MAX_LIVE: return &cfg->max_live_parameters;
+    default: return &cfg->max_reuse_distance;
+    }
+}
+
+void zs_scenario_init(zs_scenario *s)
+{
+    zs_decode(NULL, 0, s);
+}
+
+static int ref_equal(const zs_ref *a, const zs_ref *b)
+{
+    return a->kind == b->kind && a->call == b->call && a->index == b->index &&
+           a->detach == b->detach;
+}
+
+static int call_equal(const zs_call *a, const zs_call *b)
+{
+    if (a->module != b->module || a->parent != b->parent || a->flags != b->flags ||
+        a->catcher != b->catcher || a->n_in != b->n_in || a->n_out != b->n_out ||
+        a->n_use != b->n_use)
+        return 0;
+    if (a->n_in > ZS_MAX_IN || a->n_use > ZS_MAX_USE) return 0;
+    for (unsigned i = 0; i < a->n_in; i++)
+        if (!ref_equal(&a->in[i], &b->in[i])) return 0;
+    for (unsigned i = 0; i < a->n_use; i++)
+        if (!ref_equal(&a->use[i], &b->use[i])) return 0;
+    return 1;
+}
+
+static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
+{
+    if (memcmp(&a->cfg, &b->cfg, sizeof a->cfg) != 0) {
+        /* compare field by field: padding bytes may differ */
+        const zs_config *x = &a->cfg, *y = &b->cfg;
+        if (x->policy != y->policy || x->world_size != y->world_size || x->rank != y->rank ||
+            x->order_mode != y->order_mode || x->deferred != y->deferred ||
+            x->progress_every != y->progress_every ||
+            x->param_persistence_threshold != y->param_persistence_threshold ||
+            x->model_persistence_threshold != y->model_persistence_threshold ||
+            x->prefetch_bucket_size != y->prefetch_bucket_size ||
+            x->max_live_parameters != y->max_live_parameters ||
+            x->max_reuse_distance != y->max_reuse_distance)
+            return 0;
+    }
+    if (a->n_modules != b->n_modules || a->n_params != b->n_params || a->n_uses != b->n_uses ||
+        a->n_steps != b->n_steps || a->n_order != b->n_order)
+        return 0;
+    if (a->n_modules > ZS_MAX_MODULES || a->n_params > ZS_MAX_PARAMS ||
+        a->n_uses > ZS_MAX_USES || a->n_steps > ZS_MAX_STEPS || a->n_order > ZS_MAX_ORDER)
+        return 0;
+    for (unsigned i = 0; i < a->n_modules; i++) {
+        if (a->mod[i].parent != b->mod[i].parent || a->mod[i].flags != b->mod[i].flags) return 0;
+        if (strict && strncmp(a->mod[i].name, b->mod[i].name, ZS_NAME_LEN) != 0) return 0;
+    }
+    for (unsigned i = 0; i < a->n_params; i++) {
+        const zs_param *x = &a->par[i], *y = &b->par[i];
+        if (x->owner != y->owner || x->flags != y->flags || x->elem_size != y->elem_size ||
+            x->numel != y->numel)
+            return 0;
+        if (strict && strncmp(x->name, y->name, ZS_NAME_LEN) != 0) return 0;
+    }
+    for (unsigned i = 0; i < a->n_uses; i++)
+        if (a->use[i].module != b->use[i].module || a->use[i].param != b->use[i].param) return 0;
+    for (unsigned i = 0; i < a->n_steps; i++) {
+        const zs_step *x = &a->step[i], *y = &b->step[i];
+        if (x->kind != y->kind || x->n_passes != y->n_passes || x->n_passes > ZS_MAX_PASSES)
+            return 0;
+        for (unsigned k = 0; k < x->n_passes; k++) {
+            const zs_pass *p = &x->pass[k], *q = &y->pass[k];
+            if (p->n_calls != q->n_calls || p->loss_mask != q->loss_mask ||
+                p->n_calls > ZS_MAX_CALLS)
+                return 0;
+            for (unsigned c = 0; c < p->n_calls; c++)
+                if (!call_equal(&p->calls[c], &q->calls[c])) return 0;
+        }
+    }
+    if (a->n_order && memcmp(a->order, b->order, a->n_order) != 0) return 0;
+    return 1;
+}
+
+int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b)
+{
+    return equal_impl(a, b, 0);
+}
+
+int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b)
+{
+    return equal_impl(a, b, 1);
+}
+
+int zs_module_depth(const zs_scenario *s, unsigned m)
+{
+    int d = 0;
+    while (m < s->n_modules && s->mod[m].parent != ZS_NONE && d <= ZS_MAX_MODULES) {
+        m = s->mod[m].parent;
+        d++;
+    }
+    return d;
+}
+
+int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b)
+{
+    for (int guard = 0; b < s->n_modules && guard <= ZS_MAX_MODULES; guard++) {
+        if (a == b) return 1;
+        if (s->mod[b].parent == ZS_NONE) return 0;
+        b = s->mod[b].parent;
+    }
+    return 0;
+}
+
+int zs_module_in_leaf(const zs_scenario *s, unsigned m)
+{
+    if (m >= s->n_modules) return 0;
+    unsigned a = s->mod[m].parent;
+    for (int guard = 0; a != ZS_NONE && a < s->n_modules && guard <= ZS_MAX_MODULES; guard++) {
+        if (s->mod[a].flags & ZS_MOD_Z3_LEAF) return 1;
+        a = s->mod[a].parent;
+    }
+    return 0;
+}
+
+int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out)
+{
+    uint8_t mark[ZS_MAX_PARAMS];
+    memset(mark, 0, sizeof mark);
+    int leaf = m < s->n_modules && (s->mod[m].flags & ZS_MOD_Z3_LEAF);
+    for (unsigned p = 0; p < s->n_params; p++) {
+        unsigned o = s->par[p].owner;
+        if (o == m || (leaf && zs_module_is_ancestor(s, m, o))) mark[p] = 1;
+    }
+    for (unsigned u = 0; u < s->n_uses; u++) {
+        unsigned um = s->use[u].module;
+        if (um == m || (leaf && zs_module_is_ancestor(s, m, um))) mark[s->use[u].param] = 1;
+    }
+    int n = 0;
+    for (unsigned p = 0; p < s->n_params; p++)
+        if (mark[p]) out[n++] = (uint8_t)p;
+    return n;
+}
+
+int zs_call_depth(const zs_pass *p, unsigned c)
+{
+    int d = 0;
+    while (c < p->n_calls && p->calls[c].parent != ZS_NONE && d <= ZS_MAX_CALLS) {
+        c = p->calls[c].parent;
+        d++;
+    }
+    return d;
+}
+
+static const char *const policy_names[4] = {"per-call", "reset-on-forward", "lazy-init",
+                                            "init-at-register"};
+
+const char *zs_policy_name(unsigned policy)
+{
+    return policy < 4 ? policy_names[policy] : NULL;
+}
+
+int zs_policy_from_name(const char *name)
+{
+    if (!name) return -1;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, policy_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *zs_step_kind_name(unsigned kind)
+{
+    static const char *const names[ZS_STEP_KINDS] = {"train", "eval", "accum", "retain",
+                                                     "interleave"};
+    return kind < ZS_STEP_KINDS ? names[kind] : NULL;
+}
