@@ -161,10 +161,11 @@ int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out)
         unsigned o = s->par[p].owner;
         if (o == m || (leaf && zs_module_is_ancestor(s, m, o))) mark[p] = 1;
     }
-    for (unsigned u = 0; u < s->n_uses; u++) {
-        unsigned um = s->use[u].module;
-        if (um == m || (leaf && zs_module_is_ancestor(s, m, um))) mark[s->use[u].param] = 1;
-    }
+    /* DeepSpeed's get_all_parameters(m, recurse=leaf): named_parameters
+     * (the subtree's own parameters for a leaf) plus m's own
+     * ds_external_parameters only */
+    for (unsigned u = 0; u < s->n_uses; u++)
+        if (s->use[u].module == m) mark[s->use[u].param] = 1;
     int n = 0;
     for (unsigned p = 0; p < s->n_params; p++)
         if (mark[p]) out[n++] = (uint8_t)p;

@@ -295,8 +295,9 @@ int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b);
 /** 1 if m is strictly inside a z3 leaf module's subtree (gets no hooks). */
 int zs_module_in_leaf(const zs_scenario *s, unsigned m);
 /** The parameters module m's op uses (and the runtime fetches for it):
- *  its own, its external/tied uses and, if m is a z3 leaf, those of every
- *  module in its subtree.  Writes sorted unique ids to out (capacity
+ *  its own, its external/tied uses and, if m is a z3 leaf, those owned by
+ *  every module of its subtree (DeepSpeed's get_all_parameters(m,
+ *  recurse=z3_leaf): named_parameters plus m's own external parameters).  Writes sorted unique ids to out (capacity
  *  ZS_MAX_PARAMS); returns the count. */
 int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out);
 /** Depth of call c in pass p (call 0 = 0). */

@@ -1,0 +1,304 @@
+/*
+ * check.c - invariant checker (see check.h and docs/fuzzing.md).
+ */
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const inv_names[ZS_INV_COUNT] = {"none", "I1", "I2", "I3", "I4",
+                                                    "I5",   "I6", "I7", "ERR"};
+
+const char *zs_inv_name(int inv)
+{
+    return (inv >= 0 && inv < ZS_INV_COUNT) ? inv_names[inv] : "?";
+}
+
+void zs_check_init(zs_checker *c, const zs_scenario *s, int policy, int abort_on_violation)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->policy = policy;
+    c->abort_on_violation = abort_on_violation;
+    c->step = -1;
+    snprintf(c->what, sizeof c->what, "setup");
+}
+
+void zs_violation_format(const zs_violation *v, char *buf, size_t len)
+{
+    char mod[24], par[24];
+    if (v->module >= 0)
+        snprintf(mod, sizeof mod, "%ld", v->module);
+    else
+        snprintf(mod, sizeof mod, "-");
+    if (v->param >= 0)
+        snprintf(par, sizeof par, "%ld", v->param);
+    else
+        snprintf(par, sizeof par, "-");
+    snprintf(buf, len,
+             "invariant %s violated: step %d, event %llu, at %s, module %s, param %s, policy %s: %s",
+             zs_inv_name(v->inv), v->step, (unsigned long long)v->event, v->what, mod, par,
+             zs_policy_name((unsigned)v->policy) ? zs_policy_name((unsigned)v->policy) : "?",
+             v->msg);
+}
+
+void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *fmt, ...)
+{
+    if (c->violated) return;
+    c->violated = 1;
+    zs_violation *v = &c->v;
+    v->inv = inv;
+    v->step = c->step;
+    v->event = c->n_events;
+    v->module = module;
+    v->param = param;
+    v->policy = c->policy;
+    snprintf(v->what, sizeof v->what, "%s", c->what);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+    va_end(ap);
+    if (c->abort_on_violation) {
+        char line[512];
+        zs_violation_format(v, line, sizeof line);
+        fprintf(stderr, "zofuzz: %s\n", line);
+        fflush(stderr);
+        abort();
+    }
+}
+
+static void log_event(zs_checker *c, const zo_event *ev)
+{
+    FILE *f = c->log;
+    fprintf(f, "  ev %llu %s", (unsigned long long)ev->seq, zo_event_kind_name(ev->kind));
+    if (ev->module != ZO_NO_MODULE) fprintf(f, " m=%u", ev->module);
+    if (ev->param != ZO_NO_PARAM) fprintf(f, " p=%u", ev->param);
+    if (ev->kind == ZO_EV_PARAM_STATE)
+        fprintf(f, " %s->%s", zo_param_status_name(ev->from), zo_param_status_name(ev->to));
+    else if (ev->counter_valid)
+        fprintf(f, " %lld->%lld", (long long)ev->counter_before, (long long)ev->counter_after);
+    if (ev->status) fprintf(f, " status=%s", zo_strerror(ev->status));
+    if (ev->detail) fprintf(f, " (%s)", ev->detail);
+    fputc('\n', f);
+}
+
+void zs_check_event(void *user, const zo_event *ev)
+{
+    zs_checker *c = user;
+    c->n_events++;
+    if (c->log) log_event(c, ev);
+    switch (ev->kind) {
+    case ZO_EV_TRACK_INPUTS:
+    case ZO_EV_INPUT_GRAD:
+    case ZO_EV_TRACK_OUTPUTS:
+    case ZO_EV_OUTPUT_GRAD:
+        c->ev_have = 1;
+        c->ev_before = ev->counter_before;
+        c->ev_after = ev->counter_after;
+        c->ev_valid = ev->counter_valid;
+        if ((ev->kind == ZO_EV_TRACK_INPUTS || ev->kind == ZO_EV_INPUT_GRAD) &&
+            ev->counter_valid && ev->counter_after < 0)
+            zs_check_fail(c, ZS_INV_I1, (long)ev->module, -1,
+                          "ds_grads_remaining went %lld -> %lld", (long long)ev->counter_before,
+                          (long long)ev->counter_after);
+        break;
+    case ZO_EV_WINDOW_OPEN:
+    case ZO_EV_WINDOW_CLOSE:
+        if (ev->counter_valid && ev->counter_after < 0)
+            zs_check_fail(c, ZS_INV_I1, (long)ev->module, -1, "window count %lld",
+                          (long long)ev->counter_after);
+        break;
+    case ZO_EV_COUNTER_UNINIT:
+        c->ev_uninit = 1;
+        zs_check_fail(c, ZS_INV_I2, (long)ev->module, -1, "counter used before initialisation: %s",
+                      ev->detail ? ev->detail : "");
+        break;
+    case ZO_EV_PARAM_STATE: {
+        unsigned p = ev->param;
+        if (p >= c->n_params) {
+            zs_check_fail(c, ZS_INV_I7, -1, (long)p, "state change of unknown parameter");
+            break;
+        }
+        if (!zo_transition_legal(ev->from, ev->to))
+            zs_check_fail(c, ZS_INV_I7, -1, (long)p, "illegal ds_status transition %s -> %s",
+                          zo_param_status_name(ev->from), zo_param_status_name(ev->to));
+        else if (c->shadow[p] != (uint8_t)ev->from)
+            zs_check_fail(c, ZS_INV_I7, -1, (long)p,
+                          "transition %s -> %s but the parameter was %s",
+                          zo_param_status_name(ev->from), zo_param_status_name(ev->to),
+                          zo_param_status_name((zo_param_status)c->shadow[p]));
+        c->shadow[p] = (uint8_t)ev->to;
+        break;
+    }
+    case ZO_EV_PREFETCH: {
+        if (!c->rt || ev->param >= c->n_params) break;
+        zo_stats st;
+        zo_param_info pi;
+        if (zo_get_stats(c->rt, &st) || zo_param_get_info(c->rt, ev->param, &pi)) break;
+        uint64_t max_live = c->s->cfg.max_live_parameters;
+        uint64_t bound = max_live + pi.numel;
+        if (bound < max_live) bound = UINT64_MAX; /* saturate */
+        if (st.live_numel > bound)
+            zs_check_fail(c, ZS_INV_I5, -1, (long)ev->param,
+                          "prefetch issued with live numel %llu > max_live_parameters %llu + "
+                          "its numel %llu",
+                          (unsigned long long)st.live_numel, (unsigned long long)max_live,
+                          (unsigned long long)pi.numel);
+        break;
+    }
+    case ZO_EV_ERROR:
+        c->n_error_events++;
+        c->ev_error = ev->status;
+        break;
+    default:
+        break;
+    }
+}
+
+int zs_check_state(zs_checker *c)
+{
+    if (c->violated) return 1;
+    zo_runtime *rt = c->rt;
+    if (!rt) return 0;
+    if (c->n_error_events > c->seen_error_events) {
+        c->seen_error_events = c->n_error_events;
+        zs_check_fail(c, ZS_INV_ERR, -1, -1, "runtime reported an error event: %s (%s)",
+                      zo_strerror(c->ev_error), zo_last_error(rt));
+        return 1;
+    }
+    if (zo_check_consistency(rt) != ZO_OK) {
+        const char *m = zo_last_error(rt);
+        /* the consistency check covers I6 (registry), I1 (window counts),
+         * I2 (legacy counters read while uninitialised) and accounting */
+        int inv = ZS_INV_I6;
+        if (strstr(m, "negative")) inv = ZS_INV_I1;
+        else if (strstr(m, "initiali")) inv = ZS_INV_I2;
+        zs_check_fail(c, inv, -1, -1, "zo_check_consistency: %s", m);
+        return 1;
+    }
+    zo_stats st;
+    if (zo_get_stats(rt, &st) == ZO_OK) {
+        uint64_t inflight = 0, live = 0, plive = 0;
+        for (unsigned p = 0; p < c->n_params; p++) {
+            zo_param_info pi;
+            if (zo_param_get_info(rt, p, &pi) != ZO_OK) continue;
+            if ((uint8_t)pi.status != c->shadow[p]) {
+                zs_check_fail(c, ZS_INV_I7, -1, (long)p,
+                              "ds_status %s but the PARAM_STATE events say %s",
+                              zo_param_status_name(pi.status),
+                              zo_param_status_name((zo_param_status)c->shadow[p]));
+                return 1;
+            }
+            if ((pi.status == ZO_PARAM_INFLIGHT) != (pi.inflight != 0)) {
+                zs_check_fail(c, ZS_INV_I6, -1, (long)p,
+                              "ds_status %s but in-flight registry membership %d",
+                              zo_param_status_name(pi.status), pi.inflight);
+                return 1;
+            }
+            inflight += pi.inflight != 0;
+            if (pi.status != ZO_PARAM_NOT_AVAILABLE) {
+                live += pi.numel;
+                if (pi.persistent) plive += pi.numel;
+            }
+        }
+        if (inflight != st.inflight_params) {
+            zs_check_fail(c, ZS_INV_I6, -1, -1, "in-flight registry has %llu entries, %llu INFLIGHT",
+                          (unsigned long long)st.inflight_params, (unsigned long long)inflight);
+            return 1;
+        }
+        if (live != st.live_numel || plive != st.persistent_live_numel) {
+            zs_check_fail(c, ZS_INV_I6, -1, -1,
+                          "live accounting: stats say %llu (persistent %llu), parameters %llu (%llu)",
+                          (unsigned long long)st.live_numel,
+                          (unsigned long long)st.persistent_live_numel, (unsigned long long)live,
+                          (unsigned long long)plive);
+            return 1;
+        }
+    }
+    for (unsigned m = 0; m < c->s->n_modules; m++) {
+        zo_module_info mi;
+        if (zo_module_get_info(rt, m, &mi) != ZO_OK) continue;
+        if (mi.grads_initialised && mi.grads_remaining < 0) {
+            zs_check_fail(c, ZS_INV_I1, (long)m, -1, "ds_grads_remaining is %lld",
+                          (long long)mi.grads_remaining);
+            return 1;
+        }
+    }
+    return c->violated;
+}
+
+int zs_check_released(zs_checker *c, int as_stat)
+{
+    zo_runtime *rt = c->rt;
+    char why[160] = "";
+    long bad = -1;
+    zo_stats st;
+    if (zo_get_stats(rt, &st) != ZO_OK) return 0;
+    for (unsigned p = 0; p < c->n_params && !why[0]; p++) {
+        zo_param_info pi;
+        if (zo_param_get_info(rt, p, &pi) != ZO_OK) continue;
+        if (pi.inflight) {
+            snprintf(why, sizeof why, "parameter %u still in flight", p);
+            bad = p;
+        } else if (!pi.persistent && pi.status != ZO_PARAM_NOT_AVAILABLE) {
+            snprintf(why, sizeof why, "non-persistent parameter %u still %s (%u active modules)", p,
+                     zo_param_status_name(pi.status), pi.n_active);
+            bad = p;
+        }
+    }
+    if (!why[0] && st.inflight_params)
+        snprintf(why, sizeof why, "%llu gathers in flight", (unsigned long long)st.inflight_params);
+    if (!why[0] && st.live_numel != st.persistent_live_numel)
+        snprintf(why, sizeof why, "live numel %llu != persistent live numel %llu",
+                 (unsigned long long)st.live_numel, (unsigned long long)st.persistent_live_numel);
+    if (as_stat) {
+        c->i3_hook_checks++;
+        if (why[0]) {
+            if (!c->i3_hook_misses)
+                snprintf(c->i3_hook_first, sizeof c->i3_hook_first, "step %d %s: %s", c->step,
+                         c->what, why);
+            c->i3_hook_misses++;
+        }
+        return why[0] != 0;
+    }
+    c->i3_checks++;
+    if (why[0]) {
+        zs_check_fail(c, ZS_INV_I3, -1, bad, "not released: %s", why);
+        return 1;
+    }
+    return 0;
+}
+
+int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data,
+                    size_t bytes)
+{
+    if (st != ZO_OK) {
+        zs_check_fail(c, st == ZO_ERR_NOT_AVAILABLE ? ZS_INV_I4 : ZS_INV_ERR, (long)m, (long)p,
+                      "zo_param_access: %s (%s)", zo_strerror(st), zo_last_error(c->rt));
+        return 1;
+    }
+    zo_param_info pi;
+    if (zo_param_get_info(c->rt, p, &pi) != ZO_OK) return 0;
+    if (pi.status != ZO_PARAM_AVAILABLE) {
+        zs_check_fail(c, ZS_INV_I4, (long)m, (long)p, "parameter %s after a successful access",
+                      zo_param_status_name(pi.status));
+        return 1;
+    }
+    uint64_t full = pi.numel * pi.elem_size;
+    if (!data || bytes != full) {
+        zs_check_fail(c, ZS_INV_I4, (long)m, (long)p, "access gave %zu bytes at %p, expected %llu",
+                      bytes, data, (unsigned long long)full);
+        return 1;
+    }
+    uint64_t phys = c->backend ? zo_host_physical_bytes(c->backend, full) : full;
+    const uint8_t *d = data;
+    for (uint64_t i = 0; i < phys; i++)
+        if (d[i] != zo_host_param_byte(p, i)) {
+            zs_check_fail(c, ZS_INV_I4, (long)m, (long)p,
+                          "gathered byte %llu is 0x%02x, the original tensor has 0x%02x",
+                          (unsigned long long)i, d[i], zo_host_param_byte(p, i));
+            return 1;
+        }
+    return 0;
+}

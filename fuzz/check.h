@@ -1,0 +1,132 @@
+/*
+ * check.h - invariant checker of the zoffload fuzz harness.
+ *
+ * The checker watches a runtime through its event callback
+ * (zs_check_event, installed as zo_config.on_event by the simulator) and
+ * through introspection after every simulator action (zs_check_state).
+ * Invariants (docs/fuzzing.md has the long form):
+ *
+ *   I1  ds_grads_remaining (per-call: a window count) is never negative
+ *   I2  the counter is initialised before it is read or written
+ *       (ZO_EV_COUNTER_UNINIT)
+ *   I3  after an eval forward, after each top-level backward's
+ *       end-of-backward callback (zo_backward_end), after a graph discard
+ *       and after the step sweep: every non-persistent parameter is
+ *       NOT_AVAILABLE, nothing is in flight, live numel == persistent live
+ *       numel.  "I3-hooks" (the same check just before zo_backward_end) is a
+ *       statistic, not a violation.
+ *   I4  every computation's zo_param_access returns ZO_OK and the bytes
+ *       equal zo_host_param_byte() up to the physical cap
+ *   I5  at every prefetch issue, live numel <= max_live_parameters +
+ *       numel of the prefetched parameter (the prefetcher only issues while
+ *       under budget; one parameter may overshoot)
+ *   I6  the in-flight registry holds exactly the INFLIGHT parameters, each
+ *       once (zo_check_consistency + per-parameter info)
+ *   I7  every ZO_EV_PARAM_STATE change is legal (zo_transition_legal) and
+ *       starts from the state the checker's shadow copy holds
+ *   ERR an entry point the simulator called returned an unexpected error,
+ *       or the runtime reported ZO_EV_ERROR (e.g. ZO_ERR_TRACE)
+ *
+ * A violation is recorded once (the first); with abort_on_violation the
+ * checker prints it to stderr and calls abort(), so fuzzing engines record
+ * a crash.
+ */
+#ifndef ZS_CHECK_H
+#define ZS_CHECK_H
+
+#include <stdio.h>
+
+#include "scenario.h"
+#include "zoffload.h"
+#include "zoffload_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    ZS_INV_NONE = 0,
+    ZS_INV_I1 = 1,
+    ZS_INV_I2 = 2,
+    ZS_INV_I3 = 3,
+    ZS_INV_I4 = 4,
+    ZS_INV_I5 = 5,
+    ZS_INV_I6 = 6,
+    ZS_INV_I7 = 7,
+    ZS_INV_ERR = 8,
+    ZS_INV_COUNT = 9
+};
+/** "I1".."I7", "ERR", "none". */
+const char *zs_inv_name(int inv);
+
+/** The first violation of a run. */
+typedef struct zs_violation {
+    int inv;              /* ZS_INV_* */
+    int step;             /* scenario step index (-1: setup) */
+    uint64_t event;       /* runtime event seq at detection (events so far) */
+    long module;          /* module id or -1 */
+    long param;           /* parameter id or -1 */
+    int policy;           /* zo_grads_policy */
+    char what[64];        /* the simulator action ("POST m=3", "ENDBWD g=0") */
+    char msg[256];
+} zs_violation;
+
+/** Checker state (embedded in the simulator; plain struct). */
+typedef struct zs_checker {
+    zo_runtime *rt;
+    zo_backend *backend;
+    const zs_scenario *s;
+    int policy;
+    int abort_on_violation;
+    FILE *log;            /* every runtime event, one line each (NULL: none) */
+
+    int step;
+    char what[64];        /* current simulator action */
+    uint8_t shadow[ZS_MAX_PARAMS]; /* ds_status per the PARAM_STATE events */
+    uint32_t n_params;
+
+    /* capture for the simulator's trace: the counter of the last hook event */
+    int ev_have;
+    int64_t ev_before, ev_after;
+    int ev_valid;
+    int ev_uninit;        /* a ZO_EV_COUNTER_UNINIT came during the hook */
+    zo_status ev_error;   /* status of the last ZO_EV_ERROR seen */
+    uint64_t n_error_events;
+    uint64_t seen_error_events; /* n_error_events already accounted for */
+
+    /* results */
+    int violated;
+    zs_violation v;
+    uint64_t n_events;
+    uint64_t i3_checks;        /* I3 checks made */
+    uint64_t i3_hook_checks;   /* I3-hooks checks made (before zo_backward_end) */
+    uint64_t i3_hook_misses;   /* of which the hooks alone had not released everything */
+    char i3_hook_first[160];   /* first miss, for the report */
+} zs_checker;
+
+/** Initialises c for runtime rt (may be NULL until created: set c->rt). */
+void zs_check_init(zs_checker *c, const zs_scenario *s, int policy, int abort_on_violation);
+/** zo_event_fn: pass as zo_config.on_event with event_user = the checker. */
+void zs_check_event(void *user, const zo_event *ev);
+/** Records a violation (first one wins); aborts if so configured. */
+void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/** After every simulator action: I1 (module counters), I6, consistency,
+ *  unaccounted ZO_EV_ERROR events.  Returns 1 if a violation is recorded. */
+int zs_check_state(zs_checker *c);
+/** I3: everything non-persistent released.  Returns 1 if not released.
+ *  as_stat: only count an I3-hooks miss (no violation). */
+int zs_check_released(zs_checker *c, int as_stat);
+/** I4 content check of a zo_param_access result.  Returns 1 on violation. */
+int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data,
+                    size_t bytes);
+/** Formats v as one line (no newline). */
+void zs_violation_format(const zs_violation *v, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZS_CHECK_H */

@@ -1,0 +1,1119 @@
+/*
+ * sim.c - PyTorch-faithful hook-order simulator (see sim.h and
+ * docs/scenario-model.md section 3, which this file implements line by
+ * line).
+ *
+ * The autograd graph is modelled explicitly: nodes with creation sequence
+ * numbers and ordered edges; a backward is PyTorch's traversal (dependencies
+ * counted over the nodes reachable from the root, a node runs when all its
+ * counted incoming edges delivered) with either the CPU engine's ready
+ * queue (libstdc++ binary heap ordered by reentrant depth then
+ * sequence_nr, emulated exactly) or a fuzzed choice among ready nodes.
+ */
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zoffload_backend.h"
+
+/* ------------------------------------------------------------------ */
+/* Graph model                                                          */
+/* ------------------------------------------------------------------ */
+
+enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT };
+
+#define SEQ_ACC UINT64_MAX /* AccumulateGrad's sequence_nr */
+
+typedef struct node {
+    uint8_t kind;
+    uint8_t stored;     /* N_OP in a non-reentrant region: saved tensors present */
+    uint32_t module;
+    uint32_t param;
+    int32_t aux;        /* N_OP: region or -1; N_CKPT: ckpt record */
+    uint64_t seq;
+    zo_grad_handle h;
+    uint32_t e0, ne;    /* edges[e0 .. e0+ne) */
+} node;
+
+typedef struct tensor {
+    uint8_t rg;
+    int32_t prod; /* producer node or -1 */
+} tensor;
+
+enum { X_NORMAL = 0, X_RECOMP = 1 };
+
+typedef struct xctx {
+    const zs_pass *p;
+    int mode;
+    int region;          /* non-reentrant region being recorded, -1 */
+    int32_t *leaf;       /* the pass's batch leaf node (shared with recomputes) */
+    int any_grad;        /* some call ran with grad enabled */
+    tensor win[ZS_MAX_CALLS][ZS_MAX_IN];
+    tensor out[ZS_MAX_CALLS][ZS_MAX_OUT];
+} xctx;
+
+typedef struct region {
+    xctx *x;
+    unsigned ci;
+    tensor in[ZS_MAX_IN];
+    unsigned n_in;
+    uint32_t start, end; /* node index range of the region's forward */
+    uint32_t n_stored;
+} region;
+
+typedef struct ckrec {
+    xctx *x;
+    unsigned ci;
+    tensor in[ZS_MAX_IN];
+    unsigned n_in;
+} ckrec;
+
+typedef struct hent {
+    uint32_t depth;
+    uint64_t seq;
+    int32_t node;
+    uint64_t push;
+} hent;
+
+typedef struct spass {
+    xctx *x;
+    zo_graph g;
+    int num;             /* trace graph number */
+    int aborted;         /* forward unwound past the root call */
+    int discarded;
+    int freed;           /* backpropagated without retain */
+    int32_t loss;        /* loss node, or -1 when the loss does not require grad */
+    int32_t leaf;
+} spass;
+
+#define UNW_NO (-1)
+#define UNW_OUT (-2)
+
+typedef struct sim {
+    const zs_scenario *s;
+    zs_sim_opts o;
+    zs_sim_result *r;
+    zs_checker chk;
+    zo_runtime *rt;
+    zo_backend *be;
+    int policy;
+    int order_mode;
+    int legacy;
+    int stop;
+    unsigned order_pos;
+    uint64_t seq;
+    int graph_count;
+
+    node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    int32_t *edges;
+    uint32_t n_edges, cap_edges;
+    region *regions;
+    uint32_t n_regions, cap_regions;
+    ckrec *ckrecs;
+    uint32_t n_ckrecs, cap_ckrecs;
+    xctx **xs;           /* every xctx allocated in the step (freed at step end) */
+    uint32_t n_xs, cap_xs;
+    hent *heap;
+    uint32_t n_heap, cap_heap;
+    uint64_t push_count;
+    int32_t acc[ZS_MAX_PARAMS]; /* AccumulateGrad node per parameter (run-wide) */
+
+    uint8_t pset[ZS_MAX_MODULES][ZS_MAX_PARAMS];
+    uint8_t n_pset[ZS_MAX_MODULES];
+    uint8_t trainable[ZS_MAX_MODULES]; /* module's set has a trainable parameter */
+    int nomem;
+} sim;
+
+static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap) return p;
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    void *q = realloc(p, (size_t)nc * sz);
+    if (!q) {
+        S->nomem = 1;
+        return p;
+    }
+    *cap = nc;
+    return q;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                               */
+/* ------------------------------------------------------------------ */
+
+static void tr(sim *S, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void tr(sim *S, const char *fmt, ...)
+{
+    if (!S->o.trace && !S->o.events) return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (S->o.trace) fprintf(S->o.trace, "%s\n", line);
+    if (S->o.events) fprintf(S->o.events, "%s\n", line);
+}
+
+static void torch_error(sim *S, const char *msg)
+{
+    tr(S, "TORCHERROR %s", msg);
+    S->r->torch_error = 1;
+    snprintf(S->r->torch_msg, sizeof S->r->torch_msg, "%s", msg);
+    S->stop = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Runtime calls                                                        */
+/* ------------------------------------------------------------------ */
+
+static void hook_begin(sim *S, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void hook_begin(sim *S, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(S->chk.what, sizeof S->chk.what, fmt, ap);
+    va_end(ap);
+    S->chk.ev_have = 0;
+    S->chk.ev_uninit = 0;
+}
+
+/* After every runtime entry point: count, progress the deferred backend,
+ * report an error status, check the state. */
+static zo_status hook_end(sim *S, zo_status st, const char *name)
+{
+    S->r->hook_calls++;
+    if (st != ZO_OK && !S->chk.violated) {
+        S->chk.seen_error_events = S->chk.n_error_events;
+        zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "%s returned %s: %s", name, zo_strerror(st),
+                      zo_last_error(S->rt));
+    }
+    if (S->s->cfg.deferred && S->s->cfg.progress_every &&
+        S->r->hook_calls % S->s->cfg.progress_every == 0)
+        (void)zo_host_progress(S->be);
+    zs_check_state(&S->chk);
+    if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
+    if (S->nomem) S->stop = 1;
+    return st;
+}
+
+static void counter_str(char *buf, size_t n, int valid, int64_t v)
+{
+    if (valid)
+        snprintf(buf, n, "%lld", (long long)v);
+    else
+        snprintf(buf, n, "?");
+}
+
+static void rg_list(char *buf, size_t n, const uint8_t *rg, unsigned k)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < k && o + 3 < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%u", i ? "," : "", rg[i] ? 1u : 0u);
+}
+
+static void minfo(sim *S, unsigned m, zo_module_info *mi)
+{
+    if (zo_module_get_info(S->rt, m, mi) != ZO_OK) memset(mi, 0, sizeof *mi);
+}
+
+/* before/after strings of a counter hook: legacy policies report the
+ * module counter (uninitialised = "?"), per-call what the event says. */
+static void counters(sim *S, int grads, const zo_module_info *before, unsigned m, char *b,
+                     char *a)
+{
+    zo_module_info after;
+    minfo(S, m, &after);
+    if (S->legacy && grads) {
+        counter_str(b, 24, before->grads_initialised && !S->chk.ev_uninit, before->grads_remaining);
+        if (S->chk.ev_have && S->chk.ev_valid)
+            counter_str(a, 24, 1, S->chk.ev_after);
+        else
+            counter_str(a, 24, after.grads_initialised, after.grads_remaining);
+        return;
+    }
+    if (S->chk.ev_have && S->chk.ev_valid) {
+        counter_str(b, 24, !S->chk.ev_uninit, S->chk.ev_before);
+        counter_str(a, 24, 1, S->chk.ev_after);
+    } else if (grads && !S->chk.ev_have) {
+        counter_str(b, 24, before->grads_initialised, before->grads_remaining);
+        counter_str(a, 24, after.grads_initialised, after.grads_remaining);
+    } else {
+        counter_str(b, 24, 0, 0);
+        counter_str(a, 24, 0, 0);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Nodes                                                                */
+/* ------------------------------------------------------------------ */
+
+static int32_t new_node(sim *S, int kind, uint32_t module)
+{
+    S->nodes = grow(S, S->nodes, &S->cap_nodes, S->n_nodes + 1, sizeof *S->nodes);
+    if (S->nomem) return -1;
+    node *n = &S->nodes[S->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->kind = (uint8_t)kind;
+    n->module = module;
+    n->aux = -1;
+    n->seq = (kind == N_ACC || kind == N_LEAF) ? SEQ_ACC : ++S->seq;
+    n->e0 = S->n_edges;
+    return (int32_t)S->n_nodes++;
+}
+
+/* Edges must be added right after new_node (contiguous). */
+static void add_edge(sim *S, int32_t from, int32_t to)
+{
+    if (from < 0 || to < 0) return;
+    S->edges = grow(S, S->edges, &S->cap_edges, S->n_edges + 1, sizeof *S->edges);
+    if (S->nomem) return;
+    S->edges[S->n_edges++] = to;
+    S->nodes[from].ne++;
+}
+
+/* AccumulateGrad node of parameter p (one per step; created lazily: it
+ * has no creation order, sequence_nr UINT64_MAX, and no edges). */
+static int32_t acc_node(sim *S, unsigned p)
+{
+    if (S->acc[p] < 0) {
+        S->acc[p] = new_node(S, N_ACC, ZO_NO_MODULE);
+        if (S->acc[p] >= 0) S->nodes[S->acc[p]].param = p;
+    }
+    return S->acc[p];
+}
+
+static int32_t leaf_node(sim *S, int32_t *slot)
+{
+    if (*slot < 0) *slot = new_node(S, N_LEAF, ZO_NO_MODULE);
+    return *slot;
+}
+
+static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf)
+{
+    xctx *x = calloc(1, sizeof *x);
+    S->xs = grow(S, S->xs, &S->cap_xs, S->n_xs + 1, sizeof *S->xs);
+    if (!x || S->nomem) {
+        free(x);
+        S->nomem = 1;
+        return NULL;
+    }
+    S->xs[S->n_xs++] = x;
+    x->p = p;
+    x->mode = mode;
+    x->region = -1;
+    x->leaf = leaf;
+    return x;
+}
+
+/* A reference in the scope of call `scope` (ZS_NONE: the step's code). */
+static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
+{
+    tensor t = {0, -1};
+    if (r->detach) return t;
+    switch (r->kind) {
+    case ZS_REF_BATCH_RG:
+        t.rg = 1;
+        t.prod = leaf_node(S, X->leaf);
+        break;
+    case ZS_REF_ARG:
+        if (scope != ZS_NONE) t = X->win[scope][r->index];
+        break;
+    case ZS_REF_OUT:
+        t = X->out[r->call][r->index];
+        break;
+    default:
+        break;
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Forward                                                              */
+/* ------------------------------------------------------------------ */
+
+static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad);
+
+static void module_compute(sim *S, unsigned m)
+{
+    for (unsigned k = 0; k < S->n_pset[m] && !S->stop; k++) {
+        unsigned p = S->pset[m][k];
+        const void *data = NULL;
+        size_t bytes = 0;
+        hook_begin(S, "access m=%u p=%u", m, p);
+        zo_status st = zo_param_access(S->rt, m, p, &data, &bytes);
+        S->r->hook_calls++;
+        if (!S->chk.violated) {
+            if (st != ZO_OK) S->chk.seen_error_events = S->chk.n_error_events;
+            zs_check_access(&S->chk, m, p, st, data, bytes);
+        }
+        zs_check_state(&S->chk);
+        if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
+    }
+}
+
+static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
+{
+    const zs_pass *P = X->p;
+    const zs_call *c = &P->calls[ci];
+    unsigned m = c->module;
+    char rgs[32], b[24], a[24];
+    uint8_t rg[ZS_MAX_OUT > ZS_MAX_IN ? ZS_MAX_OUT : ZS_MAX_IN];
+    zo_grad_handle h[ZS_MAX_OUT > ZS_MAX_IN ? ZS_MAX_OUT : ZS_MAX_IN];
+    zo_module_info mi;
+
+    /* hook A */
+    if (grad) X->any_grad = 1;
+    tr(S, "A m=%u", m);
+    hook_begin(S, "A m=%u", m);
+    hook_end(S, zo_pre_forward(S->rt, m, grad ? ZO_CALL_GRAD : 0), "zo_pre_forward");
+    if (S->stop) return UNW_NO;
+
+    /* hook D */
+    for (unsigned i = 0; i < n_in; i++) rg[i] = in[i].rg;
+    memset(h, 0, sizeof h);
+    minfo(S, m, &mi);
+    hook_begin(S, "D m=%u", m);
+    zo_status st = zo_track_inputs(S->rt, m, n_in, rg, h);
+    rg_list(rgs, sizeof rgs, rg, n_in);
+    counters(S, 1, &mi, m, b, a);
+    tr(S, "D m=%u n=%u rg=%s c=%s->%s", m, n_in, rgs, b, a);
+    hook_end(S, st, "zo_track_inputs");
+    if (S->stop) return UNW_NO;
+    for (unsigned i = 0; i < n_in; i++) {
+        tensor w = {0, -1};
+        if (grad && in[i].rg) {
+            int32_t nd = new_node(S, N_POST, m);
+            if (nd < 0) return UNW_NO;
+            S->nodes[nd].h = h[i];
+            add_edge(S, nd, in[i].prod);
+            w.rg = 1;
+            w.prod = nd;
+        }
+        X->win[ci][i] = w;
+    }
+
+    /* body: child calls */
+    for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
+        const zs_call *ch = &P->calls[j];
+        if (ch->parent != ci) continue;
+        tensor cin[ZS_MAX_IN];
+        for (unsigned i = 0; i < ch->n_in; i++) cin[i] = resolve(S, X, ci, &ch->in[i]);
+        int cgrad = grad && !(ch->flags & ZS_CALL_NO_GRAD);
+        int r = run_call(S, X, j, cin, ch->n_in, cgrad);
+        if (S->stop) return UNW_NO;
+        if (r == UNW_NO || r == (int)ci) continue;
+        return r; /* unwound through this call */
+    }
+
+    /* raise */
+    if (c->flags & ZS_CALL_RAISE) {
+        unsigned cm = c->catcher == ZS_NONE ? ZO_NO_MODULE : P->calls[c->catcher].module;
+        tr(S, "ABORT catcher=%d", c->catcher == ZS_NONE ? -1 : (int)cm);
+        hook_begin(S, "ABORT catcher=%d", c->catcher == ZS_NONE ? -1 : (int)cm);
+        hook_end(S, zo_forward_abort(S->rt, cm), "zo_forward_abort");
+        return c->catcher == ZS_NONE ? UNW_OUT : (int)c->catcher;
+    }
+
+    /* own op */
+    module_compute(S, m);
+    if (S->stop) return UNW_NO;
+    tensor used[ZS_MAX_USE];
+    int any = S->trainable[m];
+    for (unsigned k = 0; k < c->n_use; k++) {
+        used[k] = resolve(S, X, ci, &c->use[k]);
+        any |= used[k].rg;
+    }
+    int outrg = grad && any;
+    int32_t op = -1;
+    if (outrg && c->n_out > 0) {
+        op = new_node(S, N_OP, m);
+        if (op < 0) return UNW_NO;
+        S->nodes[op].aux = X->region;
+        for (unsigned k = 0; k < c->n_use; k++)
+            if (used[k].rg) add_edge(S, op, used[k].prod);
+        for (unsigned k = 0; k < S->n_pset[m]; k++) {
+            unsigned p = S->pset[m][k];
+            if (S->s->par[p].flags & ZS_PARAM_FROZEN) continue;
+            /* creating an AccumulateGrad node adds no edge: op's edges stay contiguous */
+            int32_t an = acc_node(S, p);
+            if (an < 0) return UNW_NO;
+            add_edge(S, op, an);
+        }
+    }
+
+    /* hook B */
+    tr(S, "B m=%u", m);
+    hook_begin(S, "B m=%u", m);
+    hook_end(S, zo_post_forward(S->rt, m), "zo_post_forward");
+    if (S->stop) return UNW_NO;
+
+    /* hook C */
+    for (unsigned j = 0; j < c->n_out; j++) rg[j] = (uint8_t)outrg;
+    memset(h, 0, sizeof h);
+    hook_begin(S, "C m=%u", m);
+    st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
+    rg_list(rgs, sizeof rgs, rg, c->n_out);
+    counters(S, 0, &mi, m, b, a);
+    tr(S, "C m=%u n=%u rg=%s r=%s->%s", m, c->n_out, rgs, b, a);
+    hook_end(S, st, "zo_track_outputs");
+    if (S->stop) return UNW_NO;
+    for (unsigned j = 0; j < c->n_out; j++) {
+        tensor t = {0, -1};
+        if (outrg) {
+            int32_t nd = new_node(S, N_PRE, m);
+            if (nd < 0) return UNW_NO;
+            S->nodes[nd].h = h[j];
+            add_edge(S, nd, op);
+            t.rg = 1;
+            t.prod = nd;
+        }
+        X->out[ci][j] = t;
+    }
+    return UNW_NO;
+}
+
+static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
+{
+    const zs_call *c = &X->p->calls[ci];
+    int ck = grad && X->mode == X_NORMAL && (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
+    if (ck && (c->flags & ZS_CALL_CKPT_RE)) {
+        /* CheckpointFunction.apply: node first, region under no_grad */
+        int32_t cn = new_node(S, N_CKPT, c->module);
+        if (cn < 0) return UNW_NO;
+        int any = 0;
+        for (unsigned i = 0; i < n_in; i++)
+            if (in[i].rg) {
+                add_edge(S, cn, in[i].prod);
+                any = 1;
+            }
+        S->ckrecs = grow(S, S->ckrecs, &S->cap_ckrecs, S->n_ckrecs + 1, sizeof *S->ckrecs);
+        if (S->nomem) return UNW_NO;
+        ckrec *k = &S->ckrecs[S->n_ckrecs];
+        k->x = X;
+        k->ci = ci;
+        k->n_in = n_in;
+        memcpy(k->in, in, n_in * sizeof *in);
+        S->nodes[cn].aux = (int32_t)S->n_ckrecs++;
+        int r = run_plain(S, X, ci, in, n_in, 0);
+        for (unsigned j = 0; j < c->n_out; j++) {
+            X->out[ci][j].rg = (uint8_t)any;
+            X->out[ci][j].prod = any ? cn : -1;
+        }
+        return r;
+    }
+    if (ck && (c->flags & ZS_CALL_CKPT_NRE)) {
+        S->regions = grow(S, S->regions, &S->cap_regions, S->n_regions + 1, sizeof *S->regions);
+        if (S->nomem) return UNW_NO;
+        region *g = &S->regions[S->n_regions];
+        memset(g, 0, sizeof *g);
+        g->x = X;
+        g->ci = ci;
+        g->n_in = n_in;
+        memcpy(g->in, in, n_in * sizeof *in);
+        g->start = S->n_nodes;
+        X->region = (int)S->n_regions++;
+        int r = run_plain(S, X, ci, in, n_in, 1);
+        S->regions[X->region].end = S->n_nodes;
+        X->region = -1;
+        return r;
+    }
+    return run_plain(S, X, ci, in, n_in, grad);
+}
+
+/* ------------------------------------------------------------------ */
+/* Backward                                                             */
+/* ------------------------------------------------------------------ */
+
+static int hless(const hent *a, const hent *b) /* CompareNodeTaskTime */
+{
+    if (a->depth != b->depth) return a->depth < b->depth;
+    return a->seq < b->seq;
+}
+
+static void push_up(hent *f, uint32_t hole, uint32_t top, hent v)
+{
+    uint32_t parent = hole ? (hole - 1) / 2 : 0;
+    while (hole > top && hless(&f[parent], &v)) {
+        f[hole] = f[parent];
+        hole = parent;
+        parent = hole ? (hole - 1) / 2 : 0;
+    }
+    f[hole] = v;
+}
+
+static void adjust(hent *f, uint32_t hole, uint32_t len, hent v)
+{
+    uint32_t top = hole, second = hole;
+    while (len > 0 && second < (len - 1) / 2) {
+        second = 2 * (second + 1);
+        if (hless(&f[second], &f[second - 1])) second--;
+        f[hole] = f[second];
+        hole = second;
+    }
+    if ((len & 1) == 0 && len >= 2 && second == (len - 2) / 2) {
+        second = 2 * (second + 1);
+        f[hole] = f[second - 1];
+        hole = second - 1;
+    }
+    push_up(f, hole, top, v);
+}
+
+static void hpush(sim *S, int32_t nd, uint32_t depth)
+{
+    S->heap = grow(S, S->heap, &S->cap_heap, S->n_heap + 1, sizeof *S->heap);
+    if (S->nomem) return;
+    hent e = {depth, S->nodes[nd].seq, nd, S->push_count++};
+    S->heap[S->n_heap++] = e;
+    if (S->order_mode == ZS_ORDER_ENGINE) push_up(S->heap, S->n_heap - 1, 0, e);
+}
+
+static int fuzz_before(const hent *a, const hent *b)
+{
+    if (a->depth != b->depth) return a->depth > b->depth;
+    if (a->seq != b->seq) return a->seq > b->seq;
+    return a->push < b->push;
+}
+
+/* Next node to run at this depth, or -1 when this traversal is done. */
+static int32_t hpop(sim *S, uint32_t depth)
+{
+    if (S->n_heap == 0) return -1;
+    if (S->order_mode == ZS_ORDER_ENGINE) {
+        if (S->heap[0].depth != depth) return -1;
+        int32_t nd = S->heap[0].node;
+        uint32_t len = S->n_heap;
+        if (len > 1) {
+            hent v = S->heap[len - 1];
+            S->heap[len - 1] = S->heap[0];
+            adjust(S->heap, 0, len - 1, v);
+        }
+        S->n_heap--;
+        return nd;
+    }
+    /* fuzzed: ready nodes of this traversal, in priority order */
+    uint32_t idx[256], n = 0;
+    for (uint32_t i = 0; i < S->n_heap; i++)
+        if (S->heap[i].depth == depth && n < 256) idx[n++] = i;
+    if (n == 0) return -1;
+    for (uint32_t i = 1; i < n; i++) /* insertion sort, n is small */
+        for (uint32_t k = i; k > 0 && fuzz_before(&S->heap[idx[k]], &S->heap[idx[k - 1]]); k--) {
+            uint32_t t = idx[k];
+            idx[k] = idx[k - 1];
+            idx[k - 1] = t;
+        }
+    unsigned byte = S->order_pos < S->s->n_order ? S->s->order[S->order_pos] : 0;
+    S->order_pos++;
+    uint32_t pick = idx[byte % n];
+    int32_t nd = S->heap[pick].node;
+    S->heap[pick] = S->heap[--S->n_heap];
+    return nd;
+}
+
+static void run_traversal(sim *S, int32_t root, uint32_t depth);
+
+static void graph_begin(sim *S, unsigned flags, zo_graph *g, int *num)
+{
+    *num = S->graph_count++;
+    tr(S, "FWD g=%d", *num);
+    hook_begin(S, "FWD g=%d", *num);
+    *g = 0;
+    hook_end(S, zo_forward_begin(S->rt, flags, g), "zo_forward_begin");
+}
+
+static void graph_end(sim *S, zo_graph g, int num)
+{
+    tr(S, "ENDFWD g=%d", num);
+    hook_begin(S, "ENDFWD g=%d", num);
+    hook_end(S, zo_forward_end(S->rt, g), "zo_forward_end");
+}
+
+static void run_ckpt(sim *S, const node *cn, uint32_t depth)
+{
+    ckrec k = S->ckrecs[cn->aux];
+    const zs_call *c = &k.x->p->calls[k.ci];
+    S->r->recomputes++;
+    zo_graph g;
+    int num;
+    graph_begin(S, 0, &g, &num);
+    if (S->stop) return;
+    xctx *X2 = new_xctx(S, k.x->p, X_RECOMP, k.x->leaf);
+    if (!X2) return;
+    tensor in2[ZS_MAX_IN];
+    for (unsigned i = 0; i < k.n_in; i++) {
+        in2[i].rg = k.in[i].rg;
+        in2[i].prod = k.in[i].rg ? new_node(S, N_LEAF, ZO_NO_MODULE) : -1; /* detached copies */
+    }
+    (void)run_call(S, X2, k.ci, in2, k.n_in, 1);
+    if (S->stop) return;
+    graph_end(S, g, num);
+    if (S->stop) return;
+    int32_t roots[ZS_MAX_OUT];
+    unsigned nr = 0;
+    for (unsigned j = 0; j < c->n_out; j++)
+        if (X2->out[k.ci][j].rg) roots[nr++] = X2->out[k.ci][j].prod;
+    if (nr == 0) {
+        torch_error(S, "none of output has requires_grad=True, this checkpoint() is not necessary");
+        return;
+    }
+    tr(S, "BWD g=%d retain=0", num);
+    hook_begin(S, "BWD g=%d", num);
+    hook_end(S, zo_backward_begin(S->rt, g, 0), "zo_backward_begin");
+    if (S->stop) return;
+    int32_t root = roots[0];
+    if (nr > 1) {
+        root = new_node(S, N_GROOT, ZO_NO_MODULE);
+        if (root < 0) return;
+        for (unsigned i = 0; i < nr; i++) add_edge(S, root, roots[i]);
+    }
+    run_traversal(S, root, depth + 1);
+    if (S->stop) return;
+    tr(S, "ENDBWD g=%d", num);
+    hook_begin(S, "ENDBWD g=%d", num);
+    hook_end(S, zo_backward_end(S->rt, g), "zo_backward_end");
+}
+
+static void recompute_region(sim *S, int ri)
+{
+    region g = S->regions[ri];
+    S->r->recomputes++;
+    xctx *X3 = new_xctx(S, g.x->p, X_RECOMP, g.x->leaf);
+    if (!X3) return;
+    (void)run_call(S, X3, g.ci, g.in, g.n_in, 1);
+}
+
+static void run_node(sim *S, int32_t nd, uint32_t depth)
+{
+    node n = S->nodes[nd];
+    char b[24], a[24];
+    zo_module_info mi;
+    switch (n.kind) {
+    case N_PRE:
+        minfo(S, n.module, &mi);
+        hook_begin(S, "PRE m=%u", n.module);
+        if (n.h) {
+            zo_status st = zo_output_grad(S->rt, n.h);
+            counters(S, 0, &mi, n.module, b, a);
+            tr(S, "PRE m=%u r=%s->%s", n.module, b, a);
+            hook_end(S, st, "zo_output_grad");
+        } else {
+            counter_str(b, sizeof b, S->legacy, mi.pre_backward_ref_cnt);
+            tr(S, "PRE m=%u r=%s->%s", n.module, b, b);
+        }
+        break;
+    case N_POST:
+        minfo(S, n.module, &mi);
+        hook_begin(S, "POST m=%u", n.module);
+        if (n.h) {
+            zo_status st = zo_input_grad(S->rt, n.h);
+            counters(S, 1, &mi, n.module, b, a);
+            tr(S, "POST m=%u c=%s->%s", n.module, b, a);
+            hook_end(S, st, "zo_input_grad");
+        } else {
+            counter_str(b, sizeof b, mi.grads_initialised, mi.grads_remaining);
+            tr(S, "POST m=%u c=%s->%s", n.module, b, b);
+        }
+        break;
+    case N_ACC:
+        tr(S, "PGRAD p=%u", n.param);
+        hook_begin(S, "PGRAD p=%u", n.param);
+        hook_end(S, zo_param_grad_ready(S->rt, n.param), "zo_param_grad_ready");
+        break;
+    case N_OP:
+        if (n.aux >= 0) {
+            region *g = &S->regions[n.aux];
+            if (g->n_stored == 0) {
+                recompute_region(S, n.aux);
+                if (S->stop) return;
+                g = &S->regions[n.aux];
+                for (uint32_t i = g->start; i < g->end; i++)
+                    if (S->nodes[i].kind == N_OP && S->nodes[i].aux == n.aux) {
+                        S->nodes[i].stored = 1;
+                        g->n_stored++;
+                    }
+            }
+            if (!S->nodes[nd].stored) {
+                torch_error(S, "Attempt to retrieve a tensor saved by autograd multiple times "
+                               "without checkpoint recomputation being triggered in between");
+                return;
+            }
+            S->nodes[nd].stored = 0;
+            g->n_stored--;
+        }
+        module_compute(S, n.module);
+        break;
+    case N_CKPT:
+        run_ckpt(S, &n, depth);
+        break;
+    default:
+        break; /* loss, GraphRoot, leaf AccumulateGrad: no hook */
+    }
+}
+
+static void run_traversal(sim *S, int32_t root, uint32_t depth)
+{
+    uint32_t nn = S->n_nodes;
+    int32_t *deps = calloc(nn ? nn : 1, sizeof *deps);
+    uint8_t *seen = calloc(nn ? nn : 1, 1);
+    int32_t *stack = malloc((nn ? nn : 1) * sizeof *stack);
+    if (!deps || !seen || !stack) {
+        S->nomem = 1;
+        S->stop = 1;
+        goto out;
+    }
+    /* compute_dependencies: one count per edge from a reachable node */
+    uint32_t sp = 0;
+    stack[sp++] = root;
+    seen[root] = 1;
+    while (sp) {
+        int32_t x = stack[--sp];
+        const node *n = &S->nodes[x];
+        for (uint32_t e = 0; e < n->ne; e++) {
+            int32_t t = S->edges[n->e0 + e];
+            deps[t]++;
+            if (!seen[t]) {
+                seen[t] = 1;
+                stack[sp++] = t;
+            }
+        }
+    }
+    hpush(S, root, depth);
+    while (!S->stop) {
+        int32_t x = hpop(S, depth);
+        if (x < 0) break;
+        run_node(S, x, depth);
+        if (S->stop) break;
+        const node *n = &S->nodes[x];
+        for (uint32_t e = 0; e < n->ne; e++) {
+            int32_t t = S->edges[n->e0 + e];
+            if (t < (int32_t)nn && --deps[t] == 0) hpush(S, t, depth);
+        }
+    }
+out:
+    free(deps);
+    free(seen);
+    free(stack);
+}
+
+/* ------------------------------------------------------------------ */
+/* Steps                                                                */
+/* ------------------------------------------------------------------ */
+
+static void check_i3(sim *S, const char *what)
+{
+    snprintf(S->chk.what, sizeof S->chk.what, "%s", what);
+    zs_check_released(&S->chk, 0);
+    if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
+}
+
+static void discard(sim *S, spass *P)
+{
+    tr(S, "DISCARD g=%d", P->num);
+    hook_begin(S, "DISCARD g=%d", P->num);
+    zo_status st = zo_graph_discard(S->rt, P->g);
+    /* the runtime ends a graph in which no call had grad enabled (eval, or
+     * everything under no_grad) at zo_forward_end: nothing to discard */
+    if (st == ZO_ERR_BAD_HANDLE && !P->x->any_grad) {
+        S->chk.seen_error_events = S->chk.n_error_events;
+        st = ZO_OK;
+    }
+    hook_end(S, st, "zo_graph_discard");
+    P->discarded = 1;
+}
+
+static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
+{
+    memset(P, 0, sizeof *P);
+    P->loss = -1;
+    P->leaf = -1;
+    P->x = new_xctx(S, pass, X_NORMAL, &P->leaf);
+    if (!P->x) return;
+    graph_begin(S, ZO_FWD_ROOT | (eval ? ZO_FWD_EVAL : 0), &P->g, &P->num);
+    if (S->stop) return;
+    const zs_call *c0 = &pass->calls[0];
+    tensor in[ZS_MAX_IN];
+    for (unsigned i = 0; i < c0->n_in; i++) in[i] = resolve(S, P->x, ZS_NONE, &c0->in[i]);
+    int grad = !eval && !(c0->flags & ZS_CALL_NO_GRAD);
+    int r = run_call(S, P->x, 0, in, c0->n_in, grad);
+    if (S->stop) return;
+    if (r != UNW_NO) {
+        P->aborted = 1;
+        return;
+    }
+    graph_end(S, P->g, P->num);
+    if (S->stop) return;
+    if (eval) {
+        check_i3(S, "after eval forward");
+        if (S->stop) return;
+        discard(S, P);
+        return;
+    }
+    int32_t loss = -1;
+    for (unsigned j = 0; j < c0->n_out; j++) {
+        if (!(pass->loss_mask & (1u << j)) || !P->x->out[0][j].rg) continue;
+        if (loss < 0) loss = new_node(S, N_LOSS, ZO_NO_MODULE);
+        if (loss < 0) return;
+        add_edge(S, loss, P->x->out[0][j].prod);
+    }
+    P->loss = loss;
+}
+
+static void backward(sim *S, spass *P, int retain)
+{
+    if (S->stop || P->aborted || P->discarded || P->freed || !P->x) return;
+    if (P->loss < 0) {
+        discard(S, P);
+        if (!S->stop) check_i3(S, "after DISCARD");
+        return;
+    }
+    S->r->backwards++;
+    tr(S, "BWD g=%d retain=%d", P->num, retain);
+    hook_begin(S, "BWD g=%d", P->num);
+    hook_end(S, zo_backward_begin(S->rt, P->g, retain), "zo_backward_begin");
+    if (S->stop) return;
+    S->n_heap = 0;
+    run_traversal(S, P->loss, 0);
+    if (S->stop) return;
+    snprintf(S->chk.what, sizeof S->chk.what, "before ENDBWD g=%d", P->num);
+    zs_check_released(&S->chk, 1);
+    tr(S, "ENDBWD g=%d", P->num);
+    hook_begin(S, "ENDBWD g=%d", P->num);
+    hook_end(S, zo_backward_end(S->rt, P->g), "zo_backward_end");
+    if (S->stop) return;
+    char w[48];
+    snprintf(w, sizeof w, "after ENDBWD g=%d", P->num);
+    check_i3(S, w);
+    if (!retain) P->freed = 1;
+}
+
+static void sweep(sim *S)
+{
+    if (S->stop) return;
+    tr(S, "SWEEP");
+    hook_begin(S, "SWEEP");
+    hook_end(S, zo_release_all(S->rt), "zo_release_all");
+    if (!S->stop) check_i3(S, "after SWEEP");
+}
+
+static void free_step(sim *S)
+{
+    for (uint32_t i = 0; i < S->n_xs; i++) free(S->xs[i]);
+    S->n_xs = 0;
+    S->n_regions = 0;
+    S->n_ckrecs = 0;
+    /* nodes of finished steps are unreachable; keep the arena (seq numbers
+     * keep growing, as PyTorch's do) but drop the storage */
+    S->n_nodes = 0;
+    S->n_edges = 0;
+    for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
+}
+
+static void run_step(sim *S, unsigned si)
+{
+    const zs_step *st = &S->s->step[si];
+    spass P[ZS_MAX_PASSES];
+    memset(P, 0, sizeof P);
+    S->chk.step = (int)si;
+    tr(S, "STEP %u %s", si, zs_step_kind_name(st->kind));
+    switch (st->kind) {
+    case ZS_STEP_EVAL:
+        forward(S, &P[0], &st->pass[0], 1);
+        break;
+    case ZS_STEP_TRAIN:
+        forward(S, &P[0], &st->pass[0], 0);
+        backward(S, &P[0], 0);
+        sweep(S);
+        break;
+    case ZS_STEP_RETAIN:
+        forward(S, &P[0], &st->pass[0], 0);
+        backward(S, &P[0], 1);
+        backward(S, &P[0], 0);
+        sweep(S);
+        break;
+    case ZS_STEP_ACCUM:
+        for (unsigned k = 0; k < st->n_passes && !S->stop; k++) {
+            forward(S, &P[k], &st->pass[k], 0);
+            backward(S, &P[k], 0);
+        }
+        sweep(S);
+        break;
+    case ZS_STEP_INTERLEAVE:
+        for (unsigned k = 0; k < st->n_passes && !S->stop; k++) forward(S, &P[k], &st->pass[k], 0);
+        for (unsigned k = 0; k < st->n_passes && !S->stop; k++) backward(S, &P[k], 0);
+        sweep(S);
+        break;
+    default:
+        break;
+    }
+    free_step(S);
+}
+
+/* ------------------------------------------------------------------ */
+
+void zs_sim_opts_init(zs_sim_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->policy = -1;
+    o->order_mode = -1;
+    o->max_bytes_per_param = ZS_SIM_DEFAULT_CAP;
+    o->stop_on_violation = 1;
+}
+
+static int setup(sim *S)
+{
+    const zs_scenario *s = S->s;
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = s->cfg.world_size;
+    hc.rank = s->cfg.rank;
+    hc.deferred = s->cfg.deferred;
+    hc.max_bytes_per_param = S->o.max_bytes_per_param;
+    zo_status st = zo_backend_host_create(&hc, &S->be);
+    if (st) {
+        zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "zo_backend_host_create: %s", zo_strerror(st));
+        return -1;
+    }
+    S->chk.backend = S->be;
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.world_size = s->cfg.world_size;
+    cfg.rank = s->cfg.rank;
+    cfg.grads_policy = (zo_grads_policy)S->policy;
+    cfg.param_persistence_threshold = s->cfg.param_persistence_threshold;
+    cfg.model_persistence_threshold = s->cfg.model_persistence_threshold;
+    cfg.prefetch_bucket_size = s->cfg.prefetch_bucket_size;
+    cfg.max_live_parameters = s->cfg.max_live_parameters;
+    cfg.max_reuse_distance = s->cfg.max_reuse_distance;
+    cfg.backend = S->be;
+    cfg.on_event = zs_check_event;
+    cfg.event_user = &S->chk;
+    st = zo_runtime_create(&cfg, &S->rt);
+    if (st) {
+        zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "zo_runtime_create: %s", zo_strerror(st));
+        return -1;
+    }
+    S->chk.rt = S->rt;
+    for (unsigned i = 0; i < s->n_modules; i++) {
+        zo_module_id id;
+        zo_module_id parent = s->mod[i].parent == ZS_NONE ? ZO_NO_MODULE : s->mod[i].parent;
+        snprintf(S->chk.what, sizeof S->chk.what, "register module %u", i);
+        st = zo_module_register(S->rt, parent, NULL,
+                                (s->mod[i].flags & ZS_MOD_Z3_LEAF) ? ZO_MODULE_Z3_LEAF : 0, &id);
+        if (st || id != i) {
+            zs_check_fail(&S->chk, ZS_INV_ERR, (long)i, -1, "zo_module_register: %s (id %u)",
+                          zo_strerror(st), id);
+            return -1;
+        }
+    }
+    for (unsigned i = 0; i < s->n_params; i++) {
+        zo_param_id id;
+        const zs_param *p = &s->par[i];
+        snprintf(S->chk.what, sizeof S->chk.what, "register param %u", i);
+        st = zo_param_register(S->rt, p->owner, NULL, p->numel, p->elem_size,
+                               (p->flags & ZS_PARAM_FROZEN) ? ZO_PARAM_FROZEN : 0, &id);
+        if (st || id != i) {
+            zs_check_fail(&S->chk, ZS_INV_ERR, -1, (long)i, "zo_param_register: %s: %s",
+                          zo_strerror(st), zo_last_error(S->rt));
+            return -1;
+        }
+    }
+    S->chk.n_params = s->n_params;
+    for (unsigned i = 0; i < s->n_uses; i++) {
+        snprintf(S->chk.what, sizeof S->chk.what, "use %u", i);
+        st = zo_module_use_param(S->rt, s->use[i].module, s->use[i].param);
+        if (st) {
+            zs_check_fail(&S->chk, ZS_INV_ERR, s->use[i].module, s->use[i].param,
+                          "zo_module_use_param: %s", zo_strerror(st));
+            return -1;
+        }
+    }
+    /* the parameter set each module's op reads, and the runtime's view of it */
+    for (unsigned m = 0; m < s->n_modules; m++) {
+        S->n_pset[m] = (uint8_t)zs_module_param_set(s, m, S->pset[m]);
+        S->trainable[m] = 0;
+        for (unsigned k = 0; k < S->n_pset[m]; k++)
+            if (!(s->par[S->pset[m][k]].flags & ZS_PARAM_FROZEN)) S->trainable[m] = 1;
+        if (zs_module_in_leaf(s, m)) continue;
+        zo_param_id buf[ZS_MAX_PARAMS];
+        size_t n = 0;
+        if (zo_module_params(S->rt, m, buf, ZS_MAX_PARAMS, &n) == ZO_OK) {
+            int same = n == S->n_pset[m];
+            for (size_t k = 0; same && k < n; k++) same = buf[k] == S->pset[m][k];
+            if (!same) {
+                snprintf(S->chk.what, sizeof S->chk.what, "setup");
+                zs_check_fail(&S->chk, ZS_INV_ERR, (long)m, -1,
+                              "zo_module_params gives %zu parameters, the scenario model %u", n,
+                              S->n_pset[m]);
+                return -1;
+            }
+        }
+    }
+    zs_check_state(&S->chk);
+    return S->chk.violated ? -1 : 0;
+}
+
+int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
+{
+    sim *S = calloc(1, sizeof *S);
+    memset(r, 0, sizeof *r);
+    if (!S) {
+        r->setup_error = 1;
+        snprintf(r->setup_msg, sizeof r->setup_msg, "out of memory");
+        return -1;
+    }
+    S->s = s;
+    if (opts)
+        S->o = *opts;
+    else
+        zs_sim_opts_init(&S->o);
+    S->r = r;
+    S->policy = S->o.policy >= 0 ? S->o.policy : s->cfg.policy;
+    S->order_mode = S->o.order_mode >= 0 ? S->o.order_mode : s->cfg.order_mode;
+    S->legacy = S->policy != ZO_GRADS_PER_CALL;
+    for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
+    zs_check_init(&S->chk, s, S->policy, S->o.abort_on_violation);
+    S->chk.log = S->o.events;
+
+    if (setup(S) == 0) {
+        for (unsigned si = 0; si < s->n_steps && !S->stop; si++) run_step(S, si);
+    } else {
+        r->setup_error = 1;
+    }
+    if (S->nomem && !S->chk.violated) {
+        r->setup_error = 1;
+        snprintf(r->setup_msg, sizeof r->setup_msg, "simulator out of memory");
+    }
+    if (S->rt) zo_get_stats(S->rt, &r->stats);
+    r->violated = S->chk.violated;
+    r->v = S->chk.v;
+    if (r->setup_error && S->chk.violated)
+        snprintf(r->setup_msg, sizeof r->setup_msg, "%s", S->chk.v.msg);
+    r->events = S->chk.n_events;
+    r->i3_checks = S->chk.i3_checks;
+    r->i3_hook_checks = S->chk.i3_hook_checks;
+    r->i3_hook_misses = S->chk.i3_hook_misses;
+    memcpy(r->i3_hook_first, S->chk.i3_hook_first, sizeof r->i3_hook_first);
+
+    zo_runtime_destroy(S->rt);
+    zo_backend_destroy(S->be);
+    free_step(S);
+    free(S->nodes);
+    free(S->edges);
+    free(S->regions);
+    free(S->ckrecs);
+    free(S->xs);
+    free(S->heap);
+    int ret = r->violated ? 1 : 0;
+    free(S);
+    return ret;
+}
