@@ -1,0 +1,372 @@
+/*
+ * test_sim.c - the simulator and checker on hand-built scenarios: exact
+ * engine-order traces, the ready-queue emulation against PyTorch 1.13, the
+ * legacy-policy bug classes of docs/../shared protocol (each must be found)
+ * and the per-call policy holding on the same scenarios.
+ *
+ * sim.c is included so that the ready-queue heap (static) can be tested
+ * directly; the archive's sim.o is then not linked.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../fuzz/sim.c"
+
+static zs_scenario sc;
+static char tbuf[1 << 16];
+
+/* Runs s under policy with the trace captured in tbuf; returns zs_sim_run's value. */
+static int run(const zs_scenario *s, int policy, int order, zs_sim_result *r)
+{
+    char err[256];
+    if (zs_scenario_validate(s, err, sizeof err)) {
+        fprintf(stderr, "invalid scenario: %s\n", err);
+        fail();
+    }
+    FILE *f = fmemopen(tbuf, sizeof tbuf, "w");
+    assert_non_null(f);
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.policy = policy;
+    o.order_mode = order;
+    o.trace = f;
+    int rc = zs_sim_run(s, &o, r);
+    fputc(0, f);
+    fclose(f);
+    return rc;
+}
+
+static void expect_holds(const zs_scenario *s, int policy)
+{
+    zs_sim_result r;
+    int rc = run(s, policy, -1, &r);
+    if (rc) {
+        char line[512];
+        zs_violation_format(&r.v, line, sizeof line);
+        fprintf(stderr, "%s\ntrace:\n%s", line, tbuf);
+    }
+    assert_int_equal(rc, 0);
+    assert_false(r.setup_error);
+}
+
+static void expect_violation(const zs_scenario *s, int policy, int inv, int step)
+{
+    zs_sim_result r;
+    int rc = run(s, policy, -1, &r);
+    char line[512];
+    zs_violation_format(&r.v, line, sizeof line);
+    if (rc != 1 || r.v.inv != inv || r.v.step != step)
+        fprintf(stderr, "expected %s at step %d under %s, got: %s\ntrace:\n%s", zs_inv_name(inv),
+                step, zs_policy_name((unsigned)policy), rc ? line : "no violation", tbuf);
+    assert_int_equal(rc, 1);
+    assert_int_equal(r.v.inv, inv);
+    assert_int_equal(r.v.step, step);
+}
+
+static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
+{
+    zs_call *c = &p->calls[p->n_calls++];
+    memset(c, 0, sizeof *c);
+    c->module = (uint8_t)module;
+    c->parent = (uint8_t)parent;
+    c->catcher = ZS_NONE;
+    c->n_out = 1;
+    return c;
+}
+
+static zs_ref R(int kind, int call, int index)
+{
+    zs_ref r = {(uint8_t)kind, (uint8_t)call, (uint8_t)index, 0};
+    return r;
+}
+
+/* root(0) -> child module 1 owning one parameter of 1000 elements. */
+static void base(zs_scenario *s)
+{
+    zs_scenario_init(s);
+    s->n_modules = 2;
+    s->mod[1].parent = 0;
+    s->n_params = 1;
+    s->par[0].owner = 1;
+    s->par[0].numel = 1000;
+    s->par[0].elem_size = 4;
+    zs_pass *p = &s->step[0].pass[0];
+    p->n_calls = 1;
+    p->calls[0].n_use = 0;
+    p->loss_mask = 1;
+}
+
+/* ALBERT-style reuse: h = L(x); y = L(h); loss(y). */
+static void reuse(zs_scenario *s)
+{
+    base(s);
+    zs_pass *p = &s->step[0].pass[0];
+    zs_call *c1 = add_call(p, 1, 0);
+    c1->n_in = 1;
+    c1->in[0] = R(ZS_REF_ARG, 0, 0);
+    c1->n_use = 1;
+    c1->use[0] = R(ZS_REF_ARG, 0, 0);
+    zs_call *c2 = add_call(p, 1, 0);
+    *c2 = *c1;
+    c2->in[0] = R(ZS_REF_OUT, 1, 0);
+    p->calls[0].n_use = 1;
+    p->calls[0].use[0] = R(ZS_REF_OUT, 2, 0);
+}
+
+static const char *reuse_trace_per_call =
+    "STEP 0 train\n"
+    "FWD g=0\n"
+    "A m=0\n"
+    "D m=0 n=1 rg=1 c=0->1\n"
+    "A m=1\n"
+    "D m=1 n=1 rg=1 c=0->1\n"
+    "B m=1\n"
+    "C m=1 n=1 rg=1 r=?->?\n"
+    "A m=1\n"
+    "D m=1 n=1 rg=1 c=0->1\n"
+    "B m=1\n"
+    "C m=1 n=1 rg=1 r=?->?\n"
+    "B m=0\n"
+    "C m=0 n=1 rg=1 r=?->?\n"
+    "ENDFWD g=0\n"
+    "BWD g=0 retain=0\n"
+    "PRE m=0 r=?->?\n"
+    "PRE m=1 r=?->?\n"
+    "POST m=1 c=1->0\n"
+    "PRE m=1 r=?->?\n"
+    "PGRAD p=0\n"
+    "POST m=1 c=1->0\n"
+    "POST m=0 c=1->0\n"
+    "ENDBWD g=0\n"
+    "SWEEP\n";
+
+static void test_reuse(void **state)
+{
+    (void)state;
+    reuse(&sc);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_string_equal(tbuf, reuse_trace_per_call);
+    /* DeepSpeed upstream: counts 1, 1, then 0 and -1 in backward */
+    expect_violation(&sc, ZO_GRADS_RESET_ON_FORWARD, ZS_INV_I1, 0);
+    assert_non_null(strstr(tbuf, "D m=1 n=1 rg=1 c=?->1\n"));
+    assert_non_null(strstr(tbuf, "D m=1 n=1 rg=1 c=1->1\n"));
+    assert_non_null(strstr(tbuf, "POST m=1 c=1->0\n"));
+    assert_non_null(strstr(tbuf, "POST m=1 c=0->-1\n"));
+    /* fuzzed order with zero choice bytes is the engine order here */
+    sc.cfg.order_mode = ZS_ORDER_FUZZED;
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_string_equal(tbuf, reuse_trace_per_call);
+    /* a different ready-node choice: the second POST m=1 is not ready
+     * before PRE m=1 ... there is exactly one ready node at each point in
+     * this chain, so every choice byte gives the same order */
+    sc.n_order = 4;
+    memset(sc.order, 7, 4);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_string_equal(tbuf, reuse_trace_per_call);
+}
+
+/* Step 0: the child's output is unused (its input requires grad); step 1:
+ * used.  Legacy never-reset counters keep a stale count. */
+static void unused_then_used(zs_scenario *s)
+{
+    base(s);
+    s->n_steps = 2;
+    zs_pass *p = &s->step[0].pass[0];
+    zs_call *c1 = add_call(p, 1, 0);
+    c1->n_in = 1;
+    c1->in[0] = R(ZS_REF_ARG, 0, 0);
+    c1->n_use = 1;
+    c1->use[0] = R(ZS_REF_ARG, 0, 0);
+    p->calls[0].n_use = 1;
+    p->calls[0].use[0] = R(ZS_REF_ARG, 0, 0); /* the branch is dropped */
+    s->step[1] = s->step[0];
+    s->step[1].pass[0].calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
+}
+
+static void test_unused_branch(void **state)
+{
+    (void)state;
+    unused_then_used(&sc);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    expect_holds(&sc, ZO_GRADS_RESET_ON_FORWARD);
+    expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 1);
+    assert_non_null(strstr(tbuf, "POST m=1 c=2->1\n"));
+    expect_violation(&sc, ZO_GRADS_LAZY_INIT, ZS_INV_I3, 1);
+}
+
+/* Reentrant checkpoint of the child: its no_grad first pass counts the
+ * input without a backward node. */
+static void reentrant(zs_scenario *s, int flag)
+{
+    base(s);
+    zs_pass *p = &s->step[0].pass[0];
+    zs_call *c1 = add_call(p, 1, 0);
+    c1->flags = (uint8_t)flag;
+    c1->n_in = 1;
+    c1->in[0] = R(ZS_REF_ARG, 0, 0);
+    c1->n_use = 1;
+    c1->use[0] = R(ZS_REF_ARG, 0, 0);
+    p->calls[0].n_use = 1;
+    p->calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
+}
+
+static void test_checkpoint(void **state)
+{
+    (void)state;
+    reentrant(&sc, ZS_CALL_CKPT_RE);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    /* the recompute is a nested forward + backward inside backward 0 */
+    const char *want =
+        "BWD g=0 retain=0\n"
+        "PRE m=0 r=?->?\n"
+        "FWD g=1\n"
+        "A m=1\n"
+        "D m=1 n=1 rg=1 c=0->1\n"
+        "B m=1\n"
+        "C m=1 n=1 rg=1 r=?->?\n"
+        "ENDFWD g=1\n"
+        "BWD g=1 retain=0\n"
+        "PRE m=1 r=?->?\n"
+        "PGRAD p=0\n"
+        "POST m=1 c=1->0\n"
+        "ENDBWD g=1\n"
+        "POST m=0 c=1->0\n"
+        "ENDBWD g=0\n";
+    if (!strstr(tbuf, want)) fprintf(stderr, "trace:\n%s", tbuf);
+    assert_non_null(strstr(tbuf, want));
+    /* first pass under no_grad: hook D sees rg=1 but no window opens */
+    assert_non_null(strstr(tbuf, "A m=1\nD m=1 n=1 rg=1 c=0->0\nB m=1\nC m=1 n=1 rg=0"));
+    expect_violation(&sc, ZO_GRADS_LAZY_INIT, ZS_INV_I3, 0);
+    expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 0);
+
+    /* non-reentrant: one forward with grad, the recompute fires A D B C
+     * when backward reaches the region's op node */
+    reentrant(&sc, ZS_CALL_CKPT_NRE);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    const char *nre =
+        "BWD g=0 retain=0\n"
+        "PRE m=0 r=?->?\n"
+        "PRE m=1 r=?->?\n"
+        "A m=1\n"
+        "D m=1 n=1 rg=1 c=0->0\n"
+        "B m=1\n"
+        "C m=1 n=1 rg=1 r=?->?\n"
+        "PGRAD p=0\n"
+        "POST m=1 c=1->0\n"
+        "POST m=0 c=1->0\n"
+        "ENDBWD g=0\n";
+    if (!strstr(tbuf, nre)) fprintf(stderr, "trace:\n%s", tbuf);
+    assert_non_null(strstr(tbuf, nre));
+}
+
+/* The child raises; the root catches it and carries on. */
+static void test_exception(void **state)
+{
+    (void)state;
+    reuse(&sc);
+    zs_pass *p = &sc.step[0].pass[0];
+    p->calls[1].flags = ZS_CALL_RAISE;
+    p->calls[1].catcher = 0;
+    p->calls[1].n_out = 0;
+    p->calls[1].n_use = 0;
+    p->calls[2].in[0] = R(ZS_REF_ARG, 0, 0);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_non_null(strstr(tbuf, "A m=1\nD m=1 n=1 rg=1 c=0->1\nABORT catcher=0\nA m=1\n"));
+    /* nobody catches: the pass is abandoned, no backward */
+    p->calls[1].catcher = ZS_NONE;
+    p->n_calls = 2;
+    p->calls[0].n_use = 0;
+    p->calls[0].n_out = 0;
+    p->loss_mask = 0;
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_non_null(strstr(tbuf, "ABORT catcher=-1\nSWEEP\n"));
+    assert_null(strstr(tbuf, "BWD"));
+}
+
+/* retain_graph: the same nodes fire twice. */
+static void test_retain(void **state)
+{
+    (void)state;
+    reuse(&sc);
+    sc.step[0].kind = ZS_STEP_RETAIN;
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_non_null(strstr(tbuf, "BWD g=0 retain=1\n"));
+    assert_non_null(strstr(tbuf, "BWD g=0 retain=0\n"));
+}
+
+/* The emulated ready queue pops tied AccumulateGrad nodes in the order
+ * PyTorch 1.13's CPU engine does.  Recorded on this machine with one
+ * autograd.Function over n parameters, each AccumulateGrad node hooked:
+ * n=4 -> 0 2 1 3, n=5 -> 0 2 4 1 3, n=6 -> 0 2 5 4 1 3,
+ * n=7 -> 0 2 5 6 4 1 3, n=9 -> 0 2 6 8 5 7 4 1 3. */
+static void test_ready_queue_ties(void **state)
+{
+    (void)state;
+    static const int want[5][10] = {{4, 0, 2, 1, 3},
+                                    {5, 0, 2, 4, 1, 3},
+                                    {6, 0, 2, 5, 4, 1, 3},
+                                    {7, 0, 2, 5, 6, 4, 1, 3},
+                                    {9, 0, 2, 6, 8, 5, 7, 4, 1, 3}};
+    for (int k = 0; k < 5; k++) {
+        int n = want[k][0];
+        sim S;
+        memset(&S, 0, sizeof S);
+        S.order_mode = ZS_ORDER_ENGINE;
+        S.nodes = calloc((size_t)n, sizeof *S.nodes);
+        assert_non_null(S.nodes);
+        S.cap_nodes = (uint32_t)n;
+        for (int i = 0; i < n; i++) S.nodes[i].seq = SEQ_ACC;
+        for (int i = 0; i < n; i++) hpush(&S, i, 0);
+        for (int i = 0; i < n; i++) assert_int_equal(hpop(&S, 0), want[k][i + 1]);
+        assert_int_equal(hpop(&S, 0), -1);
+        free(S.nodes);
+        free(S.heap);
+    }
+    /* the same through a whole scenario: the root owns 5 parameters */
+    zs_scenario_init(&sc);
+    sc.n_params = 5;
+    for (int i = 0; i < 5; i++) sc.par[i] = sc.par[0];
+    sc.step[0].pass[0].calls[0].n_use = 0;
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    assert_non_null(strstr(tbuf, "PGRAD p=0\nPGRAD p=2\nPGRAD p=4\nPGRAD p=1\nPGRAD p=3\n"));
+}
+
+/* A train pass whose loss does not require grad is discarded, and every
+ * forward must end with its parameters released (I3) - also when the
+ * trace keeps parameters for reuse. */
+static void test_discard(void **state)
+{
+    (void)state;
+    zs_scenario_init(&sc);
+    sc.n_steps = 2;
+    sc.step[1] = sc.step[0];
+    sc.step[1].pass[0].loss_mask = 0;
+    zs_sim_result r;
+    int rc = run(&sc, ZO_GRADS_PER_CALL, -1, &r);
+    assert_non_null(strstr(tbuf, "STEP 1 train\nFWD g=1\nA m=0\nD m=0 n=1 rg=1 c=0->1\nB m=0\n"
+                                 "C m=0 n=1 rg=1 r=?->?\nENDFWD g=1\nDISCARD g=1\n"));
+    if (rc) {
+        char line[512];
+        zs_violation_format(&r.v, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    assert_int_equal(rc, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reuse),          cmocka_unit_test(test_unused_branch),
+        cmocka_unit_test(test_checkpoint),     cmocka_unit_test(test_exception),
+        cmocka_unit_test(test_retain),         cmocka_unit_test(test_ready_queue_ties),
+        cmocka_unit_test(test_discard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
