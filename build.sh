@@ -240,10 +240,14 @@ mode_oss_fuzz() {
         -DZO_CUDA=OFF \
         "-DZO_FUZZ_ENGINE=$LIB_FUZZING_ENGINE"
     build_dir "$dir"
+    # Fuzz targets: the engine binaries fuzz_<name> in the build's fuzz/
+    # directory; not the engine-less replay drivers (fuzz_<name>_replay) nor
+    # test executables (fuzz_test_*), which OSS-Fuzz would take for targets.
     local targets=() t
     if [[ -d "$dir/fuzz" ]]; then
         while IFS= read -r t; do targets+=("$t"); done < <(
-            find "$dir/fuzz" -maxdepth 1 -type f -perm -u+x -name 'fuzz_*' -printf '%f\n' | sort)
+            find "$dir/fuzz" -maxdepth 1 -type f -perm -u+x -name 'fuzz_*' \
+                ! -name '*_replay' ! -name 'fuzz_test_*' -printf '%f\n' | sort)
     fi
     ((${#targets[@]})) || die "no fuzz_* targets were built in $dir/fuzz"
     for t in "${targets[@]}"; do
