@@ -27,7 +27,8 @@ usage: ./build.sh [MODE] [ARGS...]
 
   (no mode)   install missing build dependencies, configure build/
               (RelWithDebInfo, clang if present, $CC/$CFLAGS honoured) and
-              build everything: library, unit tests, fuzz targets, tools
+              build the library, unit tests, tools and engine-less replay
+              drivers (no sanitizers; fuzz engine binaries: `fuzz`)
   test        install missing dependencies, build build-test/ with clang,
               ASan+UBSan and libFuzzer, run the whole ctest suite
   fuzz        build build-fuzz/: clang, ASan+UBSan, libFuzzer targets
@@ -168,13 +169,13 @@ mode_default() {
     ensure_deps
     local cc="${CC:-}"
     if [[ -z "$cc" ]] && command -v clang >/dev/null 2>&1; then cc=clang; fi
-    local engine=()
-    if [[ "$(basename "${cc:-cc}")" == clang* ]] && have_libfuzzer; then
-        engine=(-DZO_FUZZ_ENGINE=-fsanitize=fuzzer)
-    fi
-    CC="${cc:-cc}" configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${engine[@]}"
+    # A plain library build: no sanitizers, no coverage instrumentation
+    # (libzoffload.so must load into any program), so no engine binaries
+    # either - those come from `./build.sh fuzz` (engine-less replay drivers
+    # and tools are built here).
+    CC="${cc:-cc}" configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZO_FUZZ_ENGINE= -DZO_SANITIZE=OFF
     build_dir build
-    say "built: build/libzoffload.a build/libzoffload.so$( [[ -d build/fuzz ]] && echo ' build/fuzz/')"
+    say "built: build/libzoffload.a build/libzoffload.so$( [[ -d build/fuzz ]] && echo ', build/fuzz/ (tools, replay drivers)')"
 }
 
 mode_test() {
@@ -184,7 +185,7 @@ mode_test() {
     # ctest prints its own closing summary ("100% tests passed, 0 tests
     # failed out of N"); its exit status is ours.
     cd build-test
-    ctest --output-on-failure --no-tests=error -j"$JOBS"
+    ctest --output-on-failure --no-tests=error --timeout 900 -j"$JOBS"
 }
 
 mode_fuzz() {
