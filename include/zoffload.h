@@ -1,0 +1,543 @@
+/*
+ * zoffload.h - ZeRO-3 parameter partitioning runtime (public API).
+ *
+ * One header, one prefix (zo_), negative error codes with zo_strerror(),
+ * opaque caller-owned handles, a versioned config struct with an
+ * initialiser macro and a replaceable allocator.
+ *
+ * The runtime implements DeepSpeed's stage-3 parameter-offload hook
+ * protocol (deepspeed/runtime/zero/parameter_offload.py and
+ * partitioned_param_coordinator.py): every parameter is partitioned over a
+ * data-parallel world of W ranks; a module's parameters are all-gathered
+ * before its forward and its backward and released afterwards, with
+ * trace-based prefetch, persistence and reuse-distance rules.  A training
+ * framework calls the hook entry points below from its own module hooks
+ * and autograd nodes, in the order PyTorch would fire DeepSpeed's hooks:
+ *
+ *   zo_forward_begin(ROOT)                       root forward pre-hook (reset_step)
+ *   for every module call m(x):
+ *     zo_pre_forward(m)                          hook A  _pre_forward_module_hook
+ *     zo_track_inputs(m, inputs)                 hook D  _post_backward_module_hook
+ *       ... m.forward body, children calls ...
+ *     zo_post_forward(m)                         hook B  _post_forward_module_hook
+ *     zo_track_outputs(m, outputs)               hook C  _pre_backward_module_hook
+ *   zo_forward_end()
+ *   zo_backward_begin(graph, retain_graph)       loss.backward() starts
+ *     zo_output_grad(h)                          PreBackwardFunctionForModule.backward
+ *     zo_input_grad(h)                           PostBackwardFunctionModule.backward
+ *     zo_param_grad_ready(p)                     post-accumulate-grad hook of p
+ *   zo_backward_end(graph)                       end-of-backward callback
+ *   zo_release_all()                             release_and_reset_all (optimizer step)
+ *
+ * Computations read parameters through zo_param_access().
+ *
+ * Thread safety: a zo_runtime is not thread-safe; one thread at a time.
+ * Nothing in this API aborts: every error is returned as a zo_status, with a
+ * message available from zo_last_error(), and leaves the runtime consistent
+ * (the call had no effect unless its documentation says otherwise).
+ *
+ * Units: "numel" and every threshold are in ELEMENTS; "bytes" are bytes.
+ */
+#ifndef ZOFFLOAD_H
+#define ZOFFLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZO_VERSION_MAJOR 0
+#define ZO_VERSION_MINOR 1
+#define ZO_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                         */
+/* ------------------------------------------------------------------ */
+
+/** 0 on success, a negative ZO_ERR_* code otherwise. */
+typedef int zo_status;
+
+enum {
+    ZO_OK = 0,
+    ZO_ERR_INVALID_ARG = -1,   /**< NULL pointer, value out of range, numel 0 */
+    ZO_ERR_NOMEM = -2,         /**< the allocator returned NULL */
+    ZO_ERR_BAD_HANDLE = -3,    /**< unknown or stale module/param/graph/grad handle */
+    ZO_ERR_PROTOCOL = -4,      /**< hook called out of protocol order */
+    ZO_ERR_EXISTS = -5,        /**< double registration */
+    ZO_ERR_OVERFLOW = -6,      /**< numel * elem_size or a total overflows */
+    ZO_ERR_BACKEND = -7,       /**< the data-plane backend reported an error */
+    ZO_ERR_TRACE = -8,         /**< DeepSpeed's "tracing error" (prefetch queue mismatch) */
+    ZO_ERR_STATE = -9,         /**< illegal parameter state transition / internal inconsistency */
+    ZO_ERR_NOT_AVAILABLE = -10,/**< parameter read while not AVAILABLE and the policy does not gather on access */
+    ZO_ERR_VERSION = -11,      /**< config struct size/version not understood */
+    ZO_ERR_LIMIT = -12,        /**< a fixed limit (ids, world size) would be exceeded */
+    ZO_ERR_UNSUPPORTED = -13,  /**< operation not offered by this backend/build */
+    ZO_ERR_NO_DEVICE = -14,    /**< no (or too few) accelerator devices */
+    ZO_ERR_COLLECTIVE_MISMATCH = -15 /**< ranks issued different collectives */
+};
+
+/** Static string for a status code ("ZO_ERR_NOMEM: out of memory"); never NULL. */
+const char *zo_strerror(zo_status status);
+
+/* ------------------------------------------------------------------ */
+/* Basic types                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct zo_runtime zo_runtime;   /**< opaque; created by zo_runtime_create */
+typedef struct zo_backend zo_backend;   /**< opaque data plane; see zoffload_backend.h */
+
+/** Module id: DeepSpeed's module.id / ds_id, assigned 0,1,2,... in
+ *  registration order (register in DFS pre-order to match named_modules). */
+typedef uint32_t zo_module_id;
+/** Parameter id: DeepSpeed's param.ds_id, 0,1,2,... in registration order. */
+typedef uint32_t zo_param_id;
+#define ZO_NO_MODULE ((zo_module_id)UINT32_MAX)
+#define ZO_NO_PARAM ((zo_param_id)UINT32_MAX)
+
+/** One forward pass (one autograd graph).  0 is never a valid graph. */
+typedef uint64_t zo_graph;
+/** Handle the framework attaches to one backward node (one input's
+ *  PostBackwardFunctionModule or one output's PreBackwardFunctionForModule).
+ *  0 means "nothing to attach". Handles are generation-checked: a stale
+ *  handle is reported as ZO_ERR_BAD_HANDLE, never dereferenced. */
+typedef uint64_t zo_grad_handle;
+
+/** ds_status of a parameter. */
+typedef enum zo_param_status {
+    ZO_PARAM_NOT_AVAILABLE = 0, /**< only the shard exists */
+    ZO_PARAM_INFLIGHT = 1,      /**< all-gather issued, not waited */
+    ZO_PARAM_AVAILABLE = 2      /**< full tensor materialised */
+} zo_param_status;
+
+/** The legal ds_status transitions, as one explicit table (ColossalAI
+ *  Gemini style): NOT_AVAILABLE->INFLIGHT (all-gather issued),
+ *  INFLIGHT->AVAILABLE (waited), AVAILABLE->NOT_AVAILABLE (partition()).
+ *  Returns 1 if from->to is legal, 0 otherwise (including from == to). */
+int zo_transition_legal(zo_param_status from, zo_param_status to);
+const char *zo_param_status_name(zo_param_status s);
+
+/** How ds_grads_remaining is kept (see docs/protocol.md). */
+typedef enum zo_grads_policy {
+    /** zoffload's default: one window per forward call made with grad
+     *  enabled and at least one input requiring grad; pre-backward fetch on
+     *  every output-gradient arrival; release at window close, when every
+     *  trainable parameter of the module produced its gradient, and at the
+     *  end-of-backward callback; no release at post-forward during a
+     *  recompute; gather on access; forward abort. */
+    ZO_GRADS_PER_CALL = 0,
+    /** DeepSpeed upstream: ds_grads_remaining = 0 in hook D on every call,
+     *  signed, may go negative.  Legacy, for regression analysis. */
+    ZO_GRADS_RESET_ON_FORWARD = 1,
+    /** Seed PR, first version: created as 0 on first access, never reset. */
+    ZO_GRADS_LAZY_INIT = 2,
+    /** Seed PR, final version: 0 at registration, never reset. */
+    ZO_GRADS_INIT_AT_REGISTER = 3
+} zo_grads_policy;
+#define ZO_GRADS_POLICY_COUNT 4
+
+/** "per-call", "reset-on-forward", "lazy-init", "init-at-register";
+ *  NULL for an unknown value. */
+const char *zo_policy_name(zo_grads_policy p);
+/** Parses a policy name as above.  ZO_ERR_INVALID_ARG if unknown/NULL. */
+zo_status zo_policy_from_name(const char *name, zo_grads_policy *out);
+
+/** Replaceable allocator (zstd's ZSTD_customMem).  Both NULL: malloc/free.
+ *  alloc returns NULL on failure; free accepts NULL. */
+typedef struct zo_allocator {
+    void *(*alloc)(void *opaque, size_t bytes);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} zo_allocator;
+
+/* ------------------------------------------------------------------ */
+/* Events (observability)                                               */
+/* ------------------------------------------------------------------ */
+
+typedef enum zo_event_kind {
+    /* hook and autograd entry points, one event per call */
+    ZO_EV_FORWARD_BEGIN = 0,
+    ZO_EV_FORWARD_END,
+    ZO_EV_PRE_FORWARD,       /* hook A */
+    ZO_EV_TRACK_INPUTS,      /* hook D; counter before/after */
+    ZO_EV_POST_FORWARD,      /* hook B */
+    ZO_EV_TRACK_OUTPUTS,     /* hook C; applied_pre_backward_ref_cnt before/after */
+    ZO_EV_OUTPUT_GRAD,       /* pre-backward; ref count before/after (legacy) */
+    ZO_EV_INPUT_GRAD,        /* post-backward; counter before/after */
+    ZO_EV_PARAM_GRAD_READY,
+    ZO_EV_PARAM_ACCESS,
+    ZO_EV_BACKWARD_BEGIN,
+    ZO_EV_BACKWARD_END,
+    ZO_EV_FORWARD_ABORT,
+    ZO_EV_RELEASE_ALL,
+    ZO_EV_RESET_STEP,
+    /* data plane and coordinator */
+    ZO_EV_PARAM_STATE,       /* a ds_status change: from -> to */
+    ZO_EV_GATHER,            /* all-gather issued for param (fetch) */
+    ZO_EV_PREFETCH,          /* all-gather issued for param by the prefetcher */
+    ZO_EV_WAIT,              /* blocking wait on an in-flight param */
+    ZO_EV_RELEASE,           /* param partitioned (full buffer freed) */
+    ZO_EV_UNPLANNED_FETCH,   /* gather on access (a stall, not a fault) */
+    ZO_EV_WINDOW_OPEN,       /* per-call: window opened (counter_after = inputs counted) */
+    ZO_EV_WINDOW_CLOSE,      /* per-call: window closed by its last input gradient */
+    ZO_EV_LEFTOVER,          /* window closed / module released by the end-of-backward callback or release_all */
+    ZO_EV_COUNTER_UNINIT,    /* counter read or written before initialisation (Python AttributeError) */
+    ZO_EV_TRACE_COMPLETE,    /* trace RECORD -> COMPLETE */
+    ZO_EV_TRACE_INVALIDATED, /* trace -> INVALID */
+    ZO_EV_ERROR              /* an entry point returned an error; status set */
+} zo_event_kind;
+#define ZO_EV_KIND_COUNT (ZO_EV_ERROR + 1)
+const char *zo_event_kind_name(zo_event_kind k);
+
+/** Event record.  Valid only during the callback. */
+typedef struct zo_event {
+    zo_event_kind kind;
+    uint64_t seq;             /**< 0,1,2,... per runtime */
+    uint64_t step;            /**< number of reset_step calls so far */
+    zo_module_id module;      /**< ZO_NO_MODULE if none */
+    zo_param_id param;        /**< ZO_NO_PARAM if none */
+    zo_graph graph;           /**< 0 if none */
+    int64_t counter_before;   /**< ds_grads_remaining (or ref count, window count) */
+    int64_t counter_after;
+    int counter_valid;        /**< 1 when counter_before/after carry a value */
+    zo_param_status from, to; /**< for ZO_EV_PARAM_STATE */
+    zo_status status;         /**< for ZO_EV_ERROR; else ZO_OK */
+    const char *detail;       /**< static or runtime-owned text; may be NULL */
+} zo_event;
+
+typedef void (*zo_event_fn)(void *user, const zo_event *ev);
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                        */
+/* ------------------------------------------------------------------ */
+
+#define ZO_CONFIG_VERSION 1u
+#define ZO_MAX_WORLD_SIZE 65536
+
+/** Runtime configuration (NCCL ncclConfig_t style).  Always start from
+ *  ZO_CONFIG_INIT so that fields added later get their defaults. */
+typedef struct zo_config {
+    size_t size;                          /**< sizeof(zo_config) */
+    uint32_t version;                     /**< ZO_CONFIG_VERSION */
+    int world_size;                       /**< W, data-parallel ranks, 1..ZO_MAX_WORLD_SIZE */
+    int rank;                             /**< this rank, 0..W-1 */
+    zo_grads_policy grads_policy;         /**< default ZO_GRADS_PER_CALL */
+    uint64_t param_persistence_threshold; /**< elements; stage3_param_persistence_threshold, default 1e5 */
+    uint64_t model_persistence_threshold; /**< elements; stage3_model_persistence_threshold, default UINT64_MAX */
+    uint64_t prefetch_bucket_size;        /**< elements; stage3_prefetch_bucket_size, default 5e7 (0 disables prefetch) */
+    uint64_t max_live_parameters;         /**< elements; stage3_max_live_parameters, default 1e9 */
+    uint64_t max_reuse_distance;          /**< elements; stage3_max_reuse_distance, default 1e9 */
+    zo_backend *backend;                  /**< borrowed; NULL: the runtime creates and owns a host backend (immediate completion) */
+    zo_allocator allocator;               /**< all runtime allocations go through it */
+    zo_event_fn on_event;                 /**< optional event callback */
+    void *event_user;                     /**< passed to on_event */
+} zo_config;
+
+#define ZO_CONFIG_INIT                                                        \
+    {                                                                         \
+        sizeof(zo_config), ZO_CONFIG_VERSION, 1, 0, ZO_GRADS_PER_CALL,        \
+            100000ull, UINT64_MAX, 50000000ull, 1000000000ull, 1000000000ull, \
+            NULL, {NULL, NULL, NULL}, NULL, NULL                              \
+    }
+
+/* ------------------------------------------------------------------ */
+/* Lifetime                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Creates a runtime.  *out receives a handle owned by the caller, freed
+ *  with zo_runtime_destroy().  cfg is copied.
+ *  Errors: ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range, bad
+ *  policy, allocator with only one of alloc/free), ZO_ERR_VERSION (size or
+ *  version), ZO_ERR_BACKEND (backend world size differs), ZO_ERR_NOMEM. */
+zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
+
+/** Frees the runtime, every full buffer it holds and (if it created it)
+ *  its host backend.  NULL is accepted (returns ZO_OK).  A borrowed backend
+ *  is left alive, with every shard the runtime registered in it removed. */
+zo_status zo_runtime_destroy(zo_runtime *rt);
+
+/** Last error message of this runtime ("" if none); runtime-owned, valid
+ *  until the next call on rt.  NULL rt gives a static string. */
+const char *zo_last_error(const zo_runtime *rt);
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                         */
+/* ------------------------------------------------------------------ */
+
+#define ZO_MODULE_Z3_LEAF 0x1u /**< deepspeed.utils.set_z3_leaf_modules: fetches its whole subtree, children get no hooks */
+
+/** Registers a module under parent (ZO_NO_MODULE for a root).  Ids are
+ *  assigned in registration order; register in DFS pre-order to match
+ *  DeepSpeed's module.id.  name is copied (may be NULL; at most 255 bytes).
+ *  Registering after a trace was recorded invalidates the trace.
+ *  Errors: ZO_ERR_INVALID_ARG (NULL rt/out, unknown flags, name too long),
+ *  ZO_ERR_BAD_HANDLE (unknown parent), ZO_ERR_EXISTS (same non-empty name
+ *  under the same parent), ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
+zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name,
+                             unsigned flags, zo_module_id *out);
+
+#define ZO_PARAM_FROZEN 0x1u /**< requires_grad=False */
+
+/** Registers a parameter of numel elements of elem_size bytes, owned by
+ *  module owner.  Partition numel is ceil(numel / W) elements (the last
+ *  shard padded).  ds_persist is decided here exactly as DeepSpeed's
+ *  mark_persistent_parameters does, in registration order: skipped if
+ *  numel + persistent total > model_persistence_threshold, else persistent
+ *  if numel <= param_persistence_threshold.  The backend creates the shards.
+ *  name is copied (may be NULL).
+ *  Errors: ZO_ERR_INVALID_ARG (numel 0, elem_size 0 or > 64, unknown flags),
+ *  ZO_ERR_BAD_HANDLE (owner), ZO_ERR_EXISTS (same non-empty name in owner),
+ *  ZO_ERR_OVERFLOW (numel * elem_size overflows), ZO_ERR_LIMIT,
+ *  ZO_ERR_NOMEM, ZO_ERR_BACKEND. */
+zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name,
+                            uint64_t numel, uint32_t elem_size, unsigned flags,
+                            zo_param_id *out);
+
+/** Module m also uses parameter p (tied weights, DeepSpeed external
+ *  parameters): p is fetched and released with m as well.
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_EXISTS (m owns or already uses p),
+ *  ZO_ERR_NOMEM. */
+zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p);
+
+/* ------------------------------------------------------------------ */
+/* Hooks: forward                                                       */
+/* ------------------------------------------------------------------ */
+
+#define ZO_FWD_ROOT 0x1u /**< root forward: coordinator reset_step() first (DeepSpeed's start-of-forward hook) */
+#define ZO_FWD_EVAL 0x2u /**< module.training == False: uses the eval coordinator (DeepSpeed keeps one per mode) */
+
+/** Starts a forward pass (a new autograd graph) and makes it current:
+ *  windows opened by module calls belong to it until zo_forward_end().
+ *  Forward passes nest (a reentrant checkpoint recompute inside backward
+ *  starts its own).  *out_graph receives the new graph.
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
+zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph);
+
+/** Ends forward pass g, which must be the innermost one begun.  With
+ *  ZO_FWD_EVAL the eval coordinator's reset_step() runs (DeepSpeed's
+ *  end-of-forward hook under no_grad).  If some call of the pass had grad
+ *  enabled, the graph stays alive, waiting for its backward (or for
+ *  zo_graph_discard() / zo_release_all()).  A pass in which no call had
+ *  grad enabled has nothing to backpropagate: it ends here and g becomes
+ *  stale (ZO_ERR_BAD_HANDLE afterwards); per-call then also releases every
+ *  parameter no module holds, so an eval forward ends released even when
+ *  the trace kept parameters for a reuse that did not happen.
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (not innermost, or a module
+ *  call still open: use zo_forward_abort() first). */
+zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
+
+#define ZO_CALL_GRAD 0x1u /**< torch.is_grad_enabled() at the call */
+
+/** Hook A, _pre_forward_module_hook: push m on the forward stack, trace
+ *  prologue and record, fetch_sub_module(m, forward=True): all-gather m's
+ *  parameters (its own; its subtree's if m is a z3 leaf; external ones),
+ *  wait for them, add m to each one's active set, then prefetch per the
+ *  trace.  During a running backward the call is a recompute.
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun, m is
+ *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM.
+ *  On ZO_ERR_TRACE/BACKEND the call is still pushed (as in DeepSpeed the
+ *  exception unwinds the forward): call zo_forward_abort(). */
+zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags);
+
+/** Hook D, _post_backward_module_hook, for the innermost open call of m.
+ *  requires_grad[i] (0/1) for each of n inputs (n may be 0).  Legacy
+ *  policies: reset (reset-on-forward) then count every input that requires
+ *  grad, even under no_grad, as DeepSpeed's PostBackwardFunctionModule does.
+ *  Per-call: with grad enabled and >= 1 input requiring grad, opens this
+ *  call's window counting those inputs.  out_handles[i] receives the handle
+ *  to attach to input i's PostBackwardFunctionModule node (0: none).
+ *  Errors: ZO_ERR_INVALID_ARG (NULL arrays with n > 0), ZO_ERR_BAD_HANDLE,
+ *  ZO_ERR_PROTOCOL (m has no open call, or hook D already ran for it),
+ *  ZO_ERR_NOMEM. */
+zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n,
+                          const uint8_t *requires_grad, zo_grad_handle *out_handles);
+
+/** Hook B, _post_forward_module_hook: pop m's innermost open call from the
+ *  forward stack, release_sub_module(m, forward=True) (per-call: not during
+ *  a recompute).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (m has no open call),
+ *  ZO_ERR_BACKEND. */
+zo_status zo_post_forward(zo_runtime *rt, zo_module_id m);
+
+/** Hook C, _pre_backward_module_hook, for m's call that just ended (call
+ *  zo_post_forward first).  Legacy: applied_pre_backward_ref_cnt += n (every
+ *  output, even one that does not require grad).  out_handles[i] receives
+ *  the handle for output i's PreBackwardFunctionForModule node (per-call:
+ *  0 for outputs that do not require grad).
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no
+ *  ended call of m to attach to, or hook C already ran for it). */
+zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
+                           const uint8_t *requires_grad, zo_grad_handle *out_handles);
+
+/** An exception unwound the forward stack down to module catcher (which
+ *  caught it and continues; ZO_NO_MODULE: caught outside every module).
+ *  Per-call: releases what the unwound calls fetched, discards their
+ *  windows, pops them; with ZO_NO_MODULE the current forward pass ends and
+ *  its graph is discarded.  Legacy policies: records the event only (hooks
+ *  B and C never run in DeepSpeed: parameters stay gathered, stale stack).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (catcher not on the stack). */
+zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher);
+
+/* ------------------------------------------------------------------ */
+/* Hooks: backward                                                      */
+/* ------------------------------------------------------------------ */
+
+/** loss.backward() over graph g begins (nested calls allowed: reentrant
+ *  checkpointing).  retain_graph: graph kept for another backward.
+ *  Errors: ZO_ERR_BAD_HANDLE (unknown or discarded graph), ZO_ERR_PROTOCOL
+ *  (g still being built, or already being backpropagated). */
+zo_status zo_backward_begin(zo_runtime *rt, zo_graph g, int retain_graph);
+
+/** PreBackwardFunctionForModule.backward: the gradient of one of the
+ *  module's outputs arrived.  Legacy: if applied_pre_backward_ref_cnt > 0,
+ *  fetch_sub_module(m, forward=False) and decrement.  Per-call: fetch on
+ *  every arrival (idempotent).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no backward running),
+ *  ZO_ERR_TRACE, ZO_ERR_BACKEND. */
+zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h);
+
+/** PostBackwardFunctionModule.backward: the gradient w.r.t. one input
+ *  arrived.  Legacy: ds_grads_remaining -= 1; at exactly 0,
+ *  release_sub_module(m, forward=False) unless a retain_graph backward is
+ *  running.  Per-call: the window's count -= 1; at 0 the window closes and
+ *  the call's parameters are released.
+ *  Errors: ZO_ERR_BAD_HANDLE (unknown, or per-call handle already used),
+ *  ZO_ERR_PROTOCOL (no backward running), ZO_ERR_BACKEND. */
+zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h);
+
+/** The gradient of trainable parameter p is ready (post-accumulate-grad
+ *  hook) in the running backward.  Per-call: a module all of whose
+ *  trainable parameters are ready is released.  Legacy: event only.
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_INVALID_ARG (p frozen),
+ *  ZO_ERR_PROTOCOL (no backward running). */
+zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p);
+
+/** End-of-backward callback for graph g (FSDP2-style final callback).
+ *  Per-call: closes g's windows (re-arms them if g was retained), releases
+ *  every non-persistent parameter no open forward call needs and reports
+ *  each window it closed as ZO_EV_LEFTOVER; windows of other forward passes
+ *  stay open.  Legacy: ends the retain_graph state only.
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (g not the innermost running
+ *  backward), ZO_ERR_BACKEND. */
+zo_status zo_backward_end(zo_runtime *rt, zo_graph g);
+
+/** Forget graph g without a backward (the loss was never computed or the
+ *  graph went out of scope).  Per-call: its windows are closed as
+ *  leftovers.  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (being built or
+ *  backpropagated). */
+zo_status zo_graph_discard(zo_runtime *rt, zo_graph g);
+
+/* ------------------------------------------------------------------ */
+/* Parameter access, step boundary                                      */
+/* ------------------------------------------------------------------ */
+
+/** Module m's computation reads parameter p.  *out_data receives the full
+ *  tensor (numel * elem_size bytes, *out_bytes; runtime-owned, valid until
+ *  p is released).  If p is INFLIGHT it is waited.  If NOT_AVAILABLE: the
+ *  per-call policy gathers it (blocking, counted as an unplanned fetch);
+ *  legacy policies gather only while a forward call is open (DeepSpeed's
+ *  ZeROOrderedDict) and otherwise return ZO_ERR_NOT_AVAILABLE with
+ *  *out_data = NULL.  out_bytes may be NULL.
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE, ZO_ERR_NOT_AVAILABLE,
+ *  ZO_ERR_BACKEND, ZO_ERR_NOMEM. */
+zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
+                          const void **out_data, size_t *out_bytes);
+
+/** release_and_reset_all: waits every in-flight gather, clears every
+ *  active set, releases every non-persistent parameter, resets the
+ *  live-parameter count; every open per-call window is closed as a
+ *  leftover.  Call at the optimizer step.  Errors: ZO_ERR_BACKEND. */
+zo_status zo_release_all(zo_runtime *rt);
+
+/** The coordinator's reset_step() for the train (eval = 0) or eval
+ *  coordinator: RECORD -> COMPLETE, INVALID -> RECORD, refill the
+ *  prefetch queue, step id 0.  Errors: ZO_ERR_INVALID_ARG. */
+zo_status zo_reset_step(zo_runtime *rt, int eval);
+
+/* ------------------------------------------------------------------ */
+/* Introspection                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct zo_param_info {
+    zo_param_status status;   /**< ds_status */
+    uint64_t numel;           /**< ds_numel, elements */
+    uint64_t partition_numel; /**< ceil(numel / W), elements */
+    uint32_t elem_size;       /**< bytes */
+    zo_module_id owner;
+    int persistent;           /**< ds_persist */
+    int trainable;            /**< requires_grad */
+    int inflight;             /**< in the in-flight registry */
+    uint32_t n_active;        /**< |ds_active_sub_modules| */
+    uint64_t gathers;         /**< times all-gathered */
+} zo_param_info;
+/** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out);
+/** 1 if module m is in p's active set, else 0 (also for bad ids). */
+int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m);
+
+typedef struct zo_module_info {
+    zo_module_id parent;
+    unsigned flags;                     /**< ZO_MODULE_* */
+    int in_leaf;                        /**< inside a z3 leaf module (no hooks) */
+    int64_t grads_remaining;            /**< ds_grads_remaining (legacy); per-call: sum of open window counts */
+    int grads_initialised;              /**< the counter exists (hasattr) */
+    int64_t pre_backward_ref_cnt;       /**< applied_pre_backward_ref_cnt (legacy) */
+    uint32_t open_windows;              /**< per-call windows still open */
+    uint32_t open_calls;                /**< calls on the forward stack */
+    uint64_t n_params;                  /**< parameters fetched for it (own, subtree if leaf, external) */
+} zo_module_info;
+/** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out);
+
+/** Copies the ids of the parameters fetched for m (sorted by id) into
+ *  buf[0..cap); *n_out receives the total count (may exceed cap).
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf,
+                           size_t cap, size_t *n_out);
+
+typedef struct zo_stats {
+    uint32_t n_modules, n_params;
+    uint64_t gathers;            /**< all-gathers issued (params) */
+    uint64_t prefetches;         /**< of which issued by the prefetcher */
+    uint64_t releases;           /**< partition() calls */
+    uint64_t bytes_gathered;     /**< full bytes materialised */
+    uint64_t live_numel;         /**< elements gathered now (INFLIGHT + AVAILABLE) */
+    uint64_t peak_live_numel;
+    uint64_t persistent_live_numel; /**< of live_numel, persistent */
+    uint64_t inflight_params;    /**< entries in the in-flight registry */
+    uint64_t blocking_waits;     /**< waits on a gather that had not completed */
+    uint64_t unplanned_fetches;  /**< gathers on access */
+    uint64_t leftovers;          /**< windows/modules released by callback or sweep */
+    uint64_t uninit_counter_events;
+    uint64_t trace_invalidations;
+    uint64_t steps;              /**< reset_step calls */
+    uint64_t open_windows;
+    uint32_t forward_stack_depth;
+} zo_stats;
+/** Errors: ZO_ERR_INVALID_ARG. */
+zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out);
+
+typedef enum zo_trace_mode { ZO_TRACE_RECORD = 0, ZO_TRACE_COMPLETE = 1, ZO_TRACE_INVALID = 2 } zo_trace_mode;
+typedef struct zo_trace_info {
+    zo_trace_mode mode;
+    uint64_t step_id;        /**< fetches so far in this step (DeepSpeed __step_id) */
+    uint64_t n_modules;      /**< length of the recorded module order */
+    uint64_t n_params;       /**< length of the parameter trace */
+    uint64_t queue_len;      /**< parameters left in the prefetch queue */
+} zo_trace_info;
+/** Errors: ZO_ERR_INVALID_ARG. */
+zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out);
+
+/** Internal consistency check (cheap, O(params + modules)): the in-flight
+ *  registry holds exactly the INFLIGHT parameters, each once; live numel
+ *  equals the sum over gathered parameters; persistent live numel likewise;
+ *  every legacy counter that is read is initialised; no per-call window
+ *  count is negative.  Returns ZO_OK or ZO_ERR_STATE with a message in
+ *  zo_last_error() (it is not recorded as ZO_EV_ERROR). */
+zo_status zo_check_consistency(zo_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZOFFLOAD_H */

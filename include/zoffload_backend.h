@@ -1,0 +1,134 @@
+/*
+ * zoffload_backend.h - the data-plane interface of libzoffload.
+ *
+ * A backend owns every rank's shard storage and the full (gathered)
+ * buffers, and performs the collectives.  The runtime (control plane)
+ * drives it through one vtable, so the same hooks run on the in-process
+ * host world (tests, fuzzing) and on CUDA + NCCL.
+ *
+ * Units: numel in elements, sizes in bytes.  All-gathers use uniform
+ * padded shards: partition_numel = ceil(numel / W) elements per rank; the
+ * full buffer handed to all_gather_start has room for W * partition_numel
+ * elements, of which the first numel are the parameter.
+ */
+#ifndef ZOFFLOAD_BACKEND_H
+#define ZOFFLOAD_BACKEND_H
+
+#include "zoffload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZO_BACKEND_OPS_VERSION 1u
+
+/** One parameter of an all-gather group. */
+typedef struct zo_gather_item {
+    zo_param_id param;
+    void *full;               /**< destination, W * partition_numel * elem_size bytes, from full_alloc */
+    uint64_t numel;           /**< elements */
+    uint64_t partition_numel; /**< elements per rank */
+    uint32_t elem_size;       /**< bytes */
+} zo_gather_item;
+
+/** Opaque in-flight work (one per all-gather group, DeepSpeed's
+ *  AllGatherCoalescedHandle). */
+typedef struct zo_work zo_work;
+
+typedef enum zo_reduce_op { ZO_REDUCE_SUM = 0, ZO_REDUCE_AVG = 1 } zo_reduce_op;
+
+typedef struct zo_backend_ops {
+    uint32_t version; /**< ZO_BACKEND_OPS_VERSION */
+    const char *name; /**< "host", "nccl", ... */
+
+    /** World size and rank this backend was created for. */
+    int (*world_size)(void *ctx);
+    int (*rank)(void *ctx);
+
+    /** Create the shard(s) of a new parameter.  The host backend creates
+     *  all W shards, filled from zo_host_param_byte().  */
+    zo_status (*param_add)(void *ctx, zo_param_id param, uint64_t numel,
+                           uint32_t elem_size, uint64_t partition_numel);
+    /** Remove a parameter's shards (runtime destroy). */
+    void (*param_remove)(void *ctx, zo_param_id param);
+
+    /** Allocate / free a full buffer of `bytes` bytes for param. */
+    zo_status (*full_alloc)(void *ctx, zo_param_id param, size_t bytes, void **out);
+    void (*full_free)(void *ctx, zo_param_id param, void *buf);
+
+    /** Issue one coalesced all-gather for n items (ncclGroupStart/End on
+     *  NCCL).  *out receives the work, released with work_free. */
+    zo_status (*all_gather_start)(void *ctx, const zo_gather_item *items, size_t n,
+                                  zo_work **out);
+    /** Block until the work completed (data in every item's full buffer). */
+    zo_status (*wait)(void *ctx, zo_work *w);
+    /** *done = 1 if complete, without blocking. */
+    zo_status (*query)(void *ctx, zo_work *w, int *done);
+    void (*work_free)(void *ctx, zo_work *w);
+
+    /** Reduce-scatter slot (may be NULL: ZO_ERR_UNSUPPORTED).
+     *  full_grad: numel float32 gradient of this rank; shard_out:
+     *  partition_numel float32 elements of this rank's reduced shard. */
+    zo_status (*reduce_scatter)(void *ctx, zo_param_id param, const float *full_grad,
+                                float *shard_out, uint64_t numel, uint64_t partition_numel,
+                                zo_reduce_op op);
+
+    /** Message for the backend's last error (may be NULL). */
+    const char *(*last_error)(void *ctx);
+
+    /** Free the backend context. */
+    void (*destroy)(void *ctx);
+} zo_backend_ops;
+
+/** A backend instance: vtable plus context.  Owned by whoever created it. */
+struct zo_backend {
+    const zo_backend_ops *ops;
+    void *ctx;
+};
+
+/** Frees a backend made by a zo_backend_*_create function (NULL ok).
+ *  Destroy every runtime using it first. */
+void zo_backend_destroy(zo_backend *b);
+
+/* ------------------------------------------------------------------ */
+/* Host backend: an in-process simulated world doing real memory copies */
+/* ------------------------------------------------------------------ */
+
+#define ZO_HOST_CONFIG_VERSION 1u
+
+typedef struct zo_host_config {
+    size_t size;        /**< sizeof(zo_host_config) */
+    uint32_t version;   /**< ZO_HOST_CONFIG_VERSION */
+    int world_size;     /**< W, 1..ZO_MAX_WORLD_SIZE; must equal the runtime's */
+    int rank;           /**< the rank whose view the runtime has */
+    int deferred;       /**< 1: a gather completes only at wait() or zo_host_progress(), so INFLIGHT is observable */
+    uint64_t max_bytes_per_param; /**< physical cap on stored/copied bytes per parameter (fuzz builds); 0 = none.
+                                       Bytes past the cap are neither stored nor compared. */
+    int no_copy;        /**< 1: skip data movement (control-plane benchmarks) */
+    zo_allocator allocator;
+} zo_host_config;
+
+#define ZO_HOST_CONFIG_INIT \
+    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL} }
+
+/** Creates a host backend; *out is owned by the caller (zo_backend_destroy).
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_VERSION, ZO_ERR_NOMEM. */
+zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out);
+
+/** Completes every deferred gather of a host backend now (the "network"
+ *  made progress).  Returns the number completed, or a negative zo_status
+ *  (ZO_ERR_INVALID_ARG if b is not a host backend). */
+int zo_host_progress(zo_backend *b);
+
+/** Byte byte_index of parameter param's original full tensor: the
+ *  deterministic content the host backend shards and gathers. */
+uint8_t zo_host_param_byte(zo_param_id param, uint64_t byte_index);
+
+/** Bytes of a parameter of `bytes` full bytes that the host backend b
+ *  really stores and copies (min(bytes, max_bytes_per_param)). */
+uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZOFFLOAD_BACKEND_H */

@@ -1,0 +1,292 @@
+/*
+ * coordinator.c - DeepSpeed's PartitionedParameterCoordinator in C.
+ *
+ * Mirrors deepspeed/runtime/zero/partitioned_param_coordinator.py:
+ * trace_prologue / record_module / fetch_sub_module / release_sub_module /
+ * reset_step / _invalidate_trace, the prefetch queue (__param_queue) and the
+ * reuse-distance rule of __params_to_release.
+ *
+ * Deviations, all documented in docs/protocol.md:
+ *  - the prefetch budget uses the exact live numel (DeepSpeed's
+ *    __n_available_params is reset to 0 at reset_step while persistent
+ *    parameters stay gathered);
+ *  - reset_step() on a RECORD trace with nothing recorded stays RECORD
+ *    (DeepSpeed would mark an empty trace COMPLETE and invalidate it on the
+ *    first fetch);
+ *  - the reuse-distance scan is answered from prefix sums and per-parameter
+ *    position lists (O(log n) per parameter instead of O(trace)), with the
+ *    same result as DeepSpeed's loop.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+#define MOST_RECENT_NONE ((int64_t)-10000000000LL)
+
+void zo__coord_init(zo_coord *c) {
+    memset(c, 0, sizeof *c);
+    c->mode = ZO_TRACE_RECORD;
+}
+
+static void clear_structures(zo_runtime *rt, zo_coord *c) {
+    zo__free(rt, c->order);
+    zo__free(rt, c->order_step);
+    zo__free(rt, c->porder);
+    zo__free(rt, c->most_recent);
+    zo__free(rt, c->prefix);
+    zo__free(rt, c->pos_start);
+    zo__free(rt, c->pos);
+    c->order = NULL;
+    c->order_step = NULL;
+    c->porder = NULL;
+    c->most_recent = NULL;
+    c->prefix = NULL;
+    c->pos_start = NULL;
+    c->pos = NULL;
+    c->n_order = c->cap_order = 0;
+    c->n_porder = 0;
+    c->qpos = 0;
+    c->n_most_recent = 0;
+    c->n_pos_params = 0;
+}
+
+void zo__coord_free(zo_runtime *rt, zo_coord *c) {
+    clear_structures(rt, c);
+}
+
+void zo__coord_invalidate(zo_runtime *rt, zo_coord *c, const char *why) {
+    if (c->mode == ZO_TRACE_INVALID) return;
+    if (c->mode == ZO_TRACE_RECORD && c->n_order == 0) return; /* nothing recorded yet */
+    c->mode = ZO_TRACE_INVALID;
+    clear_structures(rt, c);
+    rt->st.trace_invalidations++;
+    zo__emit(rt, ZO_EV_TRACE_INVALIDATED, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, why);
+}
+
+zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c) {
+    if (c->mode != ZO_TRACE_RECORD) return ZO_OK;
+    size_t cap = c->cap_order;
+    zo_status s = zo__reserve_sz(rt, (void **)&c->order, &cap, c->n_order + 1, sizeof *c->order);
+    if (s) return s;
+    size_t cap2 = c->cap_order;
+    s = zo__reserve_sz(rt, (void **)&c->order_step, &cap2, c->n_order + 1, sizeof *c->order_step);
+    if (s) return s; /* order keeps its larger capacity; harmless */
+    c->cap_order = cap < cap2 ? cap : cap2;
+    return ZO_OK;
+}
+
+/* trace_prologue + record_module.  Capacity reserved beforehand. */
+void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
+    if (c->mode == ZO_TRACE_COMPLETE) {
+        if (c->n_order <= c->step_id)
+            zo__coord_invalidate(rt, c, "trace has fewer modules than this step fetched");
+        else if (c->order[c->step_id] != m)
+            zo__coord_invalidate(rt, c, "module differs from the recorded order");
+    }
+    if (c->mode == ZO_TRACE_RECORD && c->n_order < c->cap_order) {
+        c->order[c->n_order] = m;
+        c->order_step[c->n_order] = c->step_id;
+        c->n_order++;
+    }
+}
+
+/* first position j >= s where p occurs in the module order, or SIZE_MAX */
+static size_t next_pos(const zo_coord *c, zo_param_id p, size_t s) {
+    if (!c->pos_start || p >= c->n_pos_params) return SIZE_MAX;
+    uint32_t lo = c->pos_start[p], hi = c->pos_start[p + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->pos[mid] < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == c->pos_start[p + 1]) return SIZE_MAX;
+    return c->pos[lo];
+}
+
+/* __params_to_release: 1 if p may be released when module m is released at
+ * the coordinator's current step id. */
+static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
+    if (rt->pars[p].persistent) return 0;
+    if (c->mode != ZO_TRACE_COMPLETE) return 1;
+    uint64_t s = c->step_id;
+    if (p < c->n_most_recent && c->most_recent[p] > (int64_t)s) return 0;
+    if (s > c->n_order) return 1;
+    size_t j = next_pos(c, p, (size_t)s);
+    if (j == SIZE_MAX) return 1;
+    uint64_t traversed = c->prefix[j] - c->prefix[s];
+    return traversed >= rt->cfg.max_reuse_distance;
+}
+
+zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard) {
+    zo_mod *md = &rt->mods[m];
+    zo_status first = ZO_OK;
+    for (uint32_t i = 0; i < md->n_fetch; i++) {
+        zo_param_id p = md->fetch[i];
+        if (discard) zo__act_discard(rt, p, m);
+        if (may_release(rt, c, p)) {
+            zo_status s = zo__release_param(rt, p, 0);
+            if (s && !first) first = s;
+        }
+    }
+    return first;
+}
+
+zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated) {
+    *activated = 0;
+    zo_status s = zo__rebuild(rt);
+    if (s) return s;
+    zo_mod *md = &rt->mods[m];
+    s = zo__coord_reserve_record(rt, c);
+    if (s) return zo__fail(rt, s, "cannot grow the module trace");
+    s = zo__reserve_act(rt, m);
+    if (s) return zo__fail(rt, s, "cannot grow ds_active_sub_modules");
+    /* 1. kick off the all-gather of the immediately required parameters */
+    s = zo__gather(rt, md->fetch, md->n_fetch, 0);
+    if (s) return s;
+    zo__coord_prologue_record(rt, c, m);
+    *activated = 1;
+    /* 2. wait for them and mark the module active */
+    zo_status werr = ZO_OK;
+    for (uint32_t i = 0; i < md->n_fetch; i++) {
+        zo_param_id p = md->fetch[i];
+        (void)zo__act_add(rt, p, m); /* capacity reserved */
+        if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
+            zo_status w = zo__wait_param(rt, p);
+            if (w && !werr) werr = w;
+        }
+    }
+    if (werr) return werr;
+    /* 3. prefetch per the trace */
+    if (c->mode == ZO_TRACE_COMPLETE) {
+        uint64_t stamp = ++rt->stamp;
+        size_t k = 0;
+        for (uint32_t i = 0; i < md->n_fetch; i++) {
+            zo_param_id p = md->fetch[i];
+            if (c->most_recent[p] < (int64_t)c->step_id) {
+                rt->mark1[p] = stamp;
+                k++;
+            }
+        }
+        size_t nd = 0, mismatch = 0;
+        while (c->qpos < c->n_porder && nd < k) {
+            zo_ptrace pt = c->porder[c->qpos++];
+            c->most_recent[pt.p] = (int64_t)pt.step;
+            if (rt->mark2[pt.p] != stamp) {
+                rt->mark2[pt.p] = stamp;
+                nd++;
+                if (rt->mark1[pt.p] != stamp) mismatch++;
+            }
+        }
+        if (nd != k || mismatch)
+            return zo__fail(rt, ZO_ERR_TRACE,
+                            "tracing error at step %llu: module %u expected the next %zu parameters "
+                            "in the parameter fetch queue to be its own, got %zu (%zu foreign)",
+                            (unsigned long long)c->step_id, m, k, nd, mismatch);
+        if (rt->cfg.prefetch_bucket_size > 0) {
+            uint64_t live = rt->st.live_numel;
+            uint64_t budget = rt->cfg.max_live_parameters > live ? rt->cfg.max_live_parameters - live : 0;
+            if (budget > rt->cfg.prefetch_bucket_size) budget = rt->cfg.prefetch_bucket_size;
+            uint64_t numel_pf = 0;
+            uint32_t n_pf = 0;
+            uint64_t stamp2 = ++rt->stamp;
+            while (c->qpos < c->n_porder && numel_pf < budget) {
+                zo_ptrace pt = c->porder[c->qpos++];
+                c->most_recent[pt.p] = (int64_t)pt.step;
+                if (rt->mark1[pt.p] != stamp2) {
+                    rt->mark1[pt.p] = stamp2;
+                    rt->scratch[n_pf++] = pt.p;
+                    numel_pf += rt->pars[pt.p].numel;
+                }
+            }
+            if (n_pf) {
+                zo_status ps = zo__gather(rt, rt->scratch, n_pf, 1);
+                (void)ps; /* prefetch is best effort: the error was reported as ZO_EV_ERROR */
+            }
+        }
+    }
+    c->step_id++;
+    return ZO_OK;
+}
+
+static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
+    zo_status s = zo__rebuild(rt);
+    if (s) return s;
+    size_t total = 0;
+    for (size_t j = 0; j < c->n_order; j++) total += rt->mods[c->order[j]].n_fetch;
+    if (total > UINT32_MAX - 1) return ZO_ERR_LIMIT;
+    zo_ptrace *porder = zo__calloc(rt, total ? total : 1, sizeof *porder);
+    uint64_t *prefix = zo__calloc(rt, c->n_order + 1, sizeof *prefix);
+    uint32_t *pos_start = zo__calloc(rt, (size_t)rt->n_pars + 1, sizeof *pos_start);
+    uint32_t *pos = zo__calloc(rt, total ? total : 1, sizeof *pos);
+    int64_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
+    if (!porder || !prefix || !pos_start || !pos || !most_recent) {
+        zo__free(rt, porder);
+        zo__free(rt, prefix);
+        zo__free(rt, pos_start);
+        zo__free(rt, pos);
+        zo__free(rt, most_recent);
+        return ZO_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t j = 0; j < c->n_order; j++) {
+        const zo_mod *md = &rt->mods[c->order[j]];
+        prefix[j + 1] = prefix[j] + md->fetch_numel;
+        for (uint32_t i = 0; i < md->n_fetch; i++) {
+            porder[k].p = md->fetch[i];
+            porder[k].step = c->order_step[j];
+            k++;
+            pos_start[md->fetch[i] + 1]++;
+        }
+    }
+    for (uint32_t p = 0; p < rt->n_pars; p++) pos_start[p + 1] += pos_start[p];
+    /* fill positions in increasing j: use most_recent as a temporary cursor */
+    for (uint32_t p = 0; p < rt->n_pars; p++) most_recent[p] = pos_start[p];
+    for (size_t j = 0; j < c->n_order; j++) {
+        const zo_mod *md = &rt->mods[c->order[j]];
+        for (uint32_t i = 0; i < md->n_fetch; i++) pos[most_recent[md->fetch[i]]++] = (uint32_t)j;
+    }
+    c->porder = porder;
+    c->n_porder = total;
+    c->prefix = prefix;
+    c->pos_start = pos_start;
+    c->pos = pos;
+    c->n_pos_params = rt->n_pars;
+    c->most_recent = most_recent;
+    c->n_most_recent = rt->n_pars;
+    c->mode = ZO_TRACE_COMPLETE;
+    zo__emit(rt, ZO_EV_TRACE_COMPLETE, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, (int64_t)c->n_order, 1,
+             "trace recorded");
+    return ZO_OK;
+}
+
+zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
+    /* _clean_inflight_param_registry: wait every in-flight gather, release */
+    zo_status first = ZO_OK;
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
+            zo_status s = zo__wait_param(rt, p);
+            if (s) {
+                if (!first) first = s;
+                continue;
+            }
+            s = zo__release_param(rt, p, 0);
+            if (s && !first) first = s;
+        }
+    }
+    if (c->mode != ZO_TRACE_COMPLETE) {
+        if (c->mode == ZO_TRACE_RECORD) {
+            if (c->n_order > 0) {
+                zo_status s = complete_trace(rt, c);
+                if (s) return zo__fail(rt, s, "cannot build the parameter trace");
+            }
+        } else {
+            c->mode = ZO_TRACE_RECORD;
+        }
+    }
+    c->qpos = 0;
+    for (size_t p = 0; p < c->n_most_recent; p++) c->most_recent[p] = MOST_RECENT_NONE;
+    c->step_id = 0;
+    return first;
+}

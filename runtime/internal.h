@@ -1,0 +1,233 @@
+/*
+ * internal.h - private data structures of libzoffload.  Not installed.
+ *
+ * Naming follows DeepSpeed: ds_status, ds_active_sub_modules,
+ * ds_grads_remaining, applied_pre_backward_ref_cnt, __submodule_order,
+ * __param_order, __param_queue, __most_recent_step_id_param_fetched_for.
+ */
+#ifndef ZO_INTERNAL_H
+#define ZO_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zoffload.h"
+#include "zoffload_backend.h"
+
+#define ZO_NONE32 UINT32_MAX
+#define ZO_MAX_MODULES (1u << 20)
+#define ZO_MAX_PARAMS (1u << 20)
+#define ZO_MAX_CALLS (1u << 20)
+#define ZO_MAX_SLOTS (1u << 20)
+#define ZO_MAX_NAME 255
+
+/* grad handle layout: kind(3) | gen(21) | index(20) | slot(20) */
+enum {
+    ZO_H_LEGACY_IN = 1,
+    ZO_H_LEGACY_OUT = 2,
+    ZO_H_CALL_IN = 3,
+    ZO_H_CALL_OUT = 4
+};
+
+typedef struct zo_mod {
+    zo_module_id parent;
+    unsigned flags;
+    uint8_t in_leaf;          /* some strict ancestor is a z3 leaf */
+    char *name;
+    zo_param_id *own;         /* parameters(recurse=False) */
+    uint32_t n_own, cap_own;
+    zo_param_id *ext;         /* tied / external uses */
+    uint32_t n_ext, cap_ext;
+    /* derived (rebuilt when rt->dirty): what fetch_sub_module gathers */
+    zo_param_id *fetch;       /* sorted unique */
+    uint32_t n_fetch;
+    uint32_t n_trainable;
+    uint64_t fetch_numel;
+    /* legacy counters */
+    int64_t grads;            /* ds_grads_remaining */
+    uint8_t grads_init;       /* hasattr(module, "ds_grads_remaining") */
+    int64_t refcnt;           /* applied_pre_backward_ref_cnt */
+    uint8_t ref_init;
+    /* per-call bookkeeping */
+    uint32_t activations;     /* calls holding the module active */
+    uint32_t open_windows;
+    int64_t window_sum;       /* sum of open window counts */
+    uint32_t open_calls;      /* calls on the forward stack */
+    uint32_t calls_head;      /* intrusive list of live call records */
+    uint64_t ready_epoch;     /* backward epoch of ready_count */
+    uint32_t ready_count;     /* trainable params whose grad is ready */
+    uint32_t last_ended;      /* call record awaiting hook C */
+    uint32_t last_ended_gen;
+} zo_mod;
+
+typedef struct zo_par {
+    uint64_t numel, part_numel;
+    uint32_t elem_size;
+    zo_module_id owner;
+    uint8_t persistent, trainable;
+    char *name;
+    zo_param_status status;
+    void *full;
+    size_t full_bytes;
+    zo_module_id *act;        /* ds_active_sub_modules */
+    uint32_t n_act, cap_act;
+    uint32_t work;            /* slot in rt->works, or ZO_NONE32 */
+    uint64_t gathers;
+    uint64_t ready_epoch;     /* backward epoch its grad became ready */
+    zo_module_id *users;      /* modules whose fetch list holds it (derived) */
+    uint32_t n_users;
+} zo_par;
+
+typedef struct zo_work_rec {
+    zo_work *work;
+    zo_param_id *params;
+    uint32_t n_params;
+    uint8_t in_use;
+} zo_work_rec;
+
+typedef struct zo_call_rec {
+    uint32_t gen;
+    uint8_t in_use;
+    zo_module_id m;
+    uint32_t graph;           /* graph slot */
+    uint8_t on_stack;         /* between hook A and hook B */
+    uint8_t d_done, c_done, ended;
+    uint8_t recompute;        /* made while a backward was running */
+    uint8_t grad;             /* grad enabled at the call */
+    uint8_t fwd_active, bwd_active, hold;
+    uint8_t has_window, window_open;
+    int64_t window_count;
+    uint32_t n_tracked;       /* inputs counted by the window */
+    uint32_t n_in;
+    uint8_t *in_state;        /* per input: 0 untracked, 1 armed, 2 used */
+    uint32_t n_out;
+    uint32_t mod_next, mod_prev;
+    uint32_t graph_next;
+} zo_call_rec;
+
+typedef struct zo_graph_rec {
+    uint32_t gen;
+    uint8_t in_use;
+    uint8_t building;         /* forward pass open */
+    uint8_t running;          /* backward running */
+    uint8_t retain;
+    uint8_t any_grad;         /* some call had grad enabled */
+    uint8_t eval, root;
+    uint32_t calls_head;
+    uint32_t seq;             /* creation order */
+} zo_graph_rec;
+
+enum { ZO_CTX_FWD = 1, ZO_CTX_BWD = 2 };
+typedef struct zo_ctx {
+    uint8_t type;
+    uint32_t graph;           /* slot */
+    uint64_t epoch;           /* BWD: backward epoch */
+} zo_ctx;
+
+typedef struct zo_ptrace {
+    zo_param_id p;
+    uint64_t step;            /* step_id_last_used_at */
+} zo_ptrace;
+
+/* PartitionedParameterCoordinator */
+typedef struct zo_coord {
+    zo_trace_mode mode;
+    zo_module_id *order;      /* __submodule_order */
+    uint64_t *order_step;
+    size_t n_order, cap_order;
+    zo_ptrace *porder;        /* __param_order */
+    size_t n_porder;
+    size_t qpos;              /* __param_queue = porder[qpos..] */
+    int64_t *most_recent;     /* __most_recent_step_id_param_fetched_for */
+    size_t n_most_recent;
+    uint64_t step_id;         /* __step_id */
+    /* reuse distance acceleration, valid when COMPLETE */
+    uint64_t *prefix;         /* prefix[k]: numel of order[0..k-1] */
+    uint32_t *pos_start;      /* CSR: positions of each param in order */
+    uint32_t *pos;
+    size_t n_pos_params;
+} zo_coord;
+
+struct zo_runtime {
+    zo_config cfg;
+    zo_allocator al;
+    zo_backend *backend;
+    int own_backend;
+    char err[512];
+
+    zo_mod *mods;
+    uint32_t n_mods, cap_mods;
+    zo_par *pars;
+    uint32_t n_pars, cap_pars;
+    uint64_t persistent_total;
+    int dirty;                /* fetch lists need rebuilding */
+
+    uint32_t *fstack;         /* open call records, innermost last */
+    uint32_t n_fstack, cap_fstack;
+
+    zo_call_rec *calls;
+    uint32_t n_calls, cap_calls;
+    uint32_t calls_free;      /* free list through mod_next */
+    uint32_t live_calls;
+
+    zo_graph_rec *graphs;
+    uint32_t n_graphs, cap_graphs;
+    uint32_t graphs_free;     /* free list through calls_head */
+    uint32_t graph_seq;
+
+    zo_ctx *ctx;
+    uint32_t n_ctx, cap_ctx;
+    uint64_t bwd_epoch;       /* outermost backward counter */
+
+    zo_work_rec *works;
+    uint32_t n_works, cap_works;
+
+    zo_coord coord[2];        /* [0] train, [1] eval */
+
+    zo_stats st;
+    uint64_t ev_seq;
+    uint64_t max_numel;       /* largest parameter */
+
+    zo_param_id *scratch;     /* temp id buffer, n_pars entries after rebuild */
+    uint64_t *mark1, *mark2;  /* per-param stamps (set membership) */
+    uint32_t cap_marks;
+    uint64_t stamp;
+};
+
+/* util.c */
+void *zo__alloc(zo_runtime *rt, size_t bytes);
+void *zo__calloc(zo_runtime *rt, size_t n, size_t size);
+void zo__free(zo_runtime *rt, void *p);
+/* grows *arr (elements of esz bytes, capacity *cap) to hold `need`; ZO_OK/NOMEM */
+zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz);
+zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, size_t esz);
+zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
+              int64_t before, int64_t after, int valid, const char *detail);
+char *zo__strdup(zo_runtime *rt, const char *s);
+
+/* runtime.c, used by coordinator.c */
+zo_status zo__rebuild(zo_runtime *rt);
+zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch);
+zo_status zo__wait_param(zo_runtime *rt, zo_param_id p);
+zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
+zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
+void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
+zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);
+
+/* coordinator.c */
+void zo__coord_init(zo_coord *c);
+void zo__coord_free(zo_runtime *rt, zo_coord *c);
+void zo__coord_invalidate(zo_runtime *rt, zo_coord *c, const char *why);
+zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c);
+void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m);
+zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated);
+zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard);
+zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c);
+
+#endif

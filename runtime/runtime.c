@@ -1,0 +1,1610 @@
+/*
+ * runtime.c - registration, parameter state machine and the hook protocol
+ * of libzoffload (DeepSpeed stage-3 parameter_offload.py in C).
+ *
+ * See docs/protocol.md for the states, transitions and counter policies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define IS_LEGACY(rt) ((rt)->cfg.grads_policy != ZO_GRADS_PER_CALL)
+
+/* ------------------------------------------------------------------ */
+/* handles                                                              */
+/* ------------------------------------------------------------------ */
+
+static zo_grad_handle mk_handle(unsigned kind, uint32_t gen, uint32_t idx, uint32_t slot) {
+    return ((uint64_t)kind << 61) | ((uint64_t)(gen & 0x1FFFFFu) << 40) |
+           ((uint64_t)(idx & 0xFFFFFu) << 20) | (uint64_t)(slot & 0xFFFFFu);
+}
+static unsigned h_kind(zo_grad_handle h) { return (unsigned)(h >> 61); }
+static uint32_t h_gen(zo_grad_handle h) { return (uint32_t)((h >> 40) & 0x1FFFFFu); }
+static uint32_t h_idx(zo_grad_handle h) { return (uint32_t)((h >> 20) & 0xFFFFFu); }
+static uint32_t h_slot(zo_grad_handle h) { return (uint32_t)(h & 0xFFFFFu); }
+
+static zo_graph mk_graph(const zo_runtime *rt, uint32_t slot) {
+    return ((uint64_t)rt->graphs[slot].gen << 32) | (uint64_t)(slot + 1);
+}
+
+/* graph slot of a live graph handle, or ZO_NONE32 */
+static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
+    uint64_t s = g & 0xFFFFFFFFu;
+    if (s == 0 || s > rt->n_graphs) return ZO_NONE32;
+    uint32_t slot = (uint32_t)(s - 1);
+    if (!rt->graphs[slot].in_use || rt->graphs[slot].gen != (uint32_t)(g >> 32)) return ZO_NONE32;
+    return slot;
+}
+
+/* ------------------------------------------------------------------ */
+/* lifetime                                                             */
+/* ------------------------------------------------------------------ */
+
+const char *zo_last_error(const zo_runtime *rt) {
+    if (!rt) return "ZO_ERR_INVALID_ARG: NULL runtime";
+    return rt->err;
+}
+
+zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
+    if (!cfg || !out) return ZO_ERR_INVALID_ARG;
+    *out = NULL;
+    if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) return ZO_ERR_VERSION;
+    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE) return ZO_ERR_INVALID_ARG;
+    if (cfg->rank < 0 || cfg->rank >= cfg->world_size) return ZO_ERR_INVALID_ARG;
+    if ((unsigned)cfg->grads_policy >= ZO_GRADS_POLICY_COUNT) return ZO_ERR_INVALID_ARG;
+    if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL)) return ZO_ERR_INVALID_ARG;
+    if (cfg->backend) {
+        const zo_backend *b = cfg->backend;
+        if (!b->ops || b->ops->version != ZO_BACKEND_OPS_VERSION || !b->ops->param_add ||
+            !b->ops->full_alloc || !b->ops->full_free || !b->ops->all_gather_start || !b->ops->wait ||
+            !b->ops->query || !b->ops->work_free || !b->ops->world_size || !b->ops->rank)
+            return ZO_ERR_INVALID_ARG;
+        if (b->ops->world_size(b->ctx) != cfg->world_size || b->ops->rank(b->ctx) != cfg->rank)
+            return ZO_ERR_BACKEND;
+    }
+    zo_runtime tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.al = cfg->allocator;
+    zo_runtime *rt = zo__calloc(&tmp, 1, sizeof *rt);
+    if (!rt) return ZO_ERR_NOMEM;
+    rt->cfg = *cfg;
+    rt->al = cfg->allocator;
+    rt->calls_free = ZO_NONE32;
+    rt->graphs_free = ZO_NONE32;
+    zo__coord_init(&rt->coord[0]);
+    zo__coord_init(&rt->coord[1]);
+    if (cfg->backend) {
+        rt->backend = cfg->backend;
+    } else {
+        zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        hc.world_size = cfg->world_size;
+        hc.rank = cfg->rank;
+        hc.allocator = cfg->allocator;
+        zo_status s = zo_backend_host_create(&hc, &rt->backend);
+        if (s) {
+            zo__free(rt, rt);
+            return s;
+        }
+        rt->own_backend = 1;
+    }
+    *out = rt;
+    return ZO_OK;
+}
+
+static void free_call_storage(zo_runtime *rt) {
+    for (uint32_t i = 0; i < rt->n_calls; i++) zo__free(rt, rt->calls[i].in_state);
+    zo__free(rt, rt->calls);
+}
+
+zo_status zo_runtime_destroy(zo_runtime *rt) {
+    if (!rt) return ZO_OK;
+    const zo_backend_ops *ops = rt->backend->ops;
+    for (uint32_t w = 0; w < rt->n_works; w++) {
+        if (!rt->works[w].in_use) continue;
+        (void)ops->wait(rt->backend->ctx, rt->works[w].work);
+        ops->work_free(rt->backend->ctx, rt->works[w].work);
+        zo__free(rt, rt->works[w].params);
+    }
+    zo__free(rt, rt->works);
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        zo_par *pr = &rt->pars[p];
+        if (pr->full) ops->full_free(rt->backend->ctx, p, pr->full);
+        if (ops->param_remove) ops->param_remove(rt->backend->ctx, p);
+        zo__free(rt, pr->act);
+        zo__free(rt, pr->users);
+        zo__free(rt, pr->name);
+    }
+    zo__free(rt, rt->pars);
+    for (uint32_t m = 0; m < rt->n_mods; m++) {
+        zo_mod *md = &rt->mods[m];
+        zo__free(rt, md->own);
+        zo__free(rt, md->ext);
+        zo__free(rt, md->fetch);
+        zo__free(rt, md->name);
+    }
+    zo__free(rt, rt->mods);
+    zo__free(rt, rt->fstack);
+    free_call_storage(rt);
+    zo__free(rt, rt->graphs);
+    zo__free(rt, rt->ctx);
+    zo__coord_free(rt, &rt->coord[0]);
+    zo__coord_free(rt, &rt->coord[1]);
+    zo__free(rt, rt->scratch);
+    zo__free(rt, rt->mark1);
+    zo__free(rt, rt->mark2);
+    if (rt->own_backend) zo_backend_destroy(rt->backend);
+    zo__free(rt, rt);
+    return ZO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* registration                                                         */
+/* ------------------------------------------------------------------ */
+
+static void invalidate_traces(zo_runtime *rt) {
+    zo__coord_invalidate(rt, &rt->coord[0], "module or parameter registered after tracing");
+    zo__coord_invalidate(rt, &rt->coord[1], "module or parameter registered after tracing");
+}
+
+static int name_ok(const char *name) {
+    return !name || strlen(name) <= ZO_MAX_NAME;
+}
+
+zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags,
+                             zo_module_id *out) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: out is NULL");
+    if (flags & ~ZO_MODULE_Z3_LEAF)
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: unknown flags 0x%x", flags);
+    if (!name_ok(name)) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: name longer than 255");
+    if (parent != ZO_NO_MODULE && parent >= rt->n_mods)
+        return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_register: unknown parent module %u", parent);
+    if (rt->n_mods >= ZO_MAX_MODULES) return zo__fail(rt, ZO_ERR_LIMIT, "too many modules");
+    if (name && name[0]) {
+        for (uint32_t i = 0; i < rt->n_mods; i++)
+            if (rt->mods[i].parent == parent && rt->mods[i].name && strcmp(rt->mods[i].name, name) == 0)
+                return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
+                                parent == ZO_NO_MODULE ? -1 : (int)parent);
+    }
+    if (zo__reserve(rt, (void **)&rt->mods, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register");
+    char *nm = NULL;
+    if (name && name[0]) {
+        nm = zo__strdup(rt, name);
+        if (!nm) return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register: name");
+    }
+    zo_module_id id = rt->n_mods;
+    zo_mod *md = &rt->mods[id];
+    memset(md, 0, sizeof *md);
+    md->parent = parent;
+    md->flags = flags;
+    md->name = nm;
+    md->calls_head = ZO_NONE32;
+    md->last_ended = ZO_NONE32;
+    if (parent != ZO_NO_MODULE)
+        md->in_leaf = rt->mods[parent].in_leaf || (rt->mods[parent].flags & ZO_MODULE_Z3_LEAF);
+    if (rt->cfg.grads_policy == ZO_GRADS_INIT_AT_REGISTER) {
+        md->grads = 0;
+        md->grads_init = 1;
+    }
+    rt->n_mods++;
+    rt->st.n_modules = rt->n_mods;
+    rt->dirty = 1;
+    invalidate_traces(rt);
+    *out = id;
+    return ZO_OK;
+}
+
+zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel,
+                            uint32_t elem_size, unsigned flags, zo_param_id *out) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: out is NULL");
+    if (numel == 0) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: numel is 0");
+    if (elem_size == 0 || elem_size > 64)
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: elem_size %u not in 1..64", elem_size);
+    if (flags & ~ZO_PARAM_FROZEN)
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: unknown flags 0x%x", flags);
+    if (!name_ok(name)) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: name longer than 255");
+    if (owner >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_register: unknown owner %u", owner);
+    uint64_t W = (uint64_t)rt->cfg.world_size;
+    uint64_t part = numel / W + (numel % W != 0);
+    /* full buffer: W * part elements of elem_size bytes must fit size_t */
+    if (part > SIZE_MAX / W || part * W > SIZE_MAX / elem_size)
+        return zo__fail(rt, ZO_ERR_OVERFLOW, "zo_param_register: %llu elements of %u bytes overflow",
+                        (unsigned long long)numel, elem_size);
+    if (rt->n_pars >= ZO_MAX_PARAMS) return zo__fail(rt, ZO_ERR_LIMIT, "too many parameters");
+    zo_mod *om = &rt->mods[owner];
+    if (name && name[0]) {
+        for (uint32_t i = 0; i < om->n_own; i++) {
+            const char *n2 = rt->pars[om->own[i]].name;
+            if (n2 && strcmp(n2, name) == 0)
+                return zo__fail(rt, ZO_ERR_EXISTS, "parameter '%s' already registered in module %u", name, owner);
+        }
+    }
+    if (zo__reserve(rt, (void **)&rt->pars, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
+        zo__reserve(rt, (void **)&om->own, &om->cap_own, om->n_own + 1, sizeof *om->own))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_param_register");
+    char *nm = NULL;
+    if (name && name[0]) {
+        nm = zo__strdup(rt, name);
+        if (!nm) return zo__fail(rt, ZO_ERR_NOMEM, "zo_param_register: name");
+    }
+    zo_param_id id = rt->n_pars;
+    zo_status s = rt->backend->ops->param_add(rt->backend->ctx, id, numel, elem_size, part);
+    if (s) {
+        zo__free(rt, nm);
+        const char *be = rt->backend->ops->last_error ? rt->backend->ops->last_error(rt->backend->ctx) : NULL;
+        return zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND, "backend param_add: %s",
+                        be ? be : zo_strerror(s));
+    }
+    zo_par *pr = &rt->pars[id];
+    memset(pr, 0, sizeof *pr);
+    pr->numel = numel;
+    pr->part_numel = part;
+    pr->elem_size = elem_size;
+    pr->owner = owner;
+    pr->trainable = !(flags & ZO_PARAM_FROZEN);
+    pr->name = nm;
+    pr->status = ZO_PARAM_NOT_AVAILABLE;
+    pr->work = ZO_NONE32;
+    pr->ready_epoch = 0;
+    /* DeepSpeedZeRoOffload.mark_persistent_parameters, in registration order */
+    if (!(numel > rt->cfg.model_persistence_threshold ||
+          rt->persistent_total > rt->cfg.model_persistence_threshold - numel)) {
+        if (numel <= rt->cfg.param_persistence_threshold) {
+            pr->persistent = 1;
+            rt->persistent_total += numel;
+        }
+    }
+    om->own[om->n_own++] = id;
+    rt->n_pars++;
+    rt->st.n_params = rt->n_pars;
+    if (numel > rt->max_numel) rt->max_numel = numel;
+    rt->dirty = 1;
+    invalidate_traces(rt);
+    *out = id;
+    return ZO_OK;
+}
+
+zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (m >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown module %u", m);
+    if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown parameter %u", p);
+    zo_mod *md = &rt->mods[m];
+    if (rt->pars[p].owner == m) return zo__fail(rt, ZO_ERR_EXISTS, "module %u owns parameter %u", m, p);
+    for (uint32_t i = 0; i < md->n_ext; i++)
+        if (md->ext[i] == p) return zo__fail(rt, ZO_ERR_EXISTS, "module %u already uses parameter %u", m, p);
+    if (zo__reserve(rt, (void **)&md->ext, &md->cap_ext, md->n_ext + 1, sizeof *md->ext))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_use_param");
+    md->ext[md->n_ext++] = p;
+    rt->dirty = 1;
+    invalidate_traces(rt);
+    return ZO_OK;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Rebuild the derived fetch lists (own + subtree if z3 leaf + external,
+ * sorted unique), users, and the scratch arrays.  All or nothing. */
+zo_status zo__rebuild(zo_runtime *rt) {
+    if (!rt->dirty) return ZO_OK;
+    uint32_t nm = rt->n_mods, np = rt->n_pars;
+    uint32_t *cnt = zo__calloc(rt, nm ? nm : 1, sizeof *cnt);
+    uint32_t *ucnt = zo__calloc(rt, np ? np : 1, sizeof *ucnt);
+    zo_param_id **lists = zo__calloc(rt, nm ? nm : 1, sizeof *lists);
+    zo_module_id **ulists = zo__calloc(rt, np ? np : 1, sizeof *ulists);
+    zo_param_id *scratch = zo__calloc(rt, np ? np : 1, sizeof *scratch);
+    uint64_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
+    uint64_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
+    int ok = cnt && ucnt && lists && ulists && scratch && m1 && m2;
+    /* upper bounds: own + ext + (leaf) params owned below */
+    if (ok) {
+        for (uint32_t m = 0; m < nm; m++) cnt[m] = rt->mods[m].n_own + rt->mods[m].n_ext;
+        for (uint32_t p = 0; p < np; p++) {
+            zo_module_id a = rt->mods[rt->pars[p].owner].parent;
+            while (a != ZO_NO_MODULE) {
+                if (rt->mods[a].flags & ZO_MODULE_Z3_LEAF) cnt[a]++;
+                a = rt->mods[a].parent;
+            }
+        }
+        for (uint32_t m = 0; m < nm && ok; m++) {
+            lists[m] = zo__alloc(rt, (cnt[m] ? cnt[m] : 1) * sizeof(zo_param_id));
+            if (!lists[m]) ok = 0;
+            cnt[m] = 0;
+        }
+    }
+    if (ok) {
+        for (uint32_t m = 0; m < nm; m++) {
+            const zo_mod *md = &rt->mods[m];
+            for (uint32_t i = 0; i < md->n_own; i++) lists[m][cnt[m]++] = md->own[i];
+            for (uint32_t i = 0; i < md->n_ext; i++) lists[m][cnt[m]++] = md->ext[i];
+        }
+        for (uint32_t p = 0; p < np; p++) {
+            zo_module_id a = rt->mods[rt->pars[p].owner].parent;
+            while (a != ZO_NO_MODULE) {
+                if (rt->mods[a].flags & ZO_MODULE_Z3_LEAF) lists[a][cnt[a]++] = p;
+                a = rt->mods[a].parent;
+            }
+        }
+        for (uint32_t m = 0; m < nm; m++) {
+            qsort(lists[m], cnt[m], sizeof(zo_param_id), cmp_u32);
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < cnt[m]; i++)
+                if (k == 0 || lists[m][k - 1] != lists[m][i]) lists[m][k++] = lists[m][i];
+            cnt[m] = k;
+            for (uint32_t i = 0; i < k; i++) ucnt[lists[m][i]]++;
+        }
+        for (uint32_t p = 0; p < np && ok; p++) {
+            ulists[p] = zo__alloc(rt, (ucnt[p] ? ucnt[p] : 1) * sizeof(zo_module_id));
+            if (!ulists[p]) ok = 0;
+            ucnt[p] = 0;
+        }
+    }
+    if (!ok) {
+        if (lists)
+            for (uint32_t m = 0; m < nm; m++) zo__free(rt, lists[m]);
+        if (ulists)
+            for (uint32_t p = 0; p < np; p++) zo__free(rt, ulists[p]);
+        zo__free(rt, cnt);
+        zo__free(rt, ucnt);
+        zo__free(rt, lists);
+        zo__free(rt, ulists);
+        zo__free(rt, scratch);
+        zo__free(rt, m1);
+        zo__free(rt, m2);
+        return zo__fail(rt, ZO_ERR_NOMEM, "cannot build parameter fetch lists");
+    }
+    for (uint32_t m = 0; m < nm; m++)
+        for (uint32_t i = 0; i < cnt[m]; i++) {
+            zo_param_id p = lists[m][i];
+            ulists[p][ucnt[p]++] = m;
+        }
+    for (uint32_t m = 0; m < nm; m++) {
+        zo_mod *md = &rt->mods[m];
+        zo__free(rt, md->fetch);
+        md->fetch = lists[m];
+        md->n_fetch = cnt[m];
+        md->n_trainable = 0;
+        md->fetch_numel = 0;
+        for (uint32_t i = 0; i < cnt[m]; i++) {
+            md->fetch_numel += rt->pars[lists[m][i]].numel;
+            md->n_trainable += rt->pars[lists[m][i]].trainable;
+        }
+    }
+    for (uint32_t p = 0; p < np; p++) {
+        zo__free(rt, rt->pars[p].users);
+        rt->pars[p].users = ulists[p];
+        rt->pars[p].n_users = ucnt[p];
+    }
+    zo__free(rt, rt->scratch);
+    zo__free(rt, rt->mark1);
+    zo__free(rt, rt->mark2);
+    rt->scratch = scratch;
+    rt->mark1 = m1;
+    rt->mark2 = m2;
+    rt->cap_marks = np;
+    zo__free(rt, cnt);
+    zo__free(rt, ucnt);
+    zo__free(rt, lists);
+    zo__free(rt, ulists);
+    rt->dirty = 0;
+    return ZO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* parameter state machine                                              */
+/* ------------------------------------------------------------------ */
+
+static zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
+    zo_par *pr = &rt->pars[p];
+    zo_param_status from = pr->status;
+    if (!zo_transition_legal(from, to))
+        return zo__fail(rt, ZO_ERR_STATE, "illegal ds_status transition %s -> %s for parameter %u",
+                        zo_param_status_name(from), zo_param_status_name(to), p);
+    pr->status = to;
+    uint64_t seq = rt->ev_seq++;
+    if (rt->cfg.on_event) {
+        zo_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = ZO_EV_PARAM_STATE;
+        ev.seq = seq;
+        ev.step = rt->st.steps;
+        ev.module = ZO_NO_MODULE;
+        ev.param = p;
+        ev.from = from;
+        ev.to = to;
+        ev.detail = zo_param_status_name(to);
+        rt->cfg.on_event(rt->cfg.event_user, &ev);
+    }
+    return ZO_OK;
+}
+
+static const char *backend_msg(zo_runtime *rt, zo_status s) {
+    const char *m = rt->backend->ops->last_error ? rt->backend->ops->last_error(rt->backend->ctx) : NULL;
+    return m && m[0] ? m : zo_strerror(s);
+}
+
+/* __all_gather_params: one coalesced all-gather of the NOT_AVAILABLE ones
+ * among ids.  On error nothing changed. */
+zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch) {
+    const zo_backend_ops *ops = rt->backend->ops;
+    void *bctx = rt->backend->ctx;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) k++;
+    if (k == 0) return ZO_OK;
+    uint32_t wslot = ZO_NONE32;
+    for (uint32_t w = 0; w < rt->n_works; w++)
+        if (!rt->works[w].in_use) {
+            wslot = w;
+            break;
+        }
+    if (wslot == ZO_NONE32) {
+        if (zo__reserve(rt, (void **)&rt->works, &rt->cap_works, rt->n_works + 1, sizeof *rt->works))
+            return zo__fail(rt, ZO_ERR_NOMEM, "cannot grow the in-flight registry");
+        wslot = rt->n_works;
+    }
+    zo_gather_item *items = zo__calloc(rt, k, sizeof *items);
+    zo_param_id *plist = zo__calloc(rt, k, sizeof *plist);
+    if (!items || !plist) {
+        zo__free(rt, items);
+        zo__free(rt, plist);
+        return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
+    }
+    size_t j = 0;
+    zo_status s = ZO_OK;
+    for (size_t i = 0; i < n && j < k; i++) {
+        zo_param_id p = ids[i];
+        zo_par *pr = &rt->pars[p];
+        if (pr->status != ZO_PARAM_NOT_AVAILABLE) continue;
+        int dup = 0;
+        for (size_t t = 0; t < j; t++)
+            if (plist[t] == p) dup = 1;
+        if (dup) continue;
+        size_t bytes = (size_t)(pr->part_numel * (uint64_t)rt->cfg.world_size) * pr->elem_size;
+        void *buf = NULL;
+        s = ops->full_alloc(bctx, p, bytes, &buf);
+        if (s) break;
+        items[j].param = p;
+        items[j].full = buf;
+        items[j].numel = pr->numel;
+        items[j].partition_numel = pr->part_numel;
+        items[j].elem_size = pr->elem_size;
+        plist[j] = p;
+        j++;
+    }
+    zo_work *work = NULL;
+    if (!s) s = ops->all_gather_start(bctx, items, j, &work);
+    if (s) {
+        for (size_t t = 0; t < j; t++) ops->full_free(bctx, items[t].param, items[t].full);
+        zo__free(rt, items);
+        zo__free(rt, plist);
+        zo_status r = s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND;
+        return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k,
+                        backend_msg(rt, s));
+    }
+    zo_work_rec *wr = &rt->works[wslot];
+    wr->work = work;
+    wr->params = plist;
+    wr->n_params = (uint32_t)j;
+    wr->in_use = 1;
+    if (wslot == rt->n_works) rt->n_works++;
+    for (size_t t = 0; t < j; t++) {
+        zo_param_id p = items[t].param;
+        zo_par *pr = &rt->pars[p];
+        pr->full = items[t].full;
+        pr->full_bytes = (size_t)pr->numel * pr->elem_size;
+        pr->work = wslot;
+        pr->gathers++;
+        (void)set_status(rt, p, ZO_PARAM_INFLIGHT);
+        rt->st.gathers++;
+        if (prefetch) rt->st.prefetches++;
+        rt->st.bytes_gathered += (uint64_t)pr->numel * pr->elem_size;
+        rt->st.live_numel += pr->numel;
+        rt->st.inflight_params++;
+        if (pr->persistent) rt->st.persistent_live_numel += pr->numel;
+        if (rt->st.live_numel > rt->st.peak_live_numel) rt->st.peak_live_numel = rt->st.live_numel;
+        zo__emit(rt, prefetch ? ZO_EV_PREFETCH : ZO_EV_GATHER, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
+    }
+    zo__free(rt, items);
+    return ZO_OK;
+}
+
+/* wait for the in-flight gather holding p: every parameter of that work
+ * becomes AVAILABLE and leaves the registry. */
+zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
+    zo_par *pr = &rt->pars[p];
+    if (pr->status != ZO_PARAM_INFLIGHT || pr->work == ZO_NONE32) return ZO_OK;
+    const zo_backend_ops *ops = rt->backend->ops;
+    zo_work_rec *wr = &rt->works[pr->work];
+    int done = 0;
+    zo_status s = ops->query(rt->backend->ctx, wr->work, &done);
+    if (!s && !done) {
+        rt->st.blocking_waits++;
+        s = ops->wait(rt->backend->ctx, wr->work);
+    }
+    zo__emit(rt, ZO_EV_WAIT, ZO_NO_MODULE, p, 0, 0, 0, 0, done ? "complete" : "blocking");
+    if (s)
+        return zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND, "wait for parameter %u: %s", p,
+                        backend_msg(rt, s));
+    for (uint32_t i = 0; i < wr->n_params; i++) {
+        zo_param_id q = wr->params[i];
+        rt->pars[q].work = ZO_NONE32;
+        rt->st.inflight_params--;
+        (void)set_status(rt, q, ZO_PARAM_AVAILABLE);
+    }
+    ops->work_free(rt->backend->ctx, wr->work);
+    zo__free(rt, wr->params);
+    memset(wr, 0, sizeof *wr);
+    return ZO_OK;
+}
+
+/* __release_param: partition() when AVAILABLE and no active submodule.
+ * Persistent parameters are never released. */
+zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
+    (void)force;
+    zo_par *pr = &rt->pars[p];
+    if (pr->status != ZO_PARAM_AVAILABLE || pr->n_act != 0 || pr->persistent) return ZO_OK;
+    zo_status s = set_status(rt, p, ZO_PARAM_NOT_AVAILABLE);
+    if (s) return s;
+    rt->backend->ops->full_free(rt->backend->ctx, p, pr->full);
+    pr->full = NULL;
+    pr->full_bytes = 0;
+    rt->st.live_numel -= pr->numel;
+    rt->st.releases++;
+    zo__emit(rt, ZO_EV_RELEASE, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
+    return ZO_OK;
+}
+
+zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m) {
+    const zo_mod *md = &rt->mods[m];
+    for (uint32_t i = 0; i < md->n_fetch; i++) {
+        zo_par *pr = &rt->pars[md->fetch[i]];
+        if (zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 1, sizeof *pr->act))
+            return ZO_ERR_NOMEM;
+    }
+    return ZO_OK;
+}
+
+zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    zo_par *pr = &rt->pars[p];
+    for (uint32_t i = 0; i < pr->n_act; i++)
+        if (pr->act[i] == m) return ZO_OK;
+    if (pr->n_act >= pr->cap_act &&
+        zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 1, sizeof *pr->act))
+        return ZO_ERR_NOMEM;
+    pr->act[pr->n_act++] = m;
+    return ZO_OK;
+}
+
+void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    zo_par *pr = &rt->pars[p];
+    for (uint32_t i = 0; i < pr->n_act; i++)
+        if (pr->act[i] == m) {
+            pr->act[i] = pr->act[--pr->n_act];
+            return;
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* calls, graphs, contexts                                              */
+/* ------------------------------------------------------------------ */
+
+static zo_coord *coord_of_graph(zo_runtime *rt, uint32_t gslot) {
+    return &rt->coord[rt->graphs[gslot].eval ? 1 : 0];
+}
+
+static uint32_t n_bwd(const zo_runtime *rt) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < rt->n_ctx; i++) k += rt->ctx[i].type == ZO_CTX_BWD;
+    return k;
+}
+
+static int retain_running(const zo_runtime *rt) {
+    for (uint32_t i = 0; i < rt->n_ctx; i++)
+        if (rt->ctx[i].type == ZO_CTX_BWD && rt->graphs[rt->ctx[i].graph].retain) return 1;
+    return 0;
+}
+
+/* activation flags of per-call records; the module is active while any is set */
+static void act_set(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
+    if (*flag) return;
+    *flag = 1;
+    rt->mods[c->m].activations++;
+}
+
+/* clears a flag; returns 1 when the module became inactive */
+static int act_clear(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
+    if (!*flag) return 0;
+    *flag = 0;
+    zo_mod *md = &rt->mods[c->m];
+    md->activations--;
+    return md->activations == 0;
+}
+
+/* release_sub_module for the per-call policy once the module is inactive */
+static zo_status release_module(zo_runtime *rt, zo_module_id m, zo_coord *c) {
+    return zo__coord_release(rt, c, m, 1);
+}
+
+static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
+    if (rt->calls_free != ZO_NONE32) {
+        *out = rt->calls_free;
+        rt->calls_free = rt->calls[*out].mod_next;
+        return ZO_OK;
+    }
+    if (rt->n_calls >= ZO_MAX_CALLS) return ZO_ERR_LIMIT;
+    if (zo__reserve(rt, (void **)&rt->calls, &rt->cap_calls, rt->n_calls + 1, sizeof *rt->calls))
+        return ZO_ERR_NOMEM;
+    *out = rt->n_calls++;
+    rt->calls[*out].gen = 0;
+    return ZO_OK;
+}
+
+static void window_close(zo_runtime *rt, zo_call_rec *c) {
+    if (!c->window_open) return;
+    zo_mod *md = &rt->mods[c->m];
+    md->open_windows--;
+    md->window_sum -= c->window_count;
+    c->window_open = 0;
+    c->window_count = 0;
+    rt->st.open_windows--;
+}
+
+/* unlinks and frees a call record (not on the stack); per-call holds are
+ * dropped and the module released if it becomes inactive. */
+static zo_status free_call(zo_runtime *rt, uint32_t idx) {
+    zo_call_rec *c = &rt->calls[idx];
+    zo_status s = ZO_OK;
+    zo_mod *md = &rt->mods[c->m];
+    window_close(rt, c);
+    int rel = 0;
+    rel |= act_clear(rt, c, &c->fwd_active);
+    rel |= act_clear(rt, c, &c->bwd_active);
+    rel |= act_clear(rt, c, &c->hold);
+    if (rel) s = release_module(rt, c->m, &rt->coord[0]);
+    if (c->mod_prev != ZO_NONE32)
+        rt->calls[c->mod_prev].mod_next = c->mod_next;
+    else
+        md->calls_head = c->mod_next;
+    if (c->mod_next != ZO_NONE32) rt->calls[c->mod_next].mod_prev = c->mod_prev;
+    if (md->last_ended == idx) md->last_ended = ZO_NONE32;
+    zo__free(rt, c->in_state);
+    uint32_t gen = c->gen;
+    memset(c, 0, sizeof *c);
+    c->gen = (gen + 1) & 0x1FFFFFu;
+    c->mod_next = rt->calls_free;
+    rt->calls_free = idx;
+    rt->live_calls--;
+    return s;
+}
+
+static zo_status alloc_graph(zo_runtime *rt, uint32_t *out) {
+    if (rt->graphs_free != ZO_NONE32) {
+        *out = rt->graphs_free;
+        rt->graphs_free = rt->graphs[*out].calls_head;
+        return ZO_OK;
+    }
+    if (rt->n_graphs >= ZO_MAX_SLOTS) return ZO_ERR_LIMIT;
+    if (zo__reserve(rt, (void **)&rt->graphs, &rt->cap_graphs, rt->n_graphs + 1, sizeof *rt->graphs))
+        return ZO_ERR_NOMEM;
+    *out = rt->n_graphs++;
+    rt->graphs[*out].gen = 1;
+    return ZO_OK;
+}
+
+/* frees a graph and its call records; per-call windows still open are
+ * reported as leftovers when `leftover` is set. */
+static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
+    zo_graph_rec *g = &rt->graphs[gslot];
+    zo_graph gh = mk_graph(rt, gslot);
+    zo_status first = ZO_OK;
+    uint32_t idx = g->calls_head;
+    while (idx != ZO_NONE32) {
+        zo_call_rec *c = &rt->calls[idx];
+        uint32_t next = c->graph_next;
+        if (leftover && c->window_open) {
+            rt->st.leftovers++;
+            zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, gh, c->window_count, 0, 1,
+                     "window closed without its input gradients");
+        }
+        zo_status s = free_call(rt, idx);
+        if (s && !first) first = s;
+        idx = next;
+    }
+    uint32_t gen = g->gen;
+    memset(g, 0, sizeof *g);
+    g->gen = gen + 1 ? gen + 1 : 1;
+    g->calls_head = rt->graphs_free;
+    rt->graphs_free = gslot;
+    return first;
+}
+
+/* innermost open call of m on the forward stack; returns stack index or -1 */
+static int64_t find_open(const zo_runtime *rt, zo_module_id m) {
+    for (uint32_t i = rt->n_fstack; i-- > 0;)
+        if (rt->calls[rt->fstack[i]].m == m) return i;
+    return -1;
+}
+
+static zo_status check_module(zo_runtime *rt, zo_module_id m, const char *fn) {
+    if (m >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "%s: unknown module %u", fn, m);
+    return ZO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* forward                                                              */
+/* ------------------------------------------------------------------ */
+
+zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!out_graph) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_forward_begin: out_graph is NULL");
+    if (flags & ~(ZO_FWD_ROOT | ZO_FWD_EVAL))
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_forward_begin: unknown flags 0x%x", flags);
+    if (zo__reserve(rt, (void **)&rt->ctx, &rt->cap_ctx, rt->n_ctx + 1, sizeof *rt->ctx))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_forward_begin");
+    uint32_t gslot;
+    zo_status s = alloc_graph(rt, &gslot);
+    if (s) return zo__fail(rt, s, "zo_forward_begin: graph table");
+    int eval = (flags & ZO_FWD_EVAL) != 0;
+    if (flags & ZO_FWD_ROOT) {
+        rt->st.steps++;
+        zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
+        s = zo__coord_reset_step(rt, &rt->coord[eval]);
+        if (s) {
+            /* the graph slot stays on the free list */
+            rt->graphs[gslot].calls_head = rt->graphs_free;
+            rt->graphs_free = gslot;
+            return s;
+        }
+    }
+    zo_graph_rec *g = &rt->graphs[gslot];
+    g->in_use = 1;
+    g->building = 1;
+    g->eval = (uint8_t)eval;
+    g->root = (flags & ZO_FWD_ROOT) != 0;
+    g->calls_head = ZO_NONE32;
+    g->seq = rt->graph_seq++;
+    rt->ctx[rt->n_ctx].type = ZO_CTX_FWD;
+    rt->ctx[rt->n_ctx].graph = gslot;
+    rt->ctx[rt->n_ctx].epoch = 0;
+    rt->n_ctx++;
+    *out_graph = mk_graph(rt, gslot);
+    zo__emit(rt, ZO_EV_FORWARD_BEGIN, ZO_NO_MODULE, ZO_NO_PARAM, *out_graph, 0, 0, 0, NULL);
+    return ZO_OK;
+}
+
+/* releases every non-persistent parameter no module holds; with
+ * wait_inflight also waits and releases in-flight gathers. */
+static zo_status sweep_unheld(zo_runtime *rt, int wait_inflight) {
+    zo_status first = ZO_OK;
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        zo_par *pr = &rt->pars[p];
+        if (pr->status == ZO_PARAM_INFLIGHT) {
+            if (!wait_inflight) continue;
+            zo_status s = zo__wait_param(rt, p);
+            if (s) {
+                if (!first) first = s;
+                continue;
+            }
+        }
+        if (pr->status == ZO_PARAM_AVAILABLE && pr->n_act == 0 && !pr->persistent) {
+            zo_status s = zo__release_param(rt, p, 1);
+            if (s && !first) first = s;
+        }
+    }
+    return first;
+}
+
+zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    uint32_t gslot = graph_slot(rt, gh);
+    if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_forward_end: unknown graph");
+    if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_FWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
+        return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_end: graph is not the innermost forward pass");
+    for (uint32_t i = 0; i < rt->n_fstack; i++)
+        if (rt->calls[rt->fstack[i]].graph == gslot)
+            return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_end: module %u still has an open call",
+                            rt->calls[rt->fstack[i]].m);
+    zo_graph_rec *g = &rt->graphs[gslot];
+    rt->n_ctx--;
+    g->building = 0;
+    zo_status first = ZO_OK;
+    if (g->eval && g->root) {
+        rt->st.steps++;
+        zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, 0, 0, "eval end-of-forward");
+        first = zo__coord_reset_step(rt, &rt->coord[1]);
+    }
+    zo__emit(rt, ZO_EV_FORWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
+    if (!g->any_grad) {
+        /* nothing to backpropagate: the graph ends here */
+        zo_status s = free_graph(rt, gslot, 1);
+        if (s && !first) first = s;
+        if (!IS_LEGACY(rt) && rt->n_ctx == 0) {
+            s = sweep_unheld(rt, 1);
+            if (s && !first) first = s;
+        }
+    }
+    return first;
+}
+
+zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    zo_status s = check_module(rt, m, "zo_pre_forward");
+    if (s) return s;
+    if (call_flags & ~ZO_CALL_GRAD)
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_pre_forward: unknown flags 0x%x", call_flags);
+    if (rt->mods[m].in_leaf)
+        return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_pre_forward: module %u is inside a z3 leaf module (no hooks)", m);
+    if (rt->n_ctx == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_pre_forward: no forward pass begun");
+    if (zo__reserve(rt, (void **)&rt->fstack, &rt->cap_fstack, rt->n_fstack + 1, sizeof *rt->fstack))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: forward stack");
+    uint32_t idx;
+    s = alloc_call(rt, &idx);
+    if (s) return zo__fail(rt, s, "zo_pre_forward: call table");
+    const zo_ctx *top = &rt->ctx[rt->n_ctx - 1];
+    uint32_t gslot = top->graph;
+    zo_call_rec *c = &rt->calls[idx];
+    uint32_t gen = c->gen;
+    memset(c, 0, sizeof *c);
+    c->gen = gen;
+    c->in_use = 1;
+    c->m = m;
+    c->graph = gslot;
+    c->on_stack = 1;
+    c->recompute = n_bwd(rt) > 0;
+    c->grad = (call_flags & ZO_CALL_GRAD) != 0;
+    zo_mod *md = &rt->mods[m];
+    /* link */
+    c->mod_prev = ZO_NONE32;
+    c->mod_next = md->calls_head;
+    if (md->calls_head != ZO_NONE32) rt->calls[md->calls_head].mod_prev = idx;
+    md->calls_head = idx;
+    zo_graph_rec *g = &rt->graphs[gslot];
+    c->graph_next = g->calls_head;
+    g->calls_head = idx;
+    if (c->grad) g->any_grad = 1;
+    rt->live_calls++;
+    rt->fstack[rt->n_fstack++] = idx;
+    md->open_calls++;
+    zo__emit(rt, ZO_EV_PRE_FORWARD, m, ZO_NO_PARAM, mk_graph(rt, gslot), 0, 0, 0,
+             c->recompute ? "recompute" : NULL);
+    /* fetch_sub_module(m, forward=True) */
+    int activated = 0;
+    s = zo__coord_fetch(rt, coord_of_graph(rt, gslot), m, &activated);
+    if (!activated) {
+        /* nothing happened: undo the push (idx is still the head of its graph's list) */
+        rt->n_fstack--;
+        md->open_calls--;
+        rt->graphs[gslot].calls_head = rt->calls[idx].graph_next;
+        (void)free_call(rt, idx);
+        return s;
+    }
+    if (!IS_LEGACY(rt)) act_set(rt, c, &c->fwd_active);
+    return s;
+}
+
+zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
+                          zo_grad_handle *out_handles) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    zo_status s = check_module(rt, m, "zo_track_inputs");
+    if (s) return s;
+    if (n > 0 && (!requires_grad || !out_handles))
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_track_inputs: NULL arrays for %zu inputs", n);
+    if (n >= (1u << 20)) return zo__fail(rt, ZO_ERR_LIMIT, "zo_track_inputs: %zu inputs", n);
+    int64_t si = find_open(rt, m);
+    if (si < 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_inputs: module %u has no open call", m);
+    uint32_t idx = rt->fstack[si];
+    zo_call_rec *c = &rt->calls[idx];
+    if (c->d_done) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_inputs: hook D already ran for this call of %u", m);
+    zo_mod *md = &rt->mods[m];
+    zo_graph gh = mk_graph(rt, c->graph);
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) k += requires_grad[i] != 0;
+    if (!IS_LEGACY(rt)) {
+        int top_fwd = rt->n_ctx > 0 && rt->ctx[rt->n_ctx - 1].type == ZO_CTX_FWD;
+        if (c->grad && k > 0 && top_fwd) {
+            uint8_t *st = zo__calloc(rt, n, 1);
+            if (!st) return zo__fail(rt, ZO_ERR_NOMEM, "zo_track_inputs: window");
+            for (size_t i = 0; i < n; i++) {
+                st[i] = requires_grad[i] ? 1 : 0;
+                out_handles[i] = requires_grad[i] ? mk_handle(ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
+            }
+            c->in_state = st;
+            c->n_in = (uint32_t)n;
+            c->has_window = 1;
+            c->window_open = 1;
+            c->window_count = k;
+            c->n_tracked = k;
+            md->open_windows++;
+            md->window_sum += k;
+            rt->st.open_windows++;
+            c->d_done = 1;
+            zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, 0, k, 1, NULL);
+            zo__emit(rt, ZO_EV_WINDOW_OPEN, m, ZO_NO_PARAM, gh, 0, k, 1, NULL);
+        } else {
+            for (size_t i = 0; i < n; i++) out_handles[i] = 0;
+            c->d_done = 1;
+            zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, 0, 0, 1, "no window");
+        }
+        return ZO_OK;
+    }
+    /* legacy: DeepSpeed's _post_backward_module_hook */
+    int64_t before = md->grads;
+    int valid_before = md->grads_init;
+    if (rt->cfg.grads_policy == ZO_GRADS_RESET_ON_FORWARD) {
+        md->grads = 0; /* module.ds_grads_remaining = 0 */
+        md->grads_init = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (requires_grad[i]) {
+            if (!md->grads_init) {
+                if (rt->cfg.grads_policy != ZO_GRADS_LAZY_INIT) {
+                    rt->st.uninit_counter_events++;
+                    zo__emit(rt, ZO_EV_COUNTER_UNINIT, m, ZO_NO_PARAM, gh, 0, 0, 0,
+                             "ds_grads_remaining += 1 before initialisation");
+                }
+                md->grads = 0;
+                md->grads_init = 1;
+            }
+            md->grads += 1;
+            out_handles[i] = mk_handle(ZO_H_LEGACY_IN, 0, m, 0);
+        } else {
+            out_handles[i] = 0;
+        }
+    }
+    c->d_done = 1;
+    zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, valid_before ? before : 0, md->grads,
+             md->grads_init ? 1 : 0, valid_before ? NULL : "counter was uninitialised before");
+    return ZO_OK;
+}
+
+zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    zo_status s = check_module(rt, m, "zo_post_forward");
+    if (s) return s;
+    int64_t si = find_open(rt, m);
+    if (si < 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_post_forward: module %u has no open call", m);
+    uint32_t idx = rt->fstack[si];
+    memmove(&rt->fstack[si], &rt->fstack[si + 1], (rt->n_fstack - (uint32_t)si - 1) * sizeof *rt->fstack);
+    rt->n_fstack--;
+    zo_call_rec *c = &rt->calls[idx];
+    zo_mod *md = &rt->mods[m];
+    md->open_calls--;
+    c->on_stack = 0;
+    c->ended = 1;
+    md->last_ended = idx;
+    md->last_ended_gen = c->gen;
+    zo__emit(rt, ZO_EV_POST_FORWARD, m, ZO_NO_PARAM, mk_graph(rt, c->graph), 0, 0, 0,
+             c->recompute ? "recompute" : NULL);
+    zo_coord *co = coord_of_graph(rt, c->graph);
+    if (IS_LEGACY(rt)) return zo__coord_release(rt, co, m, 1);
+    if (c->recompute) {
+        /* keep the parameters for the backward that follows the recompute */
+        if (c->fwd_active) {
+            c->fwd_active = 0;
+            c->hold = 1; /* activation moves from fwd to hold */
+        }
+        return ZO_OK;
+    }
+    if (act_clear(rt, c, &c->fwd_active)) return release_module(rt, m, co);
+    return ZO_OK;
+}
+
+zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
+                           zo_grad_handle *out_handles) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    zo_status s = check_module(rt, m, "zo_track_outputs");
+    if (s) return s;
+    if (n > 0 && (!requires_grad || !out_handles))
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_track_outputs: NULL arrays for %zu outputs", n);
+    if (n >= (1u << 20)) return zo__fail(rt, ZO_ERR_LIMIT, "zo_track_outputs: %zu outputs", n);
+    zo_mod *md = &rt->mods[m];
+    uint32_t idx = md->last_ended;
+    if (idx == ZO_NONE32 || !rt->calls[idx].in_use || rt->calls[idx].gen != md->last_ended_gen ||
+        rt->calls[idx].c_done)
+        return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_outputs: module %u has no call that just ended", m);
+    zo_call_rec *c = &rt->calls[idx];
+    zo_graph gh = mk_graph(rt, c->graph);
+    c->c_done = 1;
+    c->n_out = (uint32_t)n;
+    md->last_ended = ZO_NONE32;
+    if (IS_LEGACY(rt)) {
+        int64_t before = md->refcnt;
+        int vb = md->ref_init;
+        if (!md->ref_init) {
+            md->refcnt = 0;
+            md->ref_init = 1;
+        }
+        md->refcnt += (int64_t)n;
+        for (size_t i = 0; i < n; i++) out_handles[i] = mk_handle(ZO_H_LEGACY_OUT, 0, m, 0);
+        zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, vb ? before : 0, md->refcnt, 1, NULL);
+        return ZO_OK;
+    }
+    for (size_t i = 0; i < n; i++)
+        out_handles[i] = (requires_grad[i] && c->grad) ? mk_handle(ZO_H_CALL_OUT, c->gen, idx, (uint32_t)i) : 0;
+    zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
+    return ZO_OK;
+}
+
+zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (catcher != ZO_NO_MODULE) {
+        zo_status s = check_module(rt, catcher, "zo_forward_abort");
+        if (s) return s;
+    }
+    if (rt->n_ctx == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_abort: no forward pass");
+    uint32_t cur = rt->ctx[rt->n_ctx - 1].graph;
+    /* the calls of the innermost context form the top of the stack */
+    uint32_t floor = rt->n_fstack;
+    while (floor > 0 && rt->calls[rt->fstack[floor - 1]].graph == cur) floor--;
+    uint32_t keep = floor;
+    if (catcher != ZO_NO_MODULE) {
+        int64_t si = find_open(rt, catcher);
+        if (si < 0 || (uint32_t)si < floor)
+            return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_abort: catcher %u is not on the forward stack", catcher);
+        keep = (uint32_t)si + 1;
+    }
+    zo__emit(rt, ZO_EV_FORWARD_ABORT, catcher, ZO_NO_PARAM, mk_graph(rt, cur), 0, 0, 0, NULL);
+    zo_status first = ZO_OK;
+    while (rt->n_fstack > keep) {
+        uint32_t idx = rt->fstack[--rt->n_fstack];
+        zo_call_rec *c = &rt->calls[idx];
+        zo_mod *md = &rt->mods[c->m];
+        md->open_calls--;
+        c->on_stack = 0;
+        c->ended = 1;
+        c->c_done = 1; /* hook C never runs */
+        if (IS_LEGACY(rt)) continue; /* DeepSpeed: B and C never run, parameters stay gathered */
+        if (c->window_open) window_close(rt, c);
+        c->has_window = 0;
+        if (c->in_state) memset(c->in_state, 0, c->n_in);
+        int rel = act_clear(rt, c, &c->fwd_active);
+        rel |= act_clear(rt, c, &c->hold);
+        if (rel) {
+            zo_status s = release_module(rt, c->m, coord_of_graph(rt, c->graph));
+            if (s && !first) first = s;
+        }
+    }
+    if (catcher == ZO_NO_MODULE && rt->ctx[rt->n_ctx - 1].type == ZO_CTX_FWD) {
+        /* caught outside every module: this forward pass is over */
+        rt->n_ctx--;
+        rt->graphs[cur].building = 0;
+        zo_status s = free_graph(rt, cur, !IS_LEGACY(rt));
+        if (s && !first) first = s;
+        if (!IS_LEGACY(rt) && n_bwd(rt) == 0 && rt->n_fstack == 0) {
+            s = sweep_unheld(rt, rt->n_ctx == 0);
+            if (s && !first) first = s;
+        }
+    }
+    return first;
+}
+
+/* ------------------------------------------------------------------ */
+/* backward                                                             */
+/* ------------------------------------------------------------------ */
+
+zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    uint32_t gslot = graph_slot(rt, gh);
+    if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_begin: unknown graph");
+    zo_graph_rec *g = &rt->graphs[gslot];
+    if (g->building) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_backward_begin: graph still being built");
+    if (g->running) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_backward_begin: graph already being backpropagated");
+    if (zo__reserve(rt, (void **)&rt->ctx, &rt->cap_ctx, rt->n_ctx + 1, sizeof *rt->ctx))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_backward_begin");
+    if (n_bwd(rt) == 0) rt->bwd_epoch++;
+    rt->ctx[rt->n_ctx].type = ZO_CTX_BWD;
+    rt->ctx[rt->n_ctx].graph = gslot;
+    rt->ctx[rt->n_ctx].epoch = rt->bwd_epoch;
+    rt->n_ctx++;
+    g->running = 1;
+    g->retain = retain_graph != 0;
+    zo__emit(rt, ZO_EV_BACKWARD_BEGIN, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, retain_graph != 0, 0, NULL);
+    return ZO_OK;
+}
+
+/* resolves a per-call handle; returns the call index or ZO_NONE32 */
+static uint32_t call_of_handle(const zo_runtime *rt, zo_grad_handle h) {
+    uint32_t idx = h_idx(h);
+    if (idx >= rt->n_calls) return ZO_NONE32;
+    const zo_call_rec *c = &rt->calls[idx];
+    if (!c->in_use || c->gen != h_gen(h)) return ZO_NONE32;
+    return idx;
+}
+
+zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    unsigned kind = h_kind(h);
+    if (kind == ZO_H_LEGACY_OUT && IS_LEGACY(rt)) {
+        zo_module_id m = h_idx(h);
+        if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: bad handle");
+        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
+        zo_mod *md = &rt->mods[m];
+        zo_graph gh = mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
+        if (!md->ref_init) {
+            rt->st.uninit_counter_events++;
+            zo__emit(rt, ZO_EV_COUNTER_UNINIT, m, ZO_NO_PARAM, gh, 0, 0, 0,
+                     "applied_pre_backward_ref_cnt read before initialisation");
+            md->ref_init = 1;
+            md->refcnt = 0;
+        }
+        int64_t before = md->refcnt;
+        zo_status s = ZO_OK;
+        if (md->refcnt > 0) {
+            int activated = 0;
+            s = zo__coord_fetch(rt, &rt->coord[0], m, &activated); /* pre_sub_module_backward_function */
+            if (s == ZO_OK) md->refcnt -= 1; /* Python raises before the decrement */
+        }
+        zo__emit(rt, ZO_EV_OUTPUT_GRAD, m, ZO_NO_PARAM, gh, before, md->refcnt, 1, NULL);
+        return s;
+    }
+    if (kind == ZO_H_CALL_OUT && !IS_LEGACY(rt)) {
+        uint32_t idx = call_of_handle(rt, h);
+        if (idx == ZO_NONE32 || h_slot(h) >= rt->calls[idx].n_out)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: unknown or stale handle");
+        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
+        zo_call_rec *c = &rt->calls[idx];
+        zo_module_id m = c->m;
+        zo_graph gh = mk_graph(rt, c->graph);
+        zo_status s = ZO_OK;
+        if (!c->bwd_active) {
+            int activated = 0;
+            s = zo__coord_fetch(rt, &rt->coord[0], m, &activated);
+            if (activated) act_set(rt, &rt->calls[idx], &rt->calls[idx].bwd_active);
+        }
+        zo__emit(rt, ZO_EV_OUTPUT_GRAD, m, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
+        return s;
+    }
+    return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: not an output handle of this runtime");
+}
+
+zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    unsigned kind = h_kind(h);
+    if (kind == ZO_H_LEGACY_IN && IS_LEGACY(rt)) {
+        zo_module_id m = h_idx(h);
+        if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: bad handle");
+        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
+        zo_mod *md = &rt->mods[m];
+        zo_graph gh = mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
+        int vb = md->grads_init;
+        if (!md->grads_init) {
+            if (rt->cfg.grads_policy != ZO_GRADS_LAZY_INIT) {
+                rt->st.uninit_counter_events++;
+                zo__emit(rt, ZO_EV_COUNTER_UNINIT, m, ZO_NO_PARAM, gh, 0, 0, 0,
+                         "ds_grads_remaining -= 1 before initialisation");
+            }
+            md->grads = 0;
+            md->grads_init = 1;
+        }
+        int64_t before = md->grads;
+        md->grads -= 1;
+        zo__emit(rt, ZO_EV_INPUT_GRAD, m, ZO_NO_PARAM, gh, vb ? before : 0, md->grads, 1, NULL);
+        if (md->grads == 0 && !retain_running(rt))
+            return zo__coord_release(rt, &rt->coord[0], m, 1); /* post_sub_module_backward_function */
+        return ZO_OK;
+    }
+    if (kind == ZO_H_CALL_IN && !IS_LEGACY(rt)) {
+        uint32_t idx = call_of_handle(rt, h);
+        uint32_t slot = h_slot(h);
+        if (idx == ZO_NONE32 || slot >= rt->calls[idx].n_in || !rt->calls[idx].in_state)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: unknown or stale handle");
+        zo_call_rec *c = &rt->calls[idx];
+        if (c->in_state[slot] != 1 || !c->window_open)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: handle already used in this backward");
+        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
+        zo_module_id m = c->m;
+        zo_mod *md = &rt->mods[m];
+        zo_graph gh = mk_graph(rt, c->graph);
+        c->in_state[slot] = 2;
+        int64_t before = c->window_count;
+        c->window_count--;
+        md->window_sum--;
+        zo__emit(rt, ZO_EV_INPUT_GRAD, m, ZO_NO_PARAM, gh, before, c->window_count, 1, NULL);
+        if (c->window_count > 0) return ZO_OK;
+        window_close(rt, c);
+        zo__emit(rt, ZO_EV_WINDOW_CLOSE, m, ZO_NO_PARAM, gh, 0, 0, 1, NULL);
+        int rel = act_clear(rt, c, &c->bwd_active);
+        rel |= act_clear(rt, c, &c->hold);
+        /* recompute calls of the module without a window served this backward too */
+        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+            zo_call_rec *o = &rt->calls[j];
+            if (o->hold && !o->has_window && !o->on_stack) rel |= act_clear(rt, o, &o->hold);
+        }
+        if (rel) return release_module(rt, m, &rt->coord[0]);
+        return ZO_OK;
+    }
+    return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: not an input handle of this runtime");
+}
+
+zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_grad_ready: unknown parameter %u", p);
+    zo_par *pr = &rt->pars[p];
+    if (!pr->trainable) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_grad_ready: parameter %u is frozen", p);
+    if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_param_grad_ready: no backward running");
+    zo_status s = zo__rebuild(rt);
+    if (s) return s;
+    zo__emit(rt, ZO_EV_PARAM_GRAD_READY, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
+    if (IS_LEGACY(rt)) return ZO_OK;
+    uint64_t epoch = rt->bwd_epoch;
+    if (pr->ready_epoch == epoch) return ZO_OK;
+    pr->ready_epoch = epoch;
+    zo_status first = ZO_OK;
+    for (uint32_t u = 0; u < pr->n_users; u++) {
+        zo_module_id m = pr->users[u];
+        zo_mod *md = &rt->mods[m];
+        if (md->ready_epoch != epoch) {
+            md->ready_epoch = epoch;
+            md->ready_count = 0;
+        }
+        md->ready_count++;
+        if (md->ready_count != md->n_trainable) continue;
+        /* every trainable parameter of m has its gradient: m's backward is done */
+        int rel = 0;
+        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+            zo_call_rec *o = &rt->calls[j];
+            if (o->on_stack) continue;
+            rel |= act_clear(rt, o, &o->bwd_active);
+            rel |= act_clear(rt, o, &o->hold);
+        }
+        if (rel) {
+            s = release_module(rt, m, &rt->coord[0]);
+            if (s && !first) first = s;
+        }
+    }
+    return first;
+}
+
+zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    uint32_t gslot = graph_slot(rt, gh);
+    if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_end: unknown graph");
+    if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_BWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
+        return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_backward_end: graph is not the innermost running backward");
+    zo_graph_rec *g = &rt->graphs[gslot];
+    rt->n_ctx--;
+    int outermost = n_bwd(rt) == 0;
+    zo__emit(rt, ZO_EV_BACKWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, g->retain, 0, NULL);
+    zo_status first = ZO_OK;
+    if (IS_LEGACY(rt)) {
+        g->running = 0;
+        if (!g->retain) first = free_graph(rt, gslot, 0);
+        return first;
+    }
+    /* end-of-backward callback: close (or re-arm) this graph's windows */
+    for (uint32_t j = g->calls_head; j != ZO_NONE32; j = rt->calls[j].graph_next) {
+        zo_call_rec *c = &rt->calls[j];
+        if (!c->has_window) continue;
+        if (c->window_open) {
+            rt->st.leftovers++;
+            zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, gh, c->window_count, 0, 1,
+                     "window closed by the end-of-backward callback");
+            window_close(rt, c);
+        }
+        if (g->retain) {
+            zo_mod *md = &rt->mods[c->m];
+            for (uint32_t i = 0; i < c->n_in; i++)
+                if (c->in_state[i] == 2) c->in_state[i] = 1;
+            c->window_open = 1;
+            c->window_count = c->n_tracked;
+            md->open_windows++;
+            md->window_sum += c->n_tracked;
+            rt->st.open_windows++;
+        }
+    }
+    /* drop backward activations: every call (outermost) or this graph's */
+    for (uint32_t j = 0; j < rt->n_calls; j++) {
+        zo_call_rec *c = &rt->calls[j];
+        if (!c->in_use || c->on_stack) continue;
+        if (!outermost && c->graph != gslot) continue;
+        int rel = act_clear(rt, c, &c->bwd_active);
+        rel |= act_clear(rt, c, &c->hold);
+        if (rel) {
+            zo_status s = release_module(rt, c->m, &rt->coord[0]);
+            if (s && !first) first = s;
+        }
+    }
+    g->running = 0;
+    if (!g->retain) {
+        zo_status s = free_graph(rt, gslot, 0);
+        if (s && !first) first = s;
+    }
+    if (outermost) {
+        zo_status s = sweep_unheld(rt, 1);
+        if (s && !first) first = s;
+    }
+    return first;
+}
+
+zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    uint32_t gslot = graph_slot(rt, gh);
+    if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_graph_discard: unknown graph");
+    zo_graph_rec *g = &rt->graphs[gslot];
+    if (g->building || g->running)
+        return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_graph_discard: graph is being built or backpropagated");
+    return free_graph(rt, gslot, !IS_LEGACY(rt));
+}
+
+/* ------------------------------------------------------------------ */
+/* access, sweep, reset                                                 */
+/* ------------------------------------------------------------------ */
+
+zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const void **out_data, size_t *out_bytes) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!out_data) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_access: out_data is NULL");
+    *out_data = NULL;
+    if (out_bytes) *out_bytes = 0;
+    zo_status s = check_module(rt, m, "zo_param_access");
+    if (s) return s;
+    if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_access: unknown parameter %u", p);
+    zo_par *pr = &rt->pars[p];
+    zo__emit(rt, ZO_EV_PARAM_ACCESS, m, p, 0, 0, 0, 0, zo_param_status_name(pr->status));
+    if (pr->status == ZO_PARAM_NOT_AVAILABLE) {
+        if (IS_LEGACY(rt) && rt->n_fstack == 0)
+            return zo__fail(rt, ZO_ERR_NOT_AVAILABLE,
+                            "module %u read parameter %u while it is NOT_AVAILABLE (no gather outside forward)", m, p);
+        s = zo__gather(rt, &p, 1, 0);
+        if (s) return s;
+        rt->st.unplanned_fetches++;
+        zo__emit(rt, ZO_EV_UNPLANNED_FETCH, m, p, 0, 0, 0, 0, "gather on access");
+    }
+    if (pr->status == ZO_PARAM_INFLIGHT) {
+        s = zo__wait_param(rt, p);
+        if (s) return s;
+    }
+    *out_data = pr->full;
+    if (out_bytes) *out_bytes = pr->full_bytes;
+    return ZO_OK;
+}
+
+zo_status zo_release_all(zo_runtime *rt) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    zo__emit(rt, ZO_EV_RELEASE_ALL, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, NULL);
+    zo_status first = ZO_OK;
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        zo_par *pr = &rt->pars[p];
+        if (pr->status == ZO_PARAM_INFLIGHT) {
+            zo_status s = zo__wait_param(rt, p);
+            if (s && !first) first = s;
+        }
+        pr->n_act = 0; /* ds_active_sub_modules.clear() */
+    }
+    if (!IS_LEGACY(rt)) {
+        for (uint32_t j = 0; j < rt->n_calls; j++) {
+            zo_call_rec *c = &rt->calls[j];
+            if (!c->in_use) continue;
+            if (c->window_open) {
+                rt->st.leftovers++;
+                zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, mk_graph(rt, c->graph), c->window_count, 0, 1,
+                         "window closed by release_and_reset_all");
+                window_close(rt, c);
+                c->has_window = 0;
+                if (c->in_state) memset(c->in_state, 0, c->n_in);
+            }
+            (void)act_clear(rt, c, &c->bwd_active);
+            (void)act_clear(rt, c, &c->hold);
+        }
+        /* calls still on the forward stack keep their modules active */
+        for (uint32_t i = 0; i < rt->n_fstack; i++) {
+            zo_call_rec *c = &rt->calls[rt->fstack[i]];
+            if (c->fwd_active) {
+                const zo_mod *md = &rt->mods[c->m];
+                for (uint32_t k = 0; k < md->n_fetch && !rt->dirty; k++) (void)zo__act_add(rt, md->fetch[k], c->m);
+            }
+        }
+    }
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        zo_status s = zo__release_param(rt, p, 1);
+        if (s && !first) first = s;
+    }
+    /* idle graphs end here */
+    for (uint32_t gs = 0; gs < rt->n_graphs; gs++) {
+        zo_graph_rec *g = &rt->graphs[gs];
+        if (g->in_use && !g->building && !g->running) {
+            zo_status s = free_graph(rt, gs, 0);
+            if (s && !first) first = s;
+        }
+    }
+    return first;
+}
+
+zo_status zo_reset_step(zo_runtime *rt, int eval) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
+    rt->st.steps++;
+    zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
+    return zo__coord_reset_step(rt, &rt->coord[eval]);
+}
+
+/* ------------------------------------------------------------------ */
+/* introspection                                                        */
+/* ------------------------------------------------------------------ */
+
+zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out) {
+    if (!rt || !out) return ZO_ERR_INVALID_ARG;
+    if (p >= rt->n_pars) return ZO_ERR_BAD_HANDLE;
+    const zo_par *pr = &rt->pars[p];
+    memset(out, 0, sizeof *out);
+    out->status = pr->status;
+    out->numel = pr->numel;
+    out->partition_numel = pr->part_numel;
+    out->elem_size = pr->elem_size;
+    out->owner = pr->owner;
+    out->persistent = pr->persistent;
+    out->trainable = pr->trainable;
+    out->inflight = pr->work != ZO_NONE32;
+    out->n_active = pr->n_act;
+    out->gathers = pr->gathers;
+    return ZO_OK;
+}
+
+int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    if (!rt || p >= rt->n_pars) return 0;
+    const zo_par *pr = &rt->pars[p];
+    for (uint32_t i = 0; i < pr->n_act; i++)
+        if (pr->act[i] == m) return 1;
+    return 0;
+}
+
+zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out) {
+    if (!rt || !out) return ZO_ERR_INVALID_ARG;
+    if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
+    const zo_mod *md = &rt->mods[m];
+    memset(out, 0, sizeof *out);
+    out->parent = md->parent;
+    out->flags = md->flags;
+    out->in_leaf = md->in_leaf;
+    if (rt->cfg.grads_policy == ZO_GRADS_PER_CALL) {
+        out->grads_remaining = md->window_sum;
+        out->grads_initialised = 1;
+    } else {
+        out->grads_remaining = md->grads;
+        out->grads_initialised = md->grads_init;
+    }
+    out->pre_backward_ref_cnt = md->refcnt;
+    out->open_windows = md->open_windows;
+    out->open_calls = md->open_calls;
+    if (rt->dirty) {
+        /* count without rebuilding (const): own + ext (+ subtree for leaves) */
+        uint64_t n = md->n_own + md->n_ext;
+        if (md->flags & ZO_MODULE_Z3_LEAF)
+            for (uint32_t p = 0; p < rt->n_pars; p++) {
+                zo_module_id a = rt->mods[rt->pars[p].owner].parent;
+                while (a != ZO_NO_MODULE && a != m) a = rt->mods[a].parent;
+                if (a == m) n++;
+            }
+        out->n_params = n;
+    } else {
+        out->n_params = md->n_fetch;
+    }
+    return ZO_OK;
+}
+
+zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf, size_t cap, size_t *n_out) {
+    if (!rt || !n_out || (cap > 0 && !buf)) return ZO_ERR_INVALID_ARG;
+    if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
+    if (rt->dirty) {
+        zo_status s = zo__rebuild((zo_runtime *)rt);
+        if (s) return s;
+    }
+    const zo_mod *md = &rt->mods[m];
+    for (size_t i = 0; i < md->n_fetch && i < cap; i++) buf[i] = md->fetch[i];
+    *n_out = md->n_fetch;
+    return ZO_OK;
+}
+
+zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
+    if (!rt || !out) return ZO_ERR_INVALID_ARG;
+    *out = rt->st;
+    out->n_modules = rt->n_mods;
+    out->n_params = rt->n_pars;
+    out->forward_stack_depth = rt->n_fstack;
+    return ZO_OK;
+}
+
+zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) {
+    if (!rt || !out || (eval != 0 && eval != 1)) return ZO_ERR_INVALID_ARG;
+    const zo_coord *c = &rt->coord[eval];
+    out->mode = c->mode;
+    out->step_id = c->step_id;
+    out->n_modules = c->n_order;
+    out->n_params = c->n_porder;
+    out->queue_len = c->mode == ZO_TRACE_COMPLETE ? c->n_porder - c->qpos : 0;
+    return ZO_OK;
+}
+
+zo_status zo_check_consistency(zo_runtime *rt) {
+    if (!rt) return ZO_ERR_INVALID_ARG;
+    uint64_t live = 0, plive = 0, inflight = 0;
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        const zo_par *pr = &rt->pars[p];
+        if ((unsigned)pr->status > 2u) goto bad_status;
+        int in_reg = pr->work != ZO_NONE32;
+        if (in_reg != (pr->status == ZO_PARAM_INFLIGHT)) {
+            snprintf(rt->err, sizeof rt->err,
+                     "ZO_ERR_STATE: parameter %u is %s but %s the in-flight registry", p,
+                     zo_param_status_name(pr->status), in_reg ? "in" : "not in");
+            return ZO_ERR_STATE;
+        }
+        if (in_reg) {
+            if (pr->work >= rt->n_works || !rt->works[pr->work].in_use) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u points to a dead work", p);
+                return ZO_ERR_STATE;
+            }
+            const zo_work_rec *wr = &rt->works[pr->work];
+            uint32_t seen = 0;
+            for (uint32_t i = 0; i < wr->n_params; i++) seen += wr->params[i] == p;
+            if (seen != 1) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u appears %u times in its work", p, seen);
+                return ZO_ERR_STATE;
+            }
+            inflight++;
+        }
+        if (pr->status != ZO_PARAM_NOT_AVAILABLE) {
+            live += pr->numel;
+            if (pr->persistent) plive += pr->numel;
+            if (!pr->full) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: gathered parameter %u has no full buffer", p);
+                return ZO_ERR_STATE;
+            }
+        } else if (pr->full) {
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: released parameter %u still has a full buffer", p);
+            return ZO_ERR_STATE;
+        }
+    }
+    for (uint32_t w = 0; w < rt->n_works; w++) {
+        const zo_work_rec *wr = &rt->works[w];
+        if (!wr->in_use) continue;
+        for (uint32_t i = 0; i < wr->n_params; i++)
+            if (wr->params[i] >= rt->n_pars || rt->pars[wr->params[i]].work != w) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: work %u lists parameter %u not in flight with it", w,
+                         wr->params[i]);
+                return ZO_ERR_STATE;
+            }
+    }
+    if (live != rt->st.live_numel || plive != rt->st.persistent_live_numel || inflight != rt->st.inflight_params) {
+        snprintf(rt->err, sizeof rt->err,
+                 "ZO_ERR_STATE: accounting: live %llu (counted %llu), persistent %llu (counted %llu), in flight "
+                 "%llu (counted %llu)",
+                 (unsigned long long)rt->st.live_numel, (unsigned long long)live,
+                 (unsigned long long)rt->st.persistent_live_numel, (unsigned long long)plive,
+                 (unsigned long long)rt->st.inflight_params, (unsigned long long)inflight);
+        return ZO_ERR_STATE;
+    }
+    for (uint32_t m = 0; m < rt->n_mods; m++) {
+        const zo_mod *md = &rt->mods[m];
+        if (rt->cfg.grads_policy == ZO_GRADS_PER_CALL && md->window_sum < 0) {
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u has a negative window count", m);
+            return ZO_ERR_STATE;
+        }
+        uint32_t acts = 0, opens = 0;
+        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+            const zo_call_rec *c = &rt->calls[j];
+            acts += c->fwd_active + c->bwd_active + c->hold;
+            opens += c->on_stack;
+            if (c->window_count < 0) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: a window of module %u is negative", m);
+                return ZO_ERR_STATE;
+            }
+        }
+        if (acts != md->activations || opens != md->open_calls) {
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u activation accounting (%u vs %u, %u vs %u)",
+                     m, acts, md->activations, opens, md->open_calls);
+            return ZO_ERR_STATE;
+        }
+    }
+    return ZO_OK;
+bad_status:
+    snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: a parameter has an invalid ds_status");
+    return ZO_ERR_STATE;
+}

@@ -1,0 +1,181 @@
+/*
+ * util.c - allocator, errors, events and name tables of libzoffload.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void *zo__alloc(zo_runtime *rt, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (rt->al.alloc) return rt->al.alloc(rt->al.opaque, bytes);
+    return malloc(bytes);
+}
+
+void *zo__calloc(zo_runtime *rt, size_t n, size_t size) {
+    if (size != 0 && n > SIZE_MAX / size) return NULL;
+    void *p = zo__alloc(rt, n * size);
+    if (p) memset(p, 0, n * size ? n * size : 1);
+    return p;
+}
+
+void zo__free(zo_runtime *rt, void *p) {
+    if (!p) return;
+    if (rt->al.free)
+        rt->al.free(rt->al.opaque, p);
+    else
+        free(p);
+}
+
+zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, size_t esz) {
+    if (need <= *cap) return ZO_OK;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2) return ZO_ERR_NOMEM;
+        nc *= 2;
+    }
+    if (esz && nc > SIZE_MAX / esz) return ZO_ERR_NOMEM;
+    void *n = zo__alloc(rt, nc * esz);
+    if (!n) return ZO_ERR_NOMEM;
+    if (*arr && *cap) memcpy(n, *arr, *cap * esz);
+    memset((char *)n + *cap * esz, 0, (nc - *cap) * esz);
+    zo__free(rt, *arr);
+    *arr = n;
+    *cap = nc;
+    return ZO_OK;
+}
+
+zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz) {
+    size_t c = *cap;
+    zo_status s = zo__reserve_sz(rt, arr, &c, need, esz);
+    if (s == ZO_OK) *cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+    return s;
+}
+
+char *zo__strdup(zo_runtime *rt, const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s);
+    char *d = zo__alloc(rt, n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
+              int64_t before, int64_t after, int valid, const char *detail) {
+    uint64_t seq = rt->ev_seq++;
+    if (!rt->cfg.on_event) return;
+    zo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = k;
+    ev.seq = seq;
+    ev.step = rt->st.steps;
+    ev.module = m;
+    ev.param = p;
+    ev.graph = g;
+    ev.counter_before = before;
+    ev.counter_after = after;
+    ev.counter_valid = valid;
+    ev.from = ev.to = ZO_PARAM_NOT_AVAILABLE;
+    ev.status = ZO_OK;
+    ev.detail = detail;
+    rt->cfg.on_event(rt->cfg.event_user, &ev);
+}
+
+zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(rt->err, sizeof rt->err, "%s: ", zo_strerror(st));
+    if (n < 0) n = 0;
+    if ((size_t)n < sizeof rt->err) vsnprintf(rt->err + n, sizeof rt->err - (size_t)n, fmt, ap);
+    va_end(ap);
+    uint64_t seq = rt->ev_seq++;
+    if (rt->cfg.on_event) {
+        zo_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = ZO_EV_ERROR;
+        ev.seq = seq;
+        ev.step = rt->st.steps;
+        ev.module = ZO_NO_MODULE;
+        ev.param = ZO_NO_PARAM;
+        ev.status = st;
+        ev.detail = rt->err;
+        rt->cfg.on_event(rt->cfg.event_user, &ev);
+    }
+    return st;
+}
+
+const char *zo_strerror(zo_status s) {
+    switch (s) {
+    case ZO_OK: return "ZO_OK: success";
+    case ZO_ERR_INVALID_ARG: return "ZO_ERR_INVALID_ARG: invalid argument";
+    case ZO_ERR_NOMEM: return "ZO_ERR_NOMEM: out of memory";
+    case ZO_ERR_BAD_HANDLE: return "ZO_ERR_BAD_HANDLE: unknown or stale handle";
+    case ZO_ERR_PROTOCOL: return "ZO_ERR_PROTOCOL: hook called out of protocol order";
+    case ZO_ERR_EXISTS: return "ZO_ERR_EXISTS: already registered";
+    case ZO_ERR_OVERFLOW: return "ZO_ERR_OVERFLOW: size overflow";
+    case ZO_ERR_BACKEND: return "ZO_ERR_BACKEND: backend error";
+    case ZO_ERR_TRACE: return "ZO_ERR_TRACE: tracing error";
+    case ZO_ERR_STATE: return "ZO_ERR_STATE: inconsistent state";
+    case ZO_ERR_NOT_AVAILABLE: return "ZO_ERR_NOT_AVAILABLE: parameter not available";
+    case ZO_ERR_VERSION: return "ZO_ERR_VERSION: config version not understood";
+    case ZO_ERR_LIMIT: return "ZO_ERR_LIMIT: limit exceeded";
+    case ZO_ERR_UNSUPPORTED: return "ZO_ERR_UNSUPPORTED: not supported";
+    case ZO_ERR_NO_DEVICE: return "ZO_ERR_NO_DEVICE: no device";
+    case ZO_ERR_COLLECTIVE_MISMATCH: return "ZO_ERR_COLLECTIVE_MISMATCH: ranks issued different collectives";
+    default: return "ZO_ERR_UNKNOWN: unknown status code";
+    }
+}
+
+/* The one table of legal ds_status transitions. */
+static const unsigned char k_legal[3][3] = {
+    /* to:        NOT_AVAILABLE INFLIGHT AVAILABLE */
+    /* NOT_AV */ {0, 1, 0},
+    /* INFLIGHT*/ {0, 0, 1},
+    /* AVAIL  */ {1, 0, 0},
+};
+
+int zo_transition_legal(zo_param_status from, zo_param_status to) {
+    if ((unsigned)from > 2u || (unsigned)to > 2u) return 0;
+    return k_legal[from][to];
+}
+
+const char *zo_param_status_name(zo_param_status s) {
+    switch (s) {
+    case ZO_PARAM_NOT_AVAILABLE: return "NOT_AVAILABLE";
+    case ZO_PARAM_INFLIGHT: return "INFLIGHT";
+    case ZO_PARAM_AVAILABLE: return "AVAILABLE";
+    default: return "INVALID";
+    }
+}
+
+static const char *const k_policy_names[ZO_GRADS_POLICY_COUNT] = {
+    "per-call", "reset-on-forward", "lazy-init", "init-at-register"};
+
+const char *zo_policy_name(zo_grads_policy p) {
+    if ((unsigned)p >= ZO_GRADS_POLICY_COUNT) return NULL;
+    return k_policy_names[p];
+}
+
+zo_status zo_policy_from_name(const char *name, zo_grads_policy *out) {
+    if (!name || !out) return ZO_ERR_INVALID_ARG;
+    for (unsigned i = 0; i < ZO_GRADS_POLICY_COUNT; i++)
+        if (strcmp(name, k_policy_names[i]) == 0) {
+            *out = (zo_grads_policy)i;
+            return ZO_OK;
+        }
+    return ZO_ERR_INVALID_ARG;
+}
+
+static const char *const k_event_names[ZO_EV_KIND_COUNT] = {
+    "FORWARD_BEGIN", "FORWARD_END", "PRE_FORWARD", "TRACK_INPUTS", "POST_FORWARD",
+    "TRACK_OUTPUTS", "OUTPUT_GRAD", "INPUT_GRAD", "PARAM_GRAD_READY", "PARAM_ACCESS",
+    "BACKWARD_BEGIN", "BACKWARD_END", "FORWARD_ABORT", "RELEASE_ALL", "RESET_STEP",
+    "PARAM_STATE", "GATHER", "PREFETCH", "WAIT", "RELEASE", "UNPLANNED_FETCH",
+    "WINDOW_OPEN", "WINDOW_CLOSE", "LEFTOVER", "COUNTER_UNINIT", "TRACE_COMPLETE",
+    "TRACE_INVALIDATED", "ERROR"};
+
+const char *zo_event_kind_name(zo_event_kind k) {
+    if ((unsigned)k >= ZO_EV_KIND_COUNT) return "UNKNOWN";
+    return k_event_names[k];
+}
