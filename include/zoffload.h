@@ -374,8 +374,13 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
  *  caught it and continues; ZO_NO_MODULE: caught outside every module).
  *  Per-call: releases what the unwound calls fetched, discards their
  *  windows, pops them; with ZO_NO_MODULE the current forward pass ends and
- *  its graph is discarded.  Legacy policies: records the event only (hooks
- *  B and C never run in DeepSpeed: parameters stay gathered, stale stack).
+ *  its graph is discarded.  Legacy policies: the unwound calls leave the
+ *  stack (so the runtime stays usable) but nothing is released: as in
+ *  DeepSpeed, where hooks B and C never run, their parameters stay
+ *  gathered and their modules stay in the active sets until
+ *  zo_release_all().  (DeepSpeed's FWD_MODULE_STACK also keeps the stale
+ *  entries; it only serves external-parameter registration, which
+ *  zoffload does not model.)
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (catcher not on the stack). */
 zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher);
 
