@@ -78,6 +78,9 @@ typedef struct zs_checker {
     const zs_scenario *s;
     int policy;
     int abort_on_violation;
+    int skip_counters;    /* 1: do not check I1/I2 (fuzz_api under a legacy policy, where
+                             arbitrary call orders legitimately break them) */
+    uint32_t n_modules;   /* modules to inspect (default: the scenario's) */
     FILE *log;            /* every runtime event, one line each (NULL: none) */
 
     int step;
