@@ -208,12 +208,13 @@ static void walk_modules(walker *w, zs_scenario *s)
 
 static void walk_numel(walker *w, zs_param *p)
 {
-    static const uint32_t hi[3] = {64, 65536, ZS_MAX_NUMEL};
+    /* classes: tiny, small, up to ~1e6 (fuzzing), real-model sizes */
+    static const uint32_t hi[4] = {64, 65536, 1u << 20, ZS_MAX_NUMEL};
     unsigned cls = 0;
     if (w->enc) {
-        while (cls < 2 && p->numel > hi[cls]) cls++;
+        while (cls < 3 && p->numel > hi[cls]) cls++;
     }
-    cls = (unsigned)w_range(w, cls, 0, 2, 0, "numel class");
+    cls = (unsigned)w_range(w, cls, 0, 3, 0, "numel class");
     p->numel = (uint32_t)w_range(w, p->numel, 1, hi[cls], 1, "numel");
 }
 

@@ -36,19 +36,19 @@ extern "C" {
 /* Limits                                                               */
 /* ------------------------------------------------------------------ */
 
-#define ZS_MAX_MODULES 64    /* module tree size */
-#define ZS_MAX_PARAMS 128    /* parameters */
+#define ZS_MAX_MODULES 254   /* module tree size (real models: BERT-base has ~170 modules) */
+#define ZS_MAX_PARAMS 254    /* parameters (BERT-base has ~200) */
 #define ZS_MAX_USES 64       /* tied / external parameter uses */
 #define ZS_MAX_STEPS 8       /* steps in the program */
 #define ZS_MAX_PASSES 4      /* forward passes (micro-batches) per step */
-#define ZS_MAX_CALLS 48      /* module calls per forward pass */
+#define ZS_MAX_CALLS 254     /* module calls per forward pass */
 #define ZS_MAX_CHILD_CALLS 4 /* calls made by one call's body */
 #define ZS_MAX_IN 4          /* input tensors of one call */
 #define ZS_MAX_OUT 4         /* output tensors of one call */
 #define ZS_MAX_USE 8         /* tensors consumed by one call's own op */
 #define ZS_MAX_ORDER 256     /* fuzzed backward-order choice bytes */
 #define ZS_MAX_WORLD 8       /* world size W is 1..ZS_MAX_WORLD */
-#define ZS_MAX_NUMEL (1u << 20) /* numel is 1..ZS_MAX_NUMEL (~1e6) */
+#define ZS_MAX_NUMEL 0x7FFFFFFFu /* numel is 1..ZS_MAX_NUMEL; the codec's classes favour <= 2^20 (~1e6); real models need ~4e7 (GPT-2 wte) */
 #define ZS_MAX_ELEM_SIZE 64  /* elem_size is 1..64 bytes (the runtime's limit) */
 #define ZS_MAX_PROGRESS 7    /* cfg.progress_every is 0..7 */
 #define ZS_NAME_LEN 24       /* annotation names, NUL-terminated */
