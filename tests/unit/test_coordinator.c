@@ -430,7 +430,6 @@ static void test_train_and_eval_coordinators(void **state)
         HD_CALL(rt, &c, ch.c[0], 0, "", "");
         HD_EXIT(rt, &cr, "");
         HD_FWD_END(rt, g); /* end-of-forward reset_step of the eval coordinator */
-        HD_OK(rt, zo_graph_discard(rt, g));
         HD_ALL_RELEASED(rt);
         HD_EQ(HD_TRACE_EVAL(rt).mode, ZO_TRACE_COMPLETE);
         HD_EQ(HD_TRACE_EVAL(rt).n_modules, 3);

@@ -37,9 +37,9 @@ static void fwd_only_step(zo_runtime *rt, zo_module_id r, const zo_module_id *or
 {
     hd_call cr, c;
     zo_graph g = HD_FWD_BEGIN(rt);
-    HD_ENTER(rt, &cr, r, 0, "");
+    HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "");
     for (size_t i = 0; i < n; i++)
-        HD_CALL(rt, &c, order[i], 0, "", "");
+        HD_CALL(rt, &c, order[i], ZO_CALL_GRAD, "", "");
     HD_EXIT(rt, &cr, "");
     HD_FWD_END(rt, g);
     HD_OK(rt, zo_graph_discard(rt, g));
@@ -80,7 +80,7 @@ static void test_inflight_deferred(void **state)
     HD_EQ(HD_TRACE(rt).mode, ZO_TRACE_COMPLETE);
     hd_call cr, ca, cb, cc;
     size_t mark = g_ev.n;
-    HD_ENTER(rt, &cr, r, 0, "");
+    HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "");
     /* r has no params; the prefetcher issued pa's all-gather */
     HD_PSTATUS(rt, pa, ZO_PARAM_INFLIGHT);
     zo_param_info pi = HD_PINFO(rt, pa);
@@ -94,7 +94,7 @@ static void test_inflight_deferred(void **state)
     HD_CONSISTENT(rt);
 
     uint64_t waits0 = HD_STATS(rt).blocking_waits;
-    HD_ENTER(rt, &ca, a, 0, "");
+    HD_ENTER(rt, &ca, a, ZO_CALL_GRAD, "");
     HD_AVAILABLE(rt, pa);
     HD_EQ(HD_PINFO(rt, pa).inflight, 0);
     HD_EQ(HD_STATS(rt).blocking_waits, waits0 + 1); /* deferred: had not completed */
@@ -108,7 +108,7 @@ static void test_inflight_deferred(void **state)
      * fetch no longer blocks */
     assert_true(zo_host_progress(be) >= 1);
     uint64_t waits1 = HD_STATS(rt).blocking_waits;
-    HD_ENTER(rt, &cb, b, 0, "");
+    HD_ENTER(rt, &cb, b, ZO_CALL_GRAD, "");
     HD_AVAILABLE(rt, pb);
     HD_EQ(HD_STATS(rt).blocking_waits, waits1);
     /* pc is in flight; an access waits for it and sees the right bytes */
@@ -116,7 +116,7 @@ static void test_inflight_deferred(void **state)
     HD_ACCESS(rt, b, pc);
     HD_EQ(HD_PINFO(rt, pc).inflight, 0);
     HD_EXIT(rt, &cb, "");
-    HD_CALL(rt, &cc, c, 0, "", "");
+    HD_CALL(rt, &cc, c, ZO_CALL_GRAD, "", "");
     HD_EXIT(rt, &cr, "");
     HD_FWD_END(rt, g);
     HD_OK(rt, zo_graph_discard(rt, g));
@@ -197,12 +197,12 @@ static void test_active_set_and_live_numel(void **state)
     hd_call cr, ca, cb;
     zo_graph g = HD_FWD_BEGIN(rt);
     HD_EQ(HD_STATS(rt).live_numel, 0);
-    HD_ENTER(rt, &cr, r, 0, "");
+    HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "");
     HD_EQ(HD_STATS(rt).live_numel, 100);
     HD_EQ(HD_PINFO(rt, pr).n_active, 1);
     HD_EQ(zo_param_is_active_for(rt, pr, r), 1);
     HD_EQ(zo_param_is_active_for(rt, pr, b), 0);
-    HD_ENTER(rt, &ca, a, 0, "");
+    HD_ENTER(rt, &ca, a, ZO_CALL_GRAD, "");
     HD_EQ(HD_STATS(rt).live_numel, 401);
     HD_EQ(HD_STATS(rt).peak_live_numel, 401);
     HD_EQ(HD_MINFO(rt, r).open_calls, 1);
@@ -210,7 +210,7 @@ static void test_active_set_and_live_numel(void **state)
     HD_EXIT(rt, &ca, "");
     HD_RELEASED(rt, pa);
     HD_EQ(HD_STATS(rt).live_numel, 100);
-    HD_ENTER(rt, &cb, b, 0, "");
+    HD_ENTER(rt, &cb, b, ZO_CALL_GRAD, "");
     HD_EQ(HD_PINFO(rt, pr).n_active, 2);
     HD_EQ(HD_PINFO(rt, pr).gathers, 1); /* already AVAILABLE: not gathered again */
     HD_EQ(HD_STATS(rt).live_numel, 150);
@@ -281,7 +281,6 @@ static void test_persistent_never_released(void **state)
             g = HD_FWD_BEGIN_FLAGS(rt, ZO_FWD_ROOT | ZO_FWD_EVAL);
             HD_CALL(rt, &cm, m, 0, "0", "0");
             HD_FWD_END(rt, g);
-            HD_OK(rt, zo_graph_discard(rt, g));
             HD_AVAILABLE(rt, small);
         }
         HD_EQ(HD_PINFO(rt, small).gathers, 1);
