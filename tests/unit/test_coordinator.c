@@ -364,6 +364,53 @@ static void test_invalidation_on_registration(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
+/* A module gains an external parameter after the trace is complete: the
+ * parameter trace no longer matches.  Either the runtime invalidates the
+ * trace, or the fetch reports DeepSpeed's "tracing error" (ZO_ERR_TRACE,
+ * call still pushed: zo_forward_abort); never an inconsistent state. */
+static void test_use_param_after_complete_trace(void **state)
+{
+    (void)state;
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.prefetch_bucket_size = 1000;
+    chain ch = chain_make(cfg, 3);
+    zo_runtime *rt = ch.rt;
+    static const int order3[3] = {0, 1, 2};
+    chain_fwd(&ch, order3, 3);
+    chain_fwd(&ch, order3, 3);
+    HD_EQ(HD_TRACE(rt).mode, ZO_TRACE_COMPLETE);
+    HD_OK(rt, zo_module_use_param(rt, ch.c[1], ch.p[2]));
+    hd_call cr, c;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, ch.r, ZO_CALL_GRAD, "");
+    HD_CALL(rt, &c, ch.c[0], ZO_CALL_GRAD, "", "");
+    zo_status s = zo_pre_forward(rt, ch.c[1], ZO_CALL_GRAD);
+    if (s == ZO_OK) {
+        HD_OK(rt, zo_track_inputs(rt, ch.c[1], 0, NULL, NULL));
+        HD_ACCESS(rt, ch.c[1], ch.p[2]);
+        HD_OK(rt, zo_post_forward(rt, ch.c[1]));
+        HD_OK(rt, zo_track_outputs(rt, ch.c[1], 0, NULL, NULL));
+    } else {
+        HD_EQ(s, ZO_ERR_TRACE);
+        HD_CONSISTENT(rt);
+        HD_OK(rt, zo_forward_abort(rt, ch.r));
+    }
+    HD_CALL(rt, &c, ch.c[2], ZO_CALL_GRAD, "", "");
+    HD_EXIT(rt, &cr, "");
+    HD_FWD_END(rt, g);
+    HD_OK(rt, zo_graph_discard(rt, g));
+    HD_RELEASE_ALL(rt);
+    HD_ALL_RELEASED(rt);
+    print_message("use_param after a complete trace: pre_forward returned %s, trace mode %d\n",
+                  zo_strerror(s), (int)HD_TRACE(rt).mode);
+    /* the following steps record and replay the new shape without error */
+    chain_fwd(&ch, order3, 3);
+    chain_fwd(&ch, order3, 3);
+    chain_fwd(&ch, order3, 3);
+    HD_EQ(HD_TRACE(rt).mode, ZO_TRACE_COMPLETE);
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
 /* A full training step (forward + backward in engine order) replays
  * without invalidation and prefetches ahead of the pre-backward fetches. */
 static void test_trace_over_forward_and_backward(void **state)
@@ -454,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_max_reuse_distance),
         cmocka_unit_test(test_invalidation_on_module_order),
         cmocka_unit_test(test_invalidation_on_registration),
+        cmocka_unit_test(test_use_param_after_complete_trace),
         cmocka_unit_test(test_trace_over_forward_and_backward),
         cmocka_unit_test(test_train_and_eval_coordinators),
     };

@@ -838,6 +838,60 @@ static void test_param_grad_ready_release_per_call(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
+/* Hook C on a module with two outputs, one not requiring grad.  Legacy:
+ * applied_pre_backward_ref_cnt += 2 (every output), the first arriving
+ * gradient fetches and decrements.  Per-call: a handle only for the output
+ * requiring grad; every arrival fetches (idempotent: no second gather while
+ * AVAILABLE). */
+static void test_outputs_ref_count_and_idempotent_fetch(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        zo_runtime *rt = HD_CREATE(hd_policy_config((zo_grads_policy)pol), &g_ev);
+        zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
+        zo_module_id m = HD_MODULE(rt, r, "m");
+        zo_param_id pm = HD_PARAM(rt, m, "w", 100);
+        hd_call cr, cm, cm2;
+        zo_graph g = HD_FWD_BEGIN(rt);
+        HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "1");
+        HD_CALL(rt, &cm, m, ZO_CALL_GRAD, "1", "10");
+        HD_CALL(rt, &cm2, m, ZO_CALL_GRAD, "1", "11"); /* two outputs requiring grad */
+        HD_EXIT(rt, &cr, "1");
+        HD_FWD_END(rt, g);
+        if (pol == ZO_GRADS_PER_CALL) {
+            assert_true(cm.out[0] != 0);
+            HD_EQ(cm.out[1], 0);
+        } else {
+            assert_true(cm.out[0] != 0 && cm.out[1] != 0);
+            HD_EQ(HD_MINFO(rt, m).pre_backward_ref_cnt, 4);
+        }
+        HD_BWD_BEGIN(rt, g);
+        HD_OUT_GRAD(rt, cr.out[0]);
+        uint64_t g0 = HD_PINFO(rt, pm).gathers;
+        HD_OUT_GRAD(rt, cm2.out[1]);
+        HD_AVAILABLE(rt, pm);
+        HD_EQ(HD_PINFO(rt, pm).gathers, g0 + 1);
+        HD_OUT_GRAD(rt, cm2.out[0]);
+        HD_EQ(HD_PINFO(rt, pm).gathers, g0 + 1); /* already AVAILABLE */
+        if (pol != ZO_GRADS_PER_CALL)
+            HD_EQ(HD_MINFO(rt, m).pre_backward_ref_cnt, 2);
+        HD_IN_GRAD(rt, cm2.in[0]);
+        HD_OUT_GRAD(rt, cm.out[0]);
+        HD_AVAILABLE(rt, pm);
+        HD_IN_GRAD(rt, cm.in[0]);
+        HD_GRAD_READY(rt, pm);
+        HD_IN_GRAD(rt, cr.in[0]);
+        HD_BWD_END(rt, g);
+        if (pol == ZO_GRADS_PER_CALL) {
+            HD_ALL_RELEASED(rt);
+            assert_true(g_ev.min_counter >= 0);
+        }
+        HD_RELEASE_ALL(rt);
+        HD_ALL_RELEASED(rt);
+        HD_OK(rt, zo_runtime_destroy(rt));
+    }
+}
+
 /* Reentrant activation checkpointing: the first forward of the region
  * runs under no_grad; its gradient triggers a recompute with grad (a
  * nested forward pass inside backward) and an inner backward. */
@@ -927,6 +981,7 @@ int main(void)
         cmocka_unit_test(test_interleaved_microbatches_per_call),
         cmocka_unit_test(test_access_not_available_in_backward),
         cmocka_unit_test(test_param_grad_ready_release_per_call),
+        cmocka_unit_test(test_outputs_ref_count_and_idempotent_fetch),
         cmocka_unit_test(test_reentrant_checkpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

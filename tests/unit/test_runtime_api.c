@@ -310,6 +310,37 @@ static void test_register_errors(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
+/* A parameter whose shards the allocator cannot hold: an error (NOMEM, or
+ * BACKEND reported by the host backend), no effect, runtime usable. */
+static void test_param_too_big_for_allocator(void **state)
+{
+    (void)state;
+    hd_alloc a;
+    memset(&a, 0, sizeof(a));
+    a.max_bytes = 64u << 20;
+    zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
+    cfg.world_size = 4;
+    cfg.allocator = hd_allocator(&a);
+    zo_runtime *rt = HD_CREATE(cfg, NULL);
+    zo_module_id m = HD_MODULE(rt, ZO_NO_MODULE, "m");
+    zo_param_id p = ZO_NO_PARAM;
+    zo_status st = zo_param_register(rt, m, "huge", 1ull << 34, 4, 0, &p);
+    if (st != ZO_ERR_NOMEM && st != ZO_ERR_BACKEND) {
+        print_error("zo_param_register(64 GiB) returned %s\n", zo_strerror(st));
+        fail();
+    }
+    assert_true(a.failed >= 1);
+    assert_true(zo_last_error(rt)[0] != '\0');
+    HD_CONSISTENT(rt);
+    HD_EQ(HD_STATS(rt).n_params, 0);
+    /* the name was not taken and the id not consumed */
+    p = HD_PARAM(rt, m, "huge", 1000);
+    HD_EQ(p, 0);
+    HD_ACCESS(rt, m, p);
+    HD_OK(rt, zo_runtime_destroy(rt));
+    HD_EQ(a.live, 0);
+}
+
 /* numel * elem_size fits, but the padded full buffer W * ceil(numel/W) *
  * elem_size does not: "a total overflows". */
 static void test_register_padded_overflow(void **state)
@@ -916,6 +947,7 @@ int main(void)
         cmocka_unit_test(test_host_backend_config_errors),
         cmocka_unit_test(test_register_errors),
         cmocka_unit_test(test_register_padded_overflow),
+        cmocka_unit_test(test_param_too_big_for_allocator),
         cmocka_unit_test(test_forward_protocol_errors),
         cmocka_unit_test(test_graph_alive_after_forward_end),
         cmocka_unit_test(test_backward_protocol_errors),
