@@ -411,6 +411,45 @@ static void test_use_param_after_complete_trace(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
+/* A z3 leaf module's whole subtree is one fetch in the trace: recorded,
+ * prefetched as a unit on replay, never invalidated by its children. */
+static void test_trace_with_z3_leaf(void **state)
+{
+    (void)state;
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.param_persistence_threshold = 0;
+    zo_runtime *rt = HD_CREATE(cfg, &g_ev);
+    zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
+    zo_module_id a = HD_MODULE(rt, r, "a");
+    zo_module_id L = HD_LEAF_MODULE(rt, r, "moe");
+    zo_module_id e0 = HD_MODULE(rt, L, "e0");
+    zo_module_id e1 = HD_MODULE(rt, L, "e1");
+    zo_param_id pa = HD_PARAM(rt, a, "w", 100);
+    zo_param_id p0 = HD_PARAM(rt, e0, "w", 100);
+    zo_param_id p1 = HD_PARAM(rt, e1, "w", 100);
+    for (int step = 0; step < 3; step++) {
+        hd_call cr, c;
+        zo_graph g = HD_FWD_BEGIN(rt);
+        HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "");
+        if (step >= 1) {
+            HD_EQ(HD_TRACE(rt).mode, ZO_TRACE_COMPLETE);
+            HD_EQ(HD_TRACE(rt).n_modules, 3);
+            HD_EQ(HD_TRACE(rt).n_params, 3);
+            assert_true(HD_PINFO(rt, p0).status != ZO_PARAM_NOT_AVAILABLE);
+            assert_true(HD_PINFO(rt, p1).status != ZO_PARAM_NOT_AVAILABLE);
+        }
+        HD_CALL(rt, &c, a, ZO_CALL_GRAD, "", "");
+        HD_CALL(rt, &c, L, ZO_CALL_GRAD, "", "");
+        HD_EXIT(rt, &cr, "");
+        HD_FWD_END(rt, g);
+        HD_OK(rt, zo_graph_discard(rt, g));
+        HD_ALL_RELEASED(rt);
+    }
+    HD_EQ(HD_STATS(rt).trace_invalidations, 0);
+    (void)pa;
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
 /* A full training step (forward + backward in engine order) replays
  * without invalidation and prefetches ahead of the pre-backward fetches. */
 static void test_trace_over_forward_and_backward(void **state)
@@ -502,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_invalidation_on_module_order),
         cmocka_unit_test(test_invalidation_on_registration),
         cmocka_unit_test(test_use_param_after_complete_trace),
+        cmocka_unit_test(test_trace_with_z3_leaf),
         cmocka_unit_test(test_trace_over_forward_and_backward),
         cmocka_unit_test(test_train_and_eval_coordinators),
     };

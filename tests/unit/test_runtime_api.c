@@ -602,7 +602,85 @@ static void test_stale_handles_per_call(void **state)
     HD_IN_GRAD(rt, c2.in[0]);
     HD_BWD_END(rt, g2);
     HD_ALL_RELEASED(rt);
+
+    /* step 4: release_all (optimizer-step sweep) closes the open windows
+     * as leftovers: their handles are stale afterwards */
+    uint64_t left0 = HD_STATS(rt).leftovers;
+    g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
+    HD_CALL(rt, &cm, s.m, ZO_CALL_GRAD, "1", "1");
+    HD_EXIT(rt, &cr, "1");
+    HD_FWD_END(rt, g);
+    HD_EQ(HD_STATS(rt).open_windows, 2);
+    HD_RELEASE_ALL(rt);
+    HD_EQ(HD_STATS(rt).open_windows, 0);
+    HD_EQ(HD_STATS(rt).leftovers, left0 + 2);
+    zo_graph g3 = HD_FWD_BEGIN(rt);
+    hd_call c3;
+    HD_CALL(rt, &c3, s.m, ZO_CALL_GRAD, "1", "1");
+    HD_FWD_END(rt, g3);
+    HD_BWD_BEGIN(rt, g3);
+    HD_ERR(rt, zo_input_grad(rt, cm.in[0]), ZO_ERR_BAD_HANDLE);
+    HD_ERR(rt, zo_input_grad(rt, cr.in[0]), ZO_ERR_BAD_HANDLE);
+    HD_OUT_GRAD(rt, c3.out[0]);
+    HD_IN_GRAD(rt, c3.in[0]);
+    HD_BWD_END(rt, g3);
+    HD_ALL_RELEASED(rt);
+    (void)g;
     small_model_done(&s);
+}
+
+/* zo_release_all's documented effects are on parameters, active sets and
+ * windows; a graph waiting for its backward is not discarded by it
+ * (zo_backward_begin's BAD_HANDLE is for "unknown or discarded graph"). */
+static void test_graph_survives_release_all(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        small_model s = small_model_make((zo_grads_policy)pol);
+        zo_runtime *rt = s.rt;
+        hd_call cr, cm;
+        zo_graph g = HD_FWD_BEGIN(rt);
+        HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
+        HD_CALL(rt, &cm, s.m, ZO_CALL_GRAD, "1", "1");
+        HD_EXIT(rt, &cr, "1");
+        HD_FWD_END(rt, g);
+        HD_RELEASE_ALL(rt);
+        HD_ALL_RELEASED(rt);
+        HD_BWD_BEGIN(rt, g);
+        HD_BWD_END(rt, g);
+        HD_ALL_RELEASED(rt);
+        small_model_done(&s);
+    }
+}
+
+/* release_and_reset_all: "clears every active set, releases every
+ * non-persistent parameter" - DeepSpeed releases even parameters whose
+ * module is still active (and raises "expected to be released" if any
+ * stays gathered).  Called while a forward call is open. */
+static void test_release_all_releases_active_params(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        small_model s = small_model_make((zo_grads_policy)pol);
+        zo_runtime *rt = s.rt;
+        hd_call cr;
+        zo_graph g = HD_FWD_BEGIN(rt);
+        HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
+        HD_AVAILABLE(rt, s.pr);
+        HD_RELEASE_ALL(rt);
+        zo_param_info pi = HD_PINFO(rt, s.pr);
+        HD_EXIT(rt, &cr, "1");
+        HD_FWD_END(rt, g);
+        HD_OK(rt, zo_graph_discard(rt, g));
+        if (pi.status != ZO_PARAM_NOT_AVAILABLE || pi.n_active != 0)
+            print_error("policy %s: after zo_release_all with r's call open: pr %s, n_active %u\n",
+                        zo_policy_name((zo_grads_policy)pol), hd_status_name(pi.status),
+                        pi.n_active);
+        HD_EQ(pi.status, ZO_PARAM_NOT_AVAILABLE);
+        HD_EQ(pi.n_active, 0);
+        small_model_done(&s);
+    }
 }
 
 static void test_param_grad_ready_frozen(void **state)
@@ -952,6 +1030,8 @@ int main(void)
         cmocka_unit_test(test_graph_alive_after_forward_end),
         cmocka_unit_test(test_backward_protocol_errors),
         cmocka_unit_test(test_stale_handles_per_call),
+        cmocka_unit_test(test_graph_survives_release_all),
+        cmocka_unit_test(test_release_all_releases_active_params),
         cmocka_unit_test(test_param_grad_ready_frozen),
         cmocka_unit_test(test_access_and_introspection_errors),
         cmocka_unit_test(test_nomem_per_call),

@@ -487,14 +487,16 @@ static void test_external_tied_params(void **state)
     zo_module_id head = HD_MODULE(rt, r, "head");
     zo_param_id we = HD_PARAM(rt, emb, "weight", 500);
     zo_param_id wb = HD_PARAM(rt, blk, "w", 200);
+    zo_param_id wh = HD_PARAM(rt, head, "bias", 300);
     HD_OK(rt, zo_module_use_param(rt, head, we));  /* tied lm head */
     HD_OK(rt, zo_module_use_param(rt, inner, wb)); /* external param of a child */
     zo_param_id buf[4];
     size_t n;
     HD_OK(rt, zo_module_params(rt, head, buf, 4, &n));
-    HD_EQ(n, 1);
+    HD_EQ(n, 2); /* sorted by id: the external one (registered first) leads */
     HD_EQ(buf[0], we);
-    HD_EQ(HD_MINFO(rt, head).n_params, 1);
+    HD_EQ(buf[1], wh);
+    HD_EQ(HD_MINFO(rt, head).n_params, 2);
     HD_EQ(HD_MINFO(rt, inner).n_params, 1);
 
     hd_call cr, ce, cb, ci, ch;
