@@ -153,6 +153,12 @@ static void test_prefetch_disabled_by_zero_bucket(void **state)
     HD_EQ(HD_STATS(rt).prefetches, 0);
     HD_EQ(hd_ev_count(&g_ev, ZO_EV_PREFETCH, HD_ANY, HD_ANY), 0);
     HD_EQ(HD_STATS(rt).gathers, 12);
+    HD_EQ(HD_STATS(rt).bytes_gathered, 12 * 1000 * 4); /* W = 1: no padding */
+    HD_EQ(HD_STATS(rt).releases, 12);
+    /* events carry the step number (reset_step calls so far) */
+    assert_true(g_ev.n > 0);
+    HD_EQ(g_ev.ev[g_ev.n - 1].step, 3);
+    HD_EQ(g_ev.seq_errors, 0);
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 

@@ -961,6 +961,67 @@ static void test_reentrant_checkpoint(void **state)
     HD_EQ(st, ZO_PARAM_NOT_AVAILABLE);
 }
 
+/* Non-reentrant activation checkpointing: the region's forward ran with
+ * grad but dropped its saved tensors; when backward first needs one (after
+ * the region's pre-backward node fired) the forward is recomputed in the
+ * middle of the running backward, hooks A, D, B, C firing again, and the
+ * recomputed nodes are never backpropagated. */
+static void non_reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after)
+{
+    zo_runtime *rt = HD_CREATE(hd_policy_config(pol), &g_ev);
+    zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
+    zo_module_id m = HD_MODULE(rt, r, "ckpt_block");
+    zo_param_id pm = HD_PARAM(rt, m, "w", 100);
+    hd_call cr, cm, rc;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "1");
+    HD_CALL(rt, &cm, m, ZO_CALL_GRAD, "1", "1");
+    HD_EXIT(rt, &cr, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, cr.out[0]);
+    HD_OUT_GRAD(rt, cm.out[0]);
+    /* recompute inside backward (no forward pass of its own) */
+    HD_ENTER(rt, &rc, m, ZO_CALL_GRAD, "1");
+    HD_EXIT(rt, &rc, "1");
+    if (pol == ZO_GRADS_PER_CALL) {
+        HD_AVAILABLE(rt, pm); /* no release at post-forward during a recompute */
+        uint64_t unplanned = HD_STATS(rt).unplanned_fetches;
+        HD_ACCESS(rt, m, pm);
+        HD_EQ(HD_STATS(rt).unplanned_fetches, unplanned);
+    }
+    HD_IN_GRAD(rt, cm.in[0]);
+    if (pol == ZO_GRADS_PER_CALL)
+        HD_GRAD_READY(rt, pm);
+    HD_IN_GRAD(rt, cr.in[0]);
+    HD_BWD_END(rt, g);
+    *count_after = HD_MINFO(rt, m).grads_remaining;
+    if (pol == ZO_GRADS_PER_CALL) {
+        HD_ALL_RELEASED(rt);
+        HD_EQ(HD_STATS(rt).open_windows, 0);
+        assert_true(g_ev.min_counter >= 0);
+    }
+    HD_CONSISTENT(rt);
+    HD_RELEASE_ALL(rt);
+    HD_ALL_RELEASED(rt);
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
+static void test_non_reentrant_checkpoint(void **state)
+{
+    (void)state;
+    int64_t c;
+    non_reentrant_checkpoint(ZO_GRADS_PER_CALL, &c);
+    HD_EQ(c, 0);
+    /* the recompute's hook D counted x again; one gradient came back */
+    non_reentrant_checkpoint(ZO_GRADS_INIT_AT_REGISTER, &c);
+    HD_EQ(c, 1);
+    non_reentrant_checkpoint(ZO_GRADS_LAZY_INIT, &c);
+    HD_EQ(c, 1);
+    non_reentrant_checkpoint(ZO_GRADS_RESET_ON_FORWARD, &c);
+    HD_EQ(c, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -983,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_param_grad_ready_release_per_call),
         cmocka_unit_test(test_outputs_ref_count_and_idempotent_fetch),
         cmocka_unit_test(test_reentrant_checkpoint),
+        cmocka_unit_test(test_non_reentrant_checkpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -545,6 +545,37 @@ static void test_backward_protocol_errors(void **state)
     }
 }
 
+/* Nested backward passes (reentrant checkpointing): backward_end must
+ * name the innermost running backward. */
+static void test_nested_backward_order(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        small_model s = small_model_make((zo_grads_policy)pol);
+        zo_runtime *rt = s.rt;
+        hd_call c1, c2;
+        zo_graph g1 = HD_FWD_BEGIN(rt);
+        HD_CALL(rt, &c1, s.m, ZO_CALL_GRAD, "1", "1");
+        HD_FWD_END(rt, g1);
+        HD_BWD_BEGIN(rt, g1);
+        HD_OUT_GRAD(rt, c1.out[0]);
+        zo_graph g2 = HD_FWD_BEGIN_FLAGS(rt, 0); /* recompute */
+        HD_CALL(rt, &c2, s.m, ZO_CALL_GRAD, "1", "1");
+        HD_FWD_END(rt, g2);
+        HD_BWD_BEGIN(rt, g2);
+        HD_ERR(rt, zo_backward_end(rt, g1), ZO_ERR_PROTOCOL);
+        HD_ERR(rt, zo_backward_begin(rt, g1, 0), ZO_ERR_PROTOCOL);
+        HD_OUT_GRAD(rt, c2.out[0]);
+        HD_IN_GRAD(rt, c2.in[0]);
+        HD_BWD_END(rt, g2);
+        HD_IN_GRAD(rt, c1.in[0]);
+        HD_BWD_END(rt, g1);
+        HD_RELEASE_ALL(rt);
+        HD_ALL_RELEASED(rt);
+        small_model_done(&s);
+    }
+}
+
 /* Per-call: a handle whose window was closed by the end-of-backward
  * callback (or by a forward abort, or a graph discard) is stale. */
 static void test_stale_handles_per_call(void **state)
@@ -1029,6 +1060,7 @@ int main(void)
         cmocka_unit_test(test_forward_protocol_errors),
         cmocka_unit_test(test_graph_alive_after_forward_end),
         cmocka_unit_test(test_backward_protocol_errors),
+        cmocka_unit_test(test_nested_backward_order),
         cmocka_unit_test(test_stale_handles_per_call),
         cmocka_unit_test(test_graph_survives_release_all),
         cmocka_unit_test(test_release_all_releases_active_params),
