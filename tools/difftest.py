@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""difftest.py - differential test: the simulator (fuzz/sim.c) against real
+PyTorch (tools/torch_oracle.py) or real DeepSpeed (tools/deepspeed_oracle.py).
+
+  difftest.py --sim-traces BUILD/tools/sim_traces [--seeds 1 200]
+              [--corpus corpus] [--work DIR] [--jobs 2]
+  difftest.py --deepspeed --venv .venv-oracle --sim-traces ... (same options)
+
+PyTorch mode: every scenario (`zs_tool gen --seed S` for S in the range,
+plus every scenario file under the corpus directory) is run through the
+simulator (engine order, all four policies, no stop at invariant
+violations) and through the oracle on real autograd, and the two canonical
+hook traces (docs/scenario-model.md §4) are compared line for line:
+  legacy policies (reset-on-forward, lazy-init, init-at-register): whole
+    lines, counters included;
+  per-call: the hook firing lines without the c=/r= counter fields (the
+    per-call counters are window counts of zoffload's own policy, not a
+    PyTorch fact; the full-line agreement is reported as information).
+TORCHERROR lines match when one message is a prefix of the other (the
+simulator abbreviates PyTorch's long messages).
+
+DeepSpeed mode: the DeepSpeed oracle's trace (DeepSpeed 0.x stage-3 hooks on
+the same modules) against the simulator's reset-on-forward trace; see
+docs/oracles.md for the line format and what is compared.
+
+Exit: 0 all agree, 1 a disagreement (each printed with the first differing
+line), 77 the oracle cannot run here (no torch for /usr/bin/python3, or no
+DeepSpeed venv): ctest's SKIP_RETURN_CODE.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+POLICIES = ("per-call", "reset-on-forward", "lazy-init", "init-at-register")
+COUNTER_RE = re.compile(r" [cr]=\S+$")
+
+
+def corpus_files(corpus):
+    """Scenario files under corpus/: every *.scn, and the raw-byte corpora
+    of the scenario target (seeds/regressions of fuzz_hooks)."""
+    out = []
+    if not corpus or not os.path.isdir(corpus):
+        return out
+    out += sorted(glob.glob(os.path.join(corpus, "**", "*.scn"), recursive=True))
+    for sub in ("seeds", "regressions"):
+        d = os.path.join(corpus, sub, "fuzz_hooks")
+        if os.path.isdir(d):
+            out += sorted(os.path.join(d, f) for f in os.listdir(d)
+                          if os.path.isfile(os.path.join(d, f)) and not f.endswith(".scn")
+                          and not f.startswith("."))
+    return out
+
+
+def run_sim(sim_traces, outdir, args):
+    os.makedirs(outdir, exist_ok=True)
+    r = subprocess.run([sim_traces, outdir] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr)
+        raise SystemExit("difftest: sim_traces failed (%d) on %s" % (r.returncode, outdir))
+    index = []
+    with open(os.path.join(outdir, "index.tsv")) as f:
+        for line in f:
+            k, name, *rest = line.rstrip("\n").split("\t")
+            index.append((os.path.join(outdir, k), name, dict(x.split("=", 1) for x in rest)))
+    return index
+
+
+def run_oracles(cmd_prefix, jsons, policies, jobs, env=None):
+    """Runs the oracle over jsons in `jobs` parallel batches."""
+    chunks = [jsons[i::jobs] for i in range(jobs)]
+    procs = []
+    for ch in chunks:
+        if not ch:
+            continue
+        procs.append(subprocess.Popen(cmd_prefix + ["--policies", ",".join(policies),
+                                                    "--out-suffix", ".oracle"] + ch,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env=env))
+    bad = []
+    for p in procs:
+        out, err = p.communicate()
+        if p.returncode not in (0, 1):
+            bad.append(err[-4000:])
+    return bad
+
+
+def read_lines(path):
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return ["<missing %s>" % os.path.basename(path)]
+
+
+def same_line(a, b, strip):
+    if a.startswith("TORCHERROR ") and b.startswith("TORCHERROR "):
+        return a.startswith(b) or b.startswith(a)
+    if strip:
+        a, b = COUNTER_RE.sub("", a), COUNTER_RE.sub("", b)
+    return a == b
+
+
+def first_diff(sim, ora, strip):
+    n = max(len(sim), len(ora))
+    for i in range(n):
+        a = sim[i] if i < len(sim) else "<end of trace>"
+        b = ora[i] if i < len(ora) else "<end of trace>"
+        if not same_line(a, b, strip):
+            return i
+    return -1
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sim-traces", required=True, help="path of the sim_traces binary")
+    ap.add_argument("--seeds", nargs=2, type=int, metavar=("FIRST", "LAST"), default=[1, 200])
+    ap.add_argument("--gen", nargs=2, type=int, metavar=("FIRST", "LAST"), default=[1, 200],
+                    help="tools/gen_scn.py seeds (structured random .scn programs); 0 0: none")
+    ap.add_argument("--corpus", default=os.path.join(ROOT, "corpus"))
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temp dir)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--python", default="/usr/bin/python3", help="interpreter of the PyTorch oracle")
+    ap.add_argument("--deepspeed", action="store_true", help="compare with the DeepSpeed oracle")
+    ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-oracle"))
+    ap.add_argument("--max-report", type=int, default=20)
+    a = ap.parse_args(argv)
+    t0 = time.time()
+
+    env = dict(os.environ)
+    if a.deepspeed:
+        py = os.path.join(a.venv, "bin", "python")
+        if not os.path.exists(os.path.join(a.venv, ".oracle-ok")) or not os.access(py, os.X_OK):
+            print("difftest: SKIP: no DeepSpeed oracle venv at %s (run tools/oracle_venv.sh)" % a.venv)
+            return 77
+        oracle = [py, os.path.join(HERE, "deepspeed_oracle.py")]
+        policies = ["reset-on-forward"]
+        env["DS_ACCELERATOR"] = "cpu"
+    else:
+        py = a.python
+        oracle = [py, os.path.join(HERE, "torch_oracle.py")]
+        policies = list(POLICIES)
+    probe = subprocess.run(oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if probe.returncode != 0:
+        print("difftest: SKIP: %s cannot import torch%s: %s" % (
+            oracle[0], "/deepspeed" if a.deepspeed else "",
+            probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else "?"))
+        return 77
+
+    work = a.work
+    if work is None:
+        import tempfile
+        work = tempfile.mkdtemp(prefix="zo-difftest-")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+
+    index = run_sim(a.sim_traces, os.path.join(work, "seeds"),
+                    ["--seeds", str(a.seeds[0]), str(a.seeds[1])])
+    n_gen = 0
+    if a.gen[1] >= a.gen[0] > 0:
+        gdir = os.path.join(work, "gen-scn")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_scn.py"), "--seeds", str(a.gen[0]),
+                        str(a.gen[1]), "--dir", gdir], check=True)
+        gfiles = [os.path.join(gdir, "gen-%d.scn" % s) for s in range(a.gen[0], a.gen[1] + 1)]
+        index += run_sim(a.sim_traces, os.path.join(work, "gen"), gfiles)
+        n_gen = len(gfiles)
+    cfiles = corpus_files(a.corpus)
+    if cfiles:
+        index += run_sim(a.sim_traces, os.path.join(work, "corpus"), cfiles)
+    t_sim = time.time() - t0
+
+    bad = run_oracles(oracle, [base + ".json" for base, _, _ in index], policies, a.jobs, env)
+    for err in bad:
+        sys.stderr.write("difftest: oracle process failed:\n%s\n" % err)
+    t_oracle = time.time() - t0 - t_sim
+
+    compared = 0
+    disagreements = []
+    percall_full = [0, 0]
+    oracle_errors = []
+    for base, name, outcomes in index:
+        for pol in policies:
+            sim = read_lines("%s.%s.trace" % (base, pol))
+            ora = read_lines("%s.%s.oracle" % (base, pol))
+            if ora and ora[0].startswith("ORACLEERROR"):
+                oracle_errors.append((name, pol, ora[0]))
+                continue
+            if a.deepspeed:
+                from deepspeed_compare import compare  # noqa: E402 (tools/ on sys.path)
+                i, sa, oa = compare(sim, ora)
+            else:
+                strip = pol == "per-call"
+                i = first_diff(sim, ora, strip)
+                sa = sim[i] if 0 <= i < len(sim) else "<end of trace>"
+                oa = ora[i] if 0 <= i < len(ora) else "<end of trace>"
+                if strip:
+                    percall_full[1] += 1
+                    percall_full[0] += first_diff(sim, ora, False) < 0
+            compared += 1
+            if i >= 0:
+                disagreements.append((name, pol, outcomes.get(pol, "?"), i + 1, sa, oa, base))
+
+    n_sc = len(index)
+    print("difftest: %d scenarios (zs_tool gen seeds %d..%d, %d gen_scn.py programs, %d corpus "
+          "files), %d traces compared (policies: %s)" % (n_sc, a.seeds[0], a.seeds[1], n_gen,
+                                                         len(cfiles), compared, ", ".join(policies)))
+    if not a.deepspeed:
+        print("difftest: per-call traces identical including window counters: %d of %d"
+              % tuple(percall_full))
+    for name, pol, line in oracle_errors:
+        print("ORACLE ERROR %s [%s]: %s" % (name, pol, line))
+    for d in disagreements[:a.max_report]:
+        name, pol, verdict, ln, sa, oa, base = d
+        print("DISAGREE %s [%s, simulator verdict %s] line %d:\n  simulator: %s\n  oracle:    %s\n"
+              "  files: %s.json %s.%s.trace %s.%s.oracle" % (name, pol, verdict, ln, sa, oa, base,
+                                                            base, pol, base, pol))
+    if len(disagreements) > a.max_report:
+        print("... %d more disagreements" % (len(disagreements) - a.max_report))
+    print("difftest: %d disagreements, %d oracle errors; %.1f s (simulator %.1f s, oracle %.1f s)"
+          % (len(disagreements), len(oracle_errors), time.time() - t0, t_sim, t_oracle))
+    ok = not disagreements and not oracle_errors and not bad
+    print("%d passed, %d failed" % (compared - len(disagreements),
+                                     len(disagreements) + len(oracle_errors) + len(bad)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, HERE)
+    sys.exit(main(sys.argv[1:]))

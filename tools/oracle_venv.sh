@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tools/oracle_venv.sh - create (once) and cache the Python environment of
+# the DeepSpeed oracle (tools/deepspeed_oracle.py).
+#
+#   tools/oracle_venv.sh [VENV_DIR]      default: <repo>/.venv-oracle (gitignored by .venv*/)
+#
+# The venv is built on Debian's /usr/bin/python3 with --system-site-packages,
+# so it uses Debian's CPU-only python3-torch (1.13.1) instead of downloading
+# PyPI's torch wheel (which for linux-x86_64 is the CUDA build: ~0.8 GB plus
+# ~2.5 GB of nvidia-* wheels).  Only DeepSpeed and its small pure-Python
+# dependencies come from PyPI.  DeepSpeed is pinned to the newest release
+# line that still imports under torch 1.13 (ZO_DEEPSPEED_VERSION overrides).
+#
+# Idempotent: when VENV_DIR/.oracle-ok exists and its python can import
+# torch and deepspeed, it prints the path and exits 0 at once.
+# Exit codes: 0 ready, 1 failed (message on stderr), 77 no torch for
+# /usr/bin/python3 (install python3-torch first) - ctest's skip code.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv=${1:-$here/.venv-oracle}
+ds_version=${ZO_DEEPSPEED_VERSION:-0.12.6}
+py=/usr/bin/python3
+
+check() {
+    [ -x "$venv/bin/python" ] &&
+        DS_ACCELERATOR=cpu "$venv/bin/python" -c 'import torch, deepspeed' >/dev/null 2>&1
+}
+
+if [ -f "$venv/.oracle-ok" ] && check; then
+    echo "$venv"
+    exit 0
+fi
+
+if ! "$py" -c 'import torch' >/dev/null 2>&1; then
+    echo "oracle_venv: $py cannot import torch (apt-get install python3-torch)" >&2
+    exit 77
+fi
+
+echo "oracle_venv: creating $venv (deepspeed==$ds_version over Debian's torch)" >&2
+rm -rf "$venv"
+"$py" -m venv --system-site-packages "$venv"
+# DS_BUILD_OPS=0: no C++/CUDA op is compiled at install time (the CPU
+# accelerator JIT-builds nothing the stage-3 hooks need).
+DS_BUILD_OPS=0 "$venv/bin/python" -m pip install --disable-pip-version-check -q \
+    "deepspeed==$ds_version" >&2
+if ! check; then
+    echo "oracle_venv: deepspeed does not import:" >&2
+    DS_ACCELERATOR=cpu "$venv/bin/python" -c 'import deepspeed' >&2 || true
+    exit 1
+fi
+DS_ACCELERATOR=cpu "$venv/bin/python" -c \
+    'import torch, deepspeed; print("torch", torch.__version__, "deepspeed", deepspeed.__version__)' \
+    >"$venv/.oracle-ok" 2>/dev/null
+cat "$venv/.oracle-ok" >&2
+echo "$venv"

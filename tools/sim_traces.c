@@ -1,0 +1,149 @@
+/*
+ * sim_traces - batch front end of the simulator for the differential tests
+ * (tools/difftest.py, tools/deepspeed_oracle.py).
+ *
+ *   sim_traces OUTDIR FILE...            scenarios: FILE.scn as .scn text (when the
+ *                                        build has fuzz/scn.c), anything else as raw
+ *                                        fuzzer bytes (zs_decode)
+ *   sim_traces OUTDIR --seeds FIRST LAST the scenarios `zs_tool gen --seed S`
+ *                                        writes, S = FIRST..LAST
+ *
+ * For every scenario k (0, 1, ... in argument order) it writes
+ *   OUTDIR/k.json               zs_scenario_write_json (docs/scenario-model.md §5)
+ *   OUTDIR/k.<policy>.trace     the canonical engine-order hook trace (§4) for
+ *                               each of the four policies
+ * and one line per scenario to OUTDIR/index.tsv:
+ *   k <TAB> name <TAB> policy=outcome ...    outcome: ok | I1 | ... | ERR | torch | setup
+ *
+ * Unlike `zs_tool trace`, the simulator runs with stop_on_violation = 0:
+ * the legacy policies violate I1/I3 by design (that is what they are kept
+ * for), and the differential test must compare the whole run, not the
+ * prefix up to the first violation.  A PyTorch error (TORCHERROR) still
+ * ends the run, as it does in real PyTorch.
+ *
+ * Exit: 0 ok, 2 usage or I/O error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "scenario_json.h"
+#include "sim.h"
+#include "zs_random.h"
+#ifdef ZS_HAVE_SCN
+#include "scn.h"
+#endif
+
+static uint8_t buf[1u << 20];
+static uint8_t enc[ZS_ENCODE_MAX];
+static zs_scenario sc;
+
+static int emit(const char *dir, unsigned k, const char *name, FILE *index)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%u.json", dir, k);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 2;
+    }
+    int bad = zs_scenario_write_json(&sc, f);
+    fclose(f);
+    if (bad) {
+        fprintf(stderr, "sim_traces: %s: JSON export failed\n", name);
+        return 2;
+    }
+    fprintf(index, "%u\t%s", k, name);
+    for (int pol = 0; pol < 4; pol++) {
+        snprintf(path, sizeof path, "%s/%u.%s.trace", dir, k, zs_policy_name((unsigned)pol));
+        f = fopen(path, "w");
+        if (!f) {
+            perror(path);
+            return 2;
+        }
+        zs_sim_opts o;
+        zs_sim_opts_init(&o);
+        o.policy = pol;
+        o.order_mode = ZS_ORDER_ENGINE;
+        o.stop_on_violation = 0;
+        o.trace = f;
+        zs_sim_result r;
+        int rc = zs_sim_run(&sc, &o, &r);
+        fclose(f);
+        const char *out = "ok";
+        if (r.setup_error)
+            out = "setup";
+        else if (r.torch_error)
+            out = "torch";
+        if (rc == 1 && !r.setup_error) out = zs_inv_name(r.v.inv);
+        fprintf(index, "\t%s=%s", zs_policy_name((unsigned)pol), out);
+    }
+    fprintf(index, "\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: sim_traces OUTDIR FILE... | sim_traces OUTDIR --seeds FIRST LAST\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/index.tsv", dir);
+    FILE *index = fopen(path, "w");
+    if (!index) {
+        perror(path);
+        return 2;
+    }
+    int rc = 0;
+    unsigned k = 0;
+    if (!strcmp(argv[2], "--seeds")) {
+        if (argc != 5) return 2;
+        unsigned long long a = strtoull(argv[3], NULL, 0), b = strtoull(argv[4], NULL, 0);
+        for (unsigned long long s = a; s <= b && !rc; s++) {
+            /* exactly what `zs_tool gen --seed S` writes (max 512), decoded */
+            size_t n = zs_rand_input(s, 0, buf, 512);
+            zs_decode(buf, n, &sc);
+            size_t m = zs_encode(&sc, enc, sizeof enc);
+            if (m == 0 || m > sizeof enc) return 2;
+            zs_decode(enc, m, &sc);
+            char name[64];
+            snprintf(name, sizeof name, "seed-%llu", s);
+            rc = emit(dir, k++, name, index);
+        }
+    } else {
+        for (int i = 2; i < argc && !rc; i++) {
+            FILE *f = fopen(argv[i], "rb");
+            if (!f) {
+                perror(argv[i]);
+                rc = 2;
+                break;
+            }
+            size_t n = fread(buf, 1, sizeof buf, f);
+            fclose(f);
+            size_t len = strlen(argv[i]);
+            if (len > 4 && !strcmp(argv[i] + len - 4, ".scn")) {
+#ifdef ZS_HAVE_SCN
+                zs_scn_expect exp;
+                zs_scn_error err;
+                if (zs_scn_parse((const char *)buf, n, &sc, &exp, &err) != 0) {
+                    fprintf(stderr, "%s:%d:%d: %s\n", argv[i], err.line, err.col, err.msg);
+                    rc = 2;
+                    break;
+                }
+#else
+                fprintf(stderr, "sim_traces: %s: built without fuzz/scn.c\n", argv[i]);
+                rc = 2;
+                break;
+#endif
+            } else {
+                zs_decode(buf, n, &sc);
+            }
+            rc = emit(dir, k++, argv[i], index);
+        }
+    }
+    fclose(index);
+    return rc;
+}
