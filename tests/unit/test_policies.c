@@ -595,8 +595,11 @@ static void test_forward_abort_per_call(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-/* Legacy: DeepSpeed's hooks B and C never run for the unwound calls:
- * params stay gathered, the stack keeps stale entries; only a sweep frees. */
+/* Legacy: DeepSpeed's hooks B and C never run for the unwound calls.
+ * zo_forward_abort: "the unwound calls leave the stack (so the runtime
+ * stays usable) but nothing is released: ... their parameters stay
+ * gathered and their modules stay in the active sets until
+ * zo_release_all()". */
 static void test_forward_abort_legacy(void **state)
 {
     (void)state;
@@ -613,16 +616,28 @@ static void test_forward_abort_legacy(void **state)
         HD_AVAILABLE(rt, m.pa);
         HD_AVAILABLE(rt, m.pc);
         HD_AVAILABLE(rt, m.pr);
+        HD_EQ(zo_param_is_active_for(rt, m.pa, m.a), 1);
+        HD_EQ(zo_param_is_active_for(rt, m.pc, m.c), 1);
+        HD_EQ(HD_STATS(rt).forward_stack_depth, 1);
+        HD_EQ(HD_MINFO(rt, m.c).open_calls, 0);
+        HD_EQ(HD_MINFO(rt, m.a).open_calls, 0);
         HD_CONSISTENT(rt);
-        /* "Legacy policies: records the event only (hooks B and C never run
-         * in DeepSpeed: parameters stay gathered, stale stack)" */
-        zo_stats st = HD_STATS(rt);
-        uint32_t c_open = HD_MINFO(rt, m.c).open_calls;
+        /* r continues and ends its forward; a and c stay gathered */
+        HD_EXIT(rt, &cr, "1");
+        HD_FWD_END(rt, g);
+        HD_RELEASED(rt, m.pr);
+        HD_AVAILABLE(rt, m.pa);
+        HD_AVAILABLE(rt, m.pc);
+        /* the backward of r alone: still gathered, only the sweep frees */
+        HD_BWD_BEGIN(rt, g);
+        HD_OUT_GRAD(rt, cr.out[0]);
+        HD_IN_GRAD(rt, cr.in[0]);
+        HD_BWD_END(rt, g);
+        HD_AVAILABLE(rt, m.pa);
+        HD_AVAILABLE(rt, m.pc);
         HD_RELEASE_ALL(rt);
         HD_ALL_RELEASED(rt);
-        HD_EQ(st.forward_stack_depth, 3);
-        HD_EQ(c_open, 1);
-        (void)g;
+        HD_EQ(zo_param_is_active_for(rt, m.pa, m.a), 0);
         HD_OK(rt, zo_runtime_destroy(rt));
     }
 }

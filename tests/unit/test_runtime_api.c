@@ -457,32 +457,48 @@ static void test_forward_protocol_errors(void **state)
     }
 }
 
-/* zo_forward_end: "The graph stays alive, waiting for its backward (or for
- * zo_graph_discard())" - also for a forward in which nothing required
- * grad (eval / no_grad): the framework cannot know the runtime's view. */
-static void test_graph_alive_after_forward_end(void **state)
+/* zo_forward_end: "If some call of the pass had grad enabled, the graph
+ * stays alive, waiting for its backward (or for zo_graph_discard() /
+ * zo_release_all()).  A pass in which no call had grad enabled ... ends
+ * here and g becomes stale (ZO_ERR_BAD_HANDLE afterwards)". */
+static void test_graph_lifetime_after_forward_end(void **state)
 {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
         zo_runtime *rt = s.rt;
         hd_call c;
-        /* eval forward */
+        /* eval forward: no call with grad -> stale at forward_end */
         zo_graph g = HD_FWD_BEGIN_FLAGS(rt, ZO_FWD_ROOT | ZO_FWD_EVAL);
         HD_CALL(rt, &c, s.m, 0, "0", "0");
         HD_FWD_END(rt, g);
         HD_ALL_RELEASED(rt);
-        HD_OK(rt, zo_graph_discard(rt, g));
         HD_ERR(rt, zo_graph_discard(rt, g), ZO_ERR_BAD_HANDLE);
-        /* training-mode forward under no_grad */
+        HD_ERR(rt, zo_backward_begin(rt, g, 0), ZO_ERR_BAD_HANDLE);
+        /* training-mode forward entirely under no_grad: stale too */
         g = HD_FWD_BEGIN(rt);
         HD_CALL(rt, &c, s.m, 0, "1", "0");
         HD_FWD_END(rt, g);
-        HD_OK(rt, zo_graph_discard(rt, g));
-        /* a nested forward pass with no module call */
+        HD_ERR(rt, zo_graph_discard(rt, g), ZO_ERR_BAD_HANDLE);
+        /* a nested forward pass with no module call: stale */
         g = HD_FWD_BEGIN_FLAGS(rt, 0);
         HD_FWD_END(rt, g);
+        HD_ERR(rt, zo_forward_end(rt, g), ZO_ERR_BAD_HANDLE);
+        /* a call with grad enabled (even with no input requiring grad):
+         * alive until discarded */
+        g = HD_FWD_BEGIN(rt);
+        HD_CALL(rt, &c, s.m, ZO_CALL_GRAD, "0", "1");
+        HD_FWD_END(rt, g);
         HD_OK(rt, zo_graph_discard(rt, g));
+        HD_ERR(rt, zo_graph_discard(rt, g), ZO_ERR_BAD_HANDLE);
+        /* ... or until its backward ends */
+        g = HD_FWD_BEGIN(rt);
+        HD_CALL(rt, &c, s.m, ZO_CALL_GRAD, "1", "1");
+        HD_FWD_END(rt, g);
+        HD_BWD_BEGIN(rt, g);
+        HD_BWD_END(rt, g);
+        HD_ERR(rt, zo_graph_discard(rt, g), ZO_ERR_BAD_HANDLE);
+        HD_RELEASE_ALL(rt);
         small_model_done(&s);
     }
 }
@@ -661,10 +677,10 @@ static void test_stale_handles_per_call(void **state)
     small_model_done(&s);
 }
 
-/* zo_release_all's documented effects are on parameters, active sets and
- * windows; a graph waiting for its backward is not discarded by it
- * (zo_backward_begin's BAD_HANDLE is for "unknown or discarded graph"). */
-static void test_graph_survives_release_all(void **state)
+/* zo_release_all ends the graphs waiting for their backward (zo_forward_end:
+ * "waiting for its backward (or for zo_graph_discard() / zo_release_all())"):
+ * afterwards they are stale. */
+static void test_release_all_ends_idle_graphs(void **state)
 {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
@@ -678,9 +694,8 @@ static void test_graph_survives_release_all(void **state)
         HD_FWD_END(rt, g);
         HD_RELEASE_ALL(rt);
         HD_ALL_RELEASED(rt);
-        HD_BWD_BEGIN(rt, g);
-        HD_BWD_END(rt, g);
-        HD_ALL_RELEASED(rt);
+        HD_ERR(rt, zo_backward_begin(rt, g, 0), ZO_ERR_BAD_HANDLE);
+        HD_ERR(rt, zo_graph_discard(rt, g), ZO_ERR_BAD_HANDLE);
         small_model_done(&s);
     }
 }
@@ -1058,11 +1073,11 @@ int main(void)
         cmocka_unit_test(test_register_padded_overflow),
         cmocka_unit_test(test_param_too_big_for_allocator),
         cmocka_unit_test(test_forward_protocol_errors),
-        cmocka_unit_test(test_graph_alive_after_forward_end),
+        cmocka_unit_test(test_graph_lifetime_after_forward_end),
         cmocka_unit_test(test_backward_protocol_errors),
         cmocka_unit_test(test_nested_backward_order),
         cmocka_unit_test(test_stale_handles_per_call),
-        cmocka_unit_test(test_graph_survives_release_all),
+        cmocka_unit_test(test_release_all_ends_idle_graphs),
         cmocka_unit_test(test_release_all_releases_active_params),
         cmocka_unit_test(test_param_grad_ready_frozen),
         cmocka_unit_test(test_access_and_introspection_errors),
