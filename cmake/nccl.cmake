@@ -1,0 +1,135 @@
+# cmake/nccl.cmake - the CUDA + NCCL backend (issue 5).
+#
+# Included by the root CMakeLists.txt (include(cmake/nccl.cmake OPTIONAL)),
+# after the library and test set-up and before the subdirectories.
+#
+# Finds the CUDA toolkit at $CUDA_HOME, else /usr/local/cuda: libcudart,
+# cuda_runtime_api.h, libnccl and nccl.h (under the toolkit, or the system's
+# libnccl-dev).  When found:
+#   zoffload_nccl         static library: runtime/backend_nccl.c, linked
+#                         PUBLIC to zoffload, libcudart and libnccl.
+#                         libzoffload itself never depends on CUDA.
+#   ZO_HAVE_MPI           defined for backend_nccl.c when MPI (C) is found
+#                         (Debian: libopenmpi-dev); zo_backend_nccl_create_mpi
+#                         then works, else it returns ZO_ERR_UNSUPPORTED.
+#   test_backend_nccl     tests/nccl/test_backend_nccl.c (cmocka), ctest
+#                         nccl/test_backend_nccl: without a GPU it asserts the
+#                         clean ZO_ERR_NO_DEVICE; with one it runs the device
+#                         tests.  Not under tests/unit/, whose glob links
+#                         zoffload only.
+#   nccl_bench            tests/nccl/nccl_bench.c: all-gather vs cudaMemcpyAsync
+#                         D2D (run by tests/gpu/run.sh, not by ctest).
+#   ZO_NCCL_FOUND         ON; ZO_CUBLAS_LIBRARY for examples/ (cuBLAS).
+# When not found: one status line, nothing else.
+#
+# Cache: ZO_NCCL = AUTO (default: build when found) | ON (error when not
+# found) | OFF (skip); ZO_NCCL_MPI = AUTO | OFF.
+
+set(ZO_NCCL "AUTO" CACHE STRING "CUDA/NCCL backend: AUTO (build when found), ON (required), OFF")
+set_property(CACHE ZO_NCCL PROPERTY STRINGS AUTO ON OFF)
+set(ZO_NCCL_MPI "AUTO" CACHE STRING "MPI bootstrap of the NCCL backend: AUTO (when MPI is found) or OFF")
+set_property(CACHE ZO_NCCL_MPI PROPERTY STRINGS AUTO OFF)
+
+set(ZO_NCCL_FOUND OFF)
+
+if(ZO_NCCL STREQUAL "OFF")
+  message(STATUS "zoffload: NCCL backend disabled (ZO_NCCL=OFF)")
+  return()
+endif()
+
+if(DEFINED ENV{CUDA_HOME} AND NOT "$ENV{CUDA_HOME}" STREQUAL "")
+  set(ZO_CUDA_ROOT "$ENV{CUDA_HOME}")
+else()
+  set(ZO_CUDA_ROOT "/usr/local/cuda")
+endif()
+
+set(_zo_cuda_incs "${ZO_CUDA_ROOT}/include" "${ZO_CUDA_ROOT}/targets/${CMAKE_SYSTEM_PROCESSOR}-linux/include")
+set(_zo_cuda_libs "${ZO_CUDA_ROOT}/lib64" "${ZO_CUDA_ROOT}/lib"
+    "${ZO_CUDA_ROOT}/targets/${CMAKE_SYSTEM_PROCESSOR}-linux/lib")
+
+find_path(ZO_CUDA_INCLUDE_DIR cuda_runtime_api.h PATHS ${_zo_cuda_incs} NO_DEFAULT_PATH)
+find_library(ZO_CUDART_LIBRARY cudart PATHS ${_zo_cuda_libs} NO_DEFAULT_PATH)
+# NCCL ships under the toolkit on this image; Debian's libnccl-dev puts it
+# in the system directories.
+find_path(ZO_NCCL_INCLUDE_DIR nccl.h PATHS ${_zo_cuda_incs})
+find_library(ZO_NCCL_LIBRARY nccl PATHS ${_zo_cuda_libs})
+find_library(ZO_CUBLAS_LIBRARY cublas PATHS ${_zo_cuda_libs} NO_DEFAULT_PATH)
+mark_as_advanced(ZO_CUDA_INCLUDE_DIR ZO_CUDART_LIBRARY ZO_NCCL_INCLUDE_DIR ZO_NCCL_LIBRARY ZO_CUBLAS_LIBRARY)
+
+if(NOT ZO_CUDA_INCLUDE_DIR OR NOT ZO_CUDART_LIBRARY OR NOT ZO_NCCL_INCLUDE_DIR OR NOT ZO_NCCL_LIBRARY)
+  if(ZO_NCCL STREQUAL "ON")
+    message(FATAL_ERROR "zoffload: ZO_NCCL=ON but CUDA/NCCL not found under ${ZO_CUDA_ROOT} "
+                        "(cudart: ${ZO_CUDART_LIBRARY}, nccl: ${ZO_NCCL_LIBRARY}, nccl.h: ${ZO_NCCL_INCLUDE_DIR}); "
+                        "set CUDA_HOME")
+  endif()
+  message(STATUS "zoffload: CUDA/NCCL not found, NCCL backend skipped")
+  return()
+endif()
+
+set(ZO_NCCL_FOUND ON)
+
+# Imported targets for the two libraries (headers as SYSTEM: -Wall -Wextra
+# stay about our code).
+if(NOT TARGET zo::cudart)
+  add_library(zo::cudart UNKNOWN IMPORTED)
+  set_target_properties(zo::cudart PROPERTIES
+    IMPORTED_LOCATION "${ZO_CUDART_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${ZO_CUDA_INCLUDE_DIR}"
+    INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${ZO_CUDA_INCLUDE_DIR}")
+  add_library(zo::nccl UNKNOWN IMPORTED)
+  set_target_properties(zo::nccl PROPERTIES
+    IMPORTED_LOCATION "${ZO_NCCL_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${ZO_NCCL_INCLUDE_DIR}"
+    INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${ZO_NCCL_INCLUDE_DIR}")
+  if(ZO_CUBLAS_LIBRARY)
+    add_library(zo::cublas UNKNOWN IMPORTED)
+    set_target_properties(zo::cublas PROPERTIES
+      IMPORTED_LOCATION "${ZO_CUBLAS_LIBRARY}"
+      INTERFACE_INCLUDE_DIRECTORIES "${ZO_CUDA_INCLUDE_DIR}"
+      INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${ZO_CUDA_INCLUDE_DIR}")
+  endif()
+endif()
+
+file(STRINGS "${ZO_NCCL_INCLUDE_DIR}/nccl.h" _zo_nccl_ver REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+string(REGEX REPLACE "[^0-9;]" "" _zo_nccl_ver "${_zo_nccl_ver}")
+string(REPLACE ";" "." _zo_nccl_ver "${_zo_nccl_ver}")
+
+add_library(zoffload_nccl STATIC "${PROJECT_SOURCE_DIR}/runtime/backend_nccl.c")
+target_include_directories(zoffload_nccl PRIVATE "${PROJECT_SOURCE_DIR}/runtime")
+target_link_libraries(zoffload_nccl PUBLIC zoffload zo::cudart zo::nccl)
+set_target_properties(zoffload_nccl PROPERTIES
+  POSITION_INDEPENDENT_CODE ON
+  PUBLIC_HEADER "${PROJECT_SOURCE_DIR}/include/zoffload_nccl.h")
+
+set(_zo_mpi "no")
+if(ZO_NCCL_MPI STREQUAL "AUTO")
+  find_package(MPI QUIET COMPONENTS C)
+  if(MPI_C_FOUND)
+    target_compile_definitions(zoffload_nccl PRIVATE ZO_HAVE_MPI=1)
+    target_link_libraries(zoffload_nccl PUBLIC MPI::MPI_C)
+    set(_zo_mpi "yes (${MPI_C_LIBRARY_VERSION_STRING})")
+    string(REGEX REPLACE "\n.*" "" _zo_mpi "${_zo_mpi}")
+  endif()
+endif()
+
+install(TARGETS zoffload_nccl
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+message(STATUS "zoffload: NCCL backend enabled: CUDA ${ZO_CUDA_ROOT}, NCCL ${_zo_nccl_ver} "
+               "(${ZO_NCCL_LIBRARY}), MPI bootstrap: ${_zo_mpi}")
+
+if(BUILD_TESTING AND ZO_CMOCKA_TARGET AND EXISTS "${PROJECT_SOURCE_DIR}/tests/nccl/test_backend_nccl.c")
+  add_executable(test_backend_nccl "${PROJECT_SOURCE_DIR}/tests/nccl/test_backend_nccl.c")
+  target_include_directories(test_backend_nccl PRIVATE "${PROJECT_SOURCE_DIR}/runtime"
+                                                        "${PROJECT_SOURCE_DIR}/tests/unit")
+  target_link_libraries(test_backend_nccl PRIVATE zoffload_nccl ${ZO_CMOCKA_TARGET})
+  find_package(Threads REQUIRED)
+  target_link_libraries(test_backend_nccl PRIVATE Threads::Threads)
+  add_test(NAME nccl/test_backend_nccl COMMAND test_backend_nccl)
+endif()
+
+if(EXISTS "${PROJECT_SOURCE_DIR}/tests/nccl/nccl_bench.c")
+  add_executable(nccl_bench "${PROJECT_SOURCE_DIR}/tests/nccl/nccl_bench.c")
+  target_link_libraries(nccl_bench PRIVATE zoffload_nccl)
+endif()

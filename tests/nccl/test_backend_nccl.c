@@ -1,0 +1,696 @@
+/*
+ * test_backend_nccl.c - cmocka tests of the CUDA + NCCL backend
+ * (runtime/backend_nccl.c), built by cmake/nccl.cmake when CUDA and NCCL
+ * are found; ctest name nccl/test_backend_nccl.
+ *
+ * Two groups, chosen by what the machine has (cudaGetDeviceCount):
+ *   no device  creation of every kind returns ZO_ERR_NO_DEVICE with a
+ *              message naming the CUDA error; nothing is left behind (no
+ *              bootstrap file); config validation and the launcher
+ *              environment parsing, which need no device.
+ *   devices    W = 1 and W = every device (one thread per rank,
+ *              ncclCommInitAll): gathered bytes equal the host backend's
+ *              content function for many sizes, element sizes and groups,
+ *              in device and cpu-offloaded (pinned, pageable) shards, both
+ *              wait modes; back-pressure; reduce-scatter (host and device
+ *              pointers) against the host backend's arithmetic; bad handles;
+ *              one training step through the runtime's hooks.
+ * The group that does not apply is reported as skipped by cmocka.
+ *
+ * ZO_NCCL_TEST_EXPECT_DEVICE=1 makes "no device" a failure (the GPU script
+ * sets it so a broken driver cannot pass as a clean skip).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <pthread.h>
+
+#include <cuda_runtime_api.h>
+
+#include "zoffload.h"
+#include "zoffload_backend.h"
+#include "zoffload_nccl.h"
+
+static int g_ndev = 0; /* devices present; 0 if none or no driver */
+static char g_count_err[256];
+
+#define ST_EQ(got, want)                                                                                  \
+    do {                                                                                                  \
+        zo_status g_ = (got), w_ = (want);                                                                \
+        if (g_ != w_) {                                                                                   \
+            print_error("%s returned %d (%s), expected %d (%s); create_error: \"%s\"\n", #got, g_,        \
+                        zo_strerror(g_), w_, zo_strerror(w_), zo_nccl_create_error());                    \
+            fail();                                                                                       \
+        }                                                                                                 \
+    } while (0)
+
+#define BE_OK(b, call)                                                                                    \
+    do {                                                                                                  \
+        zo_status g_ = (call);                                                                            \
+        if (g_ != ZO_OK) {                                                                                \
+            print_error("%s returned %d (%s): %s\n", #call, g_, zo_strerror(g_),                          \
+                        (b)->ops->last_error((b)->ctx));                                                  \
+            fail();                                                                                       \
+        }                                                                                                 \
+    } while (0)
+
+static zo_nccl_config cfg1(void)
+{
+    zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
+    c.world_size = 1;
+    c.rank = 0;
+    c.local_device = 0;
+    return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Without a device                                                     */
+/* ------------------------------------------------------------------ */
+
+#define NEED_NO_DEVICE() do { if (g_ndev > 0) skip(); } while (0)
+
+static void expect_no_device_msg(void)
+{
+    const char *m = zo_nccl_create_error();
+    assert_non_null(m);
+    if (!strstr(m, "no CUDA device")) {
+        print_error("message: \"%s\"\n", m);
+        fail();
+    }
+}
+
+static void test_nodev_create(void **state)
+{
+    (void)state;
+    NEED_NO_DEVICE();
+    zo_nccl_config c = cfg1();
+    zo_nccl_unique_id id;
+    memset(&id, 0, sizeof id);
+    zo_backend *b = (zo_backend *)(uintptr_t)1;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_NO_DEVICE);
+    assert_null(b);
+    expect_no_device_msg();
+    /* the message carries the CUDA error's name */
+    assert_non_null(strstr(zo_nccl_create_error(), "cuda"));
+}
+
+static void test_nodev_create_all(void **state)
+{
+    (void)state;
+    NEED_NO_DEVICE();
+    zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
+    zo_backend *bs[2] = {(zo_backend *)(uintptr_t)1, (zo_backend *)(uintptr_t)1};
+    ST_EQ(zo_backend_nccl_create_all(&c, 2, NULL, bs), ZO_ERR_NO_DEVICE);
+    assert_null(bs[0]);
+    assert_null(bs[1]);
+    expect_no_device_msg();
+}
+
+static void test_nodev_create_file(void **state)
+{
+    (void)state;
+    NEED_NO_DEVICE();
+    char dir[] = "/tmp/zo_nccl_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    zo_nccl_config c = cfg1();
+    zo_backend *b = NULL;
+    ST_EQ(zo_backend_nccl_create_file(&c, dir, "t1", &b), ZO_ERR_NO_DEVICE);
+    assert_null(b);
+    expect_no_device_msg();
+    /* nothing written: the device check comes before the id file */
+    char path[256];
+    snprintf(path, sizeof path, "%s/zoffload-nccl-t1.id", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_nodev_create_mpi(void **state)
+{
+    (void)state;
+    NEED_NO_DEVICE();
+    zo_nccl_config c = cfg1();
+    zo_backend *b = NULL;
+    if (!zo_nccl_have_mpi()) {
+        ST_EQ(zo_backend_nccl_create_mpi(&c, NULL, &b), ZO_ERR_UNSUPPORTED);
+        assert_non_null(strstr(zo_nccl_create_error(), "without MPI"));
+    } else {
+        /* MPI not initialised by this test: refused before any MPI call */
+        ST_EQ(zo_backend_nccl_create_mpi(&c, NULL, &b), ZO_ERR_INVALID_ARG);
+    }
+    assert_null(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Any machine: configuration and environment                           */
+/* ------------------------------------------------------------------ */
+
+static void test_config_validation(void **state)
+{
+    (void)state;
+    zo_nccl_unique_id id;
+    memset(&id, 0, sizeof id);
+    zo_backend *b = NULL;
+    zo_nccl_config c = cfg1();
+    c.size = sizeof c - 8;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_VERSION);
+    c = cfg1();
+    c.version = 99;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_VERSION);
+    c = cfg1();
+    c.offload_param = (zo_nccl_offload)7;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_INVALID_ARG);
+    c = cfg1();
+    c.pin_memory = 2;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_INVALID_ARG);
+    c = cfg1();
+    c.max_outstanding_gathers = -1;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_INVALID_ARG);
+    c = cfg1();
+    c.reduce_op = (zo_reduce_op)5;
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_INVALID_ARG);
+    c = cfg1();
+    c.rank = 1; /* world 1 */
+    ST_EQ(zo_backend_nccl_create(&c, &id, &b), ZO_ERR_INVALID_ARG);
+    c = cfg1();
+    ST_EQ(zo_backend_nccl_create(&c, NULL, &b), ZO_ERR_INVALID_ARG);
+    ST_EQ(zo_backend_nccl_create(NULL, &id, &b), ZO_ERR_INVALID_ARG);
+    ST_EQ(zo_backend_nccl_create(&c, &id, NULL), ZO_ERR_INVALID_ARG);
+    ST_EQ(zo_backend_nccl_create_file(&c, NULL, NULL, &b), ZO_ERR_INVALID_ARG);
+    ST_EQ(zo_backend_nccl_create_file(&c, "/tmp", "a/b", &b), ZO_ERR_INVALID_ARG);
+    ST_EQ(zo_backend_nccl_create_all(&c, 0, NULL, &b), ZO_ERR_INVALID_ARG);
+    assert_null(b);
+    assert_true(strlen(zo_nccl_create_error()) > 0);
+}
+
+static void clear_env(void)
+{
+    const char *v[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                       "RANK", "WORLD_SIZE", "LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        unsetenv(v[i]);
+}
+
+static void test_config_from_env(void **state)
+{
+    (void)state;
+    clear_env();
+    zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
+    ST_EQ(zo_nccl_config_from_env(&c), ZO_OK);
+    assert_int_equal(c.world_size, 1);
+    assert_int_equal(c.rank, 0);
+    assert_int_equal(c.local_device, ZO_NCCL_FROM_ENV);
+
+    /* torchrun / Slurm style */
+    setenv("WORLD_SIZE", "8", 1);
+    setenv("RANK", "5", 1);
+    setenv("LOCAL_RANK", "1", 1);
+    zo_nccl_config d = ZO_NCCL_CONFIG_INIT;
+    ST_EQ(zo_nccl_config_from_env(&d), ZO_OK);
+    assert_int_equal(d.world_size, 8);
+    assert_int_equal(d.rank, 5);
+    assert_int_equal(d.local_device, 1);
+
+    /* Open MPI's variables win */
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2", 1);
+    zo_nccl_config e = ZO_NCCL_CONFIG_INIT;
+    ST_EQ(zo_nccl_config_from_env(&e), ZO_OK);
+    assert_int_equal(e.world_size, 4);
+    assert_int_equal(e.rank, 3);
+    assert_int_equal(e.local_device, 2);
+
+    /* explicit fields are kept */
+    zo_nccl_config f = ZO_NCCL_CONFIG_INIT;
+    f.local_device = 0;
+    ST_EQ(zo_nccl_config_from_env(&f), ZO_OK);
+    assert_int_equal(f.local_device, 0);
+    assert_int_equal(f.rank, 3);
+
+    /* malformed and inconsistent values */
+    setenv("OMPI_COMM_WORLD_RANK", "x3", 1);
+    zo_nccl_config g = ZO_NCCL_CONFIG_INIT;
+    ST_EQ(zo_nccl_config_from_env(&g), ZO_ERR_INVALID_ARG);
+    assert_non_null(strstr(zo_nccl_create_error(), "OMPI_COMM_WORLD_RANK"));
+    setenv("OMPI_COMM_WORLD_RANK", "4", 1);
+    zo_nccl_config h = ZO_NCCL_CONFIG_INIT;
+    ST_EQ(zo_nccl_config_from_env(&h), ZO_ERR_INVALID_ARG);
+    clear_env();
+}
+
+static void test_helpers_reject_other_backends(void **state)
+{
+    (void)state;
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_backend *h = NULL;
+    assert_int_equal(zo_backend_host_create(&hc, &h), ZO_OK);
+    assert_int_equal(zo_nccl_is_nccl(h), 0);
+    assert_int_equal(zo_nccl_is_nccl(NULL), 0);
+    assert_int_equal(zo_nccl_device(h), ZO_ERR_INVALID_ARG);
+    assert_null(zo_nccl_gather_stream(h));
+    void *p = NULL;
+    assert_int_equal(zo_nccl_shard(h, 0, &p, NULL, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_nccl_mark_shards_written(h), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_nccl_synchronize(NULL), ZO_ERR_INVALID_ARG);
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(h, &st), ZO_ERR_INVALID_ARG);
+    float g = 0, o = 0;
+    assert_int_equal(zo_nccl_reduce_scatter(h, 0, &g, &o, 1, 1, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+    zo_backend_destroy(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* With devices                                                         */
+/* ------------------------------------------------------------------ */
+
+#define NEED_DEVICE() do { if (g_ndev <= 0) skip(); } while (0)
+
+/* gathers every (numel, elem_size) of a table on backend b (rank r of W)
+ * in groups of 3 and compares with the content function.  Returns the
+ * number of mismatching parameters; 0 on success.  On a backend error
+ * prints it and returns -1. */
+typedef struct gcase { uint64_t numel; uint32_t elem; } gcase;
+static const gcase g_cases[] = {{1, 4}, {3, 1}, {7, 2}, {1000, 4}, {1001, 8}, {65537, 4}, {(1u << 20) + 3, 2},
+                                {5, 64}, {4096, 4}};
+#define N_CASES (sizeof g_cases / sizeof g_cases[0])
+
+static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
+{
+    const zo_backend_ops *ops = b->ops;
+    void *ctx = b->ctx;
+    int W = ops->world_size(ctx);
+    int bad = 0;
+    for (size_t i = 0; i < N_CASES; i++) {
+        uint64_t part = (g_cases[i].numel + (uint64_t)W - 1) / (uint64_t)W;
+        if (ops->param_add(ctx, base + (zo_param_id)i, g_cases[i].numel, g_cases[i].elem, part) != ZO_OK) {
+            print_error("param_add: %s\n", ops->last_error(ctx));
+            return -1;
+        }
+    }
+    for (size_t i0 = 0; i0 < N_CASES; i0 += 3) {
+        zo_gather_item it[3];
+        size_t n = 0;
+        for (size_t i = i0; i < N_CASES && n < 3; i++, n++) {
+            uint64_t part = (g_cases[i].numel + (uint64_t)W - 1) / (uint64_t)W;
+            it[n].param = base + (zo_param_id)i;
+            it[n].numel = g_cases[i].numel;
+            it[n].partition_numel = part;
+            it[n].elem_size = g_cases[i].elem;
+            if (ops->full_alloc(ctx, it[n].param, (size_t)(part * (uint64_t)W * g_cases[i].elem), &it[n].full)) {
+                print_error("full_alloc: %s\n", ops->last_error(ctx));
+                return -1;
+            }
+        }
+        zo_work *w = NULL;
+        if (ops->all_gather_start(ctx, it, n, &w) || ops->wait(ctx, w)) {
+            print_error("gather: %s\n", ops->last_error(ctx));
+            return -1;
+        }
+        int done = 0;
+        if (do_host_wait_check) {
+            /* host-mode wait: complete as soon as wait returned */
+            if (ops->query(ctx, w, &done) || !done) {
+                print_error("query after a host wait: done %d: %s\n", done, ops->last_error(ctx));
+                bad++;
+            }
+        }
+        ops->work_free(ctx, w);
+        for (size_t k = 0; k < n; k++) {
+            size_t bytes = (size_t)(it[k].numel * it[k].elem_size);
+            uint8_t *h = malloc(bytes);
+            assert_non_null(h);
+            /* compute stream = legacy stream: cudaMemcpy is ordered after the stream-mode wait */
+            assert_int_equal(cudaMemcpy(h, it[k].full, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+            for (size_t j = 0; j < bytes; j++)
+                if (h[j] != zo_host_param_byte(it[k].param, j)) {
+                    print_error("param %u (numel %llu, elem %u): byte %zu is %u, expected %u\n",
+                                (unsigned)it[k].param, (unsigned long long)it[k].numel, (unsigned)it[k].elem_size,
+                                j, h[j], zo_host_param_byte(it[k].param, j));
+                    bad++;
+                    break;
+                }
+            free(h);
+            ops->full_free(ctx, it[k].param, it[k].full);
+        }
+    }
+    for (size_t i = 0; i < N_CASES; i++)
+        ops->param_remove(ctx, base + (zo_param_id)i);
+    return bad;
+}
+
+/* reduce-scatter of a known gradient, host and device pointers, against the
+ * host backend of the same world/rank (every rank passes the same
+ * gradient, the host backend's convention).  Returns mismatches or -1. */
+static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op op)
+{
+    const zo_backend_ops *ops = b->ops;
+    int W = ops->world_size(b->ctx), r = ops->rank(b->ctx);
+    uint64_t part = (numel + (uint64_t)W - 1) / (uint64_t)W;
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = W;
+    hc.rank = r;
+    zo_backend *h = NULL;
+    if (zo_backend_host_create(&hc, &h) || h->ops->param_add(h->ctx, p, numel, 4, part) ||
+        ops->param_add(b->ctx, p, numel, 4, part)) {
+        print_error("setup: %s\n", ops->last_error(b->ctx));
+        return -1;
+    }
+    float *g = malloc(numel * sizeof *g), *want = malloc(part * sizeof *want), *got = malloc(part * sizeof *got);
+    assert_true(g && want && got);
+    for (uint64_t i = 0; i < numel; i++)
+        g[i] = (float)((i * 37u) % 101u) * 0.25f - 7.0f;
+    assert_int_equal(h->ops->reduce_scatter(h->ctx, p, g, want, numel, part, op), ZO_OK);
+    int bad = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        memset(got, 0xff, part * sizeof *got);
+        zo_status s;
+        if (mode == 0) {
+            s = zo_nccl_reduce_scatter(b, p, g, got, numel, part, op);
+        } else {
+            float *dg = NULL, *dout = NULL;
+            assert_int_equal(cudaMalloc((void **)&dg, numel * sizeof *dg), cudaSuccess);
+            assert_int_equal(cudaMalloc((void **)&dout, part * sizeof *dout), cudaSuccess);
+            assert_int_equal(cudaMemcpy(dg, g, numel * sizeof *g, cudaMemcpyHostToDevice), cudaSuccess);
+            s = zo_nccl_reduce_scatter(b, p, dg, dout, numel, part, op);
+            /* stream-ordered: the legacy-stream copy comes after it */
+            assert_int_equal(cudaMemcpy(got, dout, part * sizeof *got, cudaMemcpyDeviceToHost), cudaSuccess);
+            cudaFree(dg);
+            cudaFree(dout);
+        }
+        if (s) {
+            print_error("reduce_scatter (%s pointers): %s\n", mode ? "device" : "host", ops->last_error(b->ctx));
+            bad = -1;
+            break;
+        }
+        for (uint64_t i = 0; i < part; i++) {
+            float d = got[i] - want[i];
+            if (d < 0)
+                d = -d;
+            float tol = 1e-5f * (want[i] < 0 ? -want[i] : want[i]) + 1e-6f;
+            if (d > tol) {
+                print_error("reduce_scatter %s (%s pointers) W=%d r=%d: elem %llu = %g, host backend %g\n",
+                            op == ZO_REDUCE_AVG ? "avg" : "sum", mode ? "device" : "host", W, r,
+                            (unsigned long long)i, got[i], want[i]);
+                bad++;
+                break;
+            }
+        }
+    }
+    free(g);
+    free(want);
+    free(got);
+    ops->param_remove(b->ctx, p);
+    zo_backend_destroy(h);
+    return bad;
+}
+
+static zo_backend *make1(zo_nccl_config c)
+{
+    zo_backend *b = NULL;
+    zo_status s = zo_backend_nccl_create_all(&c, 1, NULL, &b);
+    if (s) {
+        print_error("create_all(1): %s: %s\n", zo_strerror(s), zo_nccl_create_error());
+        fail();
+    }
+    return b;
+}
+
+static void test_dev_gather_w1(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    for (int mode = 0; mode < 4; mode++) {
+        zo_nccl_config c = cfg1();
+        c.wait_host = mode & 1;
+        if (mode >= 2)
+            c.offload_param = ZO_NCCL_OFFLOAD_CPU;
+        zo_backend *b = make1(c);
+        assert_int_equal(gather_check(b, 0, c.wait_host), 0);
+        zo_nccl_stats st;
+        assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+        assert_int_equal(st.live_full_buffers, 0);
+        assert_int_equal(st.live_works, 0);
+        assert_true(st.gathers >= 3);
+        if (mode >= 2)
+            assert_true(st.h2d_bytes > 0);
+        zo_backend_destroy(b);
+    }
+    /* pageable offload */
+    zo_nccl_config c = cfg1();
+    c.offload_param = ZO_NCCL_OFFLOAD_CPU;
+    c.pin_memory = 0;
+    zo_backend *b = make1(c);
+    assert_int_equal(gather_check(b, 100, 0), 0);
+    zo_backend_destroy(b);
+}
+
+static void test_dev_backpressure(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_nccl_config c = cfg1();
+    c.max_outstanding_gathers = 1;
+    zo_backend *b = make1(c);
+    const zo_backend_ops *ops = b->ops;
+    enum { N = 6 };
+    uint64_t numel = 1u << 22; /* 16 MiB float32: long enough to still be running */
+    zo_work *w[N];
+    void *full[N];
+    for (int i = 0; i < N; i++) {
+        BE_OK(b, ops->param_add(b->ctx, (zo_param_id)i, numel, 4, numel));
+        BE_OK(b, ops->full_alloc(b->ctx, (zo_param_id)i, numel * 4, &full[i]));
+        zo_gather_item it = {(zo_param_id)i, full[i], numel, numel, 4};
+        BE_OK(b, ops->all_gather_start(b->ctx, &it, 1, &w[i]));
+        zo_nccl_stats st;
+        assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+        assert_true(st.outstanding <= 1);
+    }
+    for (int i = 0; i < N; i++) {
+        BE_OK(b, ops->wait(b->ctx, w[i]));
+        ops->work_free(b->ctx, w[i]);
+    }
+    uint8_t h[64];
+    assert_int_equal(cudaMemcpy(h, (uint8_t *)full[N - 1] + 4096, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t j = 0; j < sizeof h; j++)
+        assert_int_equal(h[j], zo_host_param_byte(N - 1, 4096 + j));
+    for (int i = 0; i < N; i++)
+        ops->full_free(b->ctx, (zo_param_id)i, full[i]);
+    zo_backend_destroy(b);
+}
+
+static void test_dev_bad_handles(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_backend *b = make1(cfg1());
+    const zo_backend_ops *ops = b->ops;
+    void *ctx = b->ctx;
+    void *full = NULL;
+    assert_int_equal(ops->full_alloc(ctx, 3, 64, &full), ZO_ERR_BAD_HANDLE);
+    assert_non_null(strstr(ops->last_error(ctx), "not added"));
+    BE_OK(b, ops->param_add(ctx, 3, 16, 4, 16));
+    assert_int_equal(ops->param_add(ctx, 3, 16, 4, 16), ZO_ERR_EXISTS);
+    assert_int_equal(ops->param_add(ctx, 4, 16, 4, 8), ZO_ERR_INVALID_ARG); /* not ceil(16/1) */
+    int local = 0;
+    zo_gather_item it = {3, &local, 16, 16, 4};
+    zo_work *w = NULL;
+    assert_int_equal(ops->all_gather_start(ctx, &it, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_non_null(strstr(ops->last_error(ctx), "full_alloc"));
+    BE_OK(b, ops->full_alloc(ctx, 3, 32, &full)); /* too small */
+    it.full = full;
+    assert_int_equal(ops->all_gather_start(ctx, &it, 1, &w), ZO_ERR_INVALID_ARG);
+    ops->full_free(ctx, 3, full);
+    ops->full_free(ctx, 3, full); /* double free: reported, not passed to CUDA */
+    assert_non_null(strstr(ops->last_error(ctx), "not a live full buffer"));
+    int done = 0;
+    assert_int_equal(ops->query(ctx, (zo_work *)&local, &done), ZO_ERR_INVALID_ARG);
+    assert_int_equal(ops->wait(ctx, (zo_work *)&local), ZO_ERR_INVALID_ARG);
+    ops->work_free(ctx, (zo_work *)&local);
+    assert_non_null(strstr(ops->last_error(ctx), "not a live work"));
+    float g[16] = {0}, o[16];
+    assert_int_equal(ops->reduce_scatter(ctx, 9, g, o, 16, 16, ZO_REDUCE_SUM), ZO_ERR_BAD_HANDLE);
+    assert_int_equal(ops->reduce_scatter(ctx, 3, g, o, 15, 16, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.live_full_buffers, 0);
+    zo_backend_destroy(b);
+}
+
+static void test_dev_reduce_scatter_w1(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_backend *b = make1(cfg1());
+    assert_int_equal(rs_check(b, 0, 1, ZO_REDUCE_SUM), 0);
+    assert_int_equal(rs_check(b, 1, 1000, ZO_REDUCE_AVG), 0);
+    assert_int_equal(rs_check(b, 2, 100003, ZO_REDUCE_SUM), 0);
+    zo_backend_destroy(b);
+}
+
+/* README's training step through the runtime's hooks, NCCL data plane */
+static void test_dev_runtime_step(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_backend *b = make1(cfg1());
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.backend = b;
+    cfg.param_persistence_threshold = 0;
+    zo_runtime *rt = NULL;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+    zo_module_id root, fc;
+    zo_param_id w;
+    zo_graph g;
+    zo_grad_handle xh, yh, fo, ro;
+    uint8_t yes = 1;
+    assert_int_equal(zo_module_register(rt, ZO_NO_MODULE, "model", 0, &root), ZO_OK);
+    assert_int_equal(zo_module_register(rt, root, "fc", 0, &fc), ZO_OK);
+    assert_int_equal(zo_param_register(rt, fc, "weight", 1000000, 4, 0, &w), ZO_OK);
+    for (int step = 0; step < 3; step++) {
+        assert_int_equal(zo_forward_begin(rt, ZO_FWD_ROOT, &g), ZO_OK);
+        assert_int_equal(zo_pre_forward(rt, root, ZO_CALL_GRAD), ZO_OK);
+        assert_int_equal(zo_track_inputs(rt, root, 1, &yes, &xh), ZO_OK);
+        assert_int_equal(zo_pre_forward(rt, fc, ZO_CALL_GRAD), ZO_OK);
+        assert_int_equal(zo_track_inputs(rt, fc, 1, &yes, &yh), ZO_OK);
+        const void *data = NULL;
+        size_t bytes = 0;
+        assert_int_equal(zo_param_access(rt, fc, w, &data, &bytes), ZO_OK);
+        assert_int_equal(bytes, 4000000);
+        uint8_t h[256];
+        assert_int_equal(cudaMemcpy(h, (const uint8_t *)data + 1000, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (size_t j = 0; j < sizeof h; j++)
+            assert_int_equal(h[j], zo_host_param_byte(w, 1000 + j));
+        assert_int_equal(zo_post_forward(rt, fc), ZO_OK);
+        assert_int_equal(zo_track_outputs(rt, fc, 1, &yes, &fo), ZO_OK);
+        assert_int_equal(zo_post_forward(rt, root), ZO_OK);
+        assert_int_equal(zo_track_outputs(rt, root, 1, &yes, &ro), ZO_OK);
+        assert_int_equal(zo_forward_end(rt, g), ZO_OK);
+        assert_int_equal(zo_backward_begin(rt, g, 0), ZO_OK);
+        assert_int_equal(zo_output_grad(rt, ro), ZO_OK);
+        assert_int_equal(zo_output_grad(rt, fo), ZO_OK);
+        assert_int_equal(zo_param_grad_ready(rt, w), ZO_OK);
+        assert_int_equal(zo_input_grad(rt, yh), ZO_OK);
+        assert_int_equal(zo_input_grad(rt, xh), ZO_OK);
+        assert_int_equal(zo_backward_end(rt, g), ZO_OK);
+        assert_int_equal(zo_release_all(rt), ZO_OK);
+        zo_param_info info;
+        assert_int_equal(zo_param_get_info(rt, w, &info), ZO_OK);
+        assert_int_equal(info.status, ZO_PARAM_NOT_AVAILABLE);
+    }
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.live_full_buffers, 0);
+    assert_true(st.gathers >= 6);
+    assert_int_equal(zo_runtime_destroy(rt), ZO_OK);
+    zo_backend_destroy(b);
+}
+
+/* every device, one thread per rank */
+typedef struct rank_arg { zo_backend *b; int bad; } rank_arg;
+
+static void *rank_main(void *p)
+{
+    rank_arg *a = p;
+    cudaSetDevice(zo_nccl_device(a->b));
+    int g = gather_check(a->b, 0, 0);
+    int r1 = rs_check(a->b, 50, 12345, ZO_REDUCE_SUM);
+    int r2 = rs_check(a->b, 51, 777, ZO_REDUCE_AVG);
+    a->bad = (g != 0) + (r1 != 0) + (r2 != 0);
+    return NULL;
+}
+
+static void test_dev_all_devices(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    int n = g_ndev;
+    const char *e = getenv("ZO_NCCL_TEST_WORLD");
+    if (e && atoi(e) > 0 && atoi(e) <= g_ndev)
+        n = atoi(e);
+    zo_backend **bs = calloc((size_t)n, sizeof *bs);
+    rank_arg *args = calloc((size_t)n, sizeof *args);
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    assert_true(bs && args && th);
+    zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
+    zo_status s = zo_backend_nccl_create_all(&c, n, NULL, bs);
+    if (s) {
+        print_error("create_all(%d): %s\n", n, zo_nccl_create_error());
+        fail();
+    }
+    print_message("all-gather / reduce-scatter on %d device(s), one thread per rank\n", n);
+    for (int i = 0; i < n; i++) {
+        args[i].b = bs[i];
+        assert_int_equal(pthread_create(&th[i], NULL, rank_main, &args[i]), 0);
+    }
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_join(th[i], NULL);
+        bad += args[i].bad;
+    }
+    for (int i = 0; i < n; i++)
+        zo_backend_destroy(bs[i]);
+    free(bs);
+    free(args);
+    free(th);
+    assert_int_equal(bad, 0);
+}
+
+static void test_dev_too_many_devices(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
+    zo_backend *bs[1] = {NULL};
+    int devs[1] = {g_ndev}; /* one past the last */
+    ST_EQ(zo_backend_nccl_create_all(&c, 1, devs, bs), ZO_ERR_NO_DEVICE);
+    assert_non_null(strstr(zo_nccl_create_error(), "device(s) are present"));
+    zo_nccl_config d = cfg1();
+    d.local_device = g_ndev;
+    zo_nccl_unique_id id;
+    memset(&id, 0, sizeof id);
+    zo_backend *b = NULL;
+    ST_EQ(zo_backend_nccl_create(&d, &id, &b), ZO_ERR_NO_DEVICE);
+    assert_null(b);
+}
+
+int main(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(g_count_err, sizeof g_count_err, "%s", cudaGetErrorName(e));
+        n = 0;
+    }
+    g_ndev = n;
+    const char *ex = getenv("ZO_NCCL_TEST_EXPECT_DEVICE");
+    if (ex && !strcmp(ex, "1") && g_ndev <= 0) {
+        fprintf(stderr, "test_backend_nccl: ZO_NCCL_TEST_EXPECT_DEVICE=1 but no CUDA device (%s)\n",
+                g_count_err[0] ? g_count_err : "0 devices");
+        return 1;
+    }
+    printf("test_backend_nccl: %d CUDA device(s)%s%s\n", g_ndev, g_count_err[0] ? ", cudaGetDeviceCount: " : "",
+           g_count_err);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_validation),
+        cmocka_unit_test(test_config_from_env),
+        cmocka_unit_test(test_helpers_reject_other_backends),
+        cmocka_unit_test(test_nodev_create),
+        cmocka_unit_test(test_nodev_create_all),
+        cmocka_unit_test(test_nodev_create_file),
+        cmocka_unit_test(test_nodev_create_mpi),
+        cmocka_unit_test(test_dev_too_many_devices),
+        cmocka_unit_test(test_dev_gather_w1),
+        cmocka_unit_test(test_dev_backpressure),
+        cmocka_unit_test(test_dev_bad_handles),
+        cmocka_unit_test(test_dev_reduce_scatter_w1),
+        cmocka_unit_test(test_dev_runtime_step),
+        cmocka_unit_test(test_dev_all_devices),
+    };
+    return cmocka_run_group_tests_name("nccl backend", tests, NULL, NULL);
+}
