@@ -656,8 +656,8 @@ static void test_retained_graph_per_call(void **state)
     HD_CALL(rt, &cm, m, ZO_CALL_GRAD, "1", "1");
     HD_EXIT(rt, &cr, "1");
     HD_FWD_END(rt, g);
-    for (int pass = 0; pass < 2; pass++) {
-        HD_OK(rt, zo_backward_begin(rt, g, pass == 0 ? 1 : 0));
+    for (int pass = 0; pass < 3; pass++) { /* retain_graph=True twice, then a last backward */
+        HD_OK(rt, zo_backward_begin(rt, g, pass < 2 ? 1 : 0));
         HD_OUT_GRAD(rt, cr.out[0]);
         HD_OUT_GRAD(rt, cm.out[0]);
         HD_AVAILABLE(rt, pm);
@@ -668,7 +668,7 @@ static void test_retained_graph_per_call(void **state)
         HD_IN_GRAD(rt, cr.in[0]);
         HD_BWD_END(rt, g);
         HD_ALL_RELEASED(rt);
-        if (pass == 0) { /* windows re-armed for the second backward */
+        if (pass < 2) { /* windows re-armed for the next backward */
             HD_EQ(HD_MINFO(rt, m).open_windows, 1);
             HD_EQ(HD_MINFO(rt, m).grads_remaining, 1);
             HD_EQ(HD_MINFO(rt, r).open_windows, 1);

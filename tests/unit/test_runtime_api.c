@@ -719,13 +719,13 @@ static void test_release_all_releases_active_params(void **state)
         HD_EXIT(rt, &cr, "1");
         HD_FWD_END(rt, g);
         HD_OK(rt, zo_graph_discard(rt, g));
+        small_model_done(&s); /* before asserting: no leak on failure */
         if (pi.status != ZO_PARAM_NOT_AVAILABLE || pi.n_active != 0)
             print_error("policy %s: after zo_release_all with r's call open: pr %s, n_active %u\n",
                         zo_policy_name((zo_grads_policy)pol), hd_status_name(pi.status),
                         pi.n_active);
         HD_EQ(pi.status, ZO_PARAM_NOT_AVAILABLE);
         HD_EQ(pi.n_active, 0);
-        small_model_done(&s);
     }
 }
 
