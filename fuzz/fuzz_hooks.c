@@ -14,6 +14,8 @@
  *   ZOFUZZ_CAP      physical bytes stored per parameter in the host backend
  *                   (default 64; 0 = full copies)
  *   ZOFUZZ_TRACE=1  print the canonical hook trace of every input to stderr
+ *   ZOFUZZ_SKIP_DISCARD_I3=1  triage only: skip the I3 check after a graph
+ *                   discard, to look past that finding class while it is open
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,7 @@
 #include "scenario.h"
 #include "sim.h"
 
-static int g_init, g_policy = 0, g_order = -1, g_trace;
+static int g_init, g_policy = 0, g_order = -1, g_trace, g_skip_discard;
 static uint64_t g_cap = ZS_SIM_DEFAULT_CAP;
 
 static void init_env(void)
@@ -46,6 +48,8 @@ static void init_env(void)
     if (c && *c) g_cap = strtoull(c, NULL, 0);
     const char *t = getenv("ZOFUZZ_TRACE");
     g_trace = t && *t && strcmp(t, "0");
+    const char *sd = getenv("ZOFUZZ_SKIP_DISCARD_I3");
+    g_skip_discard = sd && *sd && strcmp(sd, "0");
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -70,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_bytes_per_param = g_cap;
     o.abort_on_violation = 1;
     if (g_trace) o.trace = stderr;
+    o.skip_discard_i3 = g_skip_discard;
     zs_sim_result r;
     zs_sim_run(&s, &o, &r);
     return 0;

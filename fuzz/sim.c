@@ -875,7 +875,7 @@ static void backward(sim *S, spass *P, int retain)
     if (S->stop || P->aborted || P->discarded || P->freed || !P->x) return;
     if (P->loss < 0) {
         discard(S, P);
-        if (!S->stop) check_i3(S, "after DISCARD");
+        if (!S->stop && !S->o.skip_discard_i3) check_i3(S, "after DISCARD");
         return;
     }
     S->r->backwards++;

@@ -33,6 +33,8 @@ typedef struct zs_sim_opts {
     int stop_on_violation;   /* 1: stop executing at the first violation (default for repro) */
     FILE *trace;             /* canonical hook trace (docs/scenario-model.md §4), or NULL */
     FILE *events;            /* every runtime event and simulator action, or NULL */
+    int skip_discard_i3;     /* triage only: do not check I3 after a graph discard (lets a
+                                fuzzer look past that one known finding class) */
 } zs_sim_opts;
 
 /** Defaults: scenario's policy and order, cap ZS_SIM_DEFAULT_CAP, no
