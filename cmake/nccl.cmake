@@ -127,9 +127,50 @@ if(BUILD_TESTING AND ZO_CMOCKA_TARGET AND EXISTS "${PROJECT_SOURCE_DIR}/tests/nc
   find_package(Threads REQUIRED)
   target_link_libraries(test_backend_nccl PRIVATE Threads::Threads)
   add_test(NAME nccl/test_backend_nccl COMMAND test_backend_nccl)
+  # ASan's shadow-gap protection breaks CUDA's address reservations on a
+  # real GPU; append the documented workaround to the caller's options.
+  if(ZO_SANITIZE AND CMAKE_VERSION VERSION_GREATER_EQUAL 3.22)
+    set_tests_properties(nccl/test_backend_nccl PROPERTIES
+      ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::protect_shadow_gap=0")
+  endif()
 endif()
 
 if(EXISTS "${PROJECT_SOURCE_DIR}/tests/nccl/nccl_bench.c")
   add_executable(nccl_bench "${PROJECT_SOURCE_DIR}/tests/nccl/nccl_bench.c")
   target_link_libraries(nccl_bench PRIVATE zoffload_nccl)
+endif()
+
+# The mirror backend (host + NCCL, compared) and the NCCL variant of the
+# fuzz_hooks target.  fuzz/ is added after this file, so the fuzz targets
+# are declared at the end of the top-level directory (cmake_language DEFER),
+# and only once fuzz/sim.h lets a caller wrap the simulator's host backend
+# (zs_sim_opts.wrap_backend / unwrap_backend / wrap_user).
+add_library(zo_nccl_mirror STATIC "${PROJECT_SOURCE_DIR}/tests/nccl/mirror_backend.c")
+target_include_directories(zo_nccl_mirror PUBLIC "${PROJECT_SOURCE_DIR}/tests/nccl")
+target_link_libraries(zo_nccl_mirror PUBLIC zoffload_nccl)
+if(TARGET test_backend_nccl)
+  target_link_libraries(test_backend_nccl PRIVATE zo_nccl_mirror)
+endif()
+
+function(_zo_nccl_fuzz_targets)
+  if(NOT TARGET zofuzz_core OR NOT EXISTS "${PROJECT_SOURCE_DIR}/fuzz/sim.h")
+    return()
+  endif()
+  file(READ "${PROJECT_SOURCE_DIR}/fuzz/sim.h" _sim_h)
+  if(NOT _sim_h MATCHES "wrap_backend")
+    message(STATUS "zoffload: fuzz/sim.h has no zs_sim_opts.wrap_backend yet: "
+                   "fuzz_hooks_nccl (corpus replay through NCCL) not built")
+    return()
+  endif()
+  add_executable(fuzz_hooks_nccl_replay "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c"
+                                        "${PROJECT_SOURCE_DIR}/fuzz/regression_driver.c")
+  target_link_libraries(fuzz_hooks_nccl_replay PRIVATE zofuzz_core zo_nccl_mirror)
+  if(ZO_FUZZ_ENGINE)
+    add_executable(fuzz_hooks_nccl "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c")
+    target_link_libraries(fuzz_hooks_nccl PRIVATE zofuzz_core zo_nccl_mirror)
+    zo_link_fuzz_engine(fuzz_hooks_nccl)
+  endif()
+endfunction()
+if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+  cmake_language(DEFER DIRECTORY "${PROJECT_SOURCE_DIR}" CALL _zo_nccl_fuzz_targets)
 endif()

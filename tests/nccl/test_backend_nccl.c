@@ -36,6 +36,7 @@
 #include "zoffload.h"
 #include "zoffload_backend.h"
 #include "zoffload_nccl.h"
+#include "mirror_backend.h"
 
 static int g_ndev = 0; /* devices present; 0 if none or no driver */
 static char g_count_err[256];
@@ -591,6 +592,65 @@ static void test_dev_runtime_step(void **state)
     zo_backend_destroy(b);
 }
 
+/* the mirror backend (used by the corpus replay): host world W = 4 against
+ * the NCCL world of one device, prefetching runtime, several parameters;
+ * every gathered parameter compared, none differs */
+static void test_dev_runtime_mirror(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_nccl_config nc = cfg1();
+    nc.wait_host = 1;
+    zo_backend *nb = make1(nc);
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = 4;
+    hc.rank = 1;
+    hc.deferred = 1;
+    zo_backend *hb = NULL, *mb = NULL;
+    assert_int_equal(zo_backend_host_create(&hc, &hb), ZO_OK);
+    assert_int_equal(zo_mirror_create(hb, nb, 0, 0, &mb), ZO_OK);
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.world_size = 4;
+    cfg.rank = 1;
+    cfg.backend = mb;
+    cfg.param_persistence_threshold = 10;
+    zo_runtime *rt = NULL;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+    zo_module_id root, m[4];
+    zo_param_id p[4];
+    assert_int_equal(zo_module_register(rt, ZO_NO_MODULE, "model", 0, &root), ZO_OK);
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "l%d", i);
+        assert_int_equal(zo_module_register(rt, root, name, 0, &m[i]), ZO_OK);
+        assert_int_equal(zo_param_register(rt, m[i], "w", 1000u + 777u * (unsigned)i, (uint32_t)(1u << i), 0, &p[i]),
+                         ZO_OK);
+    }
+    for (int step = 0; step < 3; step++) { /* step 0 records the trace, later steps prefetch */
+        zo_graph g;
+        assert_int_equal(zo_forward_begin(rt, ZO_FWD_ROOT | ZO_FWD_EVAL, &g), ZO_OK);
+        assert_int_equal(zo_pre_forward(rt, root, 0), ZO_OK);
+        for (int i = 0; i < 4; i++) {
+            const void *d;
+            assert_int_equal(zo_pre_forward(rt, m[i], 0), ZO_OK);
+            if (zo_param_access(rt, m[i], p[i], &d, NULL) != ZO_OK) {
+                print_error("access: %s\n", zo_last_error(rt));
+                fail();
+            }
+            assert_int_equal(zo_post_forward(rt, m[i]), ZO_OK);
+        }
+        assert_int_equal(zo_post_forward(rt, root), ZO_OK);
+        assert_int_equal(zo_forward_end(rt, g), ZO_OK);
+    }
+    zo_mirror_stats st = zo_mirror_get_stats(mb);
+    assert_int_equal(st.mismatches, 0);
+    assert_true(st.compared >= 12);
+    assert_int_equal(zo_runtime_destroy(rt), ZO_OK);
+    zo_backend_destroy(mb);
+    zo_backend_destroy(hb);
+    zo_backend_destroy(nb);
+}
+
 /* every device, one thread per rank */
 typedef struct rank_arg { zo_backend *b; int bad; } rank_arg;
 
@@ -690,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_dev_bad_handles),
         cmocka_unit_test(test_dev_reduce_scatter_w1),
         cmocka_unit_test(test_dev_runtime_step),
+        cmocka_unit_test(test_dev_runtime_mirror),
         cmocka_unit_test(test_dev_all_devices),
     };
     return cmocka_run_group_tests_name("nccl backend", tests, NULL, NULL);
