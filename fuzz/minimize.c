@@ -1,0 +1,610 @@
+/*
+ * minimize.c - structure-aware scenario minimiser (see minimize.h).
+ *
+ * Candidates are enumerated per change kind with a flat index; a change
+ * is kept when the candidate is valid, strictly smaller (zs_min_cost,
+ * lexicographic) and still violates the same invariant under the same
+ * policy and order.  After an accepted change the same index is tried
+ * again (the item there is now a different one); a round goes over all
+ * kinds; rounds repeat until one accepts nothing.
+ */
+#include "minimize.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scn.h"
+
+void zs_min_opts_init(zs_min_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->policy = -1;
+    o->order_mode = -1;
+    o->inv = 0;
+    o->max_bytes_per_param = ZS_SIM_DEFAULT_CAP;
+    o->max_runs = 0;
+}
+
+void zs_min_size_of(const zs_scenario *s, zs_min_size *out)
+{
+    memset(out, 0, sizeof *out);
+    out->steps = s->n_steps;
+    for (unsigned i = 0; i < s->n_steps; i++) {
+        out->passes += s->step[i].n_passes;
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) out->calls += s->step[i].pass[q].n_calls;
+    }
+    out->modules = s->n_modules;
+    out->params = s->n_params;
+    out->uses = s->n_uses;
+    out->order_bytes = s->cfg.order_mode == ZS_ORDER_FUZZED ? s->n_order : 0;
+    out->lines = zs_scn_line_count(s);
+}
+
+int zs_min_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                   zs_sim_result *r)
+{
+    zs_sim_opts o;
+    zs_sim_result tmp;
+    if (!r) r = &tmp;
+    zs_sim_opts_init(&o);
+    o.policy = policy;
+    o.order_mode = order_mode;
+    o.max_bytes_per_param = cap;
+    o.stop_on_violation = 1;
+    int rc = zs_sim_run(s, &o, r);
+    if (rc < 0) return ZS_SCN_SETUP;
+    if (rc == 1 && r->violated) return r->v.inv;
+    return ZS_INV_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Editing a pass                                                       */
+/* ------------------------------------------------------------------ */
+
+static void ref_remove(zs_ref *list, uint8_t *n, unsigned i)
+{
+    for (unsigned k = i; k + 1 < *n; k++) list[k] = list[k + 1];
+    (*n)--;
+    memset(&list[*n], 0, sizeof list[*n]);
+}
+
+void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
+{
+    zs_call *cl = &p->calls[c];
+    if (i >= cl->n_in) return;
+    ref_remove(cl->in, &cl->n_in, i);
+    for (unsigned k = cl->n_use; k-- > 0;) {
+        zs_ref *r = &cl->use[k];
+        if (r->kind != ZS_REF_ARG) continue;
+        if (r->index == i) ref_remove(cl->use, &cl->n_use, k);
+        else if (r->index > i) r->index--;
+    }
+    for (unsigned j = c + 1; j < p->n_calls; j++) {
+        zs_call *ch = &p->calls[j];
+        if (ch->parent != c) continue;
+        for (unsigned k = ch->n_in; k-- > 0;) {
+            zs_ref *r = &ch->in[k];
+            if (r->kind != ZS_REF_ARG) continue;
+            if (r->index == i) zs_min_pass_drop_input(p, j, k);
+            else if (r->index > i) r->index--;
+        }
+    }
+}
+
+void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
+{
+    zs_call *cl = &p->calls[c];
+    if (j >= cl->n_out) return;
+    cl->n_out--;
+    unsigned par = cl->parent;
+    if (par == ZS_NONE) {
+        uint8_t m = p->loss_mask;
+        p->loss_mask = (uint8_t)((m & ((1u << j) - 1)) | ((m >> (j + 1)) << j));
+        return;
+    }
+    zs_call *pc = &p->calls[par];
+    for (unsigned k = pc->n_use; k-- > 0;) {
+        zs_ref *r = &pc->use[k];
+        if (r->kind != ZS_REF_OUT || r->call != c) continue;
+        if (r->index == j) ref_remove(pc->use, &pc->n_use, k);
+        else if (r->index > j) r->index--;
+    }
+    for (unsigned s = c + 1; s < p->n_calls; s++) {
+        zs_call *sc = &p->calls[s];
+        if (sc->parent != par) continue;
+        for (unsigned k = sc->n_in; k-- > 0;) {
+            zs_ref *r = &sc->in[k];
+            if (r->kind != ZS_REF_OUT || r->call != c) continue;
+            if (r->index == j) zs_min_pass_drop_input(p, s, k);
+            else if (r->index > j) r->index--;
+        }
+    }
+}
+
+/* end (exclusive) of call c's subtree in pre-order */
+static unsigned subtree_end(const zs_pass *p, unsigned c)
+{
+    int d = zs_call_depth(p, c);
+    unsigned e = c + 1;
+    while (e < p->n_calls && zs_call_depth(p, e) > d) e++;
+    return e;
+}
+
+void zs_min_pass_drop_call(zs_pass *p, unsigned c)
+{
+    if (c == 0 || c >= p->n_calls) return;
+    while (p->calls[c].n_out) zs_min_pass_drop_output(p, c, p->calls[c].n_out - 1u);
+    unsigned e = subtree_end(p, c), n = e - c;
+    for (unsigned j = c; j + n < p->n_calls; j++) p->calls[j] = p->calls[j + n];
+    p->n_calls = (uint8_t)(p->n_calls - n);
+    memset(&p->calls[p->n_calls], 0, sizeof(zs_call) * n);
+#define REMAP(x) ((x) != ZS_NONE && (x) >= e ? (uint8_t)((x) - n) : (x))
+    for (unsigned j = 0; j < p->n_calls; j++) {
+        zs_call *cl = &p->calls[j];
+        cl->parent = REMAP(cl->parent);
+        cl->catcher = REMAP(cl->catcher);
+        for (unsigned k = 0; k < cl->n_in; k++)
+            if (cl->in[k].kind == ZS_REF_OUT) cl->in[k].call = REMAP(cl->in[k].call);
+        for (unsigned k = 0; k < cl->n_use; k++)
+            if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP(cl->use[k].call);
+    }
+#undef REMAP
+}
+
+void zs_min_drop_param(zs_scenario *s, unsigned q)
+{
+    if (q >= s->n_params) return;
+    for (unsigned k = q; k + 1 < s->n_params; k++) s->par[k] = s->par[k + 1];
+    s->n_params--;
+    memset(&s->par[s->n_params], 0, sizeof s->par[0]);
+    unsigned o = 0;
+    for (unsigned u = 0; u < s->n_uses; u++) {
+        zs_use x = s->use[u];
+        if (x.param == q) continue;
+        if (x.param > q) x.param--;
+        s->use[o++] = x;
+    }
+    for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
+    s->n_uses = (uint8_t)o;
+}
+
+int zs_min_drop_module(zs_scenario *s, unsigned m)
+{
+    if (m == 0 || m >= s->n_modules) return -1;
+    for (unsigned k = m + 1; k < s->n_modules; k++)
+        if (s->mod[k].parent == m) return -1;
+    /* calls of m (they have no children: m has no child modules) */
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = p->n_calls; c-- > 1;)
+                if (c < p->n_calls && p->calls[c].module == m) zs_min_pass_drop_call(p, c);
+        }
+    for (unsigned q = s->n_params; q-- > 0;)
+        if (s->par[q].owner == m) zs_min_drop_param(s, q);
+    unsigned o = 0;
+    for (unsigned u = 0; u < s->n_uses; u++)
+        if (s->use[u].module != m) s->use[o++] = s->use[u];
+    for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
+    s->n_uses = (uint8_t)o;
+    /* re-index */
+    for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
+    s->n_modules--;
+    memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
+#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (uint8_t)((x) - 1) : (x))
+    for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
+    for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
+    for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls; c++) p->calls[c].module = MREMAP(p->calls[c].module);
+        }
+#undef MREMAP
+    return 0;
+}
+
+/* drops module m and its whole subtree (deepest / highest ids first) */
+static int drop_module_subtree(zs_scenario *s, unsigned m)
+{
+    if (m == 0 || m >= s->n_modules) return -1;
+    unsigned e = m + 1;
+    while (e < s->n_modules && zs_module_is_ancestor(s, m, e)) e++;
+    for (unsigned k = e; k-- > m;)
+        if (zs_min_drop_module(s, k) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cost                                                                 */
+/* ------------------------------------------------------------------ */
+
+#define NCOST 5
+static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
+{
+    zs_scenario d;
+    zs_scenario_init(&d);
+    memset(c, 0, sizeof(uint64_t) * NCOST);
+    c[0] = (uint64_t)s->n_steps + s->n_modules + s->n_params + s->n_uses;
+    for (unsigned i = 0; i < s->n_steps; i++) {
+        const zs_step *st = &s->step[i];
+        c[0] += st->n_passes;
+        if (st->kind != ZS_STEP_TRAIN) c[2]++;
+        for (unsigned q = 0; q < st->n_passes; q++) {
+            const zs_pass *p = &st->pass[q];
+            c[0] += p->n_calls;
+            c[1] += (uint64_t)__builtin_popcount(p->loss_mask);
+            for (unsigned k = 0; k < p->n_calls; k++) {
+                const zs_call *cl = &p->calls[k];
+                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use;
+                c[2] += (uint64_t)__builtin_popcount(cl->flags);
+                for (unsigned r = 0; r < cl->n_in; r++) c[2] += cl->in[r].detach;
+                for (unsigned r = 0; r < cl->n_use; r++) c[2] += cl->use[r].detach;
+            }
+        }
+    }
+    for (unsigned m = 0; m < s->n_modules; m++) c[2] += (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? 1 : 0;
+    for (unsigned q = 0; q < s->n_params; q++) {
+        c[2] += (s->par[q].flags & ZS_PARAM_FROZEN) ? 1 : 0;
+        c[3] += s->par[q].elem_size != 4;
+        c[4] += s->par[q].numel;
+    }
+    c[2] += s->cfg.order_mode == ZS_ORDER_FUZZED;
+    c[3] += s->cfg.deferred != d.cfg.deferred;
+    c[3] += s->cfg.world_size != d.cfg.world_size;
+    for (int k = 0; k < ZS_TH_COUNT; k++)
+        c[3] += *zs_config_threshold((zs_config *)&s->cfg, k) != *zs_config_threshold(&d.cfg, k);
+    c[4] += (uint64_t)s->cfg.world_size + s->cfg.rank + s->cfg.progress_every;
+    if (s->cfg.order_mode == ZS_ORDER_FUZZED) {
+        c[4] += s->n_order;
+        for (unsigned k = 0; k < s->n_order; k++) c[4] += s->order[k];
+    }
+}
+
+static int cost_less(const uint64_t a[NCOST], const uint64_t b[NCOST])
+{
+    for (int i = 0; i < NCOST; i++) {
+        if (a[i] < b[i]) return 1;
+        if (a[i] > b[i]) return 0;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Candidates                                                           */
+/* ------------------------------------------------------------------ */
+
+enum {
+    C_DROP_STEP,
+    C_STEP_TO_TRAIN,
+    C_DROP_PASS,
+    C_DROP_SUBTREE,
+    C_DROP_CALL,
+    C_DROP_MODULE,
+    C_DROP_PARAM,
+    C_DROP_USE,
+    C_DROP_OUTPUT,
+    C_DROP_INPUT,
+    C_DROP_USEREF,
+    C_DROP_LOSS,
+    C_CLEAR_CALLFLAG,
+    C_CLEAR_DETACH,
+    C_CLEAR_LEAF,
+    C_CLEAR_FROZEN,
+    C_CONFIG,
+    C_NUMEL_ONE,
+    C_NUMEL_HALF,
+    C_ELEM,
+    C_ORDER,
+    C_KINDS
+};
+
+static const char *const kind_names[C_KINDS] = {
+    "drop step",    "step -> train", "drop pass",    "drop module subtree", "drop call",
+    "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
+    "drop op use",  "drop loss term", "clear call flag", "clear detach",    "clear z3_leaf",
+    "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
+    "order bytes"};
+
+/* iterate (step, pass, call) in order; returns 1 and sets pointers for the
+ * k-th call with index >= first, else 0 */
+static int nth_call(zs_scenario *s, unsigned k, unsigned first, unsigned *si, unsigned *pi,
+                    unsigned *ci)
+{
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            unsigned n = p->n_calls > first ? p->n_calls - first : 0;
+            if (k < n) {
+                *si = i;
+                *pi = q;
+                *ci = first + k;
+                return 1;
+            }
+            k -= n;
+        }
+    return 0;
+}
+
+enum { CAND_END = -1, CAND_SKIP = 0, CAND_OK = 1 };
+
+/* Builds candidate (kind, idx) from cur into out.  CAND_END: no item idx
+ * for this kind; CAND_SKIP: item exists but gives no change. */
+static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out)
+{
+    memcpy(out, cur, sizeof *out);
+    zs_scenario *s = out;
+    unsigned si, pi, ci;
+    switch (kind) {
+    case C_DROP_STEP:
+        if (idx >= s->n_steps) return CAND_END;
+        if (s->n_steps < 2) return CAND_SKIP;
+        for (unsigned i = idx; i + 1 < s->n_steps; i++) s->step[i] = s->step[i + 1];
+        s->n_steps--;
+        memset(&s->step[s->n_steps], 0, sizeof s->step[0]);
+        return CAND_OK;
+    case C_STEP_TO_TRAIN: {
+        /* idx = step * ZS_MAX_PASSES + pass to keep */
+        unsigned i = idx / ZS_MAX_PASSES, q = idx % ZS_MAX_PASSES;
+        if (i >= s->n_steps) return CAND_END;
+        zs_step *st = &s->step[i];
+        if (q >= st->n_passes || st->kind == ZS_STEP_TRAIN) return CAND_SKIP;
+        if (q) st->pass[0] = st->pass[q];
+        for (unsigned k = 1; k < ZS_MAX_PASSES; k++) memset(&st->pass[k], 0, sizeof st->pass[k]);
+        st->kind = ZS_STEP_TRAIN;
+        st->n_passes = 1;
+        return CAND_OK;
+    }
+    case C_DROP_PASS: {
+        unsigned i = idx / ZS_MAX_PASSES, q = idx % ZS_MAX_PASSES;
+        if (i >= s->n_steps) return CAND_END;
+        zs_step *st = &s->step[i];
+        if (q >= st->n_passes || st->n_passes <= 2) return CAND_SKIP;
+        for (unsigned k = q; k + 1 < st->n_passes; k++) st->pass[k] = st->pass[k + 1];
+        st->n_passes--;
+        memset(&st->pass[st->n_passes], 0, sizeof st->pass[0]);
+        return CAND_OK;
+    }
+    case C_DROP_SUBTREE:
+        if (idx + 1 >= s->n_modules) return CAND_END;
+        {
+            unsigned m = idx + 1;
+            if (m + 1 >= s->n_modules || !zs_module_is_ancestor(s, m, m + 1)) return CAND_SKIP;
+            return drop_module_subtree(s, m) == 0 ? CAND_OK : CAND_SKIP;
+        }
+    case C_DROP_MODULE:
+        if (idx + 1 >= s->n_modules) return CAND_END;
+        return zs_min_drop_module(s, idx + 1) == 0 ? CAND_OK : CAND_SKIP;
+    case C_DROP_CALL:
+        if (!nth_call(s, idx, 1, &si, &pi, &ci)) return CAND_END;
+        zs_min_pass_drop_call(&s->step[si].pass[pi], ci);
+        return CAND_OK;
+    case C_DROP_PARAM:
+        if (idx >= s->n_params) return CAND_END;
+        zs_min_drop_param(s, idx);
+        return CAND_OK;
+    case C_DROP_USE:
+        if (idx >= s->n_uses) return CAND_END;
+        for (unsigned u = idx; u + 1 < s->n_uses; u++) s->use[u] = s->use[u + 1];
+        s->n_uses--;
+        memset(&s->use[s->n_uses], 0, sizeof s->use[0]);
+        return CAND_OK;
+    case C_DROP_OUTPUT:
+    case C_DROP_INPUT:
+    case C_DROP_USEREF:
+    case C_CLEAR_CALLFLAG:
+    case C_CLEAR_DETACH: {
+        /* idx = call# * 16 + slot */
+        unsigned slot = idx % 16;
+        if (!nth_call(s, idx / 16, 0, &si, &pi, &ci)) return CAND_END;
+        zs_pass *p = &s->step[si].pass[pi];
+        zs_call *cl = &p->calls[ci];
+        if (kind == C_DROP_OUTPUT) {
+            if (slot >= cl->n_out) return CAND_SKIP;
+            zs_min_pass_drop_output(p, ci, slot);
+        } else if (kind == C_DROP_INPUT) {
+            if (slot >= cl->n_in) return CAND_SKIP;
+            zs_min_pass_drop_input(p, ci, slot);
+        } else if (kind == C_DROP_USEREF) {
+            if (slot >= cl->n_use) return CAND_SKIP;
+            ref_remove(cl->use, &cl->n_use, slot);
+        } else if (kind == C_CLEAR_CALLFLAG) {
+            if (slot >= 4 || !(cl->flags & (1u << slot))) return CAND_SKIP;
+            cl->flags &= (uint8_t)~(1u << slot);
+            if ((1u << slot) == ZS_CALL_RAISE) cl->catcher = ZS_NONE;
+        } else {
+            if (slot < ZS_MAX_IN) {
+                if (slot >= cl->n_in || !cl->in[slot].detach) return CAND_SKIP;
+                cl->in[slot].detach = 0;
+            } else {
+                unsigned k = slot - ZS_MAX_IN;
+                if (k >= cl->n_use || !cl->use[k].detach) return CAND_SKIP;
+                cl->use[k].detach = 0;
+            }
+        }
+        return CAND_OK;
+    }
+    case C_DROP_LOSS: {
+        unsigned i = idx / (ZS_MAX_PASSES * 8), q = (idx / 8) % ZS_MAX_PASSES, b = idx % 8;
+        if (i >= s->n_steps) return CAND_END;
+        if (q >= s->step[i].n_passes) return CAND_SKIP;
+        zs_pass *p = &s->step[i].pass[q];
+        if (!(p->loss_mask & (1u << b))) return CAND_SKIP;
+        p->loss_mask &= (uint8_t)~(1u << b);
+        return CAND_OK;
+    }
+    case C_CLEAR_LEAF:
+        if (idx >= s->n_modules) return CAND_END;
+        if (!(s->mod[idx].flags & ZS_MOD_Z3_LEAF)) return CAND_SKIP;
+        s->mod[idx].flags &= (uint8_t)~ZS_MOD_Z3_LEAF;
+        return CAND_OK;
+    case C_CLEAR_FROZEN:
+        if (idx >= s->n_params) return CAND_END;
+        if (!(s->par[idx].flags & ZS_PARAM_FROZEN)) return CAND_SKIP;
+        s->par[idx].flags &= (uint8_t)~ZS_PARAM_FROZEN;
+        return CAND_OK;
+    case C_NUMEL_ONE:
+        if (idx >= s->n_params) return CAND_END;
+        if (s->par[idx].numel == 1) return CAND_SKIP;
+        s->par[idx].numel = 1;
+        return CAND_OK;
+    case C_NUMEL_HALF:
+        if (idx >= s->n_params) return CAND_END;
+        if (s->par[idx].numel <= 1) return CAND_SKIP;
+        s->par[idx].numel /= 2;
+        return CAND_OK;
+    case C_ELEM:
+        if (idx >= s->n_params) return CAND_END;
+        if (s->par[idx].elem_size == 4) return CAND_SKIP;
+        s->par[idx].elem_size = 4;
+        return CAND_OK;
+    case C_CONFIG: {
+        zs_scenario d;
+        zs_scenario_init(&d);
+        zs_config *c = &s->cfg;
+        switch (idx) {
+        case 0:
+            if (c->world_size == 1) return CAND_SKIP;
+            c->world_size = 1;
+            c->rank = 0;
+            return CAND_OK;
+        case 1:
+            if (c->rank == 0) return CAND_SKIP;
+            c->rank = 0;
+            return CAND_OK;
+        case 2:
+            if (!c->deferred) return CAND_SKIP;
+            c->deferred = 0;
+            c->progress_every = 0;
+            return CAND_OK;
+        case 3:
+            if (!c->progress_every) return CAND_SKIP;
+            c->progress_every = 0;
+            return CAND_OK;
+        case 4:
+            if (c->order_mode == ZS_ORDER_ENGINE) return CAND_SKIP;
+            c->order_mode = ZS_ORDER_ENGINE;
+            s->n_order = 0;
+            memset(s->order, 0, sizeof s->order);
+            return CAND_OK;
+        default:
+            if (idx >= 5 + ZS_TH_COUNT) return CAND_END;
+            {
+                uint64_t *v = zs_config_threshold(c, (int)idx - 5);
+                uint64_t dv = *zs_config_threshold(&d.cfg, (int)idx - 5);
+                if (*v == dv) return CAND_SKIP;
+                *v = dv;
+                return CAND_OK;
+            }
+        }
+    }
+    case C_ORDER: {
+        if (s->cfg.order_mode != ZS_ORDER_FUZZED) return CAND_END;
+        unsigned n = s->n_order;
+        if (idx == 0) {
+            if (n < 2) return CAND_SKIP;
+            s->n_order = (uint16_t)(n / 2);
+        } else if (idx == 1) {
+            if (n < 1) return CAND_SKIP;
+            s->n_order = (uint16_t)(n - 1);
+        } else {
+            unsigned k = idx - 2;
+            if (k >= n) return CAND_END;
+            if (!s->order[k]) return CAND_SKIP;
+            s->order[k] = 0;
+            return CAND_OK;
+        }
+        memset(s->order + s->n_order, 0, sizeof s->order - s->n_order);
+        return CAND_OK;
+    }
+    }
+    return CAND_END;
+}
+
+int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
+{
+    zs_min_stats dummy;
+    if (!st) st = &dummy;
+    memset(st, 0, sizeof *st);
+    zs_min_opts def;
+    if (!o) {
+        zs_min_opts_init(&def);
+        o = &def;
+    }
+    if (zs_scenario_validate(s, NULL, 0) != 0) return -1;
+    clock_t t0 = clock();
+    zs_scenario *cur = malloc(sizeof *cur), *cand = malloc(sizeof *cand);
+    if (!cur || !cand) {
+        free(cur);
+        free(cand);
+        return -1;
+    }
+    memcpy(cur, s, sizeof *cur);
+    int policy = o->policy >= 0 ? o->policy : cur->cfg.policy;
+    int order = o->order_mode >= 0 ? o->order_mode : cur->cfg.order_mode;
+    cur->cfg.policy = (uint8_t)policy;
+    if (order != cur->cfg.order_mode) {
+        cur->cfg.order_mode = (uint8_t)order;
+        if (order == ZS_ORDER_ENGINE) {
+            cur->n_order = 0;
+            memset(cur->order, 0, sizeof cur->order);
+        }
+    }
+    zs_min_size_of(cur, &st->before);
+    st->policy = policy;
+    zs_sim_result r;
+    int inv = zs_min_verdict(cur, -1, -1, o->max_bytes_per_param, &r);
+    st->runs = 1;
+    if (inv == ZS_INV_NONE || inv == ZS_SCN_SETUP || (o->inv && inv != o->inv)) {
+        st->inv = inv;
+        free(cur);
+        free(cand);
+        return 1;
+    }
+    st->inv = inv;
+    st->v = r.v;
+    uint64_t ccur[NCOST], ccand[NCOST];
+    cost_of(cur, ccur);
+    int changed = 1;
+    while (changed) {
+        changed = 0;
+        st->rounds++;
+        for (int kind = 0; kind < C_KINDS; kind++) {
+            for (unsigned idx = 0;;) {
+                if (o->max_runs && st->runs >= o->max_runs) goto done;
+                int mc = make_candidate(cur, kind, idx, cand);
+                if (mc == CAND_END) break;
+                if (mc == CAND_SKIP || zs_scenario_validate(cand, NULL, 0) != 0) {
+                    idx++;
+                    continue;
+                }
+                cost_of(cand, ccand);
+                if (!cost_less(ccand, ccur)) {
+                    idx++;
+                    continue;
+                }
+                st->runs++;
+                int v = zs_min_verdict(cand, -1, -1, o->max_bytes_per_param, &r);
+                if (v == inv) {
+                    memcpy(cur, cand, sizeof *cur);
+                    memcpy(ccur, ccand, sizeof ccur);
+                    st->v = r.v;
+                    st->accepted++;
+                    changed = 1;
+                    if (o->verbose) fprintf(stderr, "minimize: %s #%u\n", kind_names[kind], idx);
+                    /* same idx again: the item there changed */
+                } else {
+                    idx++;
+                }
+            }
+        }
+    }
+done:
+    memcpy(s, cur, sizeof *s);
+    zs_min_size_of(s, &st->after);
+    st->seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    free(cur);
+    free(cand);
+    return 0;
+}

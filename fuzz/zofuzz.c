@@ -1,0 +1,1639 @@
+/*
+ * zofuzz - the zoffload fuzzing tool: the main job (`run`: libFuzzer on the
+ * shipped model corpus with progress, summary and minimised repros) and
+ * the tools around a finding (repro, minimize, check, print, compile,
+ * trace, seeds, verify).  `zofuzz help` and `zofuzz CMD --help` describe
+ * each subcommand; docs/scenario-format.md the .scn format.
+ *
+ * Exit codes (every subcommand):
+ *   0  success / every invariant holds
+ *   1  an invariant was violated (run, repro, check, trace, minimize's
+ *      input does not fail -> see minimize --help), or a verdict mismatch
+ *      (verify)
+ *   2  bad usage, unreadable or unparsable input, missing binary
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "minimize.h"
+#include "scenario.h"
+#include "scn.h"
+#include "sim.h"
+#include "zs_random.h"
+
+#ifndef ZO_SOURCE_DIR
+#define ZO_SOURCE_DIR "."
+#endif
+
+#define MAX_FILE (4u << 20)
+
+static const char *g_prog = "zofuzz";
+
+static void die_usage(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", g_prog);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    exit(2);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------ */
+/* Option helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+static int opt_policy(const char *v)
+{
+    int p = zs_policy_from_name(v);
+    if (p < 0)
+        die_usage("unknown policy '%s' (per-call, reset-on-forward, lazy-init, init-at-register)", v);
+    return p;
+}
+
+static int opt_order(const char *v)
+{
+    if (!strcmp(v, "engine")) return ZS_ORDER_ENGINE;
+    if (!strcmp(v, "fuzzed")) return ZS_ORDER_FUZZED;
+    if (!strcmp(v, "scenario")) return -1;
+    die_usage("unknown order '%s' (engine, fuzzed, scenario)", v);
+    return -1;
+}
+
+static unsigned long opt_ulong(const char *name, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 0);
+    if (errno || end == v || *end || v[0] == '-') die_usage("%s: bad number '%s'", name, v);
+    return x;
+}
+
+/* the value of option argv[*i] (which takes one) */
+static const char *optval(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) die_usage("%s needs a value", argv[*i]);
+    return argv[++*i];
+}
+
+static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
+
+/* ------------------------------------------------------------------ */
+/* Files                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Reads a whole file (at most MAX_FILE bytes).  Returns a malloc'd buffer
+ * (NUL-terminated, *n = size) or NULL with a message printed. */
+static uint8_t *read_all(const char *path, size_t *n)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+        return NULL;
+    }
+    uint8_t *buf = malloc(MAX_FILE + 1);
+    if (!buf) {
+        if (f != stdin) fclose(f);
+        fprintf(stderr, "%s: out of memory\n", g_prog);
+        return NULL;
+    }
+    size_t k = fread(buf, 1, MAX_FILE + 1, f);
+    int bad = ferror(f);
+    if (f != stdin) fclose(f);
+    if (bad) {
+        fprintf(stderr, "%s: %s: read error\n", g_prog, path);
+        free(buf);
+        return NULL;
+    }
+    if (k > MAX_FILE) {
+        fprintf(stderr, "%s: %s: larger than %u bytes\n", g_prog, path, MAX_FILE);
+        free(buf);
+        return NULL;
+    }
+    buf[k] = 0;
+    *n = k;
+    return buf;
+}
+
+static int write_all(const char *path, const void *data, size_t n)
+{
+    FILE *f = (!path || !strcmp(path, "-")) ? stdout : fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+        return -1;
+    }
+    int rc = fwrite(data, 1, n, f) == n ? 0 : -1;
+    if (f != stdout) rc |= fclose(f) ? -1 : 0;
+    else fflush(stdout);
+    if (rc) fprintf(stderr, "%s: %s: write error\n", g_prog, path);
+    return rc;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int all_text(const uint8_t *b, size_t n)
+{
+    if (n == 0) return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = b[i];
+        if (c == '\n' || c == '\r' || c == '\t') continue;
+        if (c < 0x20 || c > 0x7e) return 0;
+    }
+    return 1;
+}
+
+enum { FORM_AUTO = 0, FORM_TEXT = 1, FORM_BYTES = 2 };
+
+/* Loads a scenario: .scn text or raw fuzzer bytes (docs/scenario-format.md
+ * section 5).  Returns 0, or 2 with a message printed. */
+static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expect *exp,
+                         int *is_text)
+{
+    size_t n;
+    uint8_t *b = read_all(path, &n);
+    if (!b) return 2;
+    zs_scn_expect dummy;
+    if (!exp) exp = &dummy;
+    memset(exp, 0, sizeof *exp);
+    int text = form == FORM_TEXT || (form == FORM_AUTO && ends_with(path, ".scn"));
+    zs_scn_error err;
+    if (text) {
+        if (zs_scn_parse((const char *)b, n, s, exp, &err) != 0) {
+            fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.col, err.msg);
+            free(b);
+            return 2;
+        }
+    } else if (form == FORM_AUTO && all_text(b, n) &&
+               zs_scn_parse((const char *)b, n, s, exp, &err) == 0) {
+        text = 1;
+    } else {
+        memset(exp, 0, sizeof *exp);
+        zs_decode(b, n, s);
+        text = 0;
+    }
+    free(b);
+    if (is_text) *is_text = text;
+    return 0;
+}
+
+/* the expect line of s measured by running it under every policy */
+static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e)
+{
+    memset(e, 0, sizeof *e);
+    for (int p = 0; p < 4; p++) {
+        e->have[p] = 1;
+        e->verdict[p] = zs_min_verdict(s, p, order_mode, ZS_SIM_DEFAULT_CAP, NULL);
+    }
+}
+
+static const char *src_dir(void)
+{
+    const char *e = getenv("ZOFUZZ_SOURCE_DIR");
+    return e && *e ? e : ZO_SOURCE_DIR;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int mkdirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return -1;
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted list of regular files in dir whose name ends with suffix ("" =
+ * any, dot files skipped).  Returns the count; *out malloc'd array of
+ * malloc'd full paths (free with free_list). */
+static size_t list_dir(const char *dir, const char *suffix, char ***out)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t n = 0, cap = 0;
+    char **v = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        if (*suffix && !ends_with(e->d_name, suffix)) continue;
+        char p[PATH_MAX];
+        if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p) continue;
+        if (!is_file(p)) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **nv = realloc(v, cap * sizeof *v);
+            if (!nv) break;
+            v = nv;
+        }
+        v[n] = strdup(p);
+        if (v[n]) n++;
+    }
+    closedir(d);
+    if (n) qsort(v, n, sizeof *v, cmp_str);
+    *out = v;
+    return n;
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* ------------------------------------------------------------------ */
+/* repro / trace                                                        */
+/* ------------------------------------------------------------------ */
+
+static const char *const repro_help =
+    "usage: zofuzz repro FILE [--policy P] [--order engine|fuzzed|scenario] [--text|--bytes]\n"
+    "                         [--quiet] [--cap BYTES]\n"
+    "\n"
+    "Runs one scenario (.scn text or raw fuzzer bytes, detected) against the real\n"
+    "runtime with the simulator and prints the event trace: every hook line (A/D/B/\n"
+    "C, PRE/POST, PGRAD, BWD/ENDBWD, SWEEP, ...; docs/scenario-model.md section 4)\n"
+    "with module and counter before->after, preceded by the runtime events it\n"
+    "caused (indented \"ev SEQ KIND m= p=\" lines: ds_status changes FROM->TO,\n"
+    "counters before->after, gathers, releases).  Then the first invariant\n"
+    "violated (\"violated: ...\"), or \"all invariants hold\".\n"
+    "\n"
+    "  --policy P   per-call | reset-on-forward | lazy-init | init-at-register\n"
+    "               (default: the scenario's config policy)\n"
+    "  --order O    backward ready-node order (default: the scenario's)\n"
+    "  --quiet      no trace, only the verdict\n"
+    "  --cap B      host backend bytes stored per parameter (default 64; 0 = all)\n"
+    "\n"
+    "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
+
+static const char *const trace_help =
+    "usage: zofuzz trace FILE [--order engine|fuzzed|scenario] [--policy P] [--text|--bytes]\n"
+    "\n"
+    "Prints the canonical hook trace of a scenario (docs/scenario-model.md section 4;\n"
+    "the PyTorch oracle prints the same lines).  The verdict goes to stderr.\n"
+    "\n"
+    "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
+
+static int cmd_repro(int argc, char **argv, int trace_only)
+{
+    const char *file = NULL;
+    int policy = -1, order = -1, form = FORM_AUTO, quiet = 0;
+    uint64_t cap = ZS_SIM_DEFAULT_CAP;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(trace_only ? trace_help : repro_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
+        else if (!strcmp(a, "--text")) form = FORM_TEXT;
+        else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
+        else if (!strcmp(a, "--quiet") && !trace_only) quiet = 1;
+        else if (!strcmp(a, "--cap")) cap = opt_ulong("--cap", optval(argc, argv, &i));
+        else if (a[0] == '-' && a[1]) die_usage("%s: unknown option %s (see --help)", argv[1], a);
+        else if (!file) file = a;
+        else die_usage("%s: one FILE only", argv[1]);
+    }
+    if (!file) die_usage("%s: FILE missing (see --help)", argv[1]);
+    static zs_scenario s;
+    int is_text;
+    if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
+    int pol = policy >= 0 ? policy : s.cfg.policy;
+    int ord = order >= 0 ? order : s.cfg.order_mode;
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.policy = pol;
+    o.order_mode = ord;
+    o.max_bytes_per_param = cap;
+    o.stop_on_violation = 1;
+    FILE *verdict_out = trace_only ? stderr : stdout;
+    if (trace_only)
+        o.trace = stdout;
+    else if (!quiet) {
+        o.events = stdout;
+        printf("# %s (%s), policy %s, order %s\n", file, is_text ? ".scn text" : "fuzzer bytes",
+               zs_policy_name((unsigned)pol), ord == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
+    }
+    zs_sim_result r;
+    int rc = zs_sim_run(&s, &o, &r);
+    fflush(stdout);
+    if (rc < 0) {
+        fprintf(verdict_out, "setup error: the runtime refused the scenario: %s\n", r.setup_msg);
+        return 1;
+    }
+    if (r.torch_error)
+        fprintf(verdict_out, "note: PyTorch would raise here (%s); the run stopped\n", r.torch_msg);
+    if (r.violated) {
+        char line[512];
+        zs_violation_format(&r.v, line, sizeof line);
+        fprintf(verdict_out, "violated: %s\n", line);
+        return 1;
+    }
+    if (!trace_only && r.i3_hook_misses)
+        fprintf(verdict_out,
+                "note: I3-hooks: %llu of %llu end-of-backward checks needed the end-of-backward "
+                "callback or sweep (first: %s)\n",
+                (unsigned long long)r.i3_hook_misses, (unsigned long long)r.i3_hook_checks,
+                r.i3_hook_first);
+    fprintf(verdict_out, "all invariants hold (policy %s, %llu hook calls, %llu events, %llu backwards)\n",
+            zs_policy_name((unsigned)pol), (unsigned long long)r.hook_calls,
+            (unsigned long long)r.events, (unsigned long long)r.backwards);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* print / compile                                                      */
+/* ------------------------------------------------------------------ */
+
+static const char *const print_help =
+    "usage: zofuzz print FILE [-o OUT.scn] [--text|--bytes] [--expect]\n"
+    "\n"
+    "Prints a scenario (raw fuzzer bytes, or .scn text) as canonical .scn text.\n"
+    "  --expect   add an expect line measured by running every policy\n"
+    "\n"
+    "Exit: 0 printed, 2 bad usage/input.\n";
+
+static const char *const compile_help =
+    "usage: zofuzz compile FILE.scn -o FILE.bin\n"
+    "\n"
+    "Compiles .scn text into fuzzer bytes (zs_encode): the input that fuzz_hooks\n"
+    "decodes into the same scenario (names are not encoded).  -o - writes stdout.\n"
+    "\n"
+    "Exit: 0 written, 2 bad usage/input.\n";
+
+static int cmd_print(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL;
+    int form = FORM_AUTO, want_expect = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(print_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
+        else if (!strcmp(a, "--text")) form = FORM_TEXT;
+        else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
+        else if (!strcmp(a, "--expect")) want_expect = 1;
+        else if (a[0] == '-' && a[1]) die_usage("print: unknown option %s", a);
+        else if (!file) file = a;
+        else die_usage("print: one FILE only");
+    }
+    if (!file) die_usage("print: FILE missing (see --help)");
+    static zs_scenario s;
+    zs_scn_expect e;
+    if (load_scenario(file, form, &s, &e, NULL)) return 2;
+    if (want_expect) measure_expect(&s, -1, &e);
+    char *t = zs_scn_print(&s, &e);
+    if (!t) {
+        fprintf(stderr, "%s: cannot print the scenario (out of memory)\n", g_prog);
+        return 2;
+    }
+    int rc = write_all(out, t, strlen(t));
+    free(t);
+    return rc ? 2 : 0;
+}
+
+static int cmd_compile(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(compile_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
+        else if (a[0] == '-' && a[1]) die_usage("compile: unknown option %s", a);
+        else if (!file) file = a;
+        else die_usage("compile: one FILE only");
+    }
+    if (!file || !out) die_usage("compile: usage: zofuzz compile FILE.scn -o FILE.bin");
+    static zs_scenario s, back;
+    if (load_scenario(file, FORM_TEXT, &s, NULL, NULL)) return 2;
+    static uint8_t enc[ZS_ENCODE_MAX];
+    size_t n = zs_encode(&s, enc, sizeof enc);
+    if (n == 0 || n > sizeof enc) {
+        fprintf(stderr, "%s: %s: cannot encode (%zu bytes)\n", g_prog, file, n);
+        return 2;
+    }
+    zs_decode(enc, n, &back);
+    if (!zs_scenario_equal(&s, &back)) {
+        fprintf(stderr, "%s: %s: internal error: decode(encode(s)) != s\n", g_prog, file);
+        return 2;
+    }
+    return write_all(out, enc, n) ? 2 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* minimize                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *const minimize_help =
+    "usage: zofuzz minimize FILE [-o OUT.scn] [--policy P] [--order engine|fuzzed|scenario]\n"
+    "                       [--inv I] [--max-runs N] [--text|--bytes] [-v]\n"
+    "\n"
+    "Structure-aware delta debugging over the scenario (not over bytes): drops\n"
+    "steps, passes, calls with their subtrees, modules (ids re-indexed), parameters,\n"
+    "uses, inputs, outputs, consumed tensors and loss terms; clears flags (no_grad,\n"
+    "checkpoint, raise, detach, z3_leaf, frozen); turns steps into plain train steps;\n"
+    "lowers numel, W and rank; moves config values to their defaults; shortens and\n"
+    "zeroes the fuzzed order bytes.  A change is kept only if the SAME invariant\n"
+    "still fails under the same policy and order; repeated to a fixpoint.\n"
+    "Prints the sizes before and after (steps/passes/calls/modules/params/uses and\n"
+    "lines of .scn) and writes the minimised scenario as .scn with an expect line\n"
+    "measured under every policy (stdout without -o).\n"
+    "\n"
+    "  --policy P   policy to minimise under (default: the scenario's)\n"
+    "  --inv I      keep this invariant (I1..I7, ERR; default: the first one reported)\n"
+    "  --max-runs N simulator run budget (default 200000)\n"
+    "\n"
+    "Exit: 0 minimised, 1 the scenario violates nothing (nothing to minimise),\n"
+    "      2 bad usage/input.\n";
+
+static void print_size(FILE *f, const char *what, const zs_min_size *z)
+{
+    fprintf(f, "%s: %u step%s, %u pass%s, %u call%s, %u module%s, %u param%s, %u use%s", what,
+            z->steps, z->steps == 1 ? "" : "s", z->passes, z->passes == 1 ? "" : "es", z->calls,
+            z->calls == 1 ? "" : "s", z->modules, z->modules == 1 ? "" : "s", z->params,
+            z->params == 1 ? "" : "s", z->uses, z->uses == 1 ? "" : "s");
+    if (z->order_bytes) fprintf(f, ", %u order bytes", z->order_bytes);
+    fprintf(f, "; %d .scn lines\n", z->lines);
+}
+
+/* Writes the minimised scenario with a provenance comment and a measured
+ * expect line. */
+static char *min_text(const zs_scenario *s, const char *origin, const zs_min_stats *st)
+{
+    zs_scn_expect e;
+    measure_expect(s, -1, &e);
+    char *body = zs_scn_print(s, &e);
+    if (!body) return NULL;
+    char line[512];
+    zs_violation_format(&st->v, line, sizeof line);
+    size_t cap = strlen(body) + strlen(line) + strlen(origin) + 256;
+    char *t = malloc(cap);
+    if (!t) {
+        free(body);
+        return NULL;
+    }
+    snprintf(t, cap, "# minimised by zofuzz minimize from %s\n# %s\n%s", origin, line, body);
+    free(body);
+    return t;
+}
+
+static int cmd_minimize(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL;
+    int form = FORM_AUTO;
+    zs_min_opts mo;
+    zs_min_opts_init(&mo);
+    mo.max_runs = 200000;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(minimize_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
+        else if (!strcmp(a, "--policy")) mo.policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--order")) mo.order_mode = opt_order(optval(argc, argv, &i));
+        else if (!strcmp(a, "--inv")) {
+            const char *v = optval(argc, argv, &i);
+            mo.inv = zs_scn_verdict_from_name(v);
+            if (mo.inv <= 0 || mo.inv >= ZS_INV_COUNT) die_usage("minimize: bad invariant '%s'", v);
+        } else if (!strcmp(a, "--max-runs")) mo.max_runs = opt_ulong("--max-runs", optval(argc, argv, &i));
+        else if (!strcmp(a, "--text")) form = FORM_TEXT;
+        else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
+        else if (!strcmp(a, "-v")) mo.verbose = 1;
+        else if (a[0] == '-' && a[1]) die_usage("minimize: unknown option %s", a);
+        else if (!file) file = a;
+        else die_usage("minimize: one FILE only");
+    }
+    if (!file) die_usage("minimize: FILE missing (see --help)");
+    static zs_scenario s;
+    if (load_scenario(file, form, &s, NULL, NULL)) return 2;
+    zs_min_stats st;
+    int rc = zs_minimize(&s, &mo, &st);
+    if (rc < 0) {
+        fprintf(stderr, "%s: %s: invalid scenario or out of memory\n", g_prog, file);
+        return 2;
+    }
+    if (rc == 1) {
+        fprintf(stderr, "%s: %s: %s under policy %s - nothing to minimise\n", g_prog, file,
+                st.inv == ZS_INV_NONE ? "every invariant holds"
+                : st.inv == ZS_SCN_SETUP ? "the runtime refuses the setup"
+                                         : "it violates a different invariant",
+                zs_policy_name((unsigned)st.policy));
+        return 1;
+    }
+    char line[512];
+    zs_violation_format(&st.v, line, sizeof line);
+    fprintf(stderr, "invariant %s under %s: %s\n", zs_inv_name(st.inv),
+            zs_policy_name((unsigned)st.policy), line);
+    print_size(stderr, "before", &st.before);
+    print_size(stderr, "after ", &st.after);
+    fprintf(stderr, "%lu simulator runs, %lu changes kept, %u rounds, %.2f s\n", st.runs,
+            st.accepted, st.rounds, st.seconds);
+    char *t = min_text(&s, file, &st);
+    if (!t) return 2;
+    int w = write_all(out, t, strlen(t));
+    free(t);
+    if (out && !w) fprintf(stderr, "wrote %s\n", out);
+    return w ? 2 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* check                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char *const check_help =
+    "usage: zofuzz check [--trials N] [--seed S] [--policy P] [--order engine|fuzzed|scenario]\n"
+    "                    [--max-len N] [--max-failures N] [--no-minimize] [-o DIR] [--quiet]\n"
+    "\n"
+    "Property testing without a fuzzing engine: trial t of seed S draws random\n"
+    "bytes from a seeded PRNG (zs_rand_input, splitmix64), decodes them into a\n"
+    "scenario (zs_decode, the same decoder as fuzz_hooks) and runs it through the\n"
+    "simulator and checker.  Every failure is minimised (zofuzz minimize) and\n"
+    "printed as .scn; identical minimised scenarios are printed once.  The same\n"
+    "seed reproduces the same run everywhere.\n"
+    "\n"
+    "  --trials N        scenarios to run (default 1000)\n"
+    "  --seed S          PRNG seed (default 1)\n"
+    "  --policy P        counter policy (default per-call)\n"
+    "  --order O         backward order (default: each scenario's)\n"
+    "  --max-len N       random input length at most N bytes (default 512)\n"
+    "  --max-failures N  stop after N failures (default 5; 0 = never stop)\n"
+    "  -o DIR            also write each distinct minimised scenario to DIR/check-SEED-T.scn\n"
+    "\n"
+    "Exit: 0 every trial held every invariant, 1 a failure was found, 2 bad usage.\n";
+
+#define MAX_SEEN 64
+typedef struct seen_set {
+    char *text[MAX_SEEN];
+    int n;
+} seen_set;
+
+static int seen_add(seen_set *ss, const char *t)
+{
+    for (int i = 0; i < ss->n; i++)
+        if (!strcmp(ss->text[i], t)) return 0;
+    if (ss->n < MAX_SEEN) ss->text[ss->n++] = strdup(t);
+    return 1;
+}
+
+static void seen_free(seen_set *ss)
+{
+    for (int i = 0; i < ss->n; i++) free(ss->text[i]);
+    ss->n = 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    unsigned long trials = 1000, max_len = 512, max_fail = 5;
+    uint64_t seed = 1;
+    int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0;
+    const char *outdir = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(check_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--trials")) trials = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--seed")) seed = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
+        else if (!strcmp(a, "--max-len")) max_len = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--max-failures")) max_fail = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--no-minimize")) minimize = 0;
+        else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
+        else if (!strcmp(a, "--quiet")) quiet = 1;
+        else die_usage("check: unknown argument %s (see --help)", a);
+    }
+    if (max_len > 65536) die_usage("check: --max-len at most 65536");
+    if (outdir && mkdirs(outdir)) die_usage("check: cannot create %s", outdir);
+    uint8_t *buf = malloc(max_len + 1);
+    zs_scenario *s = malloc(sizeof *s);
+    if (!buf || !s) die_usage("out of memory");
+    unsigned long fails = 0, by_inv[ZS_INV_COUNT + 1] = {0}, torch = 0, setup = 0;
+    seen_set seen = {0};
+    double t0 = now_s();
+    unsigned long t;
+    for (t = 0; t < trials; t++) {
+        size_t n = zs_rand_input(seed, t, buf, max_len);
+        zs_decode(buf, n, s);
+        zs_sim_result r;
+        int v = zs_min_verdict(s, policy, order, ZS_SIM_DEFAULT_CAP, &r);
+        if (r.torch_error) torch++;
+        if (v == ZS_INV_NONE) continue;
+        fails++;
+        if (v == ZS_SCN_SETUP) {
+            setup++;
+            printf("trial %lu (seed %llu, %zu bytes): setup error: %s\n", t,
+                   (unsigned long long)seed, n, r.setup_msg);
+        } else {
+            by_inv[v]++;
+            char line[512];
+            zs_violation_format(&r.v, line, sizeof line);
+            printf("trial %lu (seed %llu, %zu bytes): %s\n", t, (unsigned long long)seed, n, line);
+            if (minimize) {
+                zs_min_opts mo;
+                zs_min_opts_init(&mo);
+                mo.policy = policy;
+                mo.order_mode = order;
+                mo.inv = v;
+                mo.max_runs = 50000;
+                zs_min_stats st;
+                if (zs_minimize(s, &mo, &st) == 0) {
+                    char origin[96];
+                    snprintf(origin, sizeof origin, "zofuzz check --seed %llu trial %lu",
+                             (unsigned long long)seed, t);
+                    char *txt = min_text(s, origin, &st);
+                    if (txt) {
+                        /* dedupe on the scenario body (after the 2 comment lines) */
+                        const char *body = strchr(txt, '\n');
+                        body = body ? strchr(body + 1, '\n') : NULL;
+                        body = body ? body + 1 : txt;
+                        if (seen_add(&seen, body)) {
+                            printf("  minimised (%u calls, %u modules, %d lines, %lu runs):\n",
+                                   st.after.calls, st.after.modules, st.after.lines, st.runs);
+                            if (!quiet)
+                                for (const char *q = body; *q;) {
+                                    const char *e = strchr(q, '\n');
+                                    int len = e ? (int)(e - q) : (int)strlen(q);
+                                    printf("    %.*s\n", len, q);
+                                    q += len + (e ? 1 : 0);
+                                }
+                            if (outdir) {
+                                char p[PATH_MAX];
+                                snprintf(p, sizeof p, "%s/check-%llu-%lu.scn", outdir,
+                                         (unsigned long long)seed, t);
+                                write_all(p, txt, strlen(txt));
+                            }
+                        } else {
+                            printf("  minimised to a scenario printed above\n");
+                        }
+                        free(txt);
+                    }
+                }
+            }
+        }
+        fflush(stdout);
+        if (max_fail && fails >= max_fail) {
+            t++;
+            break;
+        }
+    }
+    double dt = now_s() - t0;
+    printf("check: %lu trials, seed %llu, policy %s: %lu failure%s", t, (unsigned long long)seed,
+           zs_policy_name((unsigned)policy), fails, fails == 1 ? "" : "s");
+    if (fails) {
+        printf(" (");
+        int first = 1;
+        for (int k = 1; k < ZS_INV_COUNT; k++)
+            if (by_inv[k]) {
+                printf("%s%s x%lu", first ? "" : ", ", zs_inv_name(k), by_inv[k]);
+                first = 0;
+            }
+        if (setup) printf("%ssetup x%lu", first ? "" : ", ", setup);
+        printf(")");
+    }
+    printf("; %lu stopped at a TORCHERROR; %.2f s (%.0f scenarios/s)\n", torch, dt,
+           dt > 0 ? t / dt : 0.0);
+    seen_free(&seen);
+    free(buf);
+    free(s);
+    return fails ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* verify (regression suite)                                            */
+/* ------------------------------------------------------------------ */
+
+static const char *const verify_help =
+    "usage: zofuzz verify FILE.scn|DIR...\n"
+    "\n"
+    "Regression check: every .scn file (directories: every *.scn in them) is run\n"
+    "under each policy of its expect line and the verdict compared.  A file without\n"
+    "an expect line must hold every invariant under per-call; per-call must be \"ok\"\n"
+    "in every file (anything else is a runtime bug, not a regression).\n"
+    "\n"
+    "Exit: 0 every verdict as stated, 1 a mismatch, 2 bad usage or unparsable file.\n";
+
+static int verify_file(const char *path, int *parse_err)
+{
+    static zs_scenario s;
+    zs_scn_expect e;
+    if (load_scenario(path, FORM_TEXT, &s, &e, NULL)) {
+        *parse_err = 1;
+        return 1;
+    }
+    int any = 0, bad = 0;
+    for (int p = 0; p < 4; p++) any |= e.have[p];
+    if (!any) {
+        e.have[ZO_GRADS_PER_CALL] = 1;
+        e.verdict[ZO_GRADS_PER_CALL] = ZS_INV_NONE;
+    }
+    if (e.have[ZO_GRADS_PER_CALL] && e.verdict[ZO_GRADS_PER_CALL] != ZS_INV_NONE) {
+        printf("FAIL %s: expect says per-call=%s; per-call must hold every invariant (report it "
+               "as a runtime bug)\n",
+               path, zs_scn_verdict_name(e.verdict[ZO_GRADS_PER_CALL]));
+        bad = 1;
+    }
+    char got_line[256] = "";
+    size_t gl = 0;
+    for (int p = 0; p < 4; p++) {
+        if (!e.have[p]) continue;
+        zs_sim_result r;
+        int v = zs_min_verdict(&s, p, -1, ZS_SIM_DEFAULT_CAP, &r);
+        gl += (size_t)snprintf(got_line + gl, sizeof got_line - gl, " %s=%s", zs_policy_name((unsigned)p),
+                               zs_scn_verdict_name(v));
+        if (gl >= sizeof got_line) gl = sizeof got_line - 1;
+        if (v != e.verdict[p]) {
+            char line[512] = "";
+            if (r.violated) zs_violation_format(&r.v, line, sizeof line);
+            else if (v == ZS_SCN_SETUP) snprintf(line, sizeof line, "%s", r.setup_msg);
+            printf("FAIL %s: policy %s: expected %s, got %s%s%s\n", path, zs_policy_name((unsigned)p),
+                   zs_scn_verdict_name(e.verdict[p]), zs_scn_verdict_name(v), line[0] ? ": " : "",
+                   line);
+            bad = 1;
+        }
+    }
+    if (!bad) printf("ok   %s:%s\n", path, got_line);
+    return bad;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+    int nfiles = 0, bad = 0, perr = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(verify_help, stdout);
+            return 0;
+        }
+        if (a[0] == '-' && a[1]) die_usage("verify: unknown option %s", a);
+        if (is_dir(a)) {
+            char **v;
+            size_t n = list_dir(a, ".scn", &v);
+            for (size_t k = 0; k < n; k++) {
+                bad += verify_file(v[k], &perr);
+                nfiles++;
+            }
+            free_list(v, n);
+        } else {
+            bad += verify_file(a, &perr);
+            nfiles++;
+        }
+    }
+    if (!nfiles) die_usage("verify: no .scn files given (see --help)");
+    printf("verify: %d file%s, %d failing\n", nfiles, nfiles == 1 ? "" : "s", bad);
+    if (perr) return 2;
+    return bad ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* seeds                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char *const seeds_help =
+    "usage: zofuzz seeds [-o DIR] [FILE.scn|SRCDIR...]\n"
+    "\n"
+    "Compiles the .scn corpus into seed corpora for the fuzz targets:\n"
+    "  DIR/fuzz_hooks/<dir>-<name>.bin      zs_encode of each scenario\n"
+    "  DIR/fuzz_scn_parse/<dir>-<name>.scn  the canonical text of each scenario\n"
+    "Default inputs: corpus/models/*.scn and corpus/regressions/*.scn of the source\n"
+    "tree; default DIR: corpus/seeds of the source tree.  Files named\n"
+    "models-* / regressions-* in DIR that no input produces any more are removed.\n"
+    "\n"
+    "Exit: 0 written, 2 bad usage or an unparsable file.\n";
+
+static int write_seed(const char *dir, const char *target, const char *name, const void *data,
+                      size_t n)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, target);
+    if (mkdirs(p)) {
+        fprintf(stderr, "%s: cannot create %s\n", g_prog, p);
+        return -1;
+    }
+    snprintf(p, sizeof p, "%s/%s/%s", dir, target, name);
+    /* rewrite only if different (keeps mtimes stable for the build) */
+    size_t on;
+    FILE *f = fopen(p, "rb");
+    if (f) {
+        fclose(f);
+        uint8_t *old = read_all(p, &on);
+        int same = old && on == n && !memcmp(old, data, n);
+        free(old);
+        if (same) return 0;
+    }
+    return write_all(p, data, n);
+}
+
+/* seed name prefix of a source file: the name of its directory */
+static void seed_name(const char *path, const char *ext, char *out, size_t cap)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *sl = strrchr(dir, '/');
+    const char *dn = "scn";
+    if (sl) {
+        *sl = 0;
+        dn = base_name(dir);
+    }
+    char b[256];
+    snprintf(b, sizeof b, "%s", base_name(path));
+    if (ends_with(b, ".scn")) b[strlen(b) - 4] = 0;
+    snprintf(out, cap, "%s-%s%s", dn, b, ext);
+}
+
+static int cmd_seeds(int argc, char **argv)
+{
+    const char *outdir = NULL;
+    char defdir[PATH_MAX];
+    const char *inputs[64];
+    int nin = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(seeds_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
+        else if (a[0] == '-' && a[1]) die_usage("seeds: unknown option %s", a);
+        else if (nin < 64) inputs[nin++] = a;
+        else die_usage("seeds: too many inputs");
+    }
+    char dm[PATH_MAX], dr[PATH_MAX];
+    if (!nin) {
+        snprintf(dm, sizeof dm, "%s/corpus/models", src_dir());
+        snprintf(dr, sizeof dr, "%s/corpus/regressions", src_dir());
+        inputs[nin++] = dm;
+        inputs[nin++] = dr;
+    }
+    if (!outdir) {
+        snprintf(defdir, sizeof defdir, "%s/corpus/seeds", src_dir());
+        outdir = defdir;
+    }
+    /* names produced, for the stale-file sweep */
+    char **made = NULL;
+    size_t nmade = 0, capm = 0;
+    int err = 0, count = 0;
+    static zs_scenario s;
+    static uint8_t enc[ZS_ENCODE_MAX];
+    for (int k = 0; k < nin; k++) {
+        char **v = NULL;
+        size_t n;
+        if (is_dir(inputs[k])) {
+            n = list_dir(inputs[k], ".scn", &v);
+        } else {
+            v = malloc(sizeof *v);
+            if (!v) return 2;
+            v[0] = strdup(inputs[k]);
+            n = v[0] ? 1 : 0;
+        }
+        for (size_t q = 0; q < n; q++) {
+            if (load_scenario(v[q], FORM_TEXT, &s, NULL, NULL)) {
+                err = 1;
+                continue;
+            }
+            size_t len = zs_encode(&s, enc, sizeof enc);
+            char name[300];
+            seed_name(v[q], ".bin", name, sizeof name);
+            if (len == 0 || len > sizeof enc || write_seed(outdir, "fuzz_hooks", name, enc, len)) {
+                err = 1;
+                continue;
+            }
+            char *txt = zs_scn_print(&s, NULL);
+            char name2[300];
+            seed_name(v[q], ".scn", name2, sizeof name2);
+            if (!txt || write_seed(outdir, "fuzz_scn_parse", name2, txt, strlen(txt))) err = 1;
+            free(txt);
+            if (nmade + 2 > capm) {
+                capm = capm ? capm * 2 : 64;
+                char **nm = realloc(made, capm * sizeof *made);
+                if (!nm) return 2;
+                made = nm;
+            }
+            made[nmade++] = strdup(name);
+            made[nmade++] = strdup(name2);
+            count++;
+        }
+        free_list(v, n);
+    }
+    /* sweep stale generated seeds */
+    const char *targets[2] = {"fuzz_hooks", "fuzz_scn_parse"};
+    for (int t = 0; t < 2; t++) {
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%s/%s", outdir, targets[t]);
+        char **v;
+        size_t n = list_dir(d, "", &v);
+        for (size_t q = 0; q < n; q++) {
+            const char *b = base_name(v[q]);
+            if (strncmp(b, "models-", 7) && strncmp(b, "regressions-", 12)) continue;
+            int keep = 0;
+            for (size_t m = 0; m < nmade && !keep; m++) keep = made[m] && !strcmp(made[m], b);
+            if (!keep) unlink(v[q]);
+        }
+        free_list(v, n);
+    }
+    free_list(made, nmade);
+    printf("seeds: %d scenario%s compiled into %s/{fuzz_hooks,fuzz_scn_parse}\n", count,
+           count == 1 ? "" : "s", outdir);
+    return err ? 2 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* run: libFuzzer driver                                                */
+/* ------------------------------------------------------------------ */
+
+static const char *const run_help =
+    "usage: zofuzz run [--target T] [--policy P] [--time S] [--jobs N] [--keep-going]\n"
+    "                  [--no-seeds] [--work DIR] [--progress S] [--max-repro N]\n"
+    "                  [--verbose] [--engine-arg ARG]... [CORPUS...]\n"
+    "\n"
+    "The main job: fuzzes the runtime with libFuzzer.  By default on the shipped\n"
+    "corpus - corpus/seeds/<target>/ plus every corpus/models/*.scn and\n"
+    "corpus/regressions/*.scn compiled on the fly - copied into a writable work\n"
+    "corpus (WORK/<target>-<policy>/corpus, kept between runs).  It execs the\n"
+    "engine binary next to zofuzz (build-fuzz/fuzz/<target>) with -max_total_time,\n"
+    "-dict, -artifact_prefix and the target's .options, ZOFUZZ_POLICY=<policy>, and\n"
+    "prints a progress line every few seconds (elapsed, execs, execs/s, coverage\n"
+    "cov, features ft, corpus size, violations found) and a closing summary.\n"
+    "Each crash input is saved (WORK/<target>-<policy>/crashes-<time>/), replayed\n"
+    "in-process, minimised (zofuzz minimize) and printed as a .scn scenario, saved\n"
+    "next to it as <crash>.scn: copy it to corpus/regressions/ to keep it.\n"
+    "\n"
+    "  --target T     fuzz_hooks (default), fuzz_api, fuzz_scn_parse\n"
+    "  --policy P     counter policy under test (default per-call)\n"
+    "  --time S       seconds of fuzzing (default 60)\n"
+    "  --jobs N       N parallel libFuzzer jobs (-fork=N, crashes do not stop the\n"
+    "                 run; corpora merged with -merge=1 at the end); default 1\n"
+    "  --keep-going   with 1 job: fork mode too, so the run continues after a crash\n"
+    "                 (default: stop at the first violation, like libFuzzer)\n"
+    "  --no-seeds     start from an empty corpus (measures time to first violation)\n"
+    "  --work DIR     work directory (default: $ZOFUZZ_WORK, else zofuzz-work/ next\n"
+    "                 to the binary, else $TMPDIR/zofuzz-work)\n"
+    "  --progress S   seconds between progress lines (default 5)\n"
+    "  --max-repro N  crashes to minimise and print (default 5)\n"
+    "  --verbose      pass libFuzzer's own output through (it is always in WORK/.../fuzz.log)\n"
+    "  --engine-arg A extra libFuzzer flag (repeatable), e.g. --engine-arg -seed=1\n"
+    "  CORPUS...      fuzz these corpus directories instead of the shipped corpus\n"
+    "\n"
+    "Exit: 0 no violation found, 1 violations (crashes) found, 2 bad usage, missing\n"
+    "engine binary or the engine failed to start.\n";
+
+static char g_selfdir[PATH_MAX];
+
+static void find_selfdir(const char *argv0)
+{
+    char p[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
+    if (n > 0) {
+        p[n] = 0;
+    } else {
+        snprintf(p, sizeof p, "%s", argv0);
+    }
+    char *sl = strrchr(p, '/');
+    if (sl) *sl = 0;
+    else snprintf(p, sizeof p, ".");
+    snprintf(g_selfdir, sizeof g_selfdir, "%s", p);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    size_t n;
+    uint8_t *b = read_all(from, &n);
+    if (!b) return -1;
+    int rc = write_all(to, b, n);
+    free(b);
+    return rc;
+}
+
+/* Fills the work corpus with the shipped seeds; returns the count. */
+static int seed_corpus(const char *target, const char *corpus)
+{
+    int count = 0;
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s/corpus/seeds/%s", src_dir(), target);
+    char **v;
+    size_t n = list_dir(d, "", &v);
+    for (size_t k = 0; k < n; k++) {
+        char to[PATH_MAX];
+        snprintf(to, sizeof to, "%s/seed-%s", corpus, base_name(v[k]));
+        if (copy_file(v[k], to) == 0) count++;
+    }
+    free_list(v, n);
+    if (strcmp(target, "fuzz_hooks") && strcmp(target, "fuzz_scn_parse")) return count;
+    static zs_scenario s;
+    static uint8_t enc[ZS_ENCODE_MAX];
+    const char *sub[2] = {"models", "regressions"};
+    for (int q = 0; q < 2; q++) {
+        snprintf(d, sizeof d, "%s/corpus/%s", src_dir(), sub[q]);
+        n = list_dir(d, ".scn", &v);
+        for (size_t k = 0; k < n; k++) {
+            char name[300], to[PATH_MAX];
+            if (!strcmp(target, "fuzz_scn_parse")) {
+                seed_name(v[k], ".scn", name, sizeof name);
+                snprintf(to, sizeof to, "%s/scn-%s", corpus, name);
+                if (copy_file(v[k], to) == 0) count++;
+                continue;
+            }
+            if (load_scenario(v[k], FORM_TEXT, &s, NULL, NULL)) continue;
+            size_t len = zs_encode(&s, enc, sizeof enc);
+            if (len == 0 || len > sizeof enc) continue;
+            seed_name(v[k], ".bin", name, sizeof name);
+            snprintf(to, sizeof to, "%s/scn-%s", corpus, name);
+            if (write_all(to, enc, len) == 0) count++;
+        }
+        free_list(v, n);
+    }
+    return count;
+}
+
+typedef struct fstat_ {
+    unsigned long long execs, cov, ft, corp, execs_per_s;
+    unsigned long crashes_reported;  /* "Test unit written" / fork crash count */
+    double first_violation;          /* seconds, <0 none */
+    unsigned long fork_crash;
+    char last_violation[256];
+} fstat_;
+
+/* value after "key" in line, or -1 */
+static long long field(const char *line, const char *key)
+{
+    const char *p = strstr(line, key);
+    if (!p) return -1;
+    p += strlen(key);
+    while (*p == ' ') p++;
+    if (*p < '0' || *p > '9') return -1;
+    return strtoll(p, NULL, 10);
+}
+
+static void parse_line(fstat_ *fs, const char *line, double elapsed)
+{
+    long long v;
+    if (line[0] == '#') {
+        v = strtoll(line + 1, NULL, 10);
+        if (v > 0) fs->execs = (unsigned long long)v;
+    }
+    if ((v = field(line, "cov:")) >= 0) fs->cov = (unsigned long long)v;
+    if ((v = field(line, "ft:")) >= 0) fs->ft = (unsigned long long)v;
+    if ((v = field(line, "corp:")) >= 0) fs->corp = (unsigned long long)v;
+    if ((v = field(line, "exec/s:")) >= 0) fs->execs_per_s = (unsigned long long)v;
+    const char *c = strstr(line, "oom/timeout/crash:");
+    if (c) {
+        unsigned long a, b, d;
+        if (sscanf(c, "oom/timeout/crash: %lu/%lu/%lu", &a, &b, &d) == 3) {
+            unsigned long tot = a + b + d;
+            if (tot > fs->fork_crash) {
+                fs->fork_crash = tot;
+                if (fs->first_violation < 0) fs->first_violation = elapsed;
+            }
+        }
+    }
+    if (strstr(line, "Test unit written to") &&
+        (strstr(line, "crash-") || strstr(line, "timeout-") || strstr(line, "oom-") ||
+         strstr(line, "leak-"))) {
+        fs->crashes_reported++;
+        if (fs->first_violation < 0) fs->first_violation = elapsed;
+    }
+    if (!strncmp(line, "zofuzz: ", 8)) {
+        snprintf(fs->last_violation, sizeof fs->last_violation, "%s", line + 8);
+        if (fs->first_violation < 0) fs->first_violation = elapsed;
+    }
+}
+
+static unsigned long violations_of(const fstat_ *fs)
+{
+    return fs->crashes_reported > fs->fork_crash ? fs->crashes_reported : fs->fork_crash;
+}
+
+static volatile sig_atomic_t g_stop;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+/* [libfuzzer] section of an OSS-Fuzz .options file -> "-k=v" flags */
+static int read_options(const char *path, char flags[][128], int max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[256];
+    int in = 0, n = 0;
+    while (fgets(line, sizeof line, f) && n < max) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        p[strcspn(p, "\r\n")] = 0;
+        if (*p == '[') {
+            in = !strncmp(p, "[libfuzzer]", 11);
+            continue;
+        }
+        if (!in || !*p || *p == '#' || *p == ';') continue;
+        char *eq = strchr(p, '=');
+        if (!eq) continue;
+        *eq = 0;
+        char *k = p, *val = eq + 1;
+        size_t kl = strlen(k);
+        while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t')) k[--kl] = 0;
+        while (*val == ' ' || *val == '\t') val++;
+        if (!strcmp(k, "dict")) continue; /* handled (path next to the binary) */
+        snprintf(flags[n++], 128, "-%s=%s", k, val);
+    }
+    fclose(f);
+    return n;
+}
+
+/* Runs argv with stderr+stdout on a pipe; calls back per line. */
+typedef struct runner {
+    FILE *log;
+    int verbose;
+    double t0, last_progress, progress_every, time_limit;
+    fstat_ *fs;
+    const char *label;
+} runner;
+
+static void progress_line(runner *R, int final)
+{
+    double el = now_s() - R->t0;
+    fstat_ *fs = R->fs;
+    double eps = el > 0 ? fs->execs / el : 0;
+    printf("[zofuzz] %s%3.0fs  execs %llu (%.0f/s)  cov %llu  ft %llu  corpus %llu  violations %lu\n",
+           final ? "done " : "", el, fs->execs, fs->execs_per_s ? (double)fs->execs_per_s : eps,
+           fs->cov, fs->ft, fs->corp, violations_of(fs));
+    fflush(stdout);
+}
+
+static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch)
+{
+    int pfd[2];
+    if (pipe(pfd)) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        close(pfd[0]);
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        close(pfd[1]);
+        for (char **e = envp_add; e && *e; e++) putenv(*e);
+        execv(args[0], args);
+        fprintf(stderr, "zofuzz: cannot exec %s: %s\n", args[0], strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    char buf[8192];
+    size_t have = 0;
+    int killed = 0;
+    for (;;) {
+        struct pollfd p = {pfd[0], POLLIN, 0};
+        int pr = poll(&p, 1, 500);
+        double el = now_s() - R->t0;
+        if (g_stop && !killed) {
+            kill(pid, SIGINT);
+            killed = 1;
+        }
+        if (R->time_limit > 0 && el > R->time_limit + 60 && killed < 2) {
+            kill(pid, SIGKILL); /* libFuzzer ignored -max_total_time */
+            killed = 2;
+        }
+        if (pr > 0) {
+            ssize_t k = read(pfd[0], buf + have, sizeof buf - 1 - have);
+            if (k <= 0) break;
+            have += (size_t)k;
+            buf[have] = 0;
+            char *start = buf, *nl;
+            while ((nl = strchr(start, '\n'))) {
+                *nl = 0;
+                if (R->log) fprintf(R->log, "%s\n", start);
+                if (R->verbose) fprintf(stderr, "%s\n", start);
+                if (watch) parse_line(R->fs, start, el);
+                start = nl + 1;
+            }
+            have = strlen(start);
+            memmove(buf, start, have);
+            if (have == sizeof buf - 1) have = 0; /* overlong line: drop */
+        }
+        if (watch && now_s() - R->last_progress >= R->progress_every) {
+            R->last_progress = now_s();
+            progress_line(R, 0);
+        }
+    }
+    close(pfd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (R->log) fflush(R->log);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* replay + minimise + print one crash; returns its invariant (0 none) */
+static int report_crash(const char *path, int policy, seen_set *seen, int target_is_hooks)
+{
+    if (!target_is_hooks) {
+        printf("  %s (replay it with the target binary; not a scenario input)\n", path);
+        return 0;
+    }
+    static zs_scenario s;
+    if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
+    zs_sim_result r;
+    int v = zs_min_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r);
+    if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) {
+        printf("  %s: does not reproduce in-process as an invariant violation (%s): a sanitizer\n"
+               "  finding, timeout or OOM - see fuzz.log; replay: build-fuzz/fuzz/fuzz_hooks %s\n",
+               path, v == ZS_SCN_SETUP ? "setup error" : "all invariants hold", path);
+        return 0;
+    }
+    char line[512];
+    zs_violation_format(&r.v, line, sizeof line);
+    zs_min_opts mo;
+    zs_min_opts_init(&mo);
+    mo.policy = policy;
+    mo.inv = v;
+    mo.max_runs = 100000;
+    zs_min_stats st;
+    if (zs_minimize(&s, &mo, &st) != 0) {
+        printf("  %s: %s (minimisation failed)\n", path, line);
+        return v;
+    }
+    char *txt = min_text(&s, path, &st);
+    if (!txt) return v;
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s.scn", path);
+    write_all(out, txt, strlen(txt));
+    const char *body = strchr(txt, '\n');
+    body = body ? strchr(body + 1, '\n') : NULL;
+    body = body ? body + 1 : txt;
+    int fresh = seen_add(seen, body);
+    printf("  %s: %s\n", base_name(path), line);
+    printf("  minimised in %.2f s: %u calls/%u modules/%d lines -> %u calls/%u modules/%d lines, "
+           "saved %s\n",
+           st.seconds, st.before.calls, st.before.modules, st.before.lines, st.after.calls,
+           st.after.modules, st.after.lines, out);
+    if (fresh) {
+        for (const char *q = body; *q;) {
+            const char *e = strchr(q, '\n');
+            int len = e ? (int)(e - q) : (int)strlen(q);
+            printf("    | %.*s\n", len, q);
+            q += len + (e ? 1 : 0);
+        }
+    } else {
+        printf("    (same minimised scenario as above)\n");
+    }
+    free(txt);
+    return v;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *target = "fuzz_hooks", *work = NULL;
+    int policy = ZO_GRADS_PER_CALL, keep_going = 0, no_seeds = 0, verbose = 0;
+    unsigned long tsec = 60, jobs = 1, max_repro = 5, prog = 5;
+    const char *corpora[32];
+    int ncorp = 0;
+    const char *extra[32];
+    int nextra = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(run_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--target")) target = optval(argc, argv, &i);
+        else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--time")) tsec = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--jobs")) jobs = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--keep-going")) keep_going = 1;
+        else if (!strcmp(a, "--no-seeds")) no_seeds = 1;
+        else if (!strcmp(a, "--work")) work = optval(argc, argv, &i);
+        else if (!strcmp(a, "--progress")) prog = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--max-repro")) max_repro = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "--engine-arg")) {
+            if (nextra >= 32) die_usage("run: too many --engine-arg");
+            extra[nextra++] = optval(argc, argv, &i);
+        } else if (a[0] == '-' && a[1]) die_usage("run: unknown option %s (see --help)", a);
+        else if (ncorp < 32) corpora[ncorp++] = a;
+        else die_usage("run: too many corpus directories");
+    }
+    if (jobs < 1 || jobs > 64) die_usage("run: --jobs must be 1..64");
+    if (tsec < 1) die_usage("run: --time must be at least 1");
+    if (!prog) prog = 5;
+    for (const char *p = target; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-'))
+            die_usage("run: bad target name '%s'", target);
+    for (int k = 0; k < ncorp; k++)
+        if (!is_dir(corpora[k])) die_usage("run: %s is not a directory", corpora[k]);
+
+    char engine[PATH_MAX];
+    snprintf(engine, sizeof engine, "%s/%s", g_selfdir, target);
+    if (access(engine, X_OK) != 0) {
+        fprintf(stderr,
+                "%s: the engine binary %s is missing: build the libFuzzer targets first\n"
+                "  (./build.sh run does it; or ./build.sh fuzz, or configure with "
+                "-DZO_FUZZ_ENGINE=-fsanitize=fuzzer)\n",
+                g_prog, engine);
+        return 2;
+    }
+
+    /* work directory */
+    char wbase[PATH_MAX], wdir[PATH_MAX], corpus[PATH_MAX], crashes[PATH_MAX], logp[PATH_MAX];
+    if (work) snprintf(wbase, sizeof wbase, "%s", work);
+    else if (getenv("ZOFUZZ_WORK") && *getenv("ZOFUZZ_WORK"))
+        snprintf(wbase, sizeof wbase, "%s", getenv("ZOFUZZ_WORK"));
+    else {
+        snprintf(wbase, sizeof wbase, "%s/zofuzz-work", g_selfdir);
+        if (mkdirs(wbase) || access(wbase, W_OK)) {
+            const char *tmp = getenv("TMPDIR");
+            snprintf(wbase, sizeof wbase, "%s/zofuzz-work", tmp && *tmp ? tmp : "/tmp");
+        }
+    }
+    snprintf(wdir, sizeof wdir, "%s/%s-%s%s", wbase, target, zs_policy_name((unsigned)policy),
+             no_seeds ? "-noseeds" : "");
+    snprintf(corpus, sizeof corpus, "%s/corpus", wdir);
+    {
+        time_t tt = time(NULL);
+        struct tm tmv;
+        gmtime_r(&tt, &tmv);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
+        snprintf(crashes, sizeof crashes, "%s/crashes-%s", wdir, stamp);
+    }
+    snprintf(logp, sizeof logp, "%s/fuzz.log", wdir);
+    if (no_seeds) {
+        /* a fresh empty corpus every time */
+        char **v;
+        size_t n = list_dir(corpus, "", &v);
+        for (size_t k = 0; k < n; k++) unlink(v[k]);
+        free_list(v, n);
+    }
+    if (mkdirs(corpus) || mkdirs(crashes)) {
+        fprintf(stderr, "%s: cannot create the work directory %s\n", g_prog, wdir);
+        return 2;
+    }
+    int nseeds = 0;
+    if (!no_seeds && !ncorp) nseeds = seed_corpus(target, corpus);
+    FILE *log = fopen(logp, "w");
+
+    /* engine command line */
+    static char flagbuf[48][128];
+    char *args[128];
+    int na = 0, nf = 0;
+    args[na++] = engine;
+    snprintf(flagbuf[nf], 128, "-max_total_time=%lu", tsec);
+    args[na++] = flagbuf[nf++];
+    snprintf(flagbuf[nf], 128, "-artifact_prefix=%s/", crashes);
+    args[na++] = flagbuf[nf++];
+    snprintf(flagbuf[nf], 128, "-print_final_stats=1");
+    args[na++] = flagbuf[nf++];
+    char dictp[PATH_MAX];
+    snprintf(dictp, sizeof dictp, "%s.dict", engine);
+    if (is_file(dictp)) {
+        snprintf(flagbuf[nf], 128, "-dict=%s", dictp);
+        args[na++] = flagbuf[nf++];
+    }
+    char optp[PATH_MAX];
+    snprintf(optp, sizeof optp, "%s.options", engine);
+    int no = read_options(optp, flagbuf + nf, 16);
+    for (int k = 0; k < no; k++) args[na++] = flagbuf[nf++];
+    int fork_mode = jobs > 1 || keep_going;
+    if (fork_mode) {
+        snprintf(flagbuf[nf], 128, "-fork=%lu", jobs);
+        args[na++] = flagbuf[nf++];
+        snprintf(flagbuf[nf], 128, "-ignore_crashes=1");
+        args[na++] = flagbuf[nf++];
+        snprintf(flagbuf[nf], 128, "-ignore_timeouts=1");
+        args[na++] = flagbuf[nf++];
+        snprintf(flagbuf[nf], 128, "-ignore_ooms=1");
+        args[na++] = flagbuf[nf++];
+    }
+    for (int k = 0; k < nextra; k++) args[na++] = (char *)extra[k];
+    args[na++] = corpus;
+    for (int k = 0; k < ncorp; k++) args[na++] = (char *)corpora[k];
+    args[na] = NULL;
+
+    static char envpol[64];
+    snprintf(envpol, sizeof envpol, "ZOFUZZ_POLICY=%s", zs_policy_name((unsigned)policy));
+    char *envadd[] = {envpol, NULL};
+
+    printf("[zofuzz] target %s, policy %s, %lus, %lu job%s%s\n", target,
+           zs_policy_name((unsigned)policy), tsec, jobs, jobs == 1 ? "" : "s",
+           fork_mode ? " (fork mode, crashes do not stop the run)" : "");
+    printf("[zofuzz] corpus %s (%d shipped seed%s%s), crashes -> %s\n", corpus, nseeds,
+           nseeds == 1 ? "" : "s", ncorp ? " + given corpora" : "", crashes);
+    printf("[zofuzz] engine log %s\n", logp);
+    fflush(stdout);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    fstat_ fs;
+    memset(&fs, 0, sizeof fs);
+    fs.first_violation = -1;
+    runner R = {log, verbose, now_s(), now_s(), (double)prog, (double)tsec, &fs, target};
+    int ec = spawn_and_watch(&R, args, envadd, 1);
+    double elapsed = now_s() - R.t0;
+    progress_line(&R, 1);
+
+    /* merge the fork-mode corpus */
+    if (jobs > 1 && !g_stop) {
+        char merged[PATH_MAX];
+        snprintf(merged, sizeof merged, "%s/corpus.merged", wdir);
+        char **v;
+        size_t n = list_dir(merged, "", &v);
+        for (size_t k = 0; k < n; k++) unlink(v[k]);
+        free_list(v, n);
+        mkdirs(merged);
+        char *margs[8];
+        static char m1[32];
+        snprintf(m1, sizeof m1, "-merge=1");
+        int q = 0;
+        margs[q++] = engine;
+        margs[q++] = m1;
+        margs[q++] = merged;
+        margs[q++] = corpus;
+        margs[q] = NULL;
+        fstat_ mfs;
+        memset(&mfs, 0, sizeof mfs);
+        runner M = {log, 0, now_s(), now_s(), 1e9, 0, &mfs, target};
+        int mec = spawn_and_watch(&M, margs, envadd, 0);
+        size_t before = 0, after = 0;
+        n = list_dir(corpus, "", &v);
+        before = n;
+        free_list(v, n);
+        n = list_dir(merged, "", &v);
+        after = n;
+        if (mec == 0 && after > 0) {
+            char **old;
+            size_t no2 = list_dir(corpus, "", &old);
+            for (size_t k = 0; k < no2; k++) unlink(old[k]);
+            free_list(old, no2);
+            for (size_t k = 0; k < n; k++) {
+                char to[PATH_MAX];
+                snprintf(to, sizeof to, "%s/%s", corpus, base_name(v[k]));
+                rename(v[k], to);
+            }
+            printf("[zofuzz] merged corpus: %zu -> %zu inputs (-merge=1)\n", before, after);
+        } else {
+            printf("[zofuzz] corpus merge skipped (merge exit %d)\n", mec);
+        }
+        free_list(v, n);
+    }
+    if (log) fclose(log);
+
+    /* crashes */
+    char **cv;
+    size_t nc = list_dir(crashes, "", &cv);
+    size_t ncrash = 0;
+    for (size_t k = 0; k < nc; k++) {
+        const char *b = base_name(cv[k]);
+        if (ends_with(b, ".scn")) continue;
+        if (!strncmp(b, "crash-", 6) || !strncmp(b, "timeout-", 8) || !strncmp(b, "oom-", 4) ||
+            !strncmp(b, "leak-", 5))
+            ncrash++;
+    }
+    unsigned long viol = violations_of(&fs);
+    if (ncrash > viol) viol = ncrash;
+    printf("\n[zofuzz] summary: target %s, policy %s\n", target, zs_policy_name((unsigned)policy));
+    printf("  time         %.1f s%s\n", elapsed, g_stop ? " (interrupted)" : "");
+    printf("  execs        %llu (%.0f/s)\n", fs.execs, elapsed > 0 ? fs.execs / elapsed : 0.0);
+    printf("  coverage     cov %llu, ft %llu\n", fs.cov, fs.ft);
+    printf("  corpus       %llu inputs (%s)\n", fs.corp, corpus);
+    printf("  violations   %lu", viol);
+    if (fs.first_violation >= 0) printf(" (first after %.1f s)", fs.first_violation);
+    printf("; %zu crash file%s in %s\n", ncrash, ncrash == 1 ? "" : "s", crashes);
+    if (!viol && ec != 0 && !g_stop) {
+        printf("  the engine exited with status %d without a crash file: see %s\n", ec, logp);
+        free_list(cv, nc);
+        return 2;
+    }
+    if (ncrash) {
+        printf("\n[zofuzz] crashes (replayed in-process, minimised, saved as .scn):\n");
+        seen_set seen = {0};
+        int invs[ZS_INV_COUNT] = {0};
+        size_t done = 0;
+        for (size_t k = 0; k < nc && done < max_repro; k++) {
+            const char *b = base_name(cv[k]);
+            if (ends_with(b, ".scn")) continue;
+            if (strncmp(b, "crash-", 6) && strncmp(b, "timeout-", 8) && strncmp(b, "oom-", 4) &&
+                strncmp(b, "leak-", 5))
+                continue;
+            int v = report_crash(cv[k], policy, &seen, !strcmp(target, "fuzz_hooks"));
+            if (v > 0 && v < ZS_INV_COUNT) invs[v]++;
+            done++;
+        }
+        if (ncrash > done) printf("  ... %zu more (raise --max-repro)\n", ncrash - done);
+        printf("  distinct minimised scenarios: %d; to keep one: cp <crash>.scn "
+               "corpus/regressions/<name>.scn\n",
+               seen.n);
+        seen_free(&seen);
+    }
+    free_list(cv, nc);
+    return viol ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *const main_help =
+    "usage: zofuzz COMMAND [ARGS...]   (zofuzz COMMAND --help for each)\n"
+    "\n"
+    "  run       the main job: libFuzzer on the shipped model corpus, progress,\n"
+    "            summary, crashes minimised and printed as .scn\n"
+    "  repro     run one scenario (.scn or fuzzer bytes): event trace + verdict\n"
+    "  minimize  shrink a failing scenario to a smallest one with the same violation\n"
+    "  check     property testing without an engine (seeded random scenarios)\n"
+    "  print     fuzzer bytes -> canonical .scn text\n"
+    "  compile   .scn text -> fuzzer bytes\n"
+    "  trace     canonical hook trace of a scenario\n"
+    "  verify    regression check of .scn files against their expect lines\n"
+    "  seeds     compile corpus/models + corpus/regressions into corpus/seeds/<target>/\n"
+    "\n"
+    "Exit codes: 0 ok / every invariant holds; 1 an invariant was violated (or a\n"
+    "verdict mismatch, or nothing to minimise); 2 bad usage or input.\n"
+    "The .scn format: docs/scenario-format.md.  Policies: per-call (default),\n"
+    "reset-on-forward, lazy-init, init-at-register.\n";
+
+int main(int argc, char **argv)
+{
+    find_selfdir(argv[0]);
+    if (argc < 2 || is_help(argv[1]) || !strcmp(argv[1], "help")) {
+        if (argc >= 3 && !strcmp(argv[1], "help")) {
+            static char help_opt[] = "--help";
+            char *v[3] = {argv[0], argv[2], help_opt};
+            return main(3, v);
+        }
+        fputs(main_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
+    if (!strcmp(cmd, "repro")) return cmd_repro(argc, argv, 0);
+    if (!strcmp(cmd, "trace")) return cmd_repro(argc, argv, 1);
+    if (!strcmp(cmd, "minimize") || !strcmp(cmd, "minimise")) return cmd_minimize(argc, argv);
+    if (!strcmp(cmd, "check")) return cmd_check(argc, argv);
+    if (!strcmp(cmd, "print")) return cmd_print(argc, argv);
+    if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
+    if (!strcmp(cmd, "verify")) return cmd_verify(argc, argv);
+    if (!strcmp(cmd, "seeds")) return cmd_seeds(argc, argv);
+    fprintf(stderr, "%s: unknown command '%s'\n\n%s", g_prog, cmd, main_help);
+    return 2;
+}

@@ -1,0 +1,110 @@
+# fuzz/zofuzz.cmake - the .scn format, the minimiser, the zofuzz tool, the
+# fuzz_scn_parse target and the corpus tests (issue 4).  Included at the end
+# of fuzz/CMakeLists.txt (after zofuzz_core and the engine targets exist).
+#
+#   zofuzz_scn              static lib: scn.c (parser/printer) + minimize.c
+#   zofuzz                  the CLI (run / repro / minimize / check / print /
+#                           compile / trace / verify / seeds)
+#   fuzz_scn_parse(_replay) parser fuzz target (engine build when
+#                           ZO_FUZZ_ENGINE is set) and its engine-less replay
+#   corpus_seeds            custom target: regenerate corpus/seeds/<target>/
+#                           in the source tree from corpus/models and
+#                           corpus/regressions (`zofuzz seeds`)
+#   tests                   corpus/* (see below)
+
+add_library(zofuzz_scn STATIC scn.c minimize.c)
+target_include_directories(zofuzz_scn PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(zofuzz_scn PUBLIC zofuzz_core)
+
+add_executable(zofuzz zofuzz.c)
+target_link_libraries(zofuzz PRIVATE zofuzz_scn)
+target_compile_definitions(zofuzz PRIVATE ZO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+add_executable(fuzz_scn_parse_replay fuzz_scn_parse.c regression_driver.c)
+target_link_libraries(fuzz_scn_parse_replay PRIVATE zofuzz_scn)
+if(ZO_FUZZ_ENGINE)
+  add_executable(fuzz_scn_parse fuzz_scn_parse.c)
+  target_link_libraries(fuzz_scn_parse PRIVATE zofuzz_scn)
+  zo_link_fuzz_engine(fuzz_scn_parse)
+  foreach(_ext dict options)
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_scn_parse.${_ext})
+      configure_file(fuzz_scn_parse.${_ext} ${CMAKE_CURRENT_BINARY_DIR}/fuzz_scn_parse.${_ext} COPYONLY)
+    endif()
+  endforeach()
+endif()
+
+# Seeds in the source tree (committed; build.sh oss-fuzz zips them):
+#   cmake --build <dir> --target corpus_seeds
+add_custom_target(corpus_seeds
+  COMMAND zofuzz seeds -o ${PROJECT_SOURCE_DIR}/corpus/seeds
+  DEPENDS zofuzz
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+  COMMENT "zofuzz seeds: corpus/models + corpus/regressions -> corpus/seeds/{fuzz_hooks,fuzz_scn_parse}"
+  VERBATIM)
+
+if(BUILD_TESTING)
+  set(_src ${PROJECT_SOURCE_DIR})
+  set(_tc ${PROJECT_SOURCE_DIR}/tests/corpus)
+
+  # cmocka: parser/printer round trip property + error positions, minimiser
+  if(ZO_CMOCKA_TARGET)
+    foreach(_name test_scn test_minimize)
+      if(EXISTS ${_tc}/${_name}.c)
+        add_executable(corpus_${_name} ${_tc}/${_name}.c)
+        target_link_libraries(corpus_${_name} PRIVATE zofuzz_scn ${ZO_CMOCKA_TARGET})
+        target_compile_definitions(corpus_${_name} PRIVATE ZO_SOURCE_DIR="${_src}")
+        add_test(NAME corpus/${_name} COMMAND corpus_${_name})
+      endif()
+    endforeach()
+  endif()
+
+  # every regression and model scenario under every policy of its expect line
+  # (a model without one must hold under per-call); one test per file
+  file(GLOB _scn_files CONFIGURE_DEPENDS
+    ${_src}/corpus/regressions/*.scn ${_src}/corpus/models/*.scn)
+  foreach(_f ${_scn_files})
+    get_filename_component(_d ${_f} DIRECTORY)
+    get_filename_component(_d ${_d} NAME)
+    get_filename_component(_n ${_f} NAME_WE)
+    add_test(NAME corpus/verify/${_d}/${_n} COMMAND zofuzz verify ${_f})
+  endforeach()
+
+  # the parser target replays every corpus text and the parse-error samples
+  set(_parse_inputs)
+  foreach(_d corpus/seeds/fuzz_scn_parse corpus/models corpus/regressions tests/corpus/parse)
+    if(IS_DIRECTORY ${_src}/${_d})
+      list(APPEND _parse_inputs ${_src}/${_d})
+    endif()
+  endforeach()
+  if(_parse_inputs)
+    add_test(NAME corpus/replay_fuzz_scn_parse COMMAND fuzz_scn_parse_replay ${_parse_inputs})
+  endif()
+
+  # property testing without an engine: the default policy must hold ...
+  add_test(NAME corpus/check_per_call
+    COMMAND zofuzz check --seed 7 --trials 400 --policy per-call --quiet)
+  # ... and the legacy policies must be caught (exit status exactly 1)
+  foreach(_p reset-on-forward lazy-init init-at-register)
+    add_test(NAME corpus/check_finds_${_p}
+      COMMAND sh -c "$0 check --seed 7 --trials 400 --policy ${_p} --max-failures 1 --quiet; test $? -eq 1"
+              $<TARGET_FILE:zofuzz>)
+  endforeach()
+
+  # repro: ALBERT-style reuse goes to -1 under reset-on-forward, holds by default
+  set(_albert ${_src}/corpus/models/albert.scn)
+  if(NOT EXISTS ${_albert})
+    set(_albert ${_tc}/albert_like.scn)
+  endif()
+  if(EXISTS ${_albert})
+    add_test(NAME corpus/repro_albert_reset_on_forward
+      COMMAND sh -c "out=$($0 repro $1 --policy reset-on-forward); rc=$?; echo \"$out\" | tail -n 40; test $rc -eq 1 && echo \"$out\" | grep -q -- '->-1' && echo \"$out\" | grep -q '^violated: I1'"
+              $<TARGET_FILE:zofuzz> ${_albert})
+    add_test(NAME corpus/repro_albert_per_call
+      COMMAND zofuzz repro ${_albert} --quiet)
+  endif()
+
+  # the CLI's usage errors and bytes/text round trip
+  if(EXISTS ${_tc}/cli.sh)
+    add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})
+  endif()
+endif()
