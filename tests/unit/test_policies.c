@@ -261,6 +261,7 @@ typedef struct bc_result {
     int64_t count_after_bwd[3];      /* b's ds_grads_remaining after backward_end */
     zo_param_status status_after_bwd[3];
     size_t leftovers_b[3];           /* ZO_EV_LEFTOVER naming b, per step, up to backward_end */
+    uint64_t leftover_stat[3];       /* stats.leftovers increase, per step, up to backward_end */
     int64_t min_counter;
 } bc_result;
 
@@ -288,6 +289,7 @@ static bc_result run_b_steps(zo_grads_policy pol, const int used[3])
         HD_RELEASED(rt, pb); /* released by b's post-forward */
 
         size_t mark = g_ev.n;
+        uint64_t left0 = HD_STATS(rt).leftovers;
         HD_BWD_BEGIN(rt, g);
         HD_OUT_GRAD(rt, cr.out[0]);
         if (used[step]) {
@@ -303,6 +305,7 @@ static bc_result run_b_steps(zo_grads_policy pol, const int used[3])
         res.count_after_bwd[step] = mi.grads_remaining;
         res.status_after_bwd[step] = HD_PINFO(rt, pb).status;
         res.leftovers_b[step] = hd_ev_count_from(&g_ev, mark, ZO_EV_LEFTOVER, b, HD_ANY);
+        res.leftover_stat[step] = HD_STATS(rt).leftovers - left0;
         HD_CONSISTENT(rt);
         HD_RELEASE_ALL(rt); /* optimizer step: release_and_reset_all */
         HD_ALL_RELEASED(rt);
@@ -359,6 +362,9 @@ static void test_scenario_b_per_call(void **state)
     HD_EQ(r.leftovers_b[0], 1);
     HD_EQ(r.leftovers_b[1], 0);
     HD_EQ(r.leftovers_b[2], 0);
+    HD_EQ(r.leftover_stat[0], 1);
+    HD_EQ(r.leftover_stat[1], 0);
+    HD_EQ(r.leftover_stat[2], 0);
     assert_true(r.min_counter >= 0);
 }
 
@@ -388,6 +394,7 @@ static void test_scenario_c_all_policies(void **state)
         HD_EQ(r.status_after_bwd[s], ZO_PARAM_NOT_AVAILABLE);
         HD_EQ(r.count_after_bwd[s], 0);
         HD_EQ(r.leftovers_b[s], 1);
+        HD_EQ(r.leftover_stat[s], 1);
     }
     assert_true(r.min_counter >= 0);
 }
@@ -907,6 +914,91 @@ static void test_outputs_ref_count_and_idempotent_fetch(void **state)
     }
 }
 
+/* An embedding layer: its input (token ids) does not require grad, its
+ * output does (trainable weight).  Its PreBackward node fires, no
+ * PostBackward node exists.  Per-call: no window; released when its
+ * weight's gradient is ready, or else by the end-of-backward callback.
+ * Legacy: the pre-backward fetch is never matched by a decrement to 0, the
+ * weight stays gathered until the sweep (DeepSpeed behaviour). */
+static void test_embedding_without_input_grad(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        for (int with_grad_ready = 0; with_grad_ready < 2; with_grad_ready++) {
+            zo_runtime *rt = HD_CREATE(hd_policy_config((zo_grads_policy)pol), &g_ev);
+            zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "model");
+            zo_module_id emb = HD_MODULE(rt, r, "embed");
+            zo_module_id lin = HD_MODULE(rt, r, "linear");
+            zo_param_id we = HD_PARAM(rt, emb, "weight", 1000);
+            zo_param_id wl = HD_PARAM(rt, lin, "weight", 100);
+            hd_call cr, ce, cl;
+            zo_graph g = HD_FWD_BEGIN(rt);
+            HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "0");
+            HD_CALL(rt, &ce, emb, ZO_CALL_GRAD, "0", "1");
+            HD_CALL(rt, &cl, lin, ZO_CALL_GRAD, "1", "1");
+            HD_EXIT(rt, &cr, "1");
+            HD_FWD_END(rt, g);
+            if (pol == ZO_GRADS_PER_CALL) {
+                HD_EQ(ce.in[0], 0);
+                HD_EQ(HD_MINFO(rt, emb).open_windows, 0);
+            }
+            HD_BWD_BEGIN(rt, g);
+            HD_OUT_GRAD(rt, cr.out[0]);
+            HD_OUT_GRAD(rt, cl.out[0]);
+            HD_IN_GRAD(rt, cl.in[0]);
+            HD_GRAD_READY(rt, wl);
+            HD_OUT_GRAD(rt, ce.out[0]);
+            HD_ACCESS(rt, emb, we);
+            if (with_grad_ready) {
+                HD_GRAD_READY(rt, we);
+                if (pol == ZO_GRADS_PER_CALL)
+                    HD_RELEASED(rt, we); /* every trainable param of embed ready */
+            } else {
+                HD_AVAILABLE(rt, we); /* nothing released it yet */
+            }
+            HD_BWD_END(rt, g);
+            if (pol == ZO_GRADS_PER_CALL) {
+                HD_ALL_RELEASED(rt);
+                HD_EQ(hd_ev_count(&g_ev, ZO_EV_LEFTOVER, HD_ANY, HD_ANY), 0); /* no window */
+            } else {
+                HD_AVAILABLE(rt, we);
+                HD_RELEASED(rt, wl);
+            }
+            HD_RELEASE_ALL(rt);
+            HD_ALL_RELEASED(rt);
+            HD_OK(rt, zo_runtime_destroy(rt));
+        }
+    }
+}
+
+/* The loss reaches a module's computation through a cached intermediate,
+ * bypassing its PreBackward node (and it has no input requiring grad):
+ * per-call gathers on access (an unplanned fetch) and the end-of-backward
+ * callback releases what no hook holds. */
+static void test_bypassed_pre_backward_per_call(void **state)
+{
+    (void)state;
+    zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
+    zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
+    zo_module_id m = HD_MODULE(rt, r, "m");
+    zo_param_id pm = HD_PARAM(rt, m, "w", 500);
+    hd_call cr, cm;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "1");
+    HD_CALL(rt, &cm, m, ZO_CALL_GRAD, "0", "1");
+    HD_EXIT(rt, &cr, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, cr.out[0]);
+    uint64_t unplanned = HD_STATS(rt).unplanned_fetches;
+    HD_ACCESS(rt, m, pm);
+    HD_EQ(HD_STATS(rt).unplanned_fetches, unplanned + 1);
+    HD_IN_GRAD(rt, cr.in[0]);
+    HD_BWD_END(rt, g);
+    HD_ALL_RELEASED(rt);
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
 /* Reentrant activation checkpointing: the first forward of the region
  * runs under no_grad; its gradient triggers a recompute with grad (a
  * nested forward pass inside backward) and an inner backward. */
@@ -1058,6 +1150,8 @@ int main(void)
         cmocka_unit_test(test_access_not_available_in_backward),
         cmocka_unit_test(test_param_grad_ready_release_per_call),
         cmocka_unit_test(test_outputs_ref_count_and_idempotent_fetch),
+        cmocka_unit_test(test_embedding_without_input_grad),
+        cmocka_unit_test(test_bypassed_pre_backward_per_call),
         cmocka_unit_test(test_reentrant_checkpoint),
         cmocka_unit_test(test_non_reentrant_checkpoint),
     };
