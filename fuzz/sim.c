@@ -28,7 +28,9 @@ enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT };
 
 typedef struct node {
     uint8_t kind;
-    uint8_t stored;     /* N_OP in a non-reentrant region: saved tensors present */
+    uint8_t stored;     /* N_OP in a non-reentrant region: its entry is in the region's storage */
+    uint8_t freed;      /* N_OP in a non-reentrant region: its SavedVariables were released
+                           (it ran in a backward without retain_graph): the Holder is dead */
     uint32_t module;
     uint32_t param;
     int32_t aux;        /* N_OP: region or -1; N_CKPT: ckpt record */
@@ -120,6 +122,7 @@ typedef struct sim {
     uint32_t n_heap, cap_heap;
     uint64_t push_count;
     int32_t acc[ZS_MAX_PARAMS]; /* AccumulateGrad node per parameter (run-wide) */
+    int cur_retain;      /* retain_graph of the running top-level backward */
 
     uint8_t pset[ZS_MAX_MODULES][ZS_MAX_PARAMS];
     uint8_t n_pset[ZS_MAX_MODULES];
@@ -733,13 +736,20 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
         break;
     case N_OP:
         if (n.aux >= 0) {
+            /* torch 1.13 _checkpoint_without_reentrant: storage is a
+             * WeakKeyDictionary keyed by the SavedVariables' Holders.  The
+             * first unpack with an empty storage recomputes the region and
+             * fills an entry for every Holder still alive; entries die with
+             * their Holder, i.e. when the node ran in a backward without
+             * retain_graph (release_variables). */
             region *g = &S->regions[n.aux];
             if (g->n_stored == 0) {
                 recompute_region(S, n.aux);
                 if (S->stop) return;
                 g = &S->regions[n.aux];
                 for (uint32_t i = g->start; i < g->end; i++)
-                    if (S->nodes[i].kind == N_OP && S->nodes[i].aux == n.aux) {
+                    if (S->nodes[i].kind == N_OP && S->nodes[i].aux == n.aux &&
+                        !S->nodes[i].freed) {
                         S->nodes[i].stored = 1;
                         g->n_stored++;
                     }
@@ -749,10 +759,13 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
                                "without checkpoint recomputation being triggered in between");
                 return;
             }
-            S->nodes[nd].stored = 0;
-            g->n_stored--;
         }
         module_compute(S, n.module);
+        if (n.aux >= 0 && !S->cur_retain) {
+            S->nodes[nd].freed = 1;
+            S->nodes[nd].stored = 0;
+            S->regions[n.aux].n_stored--;
+        }
         break;
     case N_CKPT:
         run_ckpt(S, &n, depth);
@@ -884,6 +897,7 @@ static void backward(sim *S, spass *P, int retain)
     hook_end(S, zo_backward_begin(S->rt, P->g, retain), "zo_backward_begin");
     if (S->stop) return;
     S->n_heap = 0;
+    S->cur_retain = retain;
     run_traversal(S, P->loss, 0);
     if (S->stop) return;
     snprintf(S->chk.what, sizeof S->chk.what, "before ENDBWD g=%d", P->num);
