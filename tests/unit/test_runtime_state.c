@@ -386,6 +386,33 @@ static void test_uneven_partitions(void **state)
     }
 }
 
+/* Very wide worlds: W up to ZO_MAX_WORLD_SIZE, numel smaller and larger
+ * than W (most ranks hold only padding). */
+static void test_wide_world_partitions(void **state)
+{
+    (void)state;
+    static const int Ws[] = {1000, 4099, ZO_MAX_WORLD_SIZE};
+    for (size_t k = 0; k < sizeof(Ws) / sizeof(Ws[0]); k++) {
+        int W = Ws[k];
+        zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
+        cfg.world_size = W;
+        cfg.rank = W / 3;
+        zo_runtime *rt = HD_CREATE(cfg, NULL);
+        zo_module_id m = HD_MODULE(rt, ZO_NO_MODULE, "m");
+        uint64_t numels[] = {1, 3, (uint64_t)W - 1, (uint64_t)W + 1, 2ull * W + 7};
+        for (size_t i = 0; i < sizeof(numels) / sizeof(numels[0]); i++) {
+            char name[16];
+            snprintf(name, sizeof(name), "p%zu", i);
+            zo_param_id p = hd_param_(rt, m, name, numels[i], 2, 0, __FILE__, __LINE__);
+            HD_EQ(HD_PINFO(rt, p).partition_numel, (numels[i] + (uint64_t)W - 1) / (uint64_t)W);
+            HD_ACCESS(rt, m, p);
+        }
+        HD_RELEASE_ALL(rt);
+        HD_ALL_RELEASED(rt);
+        HD_OK(rt, zo_runtime_destroy(rt));
+    }
+}
+
 /* z3 leaf module: fetches its whole subtree at once; its descendants get
  * no hooks (pre_forward on them is a protocol error). */
 static void test_z3_leaf_module(void **state)
@@ -591,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_persistent_never_released),
         cmocka_unit_test(test_persistence_rule),
         cmocka_unit_test(test_uneven_partitions),
+        cmocka_unit_test(test_wide_world_partitions),
         cmocka_unit_test(test_z3_leaf_module),
         cmocka_unit_test(test_external_tied_params),
         cmocka_unit_test(test_destroy_midway_and_borrowed_backend),
