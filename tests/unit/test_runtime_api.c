@@ -561,6 +561,43 @@ static void test_backward_protocol_errors(void **state)
     }
 }
 
+/* An absurd number of tensors in hook D / hook C fails without effect:
+ * the same hook then succeeds with a sane count. */
+static void test_huge_tensor_counts(void **state)
+{
+    (void)state;
+    small_model s = small_model_make(ZO_GRADS_PER_CALL);
+    zo_runtime *rt = s.rt;
+    size_t n = (size_t)1 << 20;
+    uint8_t *rg = calloc(n, 1);
+    zo_grad_handle *h = calloc(n, sizeof(*h));
+    assert_non_null(rg);
+    assert_non_null(h);
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_OK(rt, zo_pre_forward(rt, s.m, ZO_CALL_GRAD));
+    zo_status st = zo_track_inputs(rt, s.m, n, rg, h);
+    if (st == ZO_OK)
+        print_message("zo_track_inputs accepted %zu inputs\n", n);
+    else {
+        assert_true(zo_last_error(rt)[0] != '\0');
+        HD_CONSISTENT(rt);
+        uint8_t one = 1;
+        HD_OK(rt, zo_track_inputs(rt, s.m, 1, &one, h));
+    }
+    HD_OK(rt, zo_post_forward(rt, s.m));
+    st = zo_track_outputs(rt, s.m, n, rg, h);
+    if (st != ZO_OK) {
+        HD_CONSISTENT(rt);
+        uint8_t one = 1;
+        HD_OK(rt, zo_track_outputs(rt, s.m, 1, &one, h));
+    }
+    HD_FWD_END(rt, g);
+    HD_OK(rt, zo_graph_discard(rt, g));
+    free(rg);
+    free(h);
+    small_model_done(&s);
+}
+
 /* Nested backward passes (reentrant checkpointing): backward_end must
  * name the innermost running backward. */
 static void test_nested_backward_order(void **state)
@@ -1075,6 +1112,7 @@ int main(void)
         cmocka_unit_test(test_forward_protocol_errors),
         cmocka_unit_test(test_graph_lifetime_after_forward_end),
         cmocka_unit_test(test_backward_protocol_errors),
+        cmocka_unit_test(test_huge_tensor_counts),
         cmocka_unit_test(test_nested_backward_order),
         cmocka_unit_test(test_stale_handles_per_call),
         cmocka_unit_test(test_release_all_ends_idle_graphs),
