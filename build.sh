@@ -238,7 +238,7 @@ mode_oss_fuzz() {
         -DBUILD_TESTING=OFF \
         -DZO_SANITIZE=OFF \
         -DZO_FUZZ_INSTRUMENT=OFF \
-        -DZO_CUDA=OFF \
+        -DZO_NCCL=OFF \
         "-DZO_FUZZ_ENGINE=$LIB_FUZZING_ENGINE"
     build_dir "$dir"
     # Fuzz targets: the engine binaries fuzz_<name> in the build's fuzz/
