@@ -696,7 +696,7 @@ def gpt2():
     M.use(lm_head, wte_w)
 
     def tr_fwd(c):
-        e = c.call(wte, BATCH)            # input_ids
+        e = c.call(wte, c.arg(0))         # input_ids
         p = c.call(wpe, BATCH)            # position_ids
         x = e.out(0)
         for h in blocks:
@@ -729,7 +729,7 @@ def bert_embeddings(M, parent, name, V, P, T, E, with_fwd=True):
     ln = layernorm(M, emb, name + ".LN", E)
 
     def fwd(c):
-        a = c.call(w, BATCH)          # input_ids
+        a = c.call(w, c.arg(0))       # input_ids
         b = c.call(t, BATCH)          # token_type_ids
         d = c.call(p, BATCH)          # position_ids
         n = c.call(ln, a.out(0))      # LayerNorm(word + token_type + position)
