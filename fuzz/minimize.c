@@ -248,6 +248,7 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
     for (unsigned q = 0; q < s->n_params; q++) {
         c[2] += (s->par[q].flags & ZS_PARAM_FROZEN) ? 1 : 0;
         c[3] += s->par[q].elem_size != 4;
+        c[3] += (uint64_t)zs_module_depth(s, s->par[q].owner);
         c[4] += s->par[q].numel;
     }
     c[2] += s->cfg.order_mode == ZS_ORDER_FUZZED;
@@ -296,6 +297,7 @@ enum {
     C_NUMEL_ONE,
     C_NUMEL_HALF,
     C_ELEM,
+    C_PARAM_UP,
     C_ORDER,
     C_KINDS
 };
@@ -305,7 +307,7 @@ static const char *const kind_names[C_KINDS] = {
     "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
     "drop op use",  "drop loss term", "clear call flag", "clear detach",    "clear z3_leaf",
     "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
-    "order bytes"};
+    "param -> parent module", "order bytes"};
 
 /* iterate (step, pass, call) in order; returns 1 and sets pointers for the
  * k-th call with index >= first, else 0 */
@@ -459,6 +461,21 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
         if (s->par[idx].elem_size == 4) return CAND_SKIP;
         s->par[idx].elem_size = 4;
         return CAND_OK;
+    case C_PARAM_UP: {
+        /* move a parameter to its owner's parent (lets the owner be dropped) */
+        if (idx >= s->n_params) return CAND_END;
+        unsigned ow = s->par[idx].owner;
+        if (ow == 0) return CAND_SKIP;
+        unsigned up = s->mod[ow].parent;
+        s->par[idx].owner = (uint8_t)up;
+        /* a use of the parameter by its new owner is now implied */
+        unsigned o = 0;
+        for (unsigned u = 0; u < s->n_uses; u++)
+            if (!(s->use[u].param == idx && s->use[u].module == up)) s->use[o++] = s->use[u];
+        for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
+        s->n_uses = (uint8_t)o;
+        return CAND_OK;
+    }
     case C_CONFIG: {
         zs_scenario d;
         zs_scenario_init(&d);

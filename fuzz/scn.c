@@ -1456,13 +1456,15 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
         if (tokenize(ps, text + pos, e - pos) == 0 && ps->nt > 0) statement(ps);
         pos = e + 1;
     }
-    ps->line = line + 1;
+    /* end of input: the line after a final line end */
+    int eof_line = (len && text[len - 1] == '\n') ? line + 1 : (line ? line : 1);
+    ps->line = eof_line;
     while (ps->sp > 0 && !ps->failed) pop_frame(ps);
     if (!ps->failed) {
         if (!ps->have_root)
-            fail_at(ps, line ? line : 1, 1, "no module tree (expected a 'module' line)");
+            fail_at(ps, eof_line, 1, "no module tree (expected a 'module' line)");
         else if (out->n_steps == 0)
-            fail_at(ps, line ? line : 1, 1, "no step (expected a 'step' line)");
+            fail_at(ps, eof_line, 1, "no step (expected a 'step' line)");
     }
     if (!ps->failed) {
         char msg[200];

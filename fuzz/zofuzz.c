@@ -1031,6 +1031,8 @@ static const char *const run_help =
     "  --progress S   seconds between progress lines (default 5)\n"
     "  --max-repro N  crashes to minimise and print (default 5)\n"
     "  --verbose      pass libFuzzer's own output through (it is always in WORK/.../fuzz.log)\n"
+    "                 (fuzz_hooks runs with -len_control=0: the decoder makes richer\n"
+    "                 scenarios from longer inputs; override with --engine-arg)\n"
     "  --engine-arg A extra libFuzzer flag (repeatable), e.g. --engine-arg -seed=1\n"
     "  CORPUS...      fuzz these corpus directories instead of the shipped corpus\n"
     "\n"
@@ -1463,6 +1465,14 @@ static int cmd_run(int argc, char **argv)
         snprintf(flagbuf[nf], 128, "-ignore_ooms=1");
         args[na++] = flagbuf[nf++];
     }
+    /* the scenario decoder turns longer inputs into richer scenarios: let
+     * libFuzzer use the whole max_len at once (unless told otherwise) */
+    int user_len_control = 0;
+    for (int k = 0; k < nextra; k++) user_len_control |= !strncmp(extra[k], "-len_control=", 13);
+    if (!strcmp(target, "fuzz_hooks") && !user_len_control) {
+        snprintf(flagbuf[nf], 128, "-len_control=0");
+        args[na++] = flagbuf[nf++];
+    }
     for (int k = 0; k < nextra; k++) args[na++] = (char *)extra[k];
     args[na++] = corpus;
     for (int k = 0; k < ncorp; k++) args[na++] = (char *)corpora[k];
@@ -1564,6 +1574,7 @@ static int cmd_run(int argc, char **argv)
     if (!viol && ec != 0 && !g_stop) {
         printf("  the engine exited with status %d without a crash file: see %s\n", ec, logp);
         free_list(cv, nc);
+        rmdir(crashes);
         return 2;
     }
     if (ncrash) {
@@ -1588,6 +1599,7 @@ static int cmd_run(int argc, char **argv)
         seen_free(&seen);
     }
     free_list(cv, nc);
+    rmdir(crashes); /* only if empty */
     return viol ? 1 : 0;
 }
 

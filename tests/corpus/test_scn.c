@@ -1,0 +1,323 @@
+/*
+ * test_scn.c - the .scn format (fuzz/scn.c, docs/scenario-format.md):
+ *   - property: random bytes -> zs_decode -> random valid names ->
+ *     zs_scn_print -> zs_scn_parse gives a zs_scenario_equal_strict
+ *     scenario, printing is canonical, and the text compiles (zs_encode)
+ *     back to the same scenario;
+ *   - every example of docs/scenario-format.md section 3 parses and is
+ *     printed back to itself modulo comments/spacing;
+ *   - non-canonical spellings (comments, spacing, 1e5/0x, key order, an
+ *     explicit pass line) print canonically;
+ *   - parse errors name the right line and column;
+ *   - truncations and byte flips of valid texts never crash the parser and
+ *     every error has a position.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scenario.h"
+#include "scn.h"
+#include "zs_random.h"
+
+static zs_scenario s1, s2, s3;
+
+/* assigns random valid names (some empty, some duplicated) */
+static void random_names(zs_scenario *s, uint64_t *st)
+{
+    static const char *const pool[] = {"attn", "mlp", "layer.0", "h-1", "_x", "wte", "E9",
+                                       "a23456789012345678901_z"};
+    for (unsigned m = 0; m < s->n_modules; m++) {
+        uint64_t r = zs_rand_next(st) % 10;
+        memset(s->mod[m].name, 0, ZS_NAME_LEN);
+        if (r < 2) continue;
+        if (r < 5)
+            snprintf(s->mod[m].name, ZS_NAME_LEN, "%s", pool[zs_rand_next(st) % 8]);
+        else
+            snprintf(s->mod[m].name, ZS_NAME_LEN, "m%u_%u", m, (unsigned)(r & 7));
+    }
+    for (unsigned p = 0; p < s->n_params; p++) {
+        uint64_t r = zs_rand_next(st) % 10;
+        memset(s->par[p].name, 0, ZS_NAME_LEN);
+        if (r < 2) continue;
+        if (r < 5)
+            snprintf(s->par[p].name, ZS_NAME_LEN, "%s", pool[zs_rand_next(st) % 8]);
+        else
+            snprintf(s->par[p].name, ZS_NAME_LEN, "p%u.weight", p);
+    }
+}
+
+static void roundtrip_one(uint64_t seed, uint64_t trial, size_t max)
+{
+    static uint8_t buf[4096];
+    static uint8_t enc[ZS_ENCODE_MAX];
+    size_t n = zs_rand_input(seed, trial, buf, max);
+    zs_decode(buf, n, &s1);
+    uint64_t st = seed ^ (trial * 7919);
+    random_names(&s1, &st);
+    zs_scn_expect e;
+    memset(&e, 0, sizeof e);
+    if (trial % 3 == 0) {
+        e.have[trial % 4] = 1;
+        e.verdict[trial % 4] = (int)(trial % ZS_INV_COUNT);
+    }
+    char *t = zs_scn_print(&s1, &e);
+    assert_non_null(t);
+    zs_scn_expect e2;
+    zs_scn_error err;
+    int rc = zs_scn_parse(t, strlen(t), &s2, &e2, &err);
+    if (rc != 0) fprintf(stderr, "trial %llu: %d:%d: %s\n%s", (unsigned long long)trial, err.line, err.col, err.msg, t);
+    assert_int_equal(rc, 0);
+    if (!zs_scenario_equal_strict(&s1, &s2)) fprintf(stderr, "trial %llu: not equal\n%s", (unsigned long long)trial, t);
+    assert_true(zs_scenario_equal_strict(&s1, &s2));
+    assert_memory_equal(&e, &e2, sizeof e);
+    char *t2 = zs_scn_print(&s2, &e2);
+    assert_non_null(t2);
+    assert_string_equal(t, t2);
+    /* text -> bytes -> scenario */
+    size_t k = zs_encode(&s2, enc, sizeof enc);
+    assert_true(k > 0 && k <= sizeof enc);
+    zs_decode(enc, k, &s3);
+    assert_true(zs_scenario_equal(&s2, &s3));
+    free(t);
+    free(t2);
+}
+
+static void test_roundtrip_property(void **state)
+{
+    (void)state;
+    for (uint64_t t = 0; t < 3000; t++) roundtrip_one(11, t, t % 2 ? 600 : 64);
+}
+
+static void test_roundtrip_init(void **state)
+{
+    (void)state;
+    zs_scenario_init(&s1);
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, "module _\n"
+                           "param _ owner=@0 numel=1\n"
+                           "step train loss=0\n"
+                           "  call @0(batch_rg) -> 1 use(arg0)\n");
+    free(t);
+}
+
+/* ------------------------------------------------------------------ */
+
+static char *read_text(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", ZO_SOURCE_DIR, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *b = malloc(1 << 20);
+    size_t n = b ? fread(b, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (b) b[n] = 0;
+    return b;
+}
+
+static void test_doc_examples(void **state)
+{
+    (void)state;
+    char *doc = read_text("docs/scenario-format.md");
+    assert_non_null(doc);
+    char *ex = strstr(doc, "## 3. Examples");
+    char *end = strstr(doc, "## 4. Grammar");
+    assert_non_null(ex);
+    assert_non_null(end);
+    int blocks = 0;
+    for (char *p = strstr(ex, "```\n"); p && p < end;) {
+        char *q = strstr(p + 4, "```\n");
+        assert_non_null(q);
+        zs_scn_error err;
+        zs_scn_expect e;
+        int rc = zs_scn_parse(p + 4, (size_t)(q - (p + 4)), &s1, &e, &err);
+        if (rc) fprintf(stderr, "doc example %d: %d:%d: %s\n", blocks, err.line, err.col, err.msg);
+        assert_int_equal(rc, 0);
+        char *t = zs_scn_print(&s1, &e);
+        assert_non_null(t);
+        assert_int_equal(zs_scn_parse(t, strlen(t), &s2, NULL, &err), 0);
+        assert_true(zs_scenario_equal_strict(&s1, &s2));
+        free(t);
+        blocks++;
+        p = strstr(q + 4, "```\n");
+    }
+    assert_int_equal(blocks, 3);
+    free(doc);
+}
+
+static void test_noncanonical(void **state)
+{
+    (void)state;
+    const char *in =
+        "# a comment line\n"
+        "\n"
+        "scn 1\n"
+        "expect init-at-register=I3   reset-on-forward=ok per-call=ok\n"
+        "config max_live_parameters=1e5 policy = lazy-init\n"
+        "config world_size=0x2\n"
+        "module   root   # trailing comment\n"
+        "    module kid\n"
+        "param w numel=16 frozen owner=kid elem_size=4\n"
+        "step train\n"
+        "   pass   loss=none\n"
+        "       call root(batch_rg)->1 use( out0.0 )\n"
+        "          call kid( arg0 ) use(arg0)->1 no_grad\r\n"
+        "step accum\n"
+        "  pass loss=0\n"
+        "    call @0(batch) -> 1 use(arg0)\n"
+        "  pass\n"
+        "    call root(batch)\n";
+    const char *want =
+        "expect per-call=ok reset-on-forward=ok init-at-register=I3\n"
+        "config policy=lazy-init world_size=2 max_live_parameters=100000\n"
+        "module root\n"
+        "  module kid\n"
+        "param w owner=kid numel=16 frozen\n"
+        "step train\n"
+        "  call root(batch_rg) -> 1 use(out0.0)\n"
+        "    call kid(arg0) -> 1 use(arg0) no_grad\n"
+        "step accum\n"
+        "  pass loss=0\n"
+        "    call root(batch) -> 1 use(arg0)\n"
+        "  pass\n"
+        "    call root(batch)\n";
+    zs_scn_error err;
+    zs_scn_expect e;
+    int rc = zs_scn_parse(in, strlen(in), &s1, &e, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    char *t = zs_scn_print(&s1, &e);
+    assert_non_null(t);
+    assert_string_equal(t, want);
+    free(t);
+}
+
+/* ------------------------------------------------------------------ */
+
+typedef struct err_case {
+    const char *text;
+    int line, col;
+    const char *msg; /* substring */
+} err_case;
+
+static const err_case err_cases[] = {
+    {"", 1, 1, "no module tree"},
+    {"module a\n", 2, 1, "no step"},
+    {"module a\nstep train\n", 2, 1, "no root call"},
+    {"module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0\n", 3, 33, "',' or ')'"},
+    {"module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg1)\n", 3, 29, "this call has 1 input"},
+    {"module a\nstep train loss=0\n  call b(batch_rg) -> 1\n", 3, 8, "unknown module 'b'"},
+    {"module a\n  module b\n    module c\nstep train loss=0\n  call a(batch_rg) -> 1\n    call c(arg0)\n",
+     6, 10, "not a child module"},
+    {"module a\nparam w owner=a numel=0\nstep eval\n  call a(batch)\n", 2, 23, "out of range"},
+    {"module a\nparam w owner=a\nstep eval\n  call a(batch)\n", 2, 16, "numel=N"},
+    {"module a\n\tmodule b\nstep eval\n  call a(batch)\n", 2, 1, "tab in indentation"},
+    {"module a\n  module b\n module c\nstep eval\n  call a(batch)\n", 3, 1, "inconsistent indentation"},
+    {"module a\nstep eval\n  call a(batch) -> 1 $\n", 3, 22, "unexpected character '$'"},
+    {"module a\nconfig policy=per-call\nstep eval\n  call a(batch)\n", 2, 1, "'config' must come before"},
+    {"config policy=bogus\nmodule a\nstep eval\n  call a(batch)\n", 1, 15, "a policy"},
+    {"config order=fuzzed\nmodule a\nstep eval\n  call a(batch)\norder_bytes 1 256\n", 5, 15, "out of range"},
+    {"module a\nstep eval\n  call a(batch)\norder_bytes 1\n", 4, 1, "order=fuzzed"},
+    {"module a\nstep eval loss=0\n  call a(batch)\n", 2, 11, "eval step has no loss"},
+    {"module a\nstep train loss=1\n  call a(batch_rg) -> 1\n", 2, 17, "root call does not have"},
+    {"module a\nstep accum\n  call a(batch)\n", 3, 3, "put each root call under a 'pass'"},
+    {"module a\nstep accum\n  pass\n    call a(batch)\n", 2, 1, "2 to 4 'pass' lines"},
+    {"module a\n  module b\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n    call b(arg0) -> 1 raise=up1\n",
+     5, 1, "unwound"},
+    {"module a\n  module b\nstep train\n  call a(batch)\n    call b(arg0) raise=up2\n", 5, 24,
+     "only 1 calling call"},
+    {"module a\n  module b\nstep train\n  call a(batch)\n    call b(out0.0)\n", 5, 12, "earlier sibling"},
+    {"module a\n  module b\nstep train\n  call a(batch)\n    call b(batch) ckpt=sometimes\n", 5, 24,
+     "reentrant or non-reentrant"},
+    {"module a\n  module a\nstep train\n  call a(batch)\n", 4, 8, "not unique"},
+    {"module a\nparam w owner=a numel=4\nuse a w\nstep eval\n  call a(batch)\n", 3, 5, "owns parameter"},
+    {"module a\nstep train\n  call a(batch_rg) -> 1 use(batch)\n", 3, 29, "call inputs only"},
+    {"module a\nstep train\n  call a(arg0)\n", 3, 10, "root call's inputs"},
+    {"expect per-call=fine\nmodule a\nstep eval\n  call a(batch)\n", 1, 17, "a verdict"},
+    {"module a\nstep train\n  call a(batch)\n  call a(batch)\n", 4, 3, "exactly one root call"},
+    {"module a\n  module b z3_leaf\n    module c\nstep train\n  call a(batch)\n    call b(arg0)\n      call c(arg0)\n",
+     7, 7, "z3 leaf"},
+};
+
+static void test_errors(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (size_t i = 0; i < sizeof err_cases / sizeof err_cases[0]; i++) {
+        const err_case *c = &err_cases[i];
+        zs_scn_error err;
+        int rc = zs_scn_parse(c->text, strlen(c->text), &s1, NULL, &err);
+        if (rc == 0 || err.line != c->line || err.col != c->col || !strstr(err.msg, c->msg)) {
+            fprintf(stderr, "case %zu: rc %d, got %d:%d: %s; want %d:%d: ...%s...\n", i, rc, err.line,
+                    err.col, err.msg, c->line, c->col, c->msg);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* truncations and byte mutations of valid texts: no crash (ASan), errors
+ * carry a position, successes round-trip */
+static void test_mutations(void **state)
+{
+    (void)state;
+    uint64_t st = 99;
+    static uint8_t buf[4096];
+    char *txt = malloc(1 << 16);
+    assert_non_null(txt);
+    for (uint64_t t = 0; t < 300; t++) {
+        size_t n = zs_rand_input(5, t, buf, 400);
+        zs_decode(buf, n, &s1);
+        random_names(&s1, &st);
+        char *p = zs_scn_print(&s1, NULL);
+        assert_non_null(p);
+        size_t len = strlen(p);
+        for (int k = 0; k < 20; k++) {
+            size_t m = len;
+            memcpy(txt, p, len);
+            int what = (int)(zs_rand_next(&st) % 3);
+            if (what == 0) m = (size_t)(zs_rand_next(&st) % (len + 1));
+            else if (what == 1) txt[zs_rand_next(&st) % len] = (char)(zs_rand_next(&st) & 0xff);
+            else {
+                static const char tokens[] = "()=,->#@ \n\t.x0129";
+                txt[zs_rand_next(&st) % len] = tokens[zs_rand_next(&st) % (sizeof tokens - 1)];
+            }
+            /* exact-size copy so ASan catches any read past the end */
+            char *exact = malloc(m ? m : 1);
+            assert_non_null(exact);
+            memcpy(exact, txt, m);
+            zs_scn_error err;
+            zs_scn_expect e;
+            if (zs_scn_parse(exact, m, &s2, &e, &err) != 0) {
+                assert_true(err.line >= 1 && err.col >= 1 && err.msg[0]);
+            } else {
+                char *q = zs_scn_print(&s2, &e);
+                assert_non_null(q);
+                assert_int_equal(zs_scn_parse(q, strlen(q), &s3, NULL, &err), 0);
+                assert_true(zs_scenario_equal_strict(&s2, &s3));
+                free(q);
+            }
+            free(exact);
+        }
+        free(p);
+    }
+    free(txt);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_init),   cmocka_unit_test(test_roundtrip_property),
+        cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
+        cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
