@@ -185,9 +185,10 @@ zo_status zo_backend_nccl_create(const zo_nccl_config *cfg, const zo_nccl_unique
  *  file also holds a magic and the world size, checked by readers.  Rank 0
  *  removes it once ncclCommInitRank returned (every rank has read it by
  *  then).  dir must be shared by all ranks (a node-local directory for one
- *  node, a shared file system otherwise) and tag unique per run (NULL:
- *  $ZO_NCCL_RUN_ID, else $SLURM_JOB_ID, else "default"; a file left by a
- *  crashed earlier run with the same tag would be read as this run's).
+ *  node, a shared file system otherwise) and tag unique per run (NULL: the
+ *  first set of $ZO_NCCL_RUN_ID, $SLURM_JOB_ID, $OMPI_MCA_ess_base_jobid
+ *  (mpirun), $TORCHELASTIC_RUN_ID (torchrun), else "default"; a file left
+ *  by a crashed earlier run with the same tag would be read as this run's).
  *  Errors: as zo_backend_nccl_create, plus ZO_ERR_INVALID_ARG (dir NULL or
  *  tag with '/'), ZO_ERR_BACKEND (I/O error, timeout, bad file). */
 zo_status zo_backend_nccl_create_file(const zo_nccl_config *cfg, const char *dir, const char *tag,

@@ -932,7 +932,7 @@ static void op_work_free(void *ctx, zo_work *zw)
     work_release(c, w);
 }
 
-/* 1 if ptr is host memory (registered or not), 0 if device or managed, <0 on error */
+/* 1 if ptr is host memory (registered or not, or unknown to CUDA), 0 if device or managed */
 static int is_host_ptr(const void *ptr)
 {
     struct cudaPointerAttributes a;
@@ -1433,10 +1433,10 @@ zo_status zo_backend_nccl_create_file(const zo_nccl_config *cfg, const char *dir
     *out = NULL;
     if (!dir || !*dir)
         return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: file bootstrap needs a directory");
-    if (!tag || !*tag)
-        tag = getenv("ZO_NCCL_RUN_ID");
-    if (!tag || !*tag)
-        tag = getenv("SLURM_JOB_ID");
+    /* a per-run tag from the launcher when the caller gave none */
+    const char *tag_vars[] = {"ZO_NCCL_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid", "TORCHELASTIC_RUN_ID"};
+    for (size_t i = 0; i < sizeof tag_vars / sizeof tag_vars[0] && (!tag || !*tag); i++)
+        tag = getenv(tag_vars[i]);
     if (!tag || !*tag)
         tag = "default";
     if (strchr(tag, '/'))

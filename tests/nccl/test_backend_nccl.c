@@ -587,7 +587,10 @@ static void test_dev_runtime_step(void **state)
     zo_nccl_stats st;
     assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
     assert_int_equal(st.live_full_buffers, 0);
-    assert_true(st.gathers >= 6);
+    /* step 0 gathers in forward and backward, later steps keep the weight
+     * from forward to backward (trace reuse distance): 4 with the host
+     * backend in the same sequence */
+    assert_true(st.gathers >= 4);
     assert_int_equal(zo_runtime_destroy(rt), ZO_OK);
     zo_backend_destroy(b);
 }
