@@ -668,13 +668,18 @@ static void test_stale_handles_per_call(void **state)
     HD_ERR(rt, zo_input_grad(rt, cr.in[0]), ZO_ERR_BAD_HANDLE);
     HD_BWD_END(rt, g);
 
-    /* step 3: discarded graph -> its handles are stale */
+    /* step 3: discarded graph -> its windows are leftovers, its handles stale */
     g = HD_FWD_BEGIN(rt);
     HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
     HD_CALL(rt, &cm, s.m, ZO_CALL_GRAD, "1", "1");
     HD_EXIT(rt, &cr, "1");
     HD_FWD_END(rt, g);
+    uint64_t left_before = HD_STATS(rt).leftovers;
+    size_t ev_before = g_ev.n;
     HD_OK(rt, zo_graph_discard(rt, g));
+    HD_EQ(HD_STATS(rt).leftovers, left_before + 2);
+    HD_EQ(hd_ev_count_from(&g_ev, ev_before, ZO_EV_LEFTOVER, HD_ANY, HD_ANY), 2);
+    HD_EQ(HD_STATS(rt).open_windows, 0);
     zo_graph g2 = HD_FWD_BEGIN(rt);
     hd_call c2;
     HD_CALL(rt, &c2, s.m, ZO_CALL_GRAD, "1", "1");

@@ -608,6 +608,71 @@ static void test_destroy_midway_and_borrowed_backend(void **state)
     zo_backend_destroy(be);
 }
 
+/* The event stream a tracer consumes: one event per hook call, carrying
+ * module / param / graph, in causal order. */
+static void test_event_fields(void **state)
+{
+    (void)state;
+    zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
+    zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
+    zo_module_id m = HD_MODULE(rt, r, "m");
+    zo_param_id p = HD_PARAM(rt, m, "w", 10);
+    hd_call cr, cm;
+    size_t mark = g_ev.n;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "1");
+    HD_CALL(rt, &cm, m, ZO_CALL_GRAD, "1", "1");
+    HD_EXIT(rt, &cr, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, cr.out[0]);
+    HD_OUT_GRAD(rt, cm.out[0]);
+    HD_IN_GRAD(rt, cm.in[0]);
+    HD_GRAD_READY(rt, p);
+    HD_IN_GRAD(rt, cr.in[0]);
+    HD_BWD_END(rt, g);
+    HD_RELEASE_ALL(rt);
+
+    static const zo_event_kind once[] = {ZO_EV_FORWARD_BEGIN, ZO_EV_FORWARD_END,
+                                         ZO_EV_BACKWARD_BEGIN, ZO_EV_BACKWARD_END,
+                                         ZO_EV_PARAM_GRAD_READY, ZO_EV_RELEASE_ALL};
+    for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+        HD_EQ(hd_ev_count_from(&g_ev, mark, once[i], HD_ANY, HD_ANY), 1);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_PRE_FORWARD, HD_ANY, HD_ANY), 2);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_TRACK_INPUTS, HD_ANY, HD_ANY), 2);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_POST_FORWARD, HD_ANY, HD_ANY), 2);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_TRACK_OUTPUTS, HD_ANY, HD_ANY), 2);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_OUTPUT_GRAD, HD_ANY, HD_ANY), 2);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_INPUT_GRAD, HD_ANY, HD_ANY), 2);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_PRE_FORWARD, m, HD_ANY), 1);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_OUTPUT_GRAD, m, HD_ANY), 1);
+    HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_PARAM_GRAD_READY, HD_ANY, p), 1);
+
+    const zo_event *e = hd_ev_last(&g_ev, ZO_EV_FORWARD_BEGIN, HD_ANY, HD_ANY);
+    HD_EQ(e->graph, g);
+    e = hd_ev_last(&g_ev, ZO_EV_PRE_FORWARD, m, HD_ANY);
+    HD_EQ(e->graph, g);
+    e = hd_ev_last(&g_ev, ZO_EV_BACKWARD_END, HD_ANY, HD_ANY);
+    HD_EQ(e->graph, g);
+
+    /* causal order for m's forward call: pre-forward, gather of p,
+     * hook D, post-forward, release of p, hook C */
+    size_t a = hd_ev_find(&g_ev, mark, ZO_EV_PRE_FORWARD, m, HD_ANY);
+    size_t ga = hd_ev_find(&g_ev, a, ZO_EV_GATHER, HD_ANY, p);
+    size_t d = hd_ev_find(&g_ev, a, ZO_EV_TRACK_INPUTS, m, HD_ANY);
+    size_t b = hd_ev_find(&g_ev, d, ZO_EV_POST_FORWARD, m, HD_ANY);
+    size_t rl = hd_ev_find(&g_ev, b, ZO_EV_RELEASE, HD_ANY, p);
+    size_t c = hd_ev_find(&g_ev, b, ZO_EV_TRACK_OUTPUTS, m, HD_ANY);
+    assert_true(a != (size_t)-1 && ga != (size_t)-1 && d != (size_t)-1);
+    assert_true(b != (size_t)-1 && rl != (size_t)-1 && c != (size_t)-1);
+    assert_true(a < ga && ga < d && d < b && b < rl);
+    /* every event of this step carries the step number 1 */
+    for (size_t i = mark; i < g_ev.n; i++)
+        HD_EQ(g_ev.ev[i].step, 1);
+    HD_EQ(g_ev.seq_errors, 0);
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -622,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_z3_leaf_module),
         cmocka_unit_test(test_external_tied_params),
         cmocka_unit_test(test_destroy_midway_and_borrowed_backend),
+        cmocka_unit_test(test_event_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
