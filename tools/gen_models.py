@@ -45,6 +45,13 @@ uses):
     relative position buckets) are not passed unless the call takes a
     tensor input only from them (an Embedding's ids are `batch`): they do
     not require grad, so hook D never counts them.
+  * Keyword-argument tensors: PyTorch 1.13 forward pre-hooks (and so
+    DeepSpeed's hook D) see positional arguments only; a tensor passed as a
+    keyword is neither wrapped nor counted.  The scenario model has no such
+    unhooked input, so these tensors are passed as inputs here and hook D
+    counts them; the headers list where HF does this (only modules without
+    parameters of their own are affected: T5 blocks/sublayers/attention,
+    T5's decoder stack, LLaMA/Mixtral self_attn).
   * A module's op returns the tensors the real forward returns (tuples
     count: T5 blocks return hidden states and position biases).  The loss
     is the root call's output 0 (cross-entropy of the LM/MLM head computed
@@ -1056,6 +1063,11 @@ def t5():
         "  blocks read the previous block's third output detached (`.detach`).",
         OMIT_NOTE + "dropouts, the ReLU act module (T5DenseActDense.act); the",
         "  ModuleLists block and layer (never called).  Masks are not passed (no grad).",
+        "keyword tensors (see tools/gen_models.py: DeepSpeed's hook D does not see them, here",
+        "  they are inputs and counted): decoder(encoder_hidden_states=h); blocks'",
+        "  position_bias, encoder_hidden_states, encoder_decoder_position_bias; sublayers'",
+        "  position_bias / key_value_states; attention's position_bias / key_value_states.",
+        "  DeepSpeed counts 0 for the decoder stack and 1 (hidden_states) for the others.",
         "forward: encoder(input_ids) -> h; decoder(shift_right(labels), h) -> lm_head(x * d_model^-0.5)",
         "  -> CE loss.  T5LayerSelfAttention: ln(x) -> attn -> x + out (x consumed by the op).",
         "expected total (HF, tied weight counted once): 60,506,624",
@@ -1297,6 +1309,9 @@ def llama_ckpt():
         "  up_proj, down_proj}, in_ln, post_ln}, norm}, lm_head}",
         "names: lN = model.layers.N, attn = self_attn, in_ln / post_ln = input_layernorm /",
         "  post_attention_layernorm (LlamaRMSNorm), .w = .weight (no biases).",
+        "keyword tensors: LlamaDecoderLayer calls self_attn(hidden_states=...), which",
+        "  DeepSpeed's hook D does not see (count 0, no post-backward for attn); here the",
+        "  tensor is attn's input and counted (see tools/gen_models.py).",
         OMIT_NOTE + "rotary_emb, mlp.act_fn (SiLU); the ModuleList layers.",
         "  Masks and position ids are not passed (no grad).",
         "checkpointing: model.gradient_checkpointing_enable(): LlamaModel calls each decoder",
@@ -1389,6 +1404,9 @@ def mixtral_moe():
         "  gate, e0..e7: MixtralBlockSparseTop2MLP{w1, w2, w3}}, in_ln, post_ln}, norm}, lm_head}",
         "names: lN = model.layers.N, attn = self_attn, moe = block_sparse_moe, eK = experts.K,",
         "  in_ln / post_ln = input_layernorm / post_attention_layernorm, .w = .weight.",
+        "keyword tensors: MixtralDecoderLayer calls self_attn(hidden_states=...), which",
+        "  DeepSpeed's hook D does not see (count 0, no post-backward for attn); here the",
+        "  tensor is attn's input and counted (see tools/gen_models.py).",
         OMIT_NOTE + "rotary_emb, the experts' act_fn (SiLU); the ModuleLists",
         "  layers and experts.  Masks and position ids are not passed (no grad).",
         "MoE forward (MixtralSparseMoeBlock): router_logits = gate(x); top-2 experts per token;",
@@ -1504,6 +1522,9 @@ def lora():
         "names: lN = model.layers.N, attn = self_attn, base = base_layer, lora_A / lora_B =",
         "  lora_A.default / lora_B.default, in_ln / post_ln = input_layernorm /",
         "  post_attention_layernorm, .w = .weight.",
+        "keyword tensors: LlamaDecoderLayer calls self_attn(hidden_states=...), which",
+        "  DeepSpeed's hook D does not see (count 0, no post-backward for attn); here the",
+        "  tensor is attn's input and counted (see tools/gen_models.py).",
         OMIT_NOTE + "lora_dropout.default, rotary_emb, mlp.act_fn; the",
         "  ModuleLists/ModuleDicts layers, lora_dropout, lora_A, lora_B.",
         "INPUTS WITHOUT GRAD: input_ids are `batch`; the frozen embedding's output does not",
