@@ -1034,7 +1034,7 @@ static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem
 static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
 {
     uint64_t k;
-    int total_injected = 0, absorbed = 0, bad = 0;
+    volatile int total_injected = 0, absorbed = 0, bad = 0; /* live across longjmp */
     char first_bad[600] = "";
     for (k = 1; k < 100000; k++) {
         static nomem_ctx ctx; /* static: survives the longjmp unclobbered */

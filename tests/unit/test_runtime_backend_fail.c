@@ -182,7 +182,7 @@ static int bf_scenario(bf_ctx *c, zo_grads_policy pol)
 
 static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
 {
-    int bad = 0, surfaced = 0, absorbed = 0;
+    volatile int bad = 0, surfaced = 0, absorbed = 0; /* live across longjmp */
     uint64_t k;
     for (k = 1; k < 10000; k++) {
         static bf_ctx c;
