@@ -85,6 +85,9 @@ typedef struct zs_checker {
 
     int step;
     char what[64];        /* current simulator action */
+    const char *what_fmt; /* if set: the action is snprintf(what_fmt, what_a, what_b), formatted
+                             only when a violation is reported (hot path) */
+    int what_a, what_b;
     uint8_t shadow[ZS_MAX_PARAMS]; /* ds_status per the PARAM_STATE events */
     uint32_t n_params;
 

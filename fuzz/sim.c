@@ -177,17 +177,14 @@ static void torch_error(sim *S, const char *msg)
 /* Runtime calls                                                        */
 /* ------------------------------------------------------------------ */
 
-static void hook_begin(sim *S, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void hook_begin(sim *S, const char *fmt, ...)
+/* Before every runtime entry point: what the simulator is doing (formatted
+ * only if a violation is reported: fmt takes up to two int arguments) and
+ * fresh event capture. */
+static void hook_begin(sim *S, const char *fmt, int a, int b)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(S->chk.what, sizeof S->chk.what, fmt, ap);
-    va_end(ap);
+    S->chk.what_fmt = fmt;
+    S->chk.what_a = a;
+    S->chk.what_b = b;
     S->chk.ev_have = 0;
     S->chk.ev_uninit = 0;
 }
@@ -355,7 +352,7 @@ static void module_compute(sim *S, unsigned m)
         unsigned p = S->pset[m][k];
         const void *data = NULL;
         size_t bytes = 0;
-        hook_begin(S, "access m=%u p=%u", m, p);
+        hook_begin(S, "access m=%d p=%d", (int)(m), (int)(p));
         zo_status st = zo_param_access(S->rt, m, p, &data, &bytes);
         S->r->hook_calls++;
         if (!S->chk.violated) {
@@ -380,7 +377,7 @@ static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_
     /* hook A */
     if (grad) X->any_grad = 1;
     tr(S, "A m=%u", m);
-    hook_begin(S, "A m=%u", m);
+    hook_begin(S, "A m=%d", (int)(m), 0);
     hook_end(S, zo_pre_forward(S->rt, m, grad ? ZO_CALL_GRAD : 0), "zo_pre_forward");
     if (S->stop) return UNW_NO;
 
@@ -388,7 +385,7 @@ static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_
     for (unsigned i = 0; i < n_in; i++) rg[i] = in[i].rg;
     memset(h, 0, sizeof h);
     minfo(S, m, &mi);
-    hook_begin(S, "D m=%u", m);
+    hook_begin(S, "D m=%d", (int)(m), 0);
     zo_status st = zo_track_inputs(S->rt, m, n_in, rg, h);
     rg_list(rgs, sizeof rgs, rg, n_in);
     counters(S, 1, &mi, m, b, a);
@@ -425,7 +422,7 @@ static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_
     if (c->flags & ZS_CALL_RAISE) {
         unsigned cm = c->catcher == ZS_NONE ? ZO_NO_MODULE : P->calls[c->catcher].module;
         tr(S, "ABORT catcher=%d", c->catcher == ZS_NONE ? -1 : (int)cm);
-        hook_begin(S, "ABORT catcher=%d", c->catcher == ZS_NONE ? -1 : (int)cm);
+        hook_begin(S, "ABORT catcher=%d", (int)(c->catcher == ZS_NONE ? -1 : (int)cm), 0);
         hook_end(S, zo_forward_abort(S->rt, cm), "zo_forward_abort");
         return c->catcher == ZS_NONE ? UNW_OUT : (int)c->catcher;
     }
@@ -459,14 +456,14 @@ static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_
 
     /* hook B */
     tr(S, "B m=%u", m);
-    hook_begin(S, "B m=%u", m);
+    hook_begin(S, "B m=%d", (int)(m), 0);
     hook_end(S, zo_post_forward(S->rt, m), "zo_post_forward");
     if (S->stop) return UNW_NO;
 
     /* hook C */
     for (unsigned j = 0; j < c->n_out; j++) rg[j] = (uint8_t)outrg;
     memset(h, 0, sizeof h);
-    hook_begin(S, "C m=%u", m);
+    hook_begin(S, "C m=%d", (int)(m), 0);
     st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
     rg_list(rgs, sizeof rgs, rg, c->n_out);
     counters(S, 0, &mi, m, b, a);
@@ -574,20 +571,37 @@ static void adjust(hent *f, uint32_t hole, uint32_t len, hent v)
     push_up(f, hole, top, v);
 }
 
-static void hpush(sim *S, int32_t nd, uint32_t depth)
-{
-    S->heap = grow(S, S->heap, &S->cap_heap, S->n_heap + 1, sizeof *S->heap);
-    if (S->nomem) return;
-    hent e = {depth, S->nodes[nd].seq, nd, S->push_count++};
-    S->heap[S->n_heap++] = e;
-    if (S->order_mode == ZS_ORDER_ENGINE) push_up(S->heap, S->n_heap - 1, 0, e);
-}
-
 static int fuzz_before(const hent *a, const hent *b)
 {
     if (a->depth != b->depth) return a->depth > b->depth;
     if (a->seq != b->seq) return a->seq > b->seq;
     return a->push < b->push;
+}
+
+/* Engine order: the libstdc++ heap.  Fuzzed order: an array kept sorted in
+ * priority order (depth, then sequence_nr, higher first; then push order),
+ * so the ready nodes of the innermost traversal are a prefix. */
+static void hpush(sim *S, int32_t nd, uint32_t depth)
+{
+    S->heap = grow(S, S->heap, &S->cap_heap, S->n_heap + 1, sizeof *S->heap);
+    if (S->nomem) return;
+    hent e = {depth, S->nodes[nd].seq, nd, S->push_count++};
+    if (S->order_mode == ZS_ORDER_ENGINE) {
+        S->heap[S->n_heap++] = e;
+        push_up(S->heap, S->n_heap - 1, 0, e);
+        return;
+    }
+    uint32_t lo = 0, hi = S->n_heap; /* first position whose entry e goes before */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (fuzz_before(&S->heap[mid], &e))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&S->heap[lo + 1], &S->heap[lo], (S->n_heap - lo) * sizeof *S->heap);
+    S->heap[lo] = e;
+    S->n_heap++;
 }
 
 /* Next node to run at this depth, or -1 when this traversal is done. */
@@ -606,22 +620,16 @@ static int32_t hpop(sim *S, uint32_t depth)
         S->n_heap--;
         return nd;
     }
-    /* fuzzed: ready nodes of this traversal, in priority order */
-    uint32_t idx[256], n = 0;
-    for (uint32_t i = 0; i < S->n_heap; i++)
-        if (S->heap[i].depth == depth && n < 256) idx[n++] = i;
+    /* fuzzed: the ready nodes of this traversal are the sorted prefix */
+    uint32_t n = 0;
+    while (n < S->n_heap && S->heap[n].depth == depth) n++;
     if (n == 0) return -1;
-    for (uint32_t i = 1; i < n; i++) /* insertion sort, n is small */
-        for (uint32_t k = i; k > 0 && fuzz_before(&S->heap[idx[k]], &S->heap[idx[k - 1]]); k--) {
-            uint32_t t = idx[k];
-            idx[k] = idx[k - 1];
-            idx[k - 1] = t;
-        }
     unsigned byte = S->order_pos < S->s->n_order ? S->s->order[S->order_pos] : 0;
     S->order_pos++;
-    uint32_t pick = idx[byte % n];
+    uint32_t pick = byte % n;
     int32_t nd = S->heap[pick].node;
-    S->heap[pick] = S->heap[--S->n_heap];
+    memmove(&S->heap[pick], &S->heap[pick + 1], (S->n_heap - pick - 1) * sizeof *S->heap);
+    S->n_heap--;
     return nd;
 }
 
@@ -631,7 +639,7 @@ static void graph_begin(sim *S, unsigned flags, zo_graph *g, int *num)
 {
     *num = S->graph_count++;
     tr(S, "FWD g=%d", *num);
-    hook_begin(S, "FWD g=%d", *num);
+    hook_begin(S, "FWD g=%d", (int)(*num), 0);
     *g = 0;
     hook_end(S, zo_forward_begin(S->rt, flags, g), "zo_forward_begin");
 }
@@ -639,7 +647,7 @@ static void graph_begin(sim *S, unsigned flags, zo_graph *g, int *num)
 static void graph_end(sim *S, zo_graph g, int num)
 {
     tr(S, "ENDFWD g=%d", num);
-    hook_begin(S, "ENDFWD g=%d", num);
+    hook_begin(S, "ENDFWD g=%d", (int)(num), 0);
     hook_end(S, zo_forward_end(S->rt, g), "zo_forward_end");
 }
 
@@ -672,7 +680,7 @@ static void run_ckpt(sim *S, const node *cn, uint32_t depth)
         return;
     }
     tr(S, "BWD g=%d retain=0", num);
-    hook_begin(S, "BWD g=%d", num);
+    hook_begin(S, "BWD g=%d", (int)(num), 0);
     hook_end(S, zo_backward_begin(S->rt, g, 0), "zo_backward_begin");
     if (S->stop) return;
     int32_t root = roots[0];
@@ -684,7 +692,7 @@ static void run_ckpt(sim *S, const node *cn, uint32_t depth)
     run_traversal(S, root, depth + 1);
     if (S->stop) return;
     tr(S, "ENDBWD g=%d", num);
-    hook_begin(S, "ENDBWD g=%d", num);
+    hook_begin(S, "ENDBWD g=%d", (int)(num), 0);
     hook_end(S, zo_backward_end(S->rt, g), "zo_backward_end");
 }
 
@@ -705,7 +713,7 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
     switch (n.kind) {
     case N_PRE:
         minfo(S, n.module, &mi);
-        hook_begin(S, "PRE m=%u", n.module);
+        hook_begin(S, "PRE m=%d", (int)(n.module), 0);
         if (n.h) {
             zo_status st = zo_output_grad(S->rt, n.h);
             counters(S, 0, &mi, n.module, b, a);
@@ -718,7 +726,7 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
         break;
     case N_POST:
         minfo(S, n.module, &mi);
-        hook_begin(S, "POST m=%u", n.module);
+        hook_begin(S, "POST m=%d", (int)(n.module), 0);
         if (n.h) {
             zo_status st = zo_input_grad(S->rt, n.h);
             counters(S, 1, &mi, n.module, b, a);
@@ -731,7 +739,7 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
         break;
     case N_ACC:
         tr(S, "PGRAD p=%u", n.param);
-        hook_begin(S, "PGRAD p=%u", n.param);
+        hook_begin(S, "PGRAD p=%d", (int)(n.param), 0);
         hook_end(S, zo_param_grad_ready(S->rt, n.param), "zo_param_grad_ready");
         break;
     case N_OP:
@@ -826,6 +834,7 @@ out:
 
 static void check_i3(sim *S, const char *what)
 {
+    S->chk.what_fmt = NULL;
     snprintf(S->chk.what, sizeof S->chk.what, "%s", what);
     zs_check_released(&S->chk, 0);
     if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
@@ -834,7 +843,7 @@ static void check_i3(sim *S, const char *what)
 static void discard(sim *S, spass *P)
 {
     tr(S, "DISCARD g=%d", P->num);
-    hook_begin(S, "DISCARD g=%d", P->num);
+    hook_begin(S, "DISCARD g=%d", (int)(P->num), 0);
     zo_status st = zo_graph_discard(S->rt, P->g);
     /* the runtime ends a graph in which no call had grad enabled (eval, or
      * everything under no_grad) at zo_forward_end: nothing to discard */
@@ -893,17 +902,18 @@ static void backward(sim *S, spass *P, int retain)
     }
     S->r->backwards++;
     tr(S, "BWD g=%d retain=%d", P->num, retain);
-    hook_begin(S, "BWD g=%d", P->num);
+    hook_begin(S, "BWD g=%d", (int)(P->num), 0);
     hook_end(S, zo_backward_begin(S->rt, P->g, retain), "zo_backward_begin");
     if (S->stop) return;
     S->n_heap = 0;
     S->cur_retain = retain;
     run_traversal(S, P->loss, 0);
     if (S->stop) return;
+    S->chk.what_fmt = NULL;
     snprintf(S->chk.what, sizeof S->chk.what, "before ENDBWD g=%d", P->num);
     zs_check_released(&S->chk, 1);
     tr(S, "ENDBWD g=%d", P->num);
-    hook_begin(S, "ENDBWD g=%d", P->num);
+    hook_begin(S, "ENDBWD g=%d", (int)(P->num), 0);
     hook_end(S, zo_backward_end(S->rt, P->g), "zo_backward_end");
     if (S->stop) return;
     char w[48];
@@ -916,7 +926,7 @@ static void sweep(sim *S)
 {
     if (S->stop) return;
     tr(S, "SWEEP");
-    hook_begin(S, "SWEEP");
+    hook_begin(S, "SWEEP", (int)(0), 0);
     hook_end(S, zo_release_all(S->rt), "zo_release_all");
     if (!S->stop) check_i3(S, "after SWEEP");
 }
@@ -1020,7 +1030,8 @@ static int setup(sim *S)
     for (unsigned i = 0; i < s->n_modules; i++) {
         zo_module_id id;
         zo_module_id parent = s->mod[i].parent == ZS_NONE ? ZO_NO_MODULE : s->mod[i].parent;
-        snprintf(S->chk.what, sizeof S->chk.what, "register module %u", i);
+        S->chk.what_fmt = NULL;
+    snprintf(S->chk.what, sizeof S->chk.what, "register module %u", i);
         st = zo_module_register(S->rt, parent, NULL,
                                 (s->mod[i].flags & ZS_MOD_Z3_LEAF) ? ZO_MODULE_Z3_LEAF : 0, &id);
         if (st || id != i) {
@@ -1032,7 +1043,8 @@ static int setup(sim *S)
     for (unsigned i = 0; i < s->n_params; i++) {
         zo_param_id id;
         const zs_param *p = &s->par[i];
-        snprintf(S->chk.what, sizeof S->chk.what, "register param %u", i);
+        S->chk.what_fmt = NULL;
+    snprintf(S->chk.what, sizeof S->chk.what, "register param %u", i);
         st = zo_param_register(S->rt, p->owner, NULL, p->numel, p->elem_size,
                                (p->flags & ZS_PARAM_FROZEN) ? ZO_PARAM_FROZEN : 0, &id);
         if (st || id != i) {
@@ -1043,7 +1055,8 @@ static int setup(sim *S)
     }
     S->chk.n_params = s->n_params;
     for (unsigned i = 0; i < s->n_uses; i++) {
-        snprintf(S->chk.what, sizeof S->chk.what, "use %u", i);
+        S->chk.what_fmt = NULL;
+    snprintf(S->chk.what, sizeof S->chk.what, "use %u", i);
         st = zo_module_use_param(S->rt, s->use[i].module, s->use[i].param);
         if (st) {
             zs_check_fail(&S->chk, ZS_INV_ERR, s->use[i].module, s->use[i].param,
@@ -1064,7 +1077,8 @@ static int setup(sim *S)
             int same = n == S->n_pset[m];
             for (size_t k = 0; same && k < n; k++) same = buf[k] == S->pset[m][k];
             if (!same) {
-                snprintf(S->chk.what, sizeof S->chk.what, "setup");
+                S->chk.what_fmt = NULL;
+    snprintf(S->chk.what, sizeof S->chk.what, "setup");
                 zs_check_fail(&S->chk, ZS_INV_ERR, (long)m, -1,
                               "zo_module_params gives %zu parameters, the scenario model %u", n,
                               S->n_pset[m]);

@@ -47,7 +47,7 @@ typedef struct zs_sim_result {
     int torch_error;         /* 1: PyTorch would have raised (run stopped there, not a finding) */
     char torch_msg[128];
     int setup_error;         /* the runtime refused the scenario's config/registration */
-    char setup_msg[160];
+    char setup_msg[256];
     uint64_t events;         /* runtime events */
     uint64_t hook_calls;     /* runtime entry points called */
     uint64_t backwards;      /* top-level backwards run */
