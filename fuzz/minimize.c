@@ -239,8 +239,10 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
                 const zs_call *cl = &p->calls[k];
                 c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use;
                 c[2] += (uint64_t)__builtin_popcount(cl->flags);
-                for (unsigned r = 0; r < cl->n_in; r++) c[2] += cl->in[r].detach;
-                for (unsigned r = 0; r < cl->n_use; r++) c[2] += cl->use[r].detach;
+                for (unsigned r = 0; r < cl->n_in; r++)
+                    c[2] += (uint64_t)cl->in[r].detach + (cl->in[r].kind == ZS_REF_OUT);
+                for (unsigned r = 0; r < cl->n_use; r++)
+                    c[2] += (uint64_t)cl->use[r].detach + (cl->use[r].kind == ZS_REF_OUT);
             }
         }
     }
@@ -291,6 +293,7 @@ enum {
     C_DROP_LOSS,
     C_CLEAR_CALLFLAG,
     C_CLEAR_DETACH,
+    C_REF_TO_ARG,
     C_CLEAR_LEAF,
     C_CLEAR_FROZEN,
     C_CONFIG,
@@ -305,7 +308,7 @@ enum {
 static const char *const kind_names[C_KINDS] = {
     "drop step",    "step -> train", "drop pass",    "drop module subtree", "drop call",
     "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
-    "drop op use",  "drop loss term", "clear call flag", "clear detach",    "clear z3_leaf",
+    "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0", "clear z3_leaf",
     "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
     "param -> parent module", "order bytes"};
 
@@ -396,7 +399,8 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
     case C_DROP_INPUT:
     case C_DROP_USEREF:
     case C_CLEAR_CALLFLAG:
-    case C_CLEAR_DETACH: {
+    case C_CLEAR_DETACH:
+    case C_REF_TO_ARG: {
         /* idx = call# * 16 + slot */
         unsigned slot = idx % 16;
         if (!nth_call(s, idx / 16, 0, &si, &pi, &ci)) return CAND_END;
@@ -415,6 +419,26 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
             if (slot >= 4 || !(cl->flags & (1u << slot))) return CAND_SKIP;
             cl->flags &= (uint8_t)~(1u << slot);
             if ((1u << slot) == ZS_CALL_RAISE) cl->catcher = ZS_NONE;
+        } else if (kind == C_REF_TO_ARG) {
+            /* a child output consumed by the op, or a sibling output passed as
+             * an input, becomes the enclosing call's first input instead
+             * (lets the producing call be dropped) */
+            zs_ref *r;
+            unsigned scope_in;
+            if (slot < ZS_MAX_IN) {
+                if (slot >= cl->n_in || cl->parent == ZS_NONE) return CAND_SKIP;
+                r = &cl->in[slot];
+                scope_in = p->calls[cl->parent].n_in;
+            } else {
+                unsigned k = slot - ZS_MAX_IN;
+                if (k >= cl->n_use) return CAND_SKIP;
+                r = &cl->use[k];
+                scope_in = cl->n_in;
+            }
+            if (r->kind != ZS_REF_OUT || scope_in == 0) return CAND_SKIP;
+            r->kind = ZS_REF_ARG;
+            r->call = 0;
+            r->index = 0;
         } else {
             if (slot < ZS_MAX_IN) {
                 if (slot >= cl->n_in || !cl->in[slot].detach) return CAND_SKIP;
@@ -581,6 +605,10 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
     }
     st->inv = inv;
     st->v = r.v;
+    int allv[4] = {0, 0, 0, 0};
+    if (o->same_verdicts)
+        for (int q = 0; q < 4; q++)
+            allv[q] = q == policy ? inv : zs_min_verdict(cur, q, -1, o->max_bytes_per_param, NULL);
     uint64_t ccur[NCOST], ccand[NCOST];
     cost_of(cur, ccur);
     int changed = 1;
@@ -603,6 +631,14 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
                 }
                 st->runs++;
                 int v = zs_min_verdict(cand, -1, -1, o->max_bytes_per_param, &r);
+                if (v == inv && o->same_verdicts) {
+                    zs_sim_result r2;
+                    for (int q = 0; q < 4 && v == inv; q++) {
+                        if (q == policy) continue;
+                        st->runs++;
+                        if (zs_min_verdict(cand, q, -1, o->max_bytes_per_param, &r2) != allv[q]) v = -1;
+                    }
+                }
                 if (v == inv) {
                     memcpy(cur, cand, sizeof *cur);
                     memcpy(ccur, ccand, sizeof ccur);

@@ -7,8 +7,9 @@
  * call with its subtree, a module (ids re-indexed), a parameter, a use,
  * an input, an output, a consumed tensor, a loss term; clear a flag
  * (no_grad, checkpoint, raise, detach, z3_leaf, frozen); turn a step into
- * a plain train step; lower numel / W / rank; move config values to their
- * defaults; shorten or zero the fuzzed order bytes - and keeps a variant
+ * a plain train step; lower numel / W / rank; move a parameter to its
+ * owner's parent module; move config values to their defaults; shorten
+ * or zero the fuzzed order bytes - and keeps a variant
  * only if it is valid (zs_scenario_validate) and zs_sim_run still reports
  * the SAME invariant X under the same policy P and the same backward
  * order.  It repeats until no variant is accepted (a fixpoint).  Every
@@ -36,6 +37,9 @@ typedef struct zs_min_opts {
     int inv;                 /* invariant to keep (ZS_INV_*); 0: whatever the first run reports */
     uint64_t max_bytes_per_param; /* host backend cap for the runs (ZS_SIM_DEFAULT_CAP) */
     unsigned long max_runs;  /* budget of simulator runs; 0 = unlimited */
+    int same_verdicts;       /* 1: also keep the verdict under every other policy (the whole
+                                expect line), so the result stays in the same bug class
+                                (e.g. "per-call ok, reset-on-forward ok, lazy-init I3") */
     int verbose;             /* 1: one line per accepted change on stderr */
 } zs_min_opts;
 

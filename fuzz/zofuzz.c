@@ -486,7 +486,7 @@ static int cmd_compile(int argc, char **argv)
 
 static const char *const minimize_help =
     "usage: zofuzz minimize FILE [-o OUT.scn] [--policy P] [--order engine|fuzzed|scenario]\n"
-    "                       [--inv I] [--max-runs N] [--text|--bytes] [-v]\n"
+    "                       [--inv I] [--same-verdicts] [--max-runs N] [--text|--bytes] [-v]\n"
     "\n"
     "Structure-aware delta debugging over the scenario (not over bytes): drops\n"
     "steps, passes, calls with their subtrees, modules (ids re-indexed), parameters,\n"
@@ -501,6 +501,8 @@ static const char *const minimize_help =
     "\n"
     "  --policy P   policy to minimise under (default: the scenario's)\n"
     "  --inv I      keep this invariant (I1..I7, ERR; default: the first one reported)\n"
+    "  --same-verdicts  also keep the verdict under every other policy (the whole\n"
+    "               expect line): the result stays in the same bug class\n"
     "  --max-runs N simulator run budget (default 200000)\n"
     "\n"
     "Exit: 0 minimised, 1 the scenario violates nothing (nothing to minimise),\n"
@@ -560,6 +562,7 @@ static int cmd_minimize(int argc, char **argv)
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
         else if (!strcmp(a, "-v")) mo.verbose = 1;
+        else if (!strcmp(a, "--same-verdicts")) mo.same_verdicts = 1;
         else if (a[0] == '-' && a[1]) die_usage("minimize: unknown option %s", a);
         else if (!file) file = a;
         else die_usage("minimize: one FILE only");
