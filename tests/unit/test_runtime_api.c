@@ -1033,7 +1033,7 @@ static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem
 
 static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
 {
-    uint64_t k;
+    volatile uint64_t k; /* live across longjmp */
     volatile int total_injected = 0, absorbed = 0, bad = 0; /* live across longjmp */
     char first_bad[600] = "";
     for (k = 1; k < 100000; k++) {

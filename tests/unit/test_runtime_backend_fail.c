@@ -183,7 +183,7 @@ static int bf_scenario(bf_ctx *c, zo_grads_policy pol)
 static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
 {
     volatile int bad = 0, surfaced = 0, absorbed = 0; /* live across longjmp */
-    uint64_t k;
+    volatile uint64_t k; /* live across longjmp */
     for (k = 1; k < 10000; k++) {
         static bf_ctx c;
         memset(&c, 0, sizeof(c));
