@@ -168,6 +168,19 @@ static void test_create_config_errors(void **state)
     cfg.backend = be;
     HD_ERR(NULL, zo_runtime_create(&cfg, &rt), ZO_ERR_BACKEND);
     cfg.world_size = 2;
+    cfg.rank = 1; /* the backend was made for rank 0: a different view */
+    assert_true(zo_runtime_create(&cfg, &rt) < 0);
+    cfg.rank = 0;
+    /* a backend whose vtable lacks an operation or has another version */
+    zo_backend_ops broken = *be->ops;
+    zo_backend bad_be = {&broken, be->ctx};
+    cfg.backend = &bad_be;
+    broken.wait = NULL;
+    assert_true(zo_runtime_create(&cfg, &rt) < 0);
+    broken = *be->ops;
+    broken.version = ZO_BACKEND_OPS_VERSION + 1;
+    assert_true(zo_runtime_create(&cfg, &rt) < 0);
+    cfg.backend = be;
     HD_OK(NULL, zo_runtime_create(&cfg, &rt));
     HD_OK(rt, zo_runtime_destroy(rt));
     zo_backend_destroy(be);
@@ -540,6 +553,9 @@ static void test_backward_protocol_errors(void **state)
         HD_ERR(rt, zo_backward_end(rt, g), ZO_ERR_PROTOCOL);
 
         HD_BWD_BEGIN(rt, g);
+        /* an input handle is not an output handle and vice versa */
+        HD_ERR(rt, zo_output_grad(rt, cm.in[0]), ZO_ERR_BAD_HANDLE);
+        HD_ERR(rt, zo_input_grad(rt, cm.out[0]), ZO_ERR_BAD_HANDLE);
         /* already being backpropagated */
         HD_ERR(rt, zo_backward_begin(rt, g, 0), ZO_ERR_PROTOCOL);
         HD_ERR(rt, zo_graph_discard(rt, g), ZO_ERR_PROTOCOL);
