@@ -1,0 +1,1465 @@
+/*
+ * enumerate.c - bounded exhaustive checking (issue 8, see enumerate.h and
+ * docs/bounded-proofs.md).
+ *
+ * Generator.  A scenario is built by one deterministic walk that asks a
+ * sequence of bounded choices (config, tree shape, parameter labels, step
+ * kinds, then per call: input, flags, child calls, consumed tensors).  The
+ * generator is an odometer over the choice values: after a walk it
+ * increments the last choice that has room and truncates everything after
+ * it, so every path of the choice tree is walked exactly once, in
+ * lexicographic order, and the k-th emitted scenario is well defined (the
+ * basis of --shard).  Walks that would give a non-canonical labelled tree,
+ * a renamed copy of an earlier scenario (a non-trivial automorphism of the
+ * labelled tree maps the program to a smaller one) or that overrun the
+ * call budget are rejected as soon as the choice that breaks them is made.
+ *
+ * Checker.  `engine`: one zs_sim_run per policy in ZS_ORDER_ENGINE.  `all`:
+ * a depth-first search over the order[] bytes of the fuzzed order mode
+ * (see explore()); every simulator run is one real ready-node order, each
+ * distinct runtime-observable run (hash of the simulator's event stream)
+ * counts once.
+ */
+#define _GNU_SOURCE /* fopencookie, MAP_ANONYMOUS */
+#include "enumerate.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim.h"
+#include "zoffload.h"
+
+#if defined(__has_include)
+#if __has_include("scn.h") && defined(ZO_ENUM_HAVE_SCN)
+#include "scn.h"
+#define HAVE_SCN 1
+#endif
+#endif
+#ifndef HAVE_SCN
+#define HAVE_SCN 0
+#endif
+
+#define UNW_NO (-1)
+#define UNW_OUT (-2)
+
+#define MAX_N 6   /* max_modules limit (automorphism table: 5! = 120 entries) */
+#define MAX_K 16  /* max_calls limit */
+
+/* ------------------------------------------------------------------ */
+/* Fixed configurations                                                 */
+/* ------------------------------------------------------------------ */
+
+int zo_enum_config(unsigned idx, zs_config *cfg, uint32_t classes[3], unsigned *n_classes)
+{
+    if (idx >= ZO_ENUM_N_CONFIGS) return -1;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->policy = ZO_GRADS_PER_CALL;
+    cfg->order_mode = ZS_ORDER_ENGINE;
+    cfg->model_persistence_threshold = ZS_INF;
+    if (idx == 0) {
+        /* "base": W=1, nothing persistent, DeepSpeed's default prefetch, live
+         * and reuse budgets (every parameter far under them).  Every numel
+         * behaves the same here: one class. */
+        cfg->world_size = 1;
+        cfg->rank = 0;
+        cfg->param_persistence_threshold = 0;
+        cfg->prefetch_bucket_size = 50000000ull;
+        cfg->max_live_parameters = 1000000000ull;
+        cfg->max_reuse_distance = 1000000000ull;
+        classes[0] = 8;
+        *n_classes = 1;
+    } else {
+        /* "tight": W=2 (rank 1, the padded last shard), deferred completion
+         * (INFLIGHT observable), persistence threshold 4, prefetch bucket 1
+         * element, live budget 6 and reuse distance 6 elements.  Classes:
+         * 1 = persistent (odd); 5 = not persistent, not divisible by W,
+         * under the live/reuse budgets; 8 = not persistent, divisible by W,
+         * over them. */
+        cfg->world_size = 2;
+        cfg->rank = 1;
+        cfg->deferred = 1;
+        cfg->progress_every = 0;
+        cfg->param_persistence_threshold = 4;
+        cfg->prefetch_bucket_size = 1;
+        cfg->max_live_parameters = 6;
+        cfg->max_reuse_distance = 6;
+        classes[0] = 1;
+        classes[1] = 5;
+        classes[2] = 8;
+        *n_classes = 3;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Generator                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct wctx {
+    zo_enum_gen *g;
+    zs_scenario *s;
+    int reject;
+    unsigned budget;    /* calls left in the current pass */
+    unsigned cursor;    /* next call index of the current pass */
+    uint8_t lab[ZS_MAX_MODULES];
+    uint8_t argrg[ZS_MAX_CALLS]; /* call's wrapped input 0 may require grad */
+    uint8_t outrg[ZS_MAX_CALLS]; /* call's output 0 may require grad */
+} wctx;
+
+/* One choice among `range` values (0 when range <= 1: not a choice point). */
+static unsigned ch(wctx *w, unsigned range)
+{
+    if (w->reject || range <= 1) return 0;
+    zo_enum_gen *g = w->g;
+    if (g->pos >= ZO_ENUM_MAX_CHOICES) {
+        w->reject = 1;
+        return 0;
+    }
+    unsigned p = g->pos++;
+    if (p >= g->n) {
+        g->val[p] = 0;
+        g->n = p + 1;
+    }
+    g->range[p] = (uint16_t)range;
+    return g->val[p] < range ? g->val[p] : 0;
+}
+
+static zs_ref mkref(uint8_t kind, uint8_t call, uint8_t index)
+{
+    zs_ref r = {kind, call, index, 0};
+    return r;
+}
+
+/* Walks call ci (module and parent already set).  grad_off: grad is
+ * disabled here by an eval step or a NO_GRAD call at or above the caller
+ * (not by a checkpoint's first forward, which is recomputed with grad). */
+static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
+{
+    zs_call *c = &P->calls[ci];
+    const zs_scenario *s = w->s;
+    unsigned caller = c->parent;
+
+    /* input: one tensor.  Candidates that certainly do not require grad
+     * (BATCH, an argument or output produced with grad disabled) are all the
+     * same to the runtime and the simulator (rg 0, no edge): BATCH stands
+     * for them. */
+    zs_ref opt[4];
+    unsigned no = 0;
+    uint8_t optrg[4];
+    if (caller == ZS_NONE) {
+        opt[no] = mkref(ZS_REF_BATCH_RG, 0, 0);
+        optrg[no++] = 1;
+        opt[no] = mkref(ZS_REF_BATCH, 0, 0);
+        optrg[no++] = 0;
+    } else {
+        opt[no] = mkref(ZS_REF_BATCH, 0, 0);
+        optrg[no++] = 0;
+        if (w->argrg[caller]) {
+            opt[no] = mkref(ZS_REF_ARG, 0, 0);
+            optrg[no++] = 1;
+        }
+        for (unsigned j = ci; j-- > caller + 1;) {
+            if (P->calls[j].parent != caller) continue;
+            /* the immediately previous sibling call (chains x -> a -> b) */
+            if (P->calls[j].n_out > 0 && w->outrg[j]) {
+                opt[no] = mkref(ZS_REF_OUT, (uint8_t)j, 0);
+                optrg[no++] = 1;
+            }
+            break;
+        }
+    }
+    unsigned k = ch(w, no);
+    c->n_in = 1;
+    c->in[0] = opt[k];
+    /* the wrapped input may require grad if it did and grad is not off
+     * (inside a checkpoint the recompute has grad) */
+    w->argrg[ci] = (uint8_t)(optrg[k] && !grad_off);
+
+    /* flags: one of plain, no_grad, checkpoint (2 kinds), raise(catcher) */
+    enum { F_PLAIN, F_NOGRAD, F_CKRE, F_CKNRE, F_RAISE };
+    uint8_t fo[4 + ZS_MAX_CALLS + 1], fcat[4 + ZS_MAX_CALLS + 1];
+    unsigned nf = 0;
+    fo[nf] = F_PLAIN;
+    fcat[nf++] = ZS_NONE;
+    if (!grad_off) {
+        /* under eval / no_grad these flags are inert (identical hook calls) */
+        fo[nf] = F_NOGRAD;
+        fcat[nf++] = ZS_NONE;
+        if (caller != ZS_NONE && !in_ckpt) {
+            fo[nf] = F_CKRE;
+            fcat[nf++] = ZS_NONE;
+            fo[nf] = F_CKNRE;
+            fcat[nf++] = ZS_NONE;
+        }
+    }
+    if (!in_ckpt) {
+        for (unsigned a = caller; a != ZS_NONE; a = P->calls[a].parent) {
+            fo[nf] = F_RAISE;
+            fcat[nf++] = (uint8_t)a;
+        }
+        fo[nf] = F_RAISE;
+        fcat[nf++] = ZS_NONE;
+    }
+    unsigned f = ch(w, nf);
+    c->flags = 0;
+    c->catcher = ZS_NONE;
+    switch (fo[f]) {
+    case F_NOGRAD: c->flags = ZS_CALL_NO_GRAD; break;
+    case F_CKRE: c->flags = ZS_CALL_CKPT_RE; break;
+    case F_CKNRE: c->flags = ZS_CALL_CKPT_NRE; break;
+    case F_RAISE:
+        c->flags = ZS_CALL_RAISE;
+        c->catcher = fcat[f];
+        break;
+    default: break;
+    }
+    int cgrad_off = grad_off || (c->flags & ZS_CALL_NO_GRAD);
+    int cin_ckpt = in_ckpt || (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
+    if (cgrad_off) w->argrg[ci] = 0;
+
+    /* child calls: "another call?" then the callee */
+    uint8_t kids[ZS_MAX_MODULES];
+    unsigned nk = 0;
+    for (unsigned m = c->module + 1; m < s->n_modules; m++)
+        if (s->mod[m].parent == c->module) kids[nk++] = (uint8_t)m;
+    unsigned nch = 0;
+    int unw = UNW_NO;
+    c->n_out = 0;
+    c->n_use = 0;
+    while (nk && w->budget > 0 && nch < ZS_MAX_CHILD_CALLS && !w->reject) {
+        if (!ch(w, 2)) break;
+        unsigned j = w->cursor++;
+        w->budget--;
+        nch++;
+        zs_call *cc = &P->calls[j];
+        memset(cc, 0, sizeof *cc);
+        cc->parent = (uint8_t)ci;
+        cc->module = kids[ch(w, nk)];
+        int r = wcall(w, P, j, cin_ckpt, cgrad_off);
+        if (r == UNW_NO || r == (int)ci) continue;
+        unw = r;
+        break;
+    }
+    if (w->reject) return UNW_NO;
+    if ((c->flags & ZS_CALL_RAISE) && unw == UNW_NO)
+        unw = c->catcher == ZS_NONE ? UNW_OUT : (int)c->catcher;
+    if (unw != UNW_NO) {
+        w->outrg[ci] = 0;
+        return unw;
+    }
+
+    /* own op: one output; consumed tensors = a subset of the candidates
+     * that may require grad (using a tensor that does not require grad adds
+     * no edge and changes no requires_grad: the same as not using it) */
+    c->n_out = 1;
+    zs_ref uc[1 + ZS_MAX_CHILD_CALLS];
+    unsigned nu = 0;
+    if (w->argrg[ci]) uc[nu++] = mkref(ZS_REF_ARG, 0, 0);
+    for (unsigned j = ci + 1; j < w->cursor; j++)
+        if (P->calls[j].parent == ci && P->calls[j].n_out > 0 && w->outrg[j])
+            uc[nu++] = mkref(ZS_REF_OUT, (uint8_t)j, 0);
+    unsigned mask = ch(w, 1u << nu);
+    for (unsigned q = 0; q < nu; q++)
+        if (mask & (1u << q)) c->use[c->n_use++] = uc[q];
+    w->outrg[ci] = (uint8_t)!cgrad_off;
+    return UNW_NO;
+}
+
+/* Canonical code of the labelled subtree of m into buf; returns 0 if some
+ * node's children are not in non-decreasing code order (non-canonical). */
+static int tree_code(const zs_scenario *s, const uint8_t *lab, unsigned m, char *buf, size_t cap)
+{
+    size_t o = 0;
+    if (cap < 4) return 0;
+    buf[o++] = '(';
+    buf[o++] = (char)('a' + lab[m]);
+    char prev[4 * MAX_N + 4] = "";
+    int first = 1;
+    for (unsigned k = m + 1; k < s->n_modules; k++) {
+        if (s->mod[k].parent != m) continue;
+        char sub[4 * MAX_N + 4];
+        if (!tree_code(s, lab, k, sub, sizeof sub)) return 0;
+        if (!first && strcmp(prev, sub) > 0) return 0;
+        first = 0;
+        snprintf(prev, sizeof prev, "%s", sub);
+        size_t l = strlen(sub);
+        if (o + l + 2 > cap) return 0;
+        memcpy(buf + o, sub, l);
+        o += l;
+    }
+    buf[o++] = ')';
+    buf[o] = 0;
+    return 1;
+}
+
+/* Automorphisms of the labelled tree (non-identity ones), cached. */
+static void autos_search(zo_enum_gen *g, const zs_scenario *s, const uint8_t *lab, uint8_t *pi,
+                         uint8_t *used, unsigned i)
+{
+    unsigned n = s->n_modules;
+    if (i == n) {
+        int ident = 1;
+        for (unsigned k = 0; k < n; k++) ident &= pi[k] == k;
+        if (!ident && g->n_auto < 120) memcpy(g->autos[g->n_auto++], pi, 8);
+        return;
+    }
+    for (unsigned t = 1; t < n; t++) {
+        if (used[t] || lab[t] != lab[i] || s->mod[t].parent != pi[s->mod[i].parent]) continue;
+        used[t] = 1;
+        pi[i] = (uint8_t)t;
+        autos_search(g, s, lab, pi, used, i + 1);
+        used[t] = 0;
+    }
+}
+
+static void autos_update(zo_enum_gen *g, const zs_scenario *s, const uint8_t *lab)
+{
+    uint8_t key[sizeof g->tree_key];
+    memset(key, 0, sizeof key);
+    key[0] = s->n_modules;
+    for (unsigned m = 0; m < s->n_modules; m++) {
+        key[1 + 2 * m] = s->mod[m].parent;
+        key[2 + 2 * m] = lab[m];
+    }
+    if (memcmp(key, g->tree_key, sizeof key) == 0) return;
+    memcpy(g->tree_key, key, sizeof key);
+    g->n_auto = 0;
+    uint8_t pi[8] = {0}, used[8] = {0};
+    used[0] = 1;
+    autos_search(g, s, lab, pi, used, 1);
+}
+
+/* 1 if some automorphism maps the program (the callee sequence: nothing
+ * else in a program names a module) to a lexicographically smaller one. */
+static int program_not_canonical(const zo_enum_gen *g, const zs_scenario *s)
+{
+    for (unsigned a = 0; a < g->n_auto; a++) {
+        const uint8_t *pi = g->autos[a];
+        int cmp = 0;
+        for (unsigned si = 0; si < s->n_steps && !cmp; si++)
+            for (unsigned pj = 0; pj < s->step[si].n_passes && !cmp; pj++) {
+                const zs_pass *P = &s->step[si].pass[pj];
+                for (unsigned c = 0; c < P->n_calls && !cmp; c++) {
+                    unsigned x = P->calls[c].module, y = pi[x];
+                    if (y != x) cmp = y < x ? -1 : 1;
+                }
+            }
+        if (cmp < 0) return 1;
+    }
+    return 0;
+}
+
+static void build(wctx *w)
+{
+    zs_scenario *s = w->s;
+    zo_enum_gen *g = w->g;
+    const zo_enum_bounds *b = &g->b;
+    uint32_t classes[3];
+    unsigned ncls;
+
+    s->n_order = 0;
+    s->n_uses = 0;
+    zo_enum_config(ch(w, ZO_ENUM_N_CONFIGS), &s->cfg, classes, &ncls);
+
+    /* module tree: DFS pre-order parent choices */
+    s->n_modules = (uint8_t)(1 + ch(w, b->max_modules));
+    memset(s->mod, 0, s->n_modules * sizeof s->mod[0]);
+    s->mod[0].parent = ZS_NONE;
+    for (unsigned i = 1; i < s->n_modules; i++) {
+        uint8_t chain[ZS_MAX_MODULES];
+        unsigned n = 0;
+        for (unsigned a = i - 1; a != ZS_NONE; a = s->mod[a].parent) chain[n++] = (uint8_t)a;
+        s->mod[i].parent = chain[ch(w, n)];
+    }
+    /* labels: 0 no parameter, 1..ncls trainable of class k, ncls+1..2ncls frozen */
+    for (unsigned m = 0; m < s->n_modules; m++) w->lab[m] = (uint8_t)ch(w, 1 + 2 * ncls);
+    if (w->reject) return;
+    char code[8 * MAX_N + 8];
+    if (!tree_code(s, w->lab, 0, code, sizeof code)) {
+        w->reject = 1;
+        return;
+    }
+    s->n_params = 0;
+    for (unsigned m = 0; m < s->n_modules; m++) {
+        if (!w->lab[m]) continue;
+        zs_param *p = &s->par[s->n_params++];
+        memset(p, 0, sizeof *p);
+        unsigned l = w->lab[m] - 1u;
+        p->owner = (uint8_t)m;
+        p->elem_size = 4;
+        p->numel = classes[l % ncls];
+        p->flags = l >= ncls ? ZS_PARAM_FROZEN : 0;
+    }
+    autos_update(g, s, w->lab);
+
+    /* steps */
+    s->n_steps = (uint8_t)(1 + ch(w, b->max_steps));
+    unsigned budget = b->max_calls;
+    for (unsigned si = 0; si < s->n_steps && !w->reject; si++) {
+        zs_step *st = &s->step[si];
+        st->kind = (uint8_t)ch(w, ZS_STEP_KINDS);
+        st->n_passes = (st->kind == ZS_STEP_ACCUM || st->kind == ZS_STEP_INTERLEAVE) ? 2 : 1;
+        unsigned reserve = s->n_steps - si - 1; /* one call for each later step */
+        if (budget < st->n_passes + reserve) {
+            w->reject = 1;
+            return;
+        }
+        for (unsigned pj = 0; pj < st->n_passes && !w->reject; pj++) {
+            zs_pass *P = &st->pass[pj];
+            unsigned later = (unsigned)(st->n_passes - pj - 1) + reserve;
+            w->budget = budget - later - 1; /* the root call takes one */
+            w->cursor = 1;
+            memset(&P->calls[0], 0, sizeof P->calls[0]);
+            P->calls[0].module = 0;
+            P->calls[0].parent = ZS_NONE;
+            int r = wcall(w, P, 0, 0, st->kind == ZS_STEP_EVAL);
+            P->n_calls = (uint8_t)w->cursor;
+            P->loss_mask = (r == UNW_NO && st->kind != ZS_STEP_EVAL) ? 1 : 0;
+            budget -= w->cursor;
+        }
+    }
+    if (w->reject) return;
+    if (g->n_auto && program_not_canonical(g, s)) w->reject = 1;
+}
+
+int zo_enum_gen_init(zo_enum_gen *g, const zo_enum_bounds *b)
+{
+    if (!g || !b || b->max_modules < 1 || b->max_modules > MAX_N || b->max_calls < 1 ||
+        b->max_calls > MAX_K || b->max_steps < 1 || b->max_steps > ZS_MAX_STEPS)
+        return -1;
+    memset(g, 0, sizeof *g);
+    g->b = *b;
+    return 0;
+}
+
+int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
+{
+    wctx w;
+    while (!g->done) {
+        if (g->started) {
+            /* odometer: increment the last choice with room */
+            unsigned p = g->n;
+            while (p > 0 && g->val[p - 1] + 1u >= g->range[p - 1]) p--;
+            if (p == 0) {
+                g->done = 1;
+                return 0;
+            }
+            g->val[p - 1]++;
+            g->n = p;
+        }
+        g->started = 1;
+        memset(&w, 0, sizeof w);
+        w.g = g;
+        w.s = out;
+        g->pos = 0;
+        build(&w);
+        g->n = g->pos; /* choices past this walk's last one are stale */
+        g->paths++;
+        if (!w.reject) {
+            g->emitted++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+uint64_t zo_enum_count(const zo_enum_bounds *b)
+{
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = malloc(sizeof *s);
+    uint64_t n = 0;
+    if (g && s && zo_enum_gen_init(g, b) == 0)
+        while (zo_enum_next(g, s)) n++;
+    free(g);
+    free(s);
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results                                                              */
+/* ------------------------------------------------------------------ */
+
+static unsigned total_calls(const zs_scenario *s)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned k = 0; k < s->step[i].n_passes; k++) n += s->step[i].pass[k].n_calls;
+    return n;
+}
+
+static uint64_t size_key_nolen(const zs_scenario *s)
+{
+    uint64_t tc = total_calls(s);
+    if (tc > 255) tc = 255;
+    return (tc << 56) | ((uint64_t)s->n_steps << 48) | ((uint64_t)s->n_modules << 40) |
+           ((uint64_t)s->n_params << 32);
+}
+
+uint64_t zo_enum_size_key(const zs_scenario *s)
+{
+    static _Thread_local uint8_t buf[ZS_ENCODE_MAX];
+    size_t n = zs_encode(s, buf, sizeof buf);
+    if (n > 0xFFFFFFFFu) n = 0xFFFFFFFFu;
+    return size_key_nolen(s) | (uint64_t)n;
+}
+
+int zo_enum_results_init(zo_enum_results *r, const zo_enum_bounds *b, int orders,
+                         unsigned policy_mask, unsigned shard_n)
+{
+    memset(r, 0, sizeof *r);
+    r->b = *b;
+    r->orders = orders;
+    r->policy_mask = policy_mask;
+    r->shard_n = shard_n ? shard_n : 1;
+    r->shard_seen = calloc(r->shard_n, 1);
+    if (!r->shard_seen) return -1;
+    for (int p = 0; p < 4; p++)
+        for (int i = 0; i < ZS_INV_COUNT; i++) r->pol[p].cell[i].key = UINT64_MAX;
+    return 0;
+}
+
+void zo_enum_results_free(zo_enum_results *r)
+{
+    if (!r) return;
+    free(r->shard_seen);
+    r->shard_seen = NULL;
+}
+
+/* Offers counterexample bytes with size key `key` to cell c. */
+static void cell_offer(zo_enum_cell *c, uint64_t key, const uint8_t *bytes, size_t len)
+{
+    if (len > ZO_ENUM_REPRO_MAX) return;
+    if (key < c->key || (key == c->key && (len < c->len || (len == c->len &&
+                                                           memcmp(bytes, c->bytes, len) < 0)))) {
+        c->key = key;
+        c->len = (uint32_t)len;
+        memcpy(c->bytes, bytes, len);
+    }
+}
+
+int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src)
+{
+    if (memcmp(&dst->b, &src->b, sizeof dst->b) || dst->orders != src->orders ||
+        dst->policy_mask != src->policy_mask || dst->shard_n != src->shard_n)
+        return -1;
+    for (unsigned i = 0; i < dst->shard_n; i++) dst->shard_seen[i] |= src->shard_seen[i];
+    dst->scenarios += src->scenarios;
+    dst->invalid += src->invalid;
+    dst->seconds += src->seconds;
+    for (int p = 0; p < 4; p++) {
+        zo_enum_policy_res *d = &dst->pol[p];
+        const zo_enum_policy_res *s = &src->pol[p];
+        d->runs += s->runs;
+        d->orders += s->orders;
+        d->torch_errors += s->torch_errors;
+        d->setup_errors += s->setup_errors;
+        d->order_cap_hits += s->order_cap_hits;
+        d->violating_scenarios += s->violating_scenarios;
+        for (int i = 1; i < ZS_INV_COUNT; i++) {
+            d->cell[i].scenarios += s->cell[i].scenarios;
+            d->cell[i].orders += s->cell[i].orders;
+            if (s->cell[i].key != UINT64_MAX)
+                cell_offer(&d->cell[i], s->cell[i].key, s->cell[i].bytes, s->cell[i].len);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checking one scenario                                                */
+/* ------------------------------------------------------------------ */
+
+/* A FILE whose writes feed a 64-bit FNV-1a hash (the event stream of a run,
+ * without storing it). */
+typedef struct hsink {
+    uint64_t h;
+} hsink;
+
+static ssize_t hsink_write(void *cookie, const char *buf, size_t n)
+{
+    hsink *k = cookie;
+    uint64_t h = k->h;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (uint8_t)buf[i];
+        h *= 1099511628211ull;
+    }
+    k->h = h;
+    return (ssize_t)n;
+}
+
+typedef struct explorer {
+    zs_scenario *s;
+    int policy;
+    unsigned max_runs;
+    unsigned dmax;            /* decision positions explored (order bytes) */
+    FILE *ev;
+    hsink sink;
+    /* distinct observable runs of this scenario/policy */
+    uint64_t *seen;
+    unsigned seen_cap, n_seen;
+    uint64_t runs;
+    int cap_hit;
+    /* per invariant: violated in some order; smallest order bytes */
+    int inv_hit[ZS_INV_COUNT];
+    uint64_t inv_orders[ZS_INV_COUNT];
+    unsigned inv_best_n[ZS_INV_COUNT];
+    uint8_t inv_best[ZS_INV_COUNT][ZS_MAX_ORDER];
+    int inv_engine[ZS_INV_COUNT]; /* found by the engine-order run */
+    uint64_t torch;
+    int setup;
+} explorer;
+
+static int seen_add(explorer *E, uint64_t h)
+{
+    if (h == 0) h = 1;
+    if (E->n_seen * 2 >= E->seen_cap) {
+        unsigned nc = E->seen_cap ? E->seen_cap * 2 : 1024;
+        uint64_t *t = calloc(nc, sizeof *t);
+        if (!t) return 0;
+        for (unsigned i = 0; i < E->seen_cap; i++)
+            if (E->seen[i]) {
+                unsigned j = (unsigned)(E->seen[i] & (nc - 1));
+                while (t[j]) j = (j + 1) & (nc - 1);
+                t[j] = E->seen[i];
+            }
+        free(E->seen);
+        E->seen = t;
+        E->seen_cap = nc;
+    }
+    unsigned j = (unsigned)(h & (E->seen_cap - 1));
+    while (E->seen[j]) {
+        if (E->seen[j] == h) return 0;
+        j = (j + 1) & (E->seen_cap - 1);
+    }
+    E->seen[j] = h;
+    E->n_seen++;
+    return 1;
+}
+
+/* One simulator run with order bytes ord[0..n) (engine order if n < 0).
+ * Returns the hash of its event stream. */
+static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
+{
+    zs_scenario *s = E->s;
+    zs_sim_opts o;
+    zs_sim_result r;
+    zs_sim_opts_init(&o);
+    o.policy = E->policy;
+    if (n < 0) {
+        o.order_mode = ZS_ORDER_ENGINE;
+        s->cfg.order_mode = ZS_ORDER_ENGINE;
+        s->n_order = 0;
+    } else {
+        o.order_mode = ZS_ORDER_FUZZED;
+        s->cfg.order_mode = ZS_ORDER_FUZZED;
+        s->n_order = (uint16_t)n;
+        memcpy(s->order, ord, (size_t)n);
+    }
+    if (E->ev) {
+        fflush(E->ev);
+        E->sink.h = 1469598103934665603ull;
+        o.events = E->ev;
+    }
+    int rc = zs_sim_run(s, &o, &r);
+    E->runs++;
+    uint64_t h = 0;
+    if (E->ev) {
+        fprintf(E->ev, "end %d %d %d\n", rc, r.violated ? r.v.inv : 0, r.torch_error);
+        fflush(E->ev);
+        h = E->sink.h;
+    }
+    int fresh = E->ev ? seen_add(E, h) : 1;
+    if (fresh && r.torch_error) E->torch++;
+    int inv = 0;
+    if (rc < 0) {
+        E->setup = 1;
+        inv = ZS_INV_ERR;
+    } else if (r.violated) {
+        inv = r.v.inv;
+    }
+    if (inv > 0 && inv < ZS_INV_COUNT) {
+        if (fresh) E->inv_orders[inv]++;
+        unsigned len = n < 0 ? 0 : (unsigned)n;
+        while (len > 0 && ord[len - 1] == 0) len--; /* trailing zeros read as 0 anyway */
+        if (!E->inv_hit[inv] || (n >= 0 && !E->inv_engine[inv] && len < E->inv_best_n[inv])) {
+            E->inv_best_n[inv] = len;
+            if (len) memcpy(E->inv_best[inv], ord, len);
+        }
+        if (!E->inv_hit[inv] && n < 0) E->inv_engine[inv] = 1;
+        E->inv_hit[inv] = 1;
+    }
+    return h;
+}
+
+#define PMAX 24 /* largest ready-set size detected at one decision */
+
+/* Depth-first search over the order bytes (docs/bounded-proofs.md, "Every
+ * ready-node order").  pre[0..k) is fixed; h0 is the hash of the run
+ * pre[0..k) followed by zeros. */
+static void explore(explorer *E, uint8_t *pre, unsigned k, uint64_t h0)
+{
+    if (E->runs >= E->max_runs) {
+        E->cap_hit = 1;
+        return;
+    }
+    if (k >= E->dmax) return;
+    /* suffix probes: is there any observable choice left after pre? */
+    int same = 1;
+    for (unsigned c = 1; c <= 3 && same; c++) {
+        memset(pre + k, (int)c, E->dmax - k);
+        same = run_order(E, pre, (int)E->dmax) == h0;
+    }
+    if (same) return;
+    /* the number of ready nodes at position k: the period of
+     * b -> run(pre, b, 0...) (byte b picks ready[b % n_ready]) */
+    uint64_t f[2 * PMAX + 2];
+    f[0] = h0;
+    unsigned period = 0;
+    for (unsigned b = 1; b < 2 * PMAX + 2 && !period; b++) {
+        pre[k] = (uint8_t)b;
+        f[b] = run_order(E, pre, (int)k + 1);
+        for (unsigned q = 1; q <= b; q++) {
+            unsigned need = q == 1 ? 2 : 2 * q - 1;
+            if (b < need) break;
+            int ok = 1;
+            for (unsigned i = q; i <= b && ok; i++) ok = f[i] == f[i % q];
+            if (ok) {
+                period = q;
+                break;
+            }
+        }
+        if (E->runs >= E->max_runs) break;
+    }
+    if (!period) {
+        E->cap_hit = 1;
+        period = PMAX;
+    }
+    for (unsigned b = 0; b < period; b++) {
+        pre[k] = (uint8_t)b;
+        explore(E, pre, k + 1, f[b]);
+        if (E->runs >= E->max_runs) {
+            E->cap_hit = 1;
+            break;
+        }
+    }
+    pre[k] = 0;
+}
+
+/* Upper bound on the ready-node decisions of one run (nodes popped over
+ * every backward, recomputes included). */
+static unsigned decision_bound(const zs_scenario *s)
+{
+    unsigned d = 0;
+    for (unsigned i = 0; i < s->n_steps; i++) {
+        const zs_step *st = &s->step[i];
+        for (unsigned k = 0; k < st->n_passes; k++) {
+            unsigned nodes = 8 * st->pass[k].n_calls + 2 * s->n_params + 6;
+            d += st->kind == ZS_STEP_RETAIN ? 2 * nodes : nodes;
+        }
+    }
+    return d < ZS_MAX_ORDER ? d : ZS_MAX_ORDER;
+}
+
+static FILE *hash_file(hsink *k)
+{
+    cookie_io_functions_t io = {NULL, hsink_write, NULL, NULL};
+    FILE *f = fopencookie(k, "w", io);
+    if (f) setvbuf(f, NULL, _IOFBF, 1 << 16);
+    return f;
+}
+
+int zo_enum_check_scenario(const zs_scenario *cs, const zo_enum_opts *o, zo_enum_results *r)
+{
+    /* the runs set policy/order fields of the scenario: work on it in place
+     * and restore them (the generator's buffer is ours) */
+    zs_scenario *s = (zs_scenario *)cs;
+    zs_config saved = s->cfg;
+    uint16_t saved_n = s->n_order;
+    int bad_policies = 0;
+    static _Thread_local uint8_t pre[ZS_MAX_ORDER];
+    static _Thread_local uint8_t enc[ZO_ENUM_REPRO_MAX + 1];
+
+    r->scenarios++;
+    for (int p = 0; p < 4; p++) {
+        if (!(o->policy_mask & (1u << p))) continue;
+        explorer E;
+        memset(&E, 0, sizeof E);
+        E.s = s;
+        E.policy = p;
+        E.max_runs = o->max_runs ? o->max_runs : 20000;
+        if (o->orders == ZO_ENUM_ORDERS_ALL) {
+            E.ev = hash_file(&E.sink);
+            E.dmax = decision_bound(s);
+            memset(pre, 0, sizeof pre);
+            (void)run_order(&E, pre, -1); /* the engine order itself */
+            uint64_t h0 = run_order(&E, pre, 0);
+            explore(&E, pre, 0, h0);
+            if (E.ev) fclose(E.ev);
+        } else {
+            (void)run_order(&E, pre, -1);
+        }
+        zo_enum_policy_res *pr = &r->pol[p];
+        pr->runs += E.runs;
+        pr->orders += E.ev ? E.n_seen : 1;
+        pr->torch_errors += E.torch;
+        pr->setup_errors += E.setup ? 1 : 0;
+        pr->order_cap_hits += E.cap_hit ? 1 : 0;
+        int any = 0;
+        for (int i = 1; i < ZS_INV_COUNT; i++) {
+            if (!E.inv_hit[i]) continue;
+            any = 1;
+            zo_enum_cell *c = &pr->cell[i];
+            c->scenarios++;
+            c->orders += E.inv_orders[i] ? E.inv_orders[i] : 1;
+            /* counterexample: the scenario with this policy and order */
+            uint64_t k0 = size_key_nolen(s);
+            if (k0 > c->key) continue;
+            s->cfg.policy = (uint8_t)p;
+            if (E.inv_engine[i]) {
+                s->cfg.order_mode = ZS_ORDER_ENGINE;
+                s->n_order = 0;
+            } else {
+                s->cfg.order_mode = ZS_ORDER_FUZZED;
+                s->n_order = (uint16_t)E.inv_best_n[i];
+                memcpy(s->order, E.inv_best[i], E.inv_best_n[i]);
+            }
+            size_t n = zs_encode(s, enc, sizeof enc);
+            if (n > 0 && n <= ZO_ENUM_REPRO_MAX) cell_offer(c, k0 | n, enc, n);
+            s->cfg = saved;
+        }
+        free(E.seen);
+        if (any) {
+            pr->violating_scenarios++;
+            bad_policies++;
+        }
+    }
+    s->cfg = saved;
+    s->n_order = saved_n;
+    return bad_policies;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned shard,
+                      unsigned nshard, unsigned sub, unsigned nsub, zo_enum_results *r,
+                      volatile uint64_t *progress)
+{
+    if (!nshard || shard >= nshard || !nsub || sub >= nsub) return -1;
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = calloc(1, sizeof *s);
+    if (!g || !s || zo_enum_gen_init(g, b) != 0) {
+        free(g);
+        free(s);
+        return -1;
+    }
+    double t0 = now_s();
+    uint64_t k = 0;
+    char err[256];
+    while (zo_enum_next(g, s)) {
+        uint64_t idx = k++;
+        if (idx % nshard != shard || (idx / nshard) % nsub != sub) continue;
+        if (zs_scenario_validate(s, err, sizeof err) != 0) {
+            r->invalid++;
+            if (r->invalid <= 3) fprintf(stderr, "enumerate: generated an invalid scenario: %s\n", err);
+        } else {
+            zo_enum_check_scenario(s, o, r);
+        }
+        if (progress) (*progress)++;
+    }
+    r->seconds += now_s() - t0;
+    free(g);
+    free(s);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results file                                                         */
+/* ------------------------------------------------------------------ */
+/*
+ *   zoffload-enumerate-results 1
+ *   bounds N K S
+ *   orders engine|all
+ *   policies MASK
+ *   shards n  i i i ...        (the shards this file covers)
+ *   scenarios X
+ *   invalid X
+ *   seconds T
+ *   policy P runs R orders M torch T setup E caphits C violating V
+ *   cell P INV SCENARIOS ORDERS KEY HEX|-
+ *   end
+ */
+
+int zo_enum_results_write(const zo_enum_results *r, FILE *f)
+{
+    fprintf(f, "zoffload-enumerate-results 1\n");
+    fprintf(f, "bounds %u %u %u\n", r->b.max_modules, r->b.max_calls, r->b.max_steps);
+    fprintf(f, "orders %s\n", r->orders == ZO_ENUM_ORDERS_ALL ? "all" : "engine");
+    fprintf(f, "policies %u\n", r->policy_mask);
+    fprintf(f, "shards %u", r->shard_n);
+    for (unsigned i = 0; i < r->shard_n; i++)
+        if (r->shard_seen[i]) fprintf(f, " %u", i);
+    fprintf(f, "\nscenarios %" PRIu64 "\ninvalid %" PRIu64 "\nseconds %.3f\n", r->scenarios,
+            r->invalid, r->seconds);
+    for (int p = 0; p < 4; p++) {
+        if (!(r->policy_mask & (1u << p))) continue;
+        const zo_enum_policy_res *pr = &r->pol[p];
+        fprintf(f,
+                "policy %d runs %" PRIu64 " orders %" PRIu64 " torch %" PRIu64 " setup %" PRIu64
+                " caphits %" PRIu64 " violating %" PRIu64 "\n",
+                p, pr->runs, pr->orders, pr->torch_errors, pr->setup_errors, pr->order_cap_hits,
+                pr->violating_scenarios);
+        for (int i = 1; i < ZS_INV_COUNT; i++) {
+            const zo_enum_cell *c = &pr->cell[i];
+            fprintf(f, "cell %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " ", p, i, c->scenarios,
+                    c->orders, c->key);
+            if (c->key == UINT64_MAX || !c->len)
+                fputc('-', f);
+            else
+                for (uint32_t k = 0; k < c->len; k++) fprintf(f, "%02x", c->bytes[k]);
+            fputc('\n', f);
+        }
+    }
+    fprintf(f, "end\n");
+    return ferror(f) ? -1 : 0;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
+{
+    static char line[2 * ZO_ENUM_REPRO_MAX + 256];
+    zo_enum_bounds b = {0, 0, 0};
+    int orders = -1;
+    unsigned mask = 0, shard_n = 0;
+    int inited = 0, ended = 0;
+    unsigned lineno = 0;
+#define RFAIL(...)                                   \
+    do {                                             \
+        if (err) snprintf(err, errlen, __VA_ARGS__); \
+        if (inited) zo_enum_results_free(r);         \
+        return -1;                                   \
+    } while (0)
+    memset(r, 0, sizeof *r);
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = 0;
+        if (lineno == 1) {
+            if (strcmp(line, "zoffload-enumerate-results 1")) RFAIL("line 1: not a results file");
+            continue;
+        }
+        if (!strncmp(line, "bounds ", 7)) {
+            if (sscanf(line + 7, "%u %u %u", &b.max_modules, &b.max_calls, &b.max_steps) != 3)
+                RFAIL("line %u: bad bounds", lineno);
+        } else if (!strncmp(line, "orders ", 7)) {
+            orders = !strcmp(line + 7, "all") ? ZO_ENUM_ORDERS_ALL : ZO_ENUM_ORDERS_ENGINE;
+        } else if (!strncmp(line, "policies ", 9)) {
+            mask = (unsigned)strtoul(line + 9, NULL, 10);
+        } else if (!strncmp(line, "shards ", 7)) {
+            char *e;
+            shard_n = (unsigned)strtoul(line + 7, &e, 10);
+            if (!shard_n || shard_n > 1000000 || orders < 0 || !b.max_modules)
+                RFAIL("line %u: bad shards line (or before bounds/orders)", lineno);
+            if (zo_enum_results_init(r, &b, orders, mask, shard_n)) RFAIL("out of memory");
+            inited = 1;
+            for (;;) {
+                char *e2;
+                unsigned long v = strtoul(e, &e2, 10);
+                if (e2 == e) break;
+                if (v >= shard_n) RFAIL("line %u: shard %lu out of range", lineno, v);
+                r->shard_seen[v] = 1;
+                e = e2;
+            }
+        } else if (!inited) {
+            RFAIL("line %u: data before the shards line", lineno);
+        } else if (!strncmp(line, "scenarios ", 10)) {
+            r->scenarios = strtoull(line + 10, NULL, 10);
+        } else if (!strncmp(line, "invalid ", 8)) {
+            r->invalid = strtoull(line + 8, NULL, 10);
+        } else if (!strncmp(line, "seconds ", 8)) {
+            r->seconds = strtod(line + 8, NULL);
+        } else if (!strncmp(line, "policy ", 7)) {
+            int p;
+            uint64_t a[6];
+            if (sscanf(line + 7,
+                       "%d runs %" SCNu64 " orders %" SCNu64 " torch %" SCNu64 " setup %" SCNu64
+                       " caphits %" SCNu64 " violating %" SCNu64,
+                       &p, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) != 7 ||
+                p < 0 || p > 3)
+                RFAIL("line %u: bad policy line", lineno);
+            zo_enum_policy_res *pr = &r->pol[p];
+            pr->runs = a[0];
+            pr->orders = a[1];
+            pr->torch_errors = a[2];
+            pr->setup_errors = a[3];
+            pr->order_cap_hits = a[4];
+            pr->violating_scenarios = a[5];
+        } else if (!strncmp(line, "cell ", 5)) {
+            int p, i, off = 0;
+            uint64_t sc, orr, key;
+            if (sscanf(line + 5, "%d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %n", &p, &i, &sc, &orr,
+                       &key, &off) != 5 ||
+                p < 0 || p > 3 || i < 1 || i >= ZS_INV_COUNT)
+                RFAIL("line %u: bad cell line", lineno);
+            zo_enum_cell *c = &r->pol[p].cell[i];
+            c->scenarios = sc;
+            c->orders = orr;
+            c->key = key;
+            const char *h = line + 5 + off;
+            c->len = 0;
+            if (strcmp(h, "-")) {
+                size_t hl = strlen(h);
+                if (hl % 2 || hl / 2 > ZO_ENUM_REPRO_MAX) RFAIL("line %u: bad hex", lineno);
+                for (size_t q = 0; q < hl / 2; q++) {
+                    int hi = hexval(h[2 * q]), lo = hexval(h[2 * q + 1]);
+                    if (hi < 0 || lo < 0) RFAIL("line %u: bad hex", lineno);
+                    c->bytes[q] = (uint8_t)(hi * 16 + lo);
+                }
+                c->len = (uint32_t)(hl / 2);
+            } else {
+                c->key = UINT64_MAX;
+            }
+        } else if (!strcmp(line, "end")) {
+            ended = 1;
+            break;
+        } else if (line[0]) {
+            RFAIL("line %u: unknown key", lineno);
+        }
+    }
+    if (!inited || !ended) RFAIL("truncated results file (no shards/end line)");
+#undef RFAIL
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Report                                                               */
+/* ------------------------------------------------------------------ */
+
+static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix, FILE *out)
+{
+    zs_scenario *s = malloc(sizeof *s);
+    if (!s) return;
+    zs_decode(c->bytes, c->len, s);
+    fprintf(out, "    smallest (%u calls, %u steps, %u modules, %u params, %u bytes): ",
+            total_calls(s), s->n_steps, s->n_modules, s->n_params, c->len);
+    for (uint32_t k = 0; k < c->len; k++) fprintf(out, "%02x", c->bytes[k]);
+    fputc('\n', out);
+    char path[512];
+    if (prefix) {
+        snprintf(path, sizeof path, "%s-%s-%s.bin", prefix, zs_policy_name((unsigned)p),
+                 zs_inv_name(inv));
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(c->bytes, 1, c->len, f);
+            fclose(f);
+            fprintf(out, "    written to %s\n", path);
+        }
+    }
+#if HAVE_SCN
+    char *txt = zs_scn_print(s, NULL);
+    if (txt) {
+        fprintf(out, "    .scn:\n");
+        for (char *l = txt; *l;) {
+            char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            fprintf(out, "      %.*s\n", (int)n, l);
+            l += n + (e ? 1 : 0);
+        }
+        if (prefix) {
+            snprintf(path, sizeof path, "%s-%s-%s.scn", prefix, zs_policy_name((unsigned)p),
+                     zs_inv_name(inv));
+            FILE *f = fopen(path, "w");
+            if (f) {
+                fputs(txt, f);
+                fclose(f);
+            }
+        }
+        free(txt);
+    }
+#endif
+    /* the run: violation and hook trace */
+    zs_sim_opts o;
+    zs_sim_result r;
+    zs_sim_opts_init(&o);
+    char *tbuf = NULL;
+    size_t tlen = 0;
+    FILE *tf = open_memstream(&tbuf, &tlen);
+    o.trace = tf;
+    zs_sim_run(s, &o, &r);
+    if (tf) fclose(tf);
+    char line[640];
+    if (r.violated) {
+        zs_violation_format(&r.v, line, sizeof line);
+        fprintf(out, "    %s\n", line);
+    } else {
+        fprintf(out, "    (replay did not reproduce: %s)\n", r.setup_error ? r.setup_msg : "no violation");
+    }
+    if (prefix && tbuf) {
+        snprintf(path, sizeof path, "%s-%s-%s.trace", prefix, zs_policy_name((unsigned)p),
+                 zs_inv_name(inv));
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fwrite(tbuf, 1, tlen, f);
+            fclose(f);
+        }
+    }
+    free(tbuf);
+    free(s);
+}
+
+int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
+{
+    unsigned missing = 0;
+    for (unsigned i = 0; i < r->shard_n; i++) missing += !r->shard_seen[i];
+    fprintf(f, "bound: --max-modules %u --max-calls %u --max-steps %u, orders %s\n",
+            r->b.max_modules, r->b.max_calls, r->b.max_steps,
+            r->orders == ZO_ENUM_ORDERS_ALL ? "all" : "engine");
+    fprintf(f, "scenarios: %" PRIu64 " (invalid generated: %" PRIu64 ")", r->scenarios, r->invalid);
+    if (missing) fprintf(f, "  INCOMPLETE: %u of %u shards missing", missing, r->shard_n);
+    fprintf(f, "\n\n| policy | orders | I1 | I2 | I3 | I4 | I5 | I6 | I7 | ERR |\n");
+    fprintf(f, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (int p = 0; p < 4; p++) {
+        if (!(r->policy_mask & (1u << p))) continue;
+        const zo_enum_policy_res *pr = &r->pol[p];
+        fprintf(f, "| %s | %" PRIu64 " |", zs_policy_name((unsigned)p), pr->orders);
+        for (int i = 1; i < ZS_INV_COUNT; i++) {
+            if (pr->cell[i].scenarios)
+                fprintf(f, " **%" PRIu64 "** |", pr->cell[i].scenarios);
+            else
+                fprintf(f, " holds |");
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "\n(a number = scenarios in which some order's first violation is that invariant)\n\n");
+    int bad = 0;
+    for (int p = 0; p < 4; p++) {
+        if (!(r->policy_mask & (1u << p))) continue;
+        const zo_enum_policy_res *pr = &r->pol[p];
+        fprintf(f, "policy %s: %" PRIu64 " runs, %" PRIu64 " orders, %" PRIu64
+                   " PyTorch-rejected orders, %" PRIu64 " order trees cut at the cap\n",
+                zs_policy_name((unsigned)p), pr->runs, pr->orders, pr->torch_errors,
+                pr->order_cap_hits);
+        for (int i = 1; i < ZS_INV_COUNT; i++) {
+            const zo_enum_cell *c = &pr->cell[i];
+            if (!c->scenarios) {
+                fprintf(f, "  %-3s holds for all %" PRIu64 " scenarios and %" PRIu64
+                           " orders up to the bound\n",
+                        zs_inv_name(i), r->scenarios, pr->orders);
+                continue;
+            }
+            if (p == ZO_GRADS_PER_CALL) bad = 1;
+            fprintf(f, "  %-3s VIOLATED in %" PRIu64 " scenarios (%" PRIu64 " orders)\n",
+                    zs_inv_name(i), c->scenarios, c->orders);
+            if (c->len) write_cex(c, p, i, prefix, f);
+        }
+    }
+    if (r->invalid) bad = 1;
+    if (missing) bad = 1;
+    return bad;
+}
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                         */
+/* ------------------------------------------------------------------ */
+
+static int usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s [--max-modules N] [--max-calls K] [--max-steps S] [--orders engine|all]\n"
+            "          [--policy P|all] [--jobs J] [--shard i/n] [--out FILE] [--cex PREFIX]\n"
+            "          [--max-runs R] [--count] [--quiet]\n"
+            "       %s --merge FILE... [--out FILE] [--cex PREFIX]\n"
+            "  N: module tree size (1..%d), K: module calls summed over every pass (1..%d),\n"
+            "  S: steps (1..%d).  Exit 0: per-call holds every invariant; 1: it does not;\n"
+            "  2: usage or I/O error.\n",
+            prog, prog, MAX_N, MAX_K, ZS_MAX_STEPS);
+    return 2;
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+    char *e;
+    errno = 0;
+    unsigned long v = strtoul(s, &e, 10);
+    if (errno || e == s || *e || v > 1000000) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static void progress_line(uint64_t done, uint64_t total, double t0, int final)
+{
+    double dt = now_s() - t0;
+    double rate = dt > 0 ? (double)done / dt : 0;
+    double eta = rate > 0 && total > done ? (double)(total - done) / rate : 0;
+    int width = 30, fill = total ? (int)((double)done / (double)total * width) : width;
+    if (fill > width) fill = width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+    bar[width] = 0;
+    fprintf(stderr, "\r[%s] %" PRIu64 "/%" PRIu64 " scenarios  %.0f scen/s  ETA %.0fs   %s", bar,
+            done, total, rate, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+int zo_enumerate_main(int argc, char **argv)
+{
+    const char *prog = argc > 0 ? argv[0] : "zofuzz enumerate";
+    zo_enum_bounds b = {2, 3, 2};
+    zo_enum_opts o = {ZO_ENUM_ORDERS_ENGINE, 0xF, 20000};
+    unsigned jobs = 1, shard = 0, nshard = 1;
+    const char *out = NULL, *cex = "enumerate-cex";
+    int merge = 0, count_only = 0, quiet = 0;
+    int first_file = -1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDV()                                                  \
+    do {                                                         \
+        if (!v) {                                                \
+            fprintf(stderr, "%s: %s needs a value\n", prog, a);  \
+            return usage(prog);                                  \
+        }                                                        \
+        i++;                                                     \
+    } while (0)
+        if (!strcmp(a, "--max-modules")) {
+            NEEDV();
+            if (parse_uint(v, &b.max_modules)) return usage(prog);
+        } else if (!strcmp(a, "--max-calls")) {
+            NEEDV();
+            if (parse_uint(v, &b.max_calls)) return usage(prog);
+        } else if (!strcmp(a, "--max-steps")) {
+            NEEDV();
+            if (parse_uint(v, &b.max_steps)) return usage(prog);
+        } else if (!strcmp(a, "--orders")) {
+            NEEDV();
+            if (!strcmp(v, "engine"))
+                o.orders = ZO_ENUM_ORDERS_ENGINE;
+            else if (!strcmp(v, "all"))
+                o.orders = ZO_ENUM_ORDERS_ALL;
+            else
+                return usage(prog);
+        } else if (!strcmp(a, "--policy")) {
+            NEEDV();
+            if (!strcmp(v, "all")) {
+                o.policy_mask = 0xF;
+            } else {
+                int p = zs_policy_from_name(v);
+                if (p < 0) {
+                    fprintf(stderr, "%s: unknown policy '%s'\n", prog, v);
+                    return usage(prog);
+                }
+                o.policy_mask = 1u << p;
+            }
+        } else if (!strcmp(a, "--jobs")) {
+            NEEDV();
+            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256) return usage(prog);
+        } else if (!strcmp(a, "--shard")) {
+            NEEDV();
+            if (sscanf(v, "%u/%u", &shard, &nshard) != 2 || nshard < 1 || shard >= nshard ||
+                nshard > 100000)
+                return usage(prog);
+        } else if (!strcmp(a, "--out")) {
+            NEEDV();
+            out = v;
+        } else if (!strcmp(a, "--cex")) {
+            NEEDV();
+            cex = v;
+        } else if (!strcmp(a, "--max-runs")) {
+            NEEDV();
+            if (parse_uint(v, &o.max_runs) || !o.max_runs) return usage(prog);
+        } else if (!strcmp(a, "--merge")) {
+            merge = 1;
+        } else if (!strcmp(a, "--count")) {
+            count_only = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(prog);
+            return 0;
+        } else if (merge && a[0] != '-') {
+            if (first_file < 0) first_file = i;
+        } else {
+            fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
+            return usage(prog);
+        }
+#undef NEEDV
+    }
+
+    zo_enum_results res;
+    if (merge) {
+        if (first_file < 0) return usage(prog);
+        int have = 0;
+        for (int i = first_file; i < argc; i++) {
+            if (argv[i][0] == '-') {
+                /* an option after the files: skip it and its value */
+                if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--cex")) i++;
+                continue;
+            }
+            FILE *f = fopen(argv[i], "r");
+            if (!f) {
+                perror(argv[i]);
+                if (have) zo_enum_results_free(&res);
+                return 2;
+            }
+            zo_enum_results one;
+            char err[200];
+            int rc = zo_enum_results_read(&one, f, err, sizeof err);
+            fclose(f);
+            if (rc) {
+                fprintf(stderr, "%s: %s: %s\n", prog, argv[i], err);
+                if (have) zo_enum_results_free(&res);
+                return 2;
+            }
+            if (!have) {
+                res = one;
+                have = 1;
+            } else {
+                if (zo_enum_results_merge(&res, &one)) {
+                    fprintf(stderr, "%s: %s: different bounds/orders/policies/shard count\n", prog,
+                            argv[i]);
+                    zo_enum_results_free(&one);
+                    zo_enum_results_free(&res);
+                    return 2;
+                }
+                zo_enum_results_free(&one);
+            }
+        }
+    } else {
+        zo_enum_gen probe;
+        if (zo_enum_gen_init(&probe, &b)) {
+            fprintf(stderr, "%s: bound out of range\n", prog);
+            return usage(prog);
+        }
+        double tc = now_s();
+        uint64_t total = zo_enum_count(&b);
+        if (count_only) {
+            printf("%" PRIu64 "\n", total);
+            return 0;
+        }
+        if (!quiet)
+            fprintf(stderr, "%s: %" PRIu64 " scenarios in the bound (counted in %.1fs), shard %u/%u, %u job(s)\n",
+                    prog, total, now_s() - tc, shard, nshard, jobs);
+        uint64_t mine = total / nshard + (shard < total % nshard ? 1 : 0);
+        if (zo_enum_results_init(&res, &b, o.orders, o.policy_mask, nshard)) return 2;
+        res.shard_seen[shard] = 1;
+        double t0 = now_s();
+        volatile uint64_t *prog_ctr =
+            mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (prog_ctr == MAP_FAILED) {
+            zo_enum_results_free(&res);
+            return 2;
+        }
+        memset((void *)prog_ctr, 0, 4096);
+        unsigned J = jobs;
+        pid_t pids[256];
+        char tmpl[256][64];
+        for (unsigned w = 0; w < J; w++) {
+            snprintf(tmpl[w], sizeof tmpl[w], "/tmp/zo-enum-%d-%u-XXXXXX", (int)getpid(), w);
+            int fd = mkstemp(tmpl[w]);
+            if (fd < 0) {
+                perror("mkstemp");
+                return 2;
+            }
+            close(fd);
+            fflush(NULL);
+            pid_t pid = fork();
+            if (pid < 0) {
+                perror("fork");
+                return 2;
+            }
+            if (pid == 0) {
+                zo_enum_results wr;
+                if (zo_enum_results_init(&wr, &b, o.orders, o.policy_mask, nshard)) _exit(3);
+                int rc = zo_enum_run_shard(&b, &o, shard, nshard, w, J, &wr, &prog_ctr[w]);
+                FILE *f = fopen(tmpl[w], "w");
+                if (rc || !f || zo_enum_results_write(&wr, f) || fclose(f)) _exit(3);
+                _exit(0);
+            }
+            pids[w] = pid;
+        }
+        unsigned running = J;
+        int failed = 0;
+        double last = 0;
+        while (running) {
+            for (unsigned w = 0; w < J; w++) {
+                if (!pids[w]) continue;
+                int st;
+                pid_t rp = waitpid(pids[w], &st, WNOHANG);
+                if (rp == pids[w]) {
+                    pids[w] = 0;
+                    running--;
+                    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                        fprintf(stderr, "%s: worker %u failed (status %d)\n", prog, w, st);
+                        failed = 1;
+                    }
+                }
+            }
+            double t = now_s();
+            double every = isatty(2) ? 0.25 : 10.0;
+            if (!quiet && t - last > every) {
+                uint64_t done = 0;
+                for (unsigned w = 0; w < J; w++) done += prog_ctr[w];
+                if (!quiet) progress_line(done, mine, t0, 0);
+                last = t;
+            }
+            if (running) usleep(50000);
+        }
+        uint64_t done = 0;
+        for (unsigned w = 0; w < J; w++) done += prog_ctr[w];
+        if (!quiet) progress_line(done, mine, t0, 1);
+        munmap((void *)prog_ctr, 4096);
+        for (unsigned w = 0; w < J; w++) {
+            FILE *f = fopen(tmpl[w], "r");
+            zo_enum_results wr;
+            char err[200];
+            if (!failed && f && zo_enum_results_read(&wr, f, err, sizeof err) == 0) {
+                /* a worker's file covers part of this shard; the parent owns the flags */
+                memcpy(wr.shard_seen, res.shard_seen, res.shard_n);
+                zo_enum_results_merge(&res, &wr);
+                zo_enum_results_free(&wr);
+            } else if (!failed) {
+                fprintf(stderr, "%s: worker %u results unreadable\n", prog, w);
+                failed = 1;
+            }
+            if (f) fclose(f);
+            unlink(tmpl[w]);
+        }
+        res.seconds = now_s() - t0;
+        if (failed) {
+            zo_enum_results_free(&res);
+            return 2;
+        }
+        if (!quiet)
+            fprintf(stderr, "%s: %" PRIu64 " scenarios in %.1fs (%.0f scenarios/s, %u job(s))\n",
+                    prog, res.scenarios, res.seconds,
+                    res.seconds > 0 ? (double)res.scenarios / res.seconds : 0.0, J);
+    }
+    if (out) {
+        FILE *f = fopen(out, "w");
+        if (!f || zo_enum_results_write(&res, f) || fclose(f)) {
+            perror(out);
+            zo_enum_results_free(&res);
+            return 2;
+        }
+    }
+    int bad = zo_enum_report(&res, stdout, cex);
+    zo_enum_results_free(&res);
+    return bad ? 1 : 0;
+}
