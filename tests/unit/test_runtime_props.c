@@ -82,6 +82,9 @@ typedef struct world {
     uint64_t peak_seen;
     int eval;
     int aborting; /* call index of the catcher while unwinding, else -1 */
+    /* legacy reference model: DeepSpeed's module attributes */
+    int64_t ref_grads[MAXM];  /* ds_grads_remaining */
+    int64_t ref_cnt[MAXM];    /* applied_pre_backward_ref_cnt */
     uint64_t aborts, skipped_out;
 } world;
 
@@ -93,6 +96,22 @@ typedef struct world {
         if (st_.live_numel > (w)->peak_seen)                                   \
             (w)->peak_seen = st_.live_numel;                                   \
     } while (0)
+
+/* legacy: the runtime's counters equal the reference model's */
+static void check_legacy_counters(world *w, int mod, const char *after)
+{
+    if (w->pol == ZO_GRADS_PER_CALL)
+        return;
+    zo_module_info mi = HD_MINFO(w->rt, w->md.id[mod]);
+    if (mi.grads_remaining != w->ref_grads[mod] || mi.pre_backward_ref_cnt != w->ref_cnt[mod]) {
+        print_error("policy %s, module %d after %s: ds_grads_remaining %lld (model %lld), "
+                    "applied_pre_backward_ref_cnt %lld (model %lld)\n",
+                    zo_policy_name(w->pol), mod, after, (long long)mi.grads_remaining,
+                    (long long)w->ref_grads[mod], (long long)mi.pre_backward_ref_cnt,
+                    (long long)w->ref_cnt[mod]);
+        fail();
+    }
+}
 
 static void access_all(world *w, int mod)
 {
@@ -121,6 +140,10 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
     zo_module_id m = w->md.id[mod];
     CHECK(w, zo_pre_forward(w->rt, m, grad ? ZO_CALL_GRAD : 0));
     CHECK(w, zo_track_inputs(w->rt, m, c->n_in, c->in_rg, c->in));
+    if (w->pol == ZO_GRADS_RESET_ON_FORWARD)
+        w->ref_grads[mod] = 0; /* module.ds_grads_remaining = 0 */
+    w->ref_grads[mod] += c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
+    check_legacy_counters(w, mod, "hook D");
     for (size_t i = 0; i < c->n_in; i++) {
         node *nd = &w->nodes[w->nnodes++];
         nd->call = ci;
@@ -168,6 +191,8 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
     uint8_t org = (uint8_t)c->out_rg;
     CHECK(w, zo_post_forward(w->rt, m));
     CHECK(w, zo_track_outputs(w->rt, m, 1, &org, &c->out));
+    w->ref_cnt[mod] += 1; /* every output, even one not requiring grad */
+    check_legacy_counters(w, mod, "hook C");
     node *nd = &w->nodes[w->nnodes++];
     nd->call = ci;
     nd->is_out = 1;
@@ -230,12 +255,17 @@ static void train_step(world *w, int discard)
                 continue;
             }
             CHECK(w, zo_output_grad(w->rt, c->out));
+            if (w->ref_cnt[c->mod] > 0)
+                w->ref_cnt[c->mod] -= 1;
+            check_legacy_counters(w, c->mod, "pre-backward");
             if (w->pol == ZO_GRADS_PER_CALL)
                 access_all(w, c->mod); /* the module's backward computation */
         } else {
             if (!c->in_rg[nd->input] || c->in[nd->input] == 0)
                 continue;
             CHECK(w, zo_input_grad(w->rt, c->in[nd->input]));
+            w->ref_grads[c->mod] -= 1;
+            check_legacy_counters(w, c->mod, "post-backward");
         }
     }
     /* post-accumulate-grad hooks of the trainable params that got a
