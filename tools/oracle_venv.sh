@@ -8,8 +8,10 @@
 # so it uses Debian's CPU-only python3-torch (1.13.1) instead of downloading
 # PyPI's torch wheel (which for linux-x86_64 is the CUDA build: ~0.8 GB plus
 # ~2.5 GB of nvidia-* wheels).  Only DeepSpeed and its small pure-Python
-# dependencies come from PyPI.  DeepSpeed is pinned to the newest release
-# line that still imports under torch 1.13 (ZO_DEEPSPEED_VERSION overrides).
+# dependencies come from PyPI.  DeepSpeed is pinned (ZO_DEEPSPEED_VERSION
+# overrides): 0.12.x's CPU accelerator refuses to start without
+# intel_extension_for_pytorch (no wheel for this Python); 0.14.4 runs its CPU
+# accelerator without it and still imports under torch 1.13.
 #
 # Idempotent: when VENV_DIR/.oracle-ok exists and its python can import
 # torch and deepspeed, it prints the path and exits 0 at once.
@@ -19,7 +21,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:-$here/.venv-oracle}
-ds_version=${ZO_DEEPSPEED_VERSION:-0.12.6}
+ds_version=${ZO_DEEPSPEED_VERSION:-0.14.4}
 py=/usr/bin/python3
 
 check() {
@@ -49,6 +51,32 @@ if ! check; then
     DS_ACCELERATOR=cpu "$venv/bin/python" -c 'import deepspeed' >&2 || true
     exit 1
 fi
+# warm-up: one tiny scenario through deepspeed_oracle.py, so that the CPU
+# accelerator's JIT-built communication op (deepspeed_shm_comm, ~1 min with
+# ninja, cached under ~/.cache/torch_extensions) is built now, not in a test
+warm=$(mktemp -d)
+cat >"$warm/w.json" <<'JSON'
+{"format": "zoffload-scenario", "version": 1,
+ "config": {"policy": "reset-on-forward", "world_size": 1, "rank": 0, "order": "engine", "deferred": 0,
+            "progress_every": 0, "param_persistence_threshold": 0, "model_persistence_threshold": "inf",
+            "prefetch_bucket_size": 50000000, "max_live_parameters": 1000000000, "max_reuse_distance": 1000000000},
+ "modules": [{"id": 0, "parent": -1, "z3_leaf": false, "name": ""}],
+ "params": [{"id": 0, "owner": 0, "numel": 1, "elem_size": 4, "frozen": false, "name": ""}],
+ "uses": [],
+ "steps": [{"kind": "train", "passes": [{"loss": [0], "calls": [
+   {"id": 0, "module": 0, "parent": -1, "no_grad": false, "checkpoint": "none", "raise": false, "catcher": -1,
+    "inputs": [{"kind": "batch_rg", "call": 0, "index": 0, "detach": false}], "n_out": 1,
+    "uses": [{"kind": "arg", "call": 0, "index": 0, "detach": false}]}]}]}],
+ "order": []}
+JSON
+if ! "$venv/bin/python" "$here/tools/deepspeed_oracle.py" "$warm/w.json" >"$warm/out" 2>&1 ||
+    ! grep -q '^POST m=0' "$warm/out"; then
+    echo "oracle_venv: the DeepSpeed oracle does not run:" >&2
+    tail -20 "$warm/out" >&2
+    rm -rf "$warm"
+    exit 1
+fi
+rm -rf "$warm"
 DS_ACCELERATOR=cpu "$venv/bin/python" -c \
     'import torch, deepspeed; print("torch", torch.__version__, "deepspeed", deepspeed.__version__)' \
     >"$venv/.oracle-ok" 2>/dev/null

@@ -7,6 +7,13 @@
  *                                        fuzzer bytes (zs_decode)
  *   sim_traces OUTDIR --seeds FIRST LAST the scenarios `zs_tool gen --seed S`
  *                                        writes, S = FIRST..LAST
+ *   sim_traces --ds OUTDIR ...           DeepSpeed-oracle mode: the scenario as the
+ *                                        DeepSpeed oracle runs it (world size 1, rank 0,
+ *                                        immediate completion: deferred 0), policy
+ *                                        reset-on-forward only, and the runtime's event
+ *                                        log OUTDIR/k.reset-on-forward.events (trace lines
+ *                                        interleaved with "  ev ..." lines, PARAM_STATE
+ *                                        included) for the ds_status comparison
  *
  * For every scenario k (0, 1, ... in argument order) it writes
  *   OUTDIR/k.json               zs_scenario_write_json (docs/scenario-model.md §5)
@@ -39,9 +46,18 @@ static uint8_t buf[1u << 20];
 static uint8_t enc[ZS_ENCODE_MAX];
 static zs_scenario sc;
 
+static int ds_mode;
+
 static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 {
     char path[4096];
+    if (ds_mode) {
+        sc.cfg.world_size = 1;
+        sc.cfg.rank = 0;
+        sc.cfg.deferred = 0;
+        sc.cfg.progress_every = 0;
+        sc.cfg.policy = 1; /* reset-on-forward */
+    }
     snprintf(path, sizeof path, "%s/%u.json", dir, k);
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -56,6 +72,16 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
     }
     fprintf(index, "%u\t%s", k, name);
     for (int pol = 0; pol < 4; pol++) {
+        if (ds_mode && pol != 1) continue;
+        FILE *ev = NULL;
+        if (ds_mode) {
+            snprintf(path, sizeof path, "%s/%u.%s.events", dir, k, zs_policy_name((unsigned)pol));
+            ev = fopen(path, "w");
+            if (!ev) {
+                perror(path);
+                return 2;
+            }
+        }
         snprintf(path, sizeof path, "%s/%u.%s.trace", dir, k, zs_policy_name((unsigned)pol));
         f = fopen(path, "w");
         if (!f) {
@@ -68,9 +94,11 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
         o.order_mode = ZS_ORDER_ENGINE;
         o.stop_on_violation = 0;
         o.trace = f;
+        o.events = ev;
         zs_sim_result r;
         int rc = zs_sim_run(&sc, &o, &r);
         fclose(f);
+        if (ev) fclose(ev);
         const char *out = "ok";
         if (r.setup_error)
             out = "setup";
@@ -85,8 +113,13 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--ds")) {
+        ds_mode = 1;
+        argv++;
+        argc--;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: sim_traces OUTDIR FILE... | sim_traces OUTDIR --seeds FIRST LAST\n");
+        fprintf(stderr, "usage: sim_traces [--ds] OUTDIR FILE... | sim_traces [--ds] OUTDIR --seeds FIRST LAST\n");
         return 2;
     }
     const char *dir = argv[1];

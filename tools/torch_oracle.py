@@ -222,6 +222,8 @@ class Run:
         self.top_backward = None
         self.keep = []  # grad accumulators, hook handles
         self.build()
+        self.install_pgrad_hooks()
+        self.install_hooks()
 
     # -- output ---------------------------------------------------------
 
@@ -234,7 +236,11 @@ class Run:
 
     # -- model ----------------------------------------------------------
 
+    def param_numel(self, p):
+        return min(p["numel"], PARAM_NUMEL_CAP)
+
     def build(self):
+        """The module tree and its parameters (real torch.nn objects)."""
         sc = self.sc
         mods = []
         for m in sc["modules"]:
@@ -247,7 +253,7 @@ class Run:
         self.z3_leaf = [bool(m["z3_leaf"]) for m in sc["modules"]]
         params = []
         for p in sc["params"]:
-            t = torch.nn.Parameter(torch.zeros(min(p["numel"], PARAM_NUMEL_CAP)),
+            t = torch.nn.Parameter(torch.zeros(self.param_numel(p)),
                                    requires_grad=not p["frozen"])
             t.zo_id = p["id"]
             mods[p["owner"]].register_parameter("p%d" % p["id"], t)
@@ -273,12 +279,17 @@ class Run:
                 b = self.parent[b]
             return False
 
+        self.uses_of = uses
+        self.in_leaf = [in_leaf(m) for m in range(len(mods))]
         for mid, mod in enumerate(mods):
             s = set(i for i, o in enumerate(owner) if o == mid)
             s.update(uses[mid])
             if self.z3_leaf[mid]:
                 s.update(i for i, o in enumerate(owner) if is_anc(mid, o))
             mod.pset = [params[i] for i in sorted(s)]
+
+    def install_pgrad_hooks(self):
+        params = self.params
         # post-accumulate-grad hooks of trainable parameters.  torch 1.13
         # has no Tensor.register_post_accumulate_grad_hook (2.1+): hook the
         # parameter's AccumulateGrad node, as DeepSpeed's stage 3 does
@@ -290,11 +301,13 @@ class Run:
                 pid = t.zo_id
                 acc.register_hook(lambda gi, go, pid=pid: self.line("PGRAD p=%d" % pid))
                 self.keep.append(acc)
+
+    def install_hooks(self):
         # DeepSpeed's registration order: pre-hook A, forward hooks B and
         # C, pre-hook D (PyTorch runs pre-hooks A, D then forward hooks
         # B, C).  Modules inside a z3 leaf get no hooks.
-        for mid, mod in enumerate(mods):
-            if in_leaf(mid):
+        for mid, mod in enumerate(self.mods):
+            if self.in_leaf[mid]:
                 continue
             if self.policy == "init-at-register":
                 mod.ds_grads_remaining = 0
@@ -499,7 +512,7 @@ class Run:
             return
         self.top_backward = (p.num, retain)
         try:
-            torch.autograd.backward(p.loss, retain_graph=retain)
+            self.run_backward(p.loss, retain)
         except RuntimeError as e:
             msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             self.line("TORCHERROR %s" % msg)
@@ -507,32 +520,46 @@ class Run:
         if not retain:
             p.freed = True
 
+    # -- what the training loop does (overridden by the DeepSpeed oracle) --
+
+    def run_backward(self, loss, retain):
+        torch.autograd.backward(loss, retain_graph=retain)
+
+    def sweep(self):
+        """The optimizer step: DeepSpeed's release_and_reset_all."""
+        self.line("SWEEP")
+
+    def set_training(self, training):
+        pass
+
     def run(self):
         for si, st in enumerate(self.sc["steps"]):
             kind = st["kind"]
             self.line("STEP %d %s" % (si, kind))
             passes = st["passes"]
             if kind == "eval":
+                self.set_training(False)
                 self.forward(passes[0], True)
+                self.set_training(True)
             elif kind == "train":
                 p = self.forward(passes[0], False)
                 self.backward(p, False)
-                self.line("SWEEP")
+                self.sweep()
             elif kind == "retain":
                 p = self.forward(passes[0], False)
                 self.backward(p, True)
                 self.backward(p, False)
-                self.line("SWEEP")
+                self.sweep()
             elif kind == "accum":
                 for spec in passes:
                     p = self.forward(spec, False)
                     self.backward(p, False)
-                self.line("SWEEP")
+                self.sweep()
             elif kind == "interleave":
                 ps = [self.forward(spec, False) for spec in passes]
                 for p in ps:
                     self.backward(p, False)
-                self.line("SWEEP")
+                self.sweep()
             else:
                 raise ValueError("unknown step kind %r" % kind)
 

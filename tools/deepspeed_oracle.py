@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""deepspeed_oracle.py - run a zoffload scenario under DeepSpeed's own ZeRO
+stage-3 hooks (the real thing) and print its hook trace with counters and
+every parameter's ds_status.
+
+Runs inside the venv of tools/oracle_venv.sh (Debian's torch 1.13 + DeepSpeed
+from PyPI), on CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
+
+  deepspeed_oracle.py SCENARIO.json                    trace on stdout
+  deepspeed_oracle.py --policies reset-on-forward --out-suffix .oracle A.json ...
+        batch mode (as tools/torch_oracle.py): writes A.reset-on-forward.oracle
+
+The same torch.nn model as tools/torch_oracle.py (same module tree, the
+parameters with their real numel, the same forward programs, checkpoints,
+raises and losses) is wrapped by deepspeed.initialize with
+zero_optimization.stage=3 and a plain SGD optimizer; DeepSpeed registers its
+four hooks per module (_pre_forward_module_hook, _post_forward_module_hook,
+_pre_backward_module_hook, _post_backward_module_hook) and the
+PreBackwardFunctionForModule / PostBackwardFunctionModule autograd Functions.
+The oracle only wraps those functions to print a line when each fires:
+
+  A/D/B/C/PRE/POST lines exactly as docs/scenario-model.md §4, with c= and
+  r= read from DeepSpeed's module.ds_grads_remaining and
+  module.applied_pre_backward_ref_cnt before and after the hook ("?" for a
+  missing attribute; r before the first hook C printed 0 as the runtime does);
+  FWD/ENDFWD/BWD/ENDBWD/DISCARD/ABORT/SWEEP/STEP/PGRAD as the PyTorch oracle;
+  and after every D, C, PRE, POST, ENDBWD and SWEEP line one line
+    S <ds_status of parameter 0, 1, ...: N=NOT_AVAILABLE I=INFLIGHT A=AVAILABLE>
+  SWEEP is DeepSpeedEngine.step() (the stage-3 optimizer step, which runs
+  release_and_reset_all and raises "expected to be released" if a
+  parameter is still gathered: printed as "SWEEP ERROR <message>").
+  The backward is DeepSpeedEngine.backward(loss, retain_graph=...).
+
+tools/difftest.py --deepspeed compares this with the simulator's
+reset-on-forward trace plus the ds_status the runtime's PARAM_STATE events
+give at the same points.
+
+What had to be adapted to run DeepSpeed here (docs/oracles.md): the
+CPU accelerator's device count comes from LOCAL_SIZE=1 (it runs numactl
+otherwise); gloo in torch 1.13 has no all_gather_into_tensor /
+reduce_scatter_tensor, so DeepSpeed's comm backend gets world-size-1
+copies for those two collectives (the data plane; no hook logic changes).
+"""
+
+import os
+import sys
+
+os.environ.setdefault("DS_ACCELERATOR", "cpu")
+os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
+for k, v in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0"), ("LOCAL_SIZE", "1")):
+    os.environ.setdefault(k, v)
+
+import io  # noqa: E402
+import contextlib  # noqa: E402
+import logging  # noqa: E402
+
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_oracle  # noqa: E402
+
+with contextlib.redirect_stdout(io.StringIO()):
+    import deepspeed  # noqa: E402
+    import deepspeed.comm.comm as dscomm  # noqa: E402
+    from deepspeed.runtime.zero.partition_parameters import ZeroParamStatus  # noqa: E402
+
+logging.getLogger("DeepSpeed").setLevel(logging.ERROR)
+try:
+    from deepspeed.utils import logger as _dslogger
+    _dslogger.setLevel(logging.ERROR)
+except Exception:  # pragma: no cover
+    pass
+
+FULL_ENGINE = os.environ.get("ZO_DS_FULL_ENGINE", "0") == "1"  # see docs/oracles.md
+MAX_TOTAL_NUMEL = 1 << 24  # real tensors: skip scenarios bigger than 64 MiB of fp32
+STATUS_CHAR = {ZeroParamStatus.NOT_AVAILABLE: "N", ZeroParamStatus.INFLIGHT: "I",
+               ZeroParamStatus.AVAILABLE: "A"}
+_dist_ready = False
+
+
+class _Done:
+    def wait(self):
+        return True
+
+    def is_completed(self):
+        return True
+
+
+def _ag_w1(output_tensor, input_tensor, group=None, async_op=False):
+    output_tensor.view(-1).copy_(input_tensor.reshape(-1))
+    return _Done() if async_op else None
+
+
+def _rs_w1(output_tensor, input_tensor, op=None, group=None, async_op=False):
+    output_tensor.view(-1).copy_(input_tensor.reshape(-1))
+    return _Done() if async_op else None
+
+
+def init_dist():
+    global _dist_ready
+    if _dist_ready:
+        return
+    with contextlib.redirect_stdout(io.StringIO()):
+        deepspeed.init_distributed(dist_backend="gloo", verbose=False)
+    # torch 1.13's gloo has neither _allgather_base nor _reduce_scatter_base:
+    # world size 1 makes both a copy (the data plane only)
+    dscomm.cdb.all_gather_function = _ag_w1
+    dscomm.cdb.reduce_scatter_function = _rs_w1
+    _dist_ready = True
+
+
+def _hook_name(fn):
+    """Name of a DeepSpeed hook function, looking through decorators such as
+    instrument_w_nvtx (whose wrapper is called wrapped_fn)."""
+    seen = 0
+    while seen < 4:
+        name = getattr(fn, "__name__", "")
+        if name != "wrapped_fn":
+            return name
+        inner = [c.cell_contents for c in (fn.__closure__ or ()) if callable(c.cell_contents)]
+        if not inner:
+            return name
+        fn = inner[0]
+        seen += 1
+    return ""
+
+
+class DSRun(torch_oracle.Run):
+    """torch_oracle.Run with DeepSpeed's hooks instead of the oracle's own."""
+
+    def param_numel(self, p):
+        return p["numel"]
+
+    def install_hooks(self):
+        init_dist()
+        sc = self.sc
+        cfg = sc["config"]
+        for mid, mod in enumerate(self.mods):
+            if self.z3_leaf[mid]:
+                mod._z3_leaf = True  # deepspeed.utils.set_z3_leaf_modules
+        big = 10 ** 15
+
+        def th(k):
+            v = cfg[k]
+            return big if v == "inf" else min(int(v), big)
+
+        ds_config = {
+            "train_batch_size": 1,
+            "zero_allow_untested_optimizer": True,
+            "steps_per_print": 1 << 30,
+            "wall_clock_breakdown": False,
+            "zero_optimization": {
+                "stage": 3,
+                "stage3_param_persistence_threshold": th("param_persistence_threshold"),
+                "stage3_model_persistence_threshold": th("model_persistence_threshold"),
+                "stage3_prefetch_bucket_size": th("prefetch_bucket_size"),
+                "stage3_max_live_parameters": th("max_live_parameters"),
+                "stage3_max_reuse_distance": th("max_reuse_distance"),
+            },
+        }
+        root = self.mods[0]
+        if not self.params:
+            # DeepSpeedZeRoOffload needs one parameter (it reads the dtype of
+            # the first): a frozen one nobody's op reads, not in the S lines
+            root.register_parameter("zo_dummy", torch.nn.Parameter(torch.zeros(1), requires_grad=False))
+        # PGRAD hooks first, on the full-size parameters: the AccumulateGrad
+        # node records the parameter's shape when it is created, and DeepSpeed
+        # partitions param.data to an empty tensor
+        self.pgrad_hooks()
+        with contextlib.redirect_stdout(io.StringIO()):
+            if FULL_ENGINE:
+                opt = torch.optim.SGD([p for p in self.params if p.requires_grad] or
+                                      [torch.nn.Parameter(torch.zeros(1))], lr=0.0)
+                self.engine, _, _, _ = deepspeed.initialize(model=root, optimizer=opt, config=ds_config)
+                self.offload = self.engine.optimizer.parameter_offload
+            else:
+                # no optimizer: the engine builds DeepSpeedZeRoOffload, the stage-3
+                # parameter hooks without the gradient partitioning optimizer
+                self.engine, _, _, _ = deepspeed.initialize(model=root, config=ds_config)
+                self.offload = self.engine.optimizer
+        # tied / external parameters: DeepSpeed's API for a module that uses
+        # a parameter it does not own
+        for mid, ps in enumerate(self.uses_of):
+            for pid in ps:
+                deepspeed.zero.register_external_parameter(self.mods[mid], self.params[pid])
+        for mid, mod in enumerate(self.mods):
+            if self.in_leaf[mid]:
+                continue
+            self.wrap_hooks(mod)
+
+    def install_pgrad_hooks(self):
+        pass  # in install_hooks, before deepspeed.initialize
+
+    def pgrad_hooks(self):
+        for t in self.params:
+            if t.requires_grad:
+                acc = t.expand_as(t).grad_fn.next_functions[0][0]
+                pid = t.zo_id
+                acc.register_hook(lambda gi, go, pid=pid: self.line("PGRAD p=%d" % pid))
+                self.keep.append(acc)
+
+    def wrap_hooks(self, mod):
+        rt = self
+        for d in (mod._forward_pre_hooks, mod._forward_hooks):
+            for k, fn in list(d.items()):
+                name = _hook_name(fn)
+                if name == "_pre_forward_module_hook":
+                    d[k] = self.wrap_a(fn)
+                elif name == "_post_backward_module_hook":
+                    d[k] = self.wrap_d(fn)
+                elif name == "_post_forward_module_hook":
+                    d[k] = self.wrap_b(fn)
+                elif name == "_pre_backward_module_hook":
+                    d[k] = self.wrap_c(fn)
+        del rt
+
+    # -- the wrappers ------------------------------------------------------
+
+    def status_line(self):
+        self.out.append("S " + "".join(STATUS_CHAR.get(p.ds_status, "?") for p in self.params))
+
+    def wrap_a(self, fn):
+        def a(module, *args):
+            self.line("A m=%d" % module.zo_id)
+            return fn(module, *args)
+        return a
+
+    def wrap_b(self, fn):
+        def b(module, inputs, output):
+            self.line("B m=%d" % module.zo_id)
+            return fn(module, inputs, output)
+        return b
+
+    def wrap_d(self, fn):
+        def d(module, inputs):
+            before = self.counter(module, "ds_grads_remaining")
+            ret = fn(module, inputs)
+            after = self.counter(module, "ds_grads_remaining")
+            self.patch_post(module)
+            self.line("D m=%d n=%d rg=%s c=%s->%s" % (
+                module.zo_id, len(inputs), ",".join("1" if x.requires_grad else "0" for x in inputs),
+                before, after))
+            self.status_line()
+            return ret
+        return d
+
+    def wrap_c(self, fn):
+        def c(module, inputs, output):
+            before = self.counter(module, "applied_pre_backward_ref_cnt")
+            ret = fn(module, inputs, output)
+            after = self.counter(module, "applied_pre_backward_ref_cnt")
+            self.patch_pre(module)
+            outs = output if isinstance(output, (tuple, list)) else (output,)
+            self.line("C m=%d n=%d rg=%s r=%s->%s" % (
+                module.zo_id, len(outs), ",".join("1" if y.requires_grad else "0" for y in outs),
+                "0" if before == "?" else before, "0" if after == "?" else after))
+            self.status_line()
+            return ret
+        return c
+
+    def patch_post(self, module):
+        cls = getattr(module, "post_bwd_fn", None)
+        if cls is None or getattr(cls, "_zo_traced", False):
+            return
+        orig = cls.backward
+        rt = self
+
+        def backward(ctx, *args):
+            m = ctx.module
+            before = rt.counter(m, "ds_grads_remaining")
+            r = orig(ctx, *args)
+            rt.line("POST m=%d c=%s->%s" % (m.zo_id, before, rt.counter(m, "ds_grads_remaining")))
+            rt.status_line()
+            return r
+        cls.backward = staticmethod(backward)
+        cls._zo_traced = True
+
+    def patch_pre(self, module):
+        cls = getattr(module, "pre_bwd_fn", None)
+        if cls is None or getattr(cls, "_zo_traced", False):
+            return
+        orig = cls.backward
+        rt = self
+
+        def backward(ctx, *args):
+            m = ctx.module
+            before = rt.counter(m, "applied_pre_backward_ref_cnt")
+            r = orig(ctx, *args)
+            rt.line("PRE m=%d r=%s->%s" % (m.zo_id, before, rt.counter(m, "applied_pre_backward_ref_cnt")))
+            rt.status_line()
+            return r
+        cls.backward = staticmethod(backward)
+        cls._zo_traced = True
+
+    # -- the training loop: DeepSpeed's engine ----------------------------
+
+    def line(self, s):
+        self.out.append(s)
+        if s.startswith("ENDBWD"):
+            self.status_line()
+
+    def run_backward(self, loss, retain):
+        if FULL_ENGINE:
+            self.engine.backward(loss, retain_graph=retain)
+        else:
+            # what DeepSpeedZeroOptimizer_Stage3.backward does around the
+            # autograd call: loss.backward(), then the coordinator's reset_step()
+            torch.autograd.backward(loss, retain_graph=retain)
+            try:
+                self.offload.get_param_coordinator(training=True).reset_step()
+            except RuntimeError as e:  # DeepSpeed's own check, not a PyTorch error
+                self.line("DSERROR %s" % str(e).strip().splitlines()[0][:200])
+                raise torch_oracle.StopRun()
+
+    def sweep(self):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                if FULL_ENGINE:
+                    self.engine.step()
+                else:
+                    # the optimizer step's _partition_all_parameters():
+                    # release_and_reset_all + "expected to be released" check
+                    self.offload.partition_all_parameters()
+            self.line("SWEEP")
+        except RuntimeError as e:
+            self.line("SWEEP ERROR %s" % str(e).strip().splitlines()[0])
+        self.status_line()
+
+    def set_training(self, training):
+        self.engine.train(training)
+
+
+def trace(sc, policy="reset-on-forward"):
+    total = sum(p["numel"] for p in sc["params"])
+    if total > MAX_TOTAL_NUMEL:
+        return ["SKIP total numel %d over %d" % (total, MAX_TOTAL_NUMEL)]
+    out = []
+    r = None
+    try:
+        r = DSRun.__new__(DSRun)
+        torch_oracle.Run.__init__(r, sc, "reset-on-forward", out)
+        torch_oracle._current.run = r
+        r.run()
+    except torch_oracle.StopRun:
+        pass
+    finally:
+        torch_oracle._current.run = None
+        if r is not None and getattr(r, "engine", None) is not None:
+            try:
+                r.engine.destroy()
+            except Exception:
+                pass
+    return out
+
+
+def main(argv):
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--policies", default="reset-on-forward")
+    ap.add_argument("--out-suffix")
+    a = ap.parse_args(argv)
+    rc = 0
+    for f in a.files:
+        with open(f) as fh:
+            sc = json.load(fh)
+        try:
+            lines = trace(sc)
+            text = "\n".join(lines) + "\n"
+        except Exception as e:  # report, go on with the batch
+            import traceback
+            text = "ORACLEERROR %s: %s\n%s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "",
+                                               traceback.format_exc())
+            rc = 1
+        if a.out_suffix:
+            base = f[:-5] if f.endswith(".json") else f
+            with open("%s.reset-on-forward%s" % (base, a.out_suffix), "w") as fh:
+                fh.write(text)
+        else:
+            sys.stdout.write(text)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
