@@ -61,6 +61,7 @@ typedef struct callrec {
     zo_grad_handle out;
     int out_rg;
     int aborted;      /* unwound by an exception: hooks B and C never ran */
+    int win;          /* per-call reference model: this call's open window count */
 } callrec;
 
 typedef struct node {
@@ -96,6 +97,38 @@ typedef struct world {
         if (st_.live_numel > (w)->peak_seen)                                   \
             (w)->peak_seen = st_.live_numel;                                   \
     } while (0)
+
+/* per-call: module m's open windows and their summed counts equal the
+ * reference model's (one window per call with grad and >= 1 input
+ * requiring grad, closed at 0, by abort, end of backward, discard) */
+static void check_windows(world *w, int mod, const char *after)
+{
+    if (w->pol != ZO_GRADS_PER_CALL)
+        return;
+    int64_t sum = 0;
+    uint32_t open = 0;
+    for (int i = 0; i < w->ncalls; i++) {
+        if (w->calls[i].mod == mod && w->calls[i].win > 0) {
+            sum += w->calls[i].win;
+            open++;
+        }
+    }
+    zo_module_info mi = HD_MINFO(w->rt, w->md.id[mod]);
+    if (mi.grads_remaining != sum || mi.open_windows != open) {
+        print_error("per-call, module %d after %s: %u windows summing %lld (model %u, %lld)\n",
+                    mod, after, mi.open_windows, (long long)mi.grads_remaining, open,
+                    (long long)sum);
+        fail();
+    }
+}
+
+static void close_all_windows(world *w)
+{
+    for (int i = 0; i < w->ncalls; i++)
+        w->calls[i].win = 0;
+    for (int m = 0; m < w->md.n; m++)
+        check_windows(w, m, "closing every window");
+}
 
 /* legacy: the runtime's counters equal the reference model's */
 static void check_legacy_counters(world *w, int mod, const char *after)
@@ -144,6 +177,9 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
         w->ref_grads[mod] = 0; /* module.ds_grads_remaining = 0 */
     w->ref_grads[mod] += c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
     check_legacy_counters(w, mod, "hook D");
+    if (grad)
+        c->win = c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
+    check_windows(w, mod, "hook D");
     for (size_t i = 0; i < c->n_in; i++) {
         node *nd = &w->nodes[w->nnodes++];
         nd->call = ci;
@@ -159,6 +195,12 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
         CHECK(w, zo_forward_abort(w->rt, w->md.id[w->calls[catcher].mod]));
         w->aborts++;
         c->aborted = 1;
+        /* the unwound calls (this one up to, excluding, the catcher) lose
+         * their windows */
+        for (int u = ci; u != catcher && u >= 0; u = w->calls[u].parent_call)
+            w->calls[u].win = 0;
+        for (int mm = 0; mm < w->md.n; mm++)
+            check_windows(w, mm, "forward abort");
         w->aborting = catcher;
         return ci;
     }
@@ -228,6 +270,7 @@ static void train_step(world *w, int discard)
     CHECK(w, zo_forward_end(w->rt, g));
     if (discard) {
         CHECK(w, zo_graph_discard(w->rt, g));
+        close_all_windows(w);
         return;
     }
     /* which calls' gradients reach the loss */
@@ -266,6 +309,9 @@ static void train_step(world *w, int discard)
             CHECK(w, zo_input_grad(w->rt, c->in[nd->input]));
             w->ref_grads[c->mod] -= 1;
             check_legacy_counters(w, c->mod, "post-backward");
+            if (c->win > 0)
+                c->win -= 1;
+            check_windows(w, c->mod, "post-backward");
         }
     }
     /* post-accumulate-grad hooks of the trainable params that got a
@@ -287,6 +333,7 @@ static void train_step(world *w, int discard)
         }
     }
     CHECK(w, zo_backward_end(w->rt, g));
+    close_all_windows(w);
     if (w->pol == ZO_GRADS_PER_CALL) {
         check_released(w, "after backward_end");
         HD_EQ(HD_STATS(w->rt).open_windows, 0);
