@@ -118,6 +118,7 @@ class Mod:
         self.params = []
         self.id = None
         self.standin = None     # text if this module is a generated stand-in
+        self.z3_leaf = False    # deepspeed.utils.set_z3_leaf_modules
 
 
 class Par:
@@ -551,7 +552,7 @@ class Printer:
         L.append("")
 
         def mod_lines(x, depth):
-            L.append("%smodule %s  # %s" % ("  " * depth, x.name, x.cls))
+            L.append("%smodule %s%s  # %s" % ("  " * depth, x.name, " z3_leaf" if x.z3_leaf else "", x.cls))
             for ch in x.children:
                 mod_lines(ch, depth + 1)
         mod_lines(m.root, 0)
@@ -1378,7 +1379,9 @@ def llama_ckpt():
     return M
 
 
-def mixtral_moe():
+def mixtral_moe(leaf=False):
+    """leaf: deepspeed.utils.set_z3_leaf_modules(model, [MixtralSparseMoeBlock]), the
+    setting DeepSpeed documents for Mixtral under ZeRO-3."""
     cfg = dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
                num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
                num_local_experts=8, num_experts_per_tok=2, hidden_act="silu",
@@ -1389,8 +1392,9 @@ def mixtral_moe():
     NL = 2
     full = cfg["num_hidden_layers"] * llama_layer_counts(H, I, NH, NKV, NE) + 2 * V * H + H
     assert full == 46702792704, full
-    M = Model("mixtral_moe.scn",
-              "Mixtral-8x7B-style MoE stack (HF MixtralForCausalLM), top-2 routing, ZeRO-3")
+    M = Model("mixtral_moe_leaf.scn" if leaf else "mixtral_moe.scn",
+              "Mixtral-8x7B-style MoE stack (HF MixtralForCausalLM), top-2 routing, ZeRO-3"
+              + (", MoE blocks as z3 leaf modules" if leaf else ""))
     items = list(cfg.items())
     M.header = [
         "source: Mixtral-8x7B (HF `mistralai/Mixtral-8x7B-v0.1`) config.json:",
@@ -1420,6 +1424,15 @@ def mixtral_moe():
         "  the recorded module order no longer matches, which invalidates the trace.",
         CONFIG_NOTE,
     ]
+    if leaf:
+        at = [i for i, h in enumerate(M.header) if h.startswith("ROUTING CHANGES")][0]
+        M.header[at:at + 3] = [
+            "Z3 LEAF: deepspeed.utils.set_z3_leaf_modules(model, [MixtralSparseMoeBlock]) (what",
+            "  DeepSpeed documents for Mixtral): each MoE block fetches the gate and all 8",
+            "  experts at its pre-forward, its descendants get no hooks and its call makes no",
+            "  child calls here, so the routing (the same tables as mixtral_moe.scn, listed",
+            "  before each step) no longer changes the module order: the trace stays valid.",
+        ]
     M.config = list(DEEPSPEED_CONFIG)
     root = M.mod("lm", None, "MixtralForCausalLM", None)
     model = M.mod("model", root, "MixtralModel", None)
@@ -1431,6 +1444,7 @@ def mixtral_moe():
         l = M.mod(n, model, "MixtralDecoderLayer", None)
         at = llama_attention(M, l, n, H, NH, NKV)
         moe = M.mod(n + ".moe", l, "MixtralSparseMoeBlock(top_k=2)", None)
+        moe.z3_leaf = leaf
         gate = linear(M, moe, n + ".moe.gate", H, NE, bias=False)
         experts = [llama_mlp(M, moe, "%s.moe.e%d" % (n, e), H, I, names=("w1", "w2", "w3"),
                              cls="MixtralBlockSparseTop2MLP") for e in range(NE)]
@@ -1438,6 +1452,9 @@ def mixtral_moe():
         pl = layernorm(M, l, n + ".post_ln", H, bias=False, cls="MixtralRMSNorm")
 
         def moe_fwd(c, i=i, gate=gate, experts=experts):
+            if leaf:                            # opaque: gate and experts run inside
+                c.ret([c.arg(0)], 2)
+                return
             tokens = route["table"][i]          # [(e_a, e_b)] top-2 per token
             hit = sorted({e for pair in tokens for e in pair})
             g = c.call(gate, c.arg(0))
@@ -1481,7 +1498,9 @@ def mixtral_moe():
     M.step("train", [([0], build(r_a), "")],
            "train step, routing A again: the recorded trace is replayed")
     M.step("train", [([0], build(r_b), "")],
-           "train step, routing B (different experts): the trace is invalidated\n" + desc(r_b))
+           "train step, routing B (different experts): "
+           + ("inside the z3 leaf, the trace stays valid\n" if leaf else "the trace is invalidated\n")
+           + desc(r_b))
     M.step("eval", [([], build(r_c), "")], "eval step, routing C: " + desc(r_c))
     M.step("accum", [([0], build(r_a), "micro-batch 1, routing A: " + desc(r_a)),
                      ([0], build(r_d), "micro-batch 2, routing D: " + desc(r_d))],
@@ -1593,12 +1612,12 @@ def lora():
     return M
 
 
-MODELS = [gpt2, bert, albert, t5, mixtral_moe, llama_ckpt, lora]
+MODELS = [gpt2, bert, albert, t5, mixtral_moe, lambda: mixtral_moe(leaf=True), llama_ckpt, lora]
 
 # Verdicts observed with `zofuzz repro FILE --policy P` (engine order), recorded by hand
 # so that `zofuzz verify corpus/models` notices when one changes.  per-call is
 # zoffload's default and must be ok everywhere.  The legacy DeepSpeed counter policies:
-#   I3 on parameter 0 in step 0 (gpt2, bert, t5, mixtral_moe, llama_ckpt): the token
+#   I3 on parameter 0 in step 0 (gpt2, bert, t5, mixtral_moe*, llama_ckpt): the token
 #     embedding's input (input_ids) does not require grad, so its post-backward hook
 #     never fires; its pre-backward hook gathers the weight and no hook releases it
 #     (only the optimizer-step sweep does).  albert fails earlier, in backward:
@@ -1614,6 +1633,7 @@ EXPECT = {
     "albert.scn": "per-call=ok reset-on-forward=I1 lazy-init=I3 init-at-register=I3",
     "t5.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "mixtral_moe.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
+    "mixtral_moe_leaf.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "llama_ckpt.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "lora.scn": "per-call=ok reset-on-forward=ok lazy-init=I3 init-at-register=I3",
 }
