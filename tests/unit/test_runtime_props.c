@@ -24,7 +24,7 @@
 
 static hd_events g_ev;
 static zo_stats g_sum;
-static uint64_t g_events, g_calls, g_aborts, g_skipped;
+static uint64_t g_events, g_calls, g_aborts, g_skipped, g_retained;
 
 typedef struct rng {
     uint64_t s;
@@ -62,6 +62,7 @@ typedef struct callrec {
     int out_rg;
     int aborted;      /* unwound by an exception: hooks B and C never ran */
     int win;          /* per-call reference model: this call's open window count */
+    int win_init;     /* inputs counted when the window opened (re-armed value) */
 } callrec;
 
 typedef struct node {
@@ -86,7 +87,7 @@ typedef struct world {
     /* legacy reference model: DeepSpeed's module attributes */
     int64_t ref_grads[MAXM];  /* ds_grads_remaining */
     int64_t ref_cnt[MAXM];    /* applied_pre_backward_ref_cnt */
-    uint64_t aborts, skipped_out;
+    uint64_t aborts, skipped_out, retained;
 } world;
 
 #define CHECK(w, call)                                                         \
@@ -178,7 +179,7 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
     w->ref_grads[mod] += c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
     check_legacy_counters(w, mod, "hook D");
     if (grad)
-        c->win = c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
+        c->win = c->win_init = c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
     check_windows(w, mod, "hook D");
     for (size_t i = 0; i < c->n_in; i++) {
         node *nd = &w->nodes[w->nnodes++];
@@ -198,7 +199,7 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
         /* the unwound calls (this one up to, excluding, the catcher) lose
          * their windows */
         for (int u = ci; u != catcher && u >= 0; u = w->calls[u].parent_call)
-            w->calls[u].win = 0;
+            w->calls[u].win = w->calls[u].win_init = 0;
         for (int mm = 0; mm < w->md.n; mm++)
             check_windows(w, mm, "forward abort");
         w->aborting = catcher;
@@ -280,64 +281,79 @@ static void train_step(world *w, int discard)
         int used = c->parent_call < 0 ? 1 : chance(&w->r, 85);
         c->reaches_loss = !c->aborted && parent_ok && used && c->grad && c->out_rg;
     }
-    CHECK(w, zo_backward_begin(w->rt, g, 0));
-    for (int k = w->nnodes - 1; k >= 0; k--) {
-        node *nd = &w->nodes[k];
-        callrec *c = &w->calls[nd->call];
-        if (!c->reaches_loss)
-            continue;
-        if (nd->is_out) {
-            if (c->out == 0)
+    /* retain_graph=True: the same graph backpropagated twice */
+    int passes = chance(&w->r, 12) ? 2 : 1;
+    for (int pass = 0; pass < passes; pass++) {
+        int retain = pass + 1 < passes;
+        CHECK(w, zo_backward_begin(w->rt, g, retain));
+        for (int k = w->nnodes - 1; k >= 0; k--) {
+            node *nd = &w->nodes[k];
+            callrec *c = &w->calls[nd->call];
+            if (!c->reaches_loss)
                 continue;
-            /* per-call: sometimes the loss reaches the module's inside
-             * through a cached intermediate, bypassing its pre-backward
-             * node: the computation then reads params not gathered for it */
-            if (w->pol == ZO_GRADS_PER_CALL && chance(&w->r, 5)) {
-                w->skipped_out++;
-                access_all(w, c->mod);
-                continue;
+            if (nd->is_out) {
+                if (c->out == 0)
+                    continue;
+                /* per-call: sometimes the loss reaches the module's inside
+                 * through a cached intermediate, bypassing its pre-backward
+                 * node: the computation then reads params not gathered for it */
+                if (w->pol == ZO_GRADS_PER_CALL && chance(&w->r, 5)) {
+                    w->skipped_out++;
+                    access_all(w, c->mod);
+                    continue;
+                }
+                CHECK(w, zo_output_grad(w->rt, c->out));
+                if (w->ref_cnt[c->mod] > 0)
+                    w->ref_cnt[c->mod] -= 1;
+                check_legacy_counters(w, c->mod, "pre-backward");
+                if (w->pol == ZO_GRADS_PER_CALL)
+                    access_all(w, c->mod); /* the module's backward computation */
+            } else {
+                if (!c->in_rg[nd->input] || c->in[nd->input] == 0)
+                    continue;
+                CHECK(w, zo_input_grad(w->rt, c->in[nd->input]));
+                w->ref_grads[c->mod] -= 1;
+                check_legacy_counters(w, c->mod, "post-backward");
+                if (c->win > 0)
+                    c->win -= 1;
+                check_windows(w, c->mod, "post-backward");
             }
-            CHECK(w, zo_output_grad(w->rt, c->out));
-            if (w->ref_cnt[c->mod] > 0)
-                w->ref_cnt[c->mod] -= 1;
-            check_legacy_counters(w, c->mod, "pre-backward");
-            if (w->pol == ZO_GRADS_PER_CALL)
-                access_all(w, c->mod); /* the module's backward computation */
+        }
+        /* post-accumulate-grad hooks of the trainable params that got a
+         * gradient (used by a call whose output reached the loss) */
+        uint8_t seen[256];
+        memset(seen, 0, sizeof(seen));
+        for (int i = 0; i < w->ncalls; i++) {
+            if (!w->calls[i].reaches_loss)
+                continue;
+            zo_param_id buf[32];
+            size_t n = 0;
+            HD_OK(w->rt, zo_module_params(w->rt, w->md.id[w->calls[i].mod], buf, 32, &n));
+            for (size_t j = 0; j < n && j < 32; j++) {
+                if (buf[j] >= 256 || seen[buf[j]] || !HD_PINFO(w->rt, buf[j]).trainable)
+                    continue;
+                seen[buf[j]] = 1;
+                if (chance(&w->r, 70))
+                    CHECK(w, zo_param_grad_ready(w->rt, buf[j]));
+            }
+        }
+        CHECK(w, zo_backward_end(w->rt, g));
+        if (retain) {
+            /* per-call: the graph's windows are re-armed for the next backward */
+            for (int i = 0; i < w->ncalls; i++)
+                w->calls[i].win = w->calls[i].win_init;
+            for (int m = 0; m < w->md.n; m++)
+                check_windows(w, m, "a retained backward_end");
+            w->retained++;
         } else {
-            if (!c->in_rg[nd->input] || c->in[nd->input] == 0)
-                continue;
-            CHECK(w, zo_input_grad(w->rt, c->in[nd->input]));
-            w->ref_grads[c->mod] -= 1;
-            check_legacy_counters(w, c->mod, "post-backward");
-            if (c->win > 0)
-                c->win -= 1;
-            check_windows(w, c->mod, "post-backward");
+            close_all_windows(w);
         }
-    }
-    /* post-accumulate-grad hooks of the trainable params that got a
-     * gradient (used by a call whose output reached the loss) */
-    uint8_t seen[256];
-    memset(seen, 0, sizeof(seen));
-    for (int i = 0; i < w->ncalls; i++) {
-        if (!w->calls[i].reaches_loss)
-            continue;
-        zo_param_id buf[32];
-        size_t n = 0;
-        HD_OK(w->rt, zo_module_params(w->rt, w->md.id[w->calls[i].mod], buf, 32, &n));
-        for (size_t j = 0; j < n && j < 32; j++) {
-            if (buf[j] >= 256 || seen[buf[j]] || !HD_PINFO(w->rt, buf[j]).trainable)
-                continue;
-            seen[buf[j]] = 1;
-            if (chance(&w->r, 70))
-                CHECK(w, zo_param_grad_ready(w->rt, buf[j]));
+        if (w->pol == ZO_GRADS_PER_CALL) {
+            check_released(w, "after backward_end");
+            if (!retain)
+                HD_EQ(HD_STATS(w->rt).open_windows, 0);
         }
-    }
-    CHECK(w, zo_backward_end(w->rt, g));
-    close_all_windows(w);
-    if (w->pol == ZO_GRADS_PER_CALL) {
-        check_released(w, "after backward_end");
-        HD_EQ(HD_STATS(w->rt).open_windows, 0);
-    }
+    } /* passes */
 }
 
 static void eval_step(world *w)
@@ -482,6 +498,7 @@ static void run_seed(zo_grads_policy pol, uint64_t seed, int steps)
     g_events += g_ev.total;
     g_aborts += w->aborts;
     g_skipped += w->skipped_out;
+    g_retained += w->retained;
     HD_OK(w->rt, zo_runtime_destroy(w->rt));
     zo_backend_destroy(be);
     free(w);
@@ -491,15 +508,16 @@ static void print_summary(const char *what)
 {
     print_message("%s: %llu module calls, %llu events, %llu gathers (%llu prefetched, %llu "
                   "blocking waits), %llu unplanned fetches, %llu leftovers, %llu trace "
-                  "invalidations, %llu forward aborts, %llu bypassed pre-backward nodes\n",
+                  "invalidations, %llu forward aborts, %llu bypassed pre-backward nodes, %llu "
+                  "retained backwards\n",
                   what, (unsigned long long)g_calls, (unsigned long long)g_events,
                   (unsigned long long)g_sum.gathers, (unsigned long long)g_sum.prefetches,
                   (unsigned long long)g_sum.blocking_waits,
                   (unsigned long long)g_sum.unplanned_fetches, (unsigned long long)g_sum.leftovers,
                   (unsigned long long)g_sum.trace_invalidations, (unsigned long long)g_aborts,
-                  (unsigned long long)g_skipped);
+                  (unsigned long long)g_skipped, (unsigned long long)g_retained);
     memset(&g_sum, 0, sizeof(g_sum));
-    g_events = g_calls = g_aborts = g_skipped = 0;
+    g_events = g_calls = g_aborts = g_skipped = g_retained = 0;
 }
 
 static void test_random_per_call(void **state)
