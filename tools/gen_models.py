@@ -279,11 +279,13 @@ def chunk_overfull(model, limit):
     """Groups the child calls of every call body with more than `limit`
     child calls under parameter-free stand-in modules.
 
-    For a module M whose first over-full call makes k calls, the calls are
-    cut into ceil(k/limit) consecutive chunks of balanced size; chunks that
-    call a common module (ALBERT's shared layer) are merged into one
-    stand-in module, which is then called several times, as that module
-    is.  The stand-in (named `<M>.grpN`) becomes the parent of the modules
+    For a module M whose first over-full call makes k calls, as many calls
+    as the limit allows stay direct (split between the start and the end:
+    embeddings before a layer loop, a final norm after it) and the others
+    are cut into consecutive chunks of balanced size (at most `limit`
+    each); chunks that call a common module (ALBERT's shared layer) are
+    merged into one stand-in module, which is then called several times,
+    as that module is.  The stand-in (named `<M>.grpN`) becomes the parent of the modules
     its chunks call.  Every call of M is then regrouped by runs of
     consecutive calls whose modules share a stand-in (at most `limit` per
     stand-in call).  Data flow is kept: a stand-in call takes as inputs the
@@ -727,7 +729,7 @@ def gpt2():
 # BERT-base
 # ----------------------------------------------------------------------
 
-def bert_embeddings(M, parent, name, V, P, T, E, with_fwd=True):
+def bert_embeddings(M, parent, name, V, P, T, E):
     """BertEmbeddings / AlbertEmbeddings: word, position, token_type, LayerNorm.
     forward: word(ids) + token_type(tt) + position(pos) -> LayerNorm."""
     emb = M.mod(name, parent, parent.cls.replace("Model", "Embeddings"), None)
@@ -1260,13 +1262,12 @@ def llama_mlp(M, parent, name, H, I, frozen=False, names=("gate_proj", "up_proj"
               cls="LlamaMLP"):
     mlp = M.mod(name, parent, cls, None)
     g = linear(M, mlp, "%s.%s" % (name, names[0]), H, I, bias=False, frozen=frozen)
-    u_, d_ = ((H, I), (I, H))
-    if names[1] == "w2":   # Mixtral order: w1 (H->I), w2 (I->H), w3 (H->I)
+    if names[1] == "w2":   # Mixtral registers w1 (H->I), w2 (I->H), w3 (H->I)
         dn = linear(M, mlp, "%s.%s" % (name, names[1]), I, H, bias=False, frozen=frozen)
         up = linear(M, mlp, "%s.%s" % (name, names[2]), H, I, bias=False, frozen=frozen)
-    else:
-        up = linear(M, mlp, "%s.%s" % (name, names[1]), *u_, bias=False, frozen=frozen)
-        dn = linear(M, mlp, "%s.%s" % (name, names[2]), *d_, bias=False, frozen=frozen)
+    else:                  # LLaMA registers gate_proj, up_proj (H->I), down_proj (I->H)
+        up = linear(M, mlp, "%s.%s" % (name, names[1]), H, I, bias=False, frozen=frozen)
+        dn = linear(M, mlp, "%s.%s" % (name, names[2]), I, H, bias=False, frozen=frozen)
 
     def fwd(c):
         a = c.call(g, c.arg(0))
@@ -1277,7 +1278,7 @@ def llama_mlp(M, parent, name, H, I, frozen=False, names=("gate_proj", "up_proj"
     return mlp
 
 
-def decoder_layer_fwd(attn, mlp, in_ln, post_ln, mlp_outs=1):
+def decoder_layer_fwd(attn, mlp, in_ln, post_ln):
     def fwd(c):
         a = c.call(in_ln, c.arg(0))
         at = c.call(attn, a.out(0))
