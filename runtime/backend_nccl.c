@@ -67,6 +67,7 @@
 #include <mpi.h>
 #endif
 
+#include "backend_nccl_internal.h"
 #include "zoffload_nccl.h"
 
 _Static_assert(sizeof(ncclUniqueId) == ZO_NCCL_UNIQUE_ID_BYTES,
@@ -1425,64 +1426,95 @@ static int read_id_file(const char *path, int world, nc_id_record *rec)
     return 1;
 }
 
+/* the run's tag: the caller's, else a launcher's run id, else "default" */
+static const char *bootstrap_tag(const char *tag)
+{
+    const char *tag_vars[] = {"ZO_NCCL_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid", "TORCHELASTIC_RUN_ID"};
+    for (size_t i = 0; i < sizeof tag_vars / sizeof tag_vars[0] && (!tag || !*tag); i++)
+        tag = getenv(tag_vars[i]);
+    return tag && *tag ? tag : "default";
+}
+
+zo_status zo__nccl_bootstrap_path(const char *dir, const char *tag, char *path, size_t cap)
+{
+    if (!dir || !*dir)
+        return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: file bootstrap needs a directory");
+    tag = bootstrap_tag(tag);
+    if (strchr(tag, '/'))
+        return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: bootstrap tag '%s' contains '/'", tag);
+    int n = snprintf(path, cap, "%s/zoffload-nccl-%s.id", dir, tag);
+    if (n < 0 || (size_t)n >= cap)
+        return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: bootstrap path too long");
+    return ZO_OK;
+}
+
+zo_status zo__nccl_bootstrap_publish(const char *dir, const char *tag, int world, const zo_nccl_unique_id *id)
+{
+    char path[4000];
+    zo_status s = zo__nccl_bootstrap_path(dir, tag, path, sizeof path);
+    if (s)
+        return s;
+    nc_id_record rec;
+    memset(&rec, 0, sizeof rec);
+    memcpy(rec.magic, NC_ID_FILE_MAGIC, 8);
+    rec.version = 1;
+    rec.world_size = world;
+    memcpy(rec.id, id->bytes, sizeof rec.id);
+    rec.check = record_check(&rec);
+    return write_id_file(dir, path, &rec);
+}
+
+zo_status zo__nccl_bootstrap_fetch(const char *dir, const char *tag, int world, int rank, uint64_t timeout_ms,
+                                   zo_nccl_unique_id *id)
+{
+    char path[4000];
+    zo_status s = zo__nccl_bootstrap_path(dir, tag, path, sizeof path);
+    if (s)
+        return s;
+    nc_id_record rec;
+    uint64_t t0 = now_ms();
+    for (;;) {
+        int k = read_id_file(path, world, &rec);
+        if (k < 0)
+            return (zo_status)k;
+        if (k == 1)
+            break;
+        if (timeout_ms && now_ms() - t0 > timeout_ms)
+            return create_fail(ZO_ERR_BACKEND,
+                               "zoffload nccl: bootstrap: rank %d waited %llu ms for %s (rank 0 not started, "
+                               "or a different directory/tag)",
+                               rank, (unsigned long long)timeout_ms, path);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    memcpy(id->bytes, rec.id, sizeof id->bytes);
+    return ZO_OK;
+}
+
 zo_status zo_backend_nccl_create_file(const zo_nccl_config *cfg, const char *dir, const char *tag, zo_backend **out)
 {
     g_create_err[0] = 0;
     if (!out)
         return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: NULL out");
     *out = NULL;
-    if (!dir || !*dir)
-        return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: file bootstrap needs a directory");
-    /* a per-run tag from the launcher when the caller gave none */
-    const char *tag_vars[] = {"ZO_NCCL_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid", "TORCHELASTIC_RUN_ID"};
-    for (size_t i = 0; i < sizeof tag_vars / sizeof tag_vars[0] && (!tag || !*tag); i++)
-        tag = getenv(tag_vars[i]);
-    if (!tag || !*tag)
-        tag = "default";
-    if (strchr(tag, '/'))
-        return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: bootstrap tag '%s' contains '/'", tag);
-    zo_nccl_config r;
-    zo_status s = resolve(cfg, &r, 1);
+    char path[4000];
+    zo_status s = zo__nccl_bootstrap_path(dir, tag, path, sizeof path);
     if (s)
         return s;
-    char path[4000];
-    int n = snprintf(path, sizeof path, "%s/zoffload-nccl-%s.id", dir, tag);
-    if (n < 0 || (size_t)n >= sizeof path)
-        return create_fail(ZO_ERR_INVALID_ARG, "zoffload nccl: bootstrap path too long");
-    nc_id_record rec;
-    memset(&rec, 0, sizeof rec);
+    zo_nccl_config r;
+    s = resolve(cfg, &r, 1); /* before any file: no device, no id file */
+    if (s)
+        return s;
     zo_nccl_unique_id id;
     if (r.rank == 0) {
         s = zo_nccl_get_unique_id(&id);
-        if (s)
-            return s;
-        memcpy(rec.magic, NC_ID_FILE_MAGIC, 8);
-        rec.version = 1;
-        rec.world_size = r.world_size;
-        memcpy(rec.id, id.bytes, sizeof rec.id);
-        rec.check = record_check(&rec);
-        s = write_id_file(dir, path, &rec);
-        if (s)
-            return s;
+        if (!s)
+            s = zo__nccl_bootstrap_publish(dir, tag, r.world_size, &id);
     } else {
-        uint64_t t0 = now_ms();
-        for (unsigned spin = 0;; spin++) {
-            int k = read_id_file(path, r.world_size, &rec);
-            if (k < 0)
-                return (zo_status)k;
-            if (k == 1)
-                break;
-            if (r.bootstrap_timeout_ms && now_ms() - t0 > r.bootstrap_timeout_ms)
-                return create_fail(ZO_ERR_BACKEND,
-                                   "zoffload nccl: bootstrap: rank %d waited %llu ms for %s (rank 0 not started, "
-                                   "or a different directory/tag)",
-                                   r.rank, (unsigned long long)r.bootstrap_timeout_ms, path);
-            struct timespec ts = {0, 10 * 1000 * 1000};
-            (void)spin;
-            nanosleep(&ts, NULL);
-        }
-        memcpy(id.bytes, rec.id, sizeof id.bytes);
+        s = zo__nccl_bootstrap_fetch(dir, tag, r.world_size, r.rank, r.bootstrap_timeout_ms, &id);
     }
+    if (s)
+        return s;
     s = create_from_resolved(&r, &id, out);
     if (r.rank == 0)
         (void)unlink(path); /* every rank has read it once ncclCommInitRank returned (or it failed) */

@@ -27,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <pthread.h>
@@ -37,6 +40,7 @@
 #include "zoffload_backend.h"
 #include "zoffload_nccl.h"
 #include "mirror_backend.h"
+#include "backend_nccl_internal.h"
 
 static int g_ndev = 0; /* devices present; 0 if none or no driver */
 static char g_count_err[256];
@@ -243,6 +247,117 @@ static void test_config_from_env(void **state)
     zo_nccl_config h = ZO_NCCL_CONFIG_INIT;
     ST_EQ(zo_nccl_config_from_env(&h), ZO_ERR_INVALID_ARG);
     clear_env();
+}
+
+/* ncclGetUniqueId needs no GPU */
+static void test_unique_id(void **state)
+{
+    (void)state;
+    zo_nccl_unique_id a, b, zero;
+    memset(&zero, 0, sizeof zero);
+    ST_EQ(zo_nccl_get_unique_id(&a), ZO_OK);
+    ST_EQ(zo_nccl_get_unique_id(&b), ZO_OK);
+    assert_memory_not_equal(&a, &zero, sizeof a);
+    assert_memory_not_equal(&a, &b, sizeof a);
+    ST_EQ(zo_nccl_get_unique_id(NULL), ZO_ERR_INVALID_ARG);
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* the file bootstrap's id exchange: atomic publish, polling fetch, checks */
+static void test_bootstrap_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/zo_nccl_boot_XXXXXX", path[512];
+    assert_non_null(mkdtemp(dir));
+    zo_nccl_unique_id id, got;
+    ST_EQ(zo_nccl_get_unique_id(&id), ZO_OK);
+
+    ST_EQ(zo__nccl_bootstrap_publish(dir, "run1", 4, &id), ZO_OK);
+    assert_int_equal(count_entries(dir), 1); /* no temp file left */
+    memset(&got, 0, sizeof got);
+    ST_EQ(zo__nccl_bootstrap_fetch(dir, "run1", 4, 3, 1000, &got), ZO_OK);
+    assert_memory_equal(&got, &id, sizeof id);
+
+    /* a file written for another world size is refused, not used */
+    ST_EQ(zo__nccl_bootstrap_fetch(dir, "run1", 8, 1, 1000, &got), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_nccl_create_error(), "world size 4"));
+
+    /* a file that is not ours */
+    ST_EQ(zo__nccl_bootstrap_path(dir, "junk", path, sizeof path), ZO_OK);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("not an id", f);
+    fclose(f);
+    ST_EQ(zo__nccl_bootstrap_fetch(dir, "junk", 2, 1, 1000, &got), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_nccl_create_error(), "not a zoffload NCCL id file"));
+    unlink(path);
+
+    /* rank 0 never came */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ST_EQ(zo__nccl_bootstrap_fetch(dir, "absent", 2, 1, 60, &got), ZO_ERR_BACKEND);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_non_null(strstr(zo_nccl_create_error(), "waited 60 ms"));
+    assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 60);
+
+    /* rank 0 publishes while the reader is already polling */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct timespec ts = {0, 150 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        _exit(zo__nccl_bootstrap_publish(dir, "late", 2, &id) == ZO_OK ? 0 : 1);
+    }
+    memset(&got, 0, sizeof got);
+    ST_EQ(zo__nccl_bootstrap_fetch(dir, "late", 2, 1, 10000, &got), ZO_OK);
+    assert_memory_equal(&got, &id, sizeof id);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+    /* tag from the launcher, else "default"; '/' refused */
+    const char *vars[] = {"ZO_NCCL_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid", "TORCHELASTIC_RUN_ID"};
+    char *saved[4];
+    for (int i = 0; i < 4; i++) {
+        const char *v = getenv(vars[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        unsetenv(vars[i]);
+    }
+    ST_EQ(zo__nccl_bootstrap_path(dir, NULL, path, sizeof path), ZO_OK);
+    assert_non_null(strstr(path, "/zoffload-nccl-default.id"));
+    setenv("OMPI_MCA_ess_base_jobid", "777", 1);
+    ST_EQ(zo__nccl_bootstrap_path(dir, "", path, sizeof path), ZO_OK);
+    assert_non_null(strstr(path, "/zoffload-nccl-777.id"));
+    setenv("ZO_NCCL_RUN_ID", "mine", 1);
+    ST_EQ(zo__nccl_bootstrap_path(dir, NULL, path, sizeof path), ZO_OK);
+    assert_non_null(strstr(path, "/zoffload-nccl-mine.id"));
+    ST_EQ(zo__nccl_bootstrap_path(dir, "a/b", path, sizeof path), ZO_ERR_INVALID_ARG);
+    ST_EQ(zo__nccl_bootstrap_path(NULL, "x", path, sizeof path), ZO_ERR_INVALID_ARG);
+    for (int i = 0; i < 4; i++) {
+        if (saved[i])
+            setenv(vars[i], saved[i], 1);
+        else
+            unsetenv(vars[i]);
+        free(saved[i]);
+    }
+
+    ST_EQ(zo__nccl_bootstrap_path(dir, "run1", path, sizeof path), ZO_OK);
+    unlink(path);
+    ST_EQ(zo__nccl_bootstrap_path(dir, "late", path, sizeof path), ZO_OK);
+    unlink(path);
+    assert_int_equal(count_entries(dir), 0);
+    assert_int_equal(rmdir(dir), 0);
 }
 
 static void test_helpers_reject_other_backends(void **state)
@@ -743,6 +858,8 @@ int main(void)
         cmocka_unit_test(test_config_validation),
         cmocka_unit_test(test_config_from_env),
         cmocka_unit_test(test_helpers_reject_other_backends),
+        cmocka_unit_test(test_unique_id),
+        cmocka_unit_test(test_bootstrap_file),
         cmocka_unit_test(test_nodev_create),
         cmocka_unit_test(test_nodev_create_all),
         cmocka_unit_test(test_nodev_create_file),
