@@ -103,6 +103,7 @@ int zo_enum_config(unsigned idx, zs_config *cfg, uint32_t classes[3], unsigned *
 
 typedef struct wctx {
     zo_enum_gen *g;
+    unsigned feat;      /* ZO_ENUM_F_* */
     zs_scenario *s;
     int reject;
     unsigned budget;    /* calls left in the current pass */
@@ -189,16 +190,18 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     fcat[nf++] = ZS_NONE;
     if (!grad_off) {
         /* under eval / no_grad these flags are inert (identical hook calls) */
-        fo[nf] = F_NOGRAD;
-        fcat[nf++] = ZS_NONE;
-        if (caller != ZS_NONE && !in_ckpt) {
+        if (w->feat & ZO_ENUM_F_NOGRAD) {
+            fo[nf] = F_NOGRAD;
+            fcat[nf++] = ZS_NONE;
+        }
+        if (caller != ZS_NONE && !in_ckpt && (w->feat & ZO_ENUM_F_CKPT)) {
             fo[nf] = F_CKRE;
             fcat[nf++] = ZS_NONE;
             fo[nf] = F_CKNRE;
             fcat[nf++] = ZS_NONE;
         }
     }
-    if (!in_ckpt) {
+    if (!in_ckpt && (w->feat & ZO_ENUM_F_RAISE)) {
         for (unsigned a = caller; a != ZS_NONE; a = P->calls[a].parent) {
             fo[nf] = F_RAISE;
             fcat[nf++] = (uint8_t)a;
@@ -365,7 +368,11 @@ static void build(wctx *w)
 
     s->n_order = 0;
     s->n_uses = 0;
-    zo_enum_config(ch(w, ZO_ENUM_N_CONFIGS), &s->cfg, classes, &ncls);
+    unsigned cfgs[ZO_ENUM_N_CONFIGS], ncfg = 0;
+    for (unsigned i = 0; i < ZO_ENUM_N_CONFIGS; i++)
+        if (!b->config_mask || (b->config_mask & (1u << i))) cfgs[ncfg++] = i;
+    zo_enum_config(cfgs[ch(w, ncfg)], &s->cfg, classes, &ncls);
+    unsigned nlab = 1 + (w->feat & ZO_ENUM_F_FROZEN ? 2 : 1) * ncls;
 
     /* module tree: DFS pre-order parent choices */
     s->n_modules = (uint8_t)(1 + ch(w, b->max_modules));
@@ -378,7 +385,7 @@ static void build(wctx *w)
         s->mod[i].parent = chain[ch(w, n)];
     }
     /* labels: 0 no parameter, 1..ncls trainable of class k, ncls+1..2ncls frozen */
-    for (unsigned m = 0; m < s->n_modules; m++) w->lab[m] = (uint8_t)ch(w, 1 + 2 * ncls);
+    for (unsigned m = 0; m < s->n_modules; m++) w->lab[m] = (uint8_t)ch(w, nlab);
     if (w->reject) return;
     char code[8 * MAX_N + 8];
     if (!tree_code(s, w->lab, 0, code, sizeof code)) {
@@ -403,7 +410,13 @@ static void build(wctx *w)
     unsigned budget = b->max_calls;
     for (unsigned si = 0; si < s->n_steps && !w->reject; si++) {
         zs_step *st = &s->step[si];
-        st->kind = (uint8_t)ch(w, ZS_STEP_KINDS);
+        static const unsigned kind_feat[ZS_STEP_KINDS] = {
+            0, ZO_ENUM_F_EVAL, ZO_ENUM_F_ACCUM, ZO_ENUM_F_RETAIN, ZO_ENUM_F_INTERLEAVE};
+        uint8_t kinds[ZS_STEP_KINDS];
+        unsigned nkind = 0;
+        for (unsigned kd = 0; kd < ZS_STEP_KINDS; kd++)
+            if (!kind_feat[kd] || (w->feat & kind_feat[kd])) kinds[nkind++] = (uint8_t)kd;
+        st->kind = kinds[ch(w, nkind)];
         st->n_passes = (st->kind == ZS_STEP_ACCUM || st->kind == ZS_STEP_INTERLEAVE) ? 2 : 1;
         unsigned reserve = s->n_steps - si - 1; /* one call for each later step */
         if (budget < st->n_passes + reserve) {
@@ -431,7 +444,8 @@ static void build(wctx *w)
 int zo_enum_gen_init(zo_enum_gen *g, const zo_enum_bounds *b)
 {
     if (!g || !b || b->max_modules < 1 || b->max_modules > MAX_N || b->max_calls < 1 ||
-        b->max_calls > MAX_K || b->max_steps < 1 || b->max_steps > ZS_MAX_STEPS)
+        b->max_calls > MAX_K || b->max_steps < 1 || b->max_steps > ZS_MAX_STEPS ||
+        (b->config_mask & ~((1u << ZO_ENUM_N_CONFIGS) - 1)) || (b->feature_mask & ~(ZO_ENUM_F_ALL | ZO_ENUM_F_NONE)))
         return -1;
     memset(g, 0, sizeof *g);
     g->b = *b;
@@ -456,6 +470,7 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
         g->started = 1;
         memset(&w, 0, sizeof w);
         w.g = g;
+        w.feat = g->b.feature_mask ? g->b.feature_mask : ZO_ENUM_F_ALL;
         w.s = out;
         g->pos = 0;
         build(&w);
@@ -531,6 +546,22 @@ void zo_enum_results_free(zo_enum_results *r)
     r->shard_seen = NULL;
 }
 
+static void cell_site(zo_enum_cell *c, const char *site, uint64_t n)
+{
+    for (int i = 0; i < ZO_ENUM_SITES; i++) {
+        if (c->site_n[i] && !strcmp(c->site[i], site)) {
+            c->site_n[i] += n;
+            return;
+        }
+        if (!c->site_n[i]) {
+            snprintf(c->site[i], sizeof c->site[i], "%s", site);
+            c->site_n[i] = n;
+            return;
+        }
+    }
+    c->site_other += n;
+}
+
 /* Offers counterexample bytes with size key `key` to cell c. */
 static void cell_offer(zo_enum_cell *c, uint64_t key, const uint8_t *bytes, size_t len)
 {
@@ -564,6 +595,9 @@ int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src)
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             d->cell[i].scenarios += s->cell[i].scenarios;
             d->cell[i].orders += s->cell[i].orders;
+            for (int k = 0; k < ZO_ENUM_SITES; k++)
+                if (s->cell[i].site_n[k]) cell_site(&d->cell[i], s->cell[i].site[k], s->cell[i].site_n[k]);
+            d->cell[i].site_other += s->cell[i].site_other;
             if (s->cell[i].key != UINT64_MAX)
                 cell_offer(&d->cell[i], s->cell[i].key, s->cell[i].bytes, s->cell[i].len);
         }
@@ -611,6 +645,7 @@ typedef struct explorer {
     unsigned inv_best_n[ZS_INV_COUNT];
     uint8_t inv_best[ZS_INV_COUNT][ZS_MAX_ORDER];
     int inv_engine[ZS_INV_COUNT]; /* found by the engine-order run */
+    char inv_site[ZS_INV_COUNT][40]; /* site of the first violation found */
     uint64_t torch;
     int setup;
 } explorer;
@@ -692,6 +727,19 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
             if (len) memcpy(E->inv_best[inv], ord, len);
         }
         if (!E->inv_hit[inv] && n < 0) E->inv_engine[inv] = 1;
+        if (!E->inv_hit[inv]) {
+            const char *w = rc < 0 ? "setup" : r.v.what;
+            size_t o = 0;
+            for (size_t i = 0; w[i] && o + 1 < sizeof E->inv_site[inv]; i++) {
+                char c = w[i];
+                if (c >= '0' && c <= '9') {
+                    if (o && E->inv_site[inv][o - 1] == '#') continue;
+                    c = '#';
+                }
+                E->inv_site[inv][o++] = c;
+            }
+            E->inv_site[inv][o] = 0;
+        }
         E->inv_hit[inv] = 1;
     }
     return h;
@@ -817,6 +865,7 @@ int zo_enum_check_scenario(const zs_scenario *cs, const zo_enum_opts *o, zo_enum
             zo_enum_cell *c = &pr->cell[i];
             c->scenarios++;
             c->orders += E.inv_orders[i] ? E.inv_orders[i] : 1;
+            cell_site(c, E.inv_site[i], 1);
             /* counterexample: the scenario with this policy and order */
             uint64_t k0 = size_key_nolen(s);
             if (k0 > c->key) continue;
@@ -903,7 +952,8 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
 int zo_enum_results_write(const zo_enum_results *r, FILE *f)
 {
     fprintf(f, "zoffload-enumerate-results 1\n");
-    fprintf(f, "bounds %u %u %u\n", r->b.max_modules, r->b.max_calls, r->b.max_steps);
+    fprintf(f, "bounds %u %u %u %u %u\n", r->b.max_modules, r->b.max_calls, r->b.max_steps,
+            r->b.config_mask, r->b.feature_mask);
     fprintf(f, "orders %s\n", r->orders == ZO_ENUM_ORDERS_ALL ? "all" : "engine");
     fprintf(f, "policies %u\n", r->policy_mask);
     fprintf(f, "shards %u", r->shard_n);
@@ -928,6 +978,9 @@ int zo_enum_results_write(const zo_enum_results *r, FILE *f)
             else
                 for (uint32_t k = 0; k < c->len; k++) fprintf(f, "%02x", c->bytes[k]);
             fputc('\n', f);
+            for (int k = 0; k < ZO_ENUM_SITES; k++)
+                if (c->site_n[k]) fprintf(f, "site %d %d %" PRIu64 " %s\n", p, i, c->site_n[k], c->site[k]);
+            if (c->site_other) fprintf(f, "site %d %d %" PRIu64 " (other)\n", p, i, c->site_other);
         }
     }
     fprintf(f, "end\n");
@@ -945,7 +998,7 @@ static int hexval(int c)
 int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
 {
     static char line[2 * ZO_ENUM_REPRO_MAX + 256];
-    zo_enum_bounds b = {0, 0, 0};
+    zo_enum_bounds b = {0, 0, 0, 0, 0};
     int orders = -1;
     unsigned mask = 0, shard_n = 0;
     int inited = 0, ended = 0;
@@ -965,7 +1018,8 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
             continue;
         }
         if (!strncmp(line, "bounds ", 7)) {
-            if (sscanf(line + 7, "%u %u %u", &b.max_modules, &b.max_calls, &b.max_steps) != 3)
+            if (sscanf(line + 7, "%u %u %u %u %u", &b.max_modules, &b.max_calls, &b.max_steps,
+                       &b.config_mask, &b.feature_mask) != 5)
                 RFAIL("line %u: bad bounds", lineno);
         } else if (!strncmp(line, "orders ", 7)) {
             orders = !strcmp(line + 7, "all") ? ZO_ENUM_ORDERS_ALL : ZO_ENUM_ORDERS_ENGINE;
@@ -1035,6 +1089,16 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
             } else {
                 c->key = UINT64_MAX;
             }
+        } else if (!strncmp(line, "site ", 5)) {
+            int p, i, off = 0;
+            uint64_t n;
+            if (sscanf(line + 5, "%d %d %" SCNu64 " %n", &p, &i, &n, &off) != 3 || p < 0 || p > 3 ||
+                i < 1 || i >= ZS_INV_COUNT)
+                RFAIL("line %u: bad site line", lineno);
+            if (!strcmp(line + 5 + off, "(other)"))
+                r->pol[p].cell[i].site_other += n;
+            else
+                cell_site(&r->pol[p].cell[i], line + 5 + off, n);
         } else if (!strcmp(line, "end")) {
             ended = 1;
             break;
@@ -1164,8 +1228,12 @@ int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
                 continue;
             }
             if (p == ZO_GRADS_PER_CALL) bad = 1;
-            fprintf(f, "  %-3s VIOLATED in %" PRIu64 " scenarios (%" PRIu64 " orders)\n",
+            fprintf(f, "  %-3s VIOLATED in %" PRIu64 " scenarios (%" PRIu64 " orders); detected at:",
                     zs_inv_name(i), c->scenarios, c->orders);
+            for (int k = 0; k < ZO_ENUM_SITES; k++)
+                if (c->site_n[k]) fprintf(f, "%s \"%s\" x%" PRIu64, k ? "," : "", c->site[k], c->site_n[k]);
+            if (c->site_other) fprintf(f, ", other sites x%" PRIu64, c->site_other);
+            fputc('\n', f);
             if (c->len) write_cex(c, p, i, prefix, f);
         }
     }
@@ -1183,13 +1251,43 @@ static int usage(const char *prog)
     fprintf(stderr,
             "usage: %s [--max-modules N] [--max-calls K] [--max-steps S] [--orders engine|all]\n"
             "          [--policy P|all] [--jobs J] [--shard i/n] [--out FILE] [--cex PREFIX]\n"
-            "          [--max-runs R] [--count] [--quiet]\n"
+            "          [--config base|tight|all] [--features all|none|LIST] [--max-runs R]\n"
+            "          [--count] [--quiet]\n"
             "       %s --merge FILE... [--out FILE] [--cex PREFIX]\n"
             "  N: module tree size (1..%d), K: module calls summed over every pass (1..%d),\n"
-            "  S: steps (1..%d).  Exit 0: per-call holds every invariant; 1: it does not;\n"
+            "  S: steps (1..%d).  LIST: comma list of nograd,ckpt,raise,frozen,eval,retain,\n"
+            "  accum,interleave.  Exit 0: per-call holds every invariant; 1: it does not;\n"
             "  2: usage or I/O error.\n",
             prog, prog, MAX_N, MAX_K, ZS_MAX_STEPS);
     return 2;
+}
+
+int zo_enum_parse_features(const char *text, unsigned *mask)
+{
+    static const char *const names[8] = {"nograd", "ckpt", "raise", "frozen",
+                                         "eval", "retain", "accum", "interleave"};
+    if (!text) return -1;
+    if (!strcmp(text, "all")) {
+        *mask = 0;
+        return 0;
+    }
+    unsigned m = 0;
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        int found = 0;
+        if (n == 4 && !strncmp(p, "none", 4)) found = 1;
+        for (unsigned i = 0; i < 8 && !found; i++)
+            if (strlen(names[i]) == n && !strncmp(p, names[i], n)) {
+                m |= 1u << i;
+                found = 1;
+            }
+        if (!found) return -1;
+        p += n;
+        if (*p == ',') p++;
+    }
+    *mask = m ? m : ZO_ENUM_F_NONE; /* 0 would mean "all" */
+    return 0;
 }
 
 static int parse_uint(const char *s, unsigned *out)
@@ -1220,7 +1318,7 @@ static void progress_line(uint64_t done, uint64_t total, double t0, int final)
 int zo_enumerate_main(int argc, char **argv)
 {
     const char *prog = argc > 0 ? argv[0] : "zofuzz enumerate";
-    zo_enum_bounds b = {2, 3, 2};
+    zo_enum_bounds b = {2, 3, 2, 0, 0};
     zo_enum_opts o = {ZO_ENUM_ORDERS_ENGINE, 0xF, 20000};
     unsigned jobs = 1, shard = 0, nshard = 1;
     const char *out = NULL, *cex = "enumerate-cex";
@@ -1275,6 +1373,19 @@ int zo_enumerate_main(int argc, char **argv)
             if (sscanf(v, "%u/%u", &shard, &nshard) != 2 || nshard < 1 || shard >= nshard ||
                 nshard > 100000)
                 return usage(prog);
+        } else if (!strcmp(a, "--config")) {
+            NEEDV();
+            if (!strcmp(v, "all"))
+                b.config_mask = 0;
+            else if (!strcmp(v, "base"))
+                b.config_mask = 1;
+            else if (!strcmp(v, "tight"))
+                b.config_mask = 2;
+            else
+                return usage(prog);
+        } else if (!strcmp(a, "--features")) {
+            NEEDV();
+            if (zo_enum_parse_features(v, &b.feature_mask)) return usage(prog);
         } else if (!strcmp(a, "--out")) {
             NEEDV();
             out = v;

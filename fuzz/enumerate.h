@@ -31,7 +31,26 @@ typedef struct zo_enum_bounds {
     unsigned max_calls;   /**< K: module calls in the whole scenario, summed over every
                                forward pass of every step (1..16) */
     unsigned max_steps;   /**< S: steps (1..ZS_MAX_STEPS) */
+    unsigned config_mask; /**< bit i: fixed config i is used (0 = all) */
+    unsigned feature_mask; /**< ZO_ENUM_F_* features enumerated (0 = all) */
 } zo_enum_bounds;
+
+/* Features (zo_enum_bounds.feature_mask): what the generator may use.
+ * Plain train steps, trainable parameters, reuse, unused outputs and
+ * requires_grad choices are always enumerated. */
+#define ZO_ENUM_F_NOGRAD 0x01u     /* torch.no_grad() around a call */
+#define ZO_ENUM_F_CKPT 0x02u       /* activation checkpointing, reentrant and non-reentrant */
+#define ZO_ENUM_F_RAISE 0x04u      /* exceptions (every catcher) */
+#define ZO_ENUM_F_FROZEN 0x08u     /* requires_grad=False parameters */
+#define ZO_ENUM_F_EVAL 0x10u       /* eval steps */
+#define ZO_ENUM_F_RETAIN 0x20u     /* retain_graph steps */
+#define ZO_ENUM_F_ACCUM 0x40u      /* gradient accumulation steps (2 passes) */
+#define ZO_ENUM_F_INTERLEAVE 0x80u /* interleaved micro-batches (2 passes) */
+#define ZO_ENUM_F_ALL 0xFFu
+#define ZO_ENUM_F_NONE 0x100u      /* the empty set (0 means "all") */
+/** Parses "all" or a comma list of nograd,ckpt,raise,frozen,eval,retain,
+ *  accum,interleave (or "none") into *mask.  Returns 0 or -1. */
+int zo_enum_parse_features(const char *text, unsigned *mask);
 
 /* ------------------------------------------------------------------ */
 /* Scenario generator                                                   */
@@ -96,7 +115,15 @@ typedef struct zo_enum_cell {
     uint64_t key;        /**< zo_enum_size_key of the smallest counterexample (UINT64_MAX: none) */
     uint32_t len;        /**< its byte encoding (zs_encode, policy and order bytes included) */
     uint8_t bytes[ZO_ENUM_REPRO_MAX];
+    /** where the violations were detected: the simulator action
+     *  (zs_violation.what with digits replaced by '#', e.g. "after DISCARD
+     *  g=#"), first ZO_ENUM_SITES distinct sites, scenarios per site;
+     *  site_other counts the rest */
+    char site[4][40];
+    uint64_t site_n[4];
+    uint64_t site_other;
 } zo_enum_cell;
+#define ZO_ENUM_SITES 4
 
 typedef struct zo_enum_policy_res {
     uint64_t runs;         /**< zs_sim_run calls */
