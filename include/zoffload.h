@@ -336,8 +336,12 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  trace.  During a running backward the call is a recompute.
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun, m is
  *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM.
- *  On ZO_ERR_TRACE/BACKEND the call is still pushed (as in DeepSpeed the
- *  exception unwinds the forward): call zo_forward_abort(). */
+ *  On ZO_ERR_NOMEM, or ZO_ERR_BACKEND from issuing the gather, nothing
+ *  happened.  On ZO_ERR_TRACE, or ZO_ERR_BACKEND from waiting, the call is
+ *  pushed and m is active (as in DeepSpeed the exception unwinds the
+ *  forward): call zo_forward_abort().  Prefetching is best effort: a
+ *  prefetch that cannot be issued (allocation or backend failure) is
+ *  reported as ZO_EV_ERROR and skipped, and the hook still returns ZO_OK. */
 zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags);
 
 /** Hook D, _post_backward_module_hook, for the innermost open call of m.
@@ -349,7 +353,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags);
  *  to attach to input i's PostBackwardFunctionModule node (0: none).
  *  Errors: ZO_ERR_INVALID_ARG (NULL arrays with n > 0), ZO_ERR_BAD_HANDLE,
  *  ZO_ERR_PROTOCOL (m has no open call, or hook D already ran for it),
- *  ZO_ERR_NOMEM. */
+ *  ZO_ERR_LIMIT (n >= 2^20), ZO_ERR_NOMEM. */
 zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n,
                           const uint8_t *requires_grad, zo_grad_handle *out_handles);
 
@@ -366,7 +370,8 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m);
  *  the handle for output i's PreBackwardFunctionForModule node (per-call:
  *  0 for outputs that do not require grad).
  *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no
- *  ended call of m to attach to, or hook C already ran for it). */
+ *  ended call of m to attach to, or hook C already ran for it),
+ *  ZO_ERR_LIMIT (n >= 2^20). */
 zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
                            const uint8_t *requires_grad, zo_grad_handle *out_handles);
 

@@ -262,6 +262,14 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
 }
 
 zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
+    /* the only step that can fail (allocation) runs first, so a failed
+     * reset_step has no effect */
+    if (c->mode == ZO_TRACE_RECORD && c->n_order > 0) {
+        zo_status s = complete_trace(rt, c);
+        if (s) return zo__fail(rt, s, "cannot build the parameter trace");
+    } else if (c->mode == ZO_TRACE_INVALID) {
+        c->mode = ZO_TRACE_RECORD;
+    }
     /* _clean_inflight_param_registry: wait every in-flight gather, release */
     zo_status first = ZO_OK;
     for (uint32_t p = 0; p < rt->n_pars; p++) {
@@ -273,16 +281,6 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
             }
             s = zo__release_param(rt, p, 0);
             if (s && !first) first = s;
-        }
-    }
-    if (c->mode != ZO_TRACE_COMPLETE) {
-        if (c->mode == ZO_TRACE_RECORD) {
-            if (c->n_order > 0) {
-                zo_status s = complete_trace(rt, c);
-                if (s) return zo__fail(rt, s, "cannot build the parameter trace");
-            }
-        } else {
-            c->mode = ZO_TRACE_RECORD;
         }
     }
     c->qpos = 0;

@@ -753,15 +753,15 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
     if (s) return zo__fail(rt, s, "zo_forward_begin: graph table");
     int eval = (flags & ZO_FWD_EVAL) != 0;
     if (flags & ZO_FWD_ROOT) {
-        rt->st.steps++;
-        zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
         s = zo__coord_reset_step(rt, &rt->coord[eval]);
-        if (s) {
-            /* the graph slot stays on the free list */
+        if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) {
+            /* nothing happened; the graph slot stays on the free list */
             rt->graphs[gslot].calls_head = rt->graphs_free;
             rt->graphs_free = gslot;
             return s;
         }
+        rt->st.steps++;
+        zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
     }
     zo_graph_rec *g = &rt->graphs[gslot];
     g->in_use = 1;
@@ -812,14 +812,17 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
             return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_end: module %u still has an open call",
                             rt->calls[rt->fstack[i]].m);
     zo_graph_rec *g = &rt->graphs[gslot];
-    rt->n_ctx--;
-    g->building = 0;
     zo_status first = ZO_OK;
     if (g->eval && g->root) {
+        /* DeepSpeed's end-of-forward hook under no_grad; a failure here
+         * (ZO_ERR_NOMEM building the trace) leaves the pass open */
+        first = zo__coord_reset_step(rt, &rt->coord[1]);
+        if (first == ZO_ERR_NOMEM || first == ZO_ERR_LIMIT) return first;
         rt->st.steps++;
         zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, 0, 0, "eval end-of-forward");
-        first = zo__coord_reset_step(rt, &rt->coord[1]);
     }
+    rt->n_ctx--;
+    g->building = 0;
     zo__emit(rt, ZO_EV_FORWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
     if (!g->any_grad) {
         /* nothing to backpropagate: the graph ends here */
@@ -1393,14 +1396,6 @@ zo_status zo_release_all(zo_runtime *rt) {
             }
             (void)act_clear(rt, c, &c->bwd_active);
             (void)act_clear(rt, c, &c->hold);
-        }
-        /* calls still on the forward stack keep their modules active */
-        for (uint32_t i = 0; i < rt->n_fstack; i++) {
-            zo_call_rec *c = &rt->calls[rt->fstack[i]];
-            if (c->fwd_active) {
-                const zo_mod *md = &rt->mods[c->m];
-                for (uint32_t k = 0; k < md->n_fetch && !rt->dirty; k++) (void)zo__act_add(rt, md->fetch[k], c->m);
-            }
         }
     }
     for (uint32_t p = 0; p < rt->n_pars; p++) {
