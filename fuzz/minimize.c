@@ -205,6 +205,133 @@ int zs_min_drop_module(zs_scenario *s, unsigned m)
     return 0;
 }
 
+/* Splices call c out of pass p: its child calls become calls of c's
+ * caller at c's place, its inputs are substituted into them, and
+ * references to its outputs are redirected to what its op consumed (or
+ * dropped).  Returns 0, or -1 if it cannot be done (root call, a
+ * descendant's exception is caught by c). */
+static int splice_call(zs_pass *p, unsigned c)
+{
+    if (c == 0 || c >= p->n_calls) return -1;
+    zs_call *cc = &p->calls[c];
+    unsigned par = cc->parent, e = subtree_end(p, c);
+    for (unsigned j = c + 1; j < e; j++)
+        if ((p->calls[j].flags & ZS_CALL_RAISE) && p->calls[j].catcher == c) return -1;
+    zs_call orig = *cc;
+    /* (a) inputs of c's children: ARG i -> c's input i */
+    for (unsigned j = c + 1; j < e; j++) {
+        zs_call *ch = &p->calls[j];
+        if (ch->parent != c) continue;
+        for (unsigned k = 0; k < ch->n_in; k++)
+            if (ch->in[k].kind == ZS_REF_ARG) {
+                uint8_t det = ch->in[k].detach;
+                if (ch->in[k].index >= orig.n_in) return -1;
+                ch->in[k] = orig.in[ch->in[k].index];
+                ch->in[k].detach |= det;
+            }
+    }
+    /* (c) references to c's outputs (caller's use, later siblings' inputs) */
+    zs_call *pc = &p->calls[par];
+    for (unsigned k = pc->n_use; k-- > 0;) {
+        zs_ref *r = &pc->use[k];
+        if (r->kind != ZS_REF_OUT || r->call != c) continue;
+        int ok = 0;
+        if (orig.n_use) {
+            zs_ref u = orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
+            uint8_t det = r->detach | u.detach;
+            if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
+            if (u.kind == ZS_REF_ARG || u.kind == ZS_REF_OUT) {
+                *r = u;
+                r->detach = det;
+                ok = 1;
+            }
+        }
+        if (!ok) ref_remove(pc->use, &pc->n_use, k);
+    }
+    for (unsigned s = e; s < p->n_calls; s++) {
+        zs_call *sc = &p->calls[s];
+        if (sc->parent != par) continue;
+        for (unsigned k = sc->n_in; k-- > 0;) {
+            zs_ref *r = &sc->in[k];
+            if (r->kind != ZS_REF_OUT || r->call != c) continue;
+            if (orig.n_use) {
+                zs_ref u = orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
+                uint8_t det = r->detach | u.detach;
+                if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
+                *r = u;
+                r->detach = det;
+            } else {
+                zs_min_pass_drop_input(p, s, k);
+            }
+        }
+    }
+    /* remove entry c; its children move up to the caller */
+    for (unsigned j = c + 1; j < e; j++)
+        if (p->calls[j].parent == c) p->calls[j].parent = (uint8_t)par;
+    for (unsigned j = c; j + 1 < p->n_calls; j++) p->calls[j] = p->calls[j + 1];
+    p->n_calls--;
+    memset(&p->calls[p->n_calls], 0, sizeof p->calls[0]);
+#define REMAP1(x) ((x) != ZS_NONE && (x) > c ? (uint8_t)((x) - 1) : (x))
+    for (unsigned j = 0; j < p->n_calls; j++) {
+        zs_call *cl = &p->calls[j];
+        cl->parent = REMAP1(cl->parent);
+        cl->catcher = REMAP1(cl->catcher);
+        for (unsigned k = 0; k < cl->n_in; k++)
+            if (cl->in[k].kind == ZS_REF_OUT) cl->in[k].call = REMAP1(cl->in[k].call);
+        for (unsigned k = 0; k < cl->n_use; k++)
+            if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP1(cl->use[k].call);
+    }
+#undef REMAP1
+    return 0;
+}
+
+/* Removes module m (not the root) by splicing: its child modules become
+ * children of its parent, its parameters move to its parent, and each of
+ * its calls is replaced by its child calls (splice_call).  Returns 0 or -1. */
+static int splice_module(zs_scenario *s, unsigned m)
+{
+    if (m == 0 || m >= s->n_modules) return -1;
+    unsigned up = s->mod[m].parent;
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = p->n_calls; c-- > 1;)
+                if (c < p->n_calls && p->calls[c].module == m && splice_call(p, c) != 0) return -1;
+        }
+    for (unsigned q = 0; q < s->n_params; q++)
+        if (s->par[q].owner == m) s->par[q].owner = (uint8_t)up;
+    unsigned o = 0;
+    for (unsigned u = 0; u < s->n_uses; u++) {
+        zs_use x = s->use[u];
+        if (x.module == m) {
+            x.module = (uint8_t)up;
+            int dup = s->par[x.param].owner == up;
+            for (unsigned k = 0; k < o && !dup; k++)
+                dup = s->use[k].module == x.module && s->use[k].param == x.param;
+            if (dup) continue;
+        }
+        s->use[o++] = x;
+    }
+    for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
+    s->n_uses = (uint8_t)o;
+    for (unsigned k = m + 1; k < s->n_modules; k++)
+        if (s->mod[k].parent == m) s->mod[k].parent = (uint8_t)up;
+    for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
+    s->n_modules--;
+    memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
+#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (uint8_t)((x) - 1) : (x))
+    for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
+    for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
+    for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls; c++) p->calls[c].module = MREMAP(p->calls[c].module);
+        }
+#undef MREMAP
+    return 0;
+}
+
 /* drops module m and its whole subtree (deepest / highest ids first) */
 static int drop_module_subtree(zs_scenario *s, unsigned m)
 {
@@ -283,6 +410,7 @@ enum {
     C_STEP_TO_TRAIN,
     C_DROP_PASS,
     C_DROP_SUBTREE,
+    C_SPLICE_MODULE,
     C_DROP_CALL,
     C_DROP_MODULE,
     C_DROP_PARAM,
@@ -306,9 +434,9 @@ enum {
 };
 
 static const char *const kind_names[C_KINDS] = {
-    "drop step",    "step -> train", "drop pass",    "drop module subtree", "drop call",
+    "drop step",    "step -> train", "drop pass",    "drop module subtree", "splice module", "drop call",
     "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
-    "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0", "clear z3_leaf",
+    "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
     "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
     "param -> parent module", "order bytes"};
 
@@ -378,6 +506,9 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
             if (m + 1 >= s->n_modules || !zs_module_is_ancestor(s, m, m + 1)) return CAND_SKIP;
             return drop_module_subtree(s, m) == 0 ? CAND_OK : CAND_SKIP;
         }
+    case C_SPLICE_MODULE:
+        if (idx + 1 >= s->n_modules) return CAND_END;
+        return splice_module(s, idx + 1) == 0 ? CAND_OK : CAND_SKIP;
     case C_DROP_MODULE:
         if (idx + 1 >= s->n_modules) return CAND_END;
         return zs_min_drop_module(s, idx + 1) == 0 ? CAND_OK : CAND_SKIP;
@@ -435,8 +566,14 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
                 r = &cl->use[k];
                 scope_in = cl->n_in;
             }
-            if (r->kind != ZS_REF_OUT || scope_in == 0) return CAND_SKIP;
-            r->kind = ZS_REF_ARG;
+            if (r->kind != ZS_REF_OUT) return CAND_SKIP;
+            if (scope_in) {
+                r->kind = ZS_REF_ARG;
+            } else if (slot < ZS_MAX_IN) {
+                r->kind = ZS_REF_BATCH_RG; /* an input with no enclosing input: the batch leaf */
+            } else {
+                return CAND_SKIP;
+            }
             r->call = 0;
             r->index = 0;
         } else {

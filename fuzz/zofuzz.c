@@ -1456,7 +1456,29 @@ static int cmd_run(int argc, char **argv)
     char optp[PATH_MAX];
     snprintf(optp, sizeof optp, "%s.options", engine);
     int no = read_options(optp, flagbuf + nf, 16);
-    for (int k = 0; k < no; k++) args[na++] = flagbuf[nf++];
+    /* -max_len: at least the largest corpus input, so that no shipped seed
+     * (a whole model scenario can take 15 KB) is truncated */
+    unsigned long maxlen = 0, biggest = 0;
+    for (int k = 0; k < no; k++)
+        if (!strncmp(flagbuf[nf + k], "-max_len=", 9)) maxlen = strtoul(flagbuf[nf + k] + 9, NULL, 10);
+    for (int d = -1; d < ncorp; d++) {
+        char **v;
+        size_t n = list_dir(d < 0 ? corpus : corpora[d], "", &v);
+        for (size_t k = 0; k < n; k++) {
+            struct stat sb;
+            if (stat(v[k], &sb) == 0 && (unsigned long)sb.st_size > biggest)
+                biggest = (unsigned long)sb.st_size;
+        }
+        free_list(v, n);
+    }
+    if (biggest > 65536) biggest = 65536;
+    for (int k = 0; k < no; k++) {
+        if (maxlen && biggest > maxlen && !strncmp(flagbuf[nf], "-max_len=", 9)) {
+            snprintf(flagbuf[nf], 128, "-max_len=%lu", biggest);
+            printf("[zofuzz] -max_len raised from %lu to %lu (largest corpus input)\n", maxlen, biggest);
+        }
+        args[na++] = flagbuf[nf++];
+    }
     int fork_mode = jobs > 1 || keep_going;
     if (fork_mode) {
         snprintf(flagbuf[nf], 128, "-fork=%lu", jobs);

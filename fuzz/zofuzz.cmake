@@ -101,7 +101,7 @@ if(BUILD_TESTING)
   # repro: ALBERT-style reuse goes to -1 under reset-on-forward, holds by default
   set(_albert ${_src}/corpus/models/albert.scn)
   if(NOT EXISTS ${_albert})
-    set(_albert ${_tc}/albert_like.scn)
+    set(_albert ${_src}/corpus/regressions/module-reuse-albert.scn)
   endif()
   if(EXISTS ${_albert})
     add_test(NAME corpus/repro_albert_reset_on_forward

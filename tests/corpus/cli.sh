@@ -1,0 +1,65 @@
+#!/bin/sh
+# cli.sh ZOFUZZ SRCDIR - zofuzz's command line: --help and exit codes of
+# every subcommand, text <-> bytes round trips, raw-bytes detection,
+# minimize/verify exit codes.  Exits non-zero on the first failure.
+set -u
+Z="$1"
+SRC="$2"
+T="${TMPDIR:-/tmp}/zofuzz-cli.$$"
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rc() { "$@" >"$T/out" 2>"$T/err"; echo $?; }
+
+# help: exit 0 and a usage line, for the tool and every subcommand
+[ "$(rc "$Z" --help)" = 0 ] || fail "zofuzz --help"
+for c in run repro minimize check print compile trace verify seeds; do
+    [ "$(rc "$Z" $c --help)" = 0 ] || fail "$c --help exit"
+    grep -q "^usage: zofuzz $c" "$T/out" || fail "$c --help text"
+    grep -q "^Exit" "$T/out" || fail "$c --help lacks exit codes"
+done
+# bad usage: exit 2
+[ "$(rc "$Z")" = 2 ] || fail "no command"
+[ "$(rc "$Z" frobnicate)" = 2 ] || fail "unknown command"
+[ "$(rc "$Z" repro)" = 2 ] || fail "repro without FILE"
+[ "$(rc "$Z" repro /nonexistent/x.scn)" = 2 ] || fail "repro missing file"
+[ "$(rc "$Z" check --trials x)" = 2 ] || fail "check bad number"
+[ "$(rc "$Z" check --policy nope)" = 2 ] || fail "check bad policy"
+[ "$(rc "$Z" run --jobs 0)" = 2 ] || fail "run --jobs 0"
+printf 'module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg2)\n' > "$T/bad.scn"
+[ "$(rc "$Z" repro "$T/bad.scn")" = 2 ] || fail "unparsable .scn"
+grep -q "bad.scn:3:29: use(): arg2" "$T/err" || fail "parse error position: $(cat "$T/err")"
+
+# text -> bytes -> text (names are not in the bytes)
+R="$SRC/corpus/regressions/module-reuse-albert.scn"
+[ "$(rc "$Z" compile "$R" -o "$T/a.bin")" = 0 ] || fail "compile"
+[ "$(rc "$Z" print "$T/a.bin" -o "$T/a.scn")" = 0 ] || fail "print bytes"
+[ "$(rc "$Z" compile "$T/a.scn" -o "$T/b.bin")" = 0 ] || fail "compile printed"
+cmp -s "$T/a.bin" "$T/b.bin" || fail "bytes -> text -> bytes differs"
+# raw bytes are detected, and give the same verdicts as the text
+[ "$(rc "$Z" repro "$T/a.bin" --policy reset-on-forward --quiet)" = 1 ] || fail "repro bytes I1"
+grep -q "^violated: invariant I1" "$T/out" || fail "repro bytes verdict"
+[ "$(rc "$Z" repro "$T/a.bin" --quiet)" = 0 ] || fail "repro bytes per-call"
+grep -q "all invariants hold" "$T/out" || fail "repro holds text"
+# trace: canonical lines, verdict on stderr
+[ "$(rc "$Z" trace "$R" --policy reset-on-forward --order engine)" = 1 ] || fail "trace exit"
+grep -q "^POST m=1 c=0->-1$" "$T/out" || fail "trace lacks the -1"
+grep -q "^violated" "$T/err" || fail "trace verdict on stderr"
+# minimize: 0 when it minimises, 1 when the scenario holds
+[ "$(rc "$Z" minimize "$R" --policy reset-on-forward -o "$T/m.scn")" = 0 ] || fail "minimize"
+grep -q "^after : 1 step, 1 pass, 3 calls, 2 modules" "$T/err" || fail "minimize sizes: $(cat "$T/err")"
+[ "$(rc "$Z" verify "$T/m.scn")" = 0 ] || fail "minimised file does not verify"
+[ "$(rc "$Z" minimize "$R")" = 1 ] || fail "minimize of a holding scenario"
+# verify: a wrong expect line is a mismatch (1)
+sed 's/reset-on-forward=I1/reset-on-forward=ok/' "$R" > "$T/wrong.scn"
+[ "$(rc "$Z" verify "$T/wrong.scn")" = 1 ] || fail "verify mismatch"
+# seeds: compiles into the given directory
+[ "$(rc "$Z" seeds -o "$T/seeds" "$R")" = 0 ] || fail "seeds"
+[ -s "$T/seeds/fuzz_hooks/regressions-module-reuse-albert.bin" ] || fail "seed bin"
+[ -s "$T/seeds/fuzz_scn_parse/regressions-module-reuse-albert.scn" ] || fail "seed scn"
+# check: deterministic per seed
+"$Z" check --seed 5 --trials 30 --policy reset-on-forward --max-failures 2 > "$T/c1" 2>&1
+"$Z" check --seed 5 --trials 30 --policy reset-on-forward --max-failures 2 > "$T/c2" 2>&1
+sed 's/; [0-9.]* s (.*$//' "$T/c1" > "$T/c1s"; sed 's/; [0-9.]* s (.*$//' "$T/c2" > "$T/c2s"
+cmp -s "$T/c1s" "$T/c2s" || fail "check is not deterministic"
+echo "cli.sh: all checks passed"
