@@ -90,7 +90,7 @@ if(BUILD_TESTING)
 
   # property testing without an engine: the default policy must hold ...
   add_test(NAME corpus/check_per_call
-    COMMAND zofuzz check --seed 7 --trials 400 --policy per-call --quiet)
+    COMMAND zofuzz check --seed 7 --trials 400 --policy per-call)
   # ... and the legacy policies must be caught (exit status exactly 1)
   foreach(_p reset-on-forward lazy-init init-at-register)
     add_test(NAME corpus/check_finds_${_p}
@@ -105,7 +105,7 @@ if(BUILD_TESTING)
   endif()
   if(EXISTS ${_albert})
     add_test(NAME corpus/repro_albert_reset_on_forward
-      COMMAND sh -c "out=$($0 repro $1 --policy reset-on-forward); rc=$?; echo \"$out\" | tail -n 40; test $rc -eq 1 && echo \"$out\" | grep -q -- '->-1' && echo \"$out\" | grep -q '^violated: I1'"
+      COMMAND sh -c "out=$($0 repro $1 --policy reset-on-forward); rc=$?; echo \"$out\" | tail -n 40; test $rc -eq 1 && echo \"$out\" | grep -q -- '->-1' && echo \"$out\" | grep -q '^violated: invariant I1 '"
               $<TARGET_FILE:zofuzz> ${_albert})
     add_test(NAME corpus/repro_albert_per_call
       COMMAND zofuzz repro ${_albert} --quiet)
