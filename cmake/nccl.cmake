@@ -37,6 +37,29 @@ if(ZO_NCCL STREQUAL "OFF")
   return()
 endif()
 
+# The backend's logic on the host, with or without CUDA: runtime/backend_nccl.c
+# compiled against the fake CUDA runtime and NCCL of tests/nccl/fake (one
+# rank, immediate streams, controllable events and fault injection) and run
+# by the same cmocka file: the device tests (FAKE_CUDA_NDEV=1) plus the
+# fake-only protocol and error tests, and the no-device tests (=0).
+if(BUILD_TESTING AND ZO_CMOCKA_TARGET AND EXISTS "${PROJECT_SOURCE_DIR}/tests/nccl/fake/fake_cuda.c")
+  find_package(Threads REQUIRED)
+  add_executable(test_backend_nccl_fake
+    "${PROJECT_SOURCE_DIR}/tests/nccl/test_backend_nccl.c"
+    "${PROJECT_SOURCE_DIR}/tests/nccl/mirror_backend.c"
+    "${PROJECT_SOURCE_DIR}/tests/nccl/fake/fake_cuda.c"
+    "${PROJECT_SOURCE_DIR}/runtime/backend_nccl.c")
+  target_include_directories(test_backend_nccl_fake BEFORE PRIVATE "${PROJECT_SOURCE_DIR}/tests/nccl/fake")
+  target_include_directories(test_backend_nccl_fake PRIVATE "${PROJECT_SOURCE_DIR}/runtime"
+                                                            "${PROJECT_SOURCE_DIR}/tests/nccl")
+  target_compile_definitions(test_backend_nccl_fake PRIVATE ZO_NCCL_FAKE=1)
+  target_link_libraries(test_backend_nccl_fake PRIVATE zoffload ${ZO_CMOCKA_TARGET} Threads::Threads)
+  add_test(NAME nccl/fake_device COMMAND test_backend_nccl_fake)
+  add_test(NAME nccl/fake_no_device COMMAND test_backend_nccl_fake)
+  set_tests_properties(nccl/fake_device PROPERTIES ENVIRONMENT "FAKE_CUDA_NDEV=1")
+  set_tests_properties(nccl/fake_no_device PROPERTIES ENVIRONMENT "FAKE_CUDA_NDEV=0")
+endif()
+
 if(DEFINED ENV{CUDA_HOME} AND NOT "$ENV{CUDA_HOME}" STREQUAL "")
   set(ZO_CUDA_ROOT "$ENV{CUDA_HOME}")
 else()

@@ -48,6 +48,9 @@
 
 #include "zoffload_nccl.h"
 #endif
+#ifdef ZO_NCCL_FAKE
+#include "fake_control.h" /* test build against tests/nccl/fake: checks the fake's bookkeeping at exit */
+#endif
 
 enum { D = 16, HID = 32, OUT = 4, MAXW = 16, NP = 4 };
 enum { P_W1 = 0, P_B1 = 1, P_W2 = 2, P_B2 = 3 };
@@ -544,6 +547,15 @@ int main(int argc, char **argv)
 #endif
     free(x);
     free(t);
+#ifdef ZO_NCCL_FAKE
+    fake_counters fc = fake_get();
+    if (fc.misuse || fc.bad_frees || fc.device_allocs || fc.pinned_allocs || fc.comms || fc.streams || fc.events) {
+        fprintf(stderr, "mlp_trainer: fake CUDA: misuse %ld, bad frees %ld, left: %ld device, %ld pinned, %ld comms, "
+                        "%ld streams, %ld events\n",
+                fc.misuse, fc.bad_frees, fc.device_allocs, fc.pinned_allocs, fc.comms, fc.streams, fc.events);
+        return 1;
+    }
+#endif
     if (check && !(last < 0.5 * first)) {
         fprintf(stderr, "mlp_trainer: --check failed: the loss did not halve (%.5f -> %.5f)\n", first, last);
         return 1;

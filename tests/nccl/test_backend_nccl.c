@@ -41,6 +41,9 @@
 #include "zoffload_nccl.h"
 #include "mirror_backend.h"
 #include "backend_nccl_internal.h"
+#ifdef ZO_NCCL_FAKE
+#include "fake_control.h"
+#endif
 
 static int g_ndev = 0; /* devices present; 0 if none or no driver */
 static char g_count_err[256];
@@ -845,6 +848,326 @@ static void test_dev_too_many_devices(void **state)
     assert_null(b);
 }
 
+#ifdef ZO_NCCL_FAKE
+/* ------------------------------------------------------------------ */
+/* Fake CUDA/NCCL only (tests/nccl/fake): protocol and error paths that  */
+/* a real GPU cannot be made to produce on demand                        */
+/* ------------------------------------------------------------------ */
+
+static zo_backend *fake1(int max_out, int wait_host)
+{
+    zo_nccl_config c = cfg1();
+    c.max_outstanding_gathers = max_out;
+    c.wait_host = wait_host;
+    return make1(c);
+}
+
+/* the stream/event protocol of one gather, one wait and one release */
+static void test_fake_stream_protocol(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    zo_backend *b = fake1(16, 0);
+    const zo_backend_ops *o = b->ops;
+    BE_OK(b, o->param_add(b->ctx, 0, 100, 4, 100));
+    void *full = NULL;
+    zo_work *w = NULL;
+    BE_OK(b, o->full_alloc(b->ctx, 0, 400, &full));
+    zo_gather_item it = {0, full, 100, 100, 4};
+    fake_counters c0 = fake_get();
+    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+    fake_counters c1 = fake_get();
+    assert_int_equal(c1.groups - c0.groups, 1);
+    assert_int_equal(c1.allgathers - c0.allgathers, 1);
+    assert_int_equal(c1.group_depth, 0);
+    BE_OK(b, o->wait(b->ctx, w)); /* stream mode: the compute (legacy) stream waits, no host sync */
+    fake_counters c2 = fake_get();
+    assert_int_equal(c2.waits_on_legacy - c1.waits_on_legacy, 1);
+    o->work_free(b->ctx, w);
+    o->full_free(b->ctx, 0, full); /* gather stream waits for compute, then cudaFreeAsync on it */
+    fake_counters c3 = fake_get();
+    assert_int_equal(c3.stream_waits - c2.stream_waits, 1);
+    assert_int_equal(c3.frees_async - c2.frees_async, 1);
+    assert_ptr_equal(c3.last_free_stream, zo_nccl_gather_stream(b));
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.stream_waits, 1);
+    assert_int_equal(st.host_waits, 0);
+    zo_backend_destroy(b);
+    fake_counters c4 = fake_get();
+    assert_int_equal(c4.device_allocs, 0);
+    assert_int_equal(c4.pinned_allocs, 0);
+    assert_int_equal(c4.streams, 0);
+    assert_int_equal(c4.events, 0);
+    assert_int_equal(c4.pools, 0);
+    assert_int_equal(c4.comms, 0);
+    assert_int_equal(c4.bad_frees, 0);
+    assert_int_equal(c4.misuse, 0);
+}
+
+/* an incomplete gather: query says not done until the event completed;
+ * back-pressure blocks on the oldest work beyond max_outstanding_gathers */
+static void test_fake_backpressure_and_query(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    zo_backend *b = fake1(2, 0);
+    const zo_backend_ops *o = b->ops;
+    enum { N = 5 };
+    void *full[N];
+    zo_work *w[N];
+    fake_set_event_delay(3);
+    for (int i = 0; i < N; i++) {
+        BE_OK(b, o->param_add(b->ctx, (zo_param_id)i, 10, 4, 10));
+        BE_OK(b, o->full_alloc(b->ctx, (zo_param_id)i, 40, &full[i]));
+        zo_gather_item it = {(zo_param_id)i, full[i], 10, 10, 4};
+        BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w[i]));
+        zo_nccl_stats st;
+        assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+        assert_true(st.outstanding <= 2);
+    }
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.backpressure_waits, N - 2);
+    assert_int_equal(st.live_works, N);
+    /* the newest work: not done for 3 queries, then done */
+    int done = 1;
+    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    assert_int_equal(done, 0);
+    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    assert_int_equal(done, 0);
+    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    assert_int_equal(done, 1);
+    for (int i = 0; i < N; i++) {
+        BE_OK(b, o->wait(b->ctx, w[i]));
+        o->work_free(b->ctx, w[i]);
+        o->full_free(b->ctx, (zo_param_id)i, full[i]);
+    }
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.outstanding, 0);
+    assert_int_equal(st.live_works, 0);
+    zo_backend_destroy(b);
+    /* host-mode wait blocks (polls) until the event completed */
+    fake_reset();
+    b = fake1(0, 1);
+    o = b->ops;
+    BE_OK(b, o->param_add(b->ctx, 0, 10, 4, 10));
+    BE_OK(b, o->full_alloc(b->ctx, 0, 40, &full[0]));
+    fake_set_event_delay(5);
+    zo_gather_item it = {0, full[0], 10, 10, 4};
+    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w[0]));
+    BE_OK(b, o->wait(b->ctx, w[0]));
+    BE_OK(b, o->query(b->ctx, w[0], &done));
+    assert_int_equal(done, 1);
+    o->work_free(b->ctx, w[0]);
+    o->full_free(b->ctx, 0, full[0]);
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.host_waits, 1);
+    zo_backend_destroy(b);
+    assert_int_equal(fake_get().device_allocs, 0);
+}
+
+/* every CUDA/NCCL failure becomes a zo_status with the library's message;
+ * nothing is left half done */
+static void test_fake_error_mapping(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    zo_backend *b = fake1(16, 0);
+    const zo_backend_ops *o = b->ops;
+    void *full = NULL;
+    zo_work *w = NULL;
+
+    fake_fail("cudaMalloc", 1, cudaErrorMemoryAllocation);
+    assert_int_equal(o->param_add(b->ctx, 0, 64, 4, 64), ZO_ERR_NOMEM);
+    assert_non_null(strstr(o->last_error(b->ctx), "cudaErrorMemoryAllocation"));
+    assert_non_null(strstr(o->last_error(b->ctx), "param_add(0)"));
+    BE_OK(b, o->param_add(b->ctx, 0, 64, 4, 64)); /* nothing was kept: the retry works */
+
+    fake_fail("cudaMemcpy", 1, cudaErrorLaunchFailure); /* pattern upload */
+    assert_int_equal(o->param_add(b->ctx, 1, 64, 4, 64), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "cudaErrorLaunchFailure"));
+    BE_OK(b, o->param_add(b->ctx, 1, 64, 4, 64));
+
+    fake_fail("cudaMallocFromPoolAsync", 1, cudaErrorMemoryAllocation);
+    assert_int_equal(o->full_alloc(b->ctx, 0, 256, &full), ZO_ERR_NOMEM);
+    assert_null(full);
+    assert_non_null(strstr(o->last_error(b->ctx), "cudaMallocFromPoolAsync"));
+    BE_OK(b, o->full_alloc(b->ctx, 0, 256, &full));
+
+    zo_gather_item it = {0, full, 64, 64, 4};
+    fake_fail("ncclAllGather", 1, ncclUnhandledCudaError);
+    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_null(w);
+    assert_non_null(strstr(o->last_error(b->ctx), "unhandled cuda error"));
+    assert_non_null(strstr(o->last_error(b->ctx), "fake NCCL last error"));
+    assert_int_equal(fake_get().group_depth, 0); /* the group was closed */
+    fake_fail("ncclGroupEnd", 1, ncclSystemError);
+    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "ncclGroupEnd"));
+    fake_fail("cudaEventRecord", 1, cudaErrorLaunchFailure);
+    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_BACKEND);
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_int_equal(st.live_works, 0);
+    assert_int_equal(st.outstanding, 0);
+
+    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+    fake_fail("cudaEventQuery", 1, cudaErrorLaunchFailure);
+    int done = 0;
+    assert_int_equal(o->query(b->ctx, w, &done), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "cudaEventQuery"));
+    /* still incomplete as far as the backend knows: wait makes the compute
+     * stream wait, and that failure is reported too */
+    fake_fail("cudaStreamWaitEvent", 1, cudaErrorLaunchFailure);
+    assert_int_equal(o->wait(b->ctx, w), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "cudaStreamWaitEvent(compute)"));
+    BE_OK(b, o->wait(b->ctx, w));
+    BE_OK(b, o->query(b->ctx, w, &done));
+    assert_int_equal(done, 1);
+    BE_OK(b, o->wait(b->ctx, w)); /* known complete: nothing to order */
+    o->work_free(b->ctx, w);
+
+    float g[64], out[64];
+    for (int i = 0; i < 64; i++)
+        g[i] = (float)i;
+    fake_fail("ncclReduceScatter", 1, ncclRemoteError);
+    assert_int_equal(o->reduce_scatter(b->ctx, 0, g, out, 64, 64, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "remote process exited"));
+    BE_OK(b, o->reduce_scatter(b->ctx, 0, g, out, 64, 64, ZO_REDUCE_AVG));
+    for (int i = 0; i < 64; i++)
+        assert_true(out[i] == g[i]);
+    o->full_free(b->ctx, 0, full);
+    zo_backend_destroy(b);
+    fake_counters c = fake_get();
+    assert_int_equal(c.device_allocs, 0);
+    assert_int_equal(c.bad_frees, 0);
+    assert_int_equal(c.misuse, 0);
+
+    /* creation: a failure after ncclCommInitAll releases the communicator,
+     * streams and events it made */
+    fake_reset();
+    zo_nccl_config cf = cfg1();
+    zo_backend *bs[1] = {NULL};
+    fake_fail("cudaMemPoolCreate", 1, cudaErrorMemoryAllocation);
+    ST_EQ(zo_backend_nccl_create_all(&cf, 1, NULL, bs), ZO_ERR_NOMEM);
+    assert_null(bs[0]);
+    assert_non_null(strstr(zo_nccl_create_error(), "cudaMemPoolCreate"));
+    fake_fail("ncclCommInitAll", 1, ncclSystemError);
+    ST_EQ(zo_backend_nccl_create_all(&cf, 1, NULL, bs), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_nccl_create_error(), "ncclCommInitAll"));
+    fake_fail("ncclCommInitRank", 1, ncclRemoteError);
+    zo_nccl_unique_id id;
+    ST_EQ(zo_nccl_get_unique_id(&id), ZO_OK);
+    ST_EQ(zo_backend_nccl_create(&cf, &id, &bs[0]), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_nccl_create_error(), "ncclCommInitRank"));
+    c = fake_get();
+    assert_int_equal(c.comms, 0);
+    assert_int_equal(c.streams, 0);
+    assert_int_equal(c.events, 0);
+    assert_int_equal(c.pools, 0);
+    /* the uid path works end to end with the fake */
+    ST_EQ(zo_backend_nccl_create(&cf, &id, &bs[0]), ZO_OK);
+    zo_backend_destroy(bs[0]);
+    /* cudaGetDeviceCount failing or reporting 0: no device */
+    fake_fail("cudaGetDeviceCount", 1, cudaErrorInsufficientDriver);
+    ST_EQ(zo_backend_nccl_create_all(&cf, 1, NULL, bs), ZO_ERR_NO_DEVICE);
+    assert_non_null(strstr(zo_nccl_create_error(), "cudaErrorInsufficientDriver"));
+}
+
+/* an asynchronous NCCL error: reported at query/wait, the communicator is
+ * aborted once, every later collective fails cleanly, destroy works */
+static void test_fake_async_error(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    zo_backend *b = fake1(16, 0);
+    const zo_backend_ops *o = b->ops;
+    void *full = NULL;
+    zo_work *w = NULL;
+    BE_OK(b, o->param_add(b->ctx, 0, 8, 4, 8));
+    BE_OK(b, o->full_alloc(b->ctx, 0, 32, &full));
+    zo_gather_item it = {0, full, 8, 8, 4};
+    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+    fake_set_async_error(ncclRemoteError);
+    int done = 0;
+    assert_int_equal(o->query(b->ctx, w, &done), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "asynchronous NCCL error"));
+    assert_non_null(strstr(o->last_error(b->ctx), "aborted"));
+    assert_int_equal(fake_get().aborted_comms, 1);
+    assert_int_equal(o->wait(b->ctx, w), ZO_ERR_BACKEND);
+    assert_non_null(strstr(o->last_error(b->ctx), "unusable"));
+    zo_work *w2 = NULL;
+    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w2), ZO_ERR_BACKEND);
+    float g[8] = {0}, out[8];
+    assert_int_equal(o->reduce_scatter(b->ctx, 0, g, out, 8, 8, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
+    assert_int_equal(zo_nccl_synchronize(b), ZO_ERR_BACKEND);
+    o->work_free(b->ctx, w);
+    o->full_free(b->ctx, 0, full);
+    zo_backend_destroy(b); /* no second destroy of the aborted communicator */
+    fake_counters c = fake_get();
+    assert_int_equal(c.misuse, 0);
+    assert_int_equal(c.comms, 0);
+    fake_set_async_error(ncclSuccess);
+}
+
+/* cpu offload: the H2D copy goes into this rank's slot of the full buffer
+ * and the all-gather runs in place; pageable shards are never handed to
+ * NCCL (the fake refuses host pointers) */
+static void test_fake_offload_in_place(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    for (int pin = 0; pin < 2; pin++) {
+        fake_reset();
+        zo_nccl_config c = cfg1();
+        c.offload_param = ZO_NCCL_OFFLOAD_CPU;
+        c.pin_memory = pin;
+        zo_backend *b = make1(c);
+        const zo_backend_ops *o = b->ops;
+        BE_OK(b, o->param_add(b->ctx, 3, 1000, 2, 1000));
+        assert_int_equal(fake_get().pinned_allocs, pin);
+        void *shard = NULL;
+        size_t bytes = 0;
+        int on_host = 0;
+        assert_int_equal(zo_nccl_shard(b, 3, &shard, &bytes, &on_host), ZO_OK);
+        assert_int_equal(on_host, 1);
+        assert_int_equal(bytes, 2000);
+        uint8_t v[16];
+        memset(v, 0x5a, sizeof v);
+        assert_int_equal(zo_nccl_shard_upload(b, 3, 100, v, sizeof v), ZO_OK);
+        assert_int_equal(zo_nccl_shard_upload(b, 3, 1990, v, sizeof v), ZO_ERR_INVALID_ARG);
+        void *full = NULL;
+        zo_work *w = NULL;
+        BE_OK(b, o->full_alloc(b->ctx, 3, 2000, &full));
+        zo_gather_item it = {3, full, 1000, 2, 2};
+        assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_INVALID_ARG); /* partition mismatch */
+        it.partition_numel = 1000;
+        BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+        BE_OK(b, o->wait(b->ctx, w));
+        o->work_free(b->ctx, w);
+        uint8_t h[2000];
+        assert_int_equal(cudaMemcpy(h, full, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (size_t j = 0; j < sizeof h; j++)
+            assert_int_equal(h[j], j >= 100 && j < 116 ? 0x5a : zo_host_param_byte(3, j));
+        zo_nccl_stats st;
+        assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+        assert_int_equal(st.h2d_bytes, 2000);
+        o->full_free(b->ctx, 3, full);
+        zo_backend_destroy(b);
+        fake_counters fc = fake_get();
+        assert_int_equal(fc.misuse, 0);
+        assert_int_equal(fc.pinned_allocs, 0);
+        assert_int_equal(fc.device_allocs, 0);
+    }
+}
+#endif /* ZO_NCCL_FAKE */
+
 int main(void)
 {
     int n = 0;
@@ -880,6 +1203,13 @@ int main(void)
         cmocka_unit_test(test_dev_runtime_step),
         cmocka_unit_test(test_dev_runtime_mirror),
         cmocka_unit_test(test_dev_all_devices),
+#ifdef ZO_NCCL_FAKE
+        cmocka_unit_test(test_fake_stream_protocol),
+        cmocka_unit_test(test_fake_backpressure_and_query),
+        cmocka_unit_test(test_fake_error_mapping),
+        cmocka_unit_test(test_fake_async_error),
+        cmocka_unit_test(test_fake_offload_in_place),
+#endif
     };
     return cmocka_run_group_tests_name("nccl backend", tests, NULL, NULL);
 }
