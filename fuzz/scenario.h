@@ -42,7 +42,7 @@ extern "C" {
 #define ZS_MAX_STEPS 8       /* steps in the program */
 #define ZS_MAX_PASSES 4      /* forward passes (micro-batches) per step */
 #define ZS_MAX_CALLS 254     /* module calls per forward pass */
-#define ZS_MAX_CHILD_CALLS 4 /* calls made by one call's body */
+#define ZS_MAX_CHILD_CALLS 16 /* calls made by one call's body (GPT-2's transformer body makes 15) */
 #define ZS_MAX_IN 4          /* input tensors of one call */
 #define ZS_MAX_OUT 4         /* output tensors of one call */
 #define ZS_MAX_USE 8         /* tensors consumed by one call's own op */

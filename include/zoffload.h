@@ -434,7 +434,9 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph g);
 
 /** Forget graph g without a backward (the loss was never computed or the
  *  graph went out of scope).  Per-call: its windows are closed as
- *  leftovers.  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (being built or
+ *  leftovers and, when no forward or backward is running, every in-flight
+ *  gather is waited and every parameter no module holds is released (what
+ *  was prefetched for the backward that will not come).  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (being built or
  *  backpropagated). */
 zo_status zo_graph_discard(zo_runtime *rt, zo_graph g);
 

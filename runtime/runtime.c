@@ -1335,7 +1335,14 @@ zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
     zo_graph_rec *g = &rt->graphs[gslot];
     if (g->building || g->running)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_graph_discard: graph is being built or backpropagated");
-    return free_graph(rt, gslot, !IS_LEGACY(rt));
+    zo_status first = free_graph(rt, gslot, !IS_LEGACY(rt));
+    if (!IS_LEGACY(rt) && rt->n_ctx == 0) {
+        /* nothing else is running: what the discarded pass gathered or
+         * prefetched for its backward is released now */
+        zo_status s = sweep_unheld(rt, 1);
+        if (s && !first) first = s;
+    }
+    return first;
 }
 
 /* ------------------------------------------------------------------ */
