@@ -17,6 +17,7 @@
 #include "scenario.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -143,6 +144,23 @@ static unsigned w_index(walker *w, unsigned idx, unsigned n, const char *what)
 
 static const uint8_t elem_classes[4] = {4, 2, 1, 8};
 
+/* A count in [lo, max] drawn in three tiers, [lo, 8], [lo, 32], [lo, max]
+ * (one class byte, then the value), so that random bytes give small trees
+ * and parameter lists most of the time while every count stays reachable.
+ * A zero class byte and zero value give def. */
+static uint64_t w_count(walker *w, uint64_t v, uint64_t lo, uint64_t max, uint64_t def,
+                        const char *what)
+{
+    static const uint64_t tier[2] = {8, 32};
+    if (max <= tier[0]) return w_range(w, v, lo, max, def, what);
+    uint64_t hi[3] = {tier[0], tier[1] < max ? tier[1] : max, max};
+    unsigned cls = 0;
+    if (w->enc)
+        while (cls < 2 && v > hi[cls]) cls++;
+    cls = (unsigned)w_range(w, cls, 0, 2, 0, what);
+    return w_range(w, v, lo, hi[cls], def <= hi[cls] ? def : lo, what);
+}
+
 static uint64_t w_threshold(walker *w, uint64_t v, int which)
 {
     const uint64_t *cls = zs_threshold_classes[which];
@@ -180,7 +198,7 @@ static void walk_config(walker *w, zs_config *c)
 
 static void walk_modules(walker *w, zs_scenario *s)
 {
-    W_U8(w, s->n_modules, 1, ZS_MAX_MODULES, 1, "n_modules");
+    s->n_modules = (uint8_t)w_count(w, s->n_modules, 1, ZS_MAX_MODULES, 1, "n_modules");
     if (w->err) return;
     for (unsigned i = 0; i < s->n_modules && !w->err; i++) {
         zs_module *m = &s->mod[i];
@@ -220,7 +238,7 @@ static void walk_numel(walker *w, zs_param *p)
 
 static void walk_params(walker *w, zs_scenario *s)
 {
-    W_U8(w, s->n_params, 0, ZS_MAX_PARAMS, 1, "n_params");
+    s->n_params = (uint8_t)w_count(w, s->n_params, 0, ZS_MAX_PARAMS, 1, "n_params");
     for (unsigned i = 0; i < s->n_params && !w->err; i++) {
         zs_param *p = &s->par[i];
         snprintf(w->where, sizeof w->where, "param %u", i);
@@ -247,7 +265,7 @@ static void walk_uses(walker *w, zs_scenario *s)
 {
     unsigned maxu = (s->n_params && s->n_modules > 1) ? ZS_MAX_USES : 0;
     unsigned n = s->n_uses;
-    n = (unsigned)w_range(w, n, 0, maxu, 0, "n_uses");
+    n = (unsigned)w_count(w, n, 0, maxu, 0, "n_uses");
     unsigned out = 0;
     for (unsigned k = 0; k < n && !w->err; k++) {
         zs_use u = w->enc ? s->use[k] : (zs_use){0, 0};
@@ -600,7 +618,11 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out)
     memset(&w, 0, sizeof w);
     w.in = data;
     w.in_size = data ? size : 0;
-    memset(out, 0, sizeof *out);
+    /* Clear everything but the steps (the walker initialises every step,
+     * pass and call it decodes; unused slots are never read): keeps a
+     * decode cheap although the struct is ~0.5 MB. */
+    memset(out, 0, offsetof(zs_scenario, step));
+    out->n_order = 0;
     walk(&w, out);
     return w.pos < w.in_size ? w.pos : w.in_size;
 }

@@ -37,6 +37,7 @@ uint64_t *zs_config_threshold(zs_config *cfg, int which)
 
 void zs_scenario_init(zs_scenario *s)
 {
+    memset(s, 0, sizeof *s);
     zs_decode(NULL, 0, s);
 }
 
