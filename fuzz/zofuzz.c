@@ -1069,7 +1069,21 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
-/* Fills the work corpus with the shipped seeds; returns the count. */
+/* Fills the work corpus with the shipped seeds (corpus/seeds/<target>/),
+ * then with every corpus .scn compiled now (same file names as `zofuzz
+ * seeds` gives them, so a fresh compile replaces a stale shipped seed);
+ * returns the number of distinct seeds. */
+/* files named seed-* in dir */
+static int count_seeds(const char *dir)
+{
+    char **v;
+    size_t n = list_dir(dir, "", &v);
+    int c = 0;
+    for (size_t k = 0; k < n; k++) c += !strncmp(base_name(v[k]), "seed-", 5);
+    free_list(v, n);
+    return c;
+}
+
 static int seed_corpus(const char *target, const char *corpus)
 {
     int count = 0;
@@ -1083,7 +1097,7 @@ static int seed_corpus(const char *target, const char *corpus)
         if (copy_file(v[k], to) == 0) count++;
     }
     free_list(v, n);
-    if (strcmp(target, "fuzz_hooks") && strcmp(target, "fuzz_scn_parse")) return count;
+    if (strcmp(target, "fuzz_hooks") && strcmp(target, "fuzz_scn_parse")) return count_seeds(corpus);
     static zs_scenario s;
     static uint8_t enc[ZS_ENCODE_MAX];
     const char *sub[2] = {"models", "regressions"};
@@ -1094,7 +1108,7 @@ static int seed_corpus(const char *target, const char *corpus)
             char name[300], to[PATH_MAX];
             if (!strcmp(target, "fuzz_scn_parse")) {
                 seed_name(v[k], ".scn", name, sizeof name);
-                snprintf(to, sizeof to, "%s/scn-%s", corpus, name);
+                snprintf(to, sizeof to, "%s/seed-%s", corpus, name);
                 if (copy_file(v[k], to) == 0) count++;
                 continue;
             }
@@ -1102,12 +1116,13 @@ static int seed_corpus(const char *target, const char *corpus)
             size_t len = zs_encode(&s, enc, sizeof enc);
             if (len == 0 || len > sizeof enc) continue;
             seed_name(v[k], ".bin", name, sizeof name);
-            snprintf(to, sizeof to, "%s/scn-%s", corpus, name);
+            snprintf(to, sizeof to, "%s/seed-%s", corpus, name);
             if (write_all(to, enc, len) == 0) count++;
         }
         free_list(v, n);
     }
-    return count;
+    (void)count;
+    return count_seeds(corpus);
 }
 
 typedef struct fstat_ {
@@ -1418,7 +1433,7 @@ static int cmd_run(int argc, char **argv)
         gmtime_r(&tt, &tmv);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
-        snprintf(crashes, sizeof crashes, "%s/crashes-%s", wdir, stamp);
+        snprintf(crashes, sizeof crashes, "%s/crashes-%s-%ld", wdir, stamp, (long)getpid());
     }
     snprintf(logp, sizeof logp, "%s/fuzz.log", wdir);
     if (no_seeds) {
