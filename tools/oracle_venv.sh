@@ -28,8 +28,14 @@ check() {
     [ -x "$venv/bin/python" ] &&
         DS_ACCELERATOR=cpu "$venv/bin/python" -c 'import torch, deepspeed' >/dev/null 2>&1
 }
+# the cached venv: its marker, and both packages findable (no slow import)
+quick_check() {
+    [ -f "$venv/.oracle-ok" ] && [ -x "$venv/bin/python" ] &&
+        "$venv/bin/python" -c 'import sys, importlib.util as u
+sys.exit(0 if u.find_spec("torch") and u.find_spec("deepspeed") else 1)' >/dev/null 2>&1
+}
 
-if [ -f "$venv/.oracle-ok" ] && check; then
+if quick_check; then
     echo "$venv"
     exit 0
 fi

@@ -94,6 +94,10 @@ class PostBackwardFunctionModule(torch.autograd.Function):
             #  DeepSpeed releases the module here; not part of the trace)
         else:
             w = ctx.window
+            if w is not None and w["epoch"] != rt.bwd_epoch:
+                # zoffload per-call: a retain_graph backward over the same
+                # graph runs the call's window again from its full count
+                w["epoch"], w["count"] = rt.bwd_epoch, w["k"]
             if w is not None and w["count"] > 0:
                 before = str(w["count"])
                 w["count"] -= 1
@@ -220,6 +224,7 @@ class Run:
         self.ctx = []  # "F"/"B" stack: the runtime's forward/backward contexts
         self.pending_inner = []  # graph numbers of reentrant recomputes awaiting their backward
         self.top_backward = None
+        self.bwd_epoch = 0  # top-level backwards started so far
         self.keep = []  # grad accumulators, hook handles
         self.build()
         self.install_pgrad_hooks()
@@ -331,7 +336,7 @@ class Run:
             k = sum(1 for x in inputs if x.requires_grad)
             before = "0"
             if torch.is_grad_enabled() and k > 0 and self.ctx and self.ctx[-1] == "F":
-                window = {"count": k}
+                window = {"count": k, "k": k, "epoch": self.bwd_epoch}
         wrapped = tuple(PostBackwardFunctionModule.apply(self, module, window, x) for x in inputs)
         if self.legacy:
             after = self.counter(module, "ds_grads_remaining")
@@ -464,6 +469,7 @@ class Run:
         if self.top_backward is not None:
             num, retain = self.top_backward
             self.top_backward = None
+            self.bwd_epoch += 1
         else:
             num, retain = self.pending_inner.pop(), bool(retain_graph)
         self.line("BWD g=%d retain=%d" % (num, 1 if retain else 0))
