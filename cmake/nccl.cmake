@@ -56,7 +56,7 @@ if(BUILD_TESTING AND ZO_CMOCKA_TARGET AND EXISTS "${PROJECT_SOURCE_DIR}/tests/nc
   target_link_libraries(test_backend_nccl_fake PRIVATE zoffload ${ZO_CMOCKA_TARGET} Threads::Threads)
   add_test(NAME nccl/fake_device COMMAND test_backend_nccl_fake)
   add_test(NAME nccl/fake_no_device COMMAND test_backend_nccl_fake)
-  set_tests_properties(nccl/fake_device PROPERTIES ENVIRONMENT "FAKE_CUDA_NDEV=1")
+  set_tests_properties(nccl/fake_device PROPERTIES ENVIRONMENT "FAKE_CUDA_NDEV=3") # W = 1 tests + a world of 3
   set_tests_properties(nccl/fake_no_device PROPERTIES ENVIRONMENT "FAKE_CUDA_NDEV=0")
 endif()
 

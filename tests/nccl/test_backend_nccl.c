@@ -1166,6 +1166,63 @@ static void test_fake_offload_in_place(void **state)
         assert_int_equal(fc.device_allocs, 0);
     }
 }
+/* several ranks (threads) meet through the file bootstrap, then gather and
+ * reduce-scatter as one world of 3; the id file is gone afterwards */
+typedef struct boot_arg { const char *dir; int rank; zo_status st; int bad; char msg[256]; } boot_arg;
+
+static void *boot_rank(void *p)
+{
+    boot_arg *a = p;
+    zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
+    c.world_size = 3;
+    c.rank = a->rank;
+    c.local_device = a->rank;
+    c.bootstrap_timeout_ms = 10000;
+    zo_backend *b = NULL;
+    a->st = zo_backend_nccl_create_file(&c, a->dir, "threads", &b);
+    if (a->st) {
+        snprintf(a->msg, sizeof a->msg, "%s", zo_nccl_create_error());
+        return NULL;
+    }
+    int g = gather_check(b, 300, 0);
+    int r = rs_check(b, 400, 1001, ZO_REDUCE_AVG);
+    a->bad = (g != 0) + (r != 0);
+    zo_backend_destroy(b);
+    return NULL;
+}
+
+static void test_fake_file_bootstrap_threads(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    fake_set_device_count(3);
+    char dir[] = "/tmp/zo_nccl_fboot_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    boot_arg a[3];
+    pthread_t th[3];
+    for (int r = 2; r >= 0; r--) { /* readers first: they poll until rank 0 publishes */
+        memset(&a[r], 0, sizeof a[r]);
+        a[r].dir = dir;
+        a[r].rank = r;
+        assert_int_equal(pthread_create(&th[r], NULL, boot_rank, &a[r]), 0);
+    }
+    for (int r = 0; r < 3; r++)
+        pthread_join(th[r], NULL);
+    fake_set_device_count(-1);
+    for (int r = 0; r < 3; r++) {
+        if (a[r].st)
+            print_error("rank %d: %s: %s\n", r, zo_strerror(a[r].st), a[r].msg);
+        assert_int_equal(a[r].st, ZO_OK);
+        assert_int_equal(a[r].bad, 0);
+    }
+    assert_int_equal(count_entries(dir), 0); /* rank 0 removed the id file */
+    assert_int_equal(rmdir(dir), 0);
+    fake_counters c = fake_get();
+    assert_int_equal(c.comms, 0);
+    assert_int_equal(c.misuse, 0);
+    assert_int_equal(c.device_allocs, 0);
+}
 #endif /* ZO_NCCL_FAKE */
 
 int main(void)
@@ -1209,6 +1266,7 @@ int main(void)
         cmocka_unit_test(test_fake_error_mapping),
         cmocka_unit_test(test_fake_async_error),
         cmocka_unit_test(test_fake_offload_in_place),
+        cmocka_unit_test(test_fake_file_bootstrap_threads),
 #endif
     };
     return cmocka_run_group_tests_name("nccl backend", tests, NULL, NULL);

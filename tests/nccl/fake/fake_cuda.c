@@ -1,14 +1,19 @@
 /*
  * fake_cuda.c - host implementation of the fake CUDA runtime and NCCL in
  * this directory (tests only; see cuda_runtime_api.h).
+ * NCCL worlds of several ranks live in one process, one thread per rank
+ * (ncclCommInitAll, or ncclCommInitRank from several threads with one
+ * unique id): every collective is a rendezvous of the world's threads
+ * (pthread barrier), after which each rank copies (all-gather) or sums
+ * (reduce-scatter) what it needs from the peers' buffers.
  *
  * Memory: "device" allocations are malloc'ed and registered, so
  * cudaPointerGetAttributes tells device from pinned from plain host memory,
  * and a free of an unknown pointer is an error (counted), never a crash.
  * Streams execute every operation immediately; an event may be made to look
- * incomplete for its first k queries (fake_set_event_delay).  NCCL: one
- * rank per communicator, so an all-gather or a reduce-scatter is a copy.
- * Not thread-safe beyond what the single-rank tests need.
+ * incomplete for its first k queries (fake_set_event_delay).  Counters and
+ * the allocation registry are mutex-protected; fault injection and event
+ * delays are meant for single-threaded tests.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,7 +25,16 @@
 struct fake_stream { int flags; };
 struct fake_event { int pending; };
 struct fake_pool { int device; };
-struct fake_comm { int rank, nranks, aborted; };
+typedef struct fake_world {
+    int n, joined, refs;
+    char uid[NCCL_UNIQUE_ID_BYTES];
+    pthread_barrier_t bar;
+    const void **send;
+    void **recv;
+    struct fake_world *next;
+} fake_world;
+struct fake_comm { int rank, nranks, aborted; fake_world *w; };
+static fake_world *g_worlds;
 
 typedef struct alloc_rec {
     void *p;
@@ -80,6 +94,13 @@ static int inj(const char *fn)
             return g_inj[i].err;
     return 0;
 }
+
+#define CNT(stmt)                      \
+    do {                               \
+        pthread_mutex_lock(&g_mu);     \
+        stmt;                          \
+        pthread_mutex_unlock(&g_mu);   \
+    } while (0)
 
 #define INJ_CUDA(fn)                                   \
     do {                                               \
@@ -268,7 +289,7 @@ static cudaError_t check_kind(const void *dst, const void *src, enum cudaMemcpyK
     int want_dd = k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToDevice;
     int want_sd = k == cudaMemcpyDeviceToHost || k == cudaMemcpyDeviceToDevice;
     if (k != cudaMemcpyDefault && (dd != want_dd || sd != want_sd)) {
-        g_c.misuse++; /* a real GPU would fault or copy garbage */
+        CNT(g_c.misuse++); /* a real GPU would fault or copy garbage */
         return g_last = cudaErrorInvalidValue;
     }
     return cudaSuccess;
@@ -311,7 +332,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
     if (!*s)
         return g_last = cudaErrorMemoryAllocation;
     (*s)->flags = (int)flags;
-    g_c.streams++;
+    CNT(g_c.streams++);
     return cudaSuccess;
 }
 
@@ -320,7 +341,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
     if (!s)
         return g_last = cudaErrorInvalidValue;
     free(s);
-    g_c.streams--;
+    CNT(g_c.streams--);
     return cudaSuccess;
 }
 
@@ -337,9 +358,9 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flag
     INJ_CUDA("cudaStreamWaitEvent");
     if (!e)
         return g_last = cudaErrorInvalidValue;
-    g_c.stream_waits++;
+    CNT(g_c.stream_waits++);
     if (!s)
-        g_c.waits_on_legacy++;
+        CNT(g_c.waits_on_legacy++);
     return cudaSuccess;
 }
 
@@ -350,7 +371,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
     *e = calloc(1, sizeof **e);
     if (!*e)
         return g_last = cudaErrorMemoryAllocation;
-    g_c.events++;
+    CNT(g_c.events++);
     return cudaSuccess;
 }
 
@@ -359,7 +380,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
     if (!e)
         return g_last = cudaErrorInvalidValue;
     free(e);
-    g_c.events--;
+    CNT(g_c.events--);
     return cudaSuccess;
 }
 
@@ -394,14 +415,14 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps
     if (!*pool)
         return g_last = cudaErrorMemoryAllocation;
     (*pool)->device = props->location.id;
-    g_c.pools++;
+    CNT(g_c.pools++);
     return cudaSuccess;
 }
 
 cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
 {
     free(pool);
-    g_c.pools--;
+    CNT(g_c.pools--);
     return cudaSuccess;
 }
 
@@ -423,13 +444,12 @@ cudaError_t cudaMallocFromPoolAsync(void **p, size_t bytes, cudaMemPool_t pool, 
 cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
     INJ_CUDA("cudaFreeAsync");
-    g_c.frees_async++;
-    g_c.last_free_stream = s;
+    CNT(g_c.frees_async++; g_c.last_free_stream = s);
     return cudaFree(p);
 }
 
 /* ------------------------------------------------------------------ */
-/* NCCL, one rank per communicator                                      */
+/* NCCL: worlds of threads                                              */
 /* ------------------------------------------------------------------ */
 
 const char *ncclGetErrorString(ncclResult_t r)
@@ -457,32 +477,101 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
     return ncclSuccess;
 }
 
-static ncclResult_t new_comm(ncclComm_t *c, int nranks, int rank)
+static fake_world *world_new(int n)
 {
-    if (nranks != 1 || rank != 0)
-        return ncclInvalidUsage; /* the fake is a world of one */
+    fake_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->n = n;
+    w->send = calloc((size_t)n, sizeof *w->send);
+    w->recv = calloc((size_t)n, sizeof *w->recv);
+    if (!w->send || !w->recv || pthread_barrier_init(&w->bar, NULL, (unsigned)n)) {
+        free(w->send);
+        free(w->recv);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void world_unref(fake_world *w)
+{
+    pthread_mutex_lock(&g_mu);
+    int last = --w->refs == 0;
+    if (last)
+        for (fake_world **l = &g_worlds; *l; l = &(*l)->next)
+            if (*l == w) {
+                *l = w->next;
+                break;
+            }
+    pthread_mutex_unlock(&g_mu);
+    if (last) {
+        pthread_barrier_destroy(&w->bar);
+        free(w->send);
+        free(w->recv);
+        free(w);
+    }
+}
+
+static ncclResult_t new_comm(ncclComm_t *c, fake_world *w, int rank)
+{
     *c = calloc(1, sizeof **c);
     if (!*c)
         return ncclSystemError;
-    (*c)->nranks = 1;
+    (*c)->nranks = w->n;
+    (*c)->rank = rank;
+    (*c)->w = w;
+    pthread_mutex_lock(&g_mu);
     g_c.comms++;
+    pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
-    (void)id;
     INJ_NCCL("ncclCommInitRank");
-    return new_comm(comm, nranks, rank);
+    if (nranks < 1 || rank < 0 || rank >= nranks)
+        return ncclInvalidArgument;
+    /* ranks of one world meet by unique id (threads of this process) */
+    pthread_mutex_lock(&g_mu);
+    fake_world *w = g_worlds;
+    while (w && (memcmp(w->uid, id.internal, sizeof w->uid) || w->joined == w->n))
+        w = w->next;
+    if (!w) {
+        w = world_new(nranks);
+        if (!w) {
+            pthread_mutex_unlock(&g_mu);
+            return ncclSystemError;
+        }
+        memcpy(w->uid, id.internal, sizeof w->uid);
+        w->next = g_worlds;
+        g_worlds = w;
+    }
+    if (w->n != nranks) {
+        pthread_mutex_unlock(&g_mu);
+        return ncclInvalidUsage;
+    }
+    w->joined++;
+    w->refs++;
+    pthread_mutex_unlock(&g_mu);
+    pthread_barrier_wait(&w->bar); /* init is collective */
+    return new_comm(comm, w, rank);
 }
 
 ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
 {
     (void)devlist;
     INJ_NCCL("ncclCommInitAll");
-    if (ndev != 1)
-        return ncclInvalidUsage;
-    return new_comm(&comms[0], 1, 0);
+    if (ndev < 1)
+        return ncclInvalidArgument;
+    fake_world *w = world_new(ndev);
+    if (!w)
+        return ncclSystemError;
+    w->joined = w->refs = ndev;
+    for (int i = 0; i < ndev; i++)
+        if (new_comm(&comms[i], w, i) != ncclSuccess)
+            return ncclSystemError;
+    return ncclSuccess;
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
@@ -491,8 +580,11 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
         g_c.misuse++;
         return ncclInvalidArgument;
     }
+    world_unref(comm->w);
     free(comm);
+    pthread_mutex_lock(&g_mu);
     g_c.comms--;
+    pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
 
@@ -502,9 +594,12 @@ ncclResult_t ncclCommAbort(ncclComm_t comm)
         g_c.misuse++;
         return ncclInvalidArgument;
     }
+    world_unref(comm->w);
     free(comm);
+    pthread_mutex_lock(&g_mu);
     g_c.comms--;
     g_c.aborted_comms++;
+    pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
 
@@ -518,55 +613,94 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async)
     return ncclSuccess;
 }
 
+static _Thread_local int t_group_depth;
+
 ncclResult_t ncclGroupStart(void)
 {
     INJ_NCCL("ncclGroupStart");
+    t_group_depth++;
+    pthread_mutex_lock(&g_mu);
     g_c.group_depth++;
+    pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
 
 ncclResult_t ncclGroupEnd(void)
 {
-    if (g_c.group_depth <= 0) {
+    pthread_mutex_lock(&g_mu);
+    int bad = t_group_depth <= 0;
+    if (bad) {
         g_c.misuse++;
-        return ncclInvalidUsage;
+    } else {
+        t_group_depth--;
+        g_c.group_depth--;
+        g_c.groups++;
     }
-    g_c.group_depth--;
-    g_c.groups++;
+    pthread_mutex_unlock(&g_mu);
+    if (bad)
+        return ncclInvalidUsage;
     INJ_NCCL("ncclGroupEnd");
     return ncclSuccess;
 }
 
 static size_t tsize(ncclDataType_t t) { return t == ncclFloat32 || t == ncclInt32 ? 4 : 1; }
 
+static int coll_args_ok(const void *send, void *recv, ncclComm_t comm)
+{
+    int k1 = 0, k2 = 0;
+    int ok = comm && !comm->aborted && find(send, &k1) && k1 == 1 && find(recv, &k2) && k2 == 1;
+    if (!ok) {
+        pthread_mutex_lock(&g_mu);
+        g_c.misuse++; /* NCCL needs device buffers */
+        pthread_mutex_unlock(&g_mu);
+    }
+    return ok;
+}
+
+/* all-gather: rank r's count elements land at r * count in every recv */
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t t, ncclComm_t comm,
                            cudaStream_t s)
 {
     (void)s;
     INJ_NCCL("ncclAllGather");
-    int k1 = 0, k2 = 0;
-    if (!comm || !find(send, &k1) || k1 != 1 || !find(recv, &k2) || k2 != 1) {
-        g_c.misuse++; /* NCCL needs device buffers */
+    if (!coll_args_ok(send, recv, comm))
         return ncclInvalidArgument;
-    }
-    memmove(recv, send, count * tsize(t));
+    fake_world *w = comm->w;
+    size_t bytes = count * tsize(t);
+    w->send[comm->rank] = send;
+    w->recv[comm->rank] = recv;
+    pthread_barrier_wait(&w->bar);
+    for (int p = 0; p < w->n; p++)
+        memmove((char *)recv + (size_t)p * bytes, w->send[p], bytes);
+    pthread_barrier_wait(&w->bar); /* nobody leaves while a peer still reads its send buffer */
+    pthread_mutex_lock(&g_mu);
     g_c.allgathers++;
+    pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
 
+/* reduce-scatter: rank r's recv[i] = op over p of send_p[r * count + i] */
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t op,
                                ncclComm_t comm, cudaStream_t s)
 {
     (void)s;
     INJ_NCCL("ncclReduceScatter");
-    int k1 = 0, k2 = 0;
-    if (!comm || !find(send, &k1) || k1 != 1 || !find(recv, &k2) || k2 != 1 || t != ncclFloat32 ||
-        (op != ncclSum && op != ncclAvg)) {
-        g_c.misuse++;
+    if (!coll_args_ok(send, recv, comm) || t != ncclFloat32 || (op != ncclSum && op != ncclAvg))
         return ncclInvalidArgument;
+    fake_world *w = comm->w;
+    w->send[comm->rank] = send;
+    pthread_barrier_wait(&w->bar);
+    float *out = recv;
+    for (size_t i = 0; i < count; i++) {
+        float acc = 0.0f;
+        for (int p = 0; p < w->n; p++)
+            acc += ((const float *)w->send[p])[(size_t)comm->rank * count + i];
+        out[i] = op == ncclAvg ? acc / (float)w->n : acc;
     }
-    memmove(recv, send, count * sizeof(float)); /* one rank: sum = avg = the input */
+    pthread_barrier_wait(&w->bar);
+    pthread_mutex_lock(&g_mu);
     g_c.reduce_scatters++;
+    pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
 

@@ -1,7 +1,8 @@
 /*
  * Fake nccl.h (tests only): the subset backend_nccl.c uses, implemented by
- * fake_cuda.c for a world of ONE rank (all-gather and reduce-scatter are
- * copies).  See cuda_runtime_api.h in this directory.
+ * fake_cuda.c on the host: a world is a set of threads of this process (all-
+ * gather and reduce-scatter are copies/sums between their buffers).  See
+ * cuda_runtime_api.h in this directory.
  */
 #ifndef ZO_FAKE_NCCL_H
 #define ZO_FAKE_NCCL_H
