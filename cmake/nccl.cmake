@@ -60,6 +60,64 @@ if(BUILD_TESTING AND ZO_CMOCKA_TARGET AND EXISTS "${PROJECT_SOURCE_DIR}/tests/nc
   set_tests_properties(nccl/fake_no_device PROPERTIES ENVIRONMENT "FAKE_CUDA_NDEV=0")
 endif()
 
+# fuzz_hooks through the NCCL data plane (tests/nccl/fuzz_hooks_nccl.c): the
+# simulator's runtime gets the mirror backend, every gathered parameter of
+# the NCCL backend is compared with the host backend's.  fuzz/ is added after
+# this file, so the targets are declared at the end of the top-level
+# directory (cmake_language DEFER), and only once fuzz/sim.h lets a caller
+# wrap the simulator's host backend (zs_sim_opts.wrap_backend).
+#   fuzz_hooks_nccl_replay, fuzz_hooks_nccl   real CUDA/NCCL (GPU script)
+#   fuzz_hooks_nccl_fake_replay               the fake (every build): ctests
+#                                             nccl/fake_replay_{seeds,regressions}
+function(_zo_nccl_fuzz_targets)
+  if(NOT TARGET zofuzz_core OR NOT EXISTS "${PROJECT_SOURCE_DIR}/fuzz/sim.h")
+    return()
+  endif()
+  file(READ "${PROJECT_SOURCE_DIR}/fuzz/sim.h" _sim_h)
+  if(NOT _sim_h MATCHES "wrap_backend")
+    message(STATUS "zoffload: fuzz/sim.h has no zs_sim_opts.wrap_backend yet: "
+                   "fuzz_hooks_nccl (corpus replay through NCCL) not built")
+    return()
+  endif()
+  if(TARGET zo_nccl_mirror)
+    add_executable(fuzz_hooks_nccl_replay "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c"
+                                          "${PROJECT_SOURCE_DIR}/fuzz/regression_driver.c")
+    target_link_libraries(fuzz_hooks_nccl_replay PRIVATE zofuzz_core zo_nccl_mirror)
+    if(ZO_FUZZ_ENGINE)
+      add_executable(fuzz_hooks_nccl "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c")
+      target_link_libraries(fuzz_hooks_nccl PRIVATE zofuzz_core zo_nccl_mirror)
+      zo_link_fuzz_engine(fuzz_hooks_nccl)
+    endif()
+  endif()
+  if(BUILD_TESTING AND EXISTS "${PROJECT_SOURCE_DIR}/tests/nccl/fake/fake_cuda.c")
+    find_package(Threads REQUIRED)
+    add_executable(fuzz_hooks_nccl_fake_replay
+      "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c"
+      "${PROJECT_SOURCE_DIR}/fuzz/regression_driver.c"
+      "${PROJECT_SOURCE_DIR}/tests/nccl/mirror_backend.c"
+      "${PROJECT_SOURCE_DIR}/tests/nccl/fake/fake_cuda.c"
+      "${PROJECT_SOURCE_DIR}/runtime/backend_nccl.c")
+    target_include_directories(fuzz_hooks_nccl_fake_replay BEFORE PRIVATE "${PROJECT_SOURCE_DIR}/tests/nccl/fake")
+    target_include_directories(fuzz_hooks_nccl_fake_replay PRIVATE "${PROJECT_SOURCE_DIR}/runtime"
+                                                                  "${PROJECT_SOURCE_DIR}/tests/nccl")
+    target_compile_definitions(fuzz_hooks_nccl_fake_replay PRIVATE ZO_NCCL_FAKE=1)
+    target_link_libraries(fuzz_hooks_nccl_fake_replay PRIVATE zofuzz_core Threads::Threads)
+    foreach(_dir seeds regressions)
+      if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/corpus/${_dir}/fuzz_hooks")
+        add_test(NAME nccl/fake_replay_${_dir}
+                 COMMAND fuzz_hooks_nccl_fake_replay "${PROJECT_SOURCE_DIR}/corpus/${_dir}/fuzz_hooks")
+        # parameters above 4 MiB stay host-only and 64 KiB of each is compared here
+        # (pattern fill of BERT-size tensors costs seconds under ASan); the GPU script does more
+        set_tests_properties(nccl/fake_replay_${_dir} PROPERTIES
+          ENVIRONMENT "FAKE_CUDA_NDEV=1;ZO_MIRROR_MAX_BYTES=4194304;ZO_MIRROR_COMPARE_BYTES=65536;WORLD_SIZE=1;RANK=0;LOCAL_RANK=0")
+      endif()
+    endforeach()
+  endif()
+endfunction()
+if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+  cmake_language(DEFER DIRECTORY "${PROJECT_SOURCE_DIR}" CALL _zo_nccl_fuzz_targets)
+endif()
+
 if(DEFINED ENV{CUDA_HOME} AND NOT "$ENV{CUDA_HOME}" STREQUAL "")
   set(ZO_CUDA_ROOT "$ENV{CUDA_HOME}")
 else()
@@ -182,37 +240,10 @@ if(EXISTS "${PROJECT_SOURCE_DIR}/tests/nccl/nccl_bench.c")
   target_link_libraries(nccl_bench PRIVATE zoffload_nccl)
 endif()
 
-# The mirror backend (host + NCCL, compared) and the NCCL variant of the
-# fuzz_hooks target.  fuzz/ is added after this file, so the fuzz targets
-# are declared at the end of the top-level directory (cmake_language DEFER),
-# and only once fuzz/sim.h lets a caller wrap the simulator's host backend
-# (zs_sim_opts.wrap_backend / unwrap_backend / wrap_user).
+# The mirror backend (host + NCCL, compared at every gather) for the tests.
 add_library(zo_nccl_mirror STATIC "${PROJECT_SOURCE_DIR}/tests/nccl/mirror_backend.c")
 target_include_directories(zo_nccl_mirror PUBLIC "${PROJECT_SOURCE_DIR}/tests/nccl")
 target_link_libraries(zo_nccl_mirror PUBLIC zoffload_nccl)
 if(TARGET test_backend_nccl)
   target_link_libraries(test_backend_nccl PRIVATE zo_nccl_mirror)
-endif()
-
-function(_zo_nccl_fuzz_targets)
-  if(NOT TARGET zofuzz_core OR NOT EXISTS "${PROJECT_SOURCE_DIR}/fuzz/sim.h")
-    return()
-  endif()
-  file(READ "${PROJECT_SOURCE_DIR}/fuzz/sim.h" _sim_h)
-  if(NOT _sim_h MATCHES "wrap_backend")
-    message(STATUS "zoffload: fuzz/sim.h has no zs_sim_opts.wrap_backend yet: "
-                   "fuzz_hooks_nccl (corpus replay through NCCL) not built")
-    return()
-  endif()
-  add_executable(fuzz_hooks_nccl_replay "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c"
-                                        "${PROJECT_SOURCE_DIR}/fuzz/regression_driver.c")
-  target_link_libraries(fuzz_hooks_nccl_replay PRIVATE zofuzz_core zo_nccl_mirror)
-  if(ZO_FUZZ_ENGINE)
-    add_executable(fuzz_hooks_nccl "${PROJECT_SOURCE_DIR}/tests/nccl/fuzz_hooks_nccl.c")
-    target_link_libraries(fuzz_hooks_nccl PRIVATE zofuzz_core zo_nccl_mirror)
-    zo_link_fuzz_engine(fuzz_hooks_nccl)
-  endif()
-endfunction()
-if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
-  cmake_language(DEFER DIRECTORY "${PROJECT_SOURCE_DIR}" CALL _zo_nccl_fuzz_targets)
 endif()

@@ -1223,6 +1223,47 @@ static void test_fake_file_bootstrap_threads(void **state)
     assert_int_equal(c.misuse, 0);
     assert_int_equal(c.device_allocs, 0);
 }
+/* the mirror's comparison can fail: a corrupted NCCL all-gather is reported
+ * as a backend error at the access that waits for it */
+static void test_fake_mirror_detects_corruption(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    zo_nccl_config nc = cfg1();
+    nc.wait_host = 1;
+    zo_backend *nb = make1(nc);
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = 2;
+    zo_backend *hb = NULL, *mb = NULL;
+    assert_int_equal(zo_backend_host_create(&hc, &hb), ZO_OK);
+    assert_int_equal(zo_mirror_create(hb, nb, 0, 0, &mb), ZO_OK);
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.world_size = 2;
+    cfg.backend = mb;
+    zo_runtime *rt = NULL;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+    zo_module_id root;
+    zo_param_id p;
+    assert_int_equal(zo_module_register(rt, ZO_NO_MODULE, "m", 0, &root), ZO_OK);
+    assert_int_equal(zo_param_register(rt, root, "w", 4096, 4, 0, &p), ZO_OK);
+    zo_graph g;
+    const void *d = NULL;
+    assert_int_equal(zo_forward_begin(rt, ZO_FWD_ROOT | ZO_FWD_EVAL, &g), ZO_OK);
+    fake_corrupt_allgather(1);
+    zo_status s = zo_pre_forward(rt, root, 0); /* gathers and waits: the mirror compares */
+    if (s == ZO_OK)
+        s = zo_param_access(rt, root, p, &d, NULL);
+    assert_int_equal(s, ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_last_error(rt), "mirror: param 0 byte"));
+    assert_int_equal(zo_mirror_get_stats(mb).mismatches, 1);
+    assert_non_null(strstr(zo_mirror_first_mismatch(mb), "content function"));
+    assert_int_equal(zo_runtime_destroy(rt), ZO_OK);
+    zo_backend_destroy(mb);
+    zo_backend_destroy(hb);
+    zo_backend_destroy(nb);
+    assert_int_equal(fake_get().device_allocs, 0);
+}
 #endif /* ZO_NCCL_FAKE */
 
 int main(void)
@@ -1267,6 +1308,7 @@ int main(void)
         cmocka_unit_test(test_fake_async_error),
         cmocka_unit_test(test_fake_offload_in_place),
         cmocka_unit_test(test_fake_file_bootstrap_threads),
+        cmocka_unit_test(test_fake_mirror_detects_corruption),
 #endif
     };
     return cmocka_run_group_tests_name("nccl backend", tests, NULL, NULL);

@@ -33,6 +33,9 @@ void fake_fail(const char *fn, int n, int err);
 /** Every event recorded from now on reports cudaErrorNotReady to the first
  *  k cudaEventQuery calls. */
 void fake_set_event_delay(int k);
+/** The n-th next all-gather (1 = the next) flips one byte of what it
+ *  delivers (tests that a comparison can fail). */
+void fake_corrupt_allgather(int n);
 /** Asynchronous error every communicator reports from now on. */
 void fake_set_async_error(ncclResult_t r);
 

@@ -46,7 +46,7 @@ typedef struct alloc_rec {
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static alloc_rec *g_allocs;
 static fake_counters g_c;
-static int g_ndev = -1, g_event_delay;
+static int g_ndev = -1, g_event_delay, g_corrupt;
 static ncclResult_t g_async;
 static cudaError_t g_last;
 static unsigned g_uid;
@@ -68,11 +68,13 @@ void fake_reset(void)
     g_c.comms = co;
     memset(g_inj, 0, sizeof g_inj);
     g_event_delay = 0;
+    g_corrupt = 0;
     g_async = ncclSuccess;
 }
 
 void fake_set_device_count(int n) { g_ndev = n; }
 void fake_set_event_delay(int k) { g_event_delay = k; }
+void fake_corrupt_allgather(int n) { g_corrupt = n; }
 void fake_set_async_error(ncclResult_t r) { g_async = r; }
 
 void fake_fail(const char *fn, int n, int err)
@@ -675,6 +677,8 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataT
     pthread_barrier_wait(&w->bar); /* nobody leaves while a peer still reads its send buffer */
     pthread_mutex_lock(&g_mu);
     g_c.allgathers++;
+    if (g_corrupt > 0 && --g_corrupt == 0 && bytes * (size_t)w->n > 0)
+        ((unsigned char *)recv)[(bytes * (size_t)w->n) / 2] ^= 0x40;
     pthread_mutex_unlock(&g_mu);
     return ncclSuccess;
 }
