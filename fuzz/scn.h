@@ -54,7 +54,7 @@ typedef struct zs_scn_error {
  *  scenario) and, if exp is not NULL, the expect line into *exp (all
  *  have[] 0 when there is none).  Returns 0 on success; -1 on a syntax or
  *  validity error, with *err filled (err may be NULL); *out is then
- *  unspecified.  Allocates a bounded working set (about 64 KiB) with malloc
+ *  unspecified.  Allocates a bounded working set (about 100 KiB) with malloc
  *  and frees it; -1 with "out of memory" if malloc fails. */
 int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *exp,
                  zs_scn_error *err);
