@@ -601,6 +601,11 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
         }
         a_free(&c->alloc, tmp);
     }
+    /* cudaMemcpy from pageable memory may return before its DMA finished and
+     * cudaMemset is asynchronous; the gather stream does not synchronise
+     * with the legacy stream, so wait here (registration time only) */
+    if (e == cudaSuccess && !p->on_host)
+        e = cudaStreamSynchronize((cudaStream_t)0);
     if (e != cudaSuccess) {
         zo_status st = cuda_fail(c, e, "param_add(%u): initialising the shard", (unsigned)param);
         shard_release(c, p);
@@ -1717,6 +1722,10 @@ static zo_status shard_copy(zo_backend *b, zo_param_id param, uint64_t offset, v
     CU(c, cudaMemcpy(up ? (void *)dev : host, up ? (const void *)host : (const void *)dev, bytes,
                      up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost),
        "%s(%u): cudaMemcpy", op, (unsigned)param);
+    /* an H2D cudaMemcpy from pageable memory may return before its DMA is
+     * done; the next all-gather runs on the non-blocking gather stream */
+    CU(c, cudaStreamSynchronize((cudaStream_t)0), "%s(%u): cudaStreamSynchronize(legacy stream)", op,
+       (unsigned)param);
     return ZO_OK;
 }
 
