@@ -15,11 +15,14 @@
  *   gather stream    a non-blocking stream owned by the backend; every
  *                    all-gather, H2D shard copy, reduce-scatter and full
  *                    buffer allocation/free is enqueued on it.
- *   all_gather_start enqueues (optionally waiting for zo_nccl_mark_shards_
- *                    written()), allocates the full buffers from a stream-
- *                    ordered pool (cudaMallocFromPoolAsync), issues one
- *                    ncclGroupStart/ncclAllGather.../ncclGroupEnd for the
- *                    zo_gather_item group and records one CUDA event.
+ *   full_alloc       cudaMallocFromPoolAsync on the gather stream, from a
+ *                    pool owned by the backend (stream-ordered, reused
+ *                    without a cache of our own).
+ *   all_gather_start enqueues on the gather stream: a wait for
+ *                    zo_nccl_mark_shards_written() if one is pending, the H2D
+ *                    copies of cpu-offloaded shards, one ncclGroupStart /
+ *                    ncclAllGather per item / ncclGroupEnd for the
+ *                    zo_gather_item group, and one CUDA event (the work).
  *   query            *done = 1 when that event has completed on the device
  *                    (cudaEventQuery == cudaSuccess): the data is in every
  *                    full buffer and readable from any stream or, after a
@@ -38,9 +41,13 @@
  *                    stream wait on it, then cudaFreeAsync on the gather
  *                    stream: the host never blocks and memory is reused by
  *                    the pool without a cache of our own.
- *   back-pressure    at most max_outstanding_gathers works may be incomplete;
+ *   back-pressure    at most max_outstanding_gathers live works (issued, not
+ *                    yet work_free'd) may be not known complete;
  *                    all_gather_start blocks the host on the oldest one
  *                    beyond that (counted in zo_nccl_stats.backpressure_waits).
+ *                    A work freed before completion stops counting: the
+ *                    runtime then owns its buffers and stream order protects
+ *                    them.
  *
  * Pointers
  *   Full buffers handed out by full_alloc (and so by zo_param_access) are
