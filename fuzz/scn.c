@@ -201,7 +201,7 @@ static const char *found(pstate *ps, int i, char *buf, size_t n)
 static int col_of(pstate *ps, int i)
 {
     if (i < ps->nt) return ps->t[i].col;
-    if (ps->nt == 0) return ps->indent + 1;
+    if (ps->nt <= 0 || ps->nt > MAX_TOK) return ps->indent + 1;
     const tok *tk = &ps->t[ps->nt - 1];
     return tk->col + (tk->kind == T_WORD ? tk->len : tk->kind == T_ARROW ? 2 : 1);
 }

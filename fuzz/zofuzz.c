@@ -60,6 +60,21 @@ static void die_usage(const char *fmt, ...)
     exit(2);
 }
 
+/* snprintf that treats truncation as fatal (paths, flags): exit 2 */
+static void xsnprintf(char *dst, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void xsnprintf(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap) die_usage("path or argument too long: %.60s...", dst);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -534,7 +549,7 @@ static char *min_text(const zs_scenario *s, const char *origin, const zs_min_sta
         free(body);
         return NULL;
     }
-    snprintf(t, cap, "# minimised by zofuzz minimize from %s\n# %s\n%s", origin, line, body);
+    xsnprintf(t, cap, "# minimised by zofuzz minimize from %s\n# %s\n%s", origin, line, body);
     free(body);
     return t;
 }
@@ -703,7 +718,7 @@ static int cmd_check(int argc, char **argv)
                 zs_min_stats st;
                 if (zs_minimize(s, &mo, &st) == 0) {
                     char origin[96];
-                    snprintf(origin, sizeof origin, "zofuzz check --seed %llu trial %lu",
+                    xsnprintf(origin, sizeof origin, "zofuzz check --seed %llu trial %lu",
                              (unsigned long long)seed, t);
                     char *txt = min_text(s, origin, &st);
                     if (txt) {
@@ -723,7 +738,7 @@ static int cmd_check(int argc, char **argv)
                                 }
                             if (outdir) {
                                 char p[PATH_MAX];
-                                snprintf(p, sizeof p, "%s/check-%llu-%lu.scn", outdir,
+                                xsnprintf(p, sizeof p, "%s/check-%llu-%lu.scn", outdir,
                                          (unsigned long long)seed, t);
                                 write_all(p, txt, strlen(txt));
                             }
@@ -869,12 +884,12 @@ static int write_seed(const char *dir, const char *target, const char *name, con
                       size_t n)
 {
     char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s/%s", dir, target);
+    xsnprintf(p, sizeof p, "%s/%s", dir, target);
     if (mkdirs(p)) {
         fprintf(stderr, "%s: cannot create %s\n", g_prog, p);
         return -1;
     }
-    snprintf(p, sizeof p, "%s/%s/%s", dir, target, name);
+    xsnprintf(p, sizeof p, "%s/%s/%s", dir, target, name);
     /* rewrite only if different (keeps mtimes stable for the build) */
     size_t on;
     FILE *f = fopen(p, "rb");
@@ -892,7 +907,7 @@ static int write_seed(const char *dir, const char *target, const char *name, con
 static void seed_name(const char *path, const char *ext, char *out, size_t cap)
 {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
+    xsnprintf(dir, sizeof dir, "%s", path);
     char *sl = strrchr(dir, '/');
     const char *dn = "scn";
     if (sl) {
@@ -900,9 +915,9 @@ static void seed_name(const char *path, const char *ext, char *out, size_t cap)
         dn = base_name(dir);
     }
     char b[256];
-    snprintf(b, sizeof b, "%s", base_name(path));
+    xsnprintf(b, sizeof b, "%s", base_name(path));
     if (ends_with(b, ".scn")) b[strlen(b) - 4] = 0;
-    snprintf(out, cap, "%s-%s%s", dn, b, ext);
+    xsnprintf(out, cap, "%s-%s%s", dn, b, ext);
 }
 
 static int cmd_seeds(int argc, char **argv)
@@ -923,13 +938,13 @@ static int cmd_seeds(int argc, char **argv)
     }
     char dm[PATH_MAX], dr[PATH_MAX];
     if (!nin) {
-        snprintf(dm, sizeof dm, "%s/corpus/models", src_dir());
-        snprintf(dr, sizeof dr, "%s/corpus/regressions", src_dir());
+        xsnprintf(dm, sizeof dm, "%s/corpus/models", src_dir());
+        xsnprintf(dr, sizeof dr, "%s/corpus/regressions", src_dir());
         inputs[nin++] = dm;
         inputs[nin++] = dr;
     }
     if (!outdir) {
-        snprintf(defdir, sizeof defdir, "%s/corpus/seeds", src_dir());
+        xsnprintf(defdir, sizeof defdir, "%s/corpus/seeds", src_dir());
         outdir = defdir;
     }
     /* names produced, for the stale-file sweep */
@@ -982,7 +997,7 @@ static int cmd_seeds(int argc, char **argv)
     const char *targets[2] = {"fuzz_hooks", "fuzz_scn_parse"};
     for (int t = 0; t < 2; t++) {
         char d[PATH_MAX];
-        snprintf(d, sizeof d, "%s/%s", outdir, targets[t]);
+        xsnprintf(d, sizeof d, "%s/%s", outdir, targets[t]);
         char **v;
         size_t n = list_dir(d, "", &v);
         for (size_t q = 0; q < n; q++) {
@@ -1051,12 +1066,12 @@ static void find_selfdir(const char *argv0)
     if (n > 0) {
         p[n] = 0;
     } else {
-        snprintf(p, sizeof p, "%s", argv0);
+        xsnprintf(p, sizeof p, "%s", argv0);
     }
     char *sl = strrchr(p, '/');
     if (sl) *sl = 0;
     else snprintf(p, sizeof p, ".");
-    snprintf(g_selfdir, sizeof g_selfdir, "%s", p);
+    xsnprintf(g_selfdir, sizeof g_selfdir, "%s", p);
 }
 
 static int copy_file(const char *from, const char *to)
@@ -1088,12 +1103,12 @@ static int seed_corpus(const char *target, const char *corpus)
 {
     int count = 0;
     char d[PATH_MAX];
-    snprintf(d, sizeof d, "%s/corpus/seeds/%s", src_dir(), target);
+    xsnprintf(d, sizeof d, "%s/corpus/seeds/%s", src_dir(), target);
     char **v;
     size_t n = list_dir(d, "", &v);
     for (size_t k = 0; k < n; k++) {
         char to[PATH_MAX];
-        snprintf(to, sizeof to, "%s/seed-%s", corpus, base_name(v[k]));
+        xsnprintf(to, sizeof to, "%s/seed-%s", corpus, base_name(v[k]));
         if (copy_file(v[k], to) == 0) count++;
     }
     free_list(v, n);
@@ -1102,13 +1117,13 @@ static int seed_corpus(const char *target, const char *corpus)
     static uint8_t enc[ZS_ENCODE_MAX];
     const char *sub[2] = {"models", "regressions"};
     for (int q = 0; q < 2; q++) {
-        snprintf(d, sizeof d, "%s/corpus/%s", src_dir(), sub[q]);
+        xsnprintf(d, sizeof d, "%s/corpus/%s", src_dir(), sub[q]);
         n = list_dir(d, ".scn", &v);
         for (size_t k = 0; k < n; k++) {
             char name[300], to[PATH_MAX];
             if (!strcmp(target, "fuzz_scn_parse")) {
                 seed_name(v[k], ".scn", name, sizeof name);
-                snprintf(to, sizeof to, "%s/seed-%s", corpus, name);
+                xsnprintf(to, sizeof to, "%s/seed-%s", corpus, name);
                 if (copy_file(v[k], to) == 0) count++;
                 continue;
             }
@@ -1116,7 +1131,7 @@ static int seed_corpus(const char *target, const char *corpus)
             size_t len = zs_encode(&s, enc, sizeof enc);
             if (len == 0 || len > sizeof enc) continue;
             seed_name(v[k], ".bin", name, sizeof name);
-            snprintf(to, sizeof to, "%s/seed-%s", corpus, name);
+            xsnprintf(to, sizeof to, "%s/seed-%s", corpus, name);
             if (write_all(to, enc, len) == 0) count++;
         }
         free_list(v, n);
@@ -1214,7 +1229,7 @@ static int read_options(const char *path, char flags[][128], int max)
         while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t')) k[--kl] = 0;
         while (*val == ' ' || *val == '\t') val++;
         if (!strcmp(k, "dict")) continue; /* handled (path next to the binary) */
-        snprintf(flags[n++], 128, "-%s=%s", k, val);
+        xsnprintf(flags[n++], 128, "-%s=%s", k, val);
     }
     fclose(f);
     return n;
@@ -1335,7 +1350,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     char *txt = min_text(&s, path, &st);
     if (!txt) return v;
     char out[PATH_MAX];
-    snprintf(out, sizeof out, "%s.scn", path);
+    xsnprintf(out, sizeof out, "%s.scn", path);
     write_all(out, txt, strlen(txt));
     const char *body = strchr(txt, '\n');
     body = body ? strchr(body + 1, '\n') : NULL;
@@ -1402,7 +1417,7 @@ static int cmd_run(int argc, char **argv)
         if (!is_dir(corpora[k])) die_usage("run: %s is not a directory", corpora[k]);
 
     char engine[PATH_MAX];
-    snprintf(engine, sizeof engine, "%s/%s", g_selfdir, target);
+    xsnprintf(engine, sizeof engine, "%s/%s", g_selfdir, target);
     if (access(engine, X_OK) != 0) {
         fprintf(stderr,
                 "%s: the engine binary %s is missing: build the libFuzzer targets first\n"
@@ -1416,26 +1431,26 @@ static int cmd_run(int argc, char **argv)
     char wbase[PATH_MAX], wdir[PATH_MAX], corpus[PATH_MAX], crashes[PATH_MAX], logp[PATH_MAX];
     if (work) snprintf(wbase, sizeof wbase, "%s", work);
     else if (getenv("ZOFUZZ_WORK") && *getenv("ZOFUZZ_WORK"))
-        snprintf(wbase, sizeof wbase, "%s", getenv("ZOFUZZ_WORK"));
+        xsnprintf(wbase, sizeof wbase, "%s", getenv("ZOFUZZ_WORK"));
     else {
-        snprintf(wbase, sizeof wbase, "%s/zofuzz-work", g_selfdir);
+        xsnprintf(wbase, sizeof wbase, "%s/zofuzz-work", g_selfdir);
         if (mkdirs(wbase) || access(wbase, W_OK)) {
             const char *tmp = getenv("TMPDIR");
-            snprintf(wbase, sizeof wbase, "%s/zofuzz-work", tmp && *tmp ? tmp : "/tmp");
+            xsnprintf(wbase, sizeof wbase, "%s/zofuzz-work", tmp && *tmp ? tmp : "/tmp");
         }
     }
-    snprintf(wdir, sizeof wdir, "%s/%s-%s%s", wbase, target, zs_policy_name((unsigned)policy),
+    xsnprintf(wdir, sizeof wdir, "%s/%s-%s%s", wbase, target, zs_policy_name((unsigned)policy),
              no_seeds ? "-noseeds" : "");
-    snprintf(corpus, sizeof corpus, "%s/corpus", wdir);
+    xsnprintf(corpus, sizeof corpus, "%s/corpus", wdir);
     {
         time_t tt = time(NULL);
         struct tm tmv;
         gmtime_r(&tt, &tmv);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tmv);
-        snprintf(crashes, sizeof crashes, "%s/crashes-%s-%ld", wdir, stamp, (long)getpid());
+        xsnprintf(crashes, sizeof crashes, "%s/crashes-%s-%ld", wdir, stamp, (long)getpid());
     }
-    snprintf(logp, sizeof logp, "%s/fuzz.log", wdir);
+    xsnprintf(logp, sizeof logp, "%s/fuzz.log", wdir);
     if (no_seeds) {
         /* a fresh empty corpus every time */
         char **v;
@@ -1456,20 +1471,20 @@ static int cmd_run(int argc, char **argv)
     char *args[128];
     int na = 0, nf = 0;
     args[na++] = engine;
-    snprintf(flagbuf[nf], 128, "-max_total_time=%lu", tsec);
+    xsnprintf(flagbuf[nf], 128, "-max_total_time=%lu", tsec);
     args[na++] = flagbuf[nf++];
-    snprintf(flagbuf[nf], 128, "-artifact_prefix=%s/", crashes);
+    xsnprintf(flagbuf[nf], 128, "-artifact_prefix=%s/", crashes);
     args[na++] = flagbuf[nf++];
-    snprintf(flagbuf[nf], 128, "-print_final_stats=1");
+    xsnprintf(flagbuf[nf], 128, "-print_final_stats=1");
     args[na++] = flagbuf[nf++];
     char dictp[PATH_MAX];
-    snprintf(dictp, sizeof dictp, "%s.dict", engine);
+    xsnprintf(dictp, sizeof dictp, "%s.dict", engine);
     if (is_file(dictp)) {
-        snprintf(flagbuf[nf], 128, "-dict=%s", dictp);
+        xsnprintf(flagbuf[nf], 128, "-dict=%s", dictp);
         args[na++] = flagbuf[nf++];
     }
     char optp[PATH_MAX];
-    snprintf(optp, sizeof optp, "%s.options", engine);
+    xsnprintf(optp, sizeof optp, "%s.options", engine);
     int no = read_options(optp, flagbuf + nf, 16);
     /* -max_len: at least the largest corpus input, so that no shipped seed
      * (a whole model scenario can take 15 KB) is truncated */
@@ -1489,20 +1504,20 @@ static int cmd_run(int argc, char **argv)
     if (biggest > 65536) biggest = 65536;
     for (int k = 0; k < no; k++) {
         if (maxlen && biggest > maxlen && !strncmp(flagbuf[nf], "-max_len=", 9)) {
-            snprintf(flagbuf[nf], 128, "-max_len=%lu", biggest);
+            xsnprintf(flagbuf[nf], 128, "-max_len=%lu", biggest);
             printf("[zofuzz] -max_len raised from %lu to %lu (largest corpus input)\n", maxlen, biggest);
         }
         args[na++] = flagbuf[nf++];
     }
     int fork_mode = jobs > 1 || keep_going;
     if (fork_mode) {
-        snprintf(flagbuf[nf], 128, "-fork=%lu", jobs);
+        xsnprintf(flagbuf[nf], 128, "-fork=%lu", jobs);
         args[na++] = flagbuf[nf++];
-        snprintf(flagbuf[nf], 128, "-ignore_crashes=1");
+        xsnprintf(flagbuf[nf], 128, "-ignore_crashes=1");
         args[na++] = flagbuf[nf++];
-        snprintf(flagbuf[nf], 128, "-ignore_timeouts=1");
+        xsnprintf(flagbuf[nf], 128, "-ignore_timeouts=1");
         args[na++] = flagbuf[nf++];
-        snprintf(flagbuf[nf], 128, "-ignore_ooms=1");
+        xsnprintf(flagbuf[nf], 128, "-ignore_ooms=1");
         args[na++] = flagbuf[nf++];
     }
     /* the scenario decoder turns longer inputs into richer scenarios: let
@@ -1510,7 +1525,7 @@ static int cmd_run(int argc, char **argv)
     int user_len_control = 0;
     for (int k = 0; k < nextra; k++) user_len_control |= !strncmp(extra[k], "-len_control=", 13);
     if (!strcmp(target, "fuzz_hooks") && !user_len_control) {
-        snprintf(flagbuf[nf], 128, "-len_control=0");
+        xsnprintf(flagbuf[nf], 128, "-len_control=0");
         args[na++] = flagbuf[nf++];
     }
     for (int k = 0; k < nextra; k++) args[na++] = (char *)extra[k];
@@ -1519,7 +1534,7 @@ static int cmd_run(int argc, char **argv)
     args[na] = NULL;
 
     static char envpol[64];
-    snprintf(envpol, sizeof envpol, "ZOFUZZ_POLICY=%s", zs_policy_name((unsigned)policy));
+    xsnprintf(envpol, sizeof envpol, "ZOFUZZ_POLICY=%s", zs_policy_name((unsigned)policy));
     char *envadd[] = {envpol, NULL};
 
     printf("[zofuzz] target %s, policy %s, %lus, %lu job%s%s\n", target,
@@ -1547,7 +1562,7 @@ static int cmd_run(int argc, char **argv)
     /* merge the fork-mode corpus */
     if (jobs > 1 && !g_stop) {
         char merged[PATH_MAX];
-        snprintf(merged, sizeof merged, "%s/corpus.merged", wdir);
+        xsnprintf(merged, sizeof merged, "%s/corpus.merged", wdir);
         char **v;
         size_t n = list_dir(merged, "", &v);
         for (size_t k = 0; k < n; k++) unlink(v[k]);
@@ -1555,7 +1570,7 @@ static int cmd_run(int argc, char **argv)
         mkdirs(merged);
         char *margs[8];
         static char m1[32];
-        snprintf(m1, sizeof m1, "-merge=1");
+        xsnprintf(m1, sizeof m1, "-merge=1");
         int q = 0;
         margs[q++] = engine;
         margs[q++] = m1;
@@ -1579,7 +1594,7 @@ static int cmd_run(int argc, char **argv)
             free_list(old, no2);
             for (size_t k = 0; k < n; k++) {
                 char to[PATH_MAX];
-                snprintf(to, sizeof to, "%s/%s", corpus, base_name(v[k]));
+                xsnprintf(to, sizeof to, "%s/%s", corpus, base_name(v[k]));
                 rename(v[k], to);
             }
             printf("[zofuzz] merged corpus: %zu -> %zu inputs (-merge=1)\n", before, after);
