@@ -49,7 +49,10 @@ def corpus_files(corpus):
     out = []
     if not corpus or not os.path.isdir(corpus):
         return out
-    out += sorted(glob.glob(os.path.join(corpus, "**", "*.scn"), recursive=True))
+    # every .scn except the parser's own seeds (corpus/seeds/<target>/ hold
+    # compiled or deliberately broken copies)
+    out += sorted(f for f in glob.glob(os.path.join(corpus, "**", "*.scn"), recursive=True)
+                  if os.sep + "seeds" + os.sep not in os.path.relpath(f, corpus).join([os.sep, os.sep]))
     for sub in ("seeds", "regressions"):
         d = os.path.join(corpus, sub, "fuzz_hooks")
         if os.path.isdir(d):
