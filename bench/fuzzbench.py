@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+"""Fuzzing benchmarks 3 and 4 of docs/benchmarks.md, driven by bench/run.sh.
+
+  speed  exec/s of every fuzz target (fuzz_hooks, fuzz_api, fuzz_scn_parse)
+         under libFuzzer with ASan+UBSan, libFuzzer plain -O2 and AFL++
+         persistent mode (libAFLDriver), SECONDS each, on the shipped seeds
+         (corpus/seeds/<target>/; fuzz_api has none: one 16-byte zero
+         seed).  libFuzzer: stat::average_exec_per_sec of
+         -print_final_stats=1; AFL++: execs_per_sec of fuzzer_stats.
+         Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note>
+
+  ttb    time-to-bug, Magma/FuzzBench style: for every legacy policy
+         (ZOFUZZ_POLICY) and engine - libFuzzer -O2, AFL++ -O2, and
+         unguided random generation (`zofuzz check`: seeded random bytes
+         through the same decoder, no coverage feedback) - TRIALS
+         independent trials from an empty corpus (AFL++: one empty-ish
+         seed), each capped at CAP seconds of wall time.  A trial ends at
+         the first invariant violation; the violated invariant is read
+         back by replaying the crash with `zofuzz repro`.
+         Output: ttb <policy> <engine> <trial> <found 0|1> <seconds> <invariant>
+
+Both write tab-separated lines to stdout and progress to stderr.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
+POLICIES = ["reset-on-forward", "lazy-init", "init-at-register"]
+
+AFL_ENV = {
+    "AFL_SKIP_CPUFREQ": "1",
+    "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1",
+    "AFL_NO_UI": "1",
+    "AFL_NO_AFFINITY": "1",   # 2 shared cores: do not pin
+    "AFL_QUIET": "1",
+    "AFL_SKIP_BIN_CHECK": "0",
+}
+
+
+def log(msg):
+    print("[bench] " + msg, file=sys.stderr, flush=True)
+
+
+def target_opts(target):
+    """libFuzzer flags from the target's .options plus what zofuzz run adds."""
+    opts = []
+    path = os.path.join(ROOT, "fuzz", target + ".options")
+    if os.path.exists(path):
+        for line in open(path):
+            m = re.match(r"\s*(\w+)\s*=\s*(\S+)", line)
+            if m and m.group(1) != "dict":
+                opts.append("-%s=%s" % (m.group(1), m.group(2)))
+    d = os.path.join(ROOT, "fuzz", target + ".dict")
+    if os.path.exists(d):
+        opts.append("-dict=" + d)
+    if target == "fuzz_hooks":
+        opts.append("-len_control=0")  # as zofuzz run: richer scenarios from longer inputs
+    return opts
+
+
+def max_len(target):
+    for o in target_opts(target):
+        if o.startswith("-max_len="):
+            return int(o.split("=", 1)[1])
+    return 4096
+
+
+def seed_dir(target, work):
+    d = os.path.join(work, "seeds-" + target)
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(ROOT, "corpus", "seeds", target)
+    n = 0
+    if os.path.isdir(src):
+        for f in sorted(os.listdir(src)):
+            shutil.copy(os.path.join(src, f), os.path.join(d, f))
+            n += 1
+    if n == 0:
+        with open(os.path.join(d, "zero"), "wb") as f:
+            f.write(b"\0" * 16)
+    return d
+
+
+def run_libfuzzer(binary, target, corpus, seconds, env, extra=(), cap_wall=None):
+    """Runs libFuzzer; returns (rc, wall seconds, output text)."""
+    art = os.path.join(corpus, "..", "art-")
+    cmd = [binary] + target_opts(target) + ["-max_total_time=%d" % seconds, "-print_final_stats=1",
+                                            "-rss_limit_mb=2048", "-artifact_prefix=" + art] + list(extra) + [corpus]
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=(cap_wall or seconds) + 30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+    return p.returncode, time.monotonic() - t0, out.decode("utf-8", "replace")
+
+
+def afl_stats(outdir):
+    stats = {}
+    path = os.path.join(outdir, "default", "fuzzer_stats")
+    if os.path.exists(path):
+        for line in open(path):
+            if ":" in line:
+                k, v = line.split(":", 1)
+                stats[k.strip()] = v.strip()
+    return stats
+
+
+def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed=None):
+    env = dict(env)
+    env.update(AFL_ENV)
+    if until_crash:
+        env["AFL_BENCH_UNTIL_CRASH"] = "1"
+    cmd = ["afl-fuzz", "-i", seeds, "-o", outdir, "-V", str(seconds)]
+    if seed is not None:
+        cmd += ["-s", str(seed)]
+    d = os.path.join(ROOT, "fuzz", target + ".dict")
+    if os.path.exists(d):
+        cmd += ["-x", d]
+    cmd += ["-G", str(max_len(target)), "--", binary]
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+    return p.returncode, time.monotonic() - t0, out.decode("utf-8", "replace")
+
+
+def cmd_speed(a):
+    builds = [("libfuzzer-asan", a.asan), ("libfuzzer-O2", a.lf), ("aflpp-O2", a.afl)]
+    work = tempfile.mkdtemp(prefix="zo-bench-speed-")
+    base_env = dict(os.environ)
+    base_env["ZOFUZZ_POLICY"] = "per-call"
+    # the open per-call finding class (I3 after a graph discard) would stop
+    # libFuzzer at its first hit; this benchmark measures speed, not findings
+    base_env["ZOFUZZ_SKIP_DISCARD_I3"] = "1"
+    base_env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:symbolize=0")
+    try:
+        for target in TARGETS:
+            seeds = seed_dir(target, work)
+            for engine, bdir in builds:
+                binary = os.path.join(bdir, "fuzz", target)
+                if not os.access(binary, os.X_OK):
+                    print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (target, engine, binary), flush=True)
+                    continue
+                log("fuzz speed: %s under %s, %d s" % (target, engine, a.seconds))
+                corpus = os.path.join(work, "c-%s-%s" % (target, engine))
+                shutil.copytree(seeds, corpus)
+                note = ""
+                if engine.startswith("libfuzzer"):
+                    rc, wall, out = run_libfuzzer(binary, target, corpus, a.seconds, base_env)
+                    m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
+                    r = re.search(r"stat::average_exec_per_sec:\s*(\d+)", out)
+                    execs = int(m.group(1)) if m else 0
+                    eps = float(r.group(1)) if r else 0.0
+                    secs = execs / eps if eps else wall
+                    if rc != 0:
+                        note = "stopped rc=%d (a finding)" % rc
+                else:
+                    outdir = os.path.join(work, "afl-%s" % target)
+                    rc, wall, out = run_afl(binary, target, corpus, outdir, a.seconds, base_env)
+                    st = afl_stats(outdir)
+                    execs = int(st.get("execs_done", 0))
+                    eps = float(st.get("execs_per_sec", 0))
+                    secs = float(st.get("run_time", wall))
+                    if not st:
+                        note = "afl-fuzz failed: " + out.strip().splitlines()[-1][:80] if out.strip() else "afl-fuzz failed"
+                print("speed\t%s\t%s\t%d\t%.1f\t%.1f\t%s" % (target, engine, execs, secs, eps, note), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def classify(zofuzz, crash, policy):
+    """The invariant a crash input violates under policy (zofuzz repro)."""
+    try:
+        p = subprocess.run([zofuzz, "repro", crash, "--policy", policy, "--bytes", "--quiet"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        m = re.search(r"violated: invariant (\w+)", p.stdout.decode("utf-8", "replace"))
+        if m:
+            return m.group(1)
+        m = re.search(r"violated: (\w+)", p.stdout.decode("utf-8", "replace"))
+        return m.group(1) if m else "?"
+    except subprocess.TimeoutExpired:
+        return "?"
+
+
+def cmd_ttb(a):
+    work = tempfile.mkdtemp(prefix="zo-bench-ttb-")
+    zofuzz = os.path.join(a.o2, "fuzz", "zofuzz")
+    try:
+        for policy in POLICIES:
+            env = dict(os.environ)
+            env["ZOFUZZ_POLICY"] = policy
+            env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:symbolize=0")
+            for engine in ["libfuzzer-O2", "aflpp-O2", "unguided"]:
+                log("time-to-bug: %s, %s, %d trials capped at %d s" % (policy, engine, a.trials, a.cap))
+                for t in range(a.trials):
+                    d = os.path.join(work, "%s-%s-%d" % (policy, engine, t))
+                    os.makedirs(d)
+                    found, secs, inv = 0, float(a.cap), "-"
+                    if engine == "libfuzzer-O2":
+                        corpus = os.path.join(d, "corpus")
+                        os.makedirs(corpus)
+                        rc, wall, out = run_libfuzzer(os.path.join(a.lf, "fuzz", "fuzz_hooks"), "fuzz_hooks", corpus,
+                                                      a.cap, env, extra=["-seed=%d" % (1000 + t)], cap_wall=a.cap)
+                        crashes = glob.glob(os.path.join(d, "art-crash-*"))
+                        if crashes:
+                            found, secs = 1, min(wall, float(a.cap))
+                            inv = classify(zofuzz, crashes[0], policy)
+                    elif engine == "aflpp-O2":
+                        seeds = os.path.join(d, "in")
+                        os.makedirs(seeds)
+                        with open(os.path.join(seeds, "zero"), "wb") as f:
+                            f.write(b"\0")
+                        outdir = os.path.join(d, "out")
+                        rc, wall, out = run_afl(os.path.join(a.afl, "fuzz", "fuzz_hooks"), "fuzz_hooks", seeds,
+                                                outdir, a.cap, env, until_crash=True, seed=1000 + t)
+                        crashes = [c for c in glob.glob(os.path.join(outdir, "default", "crashes", "id:*"))]
+                        if crashes:
+                            found, secs = 1, min(wall, float(a.cap))
+                            inv = classify(zofuzz, sorted(crashes)[0], policy)
+                    else:
+                        cmd = [zofuzz, "check", "--seed", str(1000 + t), "--trials", "1000000000", "--policy", policy,
+                               "--max-failures", "1", "--no-minimize", "--quiet", "--max-len", str(max_len("fuzz_hooks"))]
+                        t0 = time.monotonic()
+                        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                             start_new_session=True)
+                        try:
+                            out, _ = p.communicate(timeout=a.cap)
+                            wall = time.monotonic() - t0
+                            text = out.decode("utf-8", "replace")
+                            m = re.search(r"invariant (\w+) violated", text) or re.search(r"(setup) error", text)
+                            if p.returncode == 1 and m:
+                                found, secs, inv = 1, wall, m.group(1)
+                        except subprocess.TimeoutExpired:
+                            os.killpg(p.pid, signal.SIGKILL)
+                            p.communicate()
+                    print("ttb\t%s\t%s\t%d\t%d\t%.3f\t%s" % (policy, engine, t, found, secs, inv), flush=True)
+                    shutil.rmtree(d, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("speed")
+    s.add_argument("--seconds", type=int, default=30)
+    s.add_argument("--asan", required=True, help="build dir: libFuzzer + ASan/UBSan")
+    s.add_argument("--lf", required=True, help="build dir: libFuzzer plain -O2")
+    s.add_argument("--afl", required=True, help="build dir: AFL++ (libAFLDriver)")
+    t = sub.add_parser("ttb")
+    t.add_argument("--trials", type=int, default=10)
+    t.add_argument("--cap", type=int, default=120)
+    t.add_argument("--lf", required=True)
+    t.add_argument("--afl", required=True)
+    t.add_argument("--o2", required=True, help="build dir with fuzz/zofuzz")
+    a = ap.parse_args()
+    if a.cmd == "speed":
+        cmd_speed(a)
+    else:
+        cmd_ttb(a)
+
+
+if __name__ == "__main__":
+    main()

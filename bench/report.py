@@ -1,0 +1,335 @@
+#!/usr/bin/python3
+"""bench/report.py OUT - turns OUT/raw/*.tsv (written by bench/run.sh) into
+OUT/latest.md and, with gnuplot, OUT/*.png (scripts bench/*.gp).
+
+Statistics: median, min and max over the repetitions of one run; ratios
+are taken between figures measured in the same run (paired per repetition
+where both sides were measured in the same repetition).  Time-to-bug:
+median, restricted mean (RMST: mean of min(T, cap), a trial that found
+nothing counting as the cap) with a 95 % percentile-bootstrap interval
+(5000 resamples, fixed seed).
+"""
+import collections
+import os
+import random
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rows(path, tag):
+    out = []
+    if not os.path.exists(path):
+        return out
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if f and f[0] == tag:
+            out.append(f[1:])
+    return out
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def fmt(x, nd=1):
+    if x != x:  # nan
+        return "-"
+    if abs(x) >= 100:
+        return "%.0f" % x
+    return ("%." + str(nd) + "f") % x
+
+
+def mmm(xs, nd=1):
+    return "%s (%s-%s)" % (fmt(med(xs), nd), fmt(min(xs), nd), fmt(max(xs), nd)) if xs else "-"
+
+
+def bootstrap_ci(xs, stat, n=5000, seed=7):
+    if len(xs) < 2:
+        return (float("nan"), float("nan"))
+    r = random.Random(seed)
+    vals = sorted(stat([r.choice(xs) for _ in xs]) for _ in range(n))
+    return vals[int(0.025 * n)], vals[int(0.975 * n) - 1]
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results")
+    raw = os.path.join(out, "raw")
+    m = {}
+    if os.path.exists(os.path.join(raw, "machine.txt")):
+        for line in open(os.path.join(raw, "machine.txt")):
+            if "=" in line:
+                for part in line.strip().split(" ") if line.startswith("hook_mods") else [line.strip()]:
+                    k, v = part.split("=", 1)
+                    m[k] = v
+    quick = m.get("quick") == "1"
+    stamp = "%s, %s nproc, %s, %s GiB; load %s; commit %s; %s" % (
+        m.get("date", "?"), m.get("nproc", "?"), m.get("cpu", "?"), m.get("mem_gib", "?"), m.get("load", "?"),
+        m.get("commit", "?"), "QUICK run (bench/run.sh --quick)" if quick else "full run (bench/run.sh)")
+    md = []
+    md.append("# zoffload benchmark results")
+    md.append("")
+    md.append("Written by `bench/run.sh%s` (see docs/benchmarks.md for what each figure means and how it is measured)."
+              % (" --quick" if quick else ""))
+    md.append("")
+    md.append("- machine: %s nproc, CPU `%s`, %s GiB RAM, load average at the end `%s` (the machine is shared: "
+              "every figure is a ratio against a baseline measured in the same run)" %
+              (m.get("nproc", "?"), m.get("cpu", "?"), m.get("mem_gib", "?"), m.get("load", "?")))
+    md.append("- date %s, commit `%s`, %s; %s; torch %s; AFL++ %s; total %s s" % (
+        m.get("date", "?"), m.get("commit", "?"), "**quick run**" if quick else "full run", m.get("clang", "?"),
+        m.get("torch", "?"), m.get("afl", "?") or "absent", m.get("elapsed_s", "?")))
+    md.append("- every table below carries the same stamp: `%s`" % stamp)
+    md.append("")
+    headline = []
+
+    # ---------------------------------------------------------------- hooks
+    h = rows(os.path.join(raw, "hooks.tsv"), "hooks")
+    t = rows(os.path.join(raw, "torch.tsv"), "torch")
+    md.append("## 1. Control-plane cost per hook event")
+    md.append("")
+    md.append("Complete trace, prefetch on, per-call policy, host backend `no_copy` (W = 8, 1e6-element parameters, "
+              "one per module). CPU ns per event (7 events per module per step: A, D, B, C, pre-backward, "
+              "post-backward, grad-ready); median (min-max) over repetitions. PyTorch: the same hooks in Python "
+              "(`bench/torch_hooks_baseline.py`), *total* = step with hooks / events, *hooks only* = (with - without "
+              "hooks) / events. Stamp: %s." % stamp)
+    md.append("")
+    md.append("| modules | zoffload ns/event | PyTorch total ns/event | PyTorch hooks-only ns/event | PyTorch total / zoffload | hooks-only / zoffload |")
+    md.append("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    byn = collections.OrderedDict()
+    for f in h:
+        byn.setdefault(int(f[0]), []).append(float(f[2]))
+    tb = collections.OrderedDict()
+    for f in t:
+        tb.setdefault(int(f[0]), ([], []))
+        tb[int(f[0])][0].append(float(f[2]))
+        tb[int(f[0])][1].append(float(f[3]))
+    plot = []
+    for n in sorted(set(byn) | set(tb)):
+        c = byn.get(n, [])
+        tt, th = tb.get(n, ([], []))
+        r1 = med(tt) / med(c) if c and tt else float("nan")
+        r2 = med(th) / med(c) if c and th else float("nan")
+        md.append("| %d | %s | %s | %s | %s | %s |" % (n, mmm(c), mmm(tt, 0), mmm(th, 0), fmt(r1) + "x" if r1 == r1 else "-",
+                                                        fmt(r2) + "x" if r2 == r2 else "-"))
+        plot.append("%d %s %s %s" % (n, fmt(med(c), 3) if c else "NaN", fmt(med(tt), 3) if tt else "NaN",
+                                     fmt(med(th), 3) if th else "NaN"))
+    with open(os.path.join(raw, "hooks.dat"), "w") as f:
+        f.write("# modules zoffload_ns torch_total_ns torch_hooks_ns\n" + "\n".join(plot) + "\n")
+    if byn:
+        lo, hi = min(byn), max(byn)
+        ratio = med(byn[hi]) / med(byn[lo])
+        md.append("")
+        md.append("**cost(%d)/cost(%d) = %.2f** (goal <= 1.5: %s)." % (hi, lo, ratio, "met" if ratio <= 1.5 else "NOT met"))
+        headline.append(("hook cost %d vs %d modules" % (hi, lo), "%.2fx (goal <= 1.5x)" % ratio))
+        common = [n for n in byn if n in tb]
+        if common:
+            rs = [med(tb[n][0]) / med(byn[n]) for n in common]
+            rh = [med(tb[n][1]) / med(byn[n]) for n in common]
+            headline.append(("PyTorch hooks / zoffload per event (%s modules)" % ",".join(str(n) for n in common),
+                             "total %s-%sx, hooks only %s-%sx" % (fmt(min(rs)), fmt(max(rs)), fmt(min(rh)), fmt(max(rh)))))
+    md.append("")
+
+    # ---------------------------------------------------------------- gather
+    g = rows(os.path.join(raw, "gather.tsv"), "gather")
+    md.append("## 2. Host gather throughput against memcpy")
+    md.append("")
+    md.append("GB/s (CPU time, 1e9 bytes/s) median (min-max) over repetitions; ratios are per repetition, then the "
+              "median. *backend*: the host backend's all-gather alone (buffer allocated once); *runtime*: "
+              "zo_pre_forward + zo_post_forward of a module owning the parameter (allocation, 0xA5 poison fill, "
+              "gather, release). Size = full parameter bytes; the W shards together hold the same bytes, so memory "
+              "is about 4x size for any W (1 GiB at 256 MiB): no size had to be capped. Stamp: %s." % stamp)
+    md.append("")
+    md.append("| W | size | memcpy GB/s | backend GB/s | runtime GB/s | backend/memcpy | runtime/memcpy |")
+    md.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    gb = collections.OrderedDict()
+    for f in g:
+        gb.setdefault((int(f[0]), int(f[1])), []).append((float(f[3]), float(f[4]), float(f[5])))
+    gplot = collections.defaultdict(list)
+    worst_b, worst_r = [], []
+    for (w, s), v in sorted(gb.items()):
+        mc = [x[0] for x in v]
+        be = [x[1] for x in v]
+        rt = [x[2] for x in v]
+        rb = [x[1] / x[0] for x in v if x[0] > 0]
+        rr = [x[2] / x[0] for x in v if x[0] > 0]
+        size = "%d KiB" % (s // 1024) if s < 1 << 20 else "%d MiB" % (s >> 20)
+        md.append("| %d | %s | %s | %s | %s | %s | %s |" % (w, size, mmm(mc), mmm(be), mmm(rt), fmt(med(rb), 2),
+                                                             fmt(med(rr), 2)))
+        gplot[w].append("%d %.4f %.4f" % (s, med(rb), med(rr)))
+        worst_b.append((med(rb), w, size))
+        worst_r.append((med(rr), w, size))
+    for w, lines in gplot.items():
+        with open(os.path.join(raw, "gather_w%d.dat" % w), "w") as f:
+            f.write("# bytes backend/memcpy runtime/memcpy\n" + "\n".join(lines) + "\n")
+    if worst_b:
+        b_ok = sum(1 for x in worst_b if x[0] >= 0.8)
+        r_ok = sum(1 for x in worst_r if x[0] >= 0.8)
+        md.append("")
+        md.append("Goal >= 0.8x memcpy: backend meets it in %d of %d cells (worst %.2fx at W=%d, %s); runtime path in "
+                  "%d of %d (worst %.2fx at W=%d, %s)." % (b_ok, len(worst_b), min(worst_b)[0], min(worst_b)[1],
+                                                            min(worst_b)[2], r_ok, len(worst_r), min(worst_r)[0],
+                                                            min(worst_r)[1], min(worst_r)[2]))
+        headline.append(("host gather / memcpy (backend; runtime path)",
+                         "backend median %.2fx (worst %.2fx); runtime median %.2fx (worst %.2fx)" % (
+                             med([x[0] for x in worst_b]), min(worst_b)[0], med([x[0] for x in worst_r]),
+                             min(worst_r)[0])))
+    md.append("")
+    md.append("NCCL rows (gather bytes/s against cudaMemcpyAsync device-to-device): **absent** - no GPU on this "
+              "machine (`%s`)." % m.get("gpu", "absent"))
+    md.append("")
+
+    # ---------------------------------------------------------------- fuzz speed
+    sp = rows(os.path.join(raw, "fuzzspeed.tsv"), "speed")
+    md.append("## 3. Fuzzing speed")
+    md.append("")
+    md.append("exec/s, one run of %s s per target and engine, per-call policy, shipped seeds. libFuzzer: "
+              "`stat::average_exec_per_sec`; AFL++ 4.04c persistent mode (libAFLDriver): `execs_per_sec` (its "
+              "calibration included). Stamp: %s." % (m.get("speed_s", "?"), stamp))
+    md.append("")
+    md.append("| target | libFuzzer ASan+UBSan | libFuzzer -O2 | AFL++ -O2 | -O2 / ASan | AFL++ / libFuzzer -O2 | note |")
+    md.append("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    sb = collections.defaultdict(dict)
+    notes = collections.defaultdict(list)
+    for f in sp:
+        sb[f[0]][f[1]] = float(f[4])
+        if len(f) > 5 and f[5]:
+            notes[f[0]].append("%s: %s" % (f[1], f[5]))
+    splot = []
+    for i, tg in enumerate(["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]):
+        e = sb.get(tg, {})
+        a, o, af = e.get("libfuzzer-asan", float("nan")), e.get("libfuzzer-O2", float("nan")), e.get("aflpp-O2", float("nan"))
+        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (tg, fmt(a, 0), fmt(o, 0), fmt(af, 0),
+                                                             fmt(o / a, 2) if a == a and a else "-",
+                                                             fmt(af / o, 2) if o == o and o else "-",
+                                                             "; ".join(notes[tg])))
+        splot.append("%d %s %s %s %s" % (i, tg, a if a == a else "NaN", o if o == o else "NaN", af if af == af else "NaN"))
+        if o == o:
+            headline.append(("exec/s %s (ASan / -O2 / AFL++)" % tg, "%s / %s / %s" % (fmt(a, 0), fmt(o, 0), fmt(af, 0))))
+    with open(os.path.join(raw, "fuzzspeed.dat"), "w") as f:
+        f.write("# idx target asan O2 afl\n" + "\n".join(splot) + "\n")
+    md.append("")
+
+    # ---------------------------------------------------------------- ttb
+    tt = rows(os.path.join(raw, "ttb.tsv"), "ttb")
+    cap = float(m.get("ttb_cap", "120"))
+    md.append("## 4. Time-to-bug")
+    md.append("")
+    md.append("%s trials per configuration, each capped at %s s of wall time, from an empty corpus; a trial ends at "
+              "the first invariant violation under the legacy policy (`ZOFUZZ_POLICY`); the invariant is read back "
+              "with `zofuzz repro`. Unguided: `zofuzz check` (seeded random bytes, max length 4096, through the same "
+              "decoder, no coverage feedback). Seconds: median (min-max), RMST = restricted mean of min(T, cap) with "
+              "a 95 %% bootstrap interval; ratio = guided / unguided RMST.%s Stamp: %s." %
+              (m.get("ttb_trials", "?"), m.get("ttb_cap", "?"),
+               " **Quick run: 3 trials capped at 20 s, not the 10 x 120 s of the full run.**" if quick else "", stamp))
+    md.append("")
+    md.append("| policy | engine | found | median s | RMST s [95% CI] | RMST / unguided | first violation |")
+    md.append("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    tbd = collections.OrderedDict()
+    for f in tt:
+        tbd.setdefault((f[0], f[1]), []).append((int(f[3]), float(f[4]), f[5]))
+    rm = {}
+    for (pol, eng), v in tbd.items():
+        ts = [min(x[1], cap) if x[0] else cap for x in v]
+        rm[(pol, eng)] = statistics.mean(ts)
+    tplot = []
+    for (pol, eng), v in tbd.items():
+        ts = [min(x[1], cap) if x[0] else cap for x in v]
+        found = sum(x[0] for x in v)
+        lo, hi = bootstrap_ci(ts, statistics.mean)
+        invs = collections.Counter(x[2] for x in v if x[0])
+        un = rm.get((pol, "unguided"))
+        ratio = rm[(pol, eng)] / un if un else float("nan")
+        md.append("| %s | %s | %d/%d | %s | %s [%s, %s] | %s | %s |" % (
+            pol, eng, found, len(v), mmm(ts, 3), fmt(rm[(pol, eng)], 3), fmt(lo, 3), fmt(hi, 3),
+            fmt(ratio, 1) + "x" if eng != "unguided" and ratio == ratio else "-",
+            ", ".join("%s x%d" % kv for kv in sorted(invs.items())) or "-"))
+        tplot.append("\"%s\\n%s\" %.4f %.4f %.4f" % (pol, eng, rm[(pol, eng)], lo if lo == lo else rm[(pol, eng)],
+                                                    hi if hi == hi else rm[(pol, eng)]))
+    with open(os.path.join(raw, "ttb.dat"), "w") as f:
+        f.write("# label rmst lo hi\n" + "\n".join(tplot) + "\n")
+    if tbd:
+        for eng in ["libfuzzer-O2", "aflpp-O2"]:
+            rs = [rm[(p, eng)] / rm[(p, "unguided")] for p, e in tbd if e == eng and (p, "unguided") in rm and rm[(p, "unguided")] > 0]
+            if rs:
+                headline.append(("time-to-bug %s / unguided (RMST)" % eng, "%s-%sx%s" % (fmt(min(rs), 1), fmt(max(rs), 1),
+                                                                                      " (quick: 3 x 20 s)" if quick else "")))
+    md.append("")
+
+    # ---------------------------------------------------------------- memory
+    mem = rows(os.path.join(raw, "memory.tsv"), "memory")
+    lat = rows(os.path.join(raw, "memory.tsv"), "latency")
+    md.append("## 5. Memory: peak gathered numel against the minimum")
+    md.append("")
+    md.append("Per model (corpus/models), first two train steps (record, then a COMPLETE trace), per-call policy. "
+              "min = the largest parameter set one module computation needs; stack = the largest union along one "
+              "call stack (a caller holds its parameters while its children run); persistent = ds_persist numel "
+              "(always gathered, inside peak). reuse = max_reuse_distance: the scenario's (DeepSpeed default 1e9 "
+              "elements) or 0. Deterministic (no timing): one run. Stamp: %s." % stamp)
+    md.append("")
+    md.append("| model | min | stack | persistent | reuse | peak, prefetch off | peak/min | peak, prefetch on | peak/min | verdict |")
+    md.append("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+    mb = collections.OrderedDict()
+    for f in mem:
+        mb.setdefault((f[0], f[1]), {})[int(f[2])] = f
+    mplot = []
+    ratios_on = []
+    for i, ((model, reuse), d) in enumerate(mb.items()):
+        off, on = d.get(0), d.get(1)
+        if not off or not on:
+            continue
+        mn = int(off[4])
+        md.append("| %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s |" % (
+            model, "{:,}".format(mn), "{:,}".format(int(off[5])), "{:,}".format(int(off[6])), reuse,
+            "{:,}".format(int(off[3])), int(off[3]) / mn, "{:,}".format(int(on[3])), int(on[3]) / mn,
+            off[7] if off[7] == on[7] else off[7] + "/" + on[7]))
+        if reuse == "default":
+            mplot.append("%d %s %.4f %.4f" % (len(mplot), model, int(off[3]) / mn, int(on[3]) / mn))
+            ratios_on.append(int(on[3]) / mn)
+    with open(os.path.join(raw, "memory.dat"), "w") as f:
+        f.write("# idx model peak_off/min peak_on/min (default reuse)\n" + "\n".join(mplot) + "\n")
+    if ratios_on:
+        headline.append(("peak / minimum, prefetch on, DeepSpeed defaults",
+                         "%.2f-%.2fx over %d models" % (min(ratios_on), max(ratios_on), len(ratios_on))))
+    md.append("")
+    md.append("Blocking fetches in step 2 (the COMPLETE trace) with the deferred host backend: a gather completes "
+              "when waited or at the next `zo_host_progress()`, which the simulator calls after every k-th hook "
+              "call (latency 1..k hook calls). Prefetch hit rate = 1 - blocking(on) / blocking(off).")
+    md.append("")
+    md.append("| model | reuse | k | blocking, prefetch off | blocking, prefetch on | gathers (on) | prefetches (on) | hit rate |")
+    md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    hits = []
+    for f in lat:
+        boff, bon = int(f[3]), int(f[4])
+        hr = 1 - bon / boff if boff else float("nan")
+        if f[1] == "default":
+            hits.append(hr)
+        md.append("| %s | %s | %s | %d | %d | %s | %s | %s |" % (f[0], f[1], f[2], boff, bon, f[5], f[6],
+                                                                "%.0f%%" % (100 * hr) if hr == hr else "-"))
+    if hits:
+        headline.append(("prefetch hit rate (latency 1-7 hook calls)", "%.0f%%-%.0f%%" % (100 * min(hits), 100 * max(hits))))
+    md.append("")
+
+    # ---------------------------------------------------------------- headline
+    top = ["## Headline", "", "| figure | value |", "| --- | --- |"]
+    top += ["| %s | %s |" % kv for kv in headline]
+    top += ["", "Stamp: %s." % stamp, ""]
+    idx = md.index("## 1. Control-plane cost per hook event")
+    md = md[:idx] + top + md[idx:]
+    with open(os.path.join(out, "latest.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(raw, "headline.md"), "w") as f:
+        f.write("\n".join(top) + "\n")
+
+    # ---------------------------------------------------------------- plots
+    gp = os.path.join(HERE, "plots.gp")
+    try:
+        subprocess.run(["gnuplot", "-e", "raw='%s'; out='%s'; stamp='%s'" % (raw, out, stamp.replace("'", "")), gp],
+                       check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("[bench] no plots: %s" % e, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# bench/run.sh - zoffload's benchmarks (docs/benchmarks.md); the lead wires
+# it as `./build.sh bench [--quick]` (build.sh: exec bench/run.sh "$@").
+#
+# usage: bench/run.sh [--quick] [--only LIST] [--out DIR] [--no-build]
+#
+#   --quick     the short run (under 2 minutes on 2 cores, builds included):
+#               fewer repetitions and sizes, fuzz speed 3 s per engine and
+#               target, time-to-bug 3 trials capped at 20 s; every table
+#               says it is a quick run
+#   --only L    comma list of hooks,gather,fuzzspeed,ttb,memory (default: all)
+#   --out DIR   results directory (default bench/results); writes
+#               DIR/latest.md, DIR/*.png and the raw DIR/raw/*.tsv
+#   --no-build  use the build-bench-* directories as they are
+#
+# Builds (clang; CMake, BUILD_TESTING=OFF, only the targets needed):
+#   build-bench-o2    -O2 Release, no sanitizer, no fuzz engine: bench_hooks,
+#                     bench_gather, bench_memory, zofuzz (unguided generation)
+#   build-bench-lf    -O2, libFuzzer (-fsanitize=fuzzer), no sanitizer
+#   build-bench-asan  -O1 -g, ASan+UBSan, libFuzzer (as ./build.sh fuzz)
+#   build-bench-afl   afl-clang-fast -O2, AFL++ persistent mode (libAFLDriver)
+# Missing tools are installed with apt-get when possible (gnuplot-nox,
+# afl++); a benchmark whose tool is missing is marked absent in the table.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+QUICK=0 ONLY="hooks,gather,fuzzspeed,ttb,memory" OUT="bench/results" BUILD=1
+while (($#)); do
+    case "$1" in
+        --quick) QUICK=1 ;;
+        --only) ONLY="$2"; shift ;;
+        --out) OUT="$2"; shift ;;
+        --no-build) BUILD=0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
+say() { printf '[bench] %s\n' "$*" >&2; }
+
+T_START=$(date +%s)
+mkdir -p "$OUT/raw"
+RAW="$OUT/raw"
+JOBS=2
+
+# ------------------------------------------------------------------ tools
+apt_install() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    local sudo=()
+    [[ "$(id -u)" != 0 ]] && { command -v sudo >/dev/null 2>&1 || return 1; sudo=(sudo); }
+    say "installing $*"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 || true
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1
+}
+if [[ "${ZO_NO_APT:-0}" != 1 ]]; then
+    command -v gnuplot >/dev/null 2>&1 || apt_install gnuplot-nox || say "gnuplot not installed: no plots"
+    if want fuzzspeed || want ttb; then
+        command -v afl-fuzz >/dev/null 2>&1 || apt_install afl++ || say "afl++ not installed: AFL++ rows absent"
+    fi
+    command -v clang >/dev/null 2>&1 && command -v cmake >/dev/null 2>&1 || ./build.sh deps
+fi
+
+# ------------------------------------------------------------------ builds
+cmake_build() { # dir targets... (configure args in CFG_ARGS)
+    local dir="$1"; shift
+    cmake -S "$ROOT" -B "$dir" "${CFG_ARGS[@]}" >"$RAW/cmake-$(basename "$dir").log" 2>&1 ||
+        { cat "$RAW/cmake-$(basename "$dir").log" >&2; return 1; }
+    cmake --build "$dir" -j"$JOBS" --target "$@" >>"$RAW/cmake-$(basename "$dir").log" 2>&1 ||
+        { tail -30 "$RAW/cmake-$(basename "$dir").log" >&2; return 1; }
+}
+HAVE_AFL=0
+command -v afl-fuzz >/dev/null 2>&1 && command -v afl-clang-fast >/dev/null 2>&1 &&
+    [[ -f /usr/lib/afl/libAFLDriver.a ]] && HAVE_AFL=1
+if ((BUILD)); then
+    say "building build-bench-o2 (clang -O2)"
+    CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
+              -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF)
+    CC=clang cmake_build build-bench-o2 bench_hooks bench_gather bench_memory zofuzz
+    if want fuzzspeed || want ttb; then
+        say "building build-bench-lf (libFuzzer, -O2)"
+        CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
+                  -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
+        CC=clang cmake_build build-bench-lf fuzz_hooks fuzz_api fuzz_scn_parse
+        if ((HAVE_AFL)); then
+            say "building build-bench-afl (afl-clang-fast -O2, libAFLDriver)"
+            CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" -DBUILD_TESTING=OFF
+                      -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE=/usr/lib/afl/libAFLDriver.a -DZO_FUZZ_INSTRUMENT=OFF
+                      -DZO_NCCL=OFF)
+            CC=afl-clang-fast CXX=afl-clang-fast++ AFL_QUIET=1 cmake_build build-bench-afl fuzz_hooks fuzz_api fuzz_scn_parse
+        fi
+    fi
+    if want fuzzspeed; then
+        say "building build-bench-asan (libFuzzer, ASan+UBSan, -O1 -g)"
+        CFG_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" -DBUILD_TESTING=OFF
+                  -DZO_SANITIZE=ON -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
+        CC=clang cmake_build build-bench-asan fuzz_hooks fuzz_api fuzz_scn_parse
+    fi
+fi
+say "builds done ($(( $(date +%s) - T_START )) s)"
+
+# ------------------------------------------------------------------ runs
+if ((QUICK)); then
+    HOOK_MODS=100,1000,10000,100000 HOOK_REPS=3 HOOK_EVENTS=7e5
+    TORCH_MODS=100,1000,10000 TORCH_REPS=2 TORCH_EVENTS=3e4
+    GATHER_SIZES=4096,65536,1048576,16777216,67108864 GATHER_REPS=3 GATHER_MIN=1.28e8
+    SPEED_S=3 TTB_TRIALS=3 TTB_CAP=20
+else
+    HOOK_MODS=100,1000,10000,100000 HOOK_REPS=7 HOOK_EVENTS=4e6
+    TORCH_MODS=100,1000,10000,100000 TORCH_REPS=3 TORCH_EVENTS=2e5
+    GATHER_SIZES=4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456 GATHER_REPS=5 GATHER_MIN=1e9
+    SPEED_S=30 TTB_TRIALS=10 TTB_CAP=120
+fi
+B=build-bench-o2/bench
+# a benchmark that fails leaves its raw file incomplete; the report says so
+if want hooks; then
+    say "1/5 hook cost: zoffload (C), modules $HOOK_MODS"
+    "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" >"$RAW/hooks.tsv" ||
+        say "bench_hooks failed"
+    if [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+        say "1/5 hook cost: PyTorch baseline (python3-torch), modules $TORCH_MODS"
+        /usr/bin/python3 bench/torch_hooks_baseline.py --modules "$TORCH_MODS" --reps "$TORCH_REPS" \
+            --min-events "$TORCH_EVENTS" >"$RAW/torch.tsv" || say "torch baseline failed"
+    else
+        say "no /usr/bin/python3 with torch: PyTorch baseline absent"; : >"$RAW/torch.tsv"
+    fi
+    # a figure only the full run makes: the hot spot (callgrind) is in docs/benchmarks.md
+fi
+if want gather; then
+    say "2/5 host gather throughput vs memcpy, W = 1, 8, 64"
+    "$B/bench_gather" --sizes "$GATHER_SIZES" --worlds 1,8,64 --reps "$GATHER_REPS" --min-bytes "$GATHER_MIN" \
+        >"$RAW/gather.tsv" || say "bench_gather failed"
+fi
+if want fuzzspeed; then
+    say "3/5 fuzzing speed: ${SPEED_S} s per target and engine"
+    /usr/bin/python3 bench/fuzzbench.py speed --seconds "$SPEED_S" --asan build-bench-asan --lf build-bench-lf \
+        --afl build-bench-afl >"$RAW/fuzzspeed.tsv" || say "fuzz speed failed"
+fi
+if want ttb; then
+    say "4/5 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine"
+    /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --lf build-bench-lf \
+        --afl build-bench-afl --o2 build-bench-o2 >"$RAW/ttb.tsv" || say "time-to-bug failed"
+fi
+if want memory; then
+    say "5/5 memory: peak gathered numel vs minimum, blocking fetches"
+    "$B/bench_memory" --latency 1,4,7 corpus/models/*.scn >"$RAW/memory.tsv" || say "bench_memory: a violation or failure"
+fi
+
+# ------------------------------------------------------------------ report
+{
+    echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench 2>/dev/null || echo '+dirty')"
+    echo "nproc=$(nproc)"
+    echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+    echo "mem_gib=$(awk '/MemTotal/ {printf "%.0f", $2/1048576}' /proc/meminfo)"
+    echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "quick=$QUICK"
+    echo "clang=$(clang --version | head -n1)"
+    echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo absent)"
+    echo "afl=$(afl-fuzz -h 2>&1 | sed -n 's/.*afl-fuzz\([^ ]*\).*/\1/p' | head -n1 | tr -cd '[:alnum:].+')"
+    echo "gpu=$(command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | head -n1 || echo absent)"
+    echo "elapsed_s=$(( $(date +%s) - T_START ))"
+    echo "hook_mods=$HOOK_MODS torch_mods=$TORCH_MODS speed_s=$SPEED_S ttb_trials=$TTB_TRIALS ttb_cap=$TTB_CAP"
+} >"$RAW/machine.txt"
+/usr/bin/python3 bench/report.py "$OUT"
+say "done in $(( $(date +%s) - T_START )) s: $OUT/latest.md"
