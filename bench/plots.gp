@@ -16,11 +16,13 @@ if (fexists(raw.'/hooks.dat')) {
     set xlabel "modules"
     set ylabel "ns per event"
     set xrange [50:200000]
+    set key bottom right
     plot raw.'/hooks.dat' using 1:2 with linespoints lw 2 pt 7 title "zoffload (C)", \
          '' using 1:3 with linespoints lw 2 pt 5 title "PyTorch hooks, whole step", \
          '' using 1:4 with linespoints lw 2 pt 9 title "PyTorch hooks only (with - without)"
     unset logscale
     unset xrange
+    set key top left
 }
 
 # 2. gather / memcpy vs size

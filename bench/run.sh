@@ -159,7 +159,7 @@ fi
     echo "quick=$QUICK"
     echo "clang=$(clang --version | head -n1)"
     echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo absent)"
-    echo "afl=$(afl-fuzz -h 2>&1 | sed -n 's/.*afl-fuzz\([^ ]*\).*/\1/p' | head -n1 | tr -cd '[:alnum:].+')"
+    echo "afl=$(afl-fuzz -h 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^afl-fuzz++\([0-9][^ ]*\).*/\1/p' | head -n1)"
     echo "gpu=$(command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | head -n1 || echo absent)"
     echo "elapsed_s=$(( $(date +%s) - T_START ))"
     echo "hook_mods=$HOOK_MODS torch_mods=$TORCH_MODS speed_s=$SPEED_S ttb_trials=$TTB_TRIALS ttb_cap=$TTB_CAP"
