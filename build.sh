@@ -39,10 +39,12 @@ usage: ./build.sh [MODE] [ARGS...]
               $LIB_FUZZING_ENGINE and $OUT are set): $CC $CFLAGS, engine
               $LIB_FUZZING_ENGINE, targets + .dict/.options/_seed_corpus.zip
               copied to $OUT, no CUDA, no apt
+  bench [ARGS] the benchmarks: exec bench/run.sh ARGS (--quick: under 2
+              minutes; `./build.sh bench --help`)
   deps        only install missing dependencies (apt-get)
   help        this text
 
-  not yet:    bench, coverage, oracle (they exit with an error)
+  not yet:    coverage, oracle (they exit with an error)
 
 Environment: CC, CFLAGS (default mode and oss-fuzz), ASAN_OPTIONS,
 UBSAN_OPTIONS (defaults: halt_on_error=1, detect_leaks=1,
@@ -282,7 +284,9 @@ case "$mode" in
     oss-fuzz)    mode_oss_fuzz ;;
     deps)        ensure_deps ;;
     help|-h|--help) usage ;;
-    bench)       not_yet bench "issue 7: benchmarks" ;;
+    bench)
+        [[ -x bench/run.sh ]] || not_yet bench "issue 7: benchmarks (bench/run.sh)"
+        exec bench/run.sh "$@" ;;
     coverage)    not_yet coverage "issue 6: clang source coverage report" ;;
     oracle)      not_yet oracle "PyTorch autograd oracle" ;;
     *)           usage >&2; die "unknown mode '$mode'" ;;
