@@ -13,7 +13,13 @@
  *                                        reset-on-forward only, and the runtime's event
  *                                        log OUTDIR/k.reset-on-forward.events (trace lines
  *                                        interleaved with "  ev ..." lines, PARAM_STATE
- *                                        included) for the ds_status comparison
+ *                                        included) for the ds_status comparison.  A
+ *                                        scenario over 2^24 elements in all is scaled
+ *                                        down first (every numel and every finite,
+ *                                        non-zero threshold divided by the same factor,
+ *                                        at least 1), so that the DeepSpeed oracle can
+ *                                        hold it in real tensors; both sides then run
+ *                                        the same scaled scenario
  *
  * For every scenario k (0, 1, ... in argument order) it writes
  *   OUTDIR/k.json               zs_scenario_write_json (docs/scenario-model.md §5)
@@ -47,6 +53,23 @@ static uint8_t enc[ZS_ENCODE_MAX];
 static zs_scenario sc;
 
 static int ds_mode;
+#define DS_MAX_TOTAL_NUMEL (1ull << 24) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
+
+static void ds_scale(void)
+{
+    uint64_t total = 0;
+    for (unsigned i = 0; i < sc.n_params; i++) total += sc.par[i].numel;
+    if (total <= DS_MAX_TOTAL_NUMEL) return;
+    uint64_t f = (total + DS_MAX_TOTAL_NUMEL - 1) / DS_MAX_TOTAL_NUMEL;
+    for (unsigned i = 0; i < sc.n_params; i++) {
+        uint64_t n = sc.par[i].numel / f;
+        sc.par[i].numel = (uint32_t)(n ? n : 1);
+    }
+    for (int t = 0; t < ZS_TH_COUNT; t++) {
+        uint64_t *v = zs_config_threshold(&sc.cfg, t);
+        if (*v != ZS_INF && *v != 0) *v = *v / f ? *v / f : 1;
+    }
+}
 
 static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 {
@@ -57,6 +80,7 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
         sc.cfg.deferred = 0;
         sc.cfg.progress_every = 0;
         sc.cfg.policy = 1; /* reset-on-forward */
+        ds_scale();
     }
     snprintf(path, sizeof path, "%s/%u.json", dir, k);
     FILE *f = fopen(path, "w");
