@@ -17,7 +17,10 @@
          seed), each capped at CAP seconds of wall time.  A trial ends at
          the first invariant violation; the violated invariant is read
          back by replaying the crash with `zofuzz repro`.
-         Output: ttb <policy> <engine> <trial> <found 0|1> <seconds> <invariant>
+         Output: ttb <policy> <engine> <trial> <found 0|1> <seconds> <invariant> <execs>
+         (execs: executions until the bug or the cap - libFuzzer
+         stat::number_of_executed_units, AFL++ execs_done, unguided the
+         number of scenarios run)
 
 Both write tab-separated lines to stdout and progress to stderr.
 """
@@ -208,13 +211,15 @@ def cmd_ttb(a):
                 for t in range(a.trials):
                     d = os.path.join(work, "%s-%s-%d" % (policy, engine, t))
                     os.makedirs(d)
-                    found, secs, inv = 0, float(a.cap), "-"
+                    found, secs, inv, execs = 0, float(a.cap), "-", -1
                     if engine == "libfuzzer-O2":
                         corpus = os.path.join(d, "corpus")
                         os.makedirs(corpus)
                         rc, wall, out = run_libfuzzer(os.path.join(a.lf, "fuzz", "fuzz_hooks"), "fuzz_hooks", corpus,
                                                       a.cap, env, extra=["-seed=%d" % (1000 + t)], cap_wall=a.cap)
                         crashes = glob.glob(os.path.join(d, "art-crash-*"))
+                        m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
+                        execs = int(m.group(1)) if m else -1
                         if crashes:
                             found, secs = 1, min(wall, float(a.cap))
                             inv = classify(zofuzz, crashes[0], policy)
@@ -227,6 +232,7 @@ def cmd_ttb(a):
                         rc, wall, out = run_afl(os.path.join(a.afl, "fuzz", "fuzz_hooks"), "fuzz_hooks", seeds,
                                                 outdir, a.cap, env, until_crash=True, seed=1000 + t)
                         crashes = [c for c in glob.glob(os.path.join(outdir, "default", "crashes", "id:*"))]
+                        execs = int(afl_stats(outdir).get("execs_done", -1))
                         if crashes:
                             found, secs = 1, min(wall, float(a.cap))
                             inv = classify(zofuzz, sorted(crashes)[0], policy)
@@ -241,12 +247,15 @@ def cmd_ttb(a):
                             wall = time.monotonic() - t0
                             text = out.decode("utf-8", "replace")
                             m = re.search(r"invariant (\w+) violated", text) or re.search(r"(setup) error", text)
+                            k = re.search(r"^trial (\d+) ", text, re.M)
                             if p.returncode == 1 and m:
                                 found, secs, inv = 1, wall, m.group(1)
+                                execs = int(k.group(1)) + 1 if k else -1
                         except subprocess.TimeoutExpired:
                             os.killpg(p.pid, signal.SIGKILL)
                             p.communicate()
-                    print("ttb\t%s\t%s\t%d\t%d\t%.3f\t%s" % (policy, engine, t, found, secs, inv), flush=True)
+                    print("ttb\t%s\t%s\t%d\t%d\t%.3f\t%s\t%d" % (policy, engine, t, found, secs, inv, execs),
+                          flush=True)
                     shutil.rmtree(d, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -224,11 +224,11 @@ def main():
               (m.get("ttb_trials", "?"), m.get("ttb_cap", "?"),
                " **Quick run: 3 trials capped at 20 s, not the 10 x 120 s of the full run.**" if quick else "", stamp))
     md.append("")
-    md.append("| policy | engine | found | median s | RMST s [95% CI] | RMST / unguided | first violation |")
-    md.append("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    md.append("| policy | engine | found | median s | RMST s [95% CI] | RMST / unguided | executions to bug | first violation |")
+    md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     tbd = collections.OrderedDict()
     for f in tt:
-        tbd.setdefault((f[0], f[1]), []).append((int(f[3]), float(f[4]), f[5]))
+        tbd.setdefault((f[0], f[1]), []).append((int(f[3]), float(f[4]), f[5], int(f[6]) if len(f) > 6 else -1))
     rm = {}
     for (pol, eng), v in tbd.items():
         ts = [min(x[1], cap) if x[0] else cap for x in v]
@@ -241,9 +241,10 @@ def main():
         invs = collections.Counter(x[2] for x in v if x[0])
         un = rm.get((pol, "unguided"))
         ratio = rm[(pol, eng)] / un if un else float("nan")
-        md.append("| %s | %s | %d/%d | %s | %s [%s, %s] | %s | %s |" % (
+        ex = [float(x[3]) for x in v if x[0] and x[3] >= 0]
+        md.append("| %s | %s | %d/%d | %s | %s [%s, %s] | %s | %s | %s |" % (
             pol, eng, found, len(v), mmm(ts, 3), fmt(rm[(pol, eng)], 3), fmt(lo, 3), fmt(hi, 3),
-            fmt(ratio, 1) + "x" if eng != "unguided" and ratio == ratio else "-",
+            fmt(ratio, 1) + "x" if eng != "unguided" and ratio == ratio else "-", mmm(ex, 0),
             ", ".join("%s x%d" % kv for kv in sorted(invs.items())) or "-"))
         tplot.append("\"%s\\n%s\" %.4f %.4f %.4f" % (pol, eng, rm[(pol, eng)], lo if lo == lo else rm[(pol, eng)],
                                                     hi if hi == hi else rm[(pol, eng)]))
