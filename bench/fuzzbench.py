@@ -7,7 +7,10 @@
          (corpus/seeds/<target>/; fuzz_api has none: one 16-byte zero
          seed).  libFuzzer: stat::average_exec_per_sec of
          -print_final_stats=1; AFL++: execs_per_sec of fuzzer_stats.
-         Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note>
+         Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note> <exec_per_cpu_s>
+         (exec_per_cpu_s: executions per CPU second of the engine and its
+         target, from getrusage(RUSAGE_CHILDREN) around the run - the
+         figure a loaded, shared machine does not depress)
 
   ttb    time-to-bug, Magma/FuzzBench style: for every legacy policy
          (ZOFUZZ_POLICY) and engine - libFuzzer -O2, AFL++ -O2, and
@@ -28,6 +31,7 @@ import argparse
 import glob
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -161,6 +165,7 @@ def cmd_speed(a):
                 corpus = os.path.join(work, "c-%s-%s" % (target, engine))
                 shutil.copytree(seeds, corpus)
                 note = ""
+                ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 if engine.startswith("libfuzzer"):
                     rc, wall, out = run_libfuzzer(binary, target, corpus, a.seconds, base_env)
                     m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
@@ -179,7 +184,10 @@ def cmd_speed(a):
                     secs = float(st.get("run_time", wall))
                     if not st:
                         note = "afl-fuzz failed: " + out.strip().splitlines()[-1][:80] if out.strip() else "afl-fuzz failed"
-                print("speed\t%s\t%s\t%d\t%.1f\t%.1f\t%s" % (target, engine, execs, secs, eps, note), flush=True)
+                ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+                print("speed\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%.1f" % (target, engine, execs, secs, eps, note,
+                                                                   execs / cpu if cpu > 0 else 0.0), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -95,8 +95,9 @@ def main():
               "(`bench/torch_hooks_baseline.py`), *total* = step with hooks / events, *hooks only* = (with - without "
               "hooks) / events. Stamp: %s." % stamp)
     md.append("")
-    md.append("| modules | zoffload ns/event | PyTorch total ns/event | PyTorch hooks-only ns/event | PyTorch total / zoffload | hooks-only / zoffload |")
-    md.append("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    irs = {int(f[0]): float(f[1]) / float(f[2]) for f in rows(os.path.join(raw, "hooks_ir.tsv"), "ir") if float(f[2]) > 0}
+    md.append("| modules | zoffload ns/event | zoffload instructions/event | PyTorch total ns/event | PyTorch hooks-only ns/event | PyTorch total / zoffload | hooks-only / zoffload |")
+    md.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     byn = collections.OrderedDict()
     for f in h:
         byn.setdefault(int(f[0]), []).append(float(f[2]))
@@ -111,7 +112,8 @@ def main():
         tt, th = tb.get(n, ([], []))
         r1 = med(tt) / med(c) if c and tt else float("nan")
         r2 = med(th) / med(c) if c and th else float("nan")
-        md.append("| %d | %s | %s | %s | %s | %s |" % (n, mmm(c), mmm(tt, 0), mmm(th, 0), fmt(r1) + "x" if r1 == r1 else "-",
+        md.append("| %d | %s | %s | %s | %s | %s | %s |" % (n, mmm(c), fmt(irs[n], 0) if n in irs else "-", mmm(tt, 0),
+                                                        mmm(th, 0), fmt(r1) + "x" if r1 == r1 else "-",
                                                         fmt(r2) + "x" if r2 == r2 else "-"))
         plot.append("%d %s %s %s" % (n, fmt(med(c), 3) if c else "NaN", fmt(med(tt), 3) if tt else "NaN",
                                      fmt(med(th), 3) if th else "NaN"))
@@ -123,6 +125,11 @@ def main():
         md.append("")
         md.append("**cost(%d)/cost(%d) = %.2f** (goal <= 1.5: %s)." % (hi, lo, ratio, "met" if ratio <= 1.5 else "NOT met"))
         headline.append(("hook cost %d vs %d modules" % (hi, lo), "%.2fx (goal <= 1.5x)" % ratio))
+        if lo in irs and hi in irs:
+            md.append("Instructions per event (callgrind, timed steps only, deterministic): %d -> %d, "
+                      "**%.2fx** from %d to %d modules; the rest of the time ratio is cache misses." %
+                      (irs[lo], irs[hi], irs[hi] / irs[lo], lo, hi))
+            headline.append(("instructions per event %d vs %d modules (callgrind)" % (hi, lo), "%.2fx" % (irs[hi] / irs[lo])))
         common = [n for n in byn if n in tb]
         if common:
             rs = [med(tb[n][0]) / med(byn[n]) for n in common]
@@ -186,23 +193,30 @@ def main():
     md.append("")
     md.append("exec/s, one run of %s s per target and engine, per-call policy, shipped seeds. libFuzzer: "
               "`stat::average_exec_per_sec`; AFL++ 4.04c persistent mode (libAFLDriver): `execs_per_sec` (its "
-              "calibration included). Stamp: %s." % (m.get("speed_s", "?"), stamp))
+              "calibration included); both per wall second, so the machine's load depresses them; *per CPU "
+              "second* divides the executions by the CPU time of the engine and target (getrusage). Stamp: %s."
+              % (m.get("speed_s", "?"), stamp))
     md.append("")
-    md.append("| target | libFuzzer ASan+UBSan | libFuzzer -O2 | AFL++ -O2 | -O2 / ASan | AFL++ / libFuzzer -O2 | note |")
-    md.append("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    md.append("| target | libFuzzer ASan+UBSan | libFuzzer -O2 | AFL++ -O2 | -O2 / ASan | AFL++ / libFuzzer -O2 | per CPU second: ASan / -O2 / AFL++ | note |")
+    md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     sb = collections.defaultdict(dict)
+    sc = collections.defaultdict(dict)
     notes = collections.defaultdict(list)
     for f in sp:
         sb[f[0]][f[1]] = float(f[4])
+        if len(f) > 6:
+            sc[f[0]][f[1]] = float(f[6])
         if len(f) > 5 and f[5]:
             notes[f[0]].append("%s: %s" % (f[1], f[5]))
     splot = []
     for i, tg in enumerate(["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]):
         e = sb.get(tg, {})
         a, o, af = e.get("libfuzzer-asan", float("nan")), e.get("libfuzzer-O2", float("nan")), e.get("aflpp-O2", float("nan"))
-        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (tg, fmt(a, 0), fmt(o, 0), fmt(af, 0),
+        c = sc.get(tg, {})
+        cpu = " / ".join(fmt(c[k], 0) if k in c else "-" for k in ("libfuzzer-asan", "libfuzzer-O2", "aflpp-O2"))
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (tg, fmt(a, 0), fmt(o, 0), fmt(af, 0),
                                                              fmt(o / a, 2) if a == a and a else "-",
-                                                             fmt(af / o, 2) if o == o and o else "-",
+                                                             fmt(af / o, 2) if o == o and o else "-", cpu,
                                                              "; ".join(notes[tg])))
         splot.append("%d %s %s %s %s" % (i, tg, a if a == a else "NaN", o if o == o else "NaN", af if af == af else "NaN"))
         if o == o:

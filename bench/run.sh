@@ -23,6 +23,9 @@
 # afl++); a benchmark whose tool is missing is marked absent in the table.
 set -euo pipefail
 
+# The whole script is one function, parsed before anything runs: editing
+# this file while a run is in progress cannot derail that run.
+main() {
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
@@ -33,7 +36,7 @@ while (($#)); do
         --only) ONLY="$2"; shift ;;
         --out) OUT="$2"; shift ;;
         --no-build) BUILD=0 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -126,7 +129,22 @@ if want hooks; then
     else
         say "no /usr/bin/python3 with torch: PyTorch baseline absent"; : >"$RAW/torch.tsv"
     fi
-    # a figure only the full run makes: the hot spot (callgrind) is in docs/benchmarks.md
+    # instructions per event (valgrind callgrind, only the timed steps): a
+    # figure the machine's load cannot disturb; full run only (slow)
+    : >"$RAW/hooks_ir.tsv"
+    if ((!QUICK)) && command -v valgrind >/dev/null 2>&1; then
+        for n in ${HOOK_MODS//,/ }; do
+            say "1/5 hook cost: callgrind instruction count, N=$n"
+            cg="$RAW/callgrind.$n.out"
+            if valgrind --tool=callgrind --toggle-collect=timed_step --callgrind-out-file="$cg" \
+                "$B/bench_hooks" --modules "$n" --reps 1 --min-events 7e5 >"$RAW/cg-hooks.$n.tsv" 2>/dev/null; then
+                ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$cg" | head -n1)
+                ev=$(awk -F'\t' '$1=="hooks"{print $7}' "$RAW/cg-hooks.$n.tsv" | head -n1)
+                [[ -n "$ir" && -n "$ev" ]] && printf 'ir\t%s\t%s\t%s\n' "$n" "$ir" "$ev" >>"$RAW/hooks_ir.tsv"
+            fi
+            rm -f "$cg" "$RAW/cg-hooks.$n.tsv"
+        done
+    fi
 fi
 if want gather; then
     say "2/5 host gather throughput vs memcpy, W = 1, 8, 64"
@@ -166,3 +184,6 @@ fi
 } >"$RAW/machine.txt"
 /usr/bin/python3 bench/report.py "$OUT"
 say "done in $(( $(date +%s) - T_START )) s: $OUT/latest.md"
+}
+
+main "$@"
