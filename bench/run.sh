@@ -69,10 +69,10 @@ fi
 # ------------------------------------------------------------------ builds
 cmake_build() { # dir targets... (configure args in CFG_ARGS)
     local dir="$1"; shift
-    cmake -S "$ROOT" -B "$dir" "${CFG_ARGS[@]}" >"$RAW/cmake-$(basename "$dir").log" 2>&1 ||
-        { cat "$RAW/cmake-$(basename "$dir").log" >&2; return 1; }
-    cmake --build "$dir" -j"$JOBS" --target "$@" >>"$RAW/cmake-$(basename "$dir").log" 2>&1 ||
-        { tail -30 "$RAW/cmake-$(basename "$dir").log" >&2; return 1; }
+    mkdir -p "$dir"
+    local log="$dir/bench-build.log"
+    cmake -S "$ROOT" -B "$dir" "${CFG_ARGS[@]}" >"$log" 2>&1 || { cat "$log" >&2; return 1; }
+    cmake --build "$dir" -j"$JOBS" --target "$@" >>"$log" 2>&1 || { tail -30 "$log" >&2; return 1; }
 }
 HAVE_AFL=0
 command -v afl-fuzz >/dev/null 2>&1 && command -v afl-clang-fast >/dev/null 2>&1 &&
