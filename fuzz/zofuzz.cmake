@@ -112,6 +112,11 @@ if(BUILD_TESTING)
       COMMAND zofuzz repro ${_albert} --quiet)
   endif()
 
+  # the committed seeds match the .scn sources (and the current codec)
+  if(EXISTS ${_tc}/seeds_current.sh)
+    add_test(NAME corpus/seeds_current COMMAND sh ${_tc}/seeds_current.sh $<TARGET_FILE:zofuzz> ${_src})
+  endif()
+
   # the CLI's usage errors and bytes/text round trip
   if(EXISTS ${_tc}/cli.sh)
     add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})
