@@ -41,7 +41,15 @@
  * Progress goes to stderr.  Exit 0, or 1 with a message if a runtime call
  * failed or a sanity check did not hold.
  *
- * usage: bench_hooks [--modules N,N,...] [--reps R] [--min-events E] [--diag] [--max-live NUMEL]
+ * --max-live and --reuse set stage3_max_live_parameters and
+ * stage3_max_reuse_distance (elements).  With DeepSpeed's defaults (1e9
+ * both) the regime changes with N: a model of <= 1e9 elements (N <= 1e3
+ * here) keeps every parameter gathered from forward to backward, a larger
+ * one releases and re-gathers, about twice the gathers per event.
+ * "--reuse 0 --max-live 5e7" gives every N the same regime (released at
+ * every post-hook, <= 50 parameters live), the fair O(1) comparison.
+ *
+ * usage: bench_hooks [--modules N,N,...] [--reps R] [--min-events E] [--diag] [--max-live NUMEL] [--reuse NUMEL]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -139,6 +147,7 @@ static const uint8_t k_yes = 1;
  * after every hook (slow; not used for timing) */
 static int g_diag;
 static unsigned long long g_max_live_cfg; /* --max-live: stage3_max_live_parameters (0: default 1e9) */
+static long long g_reuse_cfg = -1;         /* --reuse: stage3_max_reuse_distance (-1: default 1e9) */
 static uint64_t g_max_inflight, g_max_live;
 static void diag(void)
 {
@@ -215,6 +224,7 @@ static int run_n(uint32_t n, int reps, double min_events)
     cfg.world_size = 8;
     cfg.backend = be;
     if (g_max_live_cfg) cfg.max_live_parameters = g_max_live_cfg;
+    if (g_reuse_cfg >= 0) cfg.max_reuse_distance = (uint64_t)g_reuse_cfg;
     CHECK(zo_runtime_create(&cfg, &g_rt));
     model md;
     memset(&md, 0, sizeof md);
@@ -281,9 +291,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--min-events") && i + 1 < argc) min_events = atof(argv[++i]);
         else if (!strcmp(argv[i], "--diag")) g_diag = 1;
-        else if (!strcmp(argv[i], "--max-live") && i + 1 < argc) g_max_live_cfg = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--max-live") && i + 1 < argc) g_max_live_cfg = (unsigned long long)atof(argv[++i]);
+        else if (!strcmp(argv[i], "--reuse") && i + 1 < argc) g_reuse_cfg = (long long)atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_hooks [--modules N,N,...] [--reps R] [--min-events E] [--diag] [--max-live NUMEL]\n");
+            fprintf(stderr, "usage: bench_hooks [--modules N,N,...] [--reps R] [--min-events E] [--diag] [--max-live NUMEL] [--reuse NUMEL]\n");
             return 2;
         }
     }

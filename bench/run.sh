@@ -122,6 +122,12 @@ if want hooks; then
     say "1/5 hook cost: zoffload (C), modules $HOOK_MODS"
     "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" >"$RAW/hooks.tsv" ||
         say "bench_hooks failed"
+    # the same with one regime for every N (released at every post-hook, at
+    # most 50 parameters live): DeepSpeed's defaults keep a model of <= 1e9
+    # elements gathered from forward to backward and re-gather larger ones
+    say "1/5 hook cost: zoffload (C), uniform regime (max_reuse_distance 0, max_live_parameters 5e7)"
+    "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" --reuse 0 \
+        --max-live 5e7 >"$RAW/hooks_uniform.tsv" || say "bench_hooks (uniform) failed"
     if [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
         say "1/5 hook cost: PyTorch baseline (python3-torch), modules $TORCH_MODS"
         /usr/bin/python3 bench/torch_hooks_baseline.py --modules "$TORCH_MODS" --reps "$TORCH_REPS" \
