@@ -94,6 +94,23 @@ void zs_check_event(void *user, const zo_event *ev)
     c->n_events++;
     if (c->log) log_event(c, ev);
     switch (ev->kind) {
+    case ZO_EV_PARAM_STATE:
+    case ZO_EV_GATHER:
+    case ZO_EV_PREFETCH:
+    case ZO_EV_WAIT:
+    case ZO_EV_RELEASE:
+    case ZO_EV_UNPLANNED_FETCH:
+    case ZO_EV_WINDOW_OPEN:
+    case ZO_EV_WINDOW_CLOSE:
+    case ZO_EV_LEFTOVER:
+    case ZO_EV_RELEASE_ALL:
+    case ZO_EV_ERROR:
+        c->state_dirty = 1;
+        break;
+    default:
+        break;
+    }
+    switch (ev->kind) {
     case ZO_EV_TRACK_INPUTS:
     case ZO_EV_INPUT_GRAD:
     case ZO_EV_TRACK_OUTPUTS:
@@ -173,6 +190,8 @@ int zs_check_state(zs_checker *c)
                       zo_strerror(c->ev_error), zo_last_error(rt));
         return 1;
     }
+    if (!c->state_dirty && ++c->clean_actions % 16 != 0) return 0;
+    c->state_dirty = 0;
     if (zo_check_consistency(rt) != ZO_OK) {
         const char *m = zo_last_error(rt);
         /* the consistency check covers I6 (registry), I1 (window counts),

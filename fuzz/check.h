@@ -100,6 +100,12 @@ typedef struct zs_checker {
     uint64_t n_error_events;
     uint64_t seen_error_events; /* n_error_events already accounted for */
 
+    /* the full scan of zs_check_state runs after every action that changed
+     * parameter state (an event below set state_dirty) and every 16th
+     * action regardless */
+    int state_dirty;
+    unsigned clean_actions;
+
     /* results */
     int violated;
     zs_violation v;

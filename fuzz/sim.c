@@ -124,8 +124,8 @@ typedef struct sim {
     int32_t acc[ZS_MAX_PARAMS]; /* AccumulateGrad node per parameter (run-wide) */
     int cur_retain;      /* retain_graph of the running top-level backward */
 
-    uint8_t pset[ZS_MAX_MODULES][ZS_MAX_PARAMS];
-    uint8_t n_pset[ZS_MAX_MODULES];
+    uint8_t *pset_ids;   /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
+    uint32_t pset_off[ZS_MAX_MODULES + 1];
     uint8_t trainable[ZS_MAX_MODULES]; /* module's set has a trainable parameter */
     int nomem;
 } sim;
@@ -348,8 +348,8 @@ static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_i
 
 static void module_compute(sim *S, unsigned m)
 {
-    for (unsigned k = 0; k < S->n_pset[m] && !S->stop; k++) {
-        unsigned p = S->pset[m][k];
+    for (uint32_t k = S->pset_off[m]; k < S->pset_off[m + 1] && !S->stop; k++) {
+        unsigned p = S->pset_ids[k];
         const void *data = NULL;
         size_t bytes = 0;
         hook_begin(S, "access m=%d p=%d", (int)(m), (int)(p));
@@ -444,8 +444,8 @@ static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_
         S->nodes[op].aux = X->region;
         for (unsigned k = 0; k < c->n_use; k++)
             if (used[k].rg) add_edge(S, op, used[k].prod);
-        for (unsigned k = 0; k < S->n_pset[m]; k++) {
-            unsigned p = S->pset[m][k];
+        for (uint32_t k = S->pset_off[m]; k < S->pset_off[m + 1]; k++) {
+            unsigned p = S->pset_ids[k];
             if (S->s->par[p].flags & ZS_PARAM_FROZEN) continue;
             /* creating an AccumulateGrad node adds no edge: op's edges stay contiguous */
             int32_t an = acc_node(S, p);
@@ -896,8 +896,14 @@ static void backward(sim *S, spass *P, int retain)
 {
     if (S->stop || P->aborted || P->discarded || P->freed || !P->x) return;
     if (P->loss < 0) {
+        /* A pass in which no call had grad ended at zo_forward_end (the
+         * runtime's rule); if later passes of the step were built since,
+         * their state (prefetches for their own backward) is not this
+         * pass's to release, so I3 is only meaningful when it was the last
+         * graph built. */
+        int ended_earlier = P->x && !P->x->any_grad && P->num != S->graph_count - 1;
         discard(S, P);
-        if (!S->stop && !S->o.skip_discard_i3) check_i3(S, "after DISCARD");
+        if (!S->stop && !S->o.skip_discard_i3 && !ended_earlier) check_i3(S, "after DISCARD");
         return;
     }
     S->r->backwards++;
@@ -1065,23 +1071,31 @@ static int setup(sim *S)
         }
     }
     /* the parameter set each module's op reads, and the runtime's view of it */
+    uint8_t tmp[ZS_MAX_PARAMS];
+    uint32_t total = 0, cap = 0;
     for (unsigned m = 0; m < s->n_modules; m++) {
-        S->n_pset[m] = (uint8_t)zs_module_param_set(s, m, S->pset[m]);
+        int n = zs_module_param_set(s, m, tmp);
+        S->pset_off[m] = total;
+        S->pset_ids = grow(S, S->pset_ids, &cap, total + (uint32_t)n + 1, 1);
+        if (S->nomem) return -1;
+        memcpy(S->pset_ids + total, tmp, (size_t)n);
+        total += (uint32_t)n;
+        S->pset_off[m + 1] = total;
         S->trainable[m] = 0;
-        for (unsigned k = 0; k < S->n_pset[m]; k++)
-            if (!(s->par[S->pset[m][k]].flags & ZS_PARAM_FROZEN)) S->trainable[m] = 1;
+        for (int k = 0; k < n; k++)
+            if (!(s->par[tmp[k]].flags & ZS_PARAM_FROZEN)) S->trainable[m] = 1;
         if (zs_module_in_leaf(s, m)) continue;
         zo_param_id buf[ZS_MAX_PARAMS];
-        size_t n = 0;
-        if (zo_module_params(S->rt, m, buf, ZS_MAX_PARAMS, &n) == ZO_OK) {
-            int same = n == S->n_pset[m];
-            for (size_t k = 0; same && k < n; k++) same = buf[k] == S->pset[m][k];
+        size_t nr = 0;
+        if (zo_module_params(S->rt, m, buf, ZS_MAX_PARAMS, &nr) == ZO_OK) {
+            int same = nr == (size_t)n;
+            for (size_t k = 0; same && k < nr; k++) same = buf[k] == tmp[k];
             if (!same) {
                 S->chk.what_fmt = NULL;
-    snprintf(S->chk.what, sizeof S->chk.what, "setup");
+                snprintf(S->chk.what, sizeof S->chk.what, "setup");
                 zs_check_fail(&S->chk, ZS_INV_ERR, (long)m, -1,
-                              "zo_module_params gives %zu parameters, the scenario model %u", n,
-                              S->n_pset[m]);
+                              "zo_module_params gives %zu parameters, the scenario model %d", nr,
+                              n);
                 return -1;
             }
         }
@@ -1141,6 +1155,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     free(S->ckrecs);
     free(S->xs);
     free(S->heap);
+    free(S->pset_ids);
     int ret = r->violated ? 1 : 0;
     free(S);
     return ret;
