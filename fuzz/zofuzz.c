@@ -621,7 +621,8 @@ static int cmd_minimize(int argc, char **argv)
 
 static const char *const check_help =
     "usage: zofuzz check [--trials N] [--seed S] [--policy P] [--order engine|fuzzed|scenario]\n"
-    "                    [--max-len N] [--max-failures N] [--no-minimize] [-o DIR] [--quiet]\n"
+    "                    [--max-len N] [--max-failures N] [--no-minimize] [--any-verdicts]\n"
+    "                    [-o DIR] [--quiet]\n"
     "\n"
     "Property testing without a fuzzing engine: trial t of seed S draws random\n"
     "bytes from a seeded PRNG (zs_rand_input, splitmix64), decodes them into a\n"
@@ -637,6 +638,9 @@ static const char *const check_help =
     "  --max-len N       random input length at most N bytes (default 512)\n"
     "  --max-failures N  stop after N failures (default 5; 0 = never stop)\n"
     "  -o DIR            also write each distinct minimised scenario to DIR/check-SEED-T.scn\n"
+    "  --any-verdicts    minimise keeping only the invariant (default: also the verdict\n"
+    "                    under every other policy - zofuzz minimize --same-verdicts - so\n"
+    "                    that different bug classes stay apart)\n"
     "\n"
     "Exit: 0 every trial held every invariant, 1 a failure was found, 2 bad usage.\n";
 
@@ -664,7 +668,7 @@ static int cmd_check(int argc, char **argv)
 {
     unsigned long trials = 1000, max_len = 512, max_fail = 5;
     uint64_t seed = 1;
-    int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0;
+    int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
     const char *outdir = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -678,6 +682,7 @@ static int cmd_check(int argc, char **argv)
         else if (!strcmp(a, "--max-len")) max_len = opt_ulong(a, optval(argc, argv, &i));
         else if (!strcmp(a, "--max-failures")) max_fail = opt_ulong(a, optval(argc, argv, &i));
         else if (!strcmp(a, "--no-minimize")) minimize = 0;
+        else if (!strcmp(a, "--any-verdicts")) same_verdicts = 0;
         else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else die_usage("check: unknown argument %s (see --help)", a);
@@ -715,6 +720,7 @@ static int cmd_check(int argc, char **argv)
                 mo.order_mode = order;
                 mo.inv = v;
                 mo.max_runs = 50000;
+                mo.same_verdicts = same_verdicts;
                 zs_min_stats st;
                 if (zs_minimize(s, &mo, &st) == 0) {
                     char origin[96];
@@ -1022,7 +1028,7 @@ static int cmd_seeds(int argc, char **argv)
 static const char *const run_help =
     "usage: zofuzz run [--target T] [--policy P] [--time S] [--jobs N] [--keep-going]\n"
     "                  [--no-seeds] [--work DIR] [--progress S] [--max-repro N]\n"
-    "                  [--verbose] [--engine-arg ARG]... [CORPUS...]\n"
+    "                  [--verbose] [--any-verdicts] [--engine-arg ARG]... [CORPUS...]\n"
     "\n"
     "The main job: fuzzes the runtime with libFuzzer.  By default on the shipped\n"
     "corpus - corpus/seeds/<target>/ plus every corpus/models/*.scn and\n"
@@ -1050,6 +1056,8 @@ static const char *const run_help =
     "                 to the binary, else $TMPDIR/zofuzz-work)\n"
     "  --progress S   seconds between progress lines (default 5)\n"
     "  --max-repro N  crashes to minimise and print (default 5)\n"
+    "  --any-verdicts minimise crashes keeping only the invariant (default: also the\n"
+    "                 verdict under every other policy, so bug classes stay apart)\n"
     "  --verbose      pass libFuzzer's own output through (it is always in WORK/.../fuzz.log)\n"
     "                 (fuzz_hooks runs with -len_control=0: the decoder makes richer\n"
     "                 scenarios from longer inputs; override with --engine-arg)\n"
@@ -1321,6 +1329,8 @@ static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch)
 }
 
 /* replay + minimise + print one crash; returns its invariant (0 none) */
+static int g_run_same_verdicts = 1;
+
 static int report_crash(const char *path, int policy, seen_set *seen, int target_is_hooks)
 {
     if (!target_is_hooks) {
@@ -1344,6 +1354,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     mo.policy = policy;
     mo.inv = v;
     mo.max_runs = 100000;
+    mo.same_verdicts = g_run_same_verdicts;
     zs_min_stats st;
     if (zs_minimize(&s, &mo, &st) != 0) {
         printf("  %s: %s (minimisation failed)\n", path, line);
@@ -1401,6 +1412,7 @@ static int cmd_run(int argc, char **argv)
         else if (!strcmp(a, "--progress")) prog = opt_ulong(a, optval(argc, argv, &i));
         else if (!strcmp(a, "--max-repro")) max_repro = opt_ulong(a, optval(argc, argv, &i));
         else if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "--any-verdicts")) g_run_same_verdicts = 0;
         else if (!strcmp(a, "--engine-arg")) {
             if (nextra >= 32) die_usage("run: too many --engine-arg");
             extra[nextra++] = optval(argc, argv, &i);
