@@ -117,6 +117,13 @@ if(BUILD_TESTING)
     add_test(NAME corpus/seeds_current COMMAND sh ${_tc}/seeds_current.sh $<TARGET_FILE:zofuzz> ${_src})
   endif()
 
+  # the main job with the real engine: a legacy crash minimised into a
+  # regression file, and a clean per-call run with progress and summary
+  if(ZO_FUZZ_ENGINE AND TARGET fuzz_hooks AND EXISTS ${_tc}/run_e2e.sh)
+    add_test(NAME corpus/run_e2e COMMAND sh ${_tc}/run_e2e.sh $<TARGET_FILE:zofuzz>)
+    set_tests_properties(corpus/run_e2e PROPERTIES TIMEOUT 300)
+  endif()
+
   # the CLI's usage errors and bytes/text round trip
   if(EXISTS ${_tc}/cli.sh)
     add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})

@@ -1,0 +1,36 @@
+#!/bin/sh
+# run_e2e.sh ZOFUZZ - the main job end to end with the libFuzzer engine
+# (registered only when ZO_FUZZ_ENGINE builds fuzz_hooks):
+#   1. under reset-on-forward from an empty corpus libFuzzer finds a
+#      violation (exit 1), zofuzz replays it, minimises it to a few lines,
+#      and the saved .scn verifies as a regression file (zofuzz verify);
+#   2. under per-call on the shipped corpus a short run prints progress and
+#      a summary and finds nothing (exit 0).
+set -u
+Z="$1"
+T="${TMPDIR:-/tmp}/zofuzz-e2e.$$"
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; cat "$T/out" 2>/dev/null | tail -40; exit 1; }
+
+"$Z" run --policy reset-on-forward --no-seeds --time 60 --work "$T/w1" --engine-arg -seed=1 >"$T/out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "legacy run exit $rc (want 1)"
+grep -q "^\[zofuzz\] summary" "$T/out" || fail "no summary"
+grep -q "violations   [1-9]" "$T/out" || fail "no violation counted"
+f=$(find "$T/w1" -name 'crash-*.scn' | head -n 1)
+[ -n "$f" ] || fail "no minimised .scn saved"
+n=$(grep -v '^#' "$f" | grep -c .)
+echo "minimised crash: $n lines (expect line included)"
+cat "$f"
+[ "$n" -le 8 ] || fail "minimised scenario has $n lines"
+cp "$f" "$T/regression.scn"
+"$Z" verify "$T/regression.scn" >"$T/out" 2>&1 || fail "the minimised crash does not verify as a regression file"
+
+"$Z" run --time 8 --progress 2 --work "$T/w2" >"$T/out" 2>&1
+rc=$?
+[ $rc = 0 ] || fail "per-call run exit $rc (want 0)"
+grep -q "^\[zofuzz\] *[0-9]*s  execs [0-9]* ([0-9]*/s)  cov [0-9]*  ft [0-9]*  corpus [0-9]*  violations 0" "$T/out" || fail "no progress line"
+grep -q "^\[zofuzz\] summary" "$T/out" || fail "no summary"
+grep -q "shipped seed" "$T/out" || fail "no shipped corpus"
+echo "run_e2e: ok"
