@@ -464,7 +464,8 @@ enum { CAND_END = -1, CAND_SKIP = 0, CAND_OK = 1 };
 
 /* Builds candidate (kind, idx) from cur into out.  CAND_END: no item idx
  * for this kind; CAND_SKIP: item exists but gives no change. */
-static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out)
+static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out,
+                          int keep_order)
 {
     memcpy(out, cur, sizeof *out);
     zs_scenario *s = out;
@@ -661,7 +662,7 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
             c->progress_every = 0;
             return CAND_OK;
         case 4:
-            if (c->order_mode == ZS_ORDER_ENGINE) return CAND_SKIP;
+            if (c->order_mode == ZS_ORDER_ENGINE || keep_order) return CAND_SKIP;
             c->order_mode = ZS_ORDER_ENGINE;
             s->n_order = 0;
             memset(s->order, 0, sizeof s->order);
@@ -755,7 +756,7 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
         for (int kind = 0; kind < C_KINDS; kind++) {
             for (unsigned idx = 0;;) {
                 if (o->max_runs && st->runs >= o->max_runs) goto done;
-                int mc = make_candidate(cur, kind, idx, cand);
+                int mc = make_candidate(cur, kind, idx, cand, o->order_mode >= 0);
                 if (mc == CAND_END) break;
                 if (mc == CAND_SKIP || zs_scenario_validate(cand, NULL, 0) != 0) {
                     idx++;

@@ -33,7 +33,8 @@ extern "C" {
 
 typedef struct zs_min_opts {
     int policy;              /* -1: the scenario's; else zo_grads_policy (written into the result) */
-    int order_mode;          /* -1: the scenario's; else ZS_ORDER_ENGINE/FUZZED (written into the result) */
+    int order_mode;          /* -1: the scenario's (the minimiser may then try engine order);
+                                else ZS_ORDER_ENGINE/FUZZED, kept and written into the result */
     int inv;                 /* invariant to keep (ZS_INV_*); 0: whatever the first run reports */
     uint64_t max_bytes_per_param; /* host backend cap for the runs (ZS_SIM_DEFAULT_CAP) */
     unsigned long max_runs;  /* budget of simulator runs; 0 = unlimited */
