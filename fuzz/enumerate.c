@@ -579,6 +579,8 @@ int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src)
     if (memcmp(&dst->b, &src->b, sizeof dst->b) || dst->orders != src->orders ||
         dst->policy_mask != src->policy_mask || dst->shard_n != src->shard_n)
         return -1;
+    for (unsigned i = 0; i < dst->shard_n; i++)
+        if (dst->shard_seen[i] && src->shard_seen[i]) return -1; /* a shard counted twice */
     for (unsigned i = 0; i < dst->shard_n; i++) dst->shard_seen[i] |= src->shard_seen[i];
     dst->scenarios += src->scenarios;
     dst->invalid += src->invalid;
@@ -747,31 +749,52 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
 
 #define PMAX 24 /* largest ready-set size detected at one decision */
 
+/* 1 if setting every byte of pre[k..q) to 1, 2 or 3 (zeros after q)
+ * changes the observable run h0 of pre[0..k) followed by zeros: some
+ * position in [k, q) has an observable choice. */
+static int choice_in(explorer *E, uint8_t *pre, unsigned k, unsigned q, uint64_t h0)
+{
+    for (unsigned c = 1; c <= 3; c++) {
+        memset(pre + k, (int)c, q - k);
+        if (run_order(E, pre, (int)q) != h0) return 1;
+    }
+    return 0;
+}
+
 /* Depth-first search over the order bytes (docs/bounded-proofs.md, "Every
  * ready-node order").  pre[0..k) is fixed; h0 is the hash of the run
- * pre[0..k) followed by zeros. */
+ * pre[0..k) followed by zeros.
+ *   1. Is there any observable choice at a position >= k?  (probe: every
+ *      later byte 1, 2, 3).  No: this run is a leaf.
+ *   2. The first such position j: binary search with the same probes on
+ *      [k, q) (positions before j have one ready node, or choices that
+ *      change nothing observable).
+ *   3. n_ready at j: the period of b -> run(pre, 0.., b at j, 0...)
+ *      (byte b picks ready[b % n_ready]), confirmed over a second period.
+ *   4. Recurse into each b < n_ready. */
 static void explore(explorer *E, uint8_t *pre, unsigned k, uint64_t h0)
 {
     if (E->runs >= E->max_runs) {
         E->cap_hit = 1;
         return;
     }
-    if (k >= E->dmax) return;
-    /* suffix probes: is there any observable choice left after pre? */
-    int same = 1;
-    for (unsigned c = 1; c <= 3 && same; c++) {
-        memset(pre + k, (int)c, E->dmax - k);
-        same = run_order(E, pre, (int)E->dmax) == h0;
+    if (k >= E->dmax || !choice_in(E, pre, k, E->dmax, h0)) return;
+    unsigned lo = k + 1, hi = E->dmax; /* smallest q with a choice in [k, q) */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (choice_in(E, pre, k, mid, h0))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    if (same) return;
-    /* the number of ready nodes at position k: the period of
-     * b -> run(pre, b, 0...) (byte b picks ready[b % n_ready]) */
+    unsigned j = lo - 1;
+    memset(pre + k, 0, j - k + 1);
     uint64_t f[2 * PMAX + 2];
     f[0] = h0;
     unsigned period = 0;
     for (unsigned b = 1; b < 2 * PMAX + 2 && !period; b++) {
-        pre[k] = (uint8_t)b;
-        f[b] = run_order(E, pre, (int)k + 1);
+        pre[j] = (uint8_t)b;
+        f[b] = run_order(E, pre, (int)j + 1);
         for (unsigned q = 1; q <= b; q++) {
             unsigned need = q == 1 ? 2 : 2 * q - 1;
             if (b < need) break;
@@ -789,14 +812,14 @@ static void explore(explorer *E, uint8_t *pre, unsigned k, uint64_t h0)
         period = PMAX;
     }
     for (unsigned b = 0; b < period; b++) {
-        pre[k] = (uint8_t)b;
-        explore(E, pre, k + 1, f[b]);
+        pre[j] = (uint8_t)b;
+        explore(E, pre, j + 1, f[b]);
         if (E->runs >= E->max_runs) {
             E->cap_hit = 1;
             break;
         }
     }
-    pre[k] = 0;
+    memset(pre + k, 0, j - k + 1);
 }
 
 /* Upper bound on the ready-node decisions of one run (nodes popped over
@@ -1443,7 +1466,7 @@ int zo_enumerate_main(int argc, char **argv)
                 have = 1;
             } else {
                 if (zo_enum_results_merge(&res, &one)) {
-                    fprintf(stderr, "%s: %s: different bounds/orders/policies/shard count\n", prog,
+                    fprintf(stderr, "%s: %s: different bounds/orders/policies/shard count, or a shard already merged\n", prog,
                             argv[i]);
                     zo_enum_results_free(&one);
                     zo_enum_results_free(&res);
@@ -1542,7 +1565,7 @@ int zo_enumerate_main(int argc, char **argv)
             char err[200];
             if (!failed && f && zo_enum_results_read(&wr, f, err, sizeof err) == 0) {
                 /* a worker's file covers part of this shard; the parent owns the flags */
-                memcpy(wr.shard_seen, res.shard_seen, res.shard_n);
+                memset(wr.shard_seen, 0, res.shard_n);
                 zo_enum_results_merge(&res, &wr);
                 zo_enum_results_free(&wr);
             } else if (!failed) {

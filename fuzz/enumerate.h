@@ -175,7 +175,8 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
                       unsigned nshard, unsigned sub, unsigned nsub, zo_enum_results *r,
                       volatile uint64_t *progress);
 
-/** dst += src (same bounds, orders and policies; else -1). */
+/** dst += src (same bounds, orders, policies and shard count, and no shard
+ *  in both; else -1 and dst unchanged). */
 int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src);
 
 /** Results file (text, one key per line; see enumerate.c). */
