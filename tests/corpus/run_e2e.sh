@@ -27,7 +27,8 @@ cat "$f"
 cp "$f" "$T/regression.scn"
 "$Z" verify "$T/regression.scn" >"$T/out" 2>&1 || fail "the minimised crash does not verify as a regression file"
 
-"$Z" run --time 8 --progress 2 --work "$T/w2" >"$T/out" 2>&1
+# deterministic: fixed engine seed and number of runs
+"$Z" run --time 120 --progress 2 --work "$T/w2" --engine-arg -seed=1 --engine-arg -runs=1000 >"$T/out" 2>&1
 rc=$?
 [ $rc = 0 ] || fail "per-call run exit $rc (want 0)"
 grep -q "^\[zofuzz\] *[0-9]*s  execs [0-9]* ([0-9]*/s)  cov [0-9]*  ft [0-9]*  corpus [0-9]*  violations 0" "$T/out" || fail "no progress line"
