@@ -16,7 +16,7 @@ void *zo__alloc(zo_runtime *rt, size_t bytes) {
 void *zo__calloc(zo_runtime *rt, size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size) return NULL;
     void *p = zo__alloc(rt, n * size);
-    if (p) memset(p, 0, n * size > 0 ? n * size : 1);
+    if (p && n * size > 0) memset(p, 0, n * size);
     return p;
 }
 
