@@ -301,6 +301,44 @@ static void test_retain(void **state)
     assert_non_null(strstr(tbuf, "BWD g=0 retain=0\n"));
 }
 
+/* Fuzzed order: a choice byte picks among ready nodes (0 = the engine's
+ * pick).  root(x) = op(c1(x), c2(x)): after the root's op node both
+ * children's PreBackward nodes are ready; the engine runs the later one
+ * (m=2) first, choice 1 runs m=1 first.  Both orders must hold. */
+static void test_fuzzed_order(void **state)
+{
+    (void)state;
+    base(&sc);
+    sc.n_modules = 3;
+    sc.mod[2].parent = 0;
+    sc.n_params = 2;
+    sc.par[1] = sc.par[0];
+    sc.par[1].owner = 2;
+    zs_pass *p = &sc.step[0].pass[0];
+    for (unsigned m = 1; m <= 2; m++) {
+        zs_call *c = add_call(p, m, 0);
+        c->n_in = 1;
+        c->in[0] = R(ZS_REF_ARG, 0, 0);
+        c->n_use = 1;
+        c->use[0] = R(ZS_REF_ARG, 0, 0);
+    }
+    p->calls[0].n_use = 2;
+    p->calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
+    p->calls[0].use[1] = R(ZS_REF_OUT, 2, 0);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    char *a = strstr(tbuf, "PRE m=1"), *b = strstr(tbuf, "PRE m=2");
+    assert_true(a && b && b < a); /* engine: the child called last first */
+    sc.cfg.order_mode = ZS_ORDER_FUZZED;
+    sc.n_order = 4;
+    memset(sc.order, 0, 4);
+    sc.order[3] = 1; /* 4th choice: loss, PRE m=0, op m=0, then {PRE m=2, PRE m=1} */
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    a = strstr(tbuf, "PRE m=1");
+    b = strstr(tbuf, "PRE m=2");
+    assert_true(a && b && a < b);
+    expect_holds(&sc, ZO_GRADS_RESET_ON_FORWARD);
+}
+
 /* The emulated ready queue pops tied AccumulateGrad nodes in the order
  * PyTorch 1.13's CPU engine does.  Recorded on this machine with one
  * autograd.Function over n parameters, each AccumulateGrad node hooked:
@@ -366,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_reuse),          cmocka_unit_test(test_unused_branch),
         cmocka_unit_test(test_checkpoint),     cmocka_unit_test(test_exception),
         cmocka_unit_test(test_retain),         cmocka_unit_test(test_ready_queue_ties),
+        cmocka_unit_test(test_fuzzed_order),
         cmocka_unit_test(test_discard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
