@@ -73,7 +73,7 @@ except Exception:  # pragma: no cover
     pass
 
 FULL_ENGINE = os.environ.get("ZO_DS_FULL_ENGINE", "0") == "1"  # see docs/oracles.md
-MAX_TOTAL_NUMEL = 1 << 24  # real tensors: skip scenarios bigger than 64 MiB of fp32
+MAX_TOTAL_NUMEL = 1 << 22  # = sim_traces.c DS_MAX_TOTAL_NUMEL (it scales bigger scenarios down)
 STATUS_CHAR = {ZeroParamStatus.NOT_AVAILABLE: "N", ZeroParamStatus.INFLIGHT: "I",
                ZeroParamStatus.AVAILABLE: "A"}
 _dist_ready = False
@@ -333,7 +333,7 @@ class DSRun(torch_oracle.Run):
 
 def trace(sc, policy="reset-on-forward"):
     total = sum(p["numel"] for p in sc["params"])
-    if total > MAX_TOTAL_NUMEL:
+    if total > MAX_TOTAL_NUMEL + 65536:  # (scaling rounds tiny parameters up to 1)
         return ["SKIP total numel %d over %d" % (total, MAX_TOTAL_NUMEL)]
     out = []
     r = None

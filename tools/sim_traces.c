@@ -14,7 +14,7 @@
  *                                        log OUTDIR/k.reset-on-forward.events (trace lines
  *                                        interleaved with "  ev ..." lines, PARAM_STATE
  *                                        included) for the ds_status comparison.  A
- *                                        scenario over 2^24 elements in all is scaled
+ *                                        scenario over 2^22 elements in all is scaled
  *                                        down first (every numel and every finite,
  *                                        non-zero threshold divided by the same factor,
  *                                        at least 1), so that the DeepSpeed oracle can
@@ -53,7 +53,7 @@ static uint8_t enc[ZS_ENCODE_MAX];
 static zs_scenario sc;
 
 static int ds_mode;
-#define DS_MAX_TOTAL_NUMEL (1ull << 24) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
+#define DS_MAX_TOTAL_NUMEL (1ull << 22) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
 
 static void ds_scale(void)
 {
