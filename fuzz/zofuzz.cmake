@@ -59,7 +59,7 @@ if(BUILD_TESTING)
   endif()
 
   # every regression and model scenario under every policy of its expect line
-  # (a model without one must hold under per-call); one test per file
+  # (and under per-call, which must hold in every file); one test per file
   file(GLOB _scn_files CONFIGURE_DEPENDS
     ${_src}/corpus/regressions/*.scn ${_src}/corpus/models/*.scn)
   foreach(_f ${_scn_files})
@@ -78,7 +78,8 @@ if(BUILD_TESTING)
     add_test(NAME corpus/open_finding/${_n} COMMAND zofuzz verify ${_f})
   endforeach()
 
-  # the parser target replays every corpus text and the parse-error samples
+  # the parser target replays every corpus text (its properties: no crash,
+  # print/parse round trip, canonical printing)
   set(_parse_inputs)
   foreach(_d corpus/seeds/fuzz_scn_parse corpus/models corpus/regressions tests/corpus/open-findings)
     if(IS_DIRECTORY ${_src}/${_d})
@@ -91,7 +92,7 @@ if(BUILD_TESTING)
 
   # property testing without an engine: the default policy must hold ...
   add_test(NAME corpus/check_per_call
-    COMMAND zofuzz check --seed 7 --trials 400 --policy per-call)
+    COMMAND zofuzz check --seed 7 --trials 2000 --policy per-call)
   # ... and the legacy policies must be caught (exit status exactly 1)
   foreach(_p reset-on-forward lazy-init init-at-register)
     add_test(NAME corpus/check_finds_${_p}
