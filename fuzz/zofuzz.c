@@ -1662,6 +1662,14 @@ static int cmd_run(int argc, char **argv)
             done++;
         }
         if (ncrash > done) printf("  ... %zu more (raise --max-repro)\n", ncrash - done);
+        printf("  by invariant (of the %zu replayed):", done);
+        int anyinv = 0;
+        for (int k = 1; k < ZS_INV_COUNT; k++)
+            if (invs[k]) {
+                printf(" %s x%d", zs_inv_name(k), invs[k]);
+                anyinv = 1;
+            }
+        printf("%s\n", anyinv ? "" : " none reproduced in-process");
         printf("  distinct minimised scenarios: %d; to keep one: cp <crash>.scn "
                "corpus/regressions/<name>.scn\n",
                seen.n);
