@@ -168,7 +168,10 @@ int main(int argc, char **argv)
         double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
         if (keep_going) {
             for (unsigned k = 0; k < n_keys; k++) printf("%6lu  %s\n", counts[k], keys[k]);
-            printf("smoke: %lu of %lu scenarios violated an invariant\n", violations, trials);
+            printf("smoke: %lu of %lu scenarios violated an invariant; %lu backwards, %lu "
+                   "recomputes, %lu with I3-hooks misses (parameters the hooks left to the "
+                   "end-of-backward callback)\n",
+                   violations, trials, bwd, rec, misses);
             return violations ? 1 : 0;
         }
         printf("smoke: %lu scenarios, policy %s, no violation; %lu backwards, %lu recomputes, "
