@@ -45,6 +45,8 @@ want() { [[ ",$ONLY," == *",$1,"* ]]; }
 say() { printf '[bench] %s\n' "$*" >&2; }
 
 T_START=$(date +%s)
+# the commit measured: taken at the start (others may commit during a run)
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench 2>/dev/null || echo '+dirty')"
 mkdir -p "$OUT/raw"
 RAW="$OUT/raw"
 JOBS=2
@@ -175,7 +177,7 @@ fi
 # ------------------------------------------------------------------ report
 {
     echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench 2>/dev/null || echo '+dirty')"
+    echo "commit=$COMMIT"
     echo "nproc=$(nproc)"
     echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
     echo "mem_gib=$(awk '/MemTotal/ {printf "%.0f", $2/1048576}' /proc/meminfo)"
