@@ -194,4 +194,4 @@ fi
 say "done in $(( $(date +%s) - T_START )) s: $OUT/latest.md"
 }
 
-main "$@"
+main "$@"; exit $?
