@@ -429,7 +429,8 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p);
  *  each window it closed as ZO_EV_LEFTOVER; windows of other forward passes
  *  stay open.  Legacy: ends the retain_graph state only.
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (g not the innermost running
- *  backward), ZO_ERR_BACKEND. */
+ *  backward, or a call made during it (a recompute) is still open: abort
+ *  it with zo_forward_abort() first), ZO_ERR_BACKEND. */
 zo_status zo_backward_end(zo_runtime *rt, zo_graph g);
 
 /** Forget graph g without a backward (the loss was never computed or the

@@ -1273,6 +1273,12 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_end: unknown graph");
     if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_BWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_backward_end: graph is not the innermost running backward");
+    for (uint32_t i = 0; i < rt->n_fstack; i++)
+        if (rt->calls[rt->fstack[i]].graph == gslot)
+            return zo__fail(rt, ZO_ERR_PROTOCOL,
+                            "zo_backward_end: module %u still has an open (recompute) call: "
+                            "zo_forward_abort() it first",
+                            rt->calls[rt->fstack[i]].m);
     zo_graph_rec *g = &rt->graphs[gslot];
     rt->n_ctx--;
     int outermost = n_bwd(rt) == 0;
