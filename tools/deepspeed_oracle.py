@@ -13,11 +13,16 @@ from PyPI), on CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
 The same torch.nn model as tools/torch_oracle.py (same module tree, the
 parameters with their real numel, the same forward programs, checkpoints,
 raises and losses) is wrapped by deepspeed.initialize with
-zero_optimization.stage=3 and a plain SGD optimizer; DeepSpeed registers its
-four hooks per module (_pre_forward_module_hook, _post_forward_module_hook,
-_pre_backward_module_hook, _post_backward_module_hook) and the
-PreBackwardFunctionForModule / PostBackwardFunctionModule autograd Functions.
-The oracle only wraps those functions to print a line when each fires:
+zero_optimization.stage=3 and the scenario's stage3_* thresholds.  Without an
+optimizer the engine builds DeepSpeedZeRoOffload: DeepSpeed's own four hooks
+per module (_pre_forward_module_hook, _post_forward_module_hook,
+_pre_backward_module_hook, _post_backward_module_hook), its
+PreBackwardFunctionForModule / PostBackwardFunctionModule autograd Functions
+and its PartitionedParameterCoordinator.  (ZO_DS_FULL_ENGINE=1 adds an SGD
+optimizer, so DeepSpeedZeroOptimizer_Stage3 with engine.backward/step; its
+gradient partitioning asserts on scenarios outside the hook protocol's
+concern, see docs/oracles.md.)  The oracle only wraps those functions to
+print a line when each fires:
 
   A/D/B/C/PRE/POST lines exactly as docs/scenario-model.md §4, with c= and
   r= read from DeepSpeed's module.ds_grads_remaining and
@@ -26,10 +31,12 @@ The oracle only wraps those functions to print a line when each fires:
   FWD/ENDFWD/BWD/ENDBWD/DISCARD/ABORT/SWEEP/STEP/PGRAD as the PyTorch oracle;
   and after every D, C, PRE, POST, ENDBWD and SWEEP line one line
     S <ds_status of parameter 0, 1, ...: N=NOT_AVAILABLE I=INFLIGHT A=AVAILABLE>
-  SWEEP is DeepSpeedEngine.step() (the stage-3 optimizer step, which runs
-  release_and_reset_all and raises "expected to be released" if a
-  parameter is still gathered: printed as "SWEEP ERROR <message>").
-  The backward is DeepSpeedEngine.backward(loss, retain_graph=...).
+  The backward is loss.backward(retain_graph=...) and the coordinator's
+  reset_step() (what DeepSpeedZeroOptimizer_Stage3.backward does; a
+  RuntimeError from reset_step prints "DSERROR <message>" and ends the run).
+  SWEEP is partition_all_parameters() (what the optimizer step does:
+  release_and_reset_all, then "expected to be released" if a parameter is
+  still gathered: printed as "SWEEP ERROR <message>").
 
 tools/difftest.py --deepspeed compares this with the simulator's
 reset-on-forward trace plus the ds_status the runtime's PARAM_STATE events
@@ -308,10 +315,18 @@ class DSRun(torch_oracle.Run):
             # autograd call: loss.backward(), then the coordinator's reset_step()
             torch.autograd.backward(loss, retain_graph=retain)
             try:
-                self.offload.get_param_coordinator(training=True).reset_step()
+                self.coordinator().reset_step()
             except RuntimeError as e:  # DeepSpeed's own check, not a PyTorch error
                 self.line("DSERROR %s" % str(e).strip().splitlines()[0][:200])
                 raise torch_oracle.StopRun()
+
+    def coordinator(self):
+        """The training coordinator (0.14: one per mode, get_param_coordinator(training);
+        0.15+: a single one, get_param_coordinator())."""
+        try:
+            return self.offload.get_param_coordinator(training=True)
+        except TypeError:
+            return self.offload.get_param_coordinator()
 
     def sweep(self):
         try:

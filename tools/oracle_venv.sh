@@ -9,9 +9,10 @@
 # PyPI's torch wheel (which for linux-x86_64 is the CUDA build: ~0.8 GB plus
 # ~2.5 GB of nvidia-* wheels).  Only DeepSpeed and its small pure-Python
 # dependencies come from PyPI.  DeepSpeed is pinned (ZO_DEEPSPEED_VERSION
-# overrides): 0.12.x's CPU accelerator refuses to start without
-# intel_extension_for_pytorch (no wheel for this Python); 0.14.4 runs its CPU
-# accelerator without it and still imports under torch 1.13.
+# overrides) to the newest release that runs on torch 1.13: 0.12.x's CPU
+# accelerator refuses to start without intel_extension_for_pytorch (no wheel
+# for this Python); 0.14.4 and 0.15.4 run without it; 0.16.9 needs torch 2
+# (Module.register_forward_pre_hook(prepend=...)).
 #
 # Idempotent: when VENV_DIR/.oracle-ok exists and its python can import
 # torch and deepspeed, it prints the path and exits 0 at once.
@@ -21,7 +22,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:-$here/.venv-oracle}
-ds_version=${ZO_DEEPSPEED_VERSION:-0.14.4}
+ds_version=${ZO_DEEPSPEED_VERSION:-0.15.4}
 py=/usr/bin/python3
 
 check() {
