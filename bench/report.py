@@ -127,7 +127,8 @@ def main():
         headline.append(("hook cost %d vs %d modules" % (hi, lo), "%.2fx (goal <= 1.5x)" % ratio))
         if lo in irs and hi in irs:
             md.append("Instructions per event (callgrind, timed steps only, deterministic): %d -> %d, "
-                      "**%.2fx** from %d to %d modules; the rest of the time ratio is cache misses." %
+                      "**%.2fx** from %d to %d modules (the in-flight registry scan and the defaults' regime switch, see "
+                      "docs/benchmarks.md); the rest of the time ratio is the memory hierarchy." %
                       (irs[lo], irs[hi], irs[hi] / irs[lo], lo, hi))
             headline.append(("instructions per event %d vs %d modules (callgrind)" % (hi, lo), "%.2fx" % (irs[hi] / irs[lo])))
         common = [n for n in byn if n in tb]
