@@ -882,6 +882,12 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
         discard(S, P);
         return;
     }
+    if (!P->x->any_grad) {
+        /* a train pass run entirely under no_grad ends here, like an eval
+         * forward (the runtime frees its graph at zo_forward_end) */
+        check_i3(S, "after no-grad forward");
+        if (S->stop) return;
+    }
     int32_t loss = -1;
     for (unsigned j = 0; j < c0->n_out; j++) {
         if (!(pass->loss_mask & (1u << j)) || !P->x->out[0][j].rg) continue;
