@@ -128,6 +128,64 @@ uint8_t zo_host_param_byte(zo_param_id param, uint64_t byte_index);
  *  really stores and copies (min(bytes, max_bytes_per_param)). */
 uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes);
 
+/* ------------------------------------------------------------------ */
+/* Host backend fault injection (tests, fuzzing, CI reliability jobs)   */
+/* ------------------------------------------------------------------ */
+
+/** Where a fault is injected.  Operations are counted per point from the
+ *  last zo_host_set_fault() call, 1-based. */
+typedef enum zo_host_fault_point {
+    ZO_HOST_FAULT_GATHER = 0, /**< all_gather_start */
+    ZO_HOST_FAULT_WAIT = 1    /**< a completion check: wait() or query() */
+} zo_host_fault_point;
+
+typedef enum zo_host_fault_action {
+    ZO_HOST_FAULT_NONE = 0,
+    /** Transient failure: the operation returns `status` and has no
+     *  effect.  GATHER: nothing is issued (no work, no copy).  WAIT: the
+     *  work is untouched (still pending or complete), so a later wait or
+     *  query on it can succeed - a NCCL call that failed before enqueuing. */
+    ZO_HOST_FAULT_FAIL = 1,
+    /** Delay.  GATHER: the work is issued but its copy is deferred even on
+     *  an immediate backend; query() reports it not done and
+     *  zo_host_progress() skips it, only wait() completes it (a slow
+     *  all-gather: the runtime must block).  WAIT: wait() sleeps delay_us
+     *  microseconds before completing; query() reports not done. */
+    ZO_HOST_FAULT_DELAY = 2,
+    /** The collective itself fails.  GATHER: the work is issued and, when
+     *  it completes (wait, or zo_host_progress), copies nothing and
+     *  reports `status`.  WAIT: the work completes now without copying and
+     *  this and every later wait/query on it return `status`.  The shards
+     *  are never touched; the full buffers keep their poison bytes. */
+    ZO_HOST_FAULT_FAIL_WORK = 3
+} zo_host_fault_action;
+
+/** A fault: `action` is applied to the operations at `point` numbered
+ *  at .. at + count - 1 (count 0 means 1). */
+typedef struct zo_host_fault {
+    zo_host_fault_point point;
+    zo_host_fault_action action;
+    uint64_t at;       /**< 1-based operation index at `point`; 0: never */
+    uint32_t count;    /**< consecutive operations affected (0 = 1) */
+    zo_status status;  /**< FAIL / FAIL_WORK: code returned; 0 = ZO_ERR_BACKEND */
+    uint32_t delay_us; /**< DELAY at WAIT: microseconds wait() sleeps */
+} zo_host_fault;
+
+/** Arms fault f on host backend b (f is copied), replacing the previous
+ *  one and restarting the operation counts; f == NULL disarms.  Works
+ *  already delayed or doomed keep their fate.
+ *  Errors: ZO_ERR_INVALID_ARG (b not a host backend, bad point/action,
+ *  status > 0). */
+zo_status zo_host_set_fault(zo_backend *b, const zo_host_fault *f);
+
+/** Operations counted at `point` since the last zo_host_set_fault()
+ *  (0 for a non-host backend or an unknown point). */
+uint64_t zo_host_fault_ops(const zo_backend *b, zo_host_fault_point point);
+
+/** Operations the armed fault was applied to since the last
+ *  zo_host_set_fault() (0 for a non-host backend). */
+uint64_t zo_host_fault_fired(const zo_backend *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,6 +63,15 @@
  *   above ZO_HOST_MAX_ALLOC bytes fail with ZO_ERR_NOMEM without reaching the
  *   allocator (sanitizer allocators abort on absurd sizes).
  *
+ * Fault injection (zo_host_set_fault)
+ *   One armed fault at a time: at the at-th (.. at+count-1-th) all_gather_start
+ *   (point GATHER) or completion check - wait() or query() - (point WAIT)
+ *   the operation fails transiently (FAIL: returns the status, no effect), is
+ *   delayed (DELAY: a gather stays pending until a wait(); a wait sleeps), or
+ *   the collective fails (FAIL_WORK: the work completes copying nothing and
+ *   reports the status at every later check).  Shards are never modified by
+ *   any fault, so a later gather of the same parameter gets the right data.
+ *
  * Ownership
  *   Every allocation (context, zo_backend struct, parameter blocks, full
  *   buffers, works) goes through zo_host_config.allocator (malloc/free when
@@ -77,6 +86,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend_host_internal.h"
 #include "zoffload_backend.h"
@@ -128,6 +138,8 @@ typedef struct host_item {
 
 struct host_work {
     int done;
+    int delayed;         /* fault DELAY at GATHER: only wait() completes it */
+    zo_status doomed;    /* fault FAIL_WORK at GATHER: completes with this, copying nothing */
     zo_status status;
     size_t n;
     host_work *prev, *next; /* list of live works */
@@ -146,6 +158,9 @@ struct host_ctx {
     size_t npending;
     uint64_t mark_gen;
     uint64_t shard_bytes_total, bytes_copied;
+    zo_host_fault fault;    /* armed fault (action NONE: none) */
+    uint64_t fault_ops[2];  /* operations per zo_host_fault_point since armed */
+    uint64_t fault_fired;
     char err[256];
 };
 
@@ -385,13 +400,16 @@ static void complete(host_ctx *c, host_work *w)
                 first = it->param;
             continue;
         }
-        if (!c->no_copy)
+        if (!c->no_copy && !w->doomed)
             gather_copy(c, it->p, data_of(it->buf));
     }
     unlink_pending(w);
     w->done = 1;
     c->npending--;
-    if (cancelled) {
+    if (w->doomed) {
+        w->status = w->doomed;
+        fail(c, w->doomed, "host backend: injected fault: the all-gather of %zu parameter(s) failed", w->n);
+    } else if (cancelled) {
         w->status = ZO_ERR_STATE;
         fail(c, ZO_ERR_STATE,
              "host backend: %zu item(s) of an all-gather were cancelled before it completed "
@@ -403,6 +421,43 @@ static void complete(host_ctx *c, host_work *w)
 static host_work *checked_work(host_ctx *c, zo_work *zw)
 {
     return zw ? map_get(&c->workset, (uint64_t)(uintptr_t)zw) : NULL;
+}
+
+/* Counts one operation at pt; returns the armed fault's action if it
+ * applies to this operation, else ZO_HOST_FAULT_NONE. */
+static zo_host_fault_action fault_hit(host_ctx *c, zo_host_fault_point pt)
+{
+    uint64_t n = ++c->fault_ops[pt];
+    const zo_host_fault *f = &c->fault;
+    if (f->action == ZO_HOST_FAULT_NONE || f->point != pt || f->at == 0 || n < f->at ||
+        n - f->at >= (f->count ? f->count : 1u))
+        return ZO_HOST_FAULT_NONE;
+    c->fault_fired++;
+    return f->action;
+}
+
+static zo_status fault_status(const host_ctx *c) { return c->fault.status ? c->fault.status : ZO_ERR_BACKEND; }
+
+/* FAIL_WORK at a completion check: the work completes now, copying nothing. */
+static void doom_now(host_ctx *c, host_work *w)
+{
+    if (w->done) {
+        if (w->status == ZO_OK)
+            w->status = fault_status(c);
+        fail(c, w->status, "host backend: injected fault: the all-gather failed");
+        return;
+    }
+    w->doomed = fault_status(c);
+    complete(c, w);
+}
+
+static void sleep_us(uint32_t us)
+{
+    if (!us)
+        return;
+    struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
 }
 
 /* Cancels the items of pending works that refer to p or buf. */
@@ -638,6 +693,11 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         b->mark = gen;
     }
 
+    zo_host_fault_action fa = fault_hit(c, ZO_HOST_FAULT_GATHER);
+    if (fa == ZO_HOST_FAULT_FAIL)
+        return fail(c, fault_status(c), "host backend: all_gather_start: injected fault (gather %llu)",
+                    (unsigned long long)c->fault_ops[ZO_HOST_FAULT_GATHER]);
+
     zo_status st = map_reserve(c, &c->workset);
     if (st != ZO_OK)
         return st;
@@ -647,6 +707,8 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     memset(w, 0, sizeof *w);
     w->n = n;
     w->status = ZO_OK;
+    w->delayed = fa == ZO_HOST_FAULT_DELAY;
+    w->doomed = fa == ZO_HOST_FAULT_FAIL_WORK ? fault_status(c) : ZO_OK;
     for (size_t i = 0; i < n; i++) {
         w->items[i].param = items[i].param;
         w->items[i].p = lookup(c, items[i].param);
@@ -659,7 +721,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     c->works = w;
     map_put(&c->workset, (uint64_t)(uintptr_t)w, w);
 
-    if (c->deferred) {
+    if (c->deferred || w->delayed) {
         for (size_t i = 0; i < n; i++) {
             w->items[i].p->pending = w;
             w->items[i].buf->pending = w;
@@ -681,6 +743,19 @@ static zo_status op_wait(void *ctx, zo_work *zw)
     host_work *w = checked_work(c, zw);
     if (!w)
         return fail(c, ZO_ERR_INVALID_ARG, "host backend: wait: not a live work of this backend");
+    switch (fault_hit(c, ZO_HOST_FAULT_WAIT)) {
+    case ZO_HOST_FAULT_FAIL:
+        return fail(c, fault_status(c), "host backend: wait: injected fault (completion check %llu)",
+                    (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
+    case ZO_HOST_FAULT_FAIL_WORK:
+        doom_now(c, w);
+        return w->status;
+    case ZO_HOST_FAULT_DELAY:
+        sleep_us(c->fault.delay_us);
+        break;
+    default:
+        break;
+    }
     complete(c, w);
     return w->status;
 }
@@ -695,6 +770,21 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
     host_work *w = checked_work(c, zw);
     if (!w)
         return fail(c, ZO_ERR_INVALID_ARG, "host backend: query: not a live work of this backend");
+    switch (fault_hit(c, ZO_HOST_FAULT_WAIT)) {
+    case ZO_HOST_FAULT_FAIL:
+        *done = 0;
+        return fail(c, fault_status(c), "host backend: query: injected fault (completion check %llu)",
+                    (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
+    case ZO_HOST_FAULT_FAIL_WORK:
+        doom_now(c, w);
+        *done = 1;
+        return w->status;
+    case ZO_HOST_FAULT_DELAY:
+        *done = 0;
+        return ZO_OK;
+    default:
+        break;
+    }
     *done = w->done;
     return w->done ? w->status : ZO_OK;
 }
@@ -859,7 +949,7 @@ int zo_host_progress(zo_backend *b)
     host_ctx *c = (host_ctx *)cc;
     int n = 0;
     for (host_work *w = c->works; w; w = w->next)
-        if (!w->done) {
+        if (!w->done && !w->delayed) {
             complete(c, w);
             if (n < INT_MAX)
                 n++;
@@ -908,4 +998,39 @@ zo_status zo_host_shard(const zo_backend *b, zo_param_id param, int rank, const 
         *stored = min_u64(p->shard_bytes, p->copy_bytes - off);
     }
     return ZO_OK;
+}
+
+zo_status zo_host_set_fault(zo_backend *b, const zo_host_fault *f)
+{
+    const host_ctx *cc = host_of(b);
+    if (!cc)
+        return ZO_ERR_INVALID_ARG;
+    host_ctx *c = (host_ctx *)cc;
+    if (f) {
+        if ((f->point != ZO_HOST_FAULT_GATHER && f->point != ZO_HOST_FAULT_WAIT) ||
+            (f->action != ZO_HOST_FAULT_NONE && f->action != ZO_HOST_FAULT_FAIL &&
+             f->action != ZO_HOST_FAULT_DELAY && f->action != ZO_HOST_FAULT_FAIL_WORK) ||
+            f->status > 0)
+            return fail(c, ZO_ERR_INVALID_ARG, "host backend: zo_host_set_fault: bad point, action or status");
+        c->fault = *f;
+    } else {
+        memset(&c->fault, 0, sizeof c->fault);
+    }
+    c->fault_ops[0] = c->fault_ops[1] = 0;
+    c->fault_fired = 0;
+    return ZO_OK;
+}
+
+uint64_t zo_host_fault_ops(const zo_backend *b, zo_host_fault_point point)
+{
+    const host_ctx *c = host_of(b);
+    if (!c || (point != ZO_HOST_FAULT_GATHER && point != ZO_HOST_FAULT_WAIT))
+        return 0;
+    return c->fault_ops[point];
+}
+
+uint64_t zo_host_fault_fired(const zo_backend *b)
+{
+    const host_ctx *c = host_of(b);
+    return c ? c->fault_fired : 0;
 }
