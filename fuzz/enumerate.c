@@ -594,6 +594,7 @@ int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src)
         d->setup_errors += s->setup_errors;
         d->order_cap_hits += s->order_cap_hits;
         d->violating_scenarios += s->violating_scenarios;
+        d->uninit_full += s->uninit_full;
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             d->cell[i].scenarios += s->cell[i].scenarios;
             d->cell[i].orders += s->cell[i].orders;
@@ -650,6 +651,7 @@ typedef struct explorer {
     char inv_site[ZS_INV_COUNT][40]; /* site of the first violation found */
     uint64_t torch;
     int setup;
+    int uninit_full;          /* an uninitialised counter access in some whole run */
 } explorer;
 
 static int seen_add(explorer *E, uint64_t h)
@@ -712,6 +714,17 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
         h = E->sink.h;
     }
     int fresh = E->ev ? seen_add(E, h) : 1;
+    if (rc >= 0 && r.stats.uninit_counter_events) E->uninit_full = 1;
+    if (rc >= 0 && r.violated && !E->uninit_full && fresh) {
+        /* the run stopped at its first violation: run it to the end to see
+         * whether a counter is read before initialisation later on */
+        zs_sim_result r2;
+        zs_sim_opts o2 = o;
+        o2.stop_on_violation = 0;
+        o2.events = NULL;
+        if (zs_sim_run(s, &o2, &r2) >= 0 && r2.stats.uninit_counter_events) E->uninit_full = 1;
+        E->runs++;
+    }
     if (fresh && r.torch_error) E->torch++;
     int inv = 0;
     if (rc < 0) {
@@ -881,6 +894,7 @@ int zo_enum_check_scenario(const zs_scenario *cs, const zo_enum_opts *o, zo_enum
         pr->torch_errors += E.torch;
         pr->setup_errors += E.setup ? 1 : 0;
         pr->order_cap_hits += E.cap_hit ? 1 : 0;
+        pr->uninit_full += E.uninit_full ? 1 : 0;
         int any = 0;
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             if (!E.inv_hit[i]) continue;
@@ -989,9 +1003,9 @@ int zo_enum_results_write(const zo_enum_results *r, FILE *f)
         const zo_enum_policy_res *pr = &r->pol[p];
         fprintf(f,
                 "policy %d runs %" PRIu64 " orders %" PRIu64 " torch %" PRIu64 " setup %" PRIu64
-                " caphits %" PRIu64 " violating %" PRIu64 "\n",
+                " caphits %" PRIu64 " violating %" PRIu64 " uninit %" PRIu64 "\n",
                 p, pr->runs, pr->orders, pr->torch_errors, pr->setup_errors, pr->order_cap_hits,
-                pr->violating_scenarios);
+                pr->violating_scenarios, pr->uninit_full);
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             const zo_enum_cell *c = &pr->cell[i];
             fprintf(f, "cell %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " ", p, i, c->scenarios,
@@ -1073,11 +1087,11 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
             r->seconds = strtod(line + 8, NULL);
         } else if (!strncmp(line, "policy ", 7)) {
             int p;
-            uint64_t a[6];
+            uint64_t a[7];
             if (sscanf(line + 7,
                        "%d runs %" SCNu64 " orders %" SCNu64 " torch %" SCNu64 " setup %" SCNu64
-                       " caphits %" SCNu64 " violating %" SCNu64,
-                       &p, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) != 7 ||
+                       " caphits %" SCNu64 " violating %" SCNu64 " uninit %" SCNu64,
+                       &p, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]) != 8 ||
                 p < 0 || p > 3)
                 RFAIL("line %u: bad policy line", lineno);
             zo_enum_policy_res *pr = &r->pol[p];
@@ -1087,6 +1101,7 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
             pr->setup_errors = a[3];
             pr->order_cap_hits = a[4];
             pr->violating_scenarios = a[5];
+            pr->uninit_full = a[6];
         } else if (!strncmp(line, "cell ", 5)) {
             int p, i, off = 0;
             uint64_t sc, orr, key;
@@ -1242,6 +1257,9 @@ int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
                    " PyTorch-rejected orders, %" PRIu64 " order trees cut at the cap\n",
                 zs_policy_name((unsigned)p), pr->runs, pr->orders, pr->torch_errors,
                 pr->order_cap_hits);
+        fprintf(f, "  counter accessed before initialisation anywhere in a whole run (runs continued "
+                   "past their first violation): %" PRIu64 " scenarios\n",
+                pr->uninit_full);
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             const zo_enum_cell *c = &pr->cell[i];
             if (!c->scenarios) {

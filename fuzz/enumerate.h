@@ -132,6 +132,10 @@ typedef struct zo_enum_policy_res {
     uint64_t setup_errors; /**< zs_sim_run returned -1 (a finding: counted under ERR too) */
     uint64_t order_cap_hits; /**< order trees cut at the exploration cap (all mode) */
     uint64_t violating_scenarios; /**< scenarios with any violation */
+    uint64_t uninit_full; /**< scenarios where a counter was accessed before initialisation
+                               somewhere in a whole run (zo_stats.uninit_counter_events), runs
+                               continued past their first violation: I2 beyond the first
+                               violation, which is all the cell counts see */
     zo_enum_cell cell[ZS_INV_COUNT]; /**< index ZS_INV_I1..ZS_INV_ERR (0 unused) */
 } zo_enum_policy_res;
 

@@ -325,6 +325,7 @@ static void test_known_verdicts_table(void **state)
             fail_msg("per-call violates %s in %llu scenarios (first at \"%s\")", zs_inv_name(i),
                      (unsigned long long)pc->cell[i].scenarios, pc->cell[i].site[0]);
     assert_int_equal(pc->setup_errors, 0);
+    assert_int_equal(pc->uninit_full, 0);
     assert_true(r.pol[ZO_GRADS_RESET_ON_FORWARD].cell[ZS_INV_I1].scenarios > 0);
     assert_true(r.pol[ZO_GRADS_INIT_AT_REGISTER].cell[ZS_INV_I3].scenarios > 0);
     assert_true(r.pol[ZO_GRADS_LAZY_INIT].cell[ZS_INV_I3].scenarios > 0);
@@ -384,6 +385,7 @@ static void same_results(const zo_enum_results *a, const zo_enum_results *b)
         assert_int_equal(a->pol[p].runs, b->pol[p].runs);
         assert_int_equal(a->pol[p].orders, b->pol[p].orders);
         assert_int_equal(a->pol[p].torch_errors, b->pol[p].torch_errors);
+        assert_int_equal(a->pol[p].uninit_full, b->pol[p].uninit_full);
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             const zo_enum_cell *x = &a->pol[p].cell[i], *y = &b->pol[p].cell[i];
             assert_int_equal(x->scenarios, y->scenarios);
