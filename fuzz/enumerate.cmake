@@ -12,12 +12,12 @@ add_library(zo_enumerate STATIC ${CMAKE_CURRENT_SOURCE_DIR}/enumerate.c)
 target_link_libraries(zo_enumerate PUBLIC zofuzz_core)
 target_include_directories(zo_enumerate PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 
-# The .scn printer (fuzz/scn.c, issue 4) prints counterexamples when it is
-# built into zofuzz_core; without it they are printed as bytes (hex) only.
-get_target_property(_zo_core_srcs zofuzz_core SOURCES)
-if(_zo_core_srcs MATCHES "(^|;|/)scn\\.c(;|$)")
-  target_compile_definitions(zo_enumerate PRIVATE ZO_ENUM_HAVE_SCN=1)
-endif()
+# The .scn printer (library zofuzz_scn from fuzz/zofuzz.cmake, issue 4)
+# prints counterexamples when that target exists (it may be defined after
+# this file is included: generator expressions are resolved at generate
+# time); without it they are printed as bytes (hex), JSON-able with zs_tool.
+target_link_libraries(zo_enumerate PUBLIC $<TARGET_NAME_IF_EXISTS:zofuzz_scn>)
+target_compile_definitions(zo_enumerate PRIVATE $<$<TARGET_EXISTS:zofuzz_scn>:ZO_ENUM_HAVE_SCN=1>)
 
 add_executable(zofuzz_enumerate ${CMAKE_CURRENT_SOURCE_DIR}/enumerate_main.c)
 target_link_libraries(zofuzz_enumerate PRIVATE zo_enumerate)
