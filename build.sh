@@ -470,12 +470,17 @@ mode_valgrind() {
     local rel=(build-valgrind/reliability/reliability_backend_fault
                "build-valgrind/reliability/reliability_alloc_fail $ROOT/corpus/regressions/tied-params.scn")
     for u in "${rel[@]}"; do
+        local log rc=0
+        log="build-valgrind/$(basename "${u%% *}").valgrind.log"
         # shellcheck disable=SC2086
-        if "${vg[@]}" $u >"build-valgrind/$(basename "${u%% *}").valgrind.log" 2>&1; then
+        "${vg[@]}" $u >"$log" 2>&1 || rc=$?
+        if ((rc == 0)); then
             say "valgrind: $(basename "${u%% *}") clean"
+        elif ((rc == 99)); then
+            bad=1; tail -n 60 "$log" >&2; say "valgrind: $(basename "${u%% *}") memcheck errors"
         else
-            bad=1; tail -n 60 "build-valgrind/$(basename "${u%% *}").valgrind.log" >&2
-            say "valgrind: $(basename "${u%% *}") FAILED"
+            # a test verdict, not a memory error: the reliability step reports it
+            say "valgrind: $(basename "${u%% *}") memcheck clean; the test itself exited $rc (see $log)"
         fi
     done
     replay_all build-valgrind "${vg[@]}" || bad=1
