@@ -100,6 +100,7 @@ typedef struct sim {
     zs_checker chk;
     zo_runtime *rt;
     zo_backend *be;
+    zo_backend *rt_be; /* wrap_backend(be), or NULL */
     int policy;
     int order_mode;
     int legacy;
@@ -1021,6 +1022,13 @@ static int setup(sim *S)
         return -1;
     }
     S->chk.backend = S->be;
+    if (S->o.wrap_backend) {
+        st = S->o.wrap_backend(S->o.wrap_user, S->be, &S->rt_be);
+        if (st) {
+            zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "wrap_backend: %s", zo_strerror(st));
+            return -1;
+        }
+    }
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = s->cfg.world_size;
     cfg.rank = s->cfg.rank;
@@ -1030,7 +1038,7 @@ static int setup(sim *S)
     cfg.prefetch_bucket_size = s->cfg.prefetch_bucket_size;
     cfg.max_live_parameters = s->cfg.max_live_parameters;
     cfg.max_reuse_distance = s->cfg.max_reuse_distance;
-    cfg.backend = S->be;
+    cfg.backend = S->rt_be ? S->rt_be : S->be;
     cfg.on_event = zs_check_event;
     cfg.event_user = &S->chk;
     st = zo_runtime_create(&cfg, &S->rt);
@@ -1153,6 +1161,8 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     memcpy(r->i3_hook_first, S->chk.i3_hook_first, sizeof r->i3_hook_first);
 
     zo_runtime_destroy(S->rt);
+    if (S->rt_be && S->o.unwrap_backend)
+        S->o.unwrap_backend(S->o.wrap_user, S->rt_be);
     zo_backend_destroy(S->be);
     free_step(S);
     free(S->nodes);

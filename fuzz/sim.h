@@ -33,6 +33,12 @@ typedef struct zs_sim_opts {
     int stop_on_violation;   /* 1: stop executing at the first violation (default for repro) */
     FILE *trace;             /* canonical hook trace (docs/scenario-model.md §4), or NULL */
     FILE *events;            /* every runtime event and simulator action, or NULL */
+    /* optional: the runtime gets wrap_backend(wrap_user, host) instead of the
+     * host backend (which the checker and zo_host_progress keep using), e.g.
+     * tests/nccl/mirror_backend.h; unwrap_backend frees it after the runtime */
+    zo_status (*wrap_backend)(void *user, zo_backend *host, zo_backend **out);
+    void (*unwrap_backend)(void *user, zo_backend *wrapped);
+    void *wrap_user;
     int skip_discard_i3;     /* triage only: do not check I3 after a graph discard (lets a
                                 fuzzer look past that one known finding class) */
 } zs_sim_opts;
