@@ -363,8 +363,8 @@ static void build(wctx *w)
     zs_scenario *s = w->s;
     zo_enum_gen *g = w->g;
     const zo_enum_bounds *b = &g->b;
-    uint32_t classes[3];
-    unsigned ncls;
+    uint32_t classes[3] = {8, 8, 8};
+    unsigned ncls = 1;
 
     s->n_order = 0;
     s->n_uses = 0;
