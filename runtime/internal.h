@@ -182,6 +182,8 @@ struct zo_runtime {
 
     zo_work_rec *works;
     uint32_t n_works, cap_works;
+    uint32_t *works_free;     /* stack of free slots in works, O(1) reuse */
+    uint32_t n_works_free, cap_works_free;
 
     zo_coord coord[2];        /* [0] train, [1] eval */
 

@@ -108,6 +108,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, rt->works[w].params);
     }
     zo__free(rt, rt->works);
+    zo__free(rt, rt->works_free);
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         zo_par *pr = &rt->pars[p];
         if (pr->full) ops->full_free(rt->backend->ctx, p, pr->full);
@@ -438,14 +439,15 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
     for (size_t i = 0; i < n; i++)
         if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) k++;
     if (k == 0) return ZO_OK;
-    uint32_t wslot = ZO_NONE32;
-    for (uint32_t w = 0; w < rt->n_works; w++)
-        if (!rt->works[w].in_use) {
-            wslot = w;
-            break;
-        }
-    if (wslot == ZO_NONE32) {
-        if (zo__reserve(rt, (void **)&rt->works, &rt->cap_works, rt->n_works + 1, sizeof *rt->works))
+    uint32_t wslot;
+    if (rt->n_works_free > 0) {
+        wslot = rt->works_free[rt->n_works_free - 1]; /* popped once the gather is issued */
+    } else {
+        /* room for the new slot, and for it on the free stack later, so
+         * that returning a slot never allocates */
+        if (zo__reserve(rt, (void **)&rt->works, &rt->cap_works, rt->n_works + 1, sizeof *rt->works) ||
+            zo__reserve(rt, (void **)&rt->works_free, &rt->cap_works_free, rt->n_works + 1,
+                        sizeof *rt->works_free))
             return zo__fail(rt, ZO_ERR_NOMEM, "cannot grow the in-flight registry");
         wslot = rt->n_works;
     }
@@ -493,7 +495,10 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
     wr->params = plist;
     wr->n_params = (uint32_t)j;
     wr->in_use = 1;
-    if (wslot == rt->n_works) rt->n_works++;
+    if (wslot == rt->n_works)
+        rt->n_works++;
+    else
+        rt->n_works_free--;
     for (size_t t = 0; t < j; t++) {
         zo_param_id p = items[t].param;
         zo_par *pr = &rt->pars[p];
@@ -541,6 +546,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
     ops->work_free(rt->backend->ctx, wr->work);
     zo__free(rt, wr->params);
     memset(wr, 0, sizeof *wr);
+    rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works); /* capacity reserved at growth */
     return ZO_OK;
 }
 
