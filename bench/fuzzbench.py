@@ -49,7 +49,6 @@ AFL_ENV = {
     "AFL_NO_UI": "1",
     "AFL_NO_AFFINITY": "1",   # 2 shared cores: do not pin
     "AFL_QUIET": "1",
-    "AFL_SKIP_BIN_CHECK": "0",
 }
 
 
@@ -148,6 +147,8 @@ def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed
 
 def cmd_speed(a):
     builds = [("libfuzzer-asan", a.asan), ("libfuzzer-O2", a.lf), ("aflpp-O2", a.afl)]
+    if a.engines:
+        builds = [b for b in builds if b[0] in a.engines.split(",")]
     work = tempfile.mkdtemp(prefix="zo-bench-speed-")
     base_env = dict(os.environ)
     base_env["ZOFUZZ_POLICY"] = "per-call"
@@ -156,7 +157,7 @@ def cmd_speed(a):
     base_env["ZOFUZZ_SKIP_DISCARD_I3"] = "1"
     base_env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:symbolize=0")
     try:
-        for target in TARGETS:
+        for target in (a.targets.split(",") if a.targets else TARGETS):
             seeds = seed_dir(target, work)
             for engine, bdir in builds:
                 binary = os.path.join(bdir, "fuzz", target)
@@ -289,6 +290,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("speed")
     s.add_argument("--seconds", type=int, default=30)
+    s.add_argument("--targets", default="", help="comma list (default: all three)")
+    s.add_argument("--engines", default="", help="comma list of libfuzzer-asan,libfuzzer-O2,aflpp-O2")
     s.add_argument("--asan", required=True, help="build dir: libFuzzer + ASan/UBSan")
     s.add_argument("--lf", required=True, help="build dir: libFuzzer plain -O2")
     s.add_argument("--afl", required=True, help="build dir: AFL++ (libAFLDriver)")

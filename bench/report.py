@@ -289,8 +289,11 @@ def main():
         for eng in ["libfuzzer-O2", "aflpp-O2"]:
             rs = [rm[(p, eng)] / rm[(p, "unguided")] for p, e in tbd if e == eng and (p, "unguided") in rm and rm[(p, "unguided")] > 0]
             if rs:
-                headline.append(("time-to-bug %s / unguided (RMST)" % eng, "%s-%sx%s" % (fmt(min(rs), 1), fmt(max(rs), 1),
-                                                                                      " (quick: 3 x 20 s)" if quick else "")))
+                ex = [x[3] for (p, e), v in tbd.items() if e == eng for x in v if x[0] and x[3] >= 0]
+                headline.append(("time-to-bug %s / unguided (RMST; > 1 = guided slower)" % eng,
+                                 "%s-%sx over the 3 policies; median %s executions to bug%s" % (
+                                     fmt(min(rs), 1), fmt(max(rs), 1), fmt(med(ex), 0) if ex else "-",
+                                     " (quick: 3 x 20 s)" if quick else "")))
     md.append("")
 
     # ---------------------------------------------------------------- memory
