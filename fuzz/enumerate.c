@@ -652,7 +652,25 @@ typedef struct explorer {
     uint64_t torch;
     int setup;
     int uninit_full;          /* an uninitialised counter access in some whole run */
+#ifdef ZS_SIM_HAS_ON_CHOICE
+    unsigned n_dec;           /* choices of the last run */
+    uint16_t nready[ZS_MAX_ORDER]; /* n_ready of each of them (first ZS_MAX_ORDER) */
+    int past_order;           /* the last run had a choice with n_ready > 1 past ZS_MAX_ORDER */
+#endif
 } explorer;
+
+#ifdef ZS_SIM_HAS_ON_CHOICE
+static void on_choice(void *user, unsigned k, unsigned n_ready)
+{
+    explorer *E = user;
+    if (k < ZS_MAX_ORDER) {
+        E->nready[k] = (uint16_t)(n_ready > 0xFFFF ? 0xFFFF : n_ready);
+        if (k + 1 > E->n_dec) E->n_dec = k + 1;
+    } else if (n_ready > 1) {
+        E->past_order = 1;
+    }
+}
+#endif
 
 static int seen_add(explorer *E, uint64_t h)
 {
@@ -705,6 +723,12 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
         E->sink.h = 1469598103934665603ull;
         o.events = E->ev;
     }
+#ifdef ZS_SIM_HAS_ON_CHOICE
+    E->n_dec = 0;
+    E->past_order = 0;
+    o.on_choice = on_choice;
+    o.choice_user = E;
+#endif
     int rc = zs_sim_run(s, &o, &r);
     E->runs++;
     uint64_t h = 0;
@@ -762,6 +786,7 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
 
 #define PMAX 24 /* largest ready-set size detected at one decision */
 
+#ifndef ZS_SIM_HAS_ON_CHOICE
 /* 1 if setting every byte of pre[k..q) to 1, 2 or 3 (zeros after q)
  * changes the observable run h0 of pre[0..k) followed by zeros: some
  * position in [k, q) has an observable choice. */
@@ -835,6 +860,41 @@ static void explore(explorer *E, uint8_t *pre, unsigned k, uint64_t h0)
     memset(pre + k, 0, j - k + 1);
 }
 
+#endif /* !ZS_SIM_HAS_ON_CHOICE */
+
+#ifdef ZS_SIM_HAS_ON_CHOICE
+/* Exact search (the simulator reports n_ready at every choice): the run
+ * pre[0..k) followed by zeros is one order; every other order agrees with it
+ * up to some position j >= k and takes a value b in 1..n_ready(j)-1 there.
+ * One run per order. */
+static void explore_exact(explorer *E, uint8_t *pre, unsigned k)
+{
+    if (E->runs >= E->max_runs) {
+        E->cap_hit = 1;
+        return;
+    }
+    (void)run_order(E, pre, (int)k);
+    if (E->past_order) E->cap_hit = 1;
+    unsigned nd = E->n_dec;
+    uint16_t nr[ZS_MAX_ORDER];
+    memcpy(nr, E->nready, nd * sizeof nr[0]);
+    for (unsigned j = k; j < nd; j++) {
+        if (nr[j] < 2) continue;
+        memset(pre + k, 0, j - k);
+        for (unsigned b = 1; b < nr[j] && b < 256; b++) {
+            pre[j] = (uint8_t)b;
+            explore_exact(E, pre, j + 1);
+            if (E->runs >= E->max_runs) {
+                E->cap_hit = 1;
+                return;
+            }
+        }
+        if (nr[j] > 256) E->cap_hit = 1;
+        pre[j] = 0;
+    }
+}
+#endif
+
 /* Upper bound on the ready-node decisions of one run (nodes popped over
  * every backward, recomputes included). */
 static unsigned decision_bound(const zs_scenario *s)
@@ -882,8 +942,12 @@ int zo_enum_check_scenario(const zs_scenario *cs, const zo_enum_opts *o, zo_enum
             E.dmax = decision_bound(s);
             memset(pre, 0, sizeof pre);
             (void)run_order(&E, pre, -1); /* the engine order itself */
+#ifdef ZS_SIM_HAS_ON_CHOICE
+            explore_exact(&E, pre, 0);
+#else
             uint64_t h0 = run_order(&E, pre, 0);
             explore(&E, pre, 0, h0);
+#endif
             if (E.ev) fclose(E.ev);
         } else {
             (void)run_order(&E, pre, -1);
