@@ -625,6 +625,7 @@ static int32_t hpop(sim *S, uint32_t depth)
     uint32_t n = 0;
     while (n < S->n_heap && S->heap[n].depth == depth) n++;
     if (n == 0) return -1;
+    if (S->o.on_choice) S->o.on_choice(S->o.choice_user, S->order_pos, n);
     unsigned byte = S->order_pos < S->s->n_order ? S->s->order[S->order_pos] : 0;
     S->order_pos++;
     uint32_t pick = byte % n;

@@ -41,7 +41,14 @@ typedef struct zs_sim_opts {
     void *wrap_user;
     int skip_discard_i3;     /* triage only: do not check I3 after a graph discard (lets a
                                 fuzzer look past that one known finding class) */
+    /* optional, fuzzed order only: called at every ready-node choice k
+     * (0, 1, ... in the run, the index into zs_scenario.order[]) with the
+     * number of ready nodes n_ready it chooses among (order[k] % n_ready);
+     * lets the enumerator explore every choice exactly */
+    void (*on_choice)(void *user, unsigned k, unsigned n_ready);
+    void *choice_user;
 } zs_sim_opts;
+#define ZS_SIM_HAS_ON_CHOICE 1
 
 /** Defaults: scenario's policy and order, cap ZS_SIM_DEFAULT_CAP, no
  *  abort, stop at the first violation, no output. */
