@@ -238,9 +238,91 @@ static void test_reset_step_wait_failure(void **state)
     zo_backend_destroy(be);
 }
 
+/* every entry point refuses a NULL runtime (nothing aborts on bad input) */
+static void test_null_runtime(void **state)
+{
+    (void)state;
+    zo_graph g = 0;
+    zo_grad_handle h = 0;
+    uint8_t rg[1] = {1};
+    const void *d = NULL;
+    zo_module_id m;
+    zo_param_id p;
+    zo_param_info pi;
+    zo_module_info mi;
+    zo_stats st;
+    zo_trace_info ti;
+    size_t n;
+    assert_int_equal(zo_runtime_destroy(NULL), ZO_OK);
+    assert_non_null(zo_last_error(NULL));
+    assert_int_equal(zo_module_register(NULL, ZO_NO_MODULE, "x", 0, &m), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_param_register(NULL, 0, "w", 1, 4, 0, &p), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_module_use_param(NULL, 0, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_forward_begin(NULL, ZO_FWD_ROOT, &g), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_forward_end(NULL, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_pre_forward(NULL, 0, ZO_CALL_GRAD), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_track_inputs(NULL, 0, 1, rg, &h), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_post_forward(NULL, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_track_outputs(NULL, 0, 1, rg, &h), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_forward_abort(NULL, ZO_NO_MODULE), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backward_begin(NULL, 1, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_output_grad(NULL, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_input_grad(NULL, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_param_grad_ready(NULL, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backward_end(NULL, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_graph_discard(NULL, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_param_access(NULL, 0, 0, &d, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_release_all(NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_reset_step(NULL, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_param_get_info(NULL, 0, &pi), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_param_is_active_for(NULL, 0, 0), 0);
+    assert_int_equal(zo_module_get_info(NULL, 0, &mi), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_module_params(NULL, 0, &p, 1, &n), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_get_stats(NULL, &st), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_get_trace_info(NULL, 0, &ti), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_check_consistency(NULL), ZO_ERR_INVALID_ARG);
+}
+
+/* a borrowed backend whose vtable lacks any required operation (or has
+ * the wrong version) is refused at create, one missing op at a time */
+static void test_backend_missing_ops(void **state)
+{
+    (void)state;
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_backend *host;
+    assert_int_equal(zo_backend_host_create(&hc, &host), ZO_OK);
+    static const size_t offs[] = {
+        offsetof(zo_backend_ops, param_add), offsetof(zo_backend_ops, full_alloc),
+        offsetof(zo_backend_ops, full_free), offsetof(zo_backend_ops, all_gather_start),
+        offsetof(zo_backend_ops, wait),      offsetof(zo_backend_ops, query),
+        offsetof(zo_backend_ops, work_free), offsetof(zo_backend_ops, world_size),
+        offsetof(zo_backend_ops, rank)};
+    for (size_t i = 0; i <= sizeof offs / sizeof offs[0]; i++) {
+        zo_backend_ops ops = *host->ops;
+        if (i < sizeof offs / sizeof offs[0])
+            memset((char *)&ops + offs[i], 0, sizeof(void (*)(void)));
+        else
+            ops.version = ZO_BACKEND_OPS_VERSION + 1;
+        zo_backend be = {&ops, host->ctx};
+        zo_config cfg = ZO_CONFIG_INIT;
+        cfg.backend = &be;
+        zo_runtime *rt = NULL;
+        assert_int_not_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+        assert_null(rt);
+    }
+    zo_backend none = {NULL, host->ctx};
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.backend = &none;
+    zo_runtime *rt = NULL;
+    assert_int_not_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+    zo_backend_destroy(host);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_null_runtime),
+        cmocka_unit_test(test_backend_missing_ops),
         cmocka_unit_test(test_reset_step_wait_failure),
         cmocka_unit_test(test_forged_legacy_handles),
         cmocka_unit_test(test_consistency_detects_corruption),
