@@ -30,6 +30,6 @@ if(BUILD_TESTING AND ZO_CMOCKA_TARGET
   set_tests_properties(enumerate/test_enumerate PROPERTIES TIMEOUT 900)
   # the CLI end to end: a tiny bound, exit 0 (per-call holds)
   add_test(NAME enumerate/cli_tiny
-           COMMAND zofuzz_enumerate --max-modules 2 --max-calls 3 --max-steps 1 --policy per-call
+           COMMAND zofuzz_enumerate --max-modules 2 --max-calls 2 --max-steps 1 --policy per-call
                    --jobs 2 --quiet --cex ${CMAKE_CURRENT_BINARY_DIR}/enum-cli-cex)
 endif()
