@@ -5,6 +5,7 @@
 set terminal pngcairo size 900,560 font "DejaVu Sans,10"
 set grid
 set key top left
+set title font ",9"
 
 fexists(f) = system("test -s '".f."' && echo 1 || echo 0") + 0
 
@@ -33,7 +34,10 @@ if (fexists(raw.'/gather_w1.dat')) {
     set xlabel "parameter bytes"
     set ylabel "ratio to memcpy"
     set yrange [0:*]
-    set format x "%.0s%cB"
+    set xtics ("4 KiB" 4096, "16 KiB" 16384, "64 KiB" 65536, "256 KiB" 262144, "1 MiB" 1048576, \
+               "4 MiB" 4194304, "16 MiB" 16777216, "64 MiB" 67108864, "256 MiB" 268435456)
+    set xrange [3000:360000000]
+    set key outside right
     plot raw.'/gather_w1.dat' using 1:2 with linespoints lw 2 pt 7 title "backend W=1", \
          raw.'/gather_w8.dat' using 1:2 with linespoints lw 2 pt 7 title "backend W=8", \
          raw.'/gather_w64.dat' using 1:2 with linespoints lw 2 pt 7 title "backend W=64", \
@@ -42,7 +46,9 @@ if (fexists(raw.'/gather_w1.dat')) {
          raw.'/gather_w64.dat' using 1:3 with linespoints lw 1 dt 2 pt 5 title "runtime path W=64", \
          0.8 with lines lc rgb "red" dt 3 title "goal 0.8"
     unset logscale
-    unset format
+    set xtics autofreq
+    unset xrange
+    set key inside top left
     set yrange [*:*]
 }
 
