@@ -918,11 +918,9 @@ static FILE *hash_file(hsink *k)
     return f;
 }
 
-int zo_enum_check_scenario(const zs_scenario *cs, const zo_enum_opts *o, zo_enum_results *r)
+int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_results *r)
 {
-    /* the runs set policy/order fields of the scenario: work on it in place
-     * and restore them (the generator's buffer is ours) */
-    zs_scenario *s = (zs_scenario *)cs;
+    /* the runs set policy/order fields of the scenario: in place, restored */
     zs_config saved = s->cfg;
     uint16_t saved_n = s->n_order;
     int bad_policies = 0;

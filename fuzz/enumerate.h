@@ -87,7 +87,9 @@ typedef struct zo_enum_gen {
  *  else) if b is out of range. */
 int zo_enum_gen_init(zo_enum_gen *g, const zo_enum_bounds *b);
 
-/** Writes the next canonical scenario into *out (fully overwritten).
+/** Writes the next canonical scenario into *out (every field with meaning
+ *  is written; unused array slots keep old contents, as zs_scenario_equal
+ *  and the simulator ignore them).
  *  Returns 1, or 0 when the enumeration is exhausted.  Every scenario is
  *  produced exactly once, in a deterministic order; the k-th call (k = 0,
  *  1, ...) returns scenario number k (g->emitted - 1 after the call). */
@@ -166,9 +168,11 @@ typedef struct zo_enum_opts {
 } zo_enum_opts;
 
 /** Checks one valid scenario under every policy of o->policy_mask and
- *  accumulates into *r (scenarios += 1).  Returns the number of policies
- *  under which some order violated an invariant. */
-int zo_enum_check_scenario(const zs_scenario *s, const zo_enum_opts *o, zo_enum_results *r);
+ *  accumulates into *r (scenarios += 1).  s->cfg.policy/order_mode and the
+ *  order bytes are changed during the runs and restored before returning.
+ *  Returns the number of policies under which some order violated an
+ *  invariant. */
+int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_results *r);
 
 /** Runs part `sub` of `nsub` of shard `shard` of `nshard` of bound b into
  *  *r: scenario number k (0, 1, ... in generator order) belongs to shard
