@@ -113,7 +113,9 @@ typedef enum zo_param_status {
 
 /** The legal ds_status transitions, as one explicit table (ColossalAI
  *  Gemini style): NOT_AVAILABLE->INFLIGHT (all-gather issued),
- *  INFLIGHT->AVAILABLE (waited), AVAILABLE->NOT_AVAILABLE (partition()).
+ *  INFLIGHT->AVAILABLE (waited), AVAILABLE->NOT_AVAILABLE (partition()),
+ *  and INFLIGHT->NOT_AVAILABLE (the all-gather failed: the full buffer is
+ *  dropped, the shards are intact and the next fetch gathers again).
  *  Returns 1 if from->to is legal, 0 otherwise (including from == to). */
 int zo_transition_legal(zo_param_status from, zo_param_status to);
 const char *zo_param_status_name(zo_param_status s);

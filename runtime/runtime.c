@@ -534,9 +534,30 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
         s = ops->wait(rt->backend->ctx, wr->work);
     }
     zo__emit(rt, ZO_EV_WAIT, ZO_NO_MODULE, p, 0, 0, 0, 0, done ? "complete" : "blocking");
-    if (s)
-        return zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND, "wait for parameter %u: %s", p,
-                        backend_msg(rt, s));
+    if (s) {
+        /* The collective failed (e.g. an asynchronous NCCL error): its
+         * parameters go back to NOT_AVAILABLE, their full buffers freed; the
+         * shards are intact, so the next fetch gathers them again. */
+        zo_status r = zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND, "wait for parameter %u: %s",
+                               p, backend_msg(rt, s));
+        for (uint32_t i = 0; i < wr->n_params; i++) {
+            zo_param_id q = wr->params[i];
+            zo_par *qr = &rt->pars[q];
+            qr->work = ZO_NONE32;
+            rt->st.inflight_params--;
+            ops->full_free(rt->backend->ctx, q, qr->full);
+            qr->full = NULL;
+            qr->full_bytes = 0;
+            rt->st.live_numel -= qr->numel;
+            if (qr->persistent) rt->st.persistent_live_numel -= qr->numel;
+            (void)set_status(rt, q, ZO_PARAM_NOT_AVAILABLE);
+        }
+        ops->work_free(rt->backend->ctx, wr->work);
+        zo__free(rt, wr->params);
+        memset(wr, 0, sizeof *wr);
+        rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works);
+        return r;
+    }
     for (uint32_t i = 0; i < wr->n_params; i++) {
         zo_param_id q = wr->params[i];
         rt->pars[q].work = ZO_NONE32;
@@ -1435,9 +1456,11 @@ zo_status zo_release_all(zo_runtime *rt) {
 zo_status zo_reset_step(zo_runtime *rt, int eval) {
     if (!rt) return ZO_ERR_INVALID_ARG;
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
+    zo_status s = zo__coord_reset_step(rt, &rt->coord[eval]);
+    if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) return s; /* no effect */
     rt->st.steps++;
     zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
-    return zo__coord_reset_step(rt, &rt->coord[eval]);
+    return s;
 }
 
 /* ------------------------------------------------------------------ */

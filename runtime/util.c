@@ -131,7 +131,7 @@ const char *zo_strerror(zo_status s) {
 static const unsigned char k_legal[3][3] = {
     /* to:        NOT_AVAILABLE INFLIGHT AVAILABLE */
     /* NOT_AV */ {0, 1, 0},
-    /* INFLIGHT*/ {0, 0, 1},
+    /* INFLIGHT*/ {1, 0, 1}, /* -> NOT_AVAILABLE: the all-gather failed (shards intact) */
     /* AVAIL  */ {1, 0, 0},
 };
 

@@ -227,9 +227,15 @@ static void test_reset_step_wait_failure(void **state)
     assert_int_equal(zo_check_consistency(rt), ZO_OK);
     zo_param_info pi;
     assert_int_equal(zo_param_get_info(rt, 0, &pi), ZO_OK);
-    /* param 0's wait failed; param 1's wait (same work) then completed the
-     * work, so param 0 is AVAILABLE but was not released by this sweep */
-    assert_true(pi.status == ZO_PARAM_INFLIGHT || pi.status == ZO_PARAM_AVAILABLE);
+    /* the all-gather failed: both parameters of that work went back to
+     * NOT_AVAILABLE (buffers freed, shards intact), nothing is in flight */
+    assert_int_equal(pi.status, ZO_PARAM_NOT_AVAILABLE);
+    assert_int_equal(zo_param_get_info(rt, 1, &pi), ZO_OK);
+    assert_int_equal(pi.status, ZO_PARAM_NOT_AVAILABLE);
+    zo_stats st;
+    assert_int_equal(zo_get_stats(rt, &st), ZO_OK);
+    assert_int_equal(st.live_numel, 0);
+    assert_int_equal(st.inflight_params, 0);
     assert_int_equal(zo_release_all(rt), ZO_OK);
     assert_int_equal(zo_param_get_info(rt, 0, &pi), ZO_OK);
     assert_int_equal(pi.status, ZO_PARAM_NOT_AVAILABLE);
