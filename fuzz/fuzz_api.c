@@ -18,8 +18,16 @@
  * ZOFUZZ_TRACE=1 prints every call with its arguments and status (repro).
  *
  * Input layout: byte 0 policy, byte 1 world size, byte 2 flags (deferred,
- * thresholds), then one opcode byte per call followed by its arguments;
- * missing bytes read as 0.  At most 512 calls per input.
+ * thresholds, allocation-failure injection), then (with flag 0x40) one byte
+ * choosing the allocation-failure schedule, then one opcode byte per call
+ * followed by its arguments; missing bytes read as 0.  At most 512 calls
+ * per input.
+ *
+ * Allocation-failure injection (flag 0x40): the runtime's replaceable
+ * allocator refuses allocations at fuzz-chosen points (the k-th allocation
+ * after creation, then every p-th, k and p from the schedule byte); each
+ * refused call must return an error and leave the runtime consistent,
+ * which the checks after every call verify, and nothing may leak.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +62,33 @@ static uint64_t u64(rd *r)
 #define MAXH 64
 
 static int g_trace = -1, g_policy = -2;
+
+/* fuzz-chosen allocation failures (flag 0x40) */
+typedef struct failalloc {
+    int on;
+    uint64_t n;      /* allocations so far */
+    uint64_t next;   /* index of the next refused allocation */
+    uint64_t period;
+    uint64_t refused;
+} failalloc;
+
+static void *fa_alloc(void *opaque, size_t bytes)
+{
+    failalloc *fa = opaque;
+    fa->n++;
+    if (fa->on && fa->n == fa->next) {
+        fa->next += fa->period;
+        fa->refused++;
+        return NULL;
+    }
+    return malloc(bytes);
+}
+
+static void fa_free(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+}
 #define LOG(...)                                                                                   \
     do {                                                                                           \
         if (g_trace) fprintf(stderr, __VA_ARGS__);                                                 \
@@ -177,6 +212,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.prefetch_bucket_size = (fl & 8) ? 0 : 50;
     cfg.max_reuse_distance = (fl & 16) ? 0 : 1000000000ull;
     cfg.backend = w->be;
+    static failalloc FA;
+    memset(&FA, 0, sizeof FA);
+    if (fl & 0x40) {
+        uint8_t sched = u8(&r);
+        FA.next = 1 + (sched & 0x1F);         /* k: 1..32 allocations after creation */
+        FA.period = 2 + ((sched >> 5) & 7) * 5; /* then every 2..37 */
+    }
+    cfg.allocator.alloc = fa_alloc;
+    cfg.allocator.free = fa_free;
+    cfg.allocator.opaque = &FA;
     cfg.on_event = zs_check_event;
     cfg.event_user = &w->chk;
     w->dummy.cfg.max_live_parameters = cfg.max_live_parameters;
@@ -205,6 +250,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     w->chk.rt = w->rt;
+    if (fl & 0x40) {
+        /* count from here: creation itself is covered by the unit tests */
+        FA.next += FA.n;
+        FA.on = 1;
+        LOG("allocation failures: allocation %llu after creation, then every %llu\n",
+            (unsigned long long)(FA.next - FA.n), (unsigned long long)FA.period);
+    }
 
     for (int step = 0; step < 512 && r.pos < r.n; step++) {
         uint8_t op = u8(&r) % 24;
@@ -426,6 +478,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)st; /* errors are fine; the state after them is what is checked */
         check(w, what);
     }
+    FA.on = 0; /* destroy must succeed and free everything */
     zo_status ds = zo_runtime_destroy(w->rt);
     zo_backend_destroy(w->be);
     if (ds != ZO_OK) {
