@@ -602,9 +602,9 @@ zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
     zo_par *pr = &rt->pars[p];
     for (uint32_t i = 0; i < pr->n_act; i++)
         if (pr->act[i] == m) return ZO_OK;
-    if (pr->n_act >= pr->cap_act &&
-        zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 1, sizeof *pr->act))
-        return ZO_ERR_NOMEM;
+    /* capacity is reserved by the caller (zo__reserve_act) before anything
+     * changes, so adding never allocates and never fails halfway */
+    if (pr->n_act >= pr->cap_act) return ZO_ERR_STATE;
     pr->act[pr->n_act++] = m;
     return ZO_OK;
 }
