@@ -520,6 +520,14 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
     return ZO_OK;
 }
 
+/* frees a finished (or failed) work and returns its registry slot */
+static void work_retire(zo_runtime *rt, zo_work_rec *wr) {
+    rt->backend->ops->work_free(rt->backend->ctx, wr->work);
+    zo__free(rt, wr->params);
+    memset(wr, 0, sizeof *wr);
+    rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works); /* capacity reserved at growth */
+}
+
 /* wait for the in-flight gather holding p: every parameter of that work
  * becomes AVAILABLE and leaves the registry. */
 zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
@@ -552,10 +560,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
             if (qr->persistent) rt->st.persistent_live_numel -= qr->numel;
             (void)set_status(rt, q, ZO_PARAM_NOT_AVAILABLE);
         }
-        ops->work_free(rt->backend->ctx, wr->work);
-        zo__free(rt, wr->params);
-        memset(wr, 0, sizeof *wr);
-        rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works);
+        work_retire(rt, wr);
         return r;
     }
     for (uint32_t i = 0; i < wr->n_params; i++) {
@@ -564,10 +569,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
         rt->st.inflight_params--;
         (void)set_status(rt, q, ZO_PARAM_AVAILABLE);
     }
-    ops->work_free(rt->backend->ctx, wr->work);
-    zo__free(rt, wr->params);
-    memset(wr, 0, sizeof *wr);
-    rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works); /* capacity reserved at growth */
+    work_retire(rt, wr);
     return ZO_OK;
 }
 
