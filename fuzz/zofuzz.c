@@ -34,6 +34,9 @@
 #include "scenario.h"
 #include "scn.h"
 #include "sim.h"
+#ifdef ZOFUZZ_HAVE_ENUMERATE
+#include "enumerate.h"
+#endif
 #include "zs_random.h"
 
 #ifndef ZO_SOURCE_DIR
@@ -1695,6 +1698,10 @@ static const char *const main_help =
     "  trace     canonical hook trace of a scenario\n"
     "  verify    regression check of .scn files against their expect lines\n"
     "  seeds     compile corpus/models + corpus/regressions into corpus/seeds/<target>/\n"
+#ifdef ZOFUZZ_HAVE_ENUMERATE
+    "  enumerate exhaustive small-scope check: every scenario and order up to a bound\n"
+    "            (docs/bounded-proofs.md; same as zofuzz_enumerate)\n"
+#endif
     "\n"
     "Exit codes: 0 ok / every invariant holds; 1 an invariant was violated (or a\n"
     "verdict mismatch, or nothing to minimise); 2 bad usage or input.\n"
@@ -1723,6 +1730,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc, argv);
     if (!strcmp(cmd, "seeds")) return cmd_seeds(argc, argv);
+#ifdef ZOFUZZ_HAVE_ENUMERATE
+    if (!strcmp(cmd, "enumerate")) return zo_enumerate_main(argc - 1, argv + 1);
+#endif
     fprintf(stderr, "%s: unknown command '%s'\n\n%s", g_prog, cmd, main_help);
     return 2;
 }

@@ -18,6 +18,11 @@ target_link_libraries(zofuzz_scn PUBLIC zofuzz_core)
 
 add_executable(zofuzz zofuzz.c)
 target_link_libraries(zofuzz PRIVATE zofuzz_scn)
+if(TARGET zo_enumerate)
+  # `zofuzz enumerate` forwards to the enumerator (fuzz/enumerate.cmake, included first)
+  target_link_libraries(zofuzz PRIVATE zo_enumerate)
+  target_compile_definitions(zofuzz PRIVATE ZOFUZZ_HAVE_ENUMERATE=1)
+endif()
 target_compile_definitions(zofuzz PRIVATE ZO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 add_executable(fuzz_scn_parse_replay fuzz_scn_parse.c regression_driver.c)
