@@ -380,46 +380,59 @@ static int key_eq(pstate *ps, int i)
     return i + 2;
 }
 
-static int module_ref(pstate *ps, int i, unsigned *out)
+/* A reference to a declared module or parameter: "@ID" or a unique name.
+ * `names` points at the first declared item's name, `stride` bytes apart
+ * (zs_module / zs_param); `n` items declared so far. */
+typedef struct ref_kind {
+    const char *noun;        /* "module", "parameter" */
+    const char *nouns;       /* "modules", "parameters" */
+    const char *count_note;  /* after "(N nouns declared" */
+    const char *unknown_hint;/* after "unknown noun 'x'" */
+} ref_kind;
+
+static int named_ref(pstate *ps, int i, const ref_kind *k, const char *names, size_t stride, unsigned n,
+                     unsigned *out)
 {
     if (!is_kind(ps, i, T_WORD)) {
-        expected(ps, i, "a module (name or @ID)");
+        char what[48];
+        snprintf(what, sizeof what, "a %s (name or @ID)", k->noun);
+        expected(ps, i, what);
         return -1;
     }
     const tok *tk = &ps->t[i];
-    zs_scenario *s = ps->s;
     if (tk->p[0] == '@') {
         uint64_t v;
         if (tk->len < 2 || !is_digit((unsigned char)tk->p[1]) ||
             parse_u64_text(tk->p + 1, tk->len - 1, 0, &v) != 0) {
-            FAIL(tk->col, "bad module id '" TOKF "' (expected @ and a decimal id)", TOKA(tk));
+            FAIL(tk->col, "bad %s id '" TOKF "' (expected @ and a decimal id)", k->noun, TOKA(tk));
             return -1;
         }
-        if (v >= s->n_modules) {
-            FAIL(tk->col, "unknown module @%llu (%u modules declared so far)", (unsigned long long)v,
-                 s->n_modules);
+        if (v >= n) {
+            FAIL(tk->col, "unknown %s @%llu (%u %s declared%s)", k->noun, (unsigned long long)v, n, k->nouns,
+                 k->count_note);
             return -1;
         }
         *out = (unsigned)v;
         return 0;
     }
     if (!name_valid_n(tk->p, (size_t)tk->len)) {
-        FAIL(tk->col, "expected a module name or @ID, found '" TOKF "'", TOKA(tk));
+        FAIL(tk->col, "expected a %s name or @ID, found '" TOKF "'", k->noun, TOKA(tk));
         return -1;
     }
     int hit = -1, hit2 = -1;
-    for (unsigned m = 0; m < s->n_modules; m++)
-        if (strlen(s->mod[m].name) == (size_t)tk->len &&
-            !memcmp(s->mod[m].name, tk->p, (size_t)tk->len)) {
-            if (hit < 0) hit = (int)m;
-            else if (hit2 < 0) hit2 = (int)m;
+    for (unsigned j = 0; j < n; j++) {
+        const char *nm = names + (size_t)j * stride;
+        if (strlen(nm) == (size_t)tk->len && !memcmp(nm, tk->p, (size_t)tk->len)) {
+            if (hit < 0) hit = (int)j;
+            else if (hit2 < 0) hit2 = (int)j;
         }
+    }
     if (hit < 0) {
-        FAIL(tk->col, "unknown module '" TOKF "' (declare it with a module line first)", TOKA(tk));
+        FAIL(tk->col, "unknown %s '" TOKF "'%s", k->noun, TOKA(tk), k->unknown_hint);
         return -1;
     }
     if (hit2 >= 0) {
-        FAIL(tk->col, "module name '" TOKF "' is not unique (@%d, @%d, ...): use @ID", TOKA(tk), hit,
+        FAIL(tk->col, "%s name '" TOKF "' is not unique (@%d, @%d, ...): use @ID", k->noun, TOKA(tk), hit,
              hit2);
         return -1;
     }
@@ -427,51 +440,16 @@ static int module_ref(pstate *ps, int i, unsigned *out)
     return 0;
 }
 
+static int module_ref(pstate *ps, int i, unsigned *out)
+{
+    static const ref_kind k = {"module", "modules", " so far", " (declare it with a module line first)"};
+    return named_ref(ps, i, &k, ps->s->mod[0].name, sizeof ps->s->mod[0], ps->s->n_modules, out);
+}
+
 static int param_ref(pstate *ps, int i, unsigned *out)
 {
-    if (!is_kind(ps, i, T_WORD)) {
-        expected(ps, i, "a parameter (name or @ID)");
-        return -1;
-    }
-    const tok *tk = &ps->t[i];
-    zs_scenario *s = ps->s;
-    if (tk->p[0] == '@') {
-        uint64_t v;
-        if (tk->len < 2 || !is_digit((unsigned char)tk->p[1]) ||
-            parse_u64_text(tk->p + 1, tk->len - 1, 0, &v) != 0) {
-            FAIL(tk->col, "bad parameter id '" TOKF "' (expected @ and a decimal id)", TOKA(tk));
-            return -1;
-        }
-        if (v >= s->n_params) {
-            FAIL(tk->col, "unknown parameter @%llu (%u parameters declared)", (unsigned long long)v,
-                 s->n_params);
-            return -1;
-        }
-        *out = (unsigned)v;
-        return 0;
-    }
-    if (!name_valid_n(tk->p, (size_t)tk->len)) {
-        FAIL(tk->col, "expected a parameter name or @ID, found '" TOKF "'", TOKA(tk));
-        return -1;
-    }
-    int hit = -1, hit2 = -1;
-    for (unsigned p = 0; p < s->n_params; p++)
-        if (strlen(s->par[p].name) == (size_t)tk->len &&
-            !memcmp(s->par[p].name, tk->p, (size_t)tk->len)) {
-            if (hit < 0) hit = (int)p;
-            else if (hit2 < 0) hit2 = (int)p;
-        }
-    if (hit < 0) {
-        FAIL(tk->col, "unknown parameter '" TOKF "'", TOKA(tk));
-        return -1;
-    }
-    if (hit2 >= 0) {
-        FAIL(tk->col, "parameter name '" TOKF "' is not unique (@%d, @%d, ...): use @ID", TOKA(tk),
-             hit, hit2);
-        return -1;
-    }
-    *out = (unsigned)hit;
-    return 0;
+    static const ref_kind k = {"parameter", "parameters", "", ""};
+    return named_ref(ps, i, &k, ps->s->par[0].name, sizeof ps->s->par[0], ps->s->n_params, out);
 }
 
 /* name declaration: NAME or "_" */
