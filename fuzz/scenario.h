@@ -82,6 +82,10 @@ typedef struct zs_config {
     uint64_t prefetch_bucket_size;        /* stage3_prefetch_bucket_size (0 disables prefetch) */
     uint64_t max_live_parameters;         /* stage3_max_live_parameters */
     uint64_t max_reuse_distance;          /* stage3_max_reuse_distance */
+    uint8_t all_ranks;       /* 0: one rank's view (rank `rank`, single-view host backend);
+                                1: all W ranks, each its own runtime, in one host world (fuzz/world.h),
+                                checking I8.  Requires W >= 2.  Encoded in the tail (see edits). */
+    uint8_t verify_collectives; /* 0/1: zo_config.verify_collectives on every rank (tail-encoded) */
 } zs_config;
 
 /** Index of each threshold in the class tables. */
@@ -106,6 +110,8 @@ uint64_t *zs_config_threshold(zs_config *cfg, int which);
 /* ------------------------------------------------------------------ */
 
 #define ZS_MOD_Z3_LEAF 0x1u /* deepspeed.utils.set_z3_leaf_modules (== ZO_MODULE_Z3_LEAF) */
+#define ZS_MOD_GATHER_ALWAYS 0x2u /* == ZO_MODULE_GATHER_ALWAYS: fetches its whole subtree, children keep
+                                     their hooks and make calls; not with Z3_LEAF on the same module */
 
 /** Module i (id i).  Ids are DFS pre-order, as zoffload registers them
  *  (named_modules order): module 0 is the root (parent ZS_NONE); for
@@ -229,6 +235,65 @@ typedef struct zs_step {
 } zs_step;
 
 /* ------------------------------------------------------------------ */
+/* Per-rank programs                                                    */
+/* ------------------------------------------------------------------ */
+
+/* ZeRO-3 is SPMD, but real training gives ranks different programs.  A
+ * scenario's program (steps above) is every rank's base program; rank
+ * edits change one rank's copy.  zs_scenario_for_rank() materialises
+ * rank r's program as an ordinary single-rank scenario, which is what
+ * the simulator runs on that rank. */
+
+#define ZS_MAX_RANK_EDITS 16
+
+enum {
+    /* MoE routing: on this rank call `call` invokes module `module`
+     * instead of the base callee: a sibling (same parent) whose subtree is
+     * isomorphic for every call in the call's subtree (the k-th child of
+     * a mapped module maps to the k-th child of its image). */
+    ZS_EDIT_ROUTE = 0,
+    /* Data-dependent skip: this rank does not make call `call` (nor its
+     * subtree).  The module is bypassed: a reference to its output j
+     * becomes its input in[j % n_in] (detach kept: ref.detach |= in.detach);
+     * with n_in = 0 an in[] reference becomes BATCH and a use[] reference
+     * is dropped.  Not call 0. */
+    ZS_EDIT_SKIP = 1,
+    /* Data-dependent early exit: this rank skips call `call` and every
+     * later sibling call of its caller's body (break out of a layer loop),
+     * each bypassed as for SKIP.  Not call 0. */
+    ZS_EDIT_EXIT = 2,
+    /* This rank raises in call `call` (after its child calls, before its
+     * own op), caught by the step's code: ZS_CALL_RAISE with catcher
+     * ZS_NONE on this rank only - the pass's forward is abandoned, no
+     * backward for it.  Not inside or on a checkpointed call. */
+    ZS_EDIT_RAISE = 3,
+    /* This rank does not run step `step` at all (its data loader ran dry,
+     * it hit a bad batch): pass and call are 0.  Not every step of the
+     * program. */
+    ZS_EDIT_SKIP_STEP = 4,
+    ZS_EDIT_KINDS = 5
+};
+
+/** One edit of rank `rank`'s copy of the program.  Calls are indices into
+ *  the BASE pass step[step].pass[pass].  Validity: rank < W; edits sorted
+ *  strictly by (rank, step, pass, call, kind); at most one edit per (rank,
+ *  step, pass, call); no edit names a call that another edit of the same
+ *  rank removes (inside a skipped/exited subtree, after a raise); at most
+ *  one RAISE per (rank, step, pass); a SKIP_STEP excludes every other edit
+ *  of that (rank, step); and the materialised program of every rank is a
+ *  valid scenario. */
+typedef struct zs_rank_edit {
+    uint8_t rank;
+    uint8_t kind;   /* ZS_EDIT_* */
+    uint8_t step;
+    uint8_t pass;   /* 0 for SKIP_STEP */
+    uint8_t call;   /* 0 for SKIP_STEP */
+    uint8_t module; /* ROUTE: the callee on this rank; else 0 */
+} zs_rank_edit;
+
+const char *zs_edit_kind_name(unsigned kind); /* "route", "skip", "exit", "raise", "skip-step" */
+
+/* ------------------------------------------------------------------ */
 /* Scenario                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -246,6 +311,8 @@ typedef struct zs_scenario {
     uint8_t order[ZS_MAX_ORDER];       /* fuzzed order: k-th ready-node choice of the run picks
                                           ready[order[k] % n_ready] with ready sorted in engine
                                           order (so 0 = engine order); past n_order reads 0 */
+    uint8_t n_edits;                   /* 0..ZS_MAX_RANK_EDITS; 0 unless cfg.all_ranks */
+    zs_rank_edit edit[ZS_MAX_RANK_EDITS];
 } zs_scenario;
 
 /* ------------------------------------------------------------------ */
@@ -285,6 +352,13 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out);
 size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap);
 /** Upper bound of zs_encode's size for any scenario. */
 #define ZS_ENCODE_MAX (1u << 16)
+
+/** Rank r's program: *out = s with the edits of rank r applied, cfg.rank
+ *  = r, cfg.all_ranks = 0, n_edits = 0 (cfg.verify_collectives kept) - an
+ *  ordinary single-rank scenario, valid whenever s is.  Works for any
+ *  scenario (with all_ranks = 0 it is s with rank r).  Returns 0, or -1
+ *  with a message in err if an edit cannot be applied (s invalid). */
+int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen);
 
 /* Helpers used by the simulator, .scn tools, minimiser and enumerator. */
 

@@ -214,7 +214,10 @@ typedef void (*zo_event_fn)(void *user, const zo_event *ev);
 /* Configuration                                                        */
 /* ------------------------------------------------------------------ */
 
-#define ZO_CONFIG_VERSION 1u
+#define ZO_CONFIG_VERSION 2u
+/** sizeof(zo_config) of version 1 (before verify_collectives): a version 1
+ *  struct of this size is still accepted, with verify_collectives = 0. */
+#define ZO_CONFIG_V1_SIZE offsetof(zo_config, verify_collectives)
 #define ZO_MAX_WORLD_SIZE 65536
 
 /** Runtime configuration (NCCL ncclConfig_t style).  Always start from
@@ -234,13 +237,27 @@ typedef struct zo_config {
     zo_allocator allocator;               /**< all runtime allocations go through it */
     zo_event_fn on_event;                 /**< optional event callback */
     void *event_user;                     /**< passed to on_event */
+    /* ---- version 2 ---- */
+    /** 1: before every collective (each coalesced all-gather, and the
+     *  optimizer step's zo_release_all, where DeepSpeed's step runs its
+     *  gradient collectives) every rank exchanges a 64-byte fingerprint
+     *  (sequence number, kind, parameter ids, numels, element sizes) with
+     *  the backend's exchange op (one extra small all-gather on the same
+     *  communicator) and compares them; if any rank differs the hook returns
+     *  ZO_ERR_COLLECTIVE_MISMATCH naming both sides, and issues nothing
+     *  (the parameters stay NOT_AVAILABLE, state consistent) instead of
+     *  hanging in NCCL.  PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check for
+     *  process groups.  Default 0 (production); tests and fuzzing set 1.
+     *  Needs a backend with ops version >= 2 and a non-NULL exchange op,
+     *  else zo_runtime_create returns ZO_ERR_UNSUPPORTED. */
+    int verify_collectives;
 } zo_config;
 
 #define ZO_CONFIG_INIT                                                        \
     {                                                                         \
         sizeof(zo_config), ZO_CONFIG_VERSION, 1, 0, ZO_GRADS_PER_CALL,        \
             100000ull, UINT64_MAX, 50000000ull, 1000000000ull, 1000000000ull, \
-            NULL, {NULL, NULL, NULL}, NULL, NULL                              \
+            NULL, {NULL, NULL, NULL}, NULL, NULL, 0                           \
     }
 
 /* ------------------------------------------------------------------ */
@@ -268,6 +285,20 @@ const char *zo_last_error(const zo_runtime *rt);
 /* ------------------------------------------------------------------ */
 
 #define ZO_MODULE_Z3_LEAF 0x1u /**< deepspeed.utils.set_z3_leaf_modules: fetches its whole subtree, children get no hooks */
+/** Gather always (the rank-independent MoE option).  The module's fetch
+ *  (pre-forward, pre-backward, recompute) all-gathers every parameter of
+ *  its whole subtree, as a z3 leaf's does, and its trace entry lists them
+ *  all; the modules below it keep their hooks (counters, call windows,
+ *  accounting) but never fetch, release, prefetch or enter the trace:
+ *  their parameters are held by the gather-always ancestor from its fetch
+ *  to its release.  So a module whose children are chosen per rank (an MoE
+ *  layer's router picking experts from each rank's tokens) issues the same
+ *  collectives on every rank.  The "gather every expert on every rank"
+ *  remedy; DeepSpeed-MoE's alternative, expert-parallel process groups,
+ *  is described in docs/protocol.md.  Not combinable with ZO_MODULE_Z3_LEAF
+ *  on the same module; inside a z3 leaf or below another gather-always
+ *  module it has no effect. */
+#define ZO_MODULE_GATHER_ALWAYS 0x2u
 
 /** Registers a module under parent (ZO_NO_MODULE for a root).  Ids are
  *  assigned in registration order; register in DFS pre-order to match

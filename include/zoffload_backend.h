@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define ZO_BACKEND_OPS_VERSION 1u
+#define ZO_BACKEND_OPS_VERSION 2u /**< 2 added exchange; the runtime still accepts version 1 vtables (no exchange) */
 
 /** One parameter of an all-gather group. */
 typedef struct zo_gather_item {
@@ -78,6 +78,21 @@ typedef struct zo_backend_ops {
 
     /** Free the backend context. */
     void (*destroy)(void *ctx);
+
+    /* ---- version 2 ---- */
+    /** Blocking all-gather of a small control message (the runtime's
+     *  collective fingerprint, zo_config.verify_collectives): every rank
+     *  sends `bytes` bytes (1..256) from send; recv (W * bytes bytes)
+     *  receives rank r's message at offset r * bytes, this rank's
+     *  included.  A collective like any other: every rank must call it at
+     *  the same point of its collective sequence.  NCCL: ncclAllGather on
+     *  the backend's communicator and stream, then a synchronous copy to
+     *  the host; MPI: MPI_Allgather; single-view host backend: every rank
+     *  is this rank (W copies of send); host world: a matched collective
+     *  that returns ZO_ERR_COLLECTIVE_MISMATCH if the world would hang.
+     *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BACKEND,
+     *  ZO_ERR_COLLECTIVE_MISMATCH (host world only). */
+    zo_status (*exchange)(void *ctx, const void *send, size_t bytes, void *recv);
 } zo_backend_ops;
 
 /** A backend instance: vtable plus context.  Owned by whoever created it. */
@@ -94,7 +109,12 @@ void zo_backend_destroy(zo_backend *b);
 /* Host backend: an in-process simulated world doing real memory copies */
 /* ------------------------------------------------------------------ */
 
-#define ZO_HOST_CONFIG_VERSION 1u
+#define ZO_HOST_CONFIG_VERSION 2u
+
+/** A multi-rank host world: W ranks' host backends in one process, one
+ *  per rank, each driven by its own runtime (typically on its own thread),
+ *  sharing shards and matching collectives.  Opaque. */
+typedef struct zo_host_world zo_host_world;
 
 typedef struct zo_host_config {
     size_t size;        /**< sizeof(zo_host_config) */
@@ -106,10 +126,17 @@ typedef struct zo_host_config {
                                        Bytes past the cap are neither stored nor compared. */
     int no_copy;        /**< 1: skip data movement (control-plane benchmarks) */
     zo_allocator allocator;
+    /* ---- version 2 ---- */
+    zo_host_world *world; /**< NULL: one rank's view (the backend stores all W shards itself and
+                               completes gathers alone).  Else: this backend is rank `rank` of the
+                               world (world_size must equal the world's); see zo_host_world_create. */
 } zo_host_config;
 
+/** sizeof(zo_host_config) of version 1 (no world): still accepted. */
+#define ZO_HOST_CONFIG_V1_SIZE offsetof(zo_host_config, world)
+
 #define ZO_HOST_CONFIG_INIT \
-    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL} }
+    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL}, NULL }
 
 /** Creates a host backend; *out is owned by the caller (zo_backend_destroy).
  *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_VERSION, ZO_ERR_NOMEM. */
@@ -127,6 +154,55 @@ uint8_t zo_host_param_byte(zo_param_id param, uint64_t byte_index);
 /** Bytes of a parameter of `bytes` full bytes that the host backend b
  *  really stores and copies (min(bytes, max_bytes_per_param)). */
 uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes);
+
+/* ------------------------------------------------------------------ */
+/* Multi-rank host world                                                */
+/* ------------------------------------------------------------------ */
+
+/** Creates a world of world_size ranks (1..ZO_MAX_WORLD_SIZE; the fuzz
+ *  harness uses up to 8).  Each rank then creates its host backend with
+ *  zo_host_config.world = *out and .rank = r (each rank at most once).
+ *
+ *  Semantics (an in-process stand-in for one NCCL communicator):
+ *  - Rank r's backend stores only shard r of each parameter (content from
+ *    zo_host_param_byte, physical cap as in single view); an all-gather
+ *    copies every rank's shard into every rank's full buffer (real memcpy
+ *    from the other ranks' memory).
+ *  - Collectives (each all_gather_start group, each exchange, each
+ *    reduce_scatter) are numbered per rank in issue order, 0, 1, ...  The
+ *    k-th collectives of all ranks are matched on kind, item count and,
+ *    per item, (param id, numel, partition_numel, elem_size); exchanges on
+ *    bytes.  When the last rank issues its k-th collective and all match,
+ *    the data moves and every rank's k-th completes.  A mismatch completes
+ *    every rank's k-th with ZO_ERR_COLLECTIVE_MISMATCH, without moving data
+ *    (real NCCL would hang, or silently mix tensors).
+ *  - wait() blocks (condition variable) until its collective completes.
+ *    A rank that has destroyed its backend has left.  When no rank can
+ *    make progress (every rank is blocked in wait/exchange/reduce_scatter
+ *    or has left) the world would hang: every blocked call returns
+ *    ZO_ERR_COLLECTIVE_MISMATCH, and so does every later blocking call.
+ *  - query() never blocks: done = 0 until the collective completed.
+ *    Deferred mode and zo_host_progress do not apply to world backends.
+ *  - Deterministic: the outcome of every call depends only on each rank's
+ *    own sequence of calls, never on thread timing.
+ *  The first mismatch or would-hang is recorded: zo_host_world_report.
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_NOMEM (allocator may be NULL: malloc). */
+zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out);
+
+/** Frees the world.  Every rank's backend must have been destroyed first
+ *  (ZO_ERR_STATE otherwise, nothing freed).  NULL: ZO_OK. */
+zo_status zo_host_world_destroy(zo_host_world *w);
+
+/** ZO_OK if every collective so far matched and nothing would hang; else
+ *  ZO_ERR_COLLECTIVE_MISMATCH and, in buf[0..len) (may be NULL/0), the
+ *  first finding, naming both sides, e.g.
+ *  "collective 7: rank 0 all-gather [p3 1024x4B] vs rank 1 all-gather [p5 1024x4B]" or
+ *  "collective 7: would hang: rank 0 waits in all-gather [p3 1024x4B]; rank 1 left after 7 collectives".
+ *  Thread-safe. */
+zo_status zo_host_world_report(const zo_host_world *w, char *buf, size_t len);
+
+/** Collectives rank has issued so far (0 for an unknown rank). */
+uint64_t zo_host_world_collectives(const zo_host_world *w, int rank);
 
 /* ------------------------------------------------------------------ */
 /* Host backend fault injection (tests, fuzzing, CI reliability jobs)   */

@@ -907,8 +907,18 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     *out = NULL;
     if (!cfg)
         return ZO_ERR_INVALID_ARG;
-    if (cfg->size != sizeof(zo_host_config) || cfg->version != ZO_HOST_CONFIG_VERSION)
+    zo_host_config c2;
+    if (cfg->version == 1u && cfg->size == ZO_HOST_CONFIG_V1_SIZE) { /* version 1: no world */
+        memset(&c2, 0, sizeof c2);
+        memcpy(&c2, cfg, ZO_HOST_CONFIG_V1_SIZE);
+        c2.size = sizeof c2;
+        c2.version = ZO_HOST_CONFIG_VERSION;
+        cfg = &c2;
+    } else if (cfg->size != sizeof(zo_host_config) || cfg->version != ZO_HOST_CONFIG_VERSION) {
         return ZO_ERR_VERSION;
+    }
+    if (cfg->world)
+        return ZO_ERR_UNSUPPORTED; /* TODO(world): multi-rank host world */
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE || cfg->rank < 0 ||
         cfg->rank >= cfg->world_size)
         return ZO_ERR_INVALID_ARG;

@@ -50,14 +50,25 @@ const char *zo_last_error(const zo_runtime *rt) {
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     if (!cfg || !out) return ZO_ERR_INVALID_ARG;
     *out = NULL;
-    if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) return ZO_ERR_VERSION;
+    /* version 1 structs (no verify_collectives) are still accepted */
+    zo_config c2;
+    if (cfg->version == 1u && cfg->size == ZO_CONFIG_V1_SIZE) {
+        memset(&c2, 0, sizeof c2);
+        memcpy(&c2, cfg, ZO_CONFIG_V1_SIZE);
+        c2.size = sizeof c2;
+        c2.version = ZO_CONFIG_VERSION;
+        cfg = &c2;
+    } else if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) {
+        return ZO_ERR_VERSION;
+    }
+    if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1) return ZO_ERR_INVALID_ARG;
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE) return ZO_ERR_INVALID_ARG;
     if (cfg->rank < 0 || cfg->rank >= cfg->world_size) return ZO_ERR_INVALID_ARG;
     if ((unsigned)cfg->grads_policy >= ZO_GRADS_POLICY_COUNT) return ZO_ERR_INVALID_ARG;
     if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL)) return ZO_ERR_INVALID_ARG;
     if (cfg->backend) {
         const zo_backend *b = cfg->backend;
-        if (!b->ops || b->ops->version != ZO_BACKEND_OPS_VERSION || !b->ops->param_add ||
+        if (!b->ops || b->ops->version < 1u || b->ops->version > ZO_BACKEND_OPS_VERSION || !b->ops->param_add ||
             !b->ops->full_alloc || !b->ops->full_free || !b->ops->all_gather_start || !b->ops->wait ||
             !b->ops->query || !b->ops->work_free || !b->ops->world_size || !b->ops->rank)
             return ZO_ERR_INVALID_ARG;

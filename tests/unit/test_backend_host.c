@@ -165,7 +165,7 @@ static void test_create_bad_args(void **state)
 
     struct { int field; long value; zo_status want; } cases[] = {
         {0, 0, ZO_ERR_VERSION},                    /* size */
-        {1, 2, ZO_ERR_VERSION},                    /* version */
+        {1, ZO_HOST_CONFIG_VERSION + 1, ZO_ERR_VERSION}, /* version */
         {2, 0, ZO_ERR_INVALID_ARG},                /* world_size 0 */
         {2, ZO_MAX_WORLD_SIZE + 1, ZO_ERR_INVALID_ARG},
         {3, -1, ZO_ERR_INVALID_ARG},               /* rank */
