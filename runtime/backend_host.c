@@ -82,6 +82,7 @@
  *   zoffload creates is freed.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,7 @@ typedef struct host_map {
     size_t cap, count; /* cap: 0 or a power of two */
 } host_map;
 typedef struct host_work host_work;
+typedef struct wentry wentry;
 
 typedef struct host_param {
     zo_param_id id;
@@ -114,7 +116,9 @@ typedef struct host_param {
     uint64_t shard_bytes;     /* partition_numel * elem_size */
     uint64_t padded_bytes;    /* W * shard_bytes */
     uint64_t copy_bytes;      /* L: bytes a gather copies (0 with no_copy) */
-    uint8_t *store;           /* copy_bytes bytes: rank r's shard at r*shard_bytes */
+    uint64_t stored;          /* bytes in store: L (single view) or this rank's part (world) */
+    uint8_t *store;           /* single view: L bytes, rank r's shard at r*shard_bytes;
+                                 world: this rank's stored part of its own shard only */
     host_work *pending;       /* deferred gather not completed yet */
     uint64_t mark;            /* duplicate detection inside one group */
 } host_param;
@@ -142,6 +146,7 @@ struct host_work {
     zo_status doomed;    /* fault FAIL_WORK at GATHER: completes with this, copying nothing */
     zo_status status;
     size_t n;
+    wentry *we;          /* world mode: this rank's entry in its collective until observed */
     host_work *prev, *next; /* list of live works */
     host_item items[];
 };
@@ -149,6 +154,7 @@ struct host_work {
 struct host_ctx {
     zo_backend pub; /* the handle given to the caller; lives in this allocation */
     zo_allocator alloc;
+    zo_host_world *world; /* NULL: single view */
     int world_size, rank, deferred, no_copy;
     uint64_t cap; /* max_bytes_per_param, 0 = none */
     host_map params; /* id -> host_param* */
@@ -204,6 +210,21 @@ static void fill_content(zo_param_id param, uint8_t *dst, uint64_t n)
         for (unsigned k = 0; i < n; i++, k++)
             dst[i] = (uint8_t)(z >> (8u * k));
     }
+}
+
+/* Writes bytes [off, off + n) of param's full tensor to dst. */
+static void fill_content_at(zo_param_id param, uint8_t *dst, uint64_t off, uint64_t n)
+{
+    uint64_t i = 0;
+    for (; i < n && ((off + i) & 7u); i++)
+        dst[i] = zo_host_param_byte(param, off + i);
+    for (; i + 8 <= n; i += 8) {
+        uint64_t z = param_word(param, (off + i) >> 3);
+        for (unsigned k = 0; k < 8; k++)
+            dst[i + k] = (uint8_t)(z >> (8u * k));
+    }
+    for (; i < n; i++)
+        dst[i] = zo_host_param_byte(param, off + i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -460,6 +481,570 @@ static void sleep_us(uint32_t us)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Multi-rank host world                                               */
+/* ------------------------------------------------------------------ */
+/*
+ * One mutex and one condition variable for the whole world.  Every world
+ * operation of a rank's backend that touches shared state (issuing,
+ * completing, observing, cancelling, leaving) holds the mutex; the data of
+ * a completed collective is copied under it by the thread of the rank that
+ * issued the collective last, from the source ranks' memory into every
+ * destination rank's memory.
+ *
+ * A rank's k-th collective is a wentry (world-owned, world allocator) in the
+ * wcoll of sequence number k.  The entry records what the rank contributes
+ * (its stored part of each shard, its send buffer, its gradient) and where
+ * its result goes (its full buffers, recv, shard_out).  The owning rank
+ * observes the entry's completion at wait(), query() or (blocking calls)
+ * right away, and then frees it.  A rank that stops caring before
+ * completion (work_free, param_remove, full_free, a FAIL_WORK fault at a
+ * wait, leaving the world) cancels its destinations and, for the sources
+ * that would go away with its memory, leaves a copy (snapshot) in the
+ * entry: the collective still completes for the other ranks exactly as if
+ * the rank had stayed, which keeps every outcome independent of timing.
+ *
+ * Determinism: a rank's collective k completes iff every rank issues its
+ * k-th collective before the world would hang, and whether that happens
+ * depends only on each rank's program (like a Kahn process network: a rank
+ * only ever blocks on one of its own collectives).  Its status depends only
+ * on the k-th collectives' descriptions.  The only timing-dependent answer
+ * is query()'s done flag; a rank's own later outcomes depend on it only if
+ * its program branches on it.  For that reason a rank's work counts as
+ * complete for this rank only once observed: a full buffer freed (or a
+ * parameter removed) while its work is unobserved cancels the item (wait
+ * returns ZO_ERR_STATE), even if the data had already arrived.
+ */
+
+enum { WK_GATHER = 1, WK_EXCHANGE = 2, WK_RS = 3 };
+
+typedef struct witem {
+    zo_param_id param;
+    uint64_t numel, partition_numel;
+    uint32_t elem_size;
+    uint64_t shard_bytes, copy_bytes; /* per rank; L (capped padded bytes) */
+    const uint8_t *src;               /* this rank's stored part of its shard; may be NULL when 0 bytes */
+    uint64_t src_len;
+    uint8_t *snap;                    /* world-owned copy of src once the owner's memory may go */
+    uint8_t *dst;                     /* this rank's full buffer; NULL: not delivered (cancelled) */
+    int cancelled;
+} witem;
+
+struct wentry {
+    int kind, rank;
+    uint64_t seq;
+    int done;             /* the collective completed (or was aborted) */
+    int detached;         /* the owner no longer observes it: freed by the world at completion */
+    zo_status status;     /* at done: ZO_OK or ZO_ERR_COLLECTIVE_MISMATCH */
+    char *msg;            /* world-owned text for a failed entry (NULL: none) */
+    uint64_t copied;      /* bytes delivered into this rank's buffers */
+    const void *send;     /* exchange */
+    void *recv;
+    size_t bytes;
+    const float *grad;    /* reduce-scatter */
+    float *out;
+    zo_reduce_op op;
+    size_t n;             /* items (gather: group size; reduce-scatter: 1) */
+    witem items[];
+};
+
+typedef struct wcoll {
+    uint64_t seq;
+    int arrived;
+    struct wcoll *next;
+    wentry *e[]; /* W: rank r's entry, NULL until it issues */
+} wcoll;
+
+typedef struct wrank {
+    int state;          /* 0 not joined, 1 member, 2 left */
+    uint64_t issued;    /* collectives issued (next sequence number) */
+    wentry *blocked;    /* the entry it blocks on, or NULL */
+} wrank;
+
+struct zo_host_world {
+    zo_allocator alloc;
+    int W;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int joined, nleft, nblocked, hung;
+    int have_cfg, no_copy;
+    uint64_t cap;
+    wcoll *head, *tail; /* collectives some but not all ranks issued, by sequence number */
+    wcoll *spare;       /* one cached wcoll (W pointers) */
+    uint64_t created;   /* sequence numbers created so far */
+    zo_status finding_st;
+    char finding[512];
+    wrank *r;
+};
+
+static void *w_alloc(zo_host_world *w, size_t n) { return h_alloc_raw(&w->alloc, n); }
+static void w_free(zo_host_world *w, void *p) { h_free_raw(&w->alloc, p); }
+
+static const char *kind_name(int k)
+{
+    return k == WK_GATHER ? "all-gather" : k == WK_EXCHANGE ? "exchange" : "reduce-scatter";
+}
+
+/* "all-gather [p3 1024x4B, p5 10x2B]", "exchange [64B]", "reduce-scatter [p3 1024x4B sum]" */
+static void describe(const wentry *e, char *buf, size_t len)
+{
+    size_t o = 0;
+#define APP(...)                                                           \
+    do {                                                                   \
+        int k_ = snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__);    \
+        if (k_ > 0)                                                        \
+            o += (size_t)k_;                                               \
+        if (o >= len)                                                      \
+            o = len - 1;                                                   \
+    } while (0)
+    if (!len)
+        return;
+    buf[0] = '\0';
+    APP("%s [", kind_name(e->kind));
+    if (e->kind == WK_EXCHANGE) {
+        APP("%zuB", e->bytes);
+    } else {
+        for (size_t i = 0; i < e->n; i++) {
+            if (i == 4) {
+                APP(", ... %zu items", e->n);
+                break;
+            }
+            APP("%sp%u %llux%uB", i ? ", " : "", (unsigned)e->items[i].param,
+                (unsigned long long)e->items[i].numel, (unsigned)e->items[i].elem_size);
+        }
+        if (e->n == 0)
+            APP("no items");
+        if (e->kind == WK_RS)
+            APP(" %s", e->op == ZO_REDUCE_AVG ? "avg" : "sum");
+    }
+    APP("]");
+#undef APP
+}
+
+static int entries_match(const wentry *a, const wentry *b)
+{
+    if (a->kind != b->kind || a->n != b->n)
+        return 0;
+    if (a->kind == WK_EXCHANGE)
+        return a->bytes == b->bytes;
+    if (a->kind == WK_RS && a->op != b->op)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const witem *x = &a->items[i], *y = &b->items[i];
+        if (x->param != y->param || x->numel != y->numel || x->partition_numel != y->partition_numel ||
+            x->elem_size != y->elem_size)
+            return 0;
+    }
+    return 1;
+}
+
+static void entry_free(zo_host_world *w, wentry *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->n; i++)
+        w_free(w, e->items[i].snap);
+    w_free(w, e->msg);
+    w_free(w, e);
+}
+
+static void entry_set_msg(zo_host_world *w, wentry *e, const char *text)
+{
+    if (e->msg)
+        return;
+    size_t n = strlen(text) + 1;
+    e->msg = w_alloc(w, n);
+    if (e->msg)
+        memcpy(e->msg, text, n);
+}
+
+static void record_finding(zo_host_world *w, const char *text)
+{
+    if (w->finding_st != ZO_OK)
+        return;
+    w->finding_st = ZO_ERR_COLLECTIVE_MISMATCH;
+    snprintf(w->finding, sizeof w->finding, "%s", text);
+}
+
+/* Marks e complete with status st (text for failures); frees it if detached. */
+static void entry_finish(zo_host_world *w, wentry *e, zo_status st, const char *text)
+{
+    wrank *owner = &w->r[e->rank];
+    if (owner->blocked == e) {
+        /* its rank can progress again: no longer counted as blocked */
+        owner->blocked = NULL;
+        w->nblocked--;
+    }
+    e->status = st;
+    if (st != ZO_OK && text)
+        entry_set_msg(w, e, text);
+    e->done = 1;
+    if (e->detached)
+        entry_free(w, e);
+}
+
+/* The data movement of a matched collective: every rank's contribution to
+ * every rank's destination. */
+static void coll_move(zo_host_world *w, wcoll *k)
+{
+    int W = w->W;
+    wentry *e0 = k->e[0];
+    if (e0->kind == WK_GATHER) {
+        if (w->no_copy)
+            return;
+        for (size_t i = 0; i < e0->n; i++) {
+            uint64_t L = e0->items[i].copy_bytes, sb = e0->items[i].shard_bytes;
+            for (int d = 0; d < W; d++) {
+                witem *dst = &k->e[d]->items[i];
+                if (!dst->dst)
+                    continue;
+                for (int s = 0; s < W; s++) {
+                    uint64_t off = (uint64_t)s * sb;
+                    if (off >= L)
+                        break;
+                    const witem *src = &k->e[s]->items[i];
+                    uint64_t len = min_u64(min_u64(sb, L - off), src->src_len);
+                    const uint8_t *from = src->snap ? src->snap : src->src;
+                    if (len && from)
+                        memcpy(dst->dst + off, from, (size_t)len);
+                }
+                k->e[d]->copied += L;
+            }
+        }
+    } else if (e0->kind == WK_EXCHANGE) {
+        size_t b = e0->bytes;
+        for (int d = 0; d < W; d++)
+            for (int s = 0; s < W; s++)
+                memcpy((uint8_t *)k->e[d]->recv + (size_t)s * b, k->e[s]->send, b);
+    } else {
+        uint64_t numel = e0->items[0].numel, pn = e0->items[0].partition_numel;
+        for (int d = 0; d < W; d++) {
+            float *out = k->e[d]->out;
+            for (uint64_t i = 0; i < pn; i++) {
+                uint64_t j = (uint64_t)d * pn + i;
+                if (j >= numel) {
+                    out[i] = 0.0f;
+                    continue;
+                }
+                float acc = 0.0f;
+                for (int s = 0; s < W; s++)
+                    acc += k->e[s]->grad[j];
+                out[i] = e0->op == ZO_REDUCE_AVG ? acc / (float)W : acc;
+            }
+        }
+    }
+}
+
+static void coll_unlink_free(zo_host_world *w, wcoll *k)
+{
+    wcoll **pp = &w->head, *prev = NULL;
+    while (*pp && *pp != k) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = k->next;
+        if (w->tail == k)
+            w->tail = prev;
+    }
+    if (!w->spare) {
+        w->spare = k;
+    } else {
+        w_free(w, k);
+    }
+}
+
+/* Every rank issued collective k: match, move, complete. */
+static void coll_complete(zo_host_world *w, wcoll *k)
+{
+    int W = w->W, bad = -1;
+    for (int r = 1; r < W && bad < 0; r++)
+        if (!entries_match(k->e[0], k->e[r]))
+            bad = r;
+    if (bad < 0) {
+        coll_move(w, k);
+        for (int r = 0; r < W; r++)
+            entry_finish(w, k->e[r], ZO_OK, NULL);
+    } else {
+        char a[160], b[160], text[512];
+        describe(k->e[0], a, sizeof a);
+        describe(k->e[bad], b, sizeof b);
+        snprintf(text, sizeof text, "collective %llu: rank 0 %s vs rank %d %s", (unsigned long long)k->seq, a,
+                 bad, b);
+        record_finding(w, text);
+        for (int r = 0; r < W; r++)
+            entry_finish(w, k->e[r], ZO_ERR_COLLECTIVE_MISMATCH, text);
+    }
+    coll_unlink_free(w, k);
+    pthread_cond_broadcast(&w->cv);
+}
+
+/* The world would hang: every pending collective is aborted (collective
+ * seq gets the finding itself, the others say they were aborted by it), and
+ * every later one fails at once. */
+static void world_abort_all(zo_host_world *w, uint64_t seq, const char *finding)
+{
+    while (w->head) {
+        wcoll *k = w->head;
+        char text[700];
+        snprintf(text, sizeof text, "collective %llu aborted: %s", (unsigned long long)k->seq, finding);
+        for (int r = 0; r < w->W; r++)
+            if (k->e[r])
+                entry_finish(w, k->e[r], ZO_ERR_COLLECTIVE_MISMATCH, k->seq == seq ? finding : text);
+        coll_unlink_free(w, k);
+    }
+    w->hung = 1;
+    pthread_cond_broadcast(&w->cv);
+}
+
+/* Called under the mutex whenever a rank blocks or leaves. */
+static void world_check_hang(zo_host_world *w)
+{
+    int W = w->W;
+    if (w->hung || w->joined < W || w->nblocked + w->nleft != W || !w->head)
+        return;
+    char text[512], d[160];
+    uint64_t seq;
+    if (w->nblocked > 0) {
+        /* the lowest collective a blocked rank waits for; a rank that did
+         * not issue it has necessarily left (a blocked rank that had not
+         * would wait for a lower one) */
+        int a = -1;
+        for (int r = 0; r < W; r++)
+            if (w->r[r].blocked && (a < 0 || w->r[r].blocked->seq < w->r[a].blocked->seq))
+                a = r;
+        uint64_t k = w->r[a].blocked->seq;
+        seq = k;
+        int b = -1;
+        for (int r = 0; r < W && b < 0; r++)
+            if (w->r[r].issued <= k)
+                b = r;
+        describe(w->r[a].blocked, d, sizeof d);
+        if (b >= 0)
+            snprintf(text, sizeof text, "collective %llu: would hang: rank %d waits in %s; rank %d %s after %llu collectives",
+                     (unsigned long long)k, a, d, b, w->r[b].state == 2 ? "left" : "stopped",
+                     (unsigned long long)w->r[b].issued);
+        else
+            snprintf(text, sizeof text, "collective %llu: would hang: rank %d waits in %s", (unsigned long long)k, a, d);
+    } else {
+        /* everyone left with collectives some ranks never issued */
+        wcoll *k = w->head;
+        seq = k->seq;
+        int a = -1, b = -1;
+        for (int r = 0; r < W; r++) {
+            if (k->e[r] && a < 0)
+                a = r;
+            if (!k->e[r] && b < 0)
+                b = r;
+        }
+        describe(k->e[a], d, sizeof d);
+        snprintf(text, sizeof text, "collective %llu: would hang: rank %d issued %s and left; rank %d left after %llu collectives",
+                 (unsigned long long)k->seq, a, d, b, (unsigned long long)w->r[b].issued);
+    }
+    record_finding(w, text);
+    world_abort_all(w, seq, text);
+}
+
+/* Rank-side helpers (mutex held unless said otherwise) */
+
+/* A new entry of n items, world allocator. */
+static wentry *entry_new(zo_host_world *w, int kind, int rank, size_t n)
+{
+    if (n > (SIZE_MAX - sizeof(wentry)) / sizeof(witem))
+        return NULL;
+    wentry *e = w_alloc(w, sizeof(wentry) + n * sizeof(witem));
+    if (!e)
+        return NULL;
+    memset(e, 0, sizeof(wentry) + n * sizeof(witem));
+    e->kind = kind;
+    e->rank = rank;
+    e->n = n;
+    e->status = ZO_OK;
+    return e;
+}
+
+/* Issues e as this rank's next collective.  ZO_ERR_NOMEM (nothing issued)
+ * if a new collective record cannot be allocated. */
+static zo_status world_issue(zo_host_world *w, wentry *e)
+{
+    wrank *me = &w->r[e->rank];
+    uint64_t k = me->issued;
+    if (w->hung) {
+        me->issued++;
+        e->seq = k;
+        char text[700];
+        snprintf(text, sizeof text, "collective %llu: not run, the world would hang: %s", (unsigned long long)k,
+                 w->finding);
+        entry_finish(w, e, ZO_ERR_COLLECTIVE_MISMATCH, text);
+        return ZO_OK;
+    }
+    wcoll *c = w->head;
+    while (c && c->seq != k)
+        c = c->next;
+    if (!c) {
+        /* the first rank to issue k: every lower one was created before */
+        size_t sz = sizeof(wcoll) + (size_t)w->W * sizeof(wentry *);
+        if (w->spare) {
+            c = w->spare;
+            w->spare = NULL;
+        } else {
+            c = w_alloc(w, sz);
+            if (!c)
+                return ZO_ERR_NOMEM;
+        }
+        memset(c, 0, sz);
+        c->seq = k;
+        if (w->tail)
+            w->tail->next = c;
+        else
+            w->head = c;
+        w->tail = c;
+        w->created++;
+    }
+    me->issued++;
+    e->seq = k;
+    c->e[e->rank] = e;
+    if (++c->arrived == w->W)
+        coll_complete(w, c);
+    return ZO_OK;
+}
+
+/* Blocks the calling rank until e is done (or the world would hang). */
+static void world_block(zo_host_world *w, wentry *e)
+{
+    if (e->done)
+        return;
+    wrank *me = &w->r[e->rank];
+    me->blocked = e;
+    w->nblocked++;
+    world_check_hang(w);
+    while (!e->done)
+        pthread_cond_wait(&w->cv, &w->mu);
+    /* entry_finish took the rank off the blocked count */
+}
+
+/* Keeps what an item's source points to alive in the entry (the owner's
+ * memory may go).  If the copy cannot be allocated the source contributes
+ * nothing (the others then get the padding the full buffer had). */
+static void entry_snapshot_item(zo_host_world *w, witem *it)
+{
+    if (it->snap || !it->src || !it->src_len) {
+        it->src = NULL;
+        return;
+    }
+    it->snap = w_alloc(w, (size_t)it->src_len);
+    if (it->snap)
+        memcpy(it->snap, it->src, (size_t)it->src_len);
+    else
+        it->src_len = 0;
+    it->src = NULL;
+}
+
+/* The owner stops observing e: completed entries are freed, pending ones
+ * keep contributing (sources snapshotted), deliver nothing more to this
+ * rank and are freed by the world at completion. */
+static void entry_detach(zo_host_world *w, wentry *e)
+{
+    if (!e)
+        return;
+    if (e->done) {
+        entry_free(w, e);
+        return;
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        entry_snapshot_item(w, &e->items[i]);
+        e->items[i].dst = NULL;
+    }
+    e->recv = NULL;
+    e->detached = 1;
+}
+
+/* Mutex of c's world (no-ops in single view). */
+static void wlock(host_ctx *c)
+{
+    if (c->world)
+        pthread_mutex_lock(&c->world->mu);
+}
+static void wunlock(host_ctx *c)
+{
+    if (c->world)
+        pthread_mutex_unlock(&c->world->mu);
+}
+
+/* The owner observes its completed entry (mutex held): the work is done
+ * for this rank, with the collective's status, else the fate of its own
+ * items (FAIL_WORK fault, cancelled items) as in single view. */
+static void world_observe(host_ctx *c, host_work *w)
+{
+    wentry *e = w->we;
+    size_t cancelled = 0;
+    zo_param_id first = ZO_NO_PARAM;
+    for (size_t i = 0; i < w->n; i++) {
+        host_item *it = &w->items[i];
+        if (it->cancelled || !it->p || !it->buf) {
+            if (!cancelled++)
+                first = it->param;
+        }
+    }
+    c->bytes_copied += e->copied;
+    unlink_pending(w);
+    w->done = 1;
+    c->npending--;
+    if (e->status != ZO_OK) {
+        w->status = e->status;
+        fail(c, e->status, "%s", e->msg ? e->msg : "host world: the collective failed");
+    } else if (w->doomed) {
+        w->status = w->doomed;
+        fail(c, w->doomed, "host backend: injected fault: the all-gather of %zu parameter(s) failed", w->n);
+    } else if (cancelled) {
+        w->status = ZO_ERR_STATE;
+        fail(c, ZO_ERR_STATE,
+             "host backend: %zu item(s) of an all-gather were cancelled before it completed "
+             "(first: param %u; its full buffer was freed or the parameter removed while in flight)",
+             cancelled, (unsigned)first);
+    }
+    entry_free(c->world, e);
+    w->we = NULL;
+}
+
+/* FAIL_WORK at a completion check in world mode: the work is done for this
+ * rank now, delivering nothing more; the collective goes on for the others. */
+static void world_doom(host_ctx *c, host_work *w)
+{
+    if (w->done) {
+        if (w->status == ZO_OK)
+            w->status = fault_status(c);
+        fail(c, w->status, "host backend: injected fault: the all-gather failed");
+        return;
+    }
+    wlock(c);
+    entry_detach(c->world, w->we);
+    wunlock(c);
+    w->we = NULL;
+    unlink_pending(w);
+    w->done = 1;
+    c->npending--;
+    w->status = fault_status(c);
+    fail(c, w->status, "host backend: injected fault: the all-gather failed");
+}
+
+/* Item i of pending work w is cancelled for this rank (its buffer freed or
+ * its parameter removed): nothing more is delivered to it, and its source
+ * is kept for the others (the item no longer tracks the parameter, which
+ * may be removed next). */
+static void world_cancel_item(host_ctx *c, host_work *w, size_t i)
+{
+    if (!c->world || !w->we)
+        return;
+    wlock(c);
+    wentry *e = w->we;
+    if (!e->done) {
+        e->items[i].dst = NULL;
+        entry_snapshot_item(c->world, &e->items[i]);
+    }
+    wunlock(c);
+}
+
 /* Cancels the items of pending works that refer to p or buf. */
 static void cancel_for_param(host_ctx *c, host_param *p)
 {
@@ -468,6 +1053,7 @@ static void cancel_for_param(host_ctx *c, host_param *p)
     host_work *w = p->pending;
     for (size_t i = 0; i < w->n; i++)
         if (w->items[i].p == p) {
+            world_cancel_item(c, w, i);
             w->items[i].cancelled = 1;
             if (w->items[i].buf && w->items[i].buf->pending == w)
                 w->items[i].buf->pending = NULL;
@@ -516,6 +1102,9 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     uint64_t shard_bytes = partition_numel * elem_size;
     uint64_t padded = shard_bytes * W;
     uint64_t L = c->no_copy ? 0 : phys(c, padded);
+    /* world: only this rank's stored part of its own shard */
+    uint64_t own_off = (uint64_t)c->rank * shard_bytes;
+    uint64_t stored = !c->world ? L : own_off < L ? min_u64(shard_bytes, L - own_off) : 0;
     size_t head = (sizeof(host_param) + 63u) & ~(size_t)63u;
     if (L > ZO_HOST_MAX_ALLOC - head)
         return fail(c, ZO_ERR_NOMEM,
@@ -525,7 +1114,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     zo_status st = map_reserve(c, &c->params);
     if (st != ZO_OK)
         return st;
-    host_param *p = h_alloc(c, head + (size_t)L);
+    host_param *p = h_alloc(c, head + (size_t)stored);
     if (!p)
         return fail(c, ZO_ERR_NOMEM, "host backend: param_add(%u): out of memory for %llu bytes of shards",
                     (unsigned)param, (unsigned long long)L);
@@ -538,14 +1127,23 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     p->shard_bytes = shard_bytes;
     p->padded_bytes = padded;
     p->copy_bytes = L;
+    p->stored = stored;
     p->store = (uint8_t *)p + head;
-    /* every rank's shard: parameter bytes, then zero padding */
-    uint64_t content = min_u64(full_bytes, L);
-    fill_content(param, p->store, content);
-    if (L > content)
-        memset(p->store + content, 0, (size_t)(L - content));
+    if (!c->world) {
+        /* every rank's shard: parameter bytes, then zero padding */
+        uint64_t content = min_u64(full_bytes, L);
+        fill_content(param, p->store, content);
+        if (L > content)
+            memset(p->store + content, 0, (size_t)(L - content));
+    } else {
+        /* bytes [own_off, own_off + stored) of the padded tensor */
+        uint64_t content = full_bytes > own_off ? min_u64(stored, full_bytes - own_off) : 0;
+        fill_content_at(param, p->store, own_off, content);
+        if (stored > content)
+            memset(p->store + content, 0, (size_t)(stored - content));
+    }
     map_put(&c->params, param, p);
-    c->shard_bytes_total += L;
+    c->shard_bytes_total += stored;
     return ZO_OK;
 }
 
@@ -623,6 +1221,7 @@ static void op_full_free(void *ctx, zo_param_id param, void *full)
         host_work *w = b->pending;
         for (size_t i = 0; i < w->n; i++)
             if (w->items[i].buf == b) {
+                world_cancel_item(c, w, i);
                 w->items[i].cancelled = 1;
                 w->items[i].buf = NULL;
                 if (w->items[i].p && w->items[i].p->pending == w)
@@ -705,9 +1304,39 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     if (!w)
         return fail(c, ZO_ERR_NOMEM, "host backend: all_gather_start: out of memory for a work of %zu items", n);
     memset(w, 0, sizeof *w);
+    wentry *we = NULL;
+    if (c->world) {
+        we = entry_new(c->world, WK_GATHER, c->rank, n);
+        if (!we) {
+            h_free(c, w);
+            return fail(c, ZO_ERR_NOMEM, "host world: all_gather_start: out of memory for a collective entry");
+        }
+        for (size_t i = 0; i < n; i++) {
+            const host_param *p = lookup(c, items[i].param);
+            witem *wi = &we->items[i];
+            wi->param = items[i].param;
+            wi->numel = items[i].numel;
+            wi->partition_numel = items[i].partition_numel;
+            wi->elem_size = items[i].elem_size;
+            wi->shard_bytes = p->shard_bytes;
+            wi->copy_bytes = p->copy_bytes;
+            wi->src = p->stored ? p->store : NULL;
+            wi->src_len = p->stored;
+            wi->dst = fa == ZO_HOST_FAULT_FAIL_WORK ? NULL : data_of(buf_of(items[i].full));
+        }
+        pthread_mutex_lock(&c->world->mu);
+        st = world_issue(c->world, we);
+        pthread_mutex_unlock(&c->world->mu);
+        if (st != ZO_OK) {
+            entry_free(c->world, we);
+            h_free(c, w);
+            return fail(c, st, "host world: all_gather_start: out of memory for a collective record");
+        }
+    }
     w->n = n;
     w->status = ZO_OK;
-    w->delayed = fa == ZO_HOST_FAULT_DELAY;
+    w->delayed = !c->world && fa == ZO_HOST_FAULT_DELAY; /* world: completion waits for the ranks anyway */
+    w->we = we;
     w->doomed = fa == ZO_HOST_FAULT_FAIL_WORK ? fault_status(c) : ZO_OK;
     for (size_t i = 0; i < n; i++) {
         w->items[i].param = items[i].param;
@@ -721,7 +1350,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     c->works = w;
     map_put(&c->workset, (uint64_t)(uintptr_t)w, w);
 
-    if (c->deferred || w->delayed) {
+    if (c->world || c->deferred || w->delayed) {
         for (size_t i = 0; i < n; i++) {
             w->items[i].p->pending = w;
             w->items[i].buf->pending = w;
@@ -748,13 +1377,25 @@ static zo_status op_wait(void *ctx, zo_work *zw)
         return fail(c, fault_status(c), "host backend: wait: injected fault (completion check %llu)",
                     (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
     case ZO_HOST_FAULT_FAIL_WORK:
-        doom_now(c, w);
+        if (c->world)
+            world_doom(c, w);
+        else
+            doom_now(c, w);
         return w->status;
     case ZO_HOST_FAULT_DELAY:
         sleep_us(c->fault.delay_us);
         break;
     default:
         break;
+    }
+    if (c->world) {
+        if (!w->done) {
+            pthread_mutex_lock(&c->world->mu);
+            world_block(c->world, w->we);
+            world_observe(c, w);
+            pthread_mutex_unlock(&c->world->mu);
+        }
+        return w->status;
     }
     complete(c, w);
     return w->status;
@@ -776,7 +1417,10 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
         return fail(c, fault_status(c), "host backend: query: injected fault (completion check %llu)",
                     (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
     case ZO_HOST_FAULT_FAIL_WORK:
-        doom_now(c, w);
+        if (c->world)
+            world_doom(c, w);
+        else
+            doom_now(c, w);
         *done = 1;
         return w->status;
     case ZO_HOST_FAULT_DELAY:
@@ -785,6 +1429,12 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
     default:
         break;
     }
+    if (c->world && !w->done) {
+        pthread_mutex_lock(&c->world->mu);
+        if (w->we->done)
+            world_observe(c, w);
+        pthread_mutex_unlock(&c->world->mu);
+    }
     *done = w->done;
     return w->done ? w->status : ZO_OK;
 }
@@ -792,7 +1442,14 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
 static void work_release(host_ctx *c, host_work *w)
 {
     if (!w->done) {
-        /* freed without a wait: the gather is abandoned, nothing is copied */
+        /* freed without a wait: the gather is abandoned, nothing is copied
+         * (world: for this rank; the others still get its contribution) */
+        if (c->world) {
+            pthread_mutex_lock(&c->world->mu);
+            entry_detach(c->world, w->we);
+            pthread_mutex_unlock(&c->world->mu);
+            w->we = NULL;
+        }
         unlink_pending(w);
         c->npending--;
     }
@@ -819,6 +1476,52 @@ static void op_work_free(void *ctx, zo_work *zw)
     work_release(c, w);
 }
 
+/* Issues e (exchange, reduce-scatter) and blocks until it completed. */
+static zo_status world_blocking_call(host_ctx *c, wentry *e, const char *what)
+{
+    zo_host_world *w = c->world;
+    pthread_mutex_lock(&w->mu);
+    zo_status st = world_issue(w, e);
+    if (st != ZO_OK) {
+        pthread_mutex_unlock(&w->mu);
+        entry_free(w, e);
+        return fail(c, st, "host world: %s: out of memory for a collective record", what);
+    }
+    world_block(w, e);
+    st = e->status;
+    if (st != ZO_OK)
+        fail(c, st, "%s", e->msg ? e->msg : "host world: the collective failed");
+    entry_free(w, e);
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+/* exchange: not subject to fault injection (it is the runtime's checking
+ * channel, not a data-plane operation). */
+static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *recv)
+{
+    host_ctx *c = ctx_of(ctx);
+    if (!c)
+        return ZO_ERR_INVALID_ARG;
+    if (!send || !recv)
+        return fail(c, ZO_ERR_INVALID_ARG, "host backend: exchange: NULL buffer");
+    if (bytes < 1 || bytes > 256)
+        return fail(c, ZO_ERR_INVALID_ARG, "host backend: exchange: %zu bytes (1..256)", bytes);
+    if (c->world) {
+        wentry *e = entry_new(c->world, WK_EXCHANGE, c->rank, 0);
+        if (!e)
+            return fail(c, ZO_ERR_NOMEM, "host world: exchange: out of memory");
+        e->send = send;
+        e->recv = recv;
+        e->bytes = bytes;
+        return world_blocking_call(c, e, "exchange");
+    }
+    /* single view: every rank is this rank (SPMD) */
+    for (int r = 0; r < c->world_size; r++)
+        memmove((uint8_t *)recv + (size_t)r * bytes, send, bytes);
+    return ZO_OK;
+}
+
 static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *full_grad, float *shard_out,
                                    uint64_t numel, uint64_t partition_numel, zo_reduce_op op)
 {
@@ -838,6 +1541,20 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
                     "host backend: reduce_scatter(%u): numel/partition_numel %llu/%llu differ from %llu/%llu",
                     (unsigned)param, (unsigned long long)numel, (unsigned long long)partition_numel,
                     (unsigned long long)p->numel, (unsigned long long)p->partition_numel);
+    if (c->world) {
+        /* a real blocking collective over the ranks' gradients */
+        wentry *e = entry_new(c->world, WK_RS, c->rank, 1);
+        if (!e)
+            return fail(c, ZO_ERR_NOMEM, "host world: reduce_scatter(%u): out of memory", (unsigned)param);
+        e->items[0].param = param;
+        e->items[0].numel = numel;
+        e->items[0].partition_numel = partition_numel;
+        e->items[0].elem_size = (uint32_t)sizeof(float);
+        e->grad = full_grad;
+        e->out = shard_out;
+        e->op = op;
+        return world_blocking_call(c, e, "reduce_scatter");
+    }
     uint64_t base = (uint64_t)c->rank * partition_numel;
     for (uint64_t i = 0; i < partition_numel; i++) {
         uint64_t j = base + i;
@@ -867,6 +1584,16 @@ static void op_destroy(void *ctx)
         return;
     while (c->works)
         work_release(c, c->works);
+    if (c->world) {
+        /* the rank leaves: nothing of it is referenced by the world any more */
+        zo_host_world *w = c->world;
+        pthread_mutex_lock(&w->mu);
+        w->r[c->rank].state = 2;
+        w->nleft++;
+        world_check_hang(w);
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
     for (size_t i = 0; i < c->bufs.cap; i++)
         h_free(c, c->bufs.vals[i]);
     for (size_t i = 0; i < c->params.cap; i++)
@@ -894,6 +1621,7 @@ static const zo_backend_ops host_ops = {
     op_reduce_scatter,
     op_last_error,
     op_destroy,
+    op_exchange,
 };
 
 /* ------------------------------------------------------------------ */
@@ -917,8 +1645,6 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     } else if (cfg->size != sizeof(zo_host_config) || cfg->version != ZO_HOST_CONFIG_VERSION) {
         return ZO_ERR_VERSION;
     }
-    if (cfg->world)
-        return ZO_ERR_UNSUPPORTED; /* TODO(world): multi-rank host world */
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE || cfg->rank < 0 ||
         cfg->rank >= cfg->world_size)
         return ZO_ERR_INVALID_ARG;
@@ -938,6 +1664,29 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     c->cap = cfg->max_bytes_per_param;
     c->pub.ops = &host_ops;
     c->pub.ctx = c;
+    if (cfg->world) {
+        zo_host_world *w = cfg->world;
+        zo_status st = ZO_OK;
+        pthread_mutex_lock(&w->mu);
+        if (w->W != cfg->world_size || w->r[cfg->rank].state != 0)
+            st = ZO_ERR_INVALID_ARG; /* other world size, or the rank joined already */
+        else if (w->have_cfg && (w->cap != c->cap || w->no_copy != c->no_copy))
+            st = ZO_ERR_INVALID_ARG; /* every rank must store and copy the same bytes */
+        if (st == ZO_OK) {
+            w->have_cfg = 1;
+            w->cap = c->cap;
+            w->no_copy = c->no_copy;
+            w->r[cfg->rank].state = 1;
+            w->joined++;
+            c->world = w;
+            c->deferred = 0; /* completion is the world's */
+        }
+        pthread_mutex_unlock(&w->mu);
+        if (st != ZO_OK) {
+            h_free_raw(&cfg->allocator, c);
+            return st;
+        }
+    }
     *out = &c->pub;
     return ZO_OK;
 }
@@ -958,6 +1707,8 @@ int zo_host_progress(zo_backend *b)
         return ZO_ERR_INVALID_ARG;
     host_ctx *c = (host_ctx *)cc;
     int n = 0;
+    if (c->world)
+        return 0; /* a world backend's collectives complete when every rank issued them */
     for (host_work *w = c->works; w; w = w->next)
         if (!w->done && !w->delayed) {
             complete(c, w);
@@ -997,11 +1748,16 @@ zo_status zo_host_shard(const zo_backend *b, zo_param_id param, int rank, const 
         return ZO_ERR_INVALID_ARG;
     *data = NULL;
     *stored = 0;
-    if (rank < 0 || rank >= c->world_size)
-        return ZO_ERR_INVALID_ARG;
+    if (rank < 0 || rank >= c->world_size || (c->world && rank != c->rank))
+        return ZO_ERR_INVALID_ARG; /* a world backend stores only its own rank's shard */
     const host_param *p = lookup(c, param);
     if (!p)
         return ZO_ERR_BAD_HANDLE;
+    if (c->world) {
+        *data = p->stored ? p->store : NULL;
+        *stored = p->stored;
+        return ZO_OK;
+    }
     uint64_t off = (uint64_t)rank * p->shard_bytes;
     if (off < p->copy_bytes) {
         *data = p->store + off;
@@ -1043,4 +1799,100 @@ uint64_t zo_host_fault_fired(const zo_backend *b)
 {
     const host_ctx *c = host_of(b);
     return c ? c->fault_fired : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Multi-rank host world: public entry points                          */
+/* ------------------------------------------------------------------ */
+
+zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out)
+{
+    if (!out)
+        return ZO_ERR_INVALID_ARG;
+    *out = NULL;
+    if (world_size < 1 || world_size > ZO_MAX_WORLD_SIZE)
+        return ZO_ERR_INVALID_ARG;
+    zo_allocator a = {NULL, NULL, NULL};
+    if (allocator)
+        a = *allocator;
+    if (!a.alloc != !a.free)
+        return ZO_ERR_INVALID_ARG;
+    zo_host_world *w = h_alloc_raw(&a, sizeof *w);
+    if (!w)
+        return ZO_ERR_NOMEM;
+    memset(w, 0, sizeof *w);
+    w->alloc = a;
+    w->W = world_size;
+    w->r = h_alloc_raw(&a, (size_t)world_size * sizeof(wrank));
+    if (!w->r) {
+        h_free_raw(&a, w);
+        return ZO_ERR_NOMEM;
+    }
+    memset(w->r, 0, (size_t)world_size * sizeof(wrank));
+    if (pthread_mutex_init(&w->mu, NULL) != 0) {
+        h_free_raw(&a, w->r);
+        h_free_raw(&a, w);
+        return ZO_ERR_NOMEM;
+    }
+    if (pthread_cond_init(&w->cv, NULL) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        h_free_raw(&a, w->r);
+        h_free_raw(&a, w);
+        return ZO_ERR_NOMEM;
+    }
+    w->finding_st = ZO_OK;
+    *out = w;
+    return ZO_OK;
+}
+
+zo_status zo_host_world_destroy(zo_host_world *w)
+{
+    if (!w)
+        return ZO_OK;
+    pthread_mutex_lock(&w->mu);
+    for (int r = 0; r < w->W; r++)
+        if (w->r[r].state == 1) {
+            pthread_mutex_unlock(&w->mu);
+            return ZO_ERR_STATE; /* rank r's backend is still alive */
+        }
+    /* collectives only some ranks issued: their entries are all detached */
+    while (w->head) {
+        wcoll *k = w->head;
+        w->head = k->next;
+        for (int r = 0; r < w->W; r++)
+            entry_free(w, k->e[r]);
+        w_free(w, k);
+    }
+    w_free(w, w->spare);
+    pthread_mutex_unlock(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    zo_allocator a = w->alloc;
+    h_free_raw(&a, w->r);
+    h_free_raw(&a, w);
+    return ZO_OK;
+}
+
+zo_status zo_host_world_report(const zo_host_world *cw, char *buf, size_t len)
+{
+    if (!cw)
+        return ZO_ERR_INVALID_ARG;
+    zo_host_world *w = (zo_host_world *)cw; /* the mutex */
+    pthread_mutex_lock(&w->mu);
+    zo_status st = w->finding_st;
+    if (buf && len)
+        snprintf(buf, len, "%s", st == ZO_OK ? "" : w->finding);
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+uint64_t zo_host_world_collectives(const zo_host_world *cw, int rank)
+{
+    if (!cw || rank < 0 || rank >= cw->W)
+        return 0;
+    zo_host_world *w = (zo_host_world *)cw;
+    pthread_mutex_lock(&w->mu);
+    uint64_t n = w->r[rank].issued;
+    pthread_mutex_unlock(&w->mu);
+    return n;
 }
