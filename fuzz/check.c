@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const inv_names[ZS_INV_COUNT] = {"none", "I1", "I2", "I3", "I4",
-                                                    "I5",   "I6", "I7", "ERR"};
+                                                    "I5",   "I6", "I7", "ERR", "I8"};
 
 const char *zs_inv_name(int inv)
 {
@@ -64,6 +64,7 @@ void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *
     va_start(ap, fmt);
     vsnprintf(v->msg, sizeof v->msg, fmt, ap);
     va_end(ap);
+    if (c->on_fail) c->on_fail(c->fail_user);
     if (c->abort_on_violation) {
         char line[512];
         zs_violation_format(v, line, sizeof line);
@@ -186,6 +187,10 @@ int zs_check_state(zs_checker *c)
     if (!rt) return 0;
     if (c->n_error_events > c->seen_error_events) {
         c->seen_error_events = c->n_error_events;
+        if (c->mismatch_stops && c->ev_error == ZO_ERR_COLLECTIVE_MISMATCH) {
+            c->mismatch = 1; /* a consequence of I8: the world reports it */
+            return 0;
+        }
         zs_check_fail(c, ZS_INV_ERR, -1, -1, "runtime reported an error event: %s (%s)",
                       zo_strerror(c->ev_error), zo_last_error(rt));
         return 1;

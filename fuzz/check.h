@@ -26,6 +26,9 @@
  *       starts from the state the checker's shadow copy holds
  *   ERR an entry point the simulator called returned an unexpected error,
  *       or the runtime reported ZO_EV_ERROR (e.g. ZO_ERR_TRACE)
+ *   I8  (all-ranks scenarios, fuzz/world.h) every rank issues the same
+ *       collectives in the same order; checked by zs_world_run across the
+ *       ranks' recorded sequences, not by this per-rank checker
  *
  * A violation is recorded once (the first); with abort_on_violation the
  * checker prints it to stderr and calls abort(), so fuzzing engines record
@@ -54,9 +57,10 @@ enum {
     ZS_INV_I6 = 6,
     ZS_INV_I7 = 7,
     ZS_INV_ERR = 8,
-    ZS_INV_COUNT = 9
+    ZS_INV_I8 = 9,  /* all-ranks runs only (fuzz/world.h): collective sequences differ across ranks */
+    ZS_INV_COUNT = 10
 };
-/** "I1".."I7", "ERR", "none". */
+/** "I1".."I7", "ERR", "I8", "none". */
 const char *zs_inv_name(int inv);
 
 /** The first violation of a run. */
@@ -80,6 +84,12 @@ typedef struct zs_checker {
     int abort_on_violation;
     int skip_counters;    /* 1: do not check I1/I2 (fuzz_api under a legacy policy, where
                              arbitrary call orders legitimately break them) */
+    int mismatch_stops;   /* 1 (rank of a host world): a ZO_ERR_COLLECTIVE_MISMATCH error event
+                             is a consequence of I8, recorded in `mismatch`, not a violation */
+    int mismatch;         /* a ZO_ERR_COLLECTIVE_MISMATCH error event was seen (mismatch_stops) */
+    void (*on_fail)(void *user); /* optional: called once when the first violation is recorded
+                                    (before abort_on_violation aborts) */
+    void *fail_user;
     uint32_t n_modules;   /* modules to inspect (default: the scenario's) */
     FILE *log;            /* every runtime event, one line each (NULL: none) */
 

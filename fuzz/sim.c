@@ -129,6 +129,15 @@ typedef struct sim {
     uint32_t pset_off[ZS_MAX_MODULES + 1];
     uint8_t trainable[ZS_MAX_MODULES]; /* module's set has a trainable parameter */
     int nomem;
+
+    /* hook stack for opts.context (maintained always: a few stores per call) */
+    const char *ctx_phase;  /* "setup", "forward", "eval forward", "backward", "optimizer step", ... */
+    int ctx_pass;           /* pass index in the step, -1 */
+    int ctx_graph;          /* trace graph number of the running backward, -1 */
+    int ctx_recompute;      /* > 0 inside a checkpoint recompute */
+    unsigned ctx_depth;     /* active calls */
+    uint8_t ctx_call[ZS_MAX_CALLS + 1];
+    uint8_t ctx_mod[ZS_MAX_CALLS + 1];
 } sim;
 
 static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz)
@@ -178,11 +187,90 @@ static void torch_error(sim *S, const char *msg)
 /* Runtime calls                                                        */
 /* ------------------------------------------------------------------ */
 
+static const char *hook_kind(const char *fmt)
+{
+    static const struct { const char *pre, *name; } k[] = {
+        {"A ", "pre-forward"},        {"D ", "track inputs"},      {"B ", "post-forward"},
+        {"C ", "track outputs"},      {"PRE ", "pre-backward"},    {"POST ", "post-backward"},
+        {"PGRAD ", "param grad"},     {"FWD ", "forward begin"},   {"ENDFWD ", "forward end"},
+        {"BWD ", "backward begin"},   {"ENDBWD ", "backward end"}, {"DISCARD ", "graph discard"},
+        {"SWEEP", "release all"},     {"ABORT ", "forward abort"}, {"access ", "parameter access"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (!strncmp(fmt, k[i].pre, strlen(k[i].pre))) return k[i].name;
+    return "";
+}
+
+static size_t ctx_frame(sim *S, char *buf, size_t n, unsigned i)
+{
+    unsigned m = S->ctx_mod[i];
+    const char *name = m < S->s->n_modules ? S->s->mod[m].name : "";
+    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, S->ctx_call[i])
+                    : snprintf(buf, n, "m%u#%u", m, S->ctx_call[i]);
+    return k < 0 ? 0 : ((size_t)k < n ? (size_t)k : n - 1);
+}
+
+/* Writes the hook stack into opts.context (see sim.h). */
+static void ctx_write(sim *S, const char *fmt, int a, int b)
+{
+    char buf[1024], hook[64];
+    size_t o = 0, n = sizeof buf;
+#define CTX_PUT(...)                                                     \
+    do {                                                                 \
+        int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                  \
+        if (k_ > 0) o += (size_t)k_ < n - o ? (size_t)k_ : n - o - 1;    \
+    } while (0)
+    if (S->chk.step >= 0 && S->chk.step < (int)S->s->n_steps) {
+        CTX_PUT("step %d (%s)", S->chk.step, zs_step_kind_name(S->s->step[S->chk.step].kind));
+        if (S->ctx_pass >= 0) CTX_PUT(" pass %d", S->ctx_pass);
+        CTX_PUT(" ");
+    }
+    CTX_PUT("%s", S->ctx_phase ? S->ctx_phase : "setup");
+    if (S->ctx_graph >= 0) CTX_PUT(" g=%d", S->ctx_graph);
+    if (S->ctx_recompute) CTX_PUT(" recompute");
+    if (S->ctx_depth) {
+        CTX_PUT(": ");
+        unsigned d = S->ctx_depth;
+        for (unsigned i = 0; i < d; i++) {
+            if (d > 8 && i == 2) { /* long chains: outermost two, innermost five */
+                CTX_PUT("... > ");
+                i = d - 6;
+                continue;
+            }
+            o += ctx_frame(S, buf + o, n - o, i);
+            if (i + 1 < d) CTX_PUT(" > ");
+        }
+    }
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wformat-nonliteral"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+    snprintf(hook, sizeof hook, fmt, a, b);
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#elif defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+    const char *kind = hook_kind(fmt);
+    CTX_PUT(": %s%s%s%s", hook, kind[0] ? " (" : "", kind, kind[0] ? ")" : "");
+#undef CTX_PUT
+    snprintf(S->o.context, S->o.context_len, "%s", buf);
+}
+
+static void ctx_set(sim *S, const char *text)
+{
+    if (S->o.context && S->o.context_len) snprintf(S->o.context, S->o.context_len, "%s", text);
+}
+
 /* Before every runtime entry point: what the simulator is doing (formatted
  * only if a violation is reported: fmt takes up to two int arguments) and
  * fresh event capture. */
 static void hook_begin(sim *S, const char *fmt, int a, int b)
 {
+    if (S->o.context && S->o.context_len) ctx_write(S, fmt, a, b);
     S->chk.what_fmt = fmt;
     S->chk.what_a = a;
     S->chk.what_b = b;
@@ -192,18 +280,37 @@ static void hook_begin(sim *S, const char *fmt, int a, int b)
 
 /* After every runtime entry point: count, progress the deferred backend,
  * report an error status, check the state. */
+static void mismatch_stop(sim *S, const char *name)
+{
+    if (!S->r->collective_mismatch) {
+        S->r->collective_mismatch = 1;
+        snprintf(S->r->mismatch_msg, sizeof S->r->mismatch_msg, "%s: %s", name,
+                 zo_last_error(S->rt));
+        if (S->o.context)
+            snprintf(S->r->mismatch_context, sizeof S->r->mismatch_context, "%s", S->o.context);
+    }
+    S->chk.seen_error_events = S->chk.n_error_events;
+    S->stop = 1;
+}
+
 static zo_status hook_end(sim *S, zo_status st, const char *name)
 {
     S->r->hook_calls++;
+    if (st == ZO_ERR_COLLECTIVE_MISMATCH && S->o.collective_mismatch_stops) {
+        /* the world would hang here: a consequence of I8, which the world reports */
+        mismatch_stop(S, name);
+        return st;
+    }
     if (st != ZO_OK && !S->chk.violated) {
         S->chk.seen_error_events = S->chk.n_error_events;
         zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "%s returned %s: %s", name, zo_strerror(st),
                       zo_last_error(S->rt));
     }
-    if (S->s->cfg.deferred && S->s->cfg.progress_every &&
+    if (S->s->cfg.deferred && S->s->cfg.progress_every && !S->o.world &&
         S->r->hook_calls % S->s->cfg.progress_every == 0)
         (void)zo_host_progress(S->be);
     zs_check_state(&S->chk);
+    if (S->chk.mismatch) mismatch_stop(S, name);
     if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
     if (S->nomem) S->stop = 1;
     return st;
@@ -365,7 +472,23 @@ static void module_compute(sim *S, unsigned m)
     }
 }
 
+static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad);
+
+/* One call with its frame on the hook stack. */
 static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
+{
+    unsigned d = S->ctx_depth;
+    if (d < ZS_MAX_CALLS + 1) {
+        S->ctx_call[d] = (uint8_t)ci;
+        S->ctx_mod[d] = X->p->calls[ci].module;
+    }
+    S->ctx_depth = d + 1;
+    int r = run_plain_body(S, X, ci, in, n_in, grad);
+    S->ctx_depth = d;
+    return r;
+}
+
+static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
 {
     const zs_pass *P = X->p;
     const zs_call *c = &P->calls[ci];
@@ -653,11 +776,21 @@ static void graph_end(sim *S, zo_graph g, int num)
     hook_end(S, zo_forward_end(S->rt, g), "zo_forward_end");
 }
 
+static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t depth);
+
 static void run_ckpt(sim *S, const node *cn, uint32_t depth)
 {
     ckrec k = S->ckrecs[cn->aux];
     const zs_call *c = &k.x->p->calls[k.ci];
     S->r->recomputes++;
+    S->ctx_recompute++;
+    run_ckpt_body(S, &k, c, depth);
+    S->ctx_recompute--;
+}
+
+static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t depth)
+{
+    ckrec k = *kp;
     zo_graph g;
     int num;
     graph_begin(S, 0, &g, &num);
@@ -704,7 +837,9 @@ static void recompute_region(sim *S, int ri)
     S->r->recomputes++;
     xctx *X3 = new_xctx(S, g.x->p, X_RECOMP, g.x->leaf);
     if (!X3) return;
+    S->ctx_recompute++;
     (void)run_call(S, X3, g.ci, g.in, g.n_in, 1);
+    S->ctx_recompute--;
 }
 
 static void run_node(sim *S, int32_t nd, uint32_t depth)
@@ -864,6 +999,9 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
     P->leaf = -1;
     P->x = new_xctx(S, pass, X_NORMAL, &P->leaf);
     if (!P->x) return;
+    S->ctx_phase = eval ? "eval forward" : "forward";
+    S->ctx_pass = (int)(pass - S->s->step[S->chk.step].pass);
+    S->ctx_graph = -1;
     graph_begin(S, ZO_FWD_ROOT | (eval ? ZO_FWD_EVAL : 0), &P->g, &P->num);
     if (S->stop) return;
     const zs_call *c0 = &pass->calls[0];
@@ -903,6 +1041,9 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
 static void backward(sim *S, spass *P, int retain)
 {
     if (S->stop || P->aborted || P->discarded || P->freed || !P->x) return;
+    S->ctx_phase = "backward";
+    S->ctx_pass = (int)(P->x->p - S->s->step[S->chk.step].pass);
+    S->ctx_graph = P->num;
     if (P->loss < 0) {
         /* A pass in which no call had grad ended at zo_forward_end (the
          * runtime's rule); if later passes of the step were built since,
@@ -939,6 +1080,9 @@ static void backward(sim *S, spass *P, int retain)
 static void sweep(sim *S)
 {
     if (S->stop) return;
+    S->ctx_phase = "optimizer step";
+    S->ctx_pass = -1;
+    S->ctx_graph = -1;
     tr(S, "SWEEP");
     hook_begin(S, "SWEEP", (int)(0), 0);
     hook_end(S, zo_release_all(S->rt), "zo_release_all");
@@ -1007,6 +1151,17 @@ void zs_sim_opts_init(zs_sim_opts *o)
     o->order_mode = -1;
     o->max_bytes_per_param = ZS_SIM_DEFAULT_CAP;
     o->stop_on_violation = 1;
+    o->verify_collectives = -1;
+}
+
+/* 1 if m is a gather-always module or inside one's subtree: its fetch set
+ * (zo_module_params) is the runtime's business there, not the op's
+ * parameter set. */
+static int gather_always_scope(const zs_scenario *s, unsigned m)
+{
+    for (unsigned a = m; a < s->n_modules; a = s->mod[a].parent)
+        if (s->mod[a].flags & ZS_MOD_GATHER_ALWAYS) return 1;
+    return 0;
 }
 
 static int setup(sim *S)
@@ -1015,8 +1170,9 @@ static int setup(sim *S)
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     hc.world_size = s->cfg.world_size;
     hc.rank = s->cfg.rank;
-    hc.deferred = s->cfg.deferred;
+    hc.deferred = S->o.world ? 0 : s->cfg.deferred; /* world backends complete at the match */
     hc.max_bytes_per_param = S->o.max_bytes_per_param;
+    hc.world = S->o.world;
     zo_status st = zo_backend_host_create(&hc, &S->be);
     if (st) {
         zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "zo_backend_host_create: %s", zo_strerror(st));
@@ -1042,6 +1198,8 @@ static int setup(sim *S)
     cfg.backend = S->rt_be ? S->rt_be : S->be;
     cfg.on_event = zs_check_event;
     cfg.event_user = &S->chk;
+    cfg.verify_collectives =
+        S->o.verify_collectives >= 0 ? S->o.verify_collectives : s->cfg.verify_collectives;
     st = zo_runtime_create(&cfg, &S->rt);
     if (st) {
         zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "zo_runtime_create: %s", zo_strerror(st));
@@ -1053,8 +1211,9 @@ static int setup(sim *S)
         zo_module_id parent = s->mod[i].parent == ZS_NONE ? ZO_NO_MODULE : s->mod[i].parent;
         S->chk.what_fmt = NULL;
     snprintf(S->chk.what, sizeof S->chk.what, "register module %u", i);
-        st = zo_module_register(S->rt, parent, NULL,
-                                (s->mod[i].flags & ZS_MOD_Z3_LEAF) ? ZO_MODULE_Z3_LEAF : 0, &id);
+        unsigned mflags = ((s->mod[i].flags & ZS_MOD_Z3_LEAF) ? ZO_MODULE_Z3_LEAF : 0) |
+                          ((s->mod[i].flags & ZS_MOD_GATHER_ALWAYS) ? ZO_MODULE_GATHER_ALWAYS : 0);
+        st = zo_module_register(S->rt, parent, NULL, mflags, &id);
         if (st || id != i) {
             zs_check_fail(&S->chk, ZS_INV_ERR, (long)i, -1, "zo_module_register: %s (id %u)",
                           zo_strerror(st), id);
@@ -1099,7 +1258,7 @@ static int setup(sim *S)
         S->trainable[m] = 0;
         for (int k = 0; k < n; k++)
             if (!(s->par[tmp[k]].flags & ZS_PARAM_FROZEN)) S->trainable[m] = 1;
-        if (zs_module_in_leaf(s, m)) continue;
+        if (zs_module_in_leaf(s, m) || gather_always_scope(s, m)) continue;
         zo_param_id buf[ZS_MAX_PARAMS];
         size_t nr = 0;
         if (zo_module_params(S->rt, m, buf, ZS_MAX_PARAMS, &nr) == ZO_OK) {
@@ -1140,6 +1299,13 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
     zs_check_init(&S->chk, s, S->policy, S->o.abort_on_violation);
     S->chk.log = S->o.events;
+    S->chk.mismatch_stops = S->o.collective_mismatch_stops;
+    S->chk.on_fail = S->o.on_violation;
+    S->chk.fail_user = S->o.violation_user;
+    S->ctx_phase = "setup";
+    S->ctx_pass = -1;
+    S->ctx_graph = -1;
+    ctx_set(S, "setup");
 
     if (setup(S) == 0) {
         for (unsigned si = 0; si < s->n_steps && !S->stop; si++) run_step(S, si);
@@ -1161,6 +1327,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     r->i3_hook_misses = S->chk.i3_hook_misses;
     memcpy(r->i3_hook_first, S->chk.i3_hook_first, sizeof r->i3_hook_first);
 
+    ctx_set(S, "teardown (zo_runtime_destroy)");
     zo_runtime_destroy(S->rt);
     if (S->rt_be && S->o.unwrap_backend)
         S->o.unwrap_backend(S->o.wrap_user, S->rt_be);

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "scenario.h"
+#include "zoffload_backend.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,11 +48,38 @@ typedef struct zs_sim_opts {
      * lets the enumerator explore every choice exactly */
     void (*on_choice)(void *user, unsigned k, unsigned n_ready);
     void *choice_user;
+
+    /* ---- many ranks (issue 9; fuzz/world.h sets these) ---- */
+    /* a multi-rank host world to join: the host backend is created with
+     * zo_host_config.world = world, rank = s->cfg.rank (the world's size
+     * must be s->cfg.world_size); deferred completion and zo_host_progress
+     * do not apply to world backends.  NULL: one rank's view. */
+    zo_host_world *world;
+    /* if set: before every runtime call the simulator writes its current
+     * hook stack, NUL-terminated, into context[0..context_len): step and
+     * pass, forward/backward (recompute), the chain of active module calls
+     * (module name or mN, #call index in this rank's pass), and the hook
+     * being called, e.g.
+     *   "step 1 (train) pass 0 forward: root(m0)#0 > moe(m2)#3 > expert1(m4)#5: A m=4 (pre-forward)"
+     * Costs nothing when NULL. */
+    char *context;
+    size_t context_len;
+    int verify_collectives;  /* -1: the scenario's cfg.verify_collectives; else 0/1 for
+                                zo_config.verify_collectives */
+    int collective_mismatch_stops; /* 1 (world ranks): ZO_ERR_COLLECTIVE_MISMATCH from a hook
+                                (or as a runtime error event) stops this rank and is recorded in
+                                zs_sim_result.collective_mismatch - a consequence of I8, not a
+                                violation.  0: it is an ERR violation like any error. */
+    void (*on_violation)(void *user); /* optional: called once when the first violation is
+                                recorded (before abort_on_violation aborts) */
+    void *violation_user;
 } zs_sim_opts;
 #define ZS_SIM_HAS_ON_CHOICE 1
+#define ZS_SIM_HAS_WORLD 1
 
-/** Defaults: scenario's policy and order, cap ZS_SIM_DEFAULT_CAP, no
- *  abort, stop at the first violation, no output. */
+/** Defaults: scenario's policy, order and verify_collectives, cap
+ *  ZS_SIM_DEFAULT_CAP, no abort, stop at the first violation, no output,
+ *  single view (no world), no context. */
 void zs_sim_opts_init(zs_sim_opts *o);
 
 typedef struct zs_sim_result {
@@ -69,6 +97,10 @@ typedef struct zs_sim_result {
     uint64_t i3_hook_checks, i3_hook_misses; /* I3-hooks statistic */
     char i3_hook_first[160];
     zo_stats stats;          /* runtime stats at the end */
+    int collective_mismatch; /* collective_mismatch_stops: a hook got ZO_ERR_COLLECTIVE_MISMATCH
+                                and the rank stopped there */
+    char mismatch_msg[256];  /* "zo_pre_forward: <zo_last_error>" at that point */
+    char mismatch_context[256]; /* the hook stack then (only with opts.context) */
 } zs_sim_result;
 
 /** Runs scenario s (which must be valid: zs_scenario_validate) and fills

@@ -1,0 +1,847 @@
+/*
+ * world.c - all-ranks runs in one multi-rank host world, invariant I8
+ * (see world.h).
+ *
+ * Rank r's simulator runs zs_scenario_for_rank(s, r) on its own thread
+ * (rank 0 on the caller's thread).  Its host backend is joined to the
+ * world and wrapped in a recorder: every collective the runtime issues
+ * (all_gather_start, exchange, reduce_scatter) is appended to the rank's
+ * log with its items and a copy of the rank's hook stack at that moment.
+ * After every rank finished, the logs are compared (I8) and the verdict is
+ * decided as world.h describes.
+ */
+#include "world.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zoffload_backend.h"
+
+/* ------------------------------------------------------------------ */
+/* Recorder backend                                                     */
+/* ------------------------------------------------------------------ */
+
+enum { WC_GATHER = 0, WC_EXCHANGE = 1, WC_REDUCE = 2 };
+
+typedef struct witem {
+    uint32_t param;
+    uint32_t elem_size;
+    uint64_t numel;
+    uint64_t partition_numel;
+} witem;
+
+typedef struct wcoll {
+    uint8_t kind;        /* WC_* */
+    uint8_t op;          /* WC_REDUCE: zo_reduce_op */
+    uint32_t n_items;    /* WC_GATHER: items[item0 .. item0 + n_items); WC_REDUCE: 1 */
+    uint32_t item0;
+    uint32_t ctx;        /* offset of the hook stack in the rank's string pool */
+    uint64_t bytes;      /* WC_EXCHANGE: message bytes */
+    uint64_t hash;       /* WC_EXCHANGE: FNV-1a of the message */
+    uint8_t head[16];    /* WC_EXCHANGE: first bytes of the message (for the report) */
+} wcoll;
+
+typedef struct wrank {
+    int r;
+    zs_scenario *s;      /* this rank's program */
+    zs_sim_opts o;
+    zs_sim_result *res;
+    int rc;
+    /* recorder */
+    zo_backend *inner;
+    zo_backend outer;
+    zo_backend_ops ops;
+    wcoll *c;
+    size_t n, cap;
+    witem *it;
+    size_t n_it, cap_it;
+    char *pool;
+    size_t pool_n, pool_cap;
+    size_t last_ctx;     /* pool offset of the last stored context (+1; 0 = none) */
+    int nomem;
+    char ctxbuf[512];
+    /* stop bookkeeping */
+    int violated;
+    uint64_t n_at_violation;
+    int backend_mismatch;      /* a backend call of this rank returned ZO_ERR_COLLECTIVE_MISMATCH */
+    int violation_after_mismatch; /* the rank's violation came after that: a consequence (the
+                                     runtime may report the failed collective as another error) */
+    /* per-rank output streams (trace, events) */
+    char *trace_buf, *events_buf;
+    size_t trace_len, events_len;
+    int thread_ok;
+    pthread_t th;
+} wrank;
+
+static void *wgrow(wrank *R, void *p, size_t *cap, size_t need, size_t sz)
+{
+    if (need <= *cap) return p;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    void *q = realloc(p, nc * sz);
+    if (!q) {
+        R->nomem = 1;
+        return p;
+    }
+    *cap = nc;
+    return q;
+}
+
+static uint32_t store_ctx(wrank *R)
+{
+    size_t len = strlen(R->ctxbuf);
+    if (R->last_ctx && !strcmp(R->pool + R->last_ctx - 1, R->ctxbuf)) return (uint32_t)(R->last_ctx - 1);
+    R->pool = wgrow(R, R->pool, &R->pool_cap, R->pool_n + len + 1, 1);
+    if (R->nomem) return 0;
+    size_t off = R->pool_n;
+    memcpy(R->pool + off, R->ctxbuf, len + 1);
+    R->pool_n += len + 1;
+    R->last_ctx = off + 1;
+    return (uint32_t)off;
+}
+
+static wcoll *new_coll(wrank *R, int kind)
+{
+    R->c = wgrow(R, R->c, &R->cap, R->n + 1, sizeof *R->c);
+    if (R->nomem) return NULL;
+    uint32_t ctx = store_ctx(R);
+    if (R->nomem) return NULL;
+    wcoll *c = &R->c[R->n++];
+    memset(c, 0, sizeof *c);
+    c->kind = (uint8_t)kind;
+    c->ctx = ctx;
+    c->item0 = (uint32_t)R->n_it;
+    return c;
+}
+
+static witem *new_item(wrank *R)
+{
+    R->it = wgrow(R, R->it, &R->cap_it, R->n_it + 1, sizeof *R->it);
+    if (R->nomem) return NULL;
+    return &R->it[R->n_it++];
+}
+
+#define INNER(R) ((R)->inner->ops)
+#define ICTX(R) ((R)->inner->ctx)
+
+static zo_status seen(wrank *R, zo_status st)
+{
+    if (st == ZO_ERR_COLLECTIVE_MISMATCH) R->backend_mismatch = 1;
+    return st;
+}
+
+static int rec_world_size(void *ctx) { wrank *R = ctx; return INNER(R)->world_size(ICTX(R)); }
+static int rec_rank(void *ctx) { wrank *R = ctx; return INNER(R)->rank(ICTX(R)); }
+static zo_status rec_param_add(void *ctx, zo_param_id p, uint64_t numel, uint32_t es, uint64_t pn)
+{
+    wrank *R = ctx;
+    return INNER(R)->param_add(ICTX(R), p, numel, es, pn);
+}
+static void rec_param_remove(void *ctx, zo_param_id p)
+{
+    wrank *R = ctx;
+    INNER(R)->param_remove(ICTX(R), p);
+}
+static zo_status rec_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
+{
+    wrank *R = ctx;
+    return INNER(R)->full_alloc(ICTX(R), p, bytes, out);
+}
+static void rec_full_free(void *ctx, zo_param_id p, void *buf)
+{
+    wrank *R = ctx;
+    INNER(R)->full_free(ICTX(R), p, buf);
+}
+static zo_status rec_all_gather_start(void *ctx, const zo_gather_item *items, size_t n, zo_work **out)
+{
+    wrank *R = ctx;
+    wcoll *c = new_coll(R, WC_GATHER);
+    if (c) {
+        for (size_t i = 0; i < n; i++) {
+            witem *w = new_item(R);
+            if (!w) break;
+            w->param = items[i].param;
+            w->elem_size = items[i].elem_size;
+            w->numel = items[i].numel;
+            w->partition_numel = items[i].partition_numel;
+            c = &R->c[R->n - 1];
+            c->n_items++;
+        }
+    }
+    return seen(R, INNER(R)->all_gather_start(ICTX(R), items, n, out));
+}
+static zo_status rec_wait(void *ctx, zo_work *w)
+{
+    wrank *R = ctx;
+    return seen(R, INNER(R)->wait(ICTX(R), w));
+}
+static zo_status rec_query(void *ctx, zo_work *w, int *done)
+{
+    wrank *R = ctx;
+    return seen(R, INNER(R)->query(ICTX(R), w, done));
+}
+static void rec_work_free(void *ctx, zo_work *w)
+{
+    wrank *R = ctx;
+    INNER(R)->work_free(ICTX(R), w);
+}
+static zo_status rec_reduce_scatter(void *ctx, zo_param_id p, const float *g, float *out, uint64_t numel,
+                                    uint64_t pn, zo_reduce_op op)
+{
+    wrank *R = ctx;
+    if (!INNER(R)->reduce_scatter) return ZO_ERR_UNSUPPORTED;
+    wcoll *c = new_coll(R, WC_REDUCE);
+    witem *w = c ? new_item(R) : NULL;
+    if (w) {
+        c = &R->c[R->n - 1];
+        c->n_items = 1;
+        c->op = (uint8_t)op;
+        w->param = p;
+        w->elem_size = 4;
+        w->numel = numel;
+        w->partition_numel = pn;
+    }
+    return seen(R, INNER(R)->reduce_scatter(ICTX(R), p, g, out, numel, pn, op));
+}
+static const char *rec_last_error(void *ctx)
+{
+    wrank *R = ctx;
+    return INNER(R)->last_error ? INNER(R)->last_error(ICTX(R)) : NULL;
+}
+static void rec_destroy(void *ctx) { (void)ctx; /* the simulator destroys the inner backend */ }
+static zo_status rec_exchange(void *ctx, const void *send, size_t bytes, void *recv)
+{
+    wrank *R = ctx;
+    if (INNER(R)->version < 2u || !INNER(R)->exchange) return ZO_ERR_UNSUPPORTED;
+    wcoll *c = new_coll(R, WC_EXCHANGE);
+    if (c && send) {
+        uint64_t h = 1469598103934665603ull;
+        const uint8_t *b = send;
+        for (size_t i = 0; i < bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
+        c->bytes = bytes;
+        c->hash = h;
+        memcpy(c->head, send, bytes < sizeof c->head ? bytes : sizeof c->head);
+    }
+    return seen(R, INNER(R)->exchange(ICTX(R), send, bytes, recv));
+}
+
+static zo_status rec_wrap(void *user, zo_backend *host, zo_backend **out)
+{
+    wrank *R = user;
+    R->inner = host;
+    memset(&R->ops, 0, sizeof R->ops);
+    R->ops.version = ZO_BACKEND_OPS_VERSION;
+    R->ops.name = "world-recorder";
+    R->ops.world_size = rec_world_size;
+    R->ops.rank = rec_rank;
+    R->ops.param_add = rec_param_add;
+    R->ops.param_remove = rec_param_remove;
+    R->ops.full_alloc = rec_full_alloc;
+    R->ops.full_free = rec_full_free;
+    R->ops.all_gather_start = rec_all_gather_start;
+    R->ops.wait = rec_wait;
+    R->ops.query = rec_query;
+    R->ops.work_free = rec_work_free;
+    R->ops.reduce_scatter = host->ops->reduce_scatter ? rec_reduce_scatter : NULL;
+    R->ops.last_error = rec_last_error;
+    R->ops.destroy = rec_destroy;
+    R->ops.exchange = (host->ops->version >= 2u && host->ops->exchange) ? rec_exchange : NULL;
+    R->outer.ops = &R->ops;
+    R->outer.ctx = R;
+    *out = &R->outer;
+    return ZO_OK;
+}
+
+static void rec_unwrap(void *user, zo_backend *wrapped)
+{
+    (void)user;
+    (void)wrapped;
+}
+
+static void on_violation(void *user)
+{
+    wrank *R = user;
+    if (R->violated) return;
+    R->violated = 1;
+    R->n_at_violation = R->n;
+    R->violation_after_mismatch = R->backend_mismatch;
+}
+
+static void *rank_main(void *arg)
+{
+    wrank *R = arg;
+    R->rc = zs_sim_run(R->s, &R->o, R->res);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparison and report                                                */
+/* ------------------------------------------------------------------ */
+
+static int coll_equal(const wrank *A, const wcoll *a, const wrank *B, const wcoll *b)
+{
+    if (a->kind != b->kind || a->n_items != b->n_items) return 0;
+    if (a->kind == WC_EXCHANGE) return a->bytes == b->bytes && a->hash == b->hash;
+    if (a->kind == WC_REDUCE && a->op != b->op) return 0;
+    for (uint32_t i = 0; i < a->n_items; i++) {
+        const witem *x = &A->it[a->item0 + i], *y = &B->it[b->item0 + i];
+        if (x->param != y->param || x->numel != y->numel ||
+            x->partition_numel != y->partition_numel || x->elem_size != y->elem_size)
+            return 0;
+    }
+    return 1;
+}
+
+/* First index where the logs of A and B differ (a log that is a strict
+ * prefix of the other differs at its end); -1 if identical. */
+static int64_t first_diff(const wrank *A, const wrank *B)
+{
+    size_t n = A->n < B->n ? A->n : B->n;
+    for (size_t k = 0; k < n; k++)
+        if (!coll_equal(A, &A->c[k], B, &B->c[k])) return (int64_t)k;
+    return A->n == B->n ? -1 : (int64_t)n;
+}
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void sb_put(sbuf *b, const char *fmt, ...)
+{
+    if (b->n + 1 >= b->cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    if (k > 0) b->n += (size_t)k < b->cap - b->n ? (size_t)k : b->cap - b->n - 1;
+}
+
+static void coll_desc(const wrank *R, const wcoll *c, char *buf, size_t len)
+{
+    sbuf b = {buf, 0, len};
+    buf[0] = 0;
+    switch (c->kind) {
+    case WC_GATHER:
+        sb_put(&b, "all-gather [");
+        for (uint32_t i = 0; i < c->n_items; i++) {
+            const witem *w = &R->it[c->item0 + i];
+            if (i == 6 && c->n_items > 7) {
+                sb_put(&b, ", +%u more", c->n_items - 6);
+                break;
+            }
+            sb_put(&b, "%sp%u %llux%uB", i ? ", " : "", w->param, (unsigned long long)w->numel,
+                   w->elem_size);
+        }
+        sb_put(&b, "]");
+        break;
+    case WC_EXCHANGE:
+        sb_put(&b, "exchange %lluB [", (unsigned long long)c->bytes);
+        for (size_t i = 0; i < sizeof c->head && i < c->bytes; i++) sb_put(&b, "%02x", c->head[i]);
+        sb_put(&b, "%s hash %016llx]", c->bytes > sizeof c->head ? "..." : "",
+               (unsigned long long)c->hash);
+        break;
+    default: {
+        const witem *w = &R->it[c->item0];
+        sb_put(&b, "reduce-scatter %s [p%u %llu floats]", c->op == ZO_REDUCE_AVG ? "avg" : "sum",
+               w->param, (unsigned long long)w->numel);
+        break;
+    }
+    }
+}
+
+static const char *ctx_of(const wrank *R, const wcoll *c) { return R->pool ? R->pool + c->ctx : ""; }
+
+/* "the hook" part of a context: after the last ": " */
+static const char *ctx_hook(const char *ctx)
+{
+    const char *h = ctx, *p;
+    while ((p = strstr(h, ": ")) != NULL) h = p + 2;
+    return h;
+}
+
+static void rank_outcome(const wrank *R, const zs_sim_result *res, char *buf, size_t len)
+{
+    if (res->setup_error && !R->violation_after_mismatch)
+        snprintf(buf, len, "setup error: %s", res->setup_msg);
+    else if (R->violation_after_mismatch)
+        snprintf(buf, len, "stopped at a failed collective (the backend returned "
+                 "ZO_ERR_COLLECTIVE_MISMATCH; the hook said: %s)", res->v.msg);
+    else if (res->collective_mismatch)
+        snprintf(buf, len, "stopped at ZO_ERR_COLLECTIVE_MISMATCH (%s)", res->mismatch_msg);
+    else if (res->violated) {
+        char v[400];
+        zs_violation_format(&res->v, v, sizeof v);
+        snprintf(buf, len, "%s %s (after %llu collectives)",
+                 R->o.stop_on_violation ? "stopped:" : "violated (kept running):", v,
+                 (unsigned long long)R->n_at_violation);
+    } else if (res->torch_error)
+        snprintf(buf, len, "stopped where PyTorch raises: %s", res->torch_msg);
+    else
+        snprintf(buf, len, "ran to the end");
+}
+
+static void side(sbuf *b, const wrank *R, int64_t k, const zs_world_result *r)
+{
+    char d[512];
+    if ((size_t)k < R->n) {
+        const wcoll *c = &R->c[k];
+        coll_desc(R, c, d, sizeof d);
+        sb_put(b, "rank %d, collective %lld: %s\n    hook stack: %s\n", R->r, (long long)k, d,
+               ctx_of(R, c));
+    } else {
+        char oc[600];
+        rank_outcome(R, &r->rank_result[R->r], oc, sizeof oc);
+        sb_put(b, "rank %d: finished after %llu collectives: %s\n", R->r,
+               (unsigned long long)R->n, oc);
+        if (r->rank_result[R->r].collective_mismatch && r->rank_result[R->r].mismatch_context[0])
+            sb_put(b, "    hook stack: %s\n", r->rank_result[R->r].mismatch_context);
+    }
+}
+
+static void short_side(char *buf, size_t len, const wrank *R, int64_t k)
+{
+    if ((size_t)k < R->n) {
+        char d[160];
+        coll_desc(R, &R->c[k], d, sizeof d);
+        snprintf(buf, len, "rank %d %s at %s", R->r, d, ctx_hook(ctx_of(R, &R->c[k])));
+    } else {
+        snprintf(buf, len, "rank %d finished after %llu collectives", R->r, (unsigned long long)R->n);
+    }
+}
+
+static void i8_report(zs_world_result *r, wrank *R, int W, int a, int bb, int64_t d, int policy,
+                      int order)
+{
+    sbuf b = {r->report, 0, sizeof r->report};
+    const wrank *A = &R[a], *B = &R[bb];
+    sb_put(&b, "invariant I8 violated: collective sequences differ across ranks (W=%d, policy %s, "
+               "order %s)\n",
+           W, zs_policy_name((unsigned)policy) ? zs_policy_name((unsigned)policy) : "?",
+           order == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
+    sb_put(&b, "first difference: collective %lld (rank %d issued %llu, rank %d issued %llu)\n",
+           (long long)d, a, (unsigned long long)A->n, bb, (unsigned long long)B->n);
+    if (r->world_report[0]) sb_put(&b, "world: %s\n", r->world_report);
+    sb_put(&b, "\n");
+    side(&b, A, d, r);
+    side(&b, B, d, r);
+    /* the collectives before: where both ranks still agreed */
+    int64_t from = d - 3 < 0 ? 0 : d - 3;
+    if (from < d) {
+        sb_put(&b, "\nlast matching collectives:\n");
+        for (int64_t k = from; k < d; k++) {
+            char dsc[400];
+            coll_desc(A, &A->c[k], dsc, sizeof dsc);
+            sb_put(&b, "  %lld: %s\n    rank %d: %s\n", (long long)k, dsc, a, ctx_of(A, &A->c[k]));
+            if (strcmp(ctx_of(A, &A->c[k]), ctx_of(B, &B->c[k])))
+                sb_put(&b, "    rank %d: %s\n", bb, ctx_of(B, &B->c[k]));
+        }
+    }
+    sb_put(&b, "\nranks:\n");
+    for (int q = 0; q < W; q++) {
+        char oc[600];
+        rank_outcome(&R[q], &r->rank_result[q], oc, sizeof oc);
+        sb_put(&b, "  rank %d: %llu collectives, %llu hook calls: %s\n", q,
+               (unsigned long long)R[q].n, (unsigned long long)r->rank_result[q].hook_calls, oc);
+    }
+}
+
+static void finding_report(zs_world_result *r, wrank *R, int W, int q)
+{
+    sbuf b = {r->report, 0, sizeof r->report};
+    char line[512];
+    zs_violation_format(&r->v, line, sizeof line);
+    sb_put(&b, "rank %d: %s\n", q, line);
+    sb_put(&b, "(root cause: rank %d stopped after %llu collectives, before any difference in the "
+               "collective sequences; the other ranks then wait for it)\n",
+           q, (unsigned long long)R[q].n_at_violation);
+    if (r->world_report[0]) sb_put(&b, "world: %s\n", r->world_report);
+    for (int k = 0; k < W; k++) {
+        char oc[600];
+        rank_outcome(&R[k], &r->rank_result[k], oc, sizeof oc);
+        sb_put(&b, "  rank %d: %llu collectives: %s\n", k, (unsigned long long)R[k].n, oc);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Run                                                                  */
+/* ------------------------------------------------------------------ */
+
+void zs_world_opts_init(zs_world_opts *wo)
+{
+    memset(wo, 0, sizeof *wo);
+}
+
+static void set_setup_error(zs_world_result *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void set_setup_error(zs_world_result *r, const char *fmt, ...)
+{
+    if (r->setup_error) return;
+    r->setup_error = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->setup_msg, sizeof r->setup_msg, fmt, ap);
+    va_end(ap);
+}
+
+static void dump_stream(FILE *f, int q, const char *buf, size_t len)
+{
+    if (!f) return;
+    fprintf(f, "# rank %d\n", q);
+    if (buf && len) fwrite(buf, 1, len, f);
+}
+
+int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_opts *wopts,
+                    zs_world_result *r)
+{
+    zs_sim_opts base;
+    if (opts)
+        base = *opts;
+    else
+        zs_sim_opts_init(&base);
+    zs_world_opts wo;
+    if (wopts)
+        wo = *wopts;
+    else
+        zs_world_opts_init(&wo);
+    memset(r, 0, sizeof *r);
+    r->divergence = -1;
+    r->rank = -1;
+    r->div_rank[0] = r->div_rank[1] = -1;
+    int W = s->cfg.world_size;
+    r->world_size = W;
+    if (W < 1 || W > ZS_MAX_WORLD) {
+        set_setup_error(r, "world size %d out of range", W);
+        return -1;
+    }
+    int policy = base.policy >= 0 ? base.policy : s->cfg.policy;
+    int order = base.order_mode >= 0 ? base.order_mode : s->cfg.order_mode;
+
+    wrank *R = calloc((size_t)W, sizeof *R);
+    if (!R) {
+        set_setup_error(r, "out of memory");
+        return -1;
+    }
+    int ret = 0;
+    zo_host_world *world = NULL;
+    for (int q = 0; q < W; q++) {
+        R[q].r = q;
+        R[q].res = &r->rank_result[q];
+        R[q].s = malloc(sizeof *R[q].s);
+        if (!R[q].s) {
+            set_setup_error(r, "out of memory");
+            goto out;
+        }
+        char err[256] = "";
+        if (zs_scenario_for_rank(s, (unsigned)q, R[q].s, err, sizeof err) != 0) {
+            set_setup_error(r, "rank %d: zs_scenario_for_rank: %s", q, err);
+            goto out;
+        }
+    }
+    zo_status st = zo_host_world_create(W, NULL, &world);
+    if (st) {
+        set_setup_error(r, "zo_host_world_create: %s", zo_strerror(st));
+        goto out;
+    }
+    for (int q = 0; q < W; q++) {
+        wrank *Q = &R[q];
+        Q->o = base;
+        Q->o.world = world;
+        Q->o.context = Q->ctxbuf;
+        Q->o.context_len = sizeof Q->ctxbuf;
+        Q->o.wrap_backend = rec_wrap;
+        Q->o.unwrap_backend = rec_unwrap;
+        Q->o.wrap_user = Q;
+        Q->o.collective_mismatch_stops = 1;
+        Q->o.on_violation = on_violation;
+        Q->o.violation_user = Q;
+        Q->o.abort_on_violation = 0;
+        Q->o.stop_on_violation = wo.only_i8 ? 0 : 1;
+        Q->o.on_choice = NULL;
+        Q->o.trace = base.trace ? open_memstream(&Q->trace_buf, &Q->trace_len) : NULL;
+        Q->o.events = base.events ? open_memstream(&Q->events_buf, &Q->events_len) : NULL;
+    }
+    /* ranks 1..W-1 on threads, rank 0 here */
+    for (int q = 1; q < W; q++)
+        R[q].thread_ok = pthread_create(&R[q].th, NULL, rank_main, &R[q]) == 0;
+    for (int q = 1; q < W; q++)
+        if (!R[q].thread_ok) {
+            /* this rank never runs: join and leave at once so nobody waits for it */
+            zo_host_config hc = ZO_HOST_CONFIG_INIT;
+            zo_backend *b = NULL;
+            hc.world_size = W;
+            hc.rank = q;
+            hc.world = world;
+            if (zo_backend_host_create(&hc, &b) == ZO_OK) zo_backend_destroy(b);
+            set_setup_error(r, "rank %d: cannot start a thread", q);
+        }
+    rank_main(&R[0]);
+    for (int q = 1; q < W; q++)
+        if (R[q].thread_ok) pthread_join(R[q].th, NULL);
+    for (int q = 0; q < W; q++) {
+        if (R[q].o.trace) fclose(R[q].o.trace);
+        if (R[q].o.events) fclose(R[q].o.events);
+    }
+    for (int q = 0; q < W; q++) dump_stream(base.trace, q, R[q].trace_buf, R[q].trace_len);
+    for (int q = 0; q < W; q++) dump_stream(base.events, q, R[q].events_buf, R[q].events_len);
+
+    if (zo_host_world_report(world, r->world_report, sizeof r->world_report) == ZO_OK)
+        r->world_report[0] = 0;
+    for (int q = 0; q < W; q++) {
+        r->collectives[q] = R[q].n;
+        r->mismatched[q] = r->rank_result[q].collective_mismatch || R[q].violation_after_mismatch;
+        if (R[q].nomem) set_setup_error(r, "rank %d: out of memory recording collectives", q);
+        if (r->rank_result[q].setup_error && !r->rank_result[q].collective_mismatch)
+            set_setup_error(r, "rank %d: %s", q, r->rank_result[q].setup_msg);
+    }
+    if (r->setup_error) {
+        ret = -1;
+        goto out;
+    }
+
+    /* I8: the first index where some rank differs from rank 0 */
+    int64_t d = -1;
+    int db = -1;
+    for (int q = 1; q < W; q++) {
+        int64_t k = first_diff(&R[0], &R[q]);
+        if (k >= 0 && (d < 0 || k < d)) {
+            d = k;
+            db = q;
+        }
+    }
+    /* root-cause candidates: ranks that stopped on their own (violation,
+     * PyTorch error), the earliest (fewest collectives issued) first */
+    int cq = -1;
+    uint64_t cn = 0;
+    for (int q = 0; q < W; q++) {
+        const zs_sim_result *x = &r->rank_result[q];
+        uint64_t n;
+        if (R[q].violation_after_mismatch)
+            continue; /* a consequence of a mismatch or would-hang */
+        if (x->violated && !wo.only_i8)
+            n = R[q].n_at_violation;
+        else if (x->torch_error && !x->collective_mismatch)
+            n = R[q].n;
+        else
+            continue;
+        if (cq < 0 || n < cn) {
+            cq = q;
+            cn = n;
+        }
+    }
+    if (cq >= 0 && (d < 0 || (uint64_t)d >= cn)) {
+        const zs_sim_result *x = &r->rank_result[cq];
+        if (x->violated && !wo.only_i8) {
+            r->verdict = x->v.inv;
+            r->rank = cq;
+            r->violated = 1;
+            r->v = x->v;
+            finding_report(r, R, W, cq);
+            ret = 1;
+        } else {
+            r->torch_error = 1;
+            r->rank = cq;
+            snprintf(r->torch_msg, sizeof r->torch_msg, "rank %d: %s", cq, x->torch_msg);
+        }
+        goto out;
+    }
+    if (d >= 0) {
+        r->verdict = ZS_INV_I8;
+        r->violated = 1;
+        r->divergence = d;
+        r->div_rank[0] = 0;
+        r->div_rank[1] = db;
+        zs_violation *v = &r->v;
+        memset(v, 0, sizeof *v);
+        v->inv = ZS_INV_I8;
+        v->policy = policy;
+        v->module = -1;
+        v->param = -1;
+        v->step = -1;
+        const wrank *A = (size_t)d < R[0].n ? &R[0] : &R[db];
+        const wcoll *c = &A->c[d];
+        const char *cx = ctx_of(A, c);
+        int stp;
+        if (sscanf(cx, "step %d", &stp) == 1) v->step = stp;
+        v->event = (uint64_t)d;
+        snprintf(v->what, sizeof v->what, "collective %lld", (long long)d);
+        if (c->kind != WC_EXCHANGE && c->n_items) v->param = A->it[c->item0].param;
+        char sa[200], sb2[200];
+        short_side(sa, sizeof sa, &R[0], d);
+        short_side(sb2, sizeof sb2, &R[db], d);
+        snprintf(v->msg, sizeof v->msg, "collective %lld: %s vs %s", (long long)d, sa, sb2);
+        i8_report(r, R, W, 0, db, d, policy, order);
+        ret = 1;
+        goto out;
+    }
+    int any_mm = 0;
+    for (int q = 0; q < W; q++) any_mm |= r->mismatched[q];
+    if (any_mm || r->world_report[0]) {
+        /* a mismatch or would-hang while every rank issued the same
+         * collectives: the world or the runtime is wrong */
+        r->verdict = ZS_INV_ERR;
+        r->violated = 1;
+        zs_violation *v = &r->v;
+        memset(v, 0, sizeof *v);
+        v->inv = ZS_INV_ERR;
+        v->policy = policy;
+        v->module = v->param = -1;
+        v->step = -1;
+        snprintf(v->what, sizeof v->what, "world");
+        snprintf(v->msg, sizeof v->msg,
+                 "collective mismatch reported although every rank issued the same %llu collectives: %s",
+                 (unsigned long long)R[0].n, r->world_report);
+        for (int q = 0; q < W; q++)
+            if (r->mismatched[q]) {
+                r->rank = q;
+                break;
+            }
+        finding_report(r, R, W, r->rank < 0 ? 0 : r->rank);
+        ret = 1;
+    }
+
+out:
+    if (ret > 0 && base.abort_on_violation) {
+        fprintf(stderr, "zofuzz: all ranks (W=%d): %s\n", W, r->report);
+        fflush(stderr);
+        abort();
+    }
+    if (world) {
+        zo_status dst = zo_host_world_destroy(world);
+        if (dst && !r->setup_error && ret >= 0) {
+            set_setup_error(r, "zo_host_world_destroy: %s", zo_strerror(dst));
+            ret = -1;
+        }
+    }
+    for (int q = 0; q < W; q++) {
+        free(R[q].s);
+        free(R[q].c);
+        free(R[q].it);
+        free(R[q].pool);
+        free(R[q].trace_buf);
+        free(R[q].events_buf);
+    }
+    free(R);
+    if (r->setup_error) ret = -1;
+    return ret;
+}
+
+int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, zs_world_result *r)
+{
+    return zs_world_run_ex(s, o, NULL, r);
+}
+
+int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                     zs_world_result *r)
+{
+    zs_world_result *own = NULL;
+    if (!r) {
+        own = malloc(sizeof *own);
+        if (!own) return 100;
+        r = own;
+    }
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.policy = policy;
+    o.order_mode = order_mode;
+    o.max_bytes_per_param = cap;
+    int rc = zs_world_run(s, &o, r);
+    int v = rc < 0 ? 100 : (r->violated ? r->verdict : ZS_INV_NONE);
+    free(own);
+    return v;
+}
+
+void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->violated = w->violated;
+    r->v = w->v;
+    r->torch_error = w->torch_error;
+    snprintf(r->torch_msg, sizeof r->torch_msg, "%s", w->torch_msg);
+    r->setup_error = w->setup_error;
+    snprintf(r->setup_msg, sizeof r->setup_msg, "%s", w->setup_msg);
+    for (int q = 0; q < w->world_size && q < ZS_MAX_WORLD; q++) {
+        const zs_sim_result *x = &w->rank_result[q];
+        r->events += x->events;
+        r->hook_calls += x->hook_calls;
+        r->backwards += x->backwards;
+        r->recomputes += x->recomputes;
+        r->i3_checks += x->i3_checks;
+        r->i3_hook_checks += x->i3_hook_checks;
+        r->i3_hook_misses += x->i3_hook_misses;
+        r->collective_mismatch |= x->collective_mismatch;
+    }
+    if (w->world_size > 0) {
+        r->stats = w->rank_result[0].stats;
+        memcpy(r->i3_hook_first, w->rank_result[0].i3_hook_first, sizeof r->i3_hook_first);
+    }
+}
+
+void zs_world_print(FILE *f, const zs_world_result *r)
+{
+    if (r->setup_error) {
+        fprintf(f, "setup error: %s\n", r->setup_msg);
+        return;
+    }
+    if (r->violated) {
+        char line[512];
+        zs_violation_format(&r->v, line, sizeof line);
+        if (r->verdict == ZS_INV_I8 || r->rank < 0)
+            fprintf(f, "violated: %s\n", line);
+        else
+            fprintf(f, "violated: %s (rank %d)\n", line, r->rank);
+        if (r->report[0]) fprintf(f, "%s", r->report);
+        return;
+    }
+    if (r->torch_error) fprintf(f, "note: PyTorch would raise here (%s); the run stopped\n", r->torch_msg);
+    fprintf(f, "all invariants hold, I8 included (W=%d; collectives per rank:", r->world_size);
+    for (int q = 0; q < r->world_size; q++)
+        fprintf(f, " %llu", (unsigned long long)r->collectives[q]);
+    fprintf(f, ")\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Knobs                                                                */
+/* ------------------------------------------------------------------ */
+
+int zs_world_protect_routers(zs_scenario *s)
+{
+    int marked = 0;
+    for (unsigned i = 0; i < s->n_edits; i++) {
+        const zs_rank_edit *e = &s->edit[i];
+        if (e->kind != ZS_EDIT_ROUTE || e->step >= s->n_steps) continue;
+        const zs_step *st = &s->step[e->step];
+        if (e->pass >= st->n_passes || e->call >= st->pass[e->pass].n_calls) continue;
+        unsigned callee = st->pass[e->pass].calls[e->call].module;
+        if (callee >= s->n_modules) continue;
+        unsigned parent = s->mod[callee].parent;
+        if (parent == ZS_NONE || (s->mod[parent].flags & ZS_MOD_GATHER_ALWAYS)) continue;
+        s->mod[parent].flags |= ZS_MOD_GATHER_ALWAYS;
+        if (zs_scenario_validate(s, NULL, 0) != 0)
+            s->mod[parent].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
+        else
+            marked++;
+    }
+    return marked;
+}
+
+int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->n_edits; i++)
+        if (s->edit[i].kind < 32 && (kind_mask >> s->edit[i].kind) & 1u) s->edit[n++] = s->edit[i];
+    unsigned old = s->n_edits;
+    s->n_edits = (uint8_t)n;
+    if (n != old && zs_scenario_validate(s, NULL, 0) != 0) s->n_edits = 0;
+    return s->n_edits;
+}

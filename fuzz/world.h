@@ -1,0 +1,130 @@
+/*
+ * world.h - runs an all-ranks scenario: W ranks, each its own simulator
+ * and runtime on its own thread, in one multi-rank host world
+ * (zo_host_world, zoffload_backend.h), and checks invariant I8.
+ *
+ *   I8  the collective sequences of all ranks are identical: the k-th
+ *       collective (coalesced all-gather, fingerprint exchange,
+ *       reduce-scatter) of every rank has the same kind and the same
+ *       items (parameter id, numel, element size; exchange: bytes and
+ *       content).  ZeRO-3 is SPMD: a difference is an NCCL hang (or
+ *       silently mixed tensors) in real training.
+ *
+ * Each rank runs zs_scenario_for_rank(s, r) - an ordinary single-rank
+ * scenario - through zs_sim_run with its host backend joined to the world
+ * and wrapped in a recorder that logs every collective with the rank's
+ * hook stack at that moment (zs_sim_opts.context).
+ *
+ * Verdict (no false positives, the SQLite way): a rank that stopped at its
+ * own violation (I1-I7, ERR) or at a PyTorch error leaves the world early
+ * and the other ranks then "hang"; that is reported as the root cause, not
+ * as I8, unless the collective sequences already differed at an index
+ * below the number of collectives the stopping rank had issued when it
+ * stopped.  ZO_ERR_COLLECTIVE_MISMATCH returned by hooks (the world's
+ * matcher, the runtime's fingerprint check) are consequences of I8, never
+ * separate findings.  Deterministic: the same scenario and options give
+ * the same result every time (the world's outcome depends only on each
+ * rank's own call sequence, never on thread timing).
+ */
+#ifndef ZS_WORLD_H
+#define ZS_WORLD_H
+
+#include <stdint.h>
+
+#include "check.h"
+#include "scenario.h"
+#include "sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Bytes of zs_world_result.report (the long I8 report: both ranks'
+ *  collectives around the divergence and their hook stacks). */
+#define ZS_WORLD_REPORT_LEN 8192
+
+typedef struct zs_world_result {
+    int world_size;          /* W */
+    int verdict;             /* ZS_INV_NONE, ZS_INV_I1..ZS_INV_ERR (root cause on rank `rank`),
+                                ZS_INV_I8 */
+    int rank;                /* rank of an I1..ERR finding, or of a torch/setup error; -1 */
+    int violated;            /* 1: v holds the finding (verdict != NONE) */
+    zs_violation v;          /* the finding; for I8: inv ZS_INV_I8, step/what of rank a, msg
+                                the short form ("collective 7: rank 0 all-gather [p3 16x4B] at
+                                ... vs rank 1 all-gather [p5 16x4B] at ...") */
+    int torch_error;         /* a rank stopped where PyTorch would raise (not a finding) */
+    char torch_msg[160];
+    int setup_error;         /* the world, a backend or a runtime could not be set up */
+    char setup_msg[256];
+    /* I8 details */
+    int64_t divergence;      /* first differing collective index, -1: none */
+    int div_rank[2];         /* the two ranks compared (rank 0 and the first rank that differs) */
+    /* per rank */
+    zs_sim_result rank_result[ZS_MAX_WORLD];
+    uint64_t collectives[ZS_MAX_WORLD];   /* collectives each rank issued (recorded) */
+    int mismatched[ZS_MAX_WORLD];         /* 1: a hook of the rank got ZO_ERR_COLLECTIVE_MISMATCH */
+    char world_report[256];  /* zo_host_world_report's first mismatch / would-hang, or "" */
+    char report[ZS_WORLD_REPORT_LEN]; /* long report of the finding (I8: both ranks' collectives
+                                         around the divergence with their hook stacks), or "" */
+} zs_world_result;
+
+/** World options on top of the per-rank simulator options. */
+typedef struct zs_world_opts {
+    int only_i8;             /* 1: check only I8; ranks keep running past their own I1-I7/ERR
+                                violations (measures I8 under legacy policies, which break
+                                I1/I3 anyway).  0: every invariant, as described above */
+    FILE *report;            /* on a finding, the long report is written here (or NULL) */
+} zs_world_opts;
+
+void zs_world_opts_init(zs_world_opts *wo);
+
+/** Runs scenario s (valid; any scenario: W = s->cfg.world_size ranks,
+ *  with W = 1 one rank in a world of one) with every rank in one host
+ *  world, each rank's simulator on its own thread, and fills *r (caller's
+ *  memory; about 20 KB).  o: per-rank simulator options (NULL: defaults):
+ *  policy, order, cap, verify_collectives, skip_discard_i3 apply to every
+ *  rank; o->trace / o->events get every rank's output after the run, rank
+ *  by rank ("# rank r" headers; deterministic); with abort_on_violation a
+ *  finding prints the long report to stderr and abort()s after all ranks
+ *  finished; stop_on_violation is forced to 1 (0 with wo->only_i8);
+ *  world, context, wrap_backend and on_choice are the world's own.
+ *  wo: NULL = defaults.
+ *  Returns 0 (no finding; r->torch_error may be set), 1 (finding:
+ *  r->verdict), -1 (setup error: r->setup_msg). */
+int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *o, const zs_world_opts *wo,
+                    zs_world_result *r);
+/** zs_world_run_ex with default world options. */
+int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, zs_world_result *r);
+
+/** The minimiser's / corpus tools' predicate for all-ranks scenarios, the
+ *  same shape as zs_min_verdict: runs s in the world under policy/order
+ *  (-1: the scenario's) and cap, returns ZS_INV_NONE, ZS_INV_I1..ZS_INV_ERR,
+ *  ZS_INV_I8, or 100 (ZS_SCN_SETUP) on a setup error.  r may be NULL. */
+int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                     zs_world_result *r);
+
+/** Summarises a world run as one zs_sim_result (for callers written
+ *  against zs_sim_run, e.g. zs_min_verdict): violated/v (the finding,
+ *  I8 included), torch_error/torch_msg, setup_error/setup_msg, and the
+ *  counters summed over the ranks; stats of rank 0. */
+void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r);
+
+/** Prints the summary of r (verdict line, per-rank counts, the long
+ *  report) to f. */
+void zs_world_print(FILE *f, const zs_world_result *r);
+
+/* fuzz_hooks / enumeration knobs ------------------------------------ */
+
+/** ZOFUZZ_GATHER_ALWAYS=routers: sets ZS_MOD_GATHER_ALWAYS on the parent
+ *  module of every ROUTE edit's base callee, where the scenario stays
+ *  valid (the remedy under test).  Returns the number of modules marked. */
+int zs_world_protect_routers(zs_scenario *s);
+/** ZOFUZZ_EDITS=route: drops every rank edit of another kind than
+ *  `kind_mask` allows (bit k = keep ZS_EDIT_k); if the result is invalid,
+ *  drops all edits.  Returns the number of edits kept. */
+int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZS_WORLD_H */

@@ -1,0 +1,347 @@
+/*
+ * test_world.c - all-ranks runs in the multi-rank host world and invariant
+ * I8 (fuzz/world.h) on hand-built scenarios:
+ *
+ *  - MoE routing that differs by rank (rank 1's router picks another
+ *    expert) is an I8 finding under every policy, and the report shows
+ *    both ranks' collectives with their hook stacks;
+ *  - the gather-always option on the MoE module removes it (every expert
+ *    is gathered on every rank);
+ *  - identical ranks never give I8, for W = 2..8;
+ *  - the result is the same on every run (20 runs, byte-identical report);
+ *  - with verify_collectives the hooks get ZO_ERR_COLLECTIVE_MISMATCH at
+ *    the divergence and the world still reports I8 (not ERR);
+ *  - a rank's own violation before any divergence is reported as the root
+ *    cause, not as I8; with only_i8 the divergence after it is still found.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "world.h"
+
+static zs_scenario sc;
+static zs_world_result wr, wr2;
+
+static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
+{
+    zs_call *c = &p->calls[p->n_calls++];
+    memset(c, 0, sizeof *c);
+    c->module = (uint8_t)module;
+    c->parent = (uint8_t)parent;
+    c->catcher = ZS_NONE;
+    c->n_out = 1;
+    return c;
+}
+
+static zs_ref R(int kind, int call, int index)
+{
+    zs_ref r = {(uint8_t)kind, (uint8_t)call, (uint8_t)index, 0};
+    return r;
+}
+
+static void name_mod(zs_scenario *s, unsigned m, const char *n)
+{
+    snprintf(s->mod[m].name, sizeof s->mod[m].name, "%s", n);
+}
+
+/* root(m0) -> moe(m1, gate p0) -> expert0..2 (m2..m4, p1..p3); one train
+ * step x -> root -> moe -> expert0 on every rank; rank 1's router sends
+ * its tokens to expert1 instead (a ROUTE edit).  W ranks, all_ranks. */
+static void moe(zs_scenario *s, int W, int edit)
+{
+    zs_scenario_init(s);
+    s->cfg.world_size = (uint8_t)W;
+    s->cfg.all_ranks = 1;
+    s->n_modules = 5;
+    s->mod[1].parent = 0;
+    for (unsigned m = 2; m <= 4; m++) s->mod[m].parent = 1;
+    name_mod(s, 0, "root");
+    name_mod(s, 1, "moe");
+    name_mod(s, 2, "expert0");
+    name_mod(s, 3, "expert1");
+    name_mod(s, 4, "expert2");
+    s->n_params = 4;
+    for (unsigned p = 0; p < 4; p++) {
+        s->par[p].owner = (uint8_t)(p + 1);
+        s->par[p].numel = 16 + 8 * p;
+        s->par[p].elem_size = 4;
+    }
+    zs_pass *p = &s->step[0].pass[0];
+    p->n_calls = 0;
+    zs_call *c0 = add_call(p, 0, ZS_NONE);
+    c0->n_in = 1;
+    c0->in[0] = R(ZS_REF_BATCH_RG, 0, 0);
+    c0->n_use = 1;
+    c0->use[0] = R(ZS_REF_OUT, 1, 0);
+    zs_call *c1 = add_call(p, 1, 0);
+    c1->n_in = 1;
+    c1->in[0] = R(ZS_REF_ARG, 0, 0);
+    c1->n_use = 1;
+    c1->use[0] = R(ZS_REF_OUT, 2, 0);
+    zs_call *c2 = add_call(p, 2, 1);
+    c2->n_in = 1;
+    c2->in[0] = R(ZS_REF_ARG, 0, 0);
+    c2->n_use = 1;
+    c2->use[0] = R(ZS_REF_ARG, 0, 0);
+    p->loss_mask = 1;
+    s->n_edits = 0;
+    if (edit) {
+        s->n_edits = 1;
+        zs_rank_edit *e = &s->edit[0];
+        memset(e, 0, sizeof *e);
+        e->rank = 1;
+        e->kind = ZS_EDIT_ROUTE;
+        e->step = 0;
+        e->pass = 0;
+        e->call = 2;
+        e->module = 3;
+    }
+}
+
+static void valid(const zs_scenario *s)
+{
+    char err[256];
+    if (zs_scenario_validate(s, err, sizeof err)) {
+        fprintf(stderr, "invalid scenario: %s\n", err);
+        fail();
+    }
+}
+
+static int world(const zs_scenario *s, int policy, int verify, int only_i8, zs_world_result *r)
+{
+    valid(s);
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.policy = policy;
+    o.verify_collectives = verify;
+    zs_world_opts wo;
+    zs_world_opts_init(&wo);
+    wo.only_i8 = only_i8;
+    return zs_world_run_ex(s, &o, &wo, r);
+}
+
+static void show(const zs_world_result *r)
+{
+    zs_world_print(stderr, r);
+}
+
+/* TEST_WORLD_VERBOSE=1: print every report the tests look at */
+static void verbose(const zs_world_result *r)
+{
+    const char *v = getenv("TEST_WORLD_VERBOSE");
+    if (v && *v && strcmp(v, "0")) show(r);
+}
+
+static void moe_routing_is_i8_under_every_policy(void **state)
+{
+    (void)state;
+    moe(&sc, 2, 1);
+    for (int pol = 0; pol < 4; pol++) {
+        int rc = world(&sc, pol, 0, 0, &wr);
+        verbose(&wr);
+        if (rc != 1 || wr.verdict != ZS_INV_I8) show(&wr);
+        assert_int_equal(rc, 1);
+        assert_int_equal(wr.verdict, ZS_INV_I8);
+        assert_int_equal(wr.v.inv, ZS_INV_I8);
+        assert_true(wr.divergence >= 0);
+        assert_int_equal(wr.div_rank[0], 0);
+        assert_int_equal(wr.div_rank[1], 1);
+        /* both ranks' collectives and hook stacks */
+        char a[64], b[64];
+        snprintf(a, sizeof a, "rank 0, collective %lld: all-gather [p1 ", (long long)wr.divergence);
+        snprintf(b, sizeof b, "rank 1, collective %lld: all-gather [p2 ", (long long)wr.divergence);
+        if (!strstr(wr.report, a) || !strstr(wr.report, b)) show(&wr);
+        assert_non_null(strstr(wr.report, a));
+        assert_non_null(strstr(wr.report, b));
+        assert_non_null(strstr(wr.report, "root(m0)#0 > moe(m1)#1 > expert0(m2)#2"));
+        assert_non_null(strstr(wr.report, "root(m0)#0 > moe(m1)#1 > expert1(m3)#2"));
+        assert_non_null(strstr(wr.report, "pre-forward"));
+        assert_non_null(strstr(wr.v.msg, "rank 0 all-gather [p1 24x4B]"));
+        assert_non_null(strstr(wr.v.msg, "rank 1 all-gather [p2 32x4B]"));
+        assert_int_equal(wr.v.step, 0);
+        assert_int_equal(wr.v.policy, pol);
+        /* the failed collective stopped both ranks: a consequence of I8 */
+        assert_true(wr.mismatched[0] && wr.mismatched[1]);
+        assert_non_null(strstr(wr.world_report, "collective"));
+    }
+}
+
+static void gather_always_on_the_router_removes_i8(void **state)
+{
+    (void)state;
+    moe(&sc, 2, 1);
+    sc.mod[1].flags |= ZS_MOD_GATHER_ALWAYS;
+    for (int pol = 0; pol < 4; pol++) {
+        for (int verify = 0; verify <= 1; verify++) {
+            /* legacy policies may break I1/I3 on their own: check I8 alone */
+            int rc = world(&sc, pol, verify, pol != 0, &wr);
+            if (rc != 0) show(&wr);
+            assert_int_equal(rc, 0);
+            assert_int_equal(wr.verdict, ZS_INV_NONE);
+            assert_true(wr.collectives[0] > 0);
+            assert_true(wr.collectives[0] == wr.collectives[1]);
+        }
+    }
+    /* the knob used by fuzz_hooks (ZOFUZZ_GATHER_ALWAYS=routers) does the same */
+    moe(&sc, 2, 1);
+    assert_int_equal(zs_world_protect_routers(&sc), 1);
+    assert_true(sc.mod[1].flags & ZS_MOD_GATHER_ALWAYS);
+    assert_int_equal(world(&sc, 0, 0, 0, &wr), 0);
+}
+
+static void identical_ranks_never_i8(void **state)
+{
+    (void)state;
+    for (int W = 2; W <= 8; W++) {
+        moe(&sc, W, 0);
+        for (int verify = 0; verify <= 1; verify++) {
+            int rc = world(&sc, 0, verify, 0, &wr);
+            if (rc != 0) show(&wr);
+            assert_int_equal(rc, 0);
+            assert_int_equal(wr.world_size, W);
+            assert_true(wr.collectives[0] > 0);
+            for (int q = 1; q < W; q++) assert_true(wr.collectives[q] == wr.collectives[0]);
+            for (int q = 0; q < W; q++) {
+                assert_false(wr.mismatched[q]);
+                assert_false(wr.rank_result[q].violated);
+            }
+            assert_string_equal(wr.world_report, "");
+        }
+    }
+}
+
+static void deterministic(void **state)
+{
+    (void)state;
+    moe(&sc, 4, 1);
+    sc.edit[0].rank = 2; /* the odd rank out is rank 2 of 4 */
+    assert_int_equal(world(&sc, 0, 0, 0, &wr2), 1);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(world(&sc, 0, i & 1 ? 0 : 0, 0, &wr), 1);
+        assert_int_equal(wr.verdict, ZS_INV_I8);
+        assert_true(wr.divergence == wr2.divergence);
+        assert_string_equal(wr.report, wr2.report);
+        assert_string_equal(wr.v.msg, wr2.v.msg);
+        assert_string_equal(wr.world_report, wr2.world_report);
+        for (int q = 0; q < 4; q++) assert_true(wr.collectives[q] == wr2.collectives[q]);
+    }
+    /* and with the fingerprint check */
+    assert_int_equal(world(&sc, 0, 1, 0, &wr2), 1);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(world(&sc, 0, 1, 0, &wr), 1);
+        assert_string_equal(wr.report, wr2.report);
+    }
+}
+
+static void verify_collectives_turns_the_hang_into_mismatch(void **state)
+{
+    (void)state;
+    moe(&sc, 2, 1);
+    int rc = world(&sc, 0, 1, 0, &wr);
+    verbose(&wr);
+    if (rc != 1 || wr.verdict != ZS_INV_I8) show(&wr);
+    assert_int_equal(rc, 1);
+    assert_int_equal(wr.verdict, ZS_INV_I8);
+    /* both ranks' hooks got ZO_ERR_COLLECTIVE_MISMATCH and stopped there */
+    for (int q = 0; q < 2; q++) {
+        assert_true(wr.mismatched[q]);
+        assert_true(wr.rank_result[q].collective_mismatch);
+        assert_false(wr.rank_result[q].violated); /* a consequence, not an ERR */
+        assert_non_null(strstr(wr.rank_result[q].mismatch_msg, "zo_pre_forward"));
+    }
+    /* the divergence is the fingerprint exchange before the experts' gathers */
+    char a[64];
+    snprintf(a, sizeof a, "rank 0, collective %lld: exchange ", (long long)wr.divergence);
+    if (!strstr(wr.report, a)) show(&wr);
+    assert_non_null(strstr(wr.report, a));
+    assert_non_null(strstr(wr.report, "expert1(m3)#2"));
+    assert_non_null(strstr(wr.report, "ZO_ERR_COLLECTIVE_MISMATCH"));
+}
+
+/* ALBERT-style reuse in step 0 (I1 under reset-on-forward), then the MoE
+ * routing difference in step 1. */
+static void reuse_then_moe(zs_scenario *s)
+{
+    moe(s, 2, 1);
+    s->n_steps = 2;
+    s->step[1] = s->step[0];
+    s->edit[0].step = 1;
+    /* step 0: root -> moe -> expert0 twice (h = E(x); y = E(h)) */
+    zs_pass *p = &s->step[0].pass[0];
+    zs_call *c3 = add_call(p, 2, 1);
+    c3->n_in = 1;
+    c3->in[0] = R(ZS_REF_OUT, 2, 0);
+    c3->n_use = 1;
+    c3->use[0] = R(ZS_REF_ARG, 0, 0);
+    p->calls[1].use[0] = R(ZS_REF_OUT, 3, 0);
+}
+
+static void own_violation_first_is_the_root_cause(void **state)
+{
+    (void)state;
+    reuse_then_moe(&sc);
+    /* per-call holds until the divergence in step 1 */
+    int rc = world(&sc, 0, 0, 0, &wr);
+    if (rc != 1 || wr.verdict != ZS_INV_I8) show(&wr);
+    assert_int_equal(wr.verdict, ZS_INV_I8);
+    assert_int_equal(wr.v.step, 1);
+    /* reset-on-forward breaks I1 in step 0 on every rank: that is the finding */
+    rc = world(&sc, 1, 0, 0, &wr);
+    verbose(&wr);
+    if (rc != 1 || wr.verdict != ZS_INV_I1) show(&wr);
+    assert_int_equal(rc, 1);
+    assert_int_equal(wr.verdict, ZS_INV_I1);
+    assert_int_equal(wr.v.step, 0);
+    assert_int_equal(wr.rank, 0);
+    /* checking I8 alone, the ranks run on and the divergence is found */
+    rc = world(&sc, 1, 0, 1, &wr);
+    if (rc != 1 || wr.verdict != ZS_INV_I8) show(&wr);
+    assert_int_equal(wr.verdict, ZS_INV_I8);
+    assert_int_equal(wr.v.step, 1);
+}
+
+static void trace_is_per_rank(void **state)
+{
+    (void)state;
+    moe(&sc, 2, 1);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.trace = f;
+    assert_int_equal(zs_world_run(&sc, &o, &wr), 1);
+    fclose(f);
+    char *r0 = strstr(buf, "# rank 0\n"), *r1 = strstr(buf, "# rank 1\n");
+    assert_non_null(r0);
+    assert_non_null(r1);
+    assert_true(r0 < r1);
+    /* rank 0 calls expert0 (m2), rank 1 expert1 (m3) */
+    char *a2 = strstr(r0, "A m=2"), *a3 = strstr(r1, "A m=3");
+    assert_non_null(a2);
+    assert_true(a2 < r1);
+    assert_non_null(a3);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(moe_routing_is_i8_under_every_policy),
+        cmocka_unit_test(gather_always_on_the_router_removes_i8),
+        cmocka_unit_test(identical_ranks_never_i8),
+        cmocka_unit_test(deterministic),
+        cmocka_unit_test(verify_collectives_turns_the_hang_into_mismatch),
+        cmocka_unit_test(own_violation_first_is_the_root_cause),
+        cmocka_unit_test(trace_is_per_rank),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
