@@ -30,7 +30,8 @@ usage: ./build.sh [MODE] [ARGS...]
               build the library, unit tests, tools and engine-less replay
               drivers (no sanitizers; fuzz engine binaries: `fuzz`)
   test        install missing dependencies, build build-test/ with clang,
-              ASan+UBSan and libFuzzer, run the whole ctest suite
+              ASan+UBSan and libFuzzer, run the whole ctest suite (with
+              Open MPI: the 4-process tests mpi/* under mpiexec as well)
   fuzz        build build-fuzz/: clang, ASan+UBSan, libFuzzer targets
   run [ARGS]  the main job: build build-fuzz/ if needed (incremental), then
               run `zofuzz run ARGS` - fuzz the runtime on the shipped corpus
@@ -137,7 +138,9 @@ ensure_deps() {
     have_cmocka || missing+=(libcmocka-dev)
     have_torch || missing+=(python3-torch)
     command -v zip >/dev/null 2>&1 || missing+=(zip)
-    # Open MPI: the NCCL backend's MPI bootstrap check (nccl/mpi_check)
+    # Open MPI: the MPI backend and its multi-process tests (tests/mpi:
+    # ctest mpi/replay, mpi/divergence under mpiexec -np 4) and the NCCL
+    # backend's MPI bootstrap check (nccl/mpi_check)
     command -v mpicc >/dev/null 2>&1 || missing+=(libopenmpi-dev)
     command -v mpirun >/dev/null 2>&1 || missing+=(openmpi-bin)
     # the DeepSpeed oracle's venv (tools/oracle_venv.sh)
