@@ -238,7 +238,7 @@ static void violation_line(const rank_result *rr, char *buf, size_t len)
     if (rr->r.violated)
         zs_violation_format(&rr->r.v, buf, len);
     else if (rr->rc < 0)
-        snprintf(buf, len, "setup: %s %s", rr->r.setup_msg, rr->rc_ctx.err);
+        snprintf(buf, len, "setup: %.240s %.240s", rr->r.setup_msg, rr->rc_ctx.err);
     else
         snprintf(buf, len, "ok");
 }
@@ -301,7 +301,7 @@ static int mode_replay(int argc, char **argv)
         uint64_t cmp = sum_u64(m->compared), mis = sum_u64(m->mismatches), bytes = sum_u64(m->bytes_compared);
         uint64_t ex = sum_u64(rr->rc_ctx.mpist.exchanges), gathers = sum_u64(rr->rc_ctx.mpist.gathers);
         int okk = all_ok(ok);
-        say0("%-22s %s  gathered parameters compared %7llu (%llu bytes), mismatches %llu, MPI all-gather groups "
+        say0("%-24s %s  gathered parameters compared (all ranks) %6llu (%llu bytes), mismatches %llu, MPI all-gather groups "
              "%llu, fingerprint exchanges %llu, %.2f s\n",
              base_name(argv[i]), okk ? "ok  " : "FAIL", (unsigned long long)cmp, (unsigned long long)bytes,
              (unsigned long long)mis, (unsigned long long)gathers, (unsigned long long)ex, MPI_Wtime() - t0);
@@ -324,7 +324,7 @@ static int mode_replay(int argc, char **argv)
         tot_bytes += bytes;
         files++;
     }
-    say0("mpi_replay: %d models, %llu gathered parameters compared over %d ranks (%llu bytes), %llu mismatches: %s\n",
+    say0("mpi_replay: %d scenario files, %llu gathered parameters compared over %d ranks (%llu bytes), %llu mismatches: %s\n",
          files, (unsigned long long)tot_cmp, g_world, (unsigned long long)tot_bytes, (unsigned long long)tot_mis,
          ok_all && files && tot_cmp ? "PASS" : "FAIL");
     free(s);
