@@ -73,14 +73,16 @@ static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
             x->model_persistence_threshold != y->model_persistence_threshold ||
             x->prefetch_bucket_size != y->prefetch_bucket_size ||
             x->max_live_parameters != y->max_live_parameters ||
-            x->max_reuse_distance != y->max_reuse_distance)
+            x->max_reuse_distance != y->max_reuse_distance || x->all_ranks != y->all_ranks ||
+            x->verify_collectives != y->verify_collectives)
             return 0;
     }
     if (a->n_modules != b->n_modules || a->n_params != b->n_params || a->n_uses != b->n_uses ||
-        a->n_steps != b->n_steps || a->n_order != b->n_order)
+        a->n_steps != b->n_steps || a->n_edits != b->n_edits)
         return 0;
     if (a->n_modules > ZS_MAX_MODULES || a->n_params > ZS_MAX_PARAMS ||
-        a->n_uses > ZS_MAX_USES || a->n_steps > ZS_MAX_STEPS || a->n_order > ZS_MAX_ORDER)
+        a->n_uses > ZS_MAX_USES || a->n_steps > ZS_MAX_STEPS || a->n_order > ZS_MAX_ORDER ||
+        b->n_order > ZS_MAX_ORDER || a->n_edits > ZS_MAX_RANK_EDITS)
         return 0;
     for (unsigned i = 0; i < a->n_modules; i++) {
         if (a->mod[i].parent != b->mod[i].parent || a->mod[i].flags != b->mod[i].flags) return 0;
@@ -108,7 +110,19 @@ static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
                 if (!call_equal(&p->calls[c], &q->calls[c])) return 0;
         }
     }
-    if (a->n_order && memcmp(a->order, b->order, a->n_order) != 0) return 0;
+    /* order bytes past n_order read 0, so trailing zeros carry no meaning
+     * (the encoder pads them when it writes a tail) */
+    unsigned no = a->n_order > b->n_order ? a->n_order : b->n_order;
+    for (unsigned k = 0; k < no; k++) {
+        uint8_t x = k < a->n_order ? a->order[k] : 0, y = k < b->n_order ? b->order[k] : 0;
+        if (x != y) return 0;
+    }
+    for (unsigned k = 0; k < a->n_edits; k++) {
+        const zs_rank_edit *x = &a->edit[k], *y = &b->edit[k];
+        if (x->rank != y->rank || x->kind != y->kind || x->step != y->step || x->pass != y->pass ||
+            x->call != y->call || x->module != y->module)
+            return 0;
+    }
     return 1;
 }
 
@@ -153,11 +167,33 @@ int zs_module_in_leaf(const zs_scenario *s, unsigned m)
     return 0;
 }
 
+int zs_module_under_gather_always(const zs_scenario *s, unsigned m)
+{
+    if (m >= s->n_modules) return 0;
+    unsigned a = s->mod[m].parent;
+    for (int guard = 0; a != ZS_NONE && a < s->n_modules && guard <= ZS_MAX_MODULES; guard++) {
+        if (s->mod[a].flags & ZS_MOD_GATHER_ALWAYS) return 1;
+        a = s->mod[a].parent;
+    }
+    return 0;
+}
+
+int zs_module_gathers_subtree(const zs_scenario *s, unsigned m)
+{
+    if (m >= s->n_modules) return 0;
+    if (s->mod[m].flags & ZS_MOD_Z3_LEAF) return 1;
+    return (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) && !zs_module_in_leaf(s, m) &&
+           !zs_module_under_gather_always(s, m);
+}
+
 int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out)
 {
     uint8_t mark[ZS_MAX_PARAMS];
     memset(mark, 0, sizeof mark);
-    int leaf = m < s->n_modules && (s->mod[m].flags & ZS_MOD_Z3_LEAF);
+    /* a z3 leaf, or an effective gather-always module (ZO_MODULE_GATHER_ALWAYS:
+     * not inside a leaf, not below another gather-always module), fetches
+     * its whole subtree's parameters */
+    int leaf = zs_module_gathers_subtree(s, m);
     for (unsigned p = 0; p < s->n_params; p++) {
         unsigned o = s->par[p].owner;
         if (o == m || (leaf && zs_module_is_ancestor(s, m, o))) mark[p] = 1;

@@ -282,6 +282,25 @@ enum {
  *  one RAISE per (rank, step, pass); a SKIP_STEP excludes every other edit
  *  of that (rank, step); and the materialised program of every rank is a
  *  valid scenario. */
+/* Details of the rules above, as codec.c implements them (H1):
+ *  - ROUTE: call >= 1; module != the base callee.  A ROUTE inside another
+ *    ROUTE's subtree names its target among the BASE callee's siblings;
+ *    the outer mapping then carries it (target's k-th child rank is kept).
+ *  - SKIP/EXIT bypass: a use[] reference whose bypass lands on BATCH or
+ *    BATCH_RG (not in a use[] scope) is dropped, like the n_in = 0 case.
+ *  - RAISE: not on a call that raises already or that the base pass
+ *    unwinds; the raising call keeps its child calls (it raises after
+ *    them); every later call in pre-order is removed; the call and its
+ *    ancestors get n_out = n_use = 0; the pass's loss_mask becomes 0.
+ *  - Validity is checked edit by edit in sort order: each edit must be
+ *    valid given the edits before it (so the edits of one (rank, step,
+ *    pass) are valid as every prefix, not only as a whole).
+ *  - Encoding: cfg.all_ranks, cfg.verify_collectives, the gather-always
+ *    modules and the edits form a tail after the order bytes; with
+ *    order_mode fuzzed and a non-empty tail the encoder pads the order
+ *    bytes with zeros to ZS_MAX_ORDER (zero order bytes mean what missing
+ *    ones do, and zs_scenario_equal ignores trailing zero order bytes).
+ *    The decoder sorts the decoded edits and drops invalid ones. */
 typedef struct zs_rank_edit {
     uint8_t rank;
     uint8_t kind;   /* ZS_EDIT_* */
@@ -327,7 +346,8 @@ typedef struct zs_scenario {
 void zs_scenario_init(zs_scenario *s);
 
 /** 1 if a and b are the same scenario (every field that has meaning;
- *  unused array slots and annotation names are ignored), else 0. */
+ *  unused array slots, annotation names and trailing zero order bytes -
+ *  order bytes past n_order read 0 - are ignored), else 0. */
 int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b);
 /** Like zs_scenario_equal but module and parameter names must match too
  *  (for the .scn printer/parser round trip). */
@@ -368,8 +388,17 @@ int zs_module_depth(const zs_scenario *s, unsigned m);
 int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b);
 /** 1 if m is strictly inside a z3 leaf module's subtree (gets no hooks). */
 int zs_module_in_leaf(const zs_scenario *s, unsigned m);
+/** 1 if a strict ancestor of m has ZS_MOD_GATHER_ALWAYS (then m keeps its
+ *  hooks but never fetches, releases or enters the trace: the ancestor
+ *  holds its parameters). */
+int zs_module_under_gather_always(const zs_scenario *s, unsigned m);
+/** 1 if m's fetch gathers its whole subtree: m is a z3 leaf, or m has
+ *  ZS_MOD_GATHER_ALWAYS and is neither inside a z3 leaf nor below another
+ *  gather-always module (where the flag has no effect). */
+int zs_module_gathers_subtree(const zs_scenario *s, unsigned m);
 /** The parameters module m's op uses (and the runtime fetches for it):
- *  its own, its external/tied uses and, if m is a z3 leaf, those owned by
+ *  its own, its external/tied uses and, if m gathers its subtree (a z3
+ *  leaf or an effective gather-always module), those owned by
  *  every module of its subtree (DeepSpeed's get_all_parameters(m,
  *  recurse=z3_leaf): named_parameters plus m's own external parameters).  Writes sorted unique ids to out (capacity
  *  ZS_MAX_PARAMS); returns the count. */

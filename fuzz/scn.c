@@ -23,7 +23,7 @@
 /* Names                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char *const verdict_names[] = {"ok", "I1", "I2", "I3", "I4", "I5", "I6", "I7", "ERR"};
+static const char *const verdict_names[ZS_INV_COUNT] = {"ok", "I1", "I2", "I3", "I4", "I5", "I6", "I7", "ERR", "I8"};
 
 const char *zs_scn_verdict_name(int v)
 {

@@ -252,6 +252,391 @@ static void test_invalid(void **state)
     expect_invalid(&c, "catcher");
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Per-rank programs, verify_collectives, gather-always (the tail)      */
+/* ------------------------------------------------------------------ */
+
+static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in0, unsigned n_out)
+{
+    zs_call c;
+    memset(&c, 0, sizeof c);
+    c.module = (uint8_t)module;
+    c.parent = (uint8_t)parent;
+    c.catcher = ZS_NONE;
+    c.n_in = (uint8_t)n_in;
+    c.in[0] = in0;
+    c.n_out = (uint8_t)n_out;
+    return c;
+}
+
+#define ARG(i) ((zs_ref){ZS_REF_ARG, 0, (i), 0})
+#define OUT(c, j) ((zs_ref){ZS_REF_OUT, (c), (j), 0})
+
+/* An MoE model: net -> moe(router, e0(fc), e1(fc), e2(fc)), head.  Each
+ * pass: net(batch_rg) calls moe and head; moe calls router, then e0 and e1
+ * on the router's output and consumes both experts' outputs.
+ *   call 0 net, 1 moe, 2 router, 3 e0, 4 e0.fc, 5 e1, 6 e1.fc, 7 head */
+static void build_moe(zs_scenario *s, unsigned n_steps)
+{
+    zs_scenario_init(s);
+    static const uint8_t parent[10] = {ZS_NONE, 0, 1, 1, 3, 1, 5, 1, 7, 0};
+    static const char *const names[10] = {"net", "moe", "router", "e0", "fc", "e1", "fc", "e2", "fc", "head"};
+    s->n_modules = 10;
+    for (unsigned m = 0; m < 10; m++) {
+        s->mod[m].parent = parent[m];
+        s->mod[m].flags = 0;
+        snprintf(s->mod[m].name, ZS_NAME_LEN, "%s", names[m]);
+    }
+    static const uint8_t owner[5] = {2, 4, 6, 8, 9};
+    s->n_params = 5;
+    for (unsigned q = 0; q < 5; q++) {
+        s->par[q].owner = owner[q];
+        s->par[q].numel = 100 + q;
+        s->par[q].elem_size = 4;
+        s->par[q].flags = 0;
+    }
+    s->cfg.world_size = 3;
+    s->n_steps = (uint8_t)n_steps;
+    for (unsigned st = 0; st < n_steps; st++) {
+        zs_step *S = &s->step[st];
+        S->kind = ZS_STEP_TRAIN;
+        S->n_passes = 1;
+        zs_pass *p = &S->pass[0];
+        p->n_calls = 8;
+        p->loss_mask = 1;
+        p->calls[0] = mkcall(0, ZS_NONE, 1, (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0}, 1);
+        p->calls[0].n_use = 1;
+        p->calls[0].use[0] = OUT(7, 0);
+        p->calls[1] = mkcall(1, 0, 1, ARG(0), 1);
+        p->calls[1].n_use = 2;
+        p->calls[1].use[0] = OUT(3, 0);
+        p->calls[1].use[1] = OUT(5, 0);
+        p->calls[2] = mkcall(2, 1, 1, ARG(0), 1);
+        p->calls[2].n_use = 1;
+        p->calls[2].use[0] = ARG(0);
+        for (unsigned e = 0; e < 2; e++) {
+            unsigned c = 3 + 2 * e;
+            p->calls[c] = mkcall(3 + 2 * e, 1, 1, OUT(2, 0), 1);
+            p->calls[c].n_use = 1;
+            p->calls[c].use[0] = OUT(c + 1, 0);
+            p->calls[c + 1] = mkcall(4 + 2 * e, c, 1, ARG(0), 1);
+            p->calls[c + 1].n_use = 1;
+            p->calls[c + 1].use[0] = ARG(0);
+        }
+        p->calls[7] = mkcall(9, 0, 1, OUT(1, 0), 1);
+        p->calls[7].n_use = 1;
+        p->calls[7].use[0] = ARG(0);
+    }
+}
+
+static zs_rank_edit mkedit(unsigned rank, unsigned kind, unsigned step, unsigned pass, unsigned call,
+                           unsigned module)
+{
+    return (zs_rank_edit){(uint8_t)rank, (uint8_t)kind, (uint8_t)step, (uint8_t)pass, (uint8_t)call,
+                          (uint8_t)module};
+}
+
+static zs_scenario r0, r1, r2;
+
+static void for_rank_ok(const zs_scenario *s, unsigned r, zs_scenario *out)
+{
+    char err[256];
+    int rc = zs_scenario_for_rank(s, r, out, err, sizeof err);
+    if (rc) fprintf(stderr, "for_rank(%u): %s\n", r, err);
+    assert_int_equal(rc, 0);
+    rc = zs_scenario_validate(out, err, sizeof err);
+    if (rc) fprintf(stderr, "for_rank(%u) invalid: %s\n", r, err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(out->cfg.rank, r);
+    assert_int_equal(out->cfg.all_ranks, 0);
+    assert_int_equal(out->n_edits, 0);
+}
+
+/* One edit of every kind, materialised and checked call by call. */
+static void test_rank_edits(void **state)
+{
+    (void)state;
+    build_moe(&a, 4);
+    assert_roundtrip(&a);
+    a.cfg.all_ranks = 1;
+    a.cfg.verify_collectives = 1;
+    a.n_edits = 5;
+    a.edit[0] = mkedit(0, ZS_EDIT_RAISE, 2, 0, 2, 0);   /* rank 0 raises in the router, step 2 */
+    a.edit[1] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 7);   /* rank 1 routes e0's tokens to e2 */
+    a.edit[2] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);    /* ... and skips e1 */
+    a.edit[3] = mkedit(1, ZS_EDIT_EXIT, 1, 0, 3, 0);    /* step 1: exits before e0 */
+    a.edit[4] = mkedit(1, ZS_EDIT_SKIP_STEP, 3, 0, 0, 0); /* step 3: rank 1 has no batch */
+    assert_roundtrip(&a);
+
+    /* rank 2: the base program */
+    for_rank_ok(&a, 2, &r2);
+    c = a;
+    c.cfg.rank = 2;
+    c.cfg.all_ranks = 0;
+    c.n_edits = 0;
+    assert_true(zs_scenario_equal(&r2, &c));
+    assert_int_equal(r2.cfg.verify_collectives, 1);
+
+    /* rank 0: step 2 raises in the router, caught by the step's code */
+    for_rank_ok(&a, 0, &r0);
+    assert_int_equal(r0.n_steps, 4);
+    const zs_pass *p = &r0.step[2].pass[0];
+    assert_int_equal(p->n_calls, 3); /* net, moe, router: nothing after the raise */
+    assert_true(p->calls[2].flags & ZS_CALL_RAISE);
+    assert_int_equal(p->calls[2].catcher, ZS_NONE);
+    for (unsigned k = 0; k < 3; k++) {
+        assert_int_equal(p->calls[k].n_out, 0);
+        assert_int_equal(p->calls[k].n_use, 0);
+    }
+    assert_int_equal(p->loss_mask, 0);
+    assert_int_equal(r0.step[1].pass[0].n_calls, 8);
+
+    /* rank 1 */
+    for_rank_ok(&a, 1, &r1);
+    assert_int_equal(r1.n_steps, 3); /* step 3 skipped */
+    p = &r1.step[0].pass[0];
+    assert_int_equal(p->n_calls, 6); /* net moe router e2 e2.fc head */
+    assert_int_equal(p->calls[3].module, 7);
+    assert_int_equal(p->calls[4].module, 8); /* the k-th child of e0 maps to e2's */
+    assert_int_equal(p->calls[4].parent, 3);
+    assert_int_equal(p->calls[5].module, 9);
+    /* moe consumed e1's output, now bypassed to e1's input (router's output) */
+    assert_int_equal(p->calls[1].n_use, 2);
+    assert_true(p->calls[1].use[0].kind == ZS_REF_OUT && p->calls[1].use[0].call == 3);
+    assert_true(p->calls[1].use[1].kind == ZS_REF_OUT && p->calls[1].use[1].call == 2);
+    assert_int_equal(p->calls[0].use[0].call, 5); /* head renumbered */
+    p = &r1.step[1].pass[0];
+    assert_int_equal(p->n_calls, 4); /* net moe router head: e0 and e1 exited */
+    assert_int_equal(p->calls[3].module, 9);
+    assert_int_equal(p->calls[1].n_use, 2);
+    assert_true(p->calls[1].use[0].call == 2 && p->calls[1].use[1].call == 2);
+    assert_int_equal(p->loss_mask, 1);
+
+    /* aliasing in == out works */
+    c = a;
+    assert_int_equal(zs_scenario_for_rank(&c, 1, &c, NULL, 0), 0);
+    assert_true(zs_scenario_equal(&c, &r1));
+
+    /* with n_in = 0 a bypassed in[] becomes batch and a use[] is dropped */
+    build_moe(&a, 1);
+    a.step[0].pass[0].calls[5].n_in = 0;
+    a.step[0].pass[0].calls[6].in[0] = (zs_ref){ZS_REF_BATCH, 0, 0, 0};
+    assert_roundtrip(&a);
+    a.cfg.all_ranks = 1;
+    a.n_edits = 1;
+    a.edit[0] = mkedit(2, ZS_EDIT_SKIP, 0, 0, 5, 0);
+    assert_roundtrip(&a);
+    for_rank_ok(&a, 2, &r2);
+    assert_int_equal(r2.step[0].pass[0].calls[1].n_use, 1);
+    /* an exited call whose output feeds a later sibling: the sibling gets the input */
+    build_moe(&a, 1);
+    a.step[0].pass[0].calls[5].in[0] = (zs_ref){ZS_REF_OUT, 3, 0, 1}; /* e1(out e0, detached) */
+    assert_roundtrip(&a);
+    a.cfg.all_ranks = 1;
+    a.n_edits = 1;
+    a.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 3, 0);
+    assert_roundtrip(&a);
+    for_rank_ok(&a, 1, &r1);
+    p = &r1.step[0].pass[0];
+    assert_int_equal(p->n_calls, 6);
+    assert_int_equal(p->calls[3].module, 5);
+    assert_true(p->calls[3].in[0].kind == ZS_REF_OUT && p->calls[3].in[0].call == 2 &&
+                p->calls[3].in[0].detach == 1);
+}
+
+static void test_rank_edits_invalid(void **state)
+{
+    (void)state;
+    build_moe(&a, 2);
+    c = a;
+    c.cfg.world_size = 1;
+    c.cfg.all_ranks = 1;
+    expect_invalid(&c, "all_ranks");
+    c = a;
+    c.n_edits = 1;
+    c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);
+    expect_invalid(&c, "all_ranks");
+    c.cfg.all_ranks = 1;
+    assert_roundtrip(&c);
+    c.cfg.all_ranks = 2;
+    expect_invalid(&c, "all_ranks");
+    c = a;
+    c.cfg.verify_collectives = 2;
+    expect_invalid(&c, "verify_collectives");
+    c = a;
+    c.mod[9].flags = ZS_MOD_GATHER_ALWAYS | ZS_MOD_Z3_LEAF;
+    expect_invalid(&c, "gather_always");
+    c = a;
+    c.mod[1].flags = 0x4;
+    expect_invalid(&c, "flags");
+
+    a.cfg.all_ranks = 1;
+    a.n_edits = 2;
+    /* not sorted */
+    c = a;
+    c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);
+    c.edit[1] = mkedit(0, ZS_EDIT_SKIP, 0, 0, 5, 0);
+    expect_invalid(&c, "sorted");
+    /* two edits on one call */
+    c.edit[0] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 7);
+    c.edit[1] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 3, 0);
+    expect_invalid(&c, "two edits");
+    /* an edit inside a skipped subtree */
+    c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 3, 0);
+    c.edit[1] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 4, 0);
+    expect_invalid(&c, "removes");
+    /* an edit on a later sibling of an exit */
+    c.edit[0] = mkedit(1, ZS_EDIT_EXIT, 0, 0, 3, 0);
+    c.edit[1] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 5, 7);
+    expect_invalid(&c, "removes");
+    /* an edit after a raise */
+    c.edit[0] = mkedit(1, ZS_EDIT_RAISE, 0, 0, 2, 0);
+    c.edit[1] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 3, 0);
+    expect_invalid(&c, "removes");
+    /* every step skipped */
+    c.edit[0] = mkedit(1, ZS_EDIT_SKIP_STEP, 0, 0, 0, 0);
+    c.edit[1] = mkedit(1, ZS_EDIT_SKIP_STEP, 1, 0, 0, 0);
+    expect_invalid(&c, "every step");
+    /* skip-step with another edit of the step */
+    c.edit[0] = mkedit(1, ZS_EDIT_RAISE, 0, 0, 0, 0);
+    c.edit[1] = mkedit(1, ZS_EDIT_SKIP_STEP, 0, 0, 0, 0);
+    expect_invalid(&c, "skip-step");
+    c.n_edits = 1;
+    /* route to a module that is not a sibling, or to the callee itself */
+    c.edit[0] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 9);
+    expect_invalid(&c, "sibling");
+    c.edit[0] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 3);
+    expect_invalid(&c, "sibling");
+    /* route whose subtree does not map: the router has no children */
+    c.edit[0] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 2);
+    expect_invalid(&c, "no child");
+    /* route to a differently shaped sibling whose subtree does map is fine */
+    c.edit[0] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 2, 3);
+    assert_roundtrip(&c);
+    /* skip / exit of the root, rank out of range, module on a skip */
+    c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 0, 0);
+    expect_invalid(&c, "edit 0");
+    c.edit[0] = mkedit(3, ZS_EDIT_SKIP, 0, 0, 3, 0);
+    expect_invalid(&c, "rank");
+    c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 3, 1);
+    expect_invalid(&c, "module");
+    /* raise inside a checkpointed call */
+    c = a;
+    c.step[0].pass[0].calls[3].flags = ZS_CALL_CKPT_NRE;
+    c.n_edits = 1;
+    c.edit[0] = mkedit(1, ZS_EDIT_RAISE, 0, 0, 4, 0);
+    expect_invalid(&c, "edit 0");
+}
+
+/* Gather-always: tail-encoded, and the module's fetch is its subtree's. */
+static void test_gather_always(void **state)
+{
+    (void)state;
+    build_moe(&a, 1);
+    a.mod[1].flags = ZS_MOD_GATHER_ALWAYS;
+    a.mod[5].flags = ZS_MOD_GATHER_ALWAYS; /* below another: no effect */
+    a.mod[7].flags = ZS_MOD_Z3_LEAF;
+    assert_roundtrip(&a);
+    uint8_t ids[ZS_MAX_PARAMS];
+    assert_int_equal(zs_module_param_set(&a, 1, ids), 4); /* router, e0.fc, e1.fc, e2.fc */
+    assert_int_equal(ids[0], 0);
+    assert_int_equal(ids[3], 3);
+    assert_int_equal(zs_module_param_set(&a, 5, ids), 0); /* e1 owns nothing itself */
+    assert_int_equal(zs_module_param_set(&a, 7, ids), 1); /* the leaf e2: e2.fc */
+    assert_true(zs_module_gathers_subtree(&a, 1));
+    assert_false(zs_module_gathers_subtree(&a, 5));
+    assert_true(zs_module_under_gather_always(&a, 4));
+    assert_true(zs_module_under_gather_always(&a, 5));
+    assert_false(zs_module_under_gather_always(&a, 1));
+    assert_false(zs_module_under_gather_always(&a, 9));
+    c = a;
+    c.mod[5].flags = 0;
+    assert_false(zs_scenario_equal(&a, &c));
+}
+
+/* The tail keeps every old byte string's meaning: no tail, no bytes. */
+static void test_tail_compat(void **state)
+{
+    (void)state;
+    build_moe(&a, 2);
+    size_t n0 = zs_encode(&a, enc1, sizeof enc1);
+    a.cfg.verify_collectives = 1;
+    size_t n1 = zs_encode(&a, enc2, sizeof enc2);
+    assert_true(n1 > n0);
+    assert_memory_equal(enc1, enc2, n0); /* the tail follows the old encoding */
+    /* fuzzed order with a tail: the order bytes are padded to ZS_MAX_ORDER */
+    a.cfg.order_mode = ZS_ORDER_FUZZED;
+    a.n_order = 2;
+    a.order[0] = 3;
+    a.order[1] = 1;
+    assert_roundtrip(&a);
+    zs_decode(enc1, zs_encode(&a, enc1, sizeof enc1), &c);
+    assert_int_equal(c.n_order, ZS_MAX_ORDER);
+    assert_int_equal(c.cfg.verify_collectives, 1);
+    assert_true(zs_scenario_equal(&a, &c));
+    a.cfg.verify_collectives = 0;
+    a.cfg.all_ranks = 1;
+    a.n_edits = 1;
+    a.edit[0] = mkedit(2, ZS_EDIT_ROUTE, 1, 0, 5, 3);
+    assert_roundtrip(&a);
+}
+
+/* Random bytes after a scenario's encoding give valid, useful edits. */
+static void test_random_tails(void **state)
+{
+    (void)state;
+    unsigned long kinds[ZS_EDIT_KINDS] = {0}, with_edits = 0, ga = 0, trials = 4000;
+    for (uint64_t t = 0; t < trials; t++) {
+        /* a random base scenario with W >= 2 and the engine order */
+        size_t n = zs_rand_input(7, t, in, 600);
+        zs_decode(in, n, &a);
+        a.cfg.world_size = (uint8_t)(2 + t % 3);
+        a.cfg.rank = 0;
+        a.cfg.order_mode = ZS_ORDER_ENGINE;
+        a.n_order = 0;
+        a.cfg.all_ranks = 0;
+        a.cfg.verify_collectives = 0;
+        a.n_edits = 0;
+        for (unsigned m = 0; m < a.n_modules; m++) a.mod[m].flags &= ZS_MOD_Z3_LEAF;
+        size_t m = zs_encode(&a, enc1, sizeof enc1);
+        assert_true(m > 0 && m + 64 <= sizeof enc1);
+        uint64_t st = t * 977 + 5;
+        zs_rand_bytes(&st, enc1 + m, 64);
+        enc1[m] |= 1; /* all_ranks */
+        zs_decode(enc1, m + 64, &c);
+        assert_roundtrip(&c);
+        assert_int_equal(c.cfg.all_ranks, 1);
+        if (c.n_edits) with_edits++;
+        for (unsigned k = 0; k < c.n_edits; k++) kinds[c.edit[k].kind]++;
+        for (unsigned q = 0; q < c.n_modules; q++) ga += (c.mod[q].flags & ZS_MOD_GATHER_ALWAYS) != 0;
+        for (unsigned r = 0; r < c.cfg.world_size; r++) for_rank_ok(&c, r, &r0);
+    }
+    fprintf(stderr, "random tails: %lu/%lu with edits; route %lu skip %lu exit %lu raise %lu skip-step %lu; gather-always modules %lu\n",
+            with_edits, trials, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], ga);
+    assert_true(with_edits > trials / 4);
+    for (unsigned k = 0; k < ZS_EDIT_KINDS; k++) assert_true(kinds[k] > 50);
+    assert_true(ga > 100);
+}
+
+/* Any byte string: decode -> valid -> every rank's program valid. */
+static void test_random_bytes_for_rank(void **state)
+{
+    (void)state;
+    unsigned long all = 0;
+    for (uint64_t t = 0; t < 3000; t++) {
+        size_t n = zs_rand_input(99, t, in, t % 2 ? 300 : sizeof in);
+        zs_decode(in, n, &a);
+        char err[256];
+        int rc = zs_scenario_validate(&a, err, sizeof err);
+        if (rc) fprintf(stderr, "trial %llu: %s\n", (unsigned long long)t, err);
+        assert_int_equal(rc, 0);
+        all += a.cfg.all_ranks;
+        for (unsigned r = 0; r < a.cfg.world_size; r++) for_rank_ok(&a, r, &r0);
+    }
+    assert_true(all > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +645,12 @@ int main(void)
         cmocka_unit_test(test_small_inputs),
         cmocka_unit_test(test_built_scenarios),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_rank_edits),
+        cmocka_unit_test(test_rank_edits_invalid),
+        cmocka_unit_test(test_gather_always),
+        cmocka_unit_test(test_tail_compat),
+        cmocka_unit_test(test_random_tails),
+        cmocka_unit_test(test_random_bytes_for_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
