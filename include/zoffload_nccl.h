@@ -41,6 +41,16 @@
  *                    stream wait on it, then cudaFreeAsync on the gather
  *                    stream: the host never blocks and memory is reused by
  *                    the pool without a cache of our own.
+ *   exchange         (ops version 2; the runtime's verify_collectives
+ *                    fingerprint) host send -> this rank's slot of a device
+ *                    staging buffer of W * 256 bytes (cudaMalloc'ed at the
+ *                    first exchange, freed at destroy), in-place
+ *                    ncclAllGather of `bytes` bytes on the gather stream and
+ *                    communicator (ordered with the all-gathers), copy of the
+ *                    W slots to recv, then a host wait like wait_host's
+ *                    (async error polled, wait_timeout_ms applies): recv is
+ *                    filled when it returns.  Counted in
+ *                    zo_nccl_stats.exchanges and host_waits.
  *   back-pressure    at most max_outstanding_gathers live works (issued, not
  *                    yet work_free'd) may be not known complete;
  *                    all_gather_start blocks the host on the oldest one
@@ -291,6 +301,7 @@ typedef struct zo_nccl_stats {
     uint64_t live_works;         /**< from all_gather_start, not freed */
     uint64_t outstanding;        /**< works not known complete */
     uint64_t shard_bytes;        /**< this rank's shard storage */
+    uint64_t exchanges;          /**< exchange calls completed (verify_collectives fingerprints) */
 } zo_nccl_stats;
 
 /** Errors: ZO_ERR_INVALID_ARG (not an NCCL backend, NULL out). */

@@ -77,6 +77,7 @@ _Static_assert(sizeof(ncclUniqueId) == ZO_NCCL_UNIQUE_ID_BYTES,
 #define NC_MAGIC_WORK 0x5a4f574bu
 #define NC_MAX_PARAMS (1u << 28)
 #define NC_INIT_CHUNK ((size_t)1 << 20)
+#define NC_EXCHANGE_MAX 256u /* bytes per rank in one exchange (zoffload_backend.h) */
 
 typedef struct nc_param {
     zo_param_id id;
@@ -126,6 +127,7 @@ typedef struct nc_ctx {
     nc_work *works; /* newest first */
     cudaEvent_t *evfree;
     size_t n_evfree, cap_evfree;
+    uint8_t *xbuf; /* exchange staging, W * NC_EXCHANGE_MAX device bytes, allocated at the first exchange */
     zo_nccl_stats st;
     char err[512];
 } nc_ctx;
@@ -1048,6 +1050,50 @@ out:
     return ZO_OK;
 }
 
+/* exchange: the runtime's collective fingerprint (zo_config.verify_collectives).
+ * H2D copy of send into this rank's slot of the device staging buffer,
+ * in-place ncclAllGather of `bytes` bytes on the gather stream (so it is
+ * ordered with this rank's all-gathers on the same communicator), D2H copy
+ * of the W slots, host wait (polling the asynchronous NCCL error and
+ * wait_timeout_ms, like every host wait here). */
+static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *recv)
+{
+    nc_ctx *c = ctx_of(ctx);
+    if (!c)
+        return ZO_ERR_INVALID_ARG;
+    if (!send || !recv)
+        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: exchange: NULL buffer");
+    if (bytes < 1 || bytes > NC_EXCHANGE_MAX)
+        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: exchange: %zu bytes (1..%u)", bytes, NC_EXCHANGE_MAX);
+    zo_status s = check_async(c, "exchange");
+    if (s)
+        return s;
+    s = use_device(c, "exchange");
+    if (s)
+        return s;
+    if (!c->xbuf) {
+        void *p = NULL;
+        cudaError_t e = cudaMalloc(&p, (size_t)c->world * NC_EXCHANGE_MAX);
+        if (e != cudaSuccess)
+            return cuda_fail(c, e, "exchange: cudaMalloc(%zu bytes of staging)", (size_t)c->world * NC_EXCHANGE_MAX);
+        c->xbuf = p;
+    }
+    uint8_t *mine = c->xbuf + (size_t)c->rank * bytes;
+    CU(c, cudaMemcpyAsync(mine, send, bytes, cudaMemcpyHostToDevice, c->gather), "exchange: cudaMemcpyAsync H2D");
+    ncclResult_t r = ncclAllGather(mine, c->xbuf, bytes, ncclUint8, c->comm, c->gather);
+    if (r != ncclSuccess)
+        return nccl_fail(c, r, "exchange: ncclAllGather(%zu bytes)", bytes);
+    CU(c, cudaMemcpyAsync(recv, c->xbuf, (size_t)c->world * bytes, cudaMemcpyDeviceToHost, c->gather),
+       "exchange: cudaMemcpyAsync D2H");
+    CU(c, cudaEventRecord(c->ev_sync, c->gather), "exchange: cudaEventRecord");
+    c->st.host_waits++;
+    s = host_wait_event(c, c->ev_sync, "exchange");
+    if (s)
+        return s;
+    c->st.exchanges++;
+    return ZO_OK;
+}
+
 static const char *op_last_error(void *ctx)
 {
     nc_ctx *c = ctx_of(ctx);
@@ -1069,6 +1115,8 @@ static void op_destroy(void *ctx)
             (void)cudaFreeAsync((void *)c->bufs.keys[i], c->gather);
     if (c->gather)
         (void)cudaStreamSynchronize(c->gather);
+    if (c->xbuf)
+        (void)cudaFree(c->xbuf);
     for (size_t i = 0; i < c->params_cap; i++)
         if (c->params[i]) {
             shard_release(c, c->params[i]);
@@ -1113,6 +1161,7 @@ static const zo_backend_ops nccl_ops = {
     op_reduce_scatter,
     op_last_error,
     op_destroy,
+    op_exchange,
 };
 
 /* ------------------------------------------------------------------ */

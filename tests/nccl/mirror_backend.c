@@ -332,6 +332,42 @@ static zo_status m_reduce_scatter(void *ctx, zo_param_id p, const float *g, floa
     return s;
 }
 
+/* exchange: the host backend's answer is returned (the runtime sees the host
+ * world); the same exchange runs on NCCL (keeping the communicator's
+ * collective order) and every NCCL rank's slot must equal this rank's send
+ * (all NCCL ranks run the same scenario). */
+static zo_status m_exchange(void *ctx, const void *send, size_t bytes, void *recv)
+{
+    mctx *c = ctx;
+    if (c->h->ops->version < 2u || !c->h->ops->exchange)
+        return mfail(c, ZO_ERR_UNSUPPORTED, "mirror: host backend has no exchange");
+    zo_status s = c->h->ops->exchange(c->h->ctx, send, bytes, recv);
+    if (s)
+        return mfail(c, s, "host: %s", le(c->h));
+    if (c->n->ops->version < 2u || !c->n->ops->exchange)
+        return ZO_OK;
+    uint8_t *r2 = malloc((size_t)c->n_world * bytes);
+    if (!r2)
+        return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
+    s = c->n->ops->exchange(c->n->ctx, send, bytes, r2);
+    if (s) {
+        free(r2);
+        return mfail(c, s, "nccl: %s", le(c->n));
+    }
+    for (int k = 0; k < c->n_world; k++)
+        if (memcmp(r2 + (size_t)k * bytes, send, bytes) != 0) {
+            c->st.mismatches++;
+            s = mfail(c, ZO_ERR_BACKEND, "mirror: exchange of %zu bytes: NCCL rank %d sent other bytes than this rank",
+                      bytes, k);
+            if (!c->first[0])
+                snprintf(c->first, sizeof c->first, "%s", c->err);
+            break;
+        }
+    c->st.exchanges_compared++;
+    free(r2);
+    return s;
+}
+
 static const char *m_last_error(void *ctx) { return ((mctx *)ctx)->err; }
 
 static void m_destroy(void *ctx)
@@ -349,7 +385,7 @@ static void m_destroy(void *ctx)
 static const zo_backend_ops mirror_ops = {
     ZO_BACKEND_OPS_VERSION, "mirror(host,nccl)", w_mirror, r_mirror, m_param_add, m_param_remove,
     m_full_alloc, m_full_free, m_all_gather_start, m_wait, m_query, m_work_free, m_reduce_scatter,
-    m_last_error, m_destroy,
+    m_last_error, m_destroy, m_exchange,
 };
 
 zo_status zo_mirror_create(zo_backend *host, zo_backend *nccl, uint64_t max_nccl_bytes, uint64_t compare_bytes,

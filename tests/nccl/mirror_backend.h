@@ -21,6 +21,10 @@
  * Reduce-scatter: forwarded to both when the worlds are equal and the
  * outputs compared (1e-5 relative); otherwise the host backend's result
  * only.
+ *
+ * Exchange (verify_collectives): the host backend's result is returned; the
+ * exchange also runs on the NCCL communicator (same collective order on
+ * every NCCL rank) and each NCCL rank's slot must equal this rank's send.
  */
 #ifndef ZO_TESTS_MIRROR_BACKEND_H
 #define ZO_TESTS_MIRROR_BACKEND_H
@@ -35,6 +39,7 @@ typedef struct zo_mirror_stats {
     uint64_t skipped_large; /* parameters above max_nccl_bytes: host only */
     uint64_t mismatches;
     uint64_t rs_compared;
+    uint64_t exchanges_compared; /* exchanges run on both (NCCL slots checked against send) */
 } zo_mirror_stats;
 
 /** host and nccl are borrowed (destroy them after the mirror and after every

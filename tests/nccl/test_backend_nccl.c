@@ -660,6 +660,125 @@ static void test_dev_reduce_scatter_w1(void **state)
     zo_backend_destroy(b);
 }
 
+/* exchange (the verify_collectives fingerprint all-gather): every rank sends
+ * a rank-specific pattern of 1..256 bytes; recv holds every rank's bytes in
+ * rank order.  Bad arguments are rejected before anything is enqueued.
+ * Returns the number of problems. */
+static int xchg_check(zo_backend *b)
+{
+    const zo_backend_ops *ops = b->ops;
+    int W = ops->world_size(b->ctx), r = ops->rank(b->ctx), bad = 0;
+    if (ops->version < 2u || !ops->exchange) {
+        print_error("nccl backend: no exchange op (ops version %u)\n", ops->version);
+        return 1;
+    }
+    zo_nccl_stats st0, st1;
+    assert_int_equal(zo_nccl_get_stats(b, &st0), ZO_OK);
+#ifdef ZO_NCCL_FAKE
+    long misuse0 = fake_get().misuse;
+#endif
+    static const size_t sizes[] = {1, 8, 64, 255, 256};
+    uint8_t send[256];
+    uint8_t *recv = malloc((size_t)W * 256 + 1);
+    assert_non_null(recv);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        for (size_t i = 0; i < n; i++)
+            send[i] = (uint8_t)(r * 17 + i * 3 + n);
+        memset(recv, 0xEE, (size_t)W * 256 + 1);
+        zo_status s = ops->exchange(b->ctx, send, n, recv);
+        if (s) {
+            print_error("exchange(%zu bytes) on rank %d: %s\n", n, r, ops->last_error(b->ctx));
+            bad++;
+            continue;
+        }
+        for (int q = 0; q < W; q++)
+            for (size_t i = 0; i < n; i++)
+                if (recv[(size_t)q * n + i] != (uint8_t)(q * 17 + i * 3 + n)) {
+                    print_error("exchange(%zu bytes) on rank %d: rank %d's byte %zu is %u\n", n, r, q, i,
+                                recv[(size_t)q * n + i]);
+                    bad++;
+                    q = W;
+                    break;
+                }
+        if (recv[(size_t)W * n] != 0xEE) {
+            print_error("exchange(%zu bytes): wrote past W * bytes\n", n);
+            bad++;
+        }
+    }
+    assert_int_equal(ops->exchange(b->ctx, send, 0, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(ops->exchange(b->ctx, send, 257, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(ops->exchange(b->ctx, NULL, 4, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(ops->exchange(b->ctx, send, 4, NULL), ZO_ERR_INVALID_ARG);
+    assert_non_null(strstr(ops->last_error(b->ctx), "exchange"));
+    assert_int_equal(zo_nccl_get_stats(b, &st1), ZO_OK);
+    if (st1.exchanges - st0.exchanges != sizeof sizes / sizeof sizes[0]) {
+        print_error("zo_nccl_stats.exchanges went from %llu to %llu\n", (unsigned long long)st0.exchanges,
+                    (unsigned long long)st1.exchanges);
+        bad++;
+    }
+#ifdef ZO_NCCL_FAKE
+    if (fake_get().misuse != misuse0) {
+        print_error("exchange misused the fake NCCL (buffers not device memory, overlapping send/recv)\n");
+        bad++;
+    }
+#endif
+    free(recv);
+    return bad;
+}
+
+static void test_dev_exchange_w1(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    for (int mode = 0; mode < 2; mode++) {
+        zo_nccl_config c = cfg1();
+        c.wait_host = mode;
+        zo_backend *b = make1(c);
+        assert_int_equal(xchg_check(b), 0);
+        zo_backend_destroy(b);
+    }
+}
+
+/* The runtime's fingerprint check (zo_config.verify_collectives) on the NCCL
+ * data plane: one exchange before each collective, data still right. */
+static void test_dev_runtime_verify(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    zo_backend *b = make1(cfg1());
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.backend = b;
+    cfg.param_persistence_threshold = 0;
+    cfg.verify_collectives = 1;
+    zo_runtime *rt = NULL;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+    zo_module_id root;
+    zo_param_id w;
+    assert_int_equal(zo_module_register(rt, ZO_NO_MODULE, "m", 0, &root), ZO_OK);
+    assert_int_equal(zo_param_register(rt, root, "w", 5000, 4, 0, &w), ZO_OK);
+    for (int step = 0; step < 2; step++) {
+        zo_graph g;
+        assert_int_equal(zo_forward_begin(rt, ZO_FWD_ROOT | ZO_FWD_EVAL, &g), ZO_OK);
+        assert_int_equal(zo_pre_forward(rt, root, 0), ZO_OK);
+        const void *data = NULL;
+        assert_int_equal(zo_param_access(rt, root, w, &data, NULL), ZO_OK);
+        uint8_t h[64];
+        assert_int_equal(cudaMemcpy(h, data, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (size_t j = 0; j < sizeof h; j++)
+            assert_int_equal(h[j], zo_host_param_byte(w, j));
+        assert_int_equal(zo_post_forward(rt, root), ZO_OK);
+        assert_int_equal(zo_forward_end(rt, g), ZO_OK);
+        assert_int_equal(zo_release_all(rt), ZO_OK);
+    }
+    zo_nccl_stats st;
+    assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
+    assert_true(st.exchanges >= st.gathers);
+    assert_true(st.gathers >= 2);
+    assert_int_equal(zo_runtime_destroy(rt), ZO_OK);
+    zo_backend_destroy(b);
+}
+
 /* README's training step through the runtime's hooks, NCCL data plane */
 static void test_dev_runtime_step(void **state)
 {
@@ -790,7 +909,8 @@ static void *rank_main(void *p)
     int g = gather_check(a->b, 0, 0);
     int r1 = rs_check(a->b, 50, 12345, ZO_REDUCE_SUM);
     int r2 = rs_check(a->b, 51, 777, ZO_REDUCE_AVG);
-    a->bad = (g != 0) + (r1 != 0) + (r2 != 0);
+    int x = xchg_check(a->b);
+    a->bad = (g != 0) + (r1 != 0) + (r2 != 0) + (x != 0);
     return NULL;
 }
 
@@ -812,7 +932,7 @@ static void test_dev_all_devices(void **state)
         print_error("create_all(%d): %s\n", n, zo_nccl_create_error());
         fail();
     }
-    print_message("all-gather / reduce-scatter on %d device(s), one thread per rank\n", n);
+    print_message("all-gather / reduce-scatter / exchange on %d device(s), one thread per rank\n", n);
     for (int i = 0; i < n; i++) {
         args[i].b = bs[i];
         assert_int_equal(pthread_create(&th[i], NULL, rank_main, &args[i]), 0);
@@ -1264,6 +1384,76 @@ static void test_fake_mirror_detects_corruption(void **state)
     zo_backend_destroy(nb);
     assert_int_equal(fake_get().device_allocs, 0);
 }
+/* exchange's error paths: staging allocation, the all-gather, the copies,
+ * a broken communicator; the staging buffer is allocated once */
+static void test_fake_exchange_errors(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    long before = fake_get().device_allocs;
+    zo_backend *b = fake1(0, 0);
+    const zo_backend_ops *ops = b->ops;
+    uint8_t send[16] = {1, 2, 3}, recv[16];
+    long dev0 = fake_get().device_allocs;
+    fake_fail("cudaMalloc", 1, cudaErrorMemoryAllocation);
+    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_NOMEM);
+    assert_non_null(strstr(ops->last_error(b->ctx), "exchange: cudaMalloc"));
+    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_OK);
+    assert_memory_equal(recv, send, 16);
+    assert_int_equal(fake_get().device_allocs, dev0 + 1); /* the staging buffer */
+    long ag = fake_get().allgathers;
+    assert_int_equal(ops->exchange(b->ctx, send, 3, recv), ZO_OK);
+    assert_int_equal(fake_get().device_allocs, dev0 + 1); /* allocated once */
+    assert_int_equal(fake_get().allgathers, ag + 1);
+    fake_fail("ncclAllGather", 1, ncclSystemError);
+    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND);
+    assert_non_null(strstr(ops->last_error(b->ctx), "exchange: ncclAllGather"));
+    fake_fail("cudaMemcpyAsync", 1, cudaErrorLaunchFailure);
+    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND);
+    assert_non_null(strstr(ops->last_error(b->ctx), "exchange: cudaMemcpyAsync"));
+    fake_set_async_error(ncclRemoteError);
+    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND);
+    fake_set_async_error(ncclSuccess);
+    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND); /* communicator aborted */
+    zo_backend_destroy(b);
+    assert_int_equal(fake_get().device_allocs, before); /* staging freed */
+    fake_reset();
+}
+
+/* the mirror backend's exchange: the host world's answer (W copies in a
+ * single view of W = 3), the NCCL exchange run and checked alongside */
+static void test_fake_mirror_exchange(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    fake_reset();
+    zo_backend *nb = make1(cfg1());
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = 3;
+    hc.rank = 2;
+    zo_backend *hb = NULL, *mb = NULL;
+    assert_int_equal(zo_backend_host_create(&hc, &hb), ZO_OK);
+    assert_int_equal(zo_mirror_create(hb, nb, 0, 0, &mb), ZO_OK);
+    uint8_t send[40], recv[120];
+    for (int i = 0; i < 40; i++)
+        send[i] = (uint8_t)(i * 7 + 1);
+    long ag = fake_get().allgathers;
+    assert_int_equal(mb->ops->exchange(mb->ctx, send, 40, recv), ZO_OK);
+    for (int r = 0; r < 3; r++)
+        assert_memory_equal(recv + r * 40, send, 40);
+    assert_int_equal(fake_get().allgathers, ag + 1);
+    assert_int_equal(zo_mirror_get_stats(mb).exchanges_compared, 1);
+    /* a corrupted NCCL exchange is caught */
+    fake_corrupt_allgather(1);
+    assert_int_equal(mb->ops->exchange(mb->ctx, send, 40, recv), ZO_ERR_BACKEND);
+    assert_non_null(strstr(mb->ops->last_error(mb->ctx), "mirror: exchange"));
+    assert_int_equal(zo_mirror_get_stats(mb).mismatches, 1);
+    zo_backend_destroy(mb);
+    zo_backend_destroy(hb);
+    zo_backend_destroy(nb);
+    fake_reset();
+}
 #endif /* ZO_NCCL_FAKE */
 
 int main(void)
@@ -1298,6 +1488,8 @@ int main(void)
         cmocka_unit_test(test_dev_backpressure),
         cmocka_unit_test(test_dev_bad_handles),
         cmocka_unit_test(test_dev_reduce_scatter_w1),
+        cmocka_unit_test(test_dev_exchange_w1),
+        cmocka_unit_test(test_dev_runtime_verify),
         cmocka_unit_test(test_dev_runtime_step),
         cmocka_unit_test(test_dev_runtime_mirror),
         cmocka_unit_test(test_dev_all_devices),
@@ -1309,6 +1501,8 @@ int main(void)
         cmocka_unit_test(test_fake_offload_in_place),
         cmocka_unit_test(test_fake_file_bootstrap_threads),
         cmocka_unit_test(test_fake_mirror_detects_corruption),
+        cmocka_unit_test(test_fake_exchange_errors),
+        cmocka_unit_test(test_fake_mirror_exchange),
 #endif
     };
     return cmocka_run_group_tests_name("nccl backend", tests, NULL, NULL);

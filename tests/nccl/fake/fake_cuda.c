@@ -669,6 +669,13 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataT
         return ncclInvalidArgument;
     fake_world *w = comm->w;
     size_t bytes = count * tsize(t);
+    /* NCCL: send is either exactly recv + rank * bytes (in place) or does not
+     * overlap recv at all */
+    const char *sb = send, *rb = recv;
+    if (sb != rb + (size_t)comm->rank * bytes && sb < rb + bytes * (size_t)w->n && rb < sb + bytes) {
+        CNT(g_c.misuse++);
+        return ncclInvalidArgument;
+    }
     w->send[comm->rank] = send;
     w->recv[comm->rank] = recv;
     pthread_barrier_wait(&w->bar);
