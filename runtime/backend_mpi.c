@@ -29,8 +29,20 @@
 
 #define MPI_POISON 0xA5
 #define MPI_MAX_ALLOC (1ull << 40)
-#define MPI_RS_CHUNK (1ull << 27) /* reduce-scatter elements per rank per MPI call */
-#define MPI_BIG_UNIT (1ull << 30) /* unit of the derived datatypes for > INT_MAX bytes */
+/* The three limits below can be lowered at compile time so that tests reach
+ * the large-count paths with small tensors (tests/mpi: mpi/backend_small_counts). */
+#ifndef ZO_MPI_COUNT_MAX
+#define ZO_MPI_COUNT_MAX INT_MAX /* largest count passed as one MPI int count */
+#endif
+#ifndef ZO_MPI_BIG_UNIT
+#define ZO_MPI_BIG_UNIT (1ull << 30) /* unit of the derived datatypes for counts above ZO_MPI_COUNT_MAX */
+#endif
+#ifndef ZO_MPI_RS_CHUNK
+#define ZO_MPI_RS_CHUNK (1ull << 27) /* reduce-scatter elements per rank per MPI call */
+#endif
+#define MPI_RS_CHUNK ((uint64_t)(ZO_MPI_RS_CHUNK))
+#define MPI_BIG_UNIT ((uint64_t)(ZO_MPI_BIG_UNIT))
+#define MPI_COUNT_MAX ((uint64_t)(ZO_MPI_COUNT_MAX))
 
 typedef struct mpi_work mpi_work;
 
@@ -248,7 +260,7 @@ static mpi_work *checked_work(const mpi_ctx *c, zo_work *w)
     return w ? map_get(&c->works, (uint64_t)(uintptr_t)w) : NULL;
 }
 
-/* A datatype of exactly n bytes (extent n) for n > INT_MAX: q units of
+/* A datatype of exactly n bytes (extent n) for n > MPI_COUNT_MAX: q units of
  * MPI_BIG_UNIT bytes plus a remainder (BigMPI's construction).  Returns the
  * MPI return code. */
 static int make_big_type(uint64_t n, MPI_Datatype *out)
@@ -467,7 +479,7 @@ static int issue_item(mpi_ctx *c, mpi_work *w, int *k, int **ints, mpi_param *p,
     int W = c->world_size, rc = MPI_SUCCESS;
     if (p->copy_bytes == p->padded_bytes) {
         /* uniform shards: one all-gather */
-        if (p->shard_bytes <= (uint64_t)INT_MAX) {
+        if (p->shard_bytes <= MPI_COUNT_MAX) {
             rc = MPI_Iallgather(p->store, (int)p->shard_bytes, MPI_BYTE, full, (int)p->shard_bytes, MPI_BYTE,
                                 c->comm, &w->reqs[(*k)++]);
         } else {
@@ -479,7 +491,7 @@ static int issue_item(mpi_ctx *c, mpi_work *w, int *k, int **ints, mpi_param *p,
             }
         }
         c->st.collectives++;
-    } else if (p->copy_bytes <= (uint64_t)INT_MAX) {
+    } else if (p->copy_bytes <= MPI_COUNT_MAX) {
         /* capped: each rank contributes what it stores (possibly nothing) */
         int *counts = *ints, *displs = *ints + W;
         *ints += 2 * W;
@@ -492,7 +504,7 @@ static int issue_item(mpi_ctx *c, mpi_work *w, int *k, int **ints, mpi_param *p,
                              full, counts, displs, MPI_BYTE, c->comm, &w->reqs[(*k)++]);
         c->st.collectives++;
     } else {
-        /* capped above INT_MAX bytes: every storing rank broadcasts its part */
+        /* capped above MPI_COUNT_MAX bytes: every storing rank broadcasts its part */
         for (int r = 0; r < W && rc == MPI_SUCCESS; r++) {
             uint64_t s = rank_stored(p, r);
             if (!s)
@@ -500,7 +512,7 @@ static int issue_item(mpi_ctx *c, mpi_work *w, int *k, int **ints, mpi_param *p,
             uint8_t *dst = full + (uint64_t)r * p->shard_bytes;
             if (r == c->rank)
                 memcpy(dst, p->store, (size_t)s);
-            if (s <= (uint64_t)INT_MAX) {
+            if (s <= MPI_COUNT_MAX) {
                 rc = MPI_Ibcast(dst, (int)s, MPI_BYTE, r, c->comm, &w->reqs[(*k)++]);
             } else {
                 MPI_Datatype t;
@@ -578,7 +590,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         b->mark = gen;
         if (p->copy_bytes == p->padded_bytes) {
             nreq += 1;
-        } else if (p->copy_bytes <= (uint64_t)INT_MAX) {
+        } else if (p->copy_bytes <= MPI_COUNT_MAX) {
             nreq += 1;
             nints += 2 * (size_t)W;
         } else {

@@ -39,7 +39,9 @@
  *                 the two experts' shards - the mirror's byte comparison must
  *                 see it on every rank (why the fingerprint exists).
  * backend     the MPI backend's vtable directly: uncapped and capped
- *             (Iallgatherv) gathers, query/wait, a buffer freed while in
+ *             (Iallgatherv) gathers (built a second time with tiny MPI
+ *             count limits, mpi_replay_small_counts, so the derived-datatype,
+ *             per-rank Ibcast and chunked reduce-scatter paths run too), query/wait, a buffer freed while in
  *             flight, reduce-scatter SUM/AVG, exchange, bad arguments.
  *
  * A watchdog (alarm, $ZO_MPI_WATCHDOG_S seconds, default 50) ends a process
@@ -579,11 +581,12 @@ static int mode_backend(void)
     {
         void *full = NULL;
         zo_work *w = NULL;
-        CHECK(o->param_add(b->ctx, 3, 1001, 4, 251) == ZO_ERR_EXISTS, "double param_add");
-        CHECK(o->param_add(b->ctx, 20, 10, 4, 2) == ZO_ERR_INVALID_ARG, "bad partition accepted");
+        uint64_t p3 = (1001 + (uint64_t)g_world - 1) / (uint64_t)g_world;
+        CHECK(o->param_add(b->ctx, 3, 1001, 4, p3) == ZO_ERR_EXISTS, "double param_add");
+        CHECK(o->param_add(b->ctx, 20, 10, 4, 11) == ZO_ERR_INVALID_ARG, "bad partition accepted");
         CHECK(o->param_add(b->ctx, 21, 0, 4, 0) == ZO_ERR_INVALID_ARG, "numel 0 accepted");
         CHECK(o->full_alloc(b->ctx, 99, 16, &full) == ZO_ERR_BAD_HANDLE, "full_alloc of unknown param");
-        zo_gather_item it = {3, (void *)&full, 1001, 251, 4};
+        zo_gather_item it = {3, (void *)&full, 1001, p3, 4};
         CHECK(o->all_gather_start(b->ctx, &it, 1, &w) == ZO_ERR_INVALID_ARG && !w, "foreign buffer accepted");
         CHECK(o->wait(b->ctx, (zo_work *)&full) == ZO_ERR_INVALID_ARG, "foreign work accepted");
         int done = 0;
@@ -673,6 +676,15 @@ static int mode_backend(void)
             zo_gather_item it = {9, full, 400, 100, 4};
             CHECK(b->ops->all_gather_start(b->ctx, &it, 1, &w) == ZO_OK, "gather left in flight");
         }
+        zo_backend_destroy(b);
+    }
+    /* a cap that two ranks' bytes reach (W = 4: rank 0 1000 bytes, rank 1 500) */
+    b = NULL;
+    mc.max_bytes_per_param = 1500;
+    CHECK(zo_backend_mpi_create(&mc, &b) == ZO_OK, "create capped 1500: %s", zo_mpi_create_error());
+    if (b) {
+        bad += gather_check(b, 30, 1000, 4, 1500, 0);
+        bad += gather_check(b, 31, 250, 8, 1500, 1);
         zo_backend_destroy(b);
     }
     CHECK(ca.live == 0 && ca.total > 0, "the backend left %ld of its %ld allocations unfreed", ca.live, ca.total);
