@@ -10,15 +10,19 @@
 #   ctest      the whole ctest suite of build-gpu/ (host-backend unit tests,
 #              fuzz tests, nccl/test_backend_nccl, examples/mlp_trainer) with
 #              ZO_NCCL_TEST_EXPECT_DEVICE=1, so "no device" is a failure here
-#   nccl-w1    test_backend_nccl with ZO_NCCL_TEST_WORLD=1 (world size 1)
-#   nccl-wall  test_backend_nccl over every GPU (one thread per rank), if > 1
+#   nccl-w1    test_backend_nccl with ZO_NCCL_TEST_WORLD=1 (world size 1),
+#              including the exchange op (1..256 bytes) and a runtime with
+#              verify_collectives = 1 (one fingerprint exchange per collective)
+#   nccl-wall  test_backend_nccl over every GPU (one thread per rank), if > 1:
+#              all-gather, reduce-scatter and exchange (rank-order bytes)
 #   trainer    examples/mlp_trainer --nccl --check: one process per GPU
 #              (RANK/WORLD_SIZE/LOCAL_RANK + the file bootstrap), loss halves
 #   replay     the shipped corpus (corpus/seeds|regressions/fuzz_hooks)
 #              through fuzz_hooks_nccl_replay: every gathered parameter of
 #              the NCCL backend compared with the host backend's
 #   fuzz60     fuzz_hooks_nccl (libFuzzer, clang) for 60 s, same comparison
-#   bench      nccl_bench: all-gather GB/s vs cudaMemcpyAsync D2D, same sizes
+#   bench      nccl_bench: all-gather GB/s vs cudaMemcpyAsync D2D, same sizes,
+#              and microseconds per 64-byte exchange (the fingerprint cost)
 #
 # Results: $ZO_GPU_OUT, else $OUT (the device runner's output folder), else
 # build-gpu/: gpu-results.md (summary table, key numbers) and one log per
@@ -194,7 +198,7 @@ fi
     for f in ctest nccl-w1 nccl-wall; do
         [[ -f "$OUTDIR/$f.log" ]] || continue
         echo; echo "### $f"; echo '```'
-        grep -E 'tests passed|tests failed|PASSED|FAILED|SKIPPED|CUDA device|device\(s\)|The following tests' "$OUTDIR/$f.log" | head -n 30
+        grep -E 'tests passed|tests failed|PASSED|FAILED|SKIPPED|CUDA device|device\(s\)|exchange|The following tests' "$OUTDIR/$f.log" | head -n 30
         echo '```'
     done
     for f in trainer-w1 trainer-wall replay fuzz60 bench-w1 bench-wall; do

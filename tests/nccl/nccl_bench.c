@@ -14,9 +14,13 @@
  *   memcpy   cudaMemcpyAsync D2D of S bytes on one stream, N times, then
  *            cudaStreamSynchronize.
  * Prints one line per size: bytes, GB/s of each (S * N / time), ratio.
+ * Then the exchange op (the runtime's verify_collectives fingerprint: a
+ * 64-byte all-gather with a host round trip), 10 * N times after a warm-up:
+ * microseconds per exchange - the fingerprint check's cost per collective.
  * Exit status 0 on success, 2 when no device, 1 on an error.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +89,41 @@ static void *gather_loop(void *p)
     return NULL;
 }
 
+/* 64-byte exchanges on every rank (each rank's thread) */
+static void *exchange_loop(void *p)
+{
+    targ *a = p;
+    const zo_backend_ops *ops = a->b->ops;
+    void *ctx = a->b->ctx;
+    int W = ops->world_size(ctx), r = ops->rank(ctx);
+    cudaSetDevice(zo_nccl_device(a->b));
+    uint8_t send[64], *recv = malloc((size_t)W * 64);
+    if (!recv || !ops->exchange) {
+        a->err = 1;
+        free(recv);
+        return NULL;
+    }
+    memset(send, r, sizeof send);
+    for (int phase = 0; phase < 2 && !a->err; phase++) {
+        int n = phase ? a->iters : 10;
+        double t0 = now_s();
+        for (int i = 0; i < n; i++)
+            if (ops->exchange(ctx, send, sizeof send, recv)) {
+                fprintf(stderr, "exchange: %s\n", ops->last_error(ctx));
+                a->err = 1;
+                break;
+            }
+        a->secs = now_s() - t0;
+    }
+    for (int q = 0; q < W && !a->err; q++)
+        if (recv[(size_t)q * 64] != q || recv[(size_t)q * 64 + 63] != q) {
+            fprintf(stderr, "exchange: rank %d's bytes wrong on rank %d\n", q, r);
+            a->err = 1;
+        }
+    free(recv);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int iters = 50, world = 1;
@@ -109,6 +148,7 @@ int main(int argc, char **argv)
     zo_status s = zo_backend_nccl_create_all(&cfg, world, NULL, bs);
     if (s) {
         fprintf(stderr, "nccl_bench: %s: %s\n", zo_strerror(s), zo_nccl_create_error());
+        free(bs);
         return s == ZO_ERR_NO_DEVICE ? 2 : 1;
     }
     printf("# nccl_bench: world %d, %d iterations per size; GB/s = bytes * iters / seconds / 1e9\n", world, iters);
@@ -154,6 +194,23 @@ int main(int argc, char **argv)
             double g = (double)bytes * iters / gsec / 1e9, m = (double)bytes * iters / msec / 1e9;
             printf("%-12zu %12.2f %12.2f %8.3f\n", bytes, g, m, g / m);
         }
+        free(a);
+        free(th);
+    }
+    if (!rc) {
+        targ *a = calloc((size_t)world, sizeof *a);
+        pthread_t *th = calloc((size_t)world, sizeof *th);
+        for (int r = 0; r < world; r++) {
+            a[r] = (targ){bs[r], 0, iters * 10, 0, 0};
+            pthread_create(&th[r], NULL, exchange_loop, &a[r]);
+        }
+        for (int r = 0; r < world; r++) {
+            pthread_join(th[r], NULL);
+            rc |= a[r].err;
+        }
+        if (!rc)
+            printf("exchange: 64 bytes x %d ranks, %d iterations: %.1f us per exchange\n", world, iters * 10,
+                   a[0].secs * 1e6 / (iters * 10));
         free(a);
         free(th);
     }
