@@ -374,7 +374,13 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  pushed and m is active (as in DeepSpeed the exception unwinds the
  *  forward): call zo_forward_abort().  Prefetching is best effort: a
  *  prefetch that cannot be issued (allocation or backend failure) is
- *  reported as ZO_EV_ERROR and skipped, and the hook still returns ZO_OK. */
+ *  reported as ZO_EV_ERROR and skipped, and the hook still returns ZO_OK.
+ *  With verify_collectives: ZO_ERR_COLLECTIVE_MISMATCH before m's own
+ *  all-gather means nothing happened (as for a gather that could not be
+ *  issued); before a prefetch it is not skipped but returned: m's own
+ *  parameters were fetched, the call is pushed and m is active (call
+ *  zo_forward_abort()), the prefetch was not issued.  A module held by a
+ *  ZO_MODULE_GATHER_ALWAYS ancestor fetches, traces and prefetches nothing. */
 zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags);
 
 /** Hook D, _post_backward_module_hook, for the innermost open call of m.
@@ -437,7 +443,9 @@ zo_status zo_backward_begin(zo_runtime *rt, zo_graph g, int retain_graph);
  *  fetch_sub_module(m, forward=False) and decrement.  Per-call: fetch on
  *  every arrival (idempotent).
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no backward running),
- *  ZO_ERR_TRACE, ZO_ERR_BACKEND. */
+ *  ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_COLLECTIVE_MISMATCH (before m's own
+ *  all-gather: nothing happened, the count is not consumed; before a
+ *  prefetch: m was fetched and is active, as zo_pre_forward). */
 zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h);
 
 /** PostBackwardFunctionModule.backward: the gradient w.r.t. one input
@@ -486,14 +494,19 @@ zo_status zo_graph_discard(zo_runtime *rt, zo_graph g);
  *  ZeROOrderedDict) and otherwise return ZO_ERR_NOT_AVAILABLE with
  *  *out_data = NULL.  out_bytes may be NULL.
  *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE, ZO_ERR_NOT_AVAILABLE,
- *  ZO_ERR_BACKEND, ZO_ERR_NOMEM. */
+ *  ZO_ERR_BACKEND, ZO_ERR_NOMEM, ZO_ERR_COLLECTIVE_MISMATCH (verify_collectives,
+ *  gather on access: nothing happened). */
 zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
                           const void **out_data, size_t *out_bytes);
 
 /** release_and_reset_all: waits every in-flight gather, clears every
  *  active set, releases every non-persistent parameter, resets the
  *  live-parameter count; every open per-call window is closed as a
- *  leftover.  Call at the optimizer step.  Errors: ZO_ERR_BACKEND. */
+ *  leftover.  Call at the optimizer step.  Errors: ZO_ERR_BACKEND;
+ *  with verify_collectives, ZO_ERR_COLLECTIVE_MISMATCH (the ranks' steps
+ *  cover different trainable parameters, or a rank is elsewhere in its
+ *  collective sequence), ZO_ERR_BACKEND or ZO_ERR_NOMEM from the exchange:
+ *  then the call had no effect. */
 zo_status zo_release_all(zo_runtime *rt);
 
 /** The coordinator's reset_step() for the train (eval = 0) or eval
@@ -531,7 +544,10 @@ typedef struct zo_module_info {
     int64_t pre_backward_ref_cnt;       /**< applied_pre_backward_ref_cnt (legacy) */
     uint32_t open_windows;              /**< per-call windows still open */
     uint32_t open_calls;                /**< calls on the forward stack */
-    uint64_t n_params;                  /**< parameters fetched for it (own, subtree if leaf, external) */
+    uint64_t n_params;                  /**< parameters fetched for it (own, subtree if leaf or gather-always,
+                                             external; 0 for a module held by a gather-always ancestor) */
+    zo_module_id gather_holder;         /**< the ZO_MODULE_GATHER_ALWAYS ancestor that fetches and releases
+                                             its parameters, or ZO_NO_MODULE */
 } zo_module_info;
 /** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
 zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out);

@@ -138,6 +138,15 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     zo_status s = zo__rebuild(rt);
     if (s) return s;
     zo_mod *md = &rt->mods[m];
+    if (md->ga_holder != ZO_NO_MODULE) {
+        /* held by a gather-always ancestor (ZO_MODULE_GATHER_ALWAYS): no
+         * fetch, no trace entry, no prefetch, no step; the call still counts
+         * as activated (its hooks keep their counters and windows).  The
+         * holder's fetch gathered these parameters; if it is not active they
+         * are gathered on access. */
+        *activated = 1;
+        return ZO_OK;
+    }
     s = zo__coord_reserve_record(rt, c);
     if (s) return zo__fail(rt, s, "cannot grow the module trace");
     s = zo__reserve_act(rt, m);
@@ -202,7 +211,15 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
             }
             if (n_pf) {
                 zo_status ps = zo__gather(rt, rt->scratch, n_pf, 1);
-                (void)ps; /* prefetch is best effort: the error was reported as ZO_EV_ERROR */
+                /* prefetch is best effort: an allocation or backend error was
+                 * reported as ZO_EV_ERROR and the parameters are fetched when
+                 * needed.  A collective mismatch is not: the ranks diverged and
+                 * the job cannot continue, so it is the hook's error (the
+                 * module's own fetch completed and counts as this step's). */
+                if (ps == ZO_ERR_COLLECTIVE_MISMATCH) {
+                    c->step_id++;
+                    return ps;
+                }
             }
         }
     }

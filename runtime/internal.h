@@ -22,6 +22,17 @@
 #define ZO_MAX_SLOTS (1u << 20)
 #define ZO_MAX_NAME 255
 
+/* collective fingerprint (zo_config.verify_collectives), util.c */
+#define ZO_FP_BYTES 64
+#define ZO_FP_MAX_IDS 7
+enum { ZO_FP_KIND_GATHER = 1, ZO_FP_KIND_STEP = 2 };
+typedef struct zo_fp_acc {
+    uint64_t hash;            /* over (param id, numel, elem_size) in issue order */
+    uint64_t total_numel;     /* elements */
+    uint32_t n;               /* parameters */
+    zo_param_id ids[ZO_FP_MAX_IDS];
+} zo_fp_acc;
+
 /* grad handle layout: kind(3) | gen(21) | index(20) | slot(20) */
 enum {
     ZO_H_LEGACY_IN = 1,
@@ -34,6 +45,8 @@ typedef struct zo_mod {
     zo_module_id parent;
     unsigned flags;
     uint8_t in_leaf;          /* some strict ancestor is a z3 leaf */
+    uint8_t ga;               /* effective ZO_MODULE_GATHER_ALWAYS: flag set, not in a leaf, not held */
+    zo_module_id ga_holder;   /* the gather-always ancestor holding its parameters, or ZO_NO_MODULE */
     char *name;
     zo_param_id *own;         /* parameters(recurse=False) */
     uint32_t n_own, cap_own;
@@ -191,6 +204,11 @@ struct zo_runtime {
     uint64_t ev_seq;
     uint64_t max_numel;       /* largest parameter */
 
+    /* verify_collectives: the fingerprint exchanged before each collective */
+    uint64_t coll_seq;        /* fingerprinted collectives so far (exchanges attempted) */
+    uint8_t fp_send[ZO_FP_BYTES];
+    uint8_t *fp_recv;         /* W * ZO_FP_BYTES, allocated at create when verifying */
+
     zo_param_id *scratch;     /* temp id buffer, n_pars entries after rebuild */
     uint64_t *mark1, *mark2;  /* per-param stamps (set membership) */
     uint32_t cap_marks;
@@ -212,6 +230,18 @@ zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...)
 void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
               int64_t before, int64_t after, int valid, const char *detail);
 char *zo__strdup(zo_runtime *rt, const char *s);
+
+void zo__fp_init(zo_fp_acc *a);
+void zo__fp_add(zo_fp_acc *a, zo_param_id p, uint64_t numel, uint32_t elem_size);
+void zo__fp_encode(const zo_fp_acc *a, uint64_t seq, unsigned kind, uint8_t out[ZO_FP_BYTES]);
+/* "all-gather of 2 params [3, 4] (3072 elements)" or, when the peer's
+ * sequence number differs from ref_seq, prefixed by "collective N: ";
+ * an undecodable fingerprint is described as such.  Returns buf. */
+char *zo__fp_describe(const uint8_t fp[ZO_FP_BYTES], uint64_t ref_seq, char *buf, size_t len);
+/* sequence number of an encoded fingerprint (0 when undecodable) */
+uint64_t zo__fp_seq(const uint8_t fp[ZO_FP_BYTES]);
+uint64_t zo__fp_hash(const uint8_t fp[ZO_FP_BYTES]);
+int zo__fp_valid(const uint8_t fp[ZO_FP_BYTES]);
 
 /* runtime.c, used by coordinator.c */
 zo_status zo__rebuild(zo_runtime *rt);

@@ -74,6 +74,8 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
             return ZO_ERR_INVALID_ARG;
         if (b->ops->world_size(b->ctx) != cfg->world_size || b->ops->rank(b->ctx) != cfg->rank)
             return ZO_ERR_BACKEND;
+        /* verify_collectives needs the version 2 exchange op */
+        if (cfg->verify_collectives && (b->ops->version < 2u || !b->ops->exchange)) return ZO_ERR_UNSUPPORTED;
     }
     zo_runtime tmp;
     memset(&tmp, 0, sizeof tmp);
@@ -99,6 +101,21 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
             return s;
         }
         rt->own_backend = 1;
+        if (cfg->verify_collectives && (rt->backend->ops->version < 2u || !rt->backend->ops->exchange)) {
+            zo_backend_destroy(rt->backend);
+            zo__free(rt, rt);
+            return ZO_ERR_UNSUPPORTED;
+        }
+    }
+    if (cfg->verify_collectives) {
+        /* the one receive buffer of every fingerprint exchange: nothing is
+         * allocated per collective */
+        rt->fp_recv = zo__calloc(rt, (size_t)cfg->world_size, ZO_FP_BYTES);
+        if (!rt->fp_recv) {
+            if (rt->own_backend) zo_backend_destroy(rt->backend);
+            zo__free(rt, rt);
+            return ZO_ERR_NOMEM;
+        }
     }
     *out = rt;
     return ZO_OK;
@@ -146,6 +163,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->scratch);
     zo__free(rt, rt->mark1);
     zo__free(rt, rt->mark2);
+    zo__free(rt, rt->fp_recv);
     if (rt->own_backend) zo_backend_destroy(rt->backend);
     zo__free(rt, rt);
     return ZO_OK;
@@ -168,8 +186,11 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
                              zo_module_id *out) {
     if (!rt) return ZO_ERR_INVALID_ARG;
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: out is NULL");
-    if (flags & ~ZO_MODULE_Z3_LEAF)
+    if (flags & ~(ZO_MODULE_Z3_LEAF | ZO_MODULE_GATHER_ALWAYS))
         return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: unknown flags 0x%x", flags);
+    if ((flags & ZO_MODULE_Z3_LEAF) && (flags & ZO_MODULE_GATHER_ALWAYS))
+        return zo__fail(rt, ZO_ERR_INVALID_ARG,
+                        "zo_module_register: ZO_MODULE_GATHER_ALWAYS and ZO_MODULE_Z3_LEAF on the same module");
     if (!name_ok(name)) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: name longer than 255");
     if (parent != ZO_NO_MODULE && parent >= rt->n_mods)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_register: unknown parent module %u", parent);
@@ -195,8 +216,15 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     md->name = nm;
     md->calls_head = ZO_NONE32;
     md->last_ended = ZO_NONE32;
-    if (parent != ZO_NO_MODULE)
-        md->in_leaf = rt->mods[parent].in_leaf || (rt->mods[parent].flags & ZO_MODULE_Z3_LEAF);
+    md->ga_holder = ZO_NO_MODULE;
+    if (parent != ZO_NO_MODULE) {
+        const zo_mod *pm = &rt->mods[parent];
+        md->in_leaf = pm->in_leaf || (pm->flags & ZO_MODULE_Z3_LEAF);
+        /* the outermost effective gather-always ancestor holds the subtree */
+        md->ga_holder = pm->ga_holder != ZO_NO_MODULE ? pm->ga_holder : (pm->ga ? parent : ZO_NO_MODULE);
+    }
+    /* inside a z3 leaf or below another gather-always module: no effect */
+    md->ga = (flags & ZO_MODULE_GATHER_ALWAYS) && !md->in_leaf && md->ga_holder == ZO_NO_MODULE;
     if (rt->cfg.grads_policy == ZO_GRADS_INIT_AT_REGISTER) {
         md->grads = 0;
         md->grads_init = 1;
@@ -301,8 +329,19 @@ static int cmp_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Rebuild the derived fetch lists (own + subtree if z3 leaf + external,
- * sorted unique), users, and the scratch arrays.  All or nothing. */
+/* a module whose fetch gathers its whole subtree: a z3 leaf (that is not
+ * itself held by a gather-always ancestor) or an effective gather-always */
+static int fetches_subtree(const zo_mod *md) {
+    if (md->ga_holder != ZO_NO_MODULE) return 0;
+    return md->ga || (md->flags & ZO_MODULE_Z3_LEAF);
+}
+
+/* Rebuild the derived fetch lists, sorted unique, users, and the scratch
+ * arrays.  All or nothing.  A module's list: its own and external
+ * parameters, plus every parameter owned in its subtree if it is a z3 leaf
+ * or gather-always; a gather-always module also takes the external
+ * parameters of every module it holds, and those modules' lists are empty
+ * (they never fetch: the holder does, for them). */
 zo_status zo__rebuild(zo_runtime *rt) {
     if (!rt->dirty) return ZO_OK;
     uint32_t nm = rt->n_mods, np = rt->n_pars;
@@ -314,13 +353,21 @@ zo_status zo__rebuild(zo_runtime *rt) {
     uint64_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
     uint64_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
     int ok = cnt && ucnt && lists && ulists && scratch && m1 && m2;
-    /* upper bounds: own + ext + (leaf) params owned below */
+    /* upper bounds: own + ext + (leaf, gather-always) params owned below
+     * + (gather-always) external uses of the modules it holds.  A module
+     * held by a gather-always ancestor fetches nothing itself. */
     if (ok) {
-        for (uint32_t m = 0; m < nm; m++) cnt[m] = rt->mods[m].n_own + rt->mods[m].n_ext;
+        for (uint32_t m = 0; m < nm; m++) {
+            const zo_mod *md = &rt->mods[m];
+            if (md->ga_holder != ZO_NO_MODULE)
+                cnt[md->ga_holder] += md->n_own + md->n_ext; /* own ones counted once more below: a bound */
+            else
+                cnt[m] += md->n_own + md->n_ext;
+        }
         for (uint32_t p = 0; p < np; p++) {
             zo_module_id a = rt->mods[rt->pars[p].owner].parent;
             while (a != ZO_NO_MODULE) {
-                if (rt->mods[a].flags & ZO_MODULE_Z3_LEAF) cnt[a]++;
+                if (fetches_subtree(&rt->mods[a])) cnt[a]++;
                 a = rt->mods[a].parent;
             }
         }
@@ -333,13 +380,14 @@ zo_status zo__rebuild(zo_runtime *rt) {
     if (ok) {
         for (uint32_t m = 0; m < nm; m++) {
             const zo_mod *md = &rt->mods[m];
-            for (uint32_t i = 0; i < md->n_own; i++) lists[m][cnt[m]++] = md->own[i];
-            for (uint32_t i = 0; i < md->n_ext; i++) lists[m][cnt[m]++] = md->ext[i];
+            zo_module_id t = md->ga_holder != ZO_NO_MODULE ? md->ga_holder : m;
+            for (uint32_t i = 0; i < md->n_own; i++) lists[t][cnt[t]++] = md->own[i];
+            for (uint32_t i = 0; i < md->n_ext; i++) lists[t][cnt[t]++] = md->ext[i];
         }
         for (uint32_t p = 0; p < np; p++) {
             zo_module_id a = rt->mods[rt->pars[p].owner].parent;
             while (a != ZO_NO_MODULE) {
-                if (rt->mods[a].flags & ZO_MODULE_Z3_LEAF) lists[a][cnt[a]++] = p;
+                if (fetches_subtree(&rt->mods[a])) lists[a][cnt[a]++] = p;
                 a = rt->mods[a].parent;
             }
         }
@@ -441,6 +489,63 @@ static const char *backend_msg(zo_runtime *rt, zo_status s) {
     return m && m[0] ? m : zo_strerror(s);
 }
 
+/* verify_collectives: exchanges rt->fp_send (this rank's fingerprint of
+ * the collective about to be issued, `what`) with every rank and compares.
+ * ZO_OK when every rank sent the same bytes.  Otherwise
+ * ZO_ERR_COLLECTIVE_MISMATCH naming rank 0 and the first rank that differs
+ * from it (the same text on every rank), ZO_ERR_COLLECTIVE_MISMATCH from the
+ * backend (a host world that would hang), or ZO_ERR_BACKEND / ZO_ERR_NOMEM
+ * when the exchange itself failed.  Allocates nothing. */
+static zo_status fp_exchange(zo_runtime *rt, const char *what, int prefetch) {
+    const zo_backend_ops *ops = rt->backend->ops;
+    uint64_t seq = rt->coll_seq++;
+    int W = rt->cfg.world_size;
+    const uint8_t *recv = rt->fp_recv;
+    zo_status s = ops->exchange(rt->backend->ctx, rt->fp_send, ZO_FP_BYTES, rt->fp_recv);
+    if (s == ZO_ERR_COLLECTIVE_MISMATCH)
+        return zo__fail(rt, s, "collective %llu: fingerprint exchange before %s: %s", (unsigned long long)seq, what,
+                        backend_msg(rt, s));
+    if (s)
+        return zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND,
+                        "collective %llu: fingerprint exchange before %s: %s", (unsigned long long)seq, what,
+                        backend_msg(rt, s));
+    if (memcmp(recv + (size_t)rt->cfg.rank * ZO_FP_BYTES, rt->fp_send, ZO_FP_BYTES) != 0)
+        return zo__fail(rt, ZO_ERR_BACKEND,
+                        "collective %llu: the fingerprint exchange did not return this rank's own message at "
+                        "offset rank * %d",
+                        (unsigned long long)seq, ZO_FP_BYTES);
+    int other = -1;
+    for (int r = 1; r < W && other < 0; r++)
+        if (memcmp(recv + (size_t)r * ZO_FP_BYTES, recv, ZO_FP_BYTES) != 0) other = r;
+    if (other < 0) return ZO_OK;
+    const uint8_t *a = recv, *b = recv + (size_t)other * ZO_FP_BYTES;
+    uint64_t ref = zo__fp_valid(a) ? zo__fp_seq(a) : seq;
+    char da[200], db[200];
+    zo__fp_describe(a, ref, da, sizeof da);
+    zo__fp_describe(b, ref, db, sizeof db);
+    /* the same text on every rank, plus where this rank noticed it when
+     * that is a prefetch (another rank may have been fetching) */
+    const char *here = prefetch ? " (this rank: before a prefetch)" : "";
+    if (strcmp(da, db) == 0) /* same visible fields: ids past the first few, numels or element sizes */
+        return zo__fail(rt, ZO_ERR_COLLECTIVE_MISMATCH,
+                        "collective %llu: rank 0 %s vs rank %d %s (parameter hash %016llx vs %016llx)%s",
+                        (unsigned long long)ref, da, other, db, (unsigned long long)zo__fp_hash(a),
+                        (unsigned long long)zo__fp_hash(b), here);
+    return zo__fail(rt, ZO_ERR_COLLECTIVE_MISMATCH, "collective %llu: rank 0 %s vs rank %d %s%s",
+                    (unsigned long long)ref, da, other, db, here);
+}
+
+/* verify_collectives at the optimizer step: every trainable parameter, in
+ * id order (the gradient collectives DeepSpeed's step runs). */
+static zo_status fp_verify_step(zo_runtime *rt) {
+    zo_fp_acc a;
+    zo__fp_init(&a);
+    for (uint32_t p = 0; p < rt->n_pars; p++)
+        if (rt->pars[p].trainable) zo__fp_add(&a, p, rt->pars[p].numel, rt->pars[p].elem_size);
+    zo__fp_encode(&a, rt->coll_seq, ZO_FP_KIND_STEP, rt->fp_send);
+    return fp_exchange(rt, "the optimizer step", 0);
+}
+
 /* __all_gather_params: one coalesced all-gather of the NOT_AVAILABLE ones
  * among ids.  On error nothing changed. */
 zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch) {
@@ -492,11 +597,22 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         j++;
     }
     zo_work *work = NULL;
-    if (!s) s = ops->all_gather_start(bctx, items, j, &work);
-    if (s) {
+    zo_status vs = ZO_OK;
+    if (!s && rt->cfg.verify_collectives) {
+        /* after every local step that can fail, right before the collective:
+         * the fingerprint of exactly the group all_gather_start receives */
+        zo_fp_acc a;
+        zo__fp_init(&a);
+        for (size_t t = 0; t < j; t++) zo__fp_add(&a, items[t].param, items[t].numel, items[t].elem_size);
+        zo__fp_encode(&a, rt->coll_seq, ZO_FP_KIND_GATHER, rt->fp_send);
+        vs = fp_exchange(rt, prefetch ? "a prefetch all-gather" : "an all-gather", prefetch);
+    }
+    if (!s && !vs) s = ops->all_gather_start(bctx, items, j, &work);
+    if (s || vs) {
         for (size_t t = 0; t < j; t++) ops->full_free(bctx, items[t].param, items[t].full);
         zo__free(rt, items);
         zo__free(rt, plist);
+        if (vs) return vs; /* nothing issued; the message names both sides */
         zo_status r = s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND;
         return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k,
                         backend_msg(rt, s));
@@ -1426,6 +1542,12 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const v
 zo_status zo_release_all(zo_runtime *rt) {
     if (!rt) return ZO_ERR_INVALID_ARG;
     zo__emit(rt, ZO_EV_RELEASE_ALL, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, NULL);
+    if (rt->cfg.verify_collectives) {
+        /* the optimizer step's collectives: on a mismatch (or a failed
+         * exchange) the sweep does not run, the call has no effect */
+        zo_status s = fp_verify_step(rt);
+        if (s) return s;
+    }
     zo_status first = ZO_OK;
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         zo_par *pr = &rt->pars[p];
@@ -1506,6 +1628,21 @@ int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m) 
     return 0;
 }
 
+/* 1 if parameter p is in the fetch set of gather-always module g: owned
+ * in its subtree, or used by g or a module it holds (exact, no allocation) */
+static int ga_uses(const zo_runtime *rt, zo_module_id g, zo_param_id p) {
+    zo_module_id a = rt->pars[p].owner;
+    while (a != ZO_NO_MODULE && a != g) a = rt->mods[a].parent;
+    if (a == g) return 1;
+    for (uint32_t m = 0; m < rt->n_mods; m++) {
+        const zo_mod *md = &rt->mods[m];
+        if (m != g && md->ga_holder != g) continue;
+        for (uint32_t i = 0; i < md->n_ext; i++)
+            if (md->ext[i] == p) return 1;
+    }
+    return 0;
+}
+
 zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out) {
     if (!rt || !out) return ZO_ERR_INVALID_ARG;
     if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
@@ -1524,15 +1661,23 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
     out->pre_backward_ref_cnt = md->refcnt;
     out->open_windows = md->open_windows;
     out->open_calls = md->open_calls;
+    out->gather_holder = md->ga_holder;
     if (rt->dirty) {
-        /* count without rebuilding (const): own + ext (+ subtree for leaves) */
-        uint64_t n = md->n_own + md->n_ext;
-        if (md->flags & ZO_MODULE_Z3_LEAF)
-            for (uint32_t p = 0; p < rt->n_pars; p++) {
-                zo_module_id a = rt->mods[rt->pars[p].owner].parent;
-                while (a != ZO_NO_MODULE && a != m) a = rt->mods[a].parent;
-                if (a == m) n++;
-            }
+        /* count without rebuilding (const, no allocation): own + ext
+         * (+ subtree for leaves; + subtree and held modules' external ones
+         * for gather-always; nothing for held modules) */
+        uint64_t n = 0;
+        if (md->ga) {
+            for (uint32_t p = 0; p < rt->n_pars; p++) n += ga_uses(rt, m, p);
+        } else if (md->ga_holder == ZO_NO_MODULE) {
+            n = md->n_own + md->n_ext;
+            if (md->flags & ZO_MODULE_Z3_LEAF)
+                for (uint32_t p = 0; p < rt->n_pars; p++) {
+                    zo_module_id a = rt->mods[rt->pars[p].owner].parent;
+                    while (a != ZO_NO_MODULE && a != m) a = rt->mods[a].parent;
+                    if (a == m) n++;
+                }
+        }
         out->n_params = n;
     } else {
         out->n_params = md->n_fetch;

@@ -179,3 +179,115 @@ const char *zo_event_kind_name(zo_event_kind k) {
     if ((unsigned)k >= ZO_EV_KIND_COUNT) return "UNKNOWN";
     return k_event_names[k];
 }
+
+/* ------------------------------------------------------------------ */
+/* collective fingerprint (zo_config.verify_collectives)                */
+/* ------------------------------------------------------------------ */
+
+/* Layout, little-endian, 64 bytes:
+ *   0 magic "ZOFP" (u32)   4 version (u16)   6 kind (u8)   7 ids shown (u8)
+ *   8 sequence number (u64)   16 total numel (u64)   24 hash (u64)
+ *  32 parameter count (u32)   36 first 7 parameter ids (u32 each)
+ * Built without allocation; every rank encodes the same bytes for the same
+ * collective, so the comparison is a memcmp. */
+#define FP_MAGIC 0x50464F5Au /* "ZOFP" read as little-endian bytes */
+#define FP_VERSION 1u
+
+static uint64_t fp_mix(uint64_t h, uint64_t v) {
+    /* splitmix64 finaliser over h ^ v: cheap, every input bit matters */
+    uint64_t z = h ^ (v + 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void zo__fp_init(zo_fp_acc *a) {
+    memset(a, 0, sizeof *a);
+    a->hash = 0x5A4F46494E474552ull;
+}
+
+void zo__fp_add(zo_fp_acc *a, zo_param_id p, uint64_t numel, uint32_t elem_size) {
+    if (a->n < ZO_FP_MAX_IDS) a->ids[a->n] = p;
+    if (a->n < UINT32_MAX) a->n++;
+    a->total_numel += numel;
+    a->hash = fp_mix(fp_mix(fp_mix(a->hash, p), numel), elem_size);
+}
+
+static void put_le(uint8_t *o, uint64_t v, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; i++) o[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *o, unsigned bytes) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; i++) v |= (uint64_t)o[i] << (8 * i);
+    return v;
+}
+
+void zo__fp_encode(const zo_fp_acc *a, uint64_t seq, unsigned kind, uint8_t out[ZO_FP_BYTES]) {
+    memset(out, 0, ZO_FP_BYTES);
+    unsigned shown = a->n < ZO_FP_MAX_IDS ? a->n : ZO_FP_MAX_IDS;
+    put_le(out + 0, FP_MAGIC, 4);
+    put_le(out + 4, FP_VERSION, 2);
+    out[6] = (uint8_t)kind;
+    out[7] = (uint8_t)shown;
+    put_le(out + 8, seq, 8);
+    put_le(out + 16, a->total_numel, 8);
+    put_le(out + 24, a->hash, 8);
+    put_le(out + 32, a->n, 4);
+    for (unsigned i = 0; i < shown; i++) put_le(out + 36 + 4 * i, a->ids[i], 4);
+}
+
+int zo__fp_valid(const uint8_t fp[ZO_FP_BYTES]) {
+    return get_le(fp, 4) == FP_MAGIC && get_le(fp + 4, 2) == FP_VERSION &&
+           (fp[6] == ZO_FP_KIND_GATHER || fp[6] == ZO_FP_KIND_STEP) && fp[7] <= ZO_FP_MAX_IDS;
+}
+
+uint64_t zo__fp_seq(const uint8_t fp[ZO_FP_BYTES]) {
+    return zo__fp_valid(fp) ? get_le(fp + 8, 8) : 0;
+}
+
+uint64_t zo__fp_hash(const uint8_t fp[ZO_FP_BYTES]) {
+    return get_le(fp + 24, 8);
+}
+
+/* appends with snprintf semantics; *pos never passes len - 1 */
+static void app(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void app(char *buf, size_t len, size_t *pos, const char *fmt, ...) {
+    if (*pos + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    *pos += (size_t)n;
+    if (*pos >= len) *pos = len - 1;
+}
+
+char *zo__fp_describe(const uint8_t fp[ZO_FP_BYTES], uint64_t ref_seq, char *buf, size_t len) {
+    size_t pos = 0;
+    if (!buf || len == 0) return buf;
+    buf[0] = '\0';
+    if (!zo__fp_valid(fp)) {
+        app(buf, len, &pos, "an unrecognised fingerprint (first bytes %02x%02x%02x%02x%02x%02x%02x%02x)", fp[0],
+            fp[1], fp[2], fp[3], fp[4], fp[5], fp[6], fp[7]);
+        return buf;
+    }
+    uint64_t seq = get_le(fp + 8, 8);
+    uint64_t n = get_le(fp + 32, 4);
+    unsigned shown = fp[7];
+    if (seq != ref_seq) app(buf, len, &pos, "collective %llu: ", (unsigned long long)seq);
+    if (fp[6] == ZO_FP_KIND_STEP)
+        app(buf, len, &pos, "step over %llu trainable param%s [", (unsigned long long)n, n == 1 ? "" : "s");
+    else
+        app(buf, len, &pos, "all-gather of %llu param%s [", (unsigned long long)n, n == 1 ? "" : "s");
+    for (unsigned i = 0; i < shown; i++)
+        app(buf, len, &pos, "%s%llu", i ? ", " : "", (unsigned long long)get_le(fp + 36 + 4 * i, 4));
+    if (n > shown) app(buf, len, &pos, "%s... +%llu more", shown ? ", " : "", (unsigned long long)(n - shown));
+    uint64_t total = get_le(fp + 16, 8);
+    app(buf, len, &pos, "] (%llu element%s)", (unsigned long long)total, total == 1 ? "" : "s");
+    return buf;
+}
