@@ -102,7 +102,7 @@ typedef struct callx {
     uref pending[ZS_MAX_USE];
 } callx;
 
-enum { PH_START, PH_SCN, PH_EXPECT, PH_CONFIG, PH_MODULE, PH_PARAM, PH_USE, PH_STEP, PH_ORDER };
+enum { PH_START, PH_SCN, PH_EXPECT, PH_CONFIG, PH_MODULE, PH_PARAM, PH_USE, PH_STEP, PH_RANK, PH_ORDER };
 
 typedef struct pstate {
     const char *text;
@@ -143,6 +143,7 @@ typedef struct pstate {
     int step_line[ZS_MAX_STEPS];
     int pass_line[ZS_MAX_STEPS][ZS_MAX_PASSES];
     int call_line[ZS_MAX_STEPS][ZS_MAX_PASSES][ZS_MAX_CALLS];
+    int edit_line[ZS_MAX_RANK_EDITS];
 } pstate;
 
 static void fail_at(pstate *ps, int line, int col, const char *fmt, ...)
@@ -270,7 +271,7 @@ static int tokenize(pstate *ps, const char *line, size_t n)
             while (k < n) {
                 unsigned char d = (unsigned char)line[k];
                 if (d == '-' && k + 1 < n && line[k + 1] == '>') break;
-                if (!(is_name_char(d) || d == '@')) break;
+                if (!(is_name_char(d) || d == '@' || d == ':')) break;
                 k++;
             }
             tk->kind = T_WORD;
@@ -534,7 +535,7 @@ static void st_expect(pstate *ps)
             }
         }
         if (vd < 0) {
-            expected(ps, v, "a verdict (ok, I1..I7, ERR, setup)");
+            expected(ps, v, "a verdict (ok, I1..I8, ERR, setup)");
             return;
         }
         ex.have[p] = 1;
@@ -544,12 +545,14 @@ static void st_expect(pstate *ps)
     if (ps->exp) *ps->exp = ex;
 }
 
-enum { CK_POLICY, CK_WORLD, CK_RANK, CK_ORDER, CK_DEFERRED, CK_PROGRESS, CK_TH0 };
+enum { CK_POLICY, CK_WORLD, CK_RANK, CK_ORDER, CK_DEFERRED, CK_PROGRESS, CK_TH0,
+       CK_RANKS = CK_TH0 + ZS_TH_COUNT, CK_VERIFY };
 static const char *const cfg_keys[] = {"policy", "world_size", "rank", "order", "deferred",
                                        "progress_every", "param_persistence_threshold",
                                        "model_persistence_threshold", "prefetch_bucket_size",
-                                       "max_live_parameters", "max_reuse_distance"};
-#define N_CFG_KEYS 11
+                                       "max_live_parameters", "max_reuse_distance", "ranks",
+                                       "verify_collectives"};
+#define N_CFG_KEYS 13
 
 static void st_config(pstate *ps)
 {
@@ -566,8 +569,8 @@ static void st_config(pstate *ps)
             if (is_word(ps, i, cfg_keys[q])) k = q;
         if (k < 0) {
             expected(ps, i,
-                     "a config key (policy, world_size, rank, order, deferred, progress_every, "
-                     "or a threshold name)");
+                     "a config key (policy, world_size, rank, ranks, order, deferred, progress_every, "
+                     "verify_collectives, or a threshold name)");
             return;
         }
         if (ps->cfg_seen & (1u << k)) {
@@ -609,6 +612,18 @@ static void st_config(pstate *ps)
             if (num_tok(ps, v, 0, ZS_MAX_PROGRESS, 0, "progress_every", &x)) return;
             c->progress_every = (uint8_t)x;
             break;
+        case CK_RANKS:
+            if (is_word(ps, v, "all")) c->all_ranks = 1;
+            else if (is_word(ps, v, "one")) c->all_ranks = 0;
+            else {
+                expected(ps, v, "all (every rank runs, each its own program) or one (rank's view)");
+                return;
+            }
+            break;
+        case CK_VERIFY:
+            if (num_tok(ps, v, 0, 1, 0, "verify_collectives", &x)) return;
+            c->verify_collectives = (uint8_t)x;
+            break;
         default:
             if (num_tok(ps, v, 0, ZS_INF, 1, cfg_keys[k], &x)) return;
             *zs_config_threshold(c, k - CK_TH0) = x;
@@ -634,13 +649,19 @@ static void st_module(pstate *ps, int parent)
     memset(m, 0, sizeof *m);
     if (decl_name(ps, 1, m->name, "module")) return;
     int i = 2;
-    if (is_word(ps, i, "z3_leaf")) {
-        m->flags |= ZS_MOD_Z3_LEAF;
+    while (i < ps->nt) {
+        unsigned f = is_word(ps, i, "z3_leaf") ? ZS_MOD_Z3_LEAF
+                     : is_word(ps, i, "gather_always") ? ZS_MOD_GATHER_ALWAYS : 0;
+        if (!f) {
+            expected(ps, i, "z3_leaf, gather_always or end of line");
+            return;
+        }
+        if (m->flags & f) {
+            FAIL(col_of(ps, i), "'" TOKF "' given twice", TOKA(&ps->t[i]));
+            return;
+        }
+        m->flags |= (uint8_t)f;
         i++;
-    }
-    if (i < ps->nt) {
-        expected(ps, i, "z3_leaf or end of line");
-        return;
     }
     m->parent = parent < 0 ? ZS_NONE : (uint8_t)parent;
     s->n_modules++;
@@ -1209,6 +1230,135 @@ static void st_order(pstate *ps)
     }
 }
 
+/* "rank R step S [pass P] (skip-step | call CALL (route MODULE | skip | exit | raise))":
+ * one rank edit (zs_rank_edit).  CALL names a call of the base pass by
+ * its callee: MODULE (called once in the pass) or MODULE:K (its K-th
+ * call in the pass, 0-based, in call order). */
+static void st_rank(pstate *ps)
+{
+    zs_scenario *s = ps->s;
+    if (s->n_edits >= ZS_MAX_RANK_EDITS) {
+        FAIL(col_of(ps, 0), "too many rank edits (at most %d)", ZS_MAX_RANK_EDITS);
+        return;
+    }
+    zs_rank_edit e;
+    memset(&e, 0, sizeof e);
+    uint64_t x;
+    if (num_tok(ps, 1, 0, ZS_MAX_WORLD - 1, 0, "rank", &x)) return;
+    e.rank = (uint8_t)x;
+    if (!is_word(ps, 2, "step")) {
+        expected(ps, 2, "step");
+        return;
+    }
+    if (num_tok(ps, 3, 0, s->n_steps - 1u, 0, "step (0-based, in file order)", &x)) return;
+    e.step = (uint8_t)x;
+    const zs_step *st = &s->step[e.step];
+    int i = 4;
+    if (is_word(ps, i, "skip-step")) {
+        e.kind = ZS_EDIT_SKIP_STEP;
+        if (end_of_line(ps, i + 1)) return;
+    } else {
+        if (is_word(ps, i, "pass")) {
+            if (num_tok(ps, i + 1, 0, st->n_passes - 1u, 0, "pass (0-based)", &x)) return;
+            e.pass = (uint8_t)x;
+            i += 2;
+        }
+        if (!is_word(ps, i, "call")) {
+            expected(ps, i, e.pass || i > 4 ? "call" : "pass, call or skip-step");
+            return;
+        }
+        i++;
+        /* CALL: a module reference, optionally ":K" */
+        if (!is_kind(ps, i, T_WORD)) {
+            expected(ps, i, "a call (MODULE or MODULE:K)");
+            return;
+        }
+        tok whole = ps->t[i];
+        int colon = -1;
+        for (int k = 0; k < whole.len; k++)
+            if (whole.p[k] == ':') {
+                colon = k;
+                break;
+            }
+        uint64_t occ = 0;
+        int have_occ = colon >= 0;
+        if (have_occ) {
+            if (colon == 0 || colon == whole.len - 1 ||
+                parse_u64_text(whole.p + colon + 1, whole.len - colon - 1, 0, &occ) != 0 ||
+                !is_digit((unsigned char)whole.p[colon + 1])) {
+                FAIL(whole.col, "expected MODULE:K (K the call's number among that module's calls in "
+                                "the pass), found '" TOKF "'", TOKA(&whole));
+                return;
+            }
+            ps->t[i].len = colon; /* the module part */
+        }
+        unsigned m;
+        int bad = module_ref(ps, i, &m);
+        ps->t[i] = whole;
+        if (bad) return;
+        const zs_pass *p = &st->pass[e.pass];
+        unsigned cnt = 0, hit = ZS_NONE;
+        for (unsigned c = 0; c < p->n_calls; c++)
+            if (p->calls[c].module == m) {
+                if (cnt == occ) hit = c;
+                cnt++;
+            }
+        if (cnt == 0) {
+            FAIL(whole.col, "module @%u is not called in step %u pass %u", m, e.step, e.pass);
+            return;
+        }
+        if (!have_occ && cnt > 1) {
+            FAIL(whole.col, "module @%u is called %u times in step %u pass %u: name the call as "
+                            "MODULE:K (K = 0..%u)", m, cnt, e.step, e.pass, cnt - 1);
+            return;
+        }
+        if (hit == ZS_NONE) {
+            FAIL(whole.col, "call " TOKF ": module @%u is called only %u time%s in step %u pass %u",
+                 TOKA(&whole), m, cnt, cnt == 1 ? "" : "s", e.step, e.pass);
+            return;
+        }
+        e.call = (uint8_t)hit;
+        i++;
+        if (is_word(ps, i, "route")) {
+            unsigned t;
+            if (module_ref(ps, i + 1, &t)) return;
+            e.kind = ZS_EDIT_ROUTE;
+            e.module = (uint8_t)t;
+            i += 2;
+        } else if (is_word(ps, i, "skip")) {
+            e.kind = ZS_EDIT_SKIP;
+            i++;
+        } else if (is_word(ps, i, "exit")) {
+            e.kind = ZS_EDIT_EXIT;
+            i++;
+        } else if (is_word(ps, i, "raise")) {
+            e.kind = ZS_EDIT_RAISE;
+            i++;
+        } else {
+            expected(ps, i, "route MODULE, skip, exit or raise");
+            return;
+        }
+        if (end_of_line(ps, i)) return;
+    }
+    /* keep the edits sorted (validation wants them sorted strictly); the
+     * file may list them in any order */
+    unsigned k = s->n_edits++;
+    s->edit[k] = e;
+    ps->edit_line[k] = ps->line;
+    for (; k > 0; k--) {
+        const zs_rank_edit *a = &s->edit[k - 1], *b = &s->edit[k];
+        const uint8_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
+        const uint8_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
+        if (memcmp(ka, kb, 5) <= 0) break;
+        zs_rank_edit t = s->edit[k];
+        s->edit[k] = s->edit[k - 1];
+        s->edit[k - 1] = t;
+        int tl = ps->edit_line[k];
+        ps->edit_line[k] = ps->edit_line[k - 1];
+        ps->edit_line[k - 1] = tl;
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Lines and indentation                                                */
 /* ------------------------------------------------------------------ */
@@ -1238,12 +1388,13 @@ static int phase_of(const tok *tk)
     if (teq(tk, "param")) return PH_PARAM;
     if (teq(tk, "use")) return PH_USE;
     if (teq(tk, "step")) return PH_STEP;
+    if (teq(tk, "rank")) return PH_RANK;
     if (teq(tk, "order_bytes")) return PH_ORDER;
     return -1;
 }
 
 static const char *const phase_names[] = {"", "scn", "expect", "config", "module",
-                                          "param", "use", "step", "order_bytes"};
+                                          "param", "use", "step", "rank", "order_bytes"};
 
 static void statement(pstate *ps)
 {
@@ -1262,17 +1413,17 @@ static void statement(pstate *ps)
         }
         int ph = phase_of(kw);
         if (ph < 0) {
-            expected(ps, 0, "a statement (scn, expect, config, module, param, use, step, order_bytes)");
+            expected(ps, 0, "a statement (scn, expect, config, module, param, use, step, rank, order_bytes)");
             return;
         }
         int repeat = ph == PH_CONFIG || ph == PH_PARAM || ph == PH_USE || ph == PH_STEP ||
-                     ph == PH_ORDER;
+                     ph == PH_RANK || ph == PH_ORDER;
         if (ph < ps->phase || (ph == ps->phase && !repeat)) {
             if (ph == ps->phase)
                 FAIL(kw->col, "only one '%s' line (module: one root module)", phase_names[ph]);
             else
                 FAIL(kw->col, "'%s' must come before '%s' (order: scn, expect, config, module, param, "
-                              "use, step, order_bytes)",
+                              "use, step, rank, order_bytes)",
                      phase_names[ph], phase_names[ps->phase]);
             return;
         }
@@ -1281,8 +1432,8 @@ static void statement(pstate *ps)
                  phase_names[ph]);
             return;
         }
-        if (ph == PH_ORDER && ps->s->n_steps == 0) {
-            FAIL(kw->col, "order_bytes before any step");
+        if ((ph == PH_ORDER || ph == PH_RANK) && ps->s->n_steps == 0) {
+            FAIL(kw->col, "%s before any step", phase_names[ph]);
             return;
         }
         ps->phase = ph;
@@ -1307,6 +1458,7 @@ static void statement(pstate *ps)
             st_step(ps);
             if (!ps->failed) push_frame(ps, K_STEP, ps->cur_step);
             break;
+        case PH_RANK: st_rank(ps); break;
         case PH_ORDER: st_order(ps); break;
         }
         return;
@@ -1393,6 +1545,9 @@ static int validate_line(const pstate *ps, const char *msg)
         return ps->par_line[a];
     if (sscanf(msg, "use %u", &a) == 1 && a < ZS_MAX_USES && ps->use_line[a])
         return ps->use_line[a];
+    if (sscanf(msg, "edit %u", &a) == 1 && a < ZS_MAX_RANK_EDITS && ps->edit_line[a])
+        return ps->edit_line[a];
+    if (strstr(msg, "rank edits") && ps->edit_line[0]) return ps->edit_line[0];
     return ps->cfg_line ? ps->cfg_line : 1;
 }
 
@@ -1614,6 +1769,33 @@ static void print_loss(sbuf *b, uint8_t mask)
         }
 }
 
+static void print_edit(sbuf *b, const zs_scenario *s, const zs_rank_edit *e)
+{
+    const zs_step *st = &s->step[e->step];
+    sb_printf(b, "rank %u step %u", e->rank, e->step);
+    if (e->kind == ZS_EDIT_SKIP_STEP) {
+        sb_printf(b, " skip-step\n");
+        return;
+    }
+    if (st->n_passes > 1) sb_printf(b, " pass %u", e->pass);
+    const zs_pass *p = &st->pass[e->pass];
+    unsigned m = p->calls[e->call].module, cnt = 0, occ = 0;
+    for (unsigned c = 0; c < p->n_calls; c++)
+        if (p->calls[c].module == m) {
+            if (c < e->call) occ++;
+            cnt++;
+        }
+    sb_printf(b, " call ");
+    print_modref(b, s, m);
+    if (cnt > 1) sb_printf(b, ":%u", occ);
+    sb_printf(b, " %s", zs_edit_kind_name(e->kind));
+    if (e->kind == ZS_EDIT_ROUTE) {
+        sb_printf(b, " ");
+        print_modref(b, s, e->module);
+    }
+    sb_printf(b, "\n");
+}
+
 char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
 {
     if (!s || zs_scenario_validate(s, NULL, 0) != 0) return NULL;
@@ -1638,6 +1820,7 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
         if (c->policy != dc->policy) sb_printf(&cb, " policy=%s", zs_policy_name(c->policy));
         if (c->world_size != dc->world_size) sb_printf(&cb, " world_size=%u", c->world_size);
         if (c->rank != dc->rank) sb_printf(&cb, " rank=%u", c->rank);
+        if (c->all_ranks) sb_printf(&cb, " ranks=all");
         if (c->order_mode != dc->order_mode)
             sb_printf(&cb, " order=%s", c->order_mode == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
         if (c->deferred != dc->deferred) sb_printf(&cb, " deferred=%u", c->deferred);
@@ -1651,14 +1834,16 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
                 print_u64(&cb, v);
             }
         }
+        if (c->verify_collectives) sb_printf(&cb, " verify_collectives=1");
         if (cb.oom) b.oom = 1;
         if (cb.n) sb_printf(&b, "config%s\n", cb.p);
         free(cb.p);
     }
     for (unsigned m = 0; m < s->n_modules; m++) {
         sb_indent(&b, zs_module_depth(s, m));
-        sb_printf(&b, "module %s%s\n", pname_of(s->mod[m].name),
-                  (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? " z3_leaf" : "");
+        sb_printf(&b, "module %s%s%s\n", pname_of(s->mod[m].name),
+                  (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? " z3_leaf" : "",
+                  (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) ? " gather_always" : "");
     }
     for (unsigned p = 0; p < s->n_params; p++) {
         const zs_param *pp = &s->par[p];
@@ -1693,12 +1878,17 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
             print_call(&b, s, &st->pass[0], 0, 1);
         }
     }
-    if (s->cfg.order_mode == ZS_ORDER_FUZZED)
-        for (unsigned k = 0; k < s->n_order; k += 16) {
+    for (unsigned k = 0; k < s->n_edits; k++) print_edit(&b, s, &s->edit[k]);
+    if (s->cfg.order_mode == ZS_ORDER_FUZZED) {
+        /* trailing zero bytes mean what missing ones do (engine order) */
+        unsigned no = s->n_order;
+        while (no > 0 && s->order[no - 1] == 0) no--;
+        for (unsigned k = 0; k < no; k += 16) {
             sb_printf(&b, "order_bytes");
-            for (unsigned q = k; q < s->n_order && q < k + 16; q++) sb_printf(&b, " %u", s->order[q]);
+            for (unsigned q = k; q < no && q < k + 16; q++) sb_printf(&b, " %u", s->order[q]);
             sb_printf(&b, "\n");
         }
+    }
     if (!b.p) sb_printf(&b, "%s", "");
     if (b.oom) {
         free(b.p);

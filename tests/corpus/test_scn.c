@@ -92,8 +92,114 @@ static void roundtrip_one(uint64_t seed, uint64_t trial, size_t max)
 static void test_roundtrip_property(void **state)
 {
     (void)state;
-    for (uint64_t t = 0; t < 3000; t++) roundtrip_one(11, t, t % 2 ? 600 : 64);
+    unsigned with_edits = 0, all_ranks = 0;
+    for (uint64_t t = 0; t < 3000; t++) {
+        roundtrip_one(11, t, t % 2 ? 600 : 64);
+        with_edits += s1.n_edits > 0;
+        all_ranks += s1.cfg.all_ranks;
+    }
+    /* the random inputs reach the tail: per-rank programs round-trip too */
+    fprintf(stderr, "round trips: %u all-ranks, %u with rank edits\n", all_ranks, with_edits);
+    assert_true(with_edits >= 20);
 }
+
+/* Per-rank programs: ranks=all, verify_collectives, gather_always, every
+ * edit kind, MODULE:K call names; edits may come in any order. */
+static const char moe_text[] =
+    "config world_size=3 ranks=all verify_collectives=1\n"
+    "module net\n"
+    "  module moe gather_always\n"
+    "    module router\n"
+    "    module e0\n"
+    "      module fc\n"
+    "    module e1\n"
+    "      module fc\n"
+    "    module e2\n"
+    "      module fc\n"
+    "  module layer\n"
+    "param router.w owner=router numel=64\n"
+    "param e0.w owner=@4 numel=256\n"
+    "param e1.w owner=@6 numel=256\n"
+    "param e2.w owner=@8 numel=256\n"
+    "param layer.w owner=layer numel=64\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out2.0)\n"
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
+    "      call router(arg0) -> 1 use(arg0)\n"
+    "      call e0(out0.0) -> 1 use(out0.0)\n"
+    "        call @4(arg0) -> 1 use(arg0)\n"
+    "      call e1(out0.0) -> 1 use(out0.0)\n"
+    "        call @6(arg0) -> 1 use(arg0)\n"
+    "    call layer(out0.0) -> 1 use(arg0)\n"
+    "    call layer(out1.0) -> 1 use(arg0)\n"
+    "step accum\n"
+    "  pass loss=0\n"
+    "    call net(batch_rg) -> 1 use(arg0)\n"
+    "      call layer(arg0) -> 1 use(arg0)\n"
+    "  pass loss=0\n"
+    "    call net(batch_rg) -> 1 use(arg0)\n"
+    "      call layer(arg0) -> 1 use(arg0)\n"
+    "rank 0 step 0 call router raise\n"
+    "rank 1 step 0 call e0 route e2\n"
+    "rank 1 step 0 call e1 skip\n"
+    "rank 1 step 0 call layer:1 exit\n"
+    "rank 1 step 1 pass 1 call layer skip\n"
+    "rank 2 step 1 skip-step\n";
+
+static void test_rank_edits(void **state)
+{
+    (void)state;
+    /* the same edits listed out of order parse to the same scenario */
+    const char *shuffled_tail =
+        "rank 2 step 1 skip-step\n"
+        "rank 1 step 0 call layer:1 exit   # early exit before the second layer\n"
+        "rank 1 step 1 pass 1 call layer skip\n"
+        "rank 1 step 0 call e1 skip\n"
+        "rank 0 step 0 call router raise\n"
+        "rank 1 step 0 call @3 route @7\n";
+    zs_scn_error err;
+    int rc = zs_scn_parse(moe_text, strlen(moe_text), &s1, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s1.cfg.all_ranks, 1);
+    assert_int_equal(s1.cfg.verify_collectives, 1);
+    assert_int_equal(s1.mod[1].flags, ZS_MOD_GATHER_ALWAYS);
+    assert_int_equal(s1.n_edits, 6);
+    assert_int_equal(s1.edit[1].kind, ZS_EDIT_ROUTE);
+    assert_int_equal(s1.edit[1].call, 3);
+    assert_int_equal(s1.edit[1].module, 7);
+    assert_int_equal(s1.edit[3].kind, ZS_EDIT_EXIT);
+    assert_int_equal(s1.edit[3].call, 8); /* the second layer call */
+    assert_int_equal(s1.edit[4].pass, 1);
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, moe_text);
+    free(t);
+
+    size_t head = (size_t)(strstr(moe_text, "rank 0") - moe_text);
+    char *txt = malloc(head + strlen(shuffled_tail) + 1);
+    assert_non_null(txt);
+    memcpy(txt, moe_text, head);
+    strcpy(txt + head, shuffled_tail);
+    rc = zs_scn_parse(txt, strlen(txt), &s2, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    assert_true(zs_scenario_equal_strict(&s1, &s2));
+    free(txt);
+
+    /* every rank's program is a valid single-rank scenario */
+    for (unsigned r = 0; r < 3; r++) {
+        char e[200];
+        assert_int_equal(zs_scenario_for_rank(&s1, r, &s3, e, sizeof e), 0);
+        assert_int_equal(zs_scenario_validate(&s3, e, sizeof e), 0);
+        t = zs_scn_print(&s3, NULL);
+        assert_non_null(t);
+        assert_null(strstr(t, "rank "));
+        assert_null(strstr(t, "ranks=all"));
+        free(t);
+    }
+}
+
 
 static void test_roundtrip_init(void **state)
 {
@@ -149,7 +255,7 @@ static void test_doc_examples(void **state)
         blocks++;
         p = strstr(q + 4, "```\n");
     }
-    assert_int_equal(blocks, 3);
+    assert_int_equal(blocks, 4);
     free(doc);
 }
 
@@ -245,6 +351,29 @@ static const err_case err_cases[] = {
     {"module a\nstep train\n  call a(batch)\n  call a(batch)\n", 4, 3, "exactly one root call"},
     {"module a\n  module b z3_leaf\n    module c\nstep train\n  call a(batch)\n    call b(arg0)\n      call c(arg0)\n",
      7, 7, "z3 leaf"},
+    /* per-rank programs */
+    {"config world_size=2 ranks=some\nmodule a\nstep eval\n  call a(batch)\n", 1, 27, "all"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "    call b(arg0)\nrank 1 step 0 call b skip\n", 8, 20, "called 2 times"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "rank 1 step 0 call b:1 skip\n", 7, 20, "only 1 time"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "rank 1 step 1 call b skip\n", 7, 13, "out of range"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "rank 1 step 0 call b route\n", 7, 27, "a module"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "rank 1 step 0 call b jump\n", 7, 22, "route MODULE, skip, exit or raise"},
+    {"config world_size=2\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "rank 1 step 0 call b skip\n", 7, 1, "all_ranks"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
+     "rank 2 step 0 call b skip\n", 7, 1, "rank"},
+    {"config world_size=2 ranks=all\nmodule a\n  module b\n  module c\nstep train\n  call a(batch)\n"
+     "    call b(arg0)\nrank 1 step 0 call b route a\n", 8, 1, "sibling"},
+    {"config ranks=all\nmodule a\nstep eval\n  call a(batch)\n", 1, 1, "world_size >= 2"},
+    {"module a\n  module b z3_leaf gather_always\nstep eval\n  call a(batch)\n", 2, 1, "gather_always together"},
+    {"module a gather_always gather_always\nstep eval\n  call a(batch)\n", 1, 24, "given twice"},
+    {"module a\nstep eval\n  call a(batch)\nrank 1 step 0 skip-step\nstep eval\n  call a(batch)\n", 5, 1,
+     "'step' must come before 'rank'"},
 };
 
 static void test_errors(void **state)
@@ -318,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_init),   cmocka_unit_test(test_roundtrip_property),
         cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_rank_edits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
