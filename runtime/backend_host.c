@@ -4,6 +4,17 @@
  * all-gathers.  It is the data plane of the unit tests and fuzz targets and
  * the default backend of a runtime created with zo_config.backend == NULL.
  *
+ * Two modes
+ *   Single view (zo_host_config.world == NULL): one backend holds all W
+ *   ranks' shards and completes every collective alone - one rank's view of
+ *   an SPMD world in which every rank does what this one does.
+ *   Multi-rank world (zo_host_config.world = a zo_host_world): W backends,
+ *   one per rank, each driven by its own runtime on its own thread; rank r
+ *   stores only its own shard and the world matches and performs the
+ *   collectives across the ranks (section "Multi-rank host world" below and
+ *   zoffload_backend.h).  Everything else in this comment holds for both,
+ *   except where "world:" says otherwise.
+ *
  * Parameter contents
  *   Byte i of parameter p's original full tensor is zo_host_param_byte(p, i):
  *   the 64-bit word w = i / 8 is mixed with p by splitmix64's finaliser,
@@ -42,12 +53,27 @@
  *   copy nothing and full buffers are neither filled nor poisoned - their
  *   content is unspecified.
  *
+ *   world: every gather completes when the last rank issues its matching
+ *   collective (deferred is ignored, zo_host_progress is a no-op returning
+ *   0); a rank sees its work complete only once it observed it (wait, or a
+ *   query that said done).  no_copy: nothing stored or moved, as above.
+ *
  * Reduce-scatter convention
- *   The runtime has only this rank's gradient.  In the host world every rank
- *   is taken to have produced that same gradient g, so the backend really
+ *   Single view: the runtime has only this rank's gradient.  Every rank is
+ *   taken to have produced that same gradient g, so the backend really
  *   sums the W contributions for its own shard: SUM gives sum_{k<W} g[j]
  *   (W*g up to float rounding), AVG that sum divided by W (g up to rounding);
  *   padding elements of the last shard give 0.
+ *   world: a blocking collective matched like the others (also on the op):
+ *   rank d's shard_out[i] = sum over ranks s = 0..W-1, in rank order, of
+ *   s's full_grad[d * partition_numel + i] (AVG: / W), padding 0.
+ *
+ * Exchange (ops version 2; the runtime's verify_collectives fingerprint)
+ *   1..256 bytes per rank.  Single view: recv receives W copies of send
+ *   (every rank is this rank).  world: a blocking matched collective (on
+ *   bytes); recv gets rank r's bytes at r * bytes.  Moves data even with
+ *   no_copy (it is control data).  Not subject to fault injection: faults
+ *   model the data plane, the exchange is the runtime's checking channel.
  *
  * Defensive checks
  *   Every entry validates its arguments and returns a zo_status with a
@@ -71,6 +97,20 @@
  *   the collective fails (FAIL_WORK: the work completes copying nothing and
  *   reports the status at every later check).  Shards are never modified by
  *   any fault, so a later gather of the same parameter gets the right data.
+ *   world: counted per rank as in single view.  GATHER FAIL: nothing issued
+ *   (no collective number used - the other ranks then see a different
+ *   sequence, as they would with NCCL).  GATHER FAIL_WORK: the collective
+ *   runs (this rank still contributes) but delivers nothing to this rank,
+ *   whose wait returns the status.  GATHER DELAY: no effect (completion
+ *   waits for the ranks anyway).  WAIT FAIL / FAIL_WORK / DELAY: as in single
+ *   view for this rank; the other ranks are unaffected.
+ *
+ * Introspection (backend_host_internal.h) in a world: per rank.
+ *   zo_host_shard answers only for the backend's own rank (ZO_ERR_INVALID_ARG
+ *   for another rank: that shard lives in another backend); shard_bytes is
+ *   this rank's storage; bytes_copied counts bytes delivered into this
+ *   rank's buffers (added when the work is observed); pending_works counts
+ *   works not yet observed complete.
  *
  * Ownership
  *   Every allocation (context, zo_backend struct, parameter blocks, full
@@ -514,6 +554,41 @@ static void sleep_us(uint32_t us)
  * complete for this rank only once observed: a full buffer freed (or a
  * parameter removed) while its work is unobserved cancels the item (wait
  * returns ZO_ERR_STATE), even if the data had already arrived.
+ *
+ * Matching: when the last rank issues collective k, every rank's entry is
+ * compared with rank 0's (kind, item count, per item param / numel /
+ * partition_numel / elem_size; exchange: bytes; reduce-scatter: also the
+ * op).  The first rank that differs is named: "collective 7: rank 0
+ * all-gather [p3 1024x4B] vs rank 1 all-gather [p5 1024x4B]" (at most 4
+ * items listed, then "... N items").  Every rank's k-th then completes with
+ * ZO_ERR_COLLECTIVE_MISMATCH and no data moves; the world goes on (the
+ * next collectives are matched normally).
+ *
+ * Would hang: a rank is blocked while it waits (wait, exchange,
+ * reduce-scatter) on an entry not yet done; a rank has left once its
+ * backend is destroyed.  When every rank has joined and each is blocked or
+ * has left, nothing can ever complete: the finding names the lowest
+ * collective k a blocked rank waits on, the lowest rank waiting on it and
+ * the lowest rank that never issued k (necessarily one that left - a
+ * blocked rank that had not issued k would be waiting on a lower one):
+ * "collective 7: would hang: rank 0 waits in all-gather [p3 1024x4B]; rank
+ * 1 left after 7 collectives".  When the last rank leaves while some
+ * collective was issued by only some ranks (nobody waits on it): "...
+ * would hang: rank 0 issued all-gather [...] and left; rank 1 left after 7
+ * collectives".  Then every pending entry completes with
+ * ZO_ERR_COLLECTIVE_MISMATCH (collective k's with the finding, the others
+ * with "collective j aborted: <finding>") and every later collective fails
+ * at once ("collective j: not run, the world would hang: <finding>"): the
+ * world stays failed.  Each failed call's last_error carries its text.
+ * Until every rank has joined (created its backend) nothing is declared: a
+ * rank that has not joined yet may still come.  A rank that finishes its
+ * program must destroy its backend, or the others wait for it forever -
+ * as with NCCL.
+ *
+ * Findings: the first mismatch or would-hang is kept for
+ * zo_host_world_report.  Collectives complete in sequence order (the last
+ * rank to issue k issued k-1 before), and a would-hang can only come after
+ * every mismatch that will happen, so "first" is deterministic too.
  */
 
 enum { WK_GATHER = 1, WK_EXCHANGE = 2, WK_RS = 3 };

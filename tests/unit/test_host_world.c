@@ -301,6 +301,7 @@ static void gather_world(int W, uint64_t cap)
     alarm(0);
 }
 
+static void test_gather_w1(void **s) { (void)s; gather_world(1, 0); }
 static void test_gather_w2(void **s) { (void)s; gather_world(2, 0); }
 static void test_gather_w3(void **s) { (void)s; gather_world(3, 0); }
 static void test_gather_w4(void **s) { (void)s; gather_world(4, 0); }
@@ -560,6 +561,87 @@ static void test_extra_gather_freed_before_completion(void **s)
     char rep[512];
     assert_int_equal(zo_host_world_report(fx.world, rep, sizeof rep), ZO_ERR_COLLECTIVE_MISMATCH);
     assert_string_equal(rep, "collective 0: rank 0 all-gather [p1 100x4B] vs rank 1 all-gather [p0 100x4B]");
+    fx_done(&fx);
+    alarm(0);
+}
+
+/* Everyone leaves while rank 0's unwaited gather was never matched. */
+static void rank_unmatched_then_leave(world_fx *fx, int r)
+{
+    if (r == 0) {
+        void *full;
+        zo_work *w;
+        RCHECK(fx, r, add(fx, r, 0, 100, 4) == ZO_OK);
+        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 100, 4), &full) == ZO_OK);
+        zo_gather_item it = item(fx, 0, 100, 4, full);
+        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
+        ops(fx, r)->work_free(ctx(fx, r), w);
+        ops(fx, r)->full_free(ctx(fx, r), 0, full);
+    }
+    leave(fx, r);
+}
+
+static void test_everyone_left_with_unmatched_collective(void **s)
+{
+    (void)s;
+    world_fx fx;
+    watchdog(30);
+    fx_init(&fx, 2, 0);
+    fx_run(&fx, rank_unmatched_then_leave);
+    char rep[512];
+    assert_int_equal(zo_host_world_report(fx.world, rep, sizeof rep), ZO_ERR_COLLECTIVE_MISMATCH);
+    assert_string_equal(rep, "collective 0: would hang: rank 0 issued all-gather [p0 100x4B] and left; rank 1 left "
+                             "after 0 collectives");
+    fx_done(&fx);
+    alarm(0);
+}
+
+/* Rank 0 leaves collective 0 unwaited and blocks on collective 1; rank 1
+ * leaves at once.  The finding names the collective waited on; the other
+ * pending one is aborted with a text that quotes it. */
+static void rank_two_pending(world_fx *fx, int r)
+{
+    if (r == 1) {
+        leave(fx, r);
+        return;
+    }
+    void *full[2];
+    zo_work *w[2];
+    for (int i = 0; i < 2; i++) {
+        RCHECK(fx, r, add(fx, r, (zo_param_id)i, 10 + (uint64_t)i, 4) == ZO_OK);
+        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), (zo_param_id)i, padded(fx, 10 + (uint64_t)i, 4), &full[i]) ==
+                          ZO_OK);
+        zo_gather_item it = item(fx, (zo_param_id)i, 10 + (uint64_t)i, 4, full[i]);
+        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w[i]) == ZO_OK);
+    }
+    fx->st[r][1] = ops(fx, r)->wait(ctx(fx, r), w[1]);
+    snprintf(fx->err[r], sizeof fx->err[r], "%s", ops(fx, r)->last_error(ctx(fx, r)));
+    fx->st[r][0] = ops(fx, r)->wait(ctx(fx, r), w[0]);
+    snprintf(fx->err[1], sizeof fx->err[1], "%s", ops(fx, r)->last_error(ctx(fx, r))); /* rank 1 writes none */
+    int done = 0;
+    RCHECK(fx, r, ops(fx, r)->query(ctx(fx, r), w[0], &done) == ZO_ERR_COLLECTIVE_MISMATCH && done == 1);
+    for (int i = 0; i < 2; i++) {
+        ops(fx, r)->work_free(ctx(fx, r), w[i]);
+        ops(fx, r)->full_free(ctx(fx, r), (zo_param_id)i, full[i]);
+    }
+}
+
+static void test_would_hang_aborts_every_pending_collective(void **s)
+{
+    (void)s;
+    world_fx fx;
+    watchdog(30);
+    fx_init(&fx, 2, 0);
+    fx_run(&fx, rank_two_pending);
+    char rep[512], want[700];
+    assert_int_equal(zo_host_world_report(fx.world, rep, sizeof rep), ZO_ERR_COLLECTIVE_MISMATCH);
+    assert_string_equal(rep, "collective 1: would hang: rank 0 waits in all-gather [p1 11x4B]; rank 1 left after 0 "
+                             "collectives");
+    assert_int_equal(fx.st[0][1], ZO_ERR_COLLECTIVE_MISMATCH);
+    assert_int_equal(fx.st[0][0], ZO_ERR_COLLECTIVE_MISMATCH);
+    assert_string_equal(fx.err[0], rep);
+    snprintf(want, sizeof want, "collective 0 aborted: %s", rep);
+    assert_string_equal(fx.err[1], want);
     fx_done(&fx);
     alarm(0);
 }
@@ -1142,6 +1224,7 @@ static void test_v1_host_config_accepted(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gather_w1),
         cmocka_unit_test(test_gather_w2),
         cmocka_unit_test(test_gather_w3),
         cmocka_unit_test(test_gather_w4),
@@ -1153,6 +1236,8 @@ int main(void)
         cmocka_unit_test(test_deterministic_under_jitter),
         cmocka_unit_test(test_extra_gather_freed_before_completion),
         cmocka_unit_test(test_departed_rank_contribution_kept),
+        cmocka_unit_test(test_everyone_left_with_unmatched_collective),
+        cmocka_unit_test(test_would_hang_aborts_every_pending_collective),
         cmocka_unit_test(test_buffer_freed_while_pending),
         cmocka_unit_test(test_exchange_world),
         cmocka_unit_test(test_exchange_single_view),
