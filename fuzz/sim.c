@@ -463,6 +463,11 @@ static void module_compute(sim *S, unsigned m)
         hook_begin(S, "access m=%d p=%d", (int)(m), (int)(p));
         zo_status st = zo_param_access(S->rt, m, p, &data, &bytes);
         S->r->hook_calls++;
+        if (st == ZO_ERR_COLLECTIVE_MISMATCH && S->o.collective_mismatch_stops) {
+            /* an unplanned fetch at the access found the ranks diverged */
+            mismatch_stop(S, "zo_param_access");
+            return;
+        }
         if (!S->chk.violated) {
             if (st != ZO_OK) S->chk.seen_error_events = S->chk.n_error_events;
             zs_check_access(&S->chk, m, p, st, data, bytes);

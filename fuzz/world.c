@@ -655,6 +655,12 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         }
         goto out;
     }
+    r->divergence = d;
+    if (d >= 0 && wo.skip_i8) {
+        r->div_rank[0] = 0;
+        r->div_rank[1] = db;
+        goto out; /* measured, not a finding */
+    }
     if (d >= 0) {
         r->verdict = ZS_INV_I8;
         r->violated = 1;
@@ -686,7 +692,7 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
     }
     int any_mm = 0;
     for (int q = 0; q < W; q++) any_mm |= r->mismatched[q];
-    if (any_mm || r->world_report[0]) {
+    if (any_mm || (r->world_report[0] && !wo.skip_i8)) {
         /* a mismatch or would-hang while every rank issued the same
          * collectives: the world or the runtime is wrong */
         r->verdict = ZS_INV_ERR;
@@ -712,7 +718,9 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
 
 out:
     if (ret > 0 && base.abort_on_violation) {
-        fprintf(stderr, "zofuzz: all ranks (W=%d): %s\n", W, r->report);
+        char line[512];
+        zs_violation_format(&r->v, line, sizeof line);
+        fprintf(stderr, "zofuzz: %s (all %d ranks)\n%s", line, W, r->report);
         fflush(stderr);
         abort();
     }
@@ -744,6 +752,12 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, zs_world_result *r)
 int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
                      zs_world_result *r)
 {
+    return zs_world_verdict_ex(s, policy, order_mode, cap, NULL, r);
+}
+
+int zs_world_verdict_ex(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                        const zs_world_opts *wo, zs_world_result *r)
+{
     zs_world_result *own = NULL;
     if (!r) {
         own = malloc(sizeof *own);
@@ -755,7 +769,7 @@ int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t 
     o.policy = policy;
     o.order_mode = order_mode;
     o.max_bytes_per_param = cap;
-    int rc = zs_world_run(s, &o, r);
+    int rc = zs_world_run_ex(s, &o, wo, r);
     int v = rc < 0 ? 100 : (r->violated ? r->verdict : ZS_INV_NONE);
     free(own);
     return v;
@@ -844,4 +858,59 @@ int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask)
     s->n_edits = (uint8_t)n;
     if (n != old && zs_scenario_validate(s, NULL, 0) != 0) s->n_edits = 0;
     return s->n_edits;
+}
+
+int zs_world_env_read(zs_world_env *e, char *err, size_t errlen)
+{
+    e->edit_mask = ~0u;
+    e->protect_routers = 0;
+    e->only_i8 = 0;
+    e->skip_i8 = 0;
+    const char *inv = getenv("ZOFUZZ_INVARIANTS");
+    if (inv && *inv && strcmp(inv, "all")) {
+        if (!strcmp(inv, "I8"))
+            e->only_i8 = 1;
+        else if (!strcmp(inv, "no-I8"))
+            e->skip_i8 = 1;
+        else {
+            snprintf(err, errlen, "ZOFUZZ_INVARIANTS is 'all', 'I8' or 'no-I8', not '%s'", inv);
+            return -1;
+        }
+    }
+    const char *ga = getenv("ZOFUZZ_GATHER_ALWAYS");
+    if (ga && *ga && strcmp(ga, "0")) {
+        if (strcmp(ga, "routers")) {
+            snprintf(err, errlen, "ZOFUZZ_GATHER_ALWAYS is 'routers' or unset, not '%s'", ga);
+            return -1;
+        }
+        e->protect_routers = 1;
+    }
+    const char *ed = getenv("ZOFUZZ_EDITS");
+    if (ed && *ed && strcmp(ed, "all")) {
+        unsigned mask = 0;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", ed);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            unsigned k;
+            for (k = 0; k < ZS_EDIT_KINDS; k++)
+                if (!strcmp(tok, zs_edit_kind_name(k))) break;
+            if (k == ZS_EDIT_KINDS) {
+                snprintf(err, errlen,
+                         "unknown edit kind '%s' in ZOFUZZ_EDITS (route, skip, exit, raise, skip-step)",
+                         tok);
+                return -1;
+            }
+            mask |= 1u << k;
+        }
+        e->edit_mask = mask;
+    }
+    return 0;
+}
+
+void zs_world_env_apply(const zs_world_env *e, zs_scenario *s)
+{
+    if (!s->cfg.all_ranks) return;
+    if (e->edit_mask != ~0u) zs_world_keep_edits(s, e->edit_mask);
+    if (e->protect_routers) zs_world_protect_routers(s);
 }

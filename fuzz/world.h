@@ -73,6 +73,10 @@ typedef struct zs_world_opts {
     int only_i8;             /* 1: check only I8; ranks keep running past their own I1-I7/ERR
                                 violations (measures I8 under legacy policies, which break
                                 I1/I3 anyway).  0: every invariant, as described above */
+    int skip_i8;             /* 1: every invariant but I8 (each rank in the world, I1-I7/ERR);
+                                a divergence is still measured (zs_world_result.divergence) but
+                                is no finding - for property tests whose random rank edits
+                                diverge by construction */
     FILE *report;            /* on a finding, the long report is written here (or NULL) */
 } zs_world_opts;
 
@@ -102,6 +106,9 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, zs_world_result *r)
  *  ZS_INV_I8, or 100 (ZS_SCN_SETUP) on a setup error.  r may be NULL. */
 int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
                      zs_world_result *r);
+/** zs_world_verdict with world options (wo NULL: defaults). */
+int zs_world_verdict_ex(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                        const zs_world_opts *wo, zs_world_result *r);
 
 /** Summarises a world run as one zs_sim_result (for callers written
  *  against zs_sim_run, e.g. zs_min_verdict): violated/v (the finding,
@@ -123,6 +130,21 @@ int zs_world_protect_routers(zs_scenario *s);
  *  `kind_mask` allows (bit k = keep ZS_EDIT_k); if the result is invalid,
  *  drops all edits.  Returns the number of edits kept. */
 int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask);
+
+/** The all-ranks environment knobs of fuzz_hooks (docs/fuzzing.md), also
+ *  honoured by `zofuzz run` when it replays a crash in-process. */
+typedef struct zs_world_env {
+    unsigned edit_mask;      /* ZOFUZZ_EDITS=route,skip,...: bit k keeps ZS_EDIT_k (~0u: all) */
+    int protect_routers;     /* ZOFUZZ_GATHER_ALWAYS=routers */
+    int only_i8;             /* ZOFUZZ_INVARIANTS=I8 */
+    int skip_i8;             /* ZOFUZZ_INVARIANTS=no-I8 */
+} zs_world_env;
+/** Reads the knobs from the environment.  Returns 0, or -1 with a message
+ *  in err for a bad value. */
+int zs_world_env_read(zs_world_env *e, char *err, size_t errlen);
+/** Applies edit_mask and protect_routers to an all-ranks scenario (no
+ *  effect on others). */
+void zs_world_env_apply(const zs_world_env *e, zs_scenario *s);
 
 #ifdef __cplusplus
 }

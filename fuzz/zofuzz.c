@@ -33,6 +33,7 @@
 #include "minimize.h"
 #include "scenario.h"
 #include "scn.h"
+#include "world.h"
 #include "sim.h"
 #ifdef ZOFUZZ_HAVE_ENUMERATE
 #include "enumerate.h"
@@ -338,6 +339,14 @@ static const char *const repro_help =
     "  --order O    backward ready-node order (default: the scenario's)\n"
     "  --quiet      no trace, only the verdict\n"
     "  --cap B      host backend bytes stored per parameter (default 64; 0 = all)\n"
+    "  --verify 0|1 zo_config.verify_collectives (default: the scenario's)\n"
+    "  --only-i8    all-ranks scenarios: check only I8 (ranks run past their own\n"
+    "               violations)\n"
+    "\n"
+    "All-ranks scenarios (config all_ranks, per-rank edits) run every rank in one\n"
+    "host world (fuzz/world.h) and also check I8: every rank issues the same\n"
+    "collectives.  The trace is printed rank by rank (\"# rank R\"); a finding\n"
+    "prints the first differing collective of both ranks with their hook stacks.\n"
     "\n"
     "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
 
@@ -346,13 +355,14 @@ static const char *const trace_help =
     "\n"
     "Prints the canonical hook trace of a scenario (docs/scenario-model.md section 4;\n"
     "the PyTorch oracle prints the same lines).  The verdict goes to stderr.\n"
+    "All-ranks scenarios: every rank's trace in turn, each after a \"# rank R\" line.\n"
     "\n"
     "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
 
 static int cmd_repro(int argc, char **argv, int trace_only)
 {
     const char *file = NULL;
-    int policy = -1, order = -1, form = FORM_AUTO, quiet = 0;
+    int policy = -1, order = -1, form = FORM_AUTO, quiet = 0, verify = -1, only_i8 = 0;
     uint64_t cap = ZS_SIM_DEFAULT_CAP;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -360,6 +370,8 @@ static int cmd_repro(int argc, char **argv, int trace_only)
             fputs(trace_only ? trace_help : repro_help, stdout);
             return 0;
         } else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--verify")) verify = opt_ulong("--verify", optval(argc, argv, &i)) ? 1 : 0;
+        else if (!strcmp(a, "--only-i8")) only_i8 = 1;
         else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
@@ -388,6 +400,21 @@ static int cmd_repro(int argc, char **argv, int trace_only)
         o.events = stdout;
         printf("# %s (%s), policy %s, order %s\n", file, is_text ? ".scn text" : "fuzzer bytes",
                zs_policy_name((unsigned)pol), ord == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
+    }
+    o.verify_collectives = verify;
+    if (s.cfg.all_ranks) {
+        static zs_world_result wr;
+        zs_world_opts wo;
+        zs_world_opts_init(&wo);
+        wo.only_i8 = only_i8;
+        int wrc = zs_world_run_ex(&s, &o, &wo, &wr);
+        fflush(stdout);
+        if (wrc < 0) {
+            fprintf(verdict_out, "setup error: %s\n", wr.setup_msg);
+            return 1;
+        }
+        zs_world_print(verdict_out, &wr);
+        return wr.violated ? 1 : 0;
     }
     zs_sim_result r;
     int rc = zs_sim_run(&s, &o, &r);
@@ -625,7 +652,8 @@ static int cmd_minimize(int argc, char **argv)
 static const char *const check_help =
     "usage: zofuzz check [--trials N] [--seed S] [--policy P] [--order engine|fuzzed|scenario]\n"
     "                    [--max-len N] [--max-failures N] [--no-minimize] [--any-verdicts]\n"
-    "                    [-o DIR] [--quiet]\n"
+    "                    [-o DIR] [--quiet] [--invariants all|I8|no-I8] [--edits K,...]\n"
+    "                    [--gather-always routers]\n"
     "\n"
     "Property testing without a fuzzing engine: trial t of seed S draws random\n"
     "bytes from a seeded PRNG (zs_rand_input, splitmix64), decodes them into a\n"
@@ -644,6 +672,15 @@ static const char *const check_help =
     "  --any-verdicts    minimise keeping only the invariant (default: also the verdict\n"
     "                    under every other policy - zofuzz minimize --same-verdicts - so\n"
     "                    that different bug classes stay apart)\n"
+    "All-ranks scenarios (about 4 in 10 random ones) run in the host world\n"
+    "(fuzz/world.h), which also checks I8 (identical collectives on every rank):\n"
+    "  --invariants I   all (default), I8 (only I8: ranks run past their own\n"
+    "                    violations), no-I8 (all but I8: random rank edits diverge\n"
+    "                    by construction)\n"
+    "  --edits K,...     keep only rank edits of these kinds (route, skip, exit, raise,\n"
+    "                    skip-step) - as ZOFUZZ_EDITS in fuzz_hooks\n"
+    "  --gather-always routers  mark every ROUTE edit's router module gather-always\n"
+    "                    first (the remedy) - as ZOFUZZ_GATHER_ALWAYS in fuzz_hooks\n"
     "\n"
     "Exit: 0 every trial held every invariant, 1 a failure was found, 2 bad usage.\n";
 
@@ -673,6 +710,7 @@ static int cmd_check(int argc, char **argv)
     uint64_t seed = 1;
     int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
     const char *outdir = NULL;
+    zs_world_env wenv = {~0u, 0, 0, 0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -688,7 +726,28 @@ static int cmd_check(int argc, char **argv)
         else if (!strcmp(a, "--any-verdicts")) same_verdicts = 0;
         else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
         else if (!strcmp(a, "--quiet")) quiet = 1;
-        else die_usage("check: unknown argument %s (see --help)", a);
+        else if (!strcmp(a, "--invariants")) {
+            const char *v = optval(argc, argv, &i);
+            wenv.only_i8 = !strcmp(v, "I8");
+            wenv.skip_i8 = !strcmp(v, "no-I8");
+            if (!wenv.only_i8 && !wenv.skip_i8 && strcmp(v, "all"))
+                die_usage("check: --invariants all, I8 or no-I8, not '%s'", v);
+        } else if (!strcmp(a, "--edits")) {
+            const char *v = optval(argc, argv, &i);
+            char tmp[128];
+            xsnprintf(tmp, sizeof tmp, "%s", v);
+            wenv.edit_mask = 0;
+            for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
+                unsigned k = 0;
+                while (k < ZS_EDIT_KINDS && strcmp(tok, zs_edit_kind_name(k))) k++;
+                if (k == ZS_EDIT_KINDS) die_usage("check: unknown edit kind '%s'", tok);
+                wenv.edit_mask |= 1u << k;
+            }
+        } else if (!strcmp(a, "--gather-always")) {
+            const char *v = optval(argc, argv, &i);
+            if (strcmp(v, "routers")) die_usage("check: --gather-always routers, not '%s'", v);
+            wenv.protect_routers = 1;
+        } else die_usage("check: unknown argument %s (see --help)", a);
     }
     if (max_len > 65536) die_usage("check: --max-len at most 65536");
     if (outdir && mkdirs(outdir)) die_usage("check: cannot create %s", outdir);
@@ -696,6 +755,12 @@ static int cmd_check(int argc, char **argv)
     zs_scenario *s = malloc(sizeof *s);
     if (!buf || !s) die_usage("out of memory");
     unsigned long fails = 0, by_inv[ZS_INV_COUNT + 1] = {0}, torch = 0, setup = 0;
+    unsigned long ranked = 0, diverged = 0;
+    static zs_world_result wres;
+    zs_world_opts wo;
+    zs_world_opts_init(&wo);
+    wo.only_i8 = wenv.only_i8;
+    wo.skip_i8 = wenv.skip_i8;
     seen_set seen = {0};
     double t0 = now_s();
     unsigned long t;
@@ -703,7 +768,18 @@ static int cmd_check(int argc, char **argv)
         size_t n = zs_rand_input(seed, t, buf, max_len);
         zs_decode(buf, n, s);
         zs_sim_result r;
-        int v = zs_min_verdict(s, policy, order, ZS_SIM_DEFAULT_CAP, &r);
+        int v;
+        if (s->cfg.all_ranks) {
+            zs_world_env_apply(&wenv, s);
+            v = zs_world_verdict_ex(s, policy, order, ZS_SIM_DEFAULT_CAP, &wo, &wres);
+            zs_world_to_sim_result(&wres, &r);
+            ranked++;
+            diverged += wres.divergence >= 0;
+        } else if (wenv.only_i8) {
+            continue; /* one rank's view: no I8 */
+        } else {
+            v = zs_min_verdict(s, policy, order, ZS_SIM_DEFAULT_CAP, &r);
+        }
         if (r.torch_error) torch++;
         if (v == ZS_INV_NONE) continue;
         fails++;
@@ -779,8 +855,8 @@ static int cmd_check(int argc, char **argv)
         if (setup) printf("%ssetup x%lu", first ? "" : ", ", setup);
         printf(")");
     }
-    printf("; %lu stopped at a TORCHERROR; %.2f s (%.0f scenarios/s)\n", torch, dt,
-           dt > 0 ? t / dt : 0.0);
+    printf("; %lu stopped at a TORCHERROR; %lu all-ranks (%lu with diverging collectives); "
+           "%.2f s (%.0f scenarios/s)\n", torch, ranked, diverged, dt, dt > 0 ? t / dt : 0.0);
     seen_free(&seen);
     free(buf);
     free(s);
@@ -1342,6 +1418,11 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     }
     static zs_scenario s;
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
+    /* the target's all-ranks knobs changed the scenario before running it */
+    zs_world_env env;
+    char envmsg[200];
+    if (s.cfg.all_ranks && zs_world_env_read(&env, envmsg, sizeof envmsg) == 0)
+        zs_world_env_apply(&env, &s);
     zs_sim_result r;
     int v = zs_min_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r);
     if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) {

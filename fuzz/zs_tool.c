@@ -24,6 +24,7 @@
 #include "scenario.h"
 #include "scenario_json.h"
 #include "sim.h"
+#include "world.h"
 #include "zs_random.h"
 
 static uint8_t buf[1u << 20];
@@ -125,6 +126,13 @@ int main(int argc, char **argv)
         o.policy = policy < 0 ? 0 : policy;
         o.order_mode = order;
         unsigned long torch = 0, misses = 0, bwd = 0, rec = 0, violations = 0;
+        unsigned long ranked = 0, diverged = 0;
+        static zs_world_result wres;
+        zs_world_opts wo;
+        zs_world_opts_init(&wo);
+        /* random rank edits diverge by construction: every invariant but
+         * I8 on each rank of the world, divergences counted */
+        wo.skip_i8 = 1;
         static char keys[64][80];
         static unsigned long counts[64];
         unsigned n_keys = 0;
@@ -133,7 +141,15 @@ int main(int argc, char **argv)
             size_t n = zs_rand_input(seed, t, buf, max);
             zs_decode(buf, n, &sc);
             zs_sim_result r;
-            int rc = zs_sim_run(&sc, &o, &r);
+            int rc;
+            if (sc.cfg.all_ranks) {
+                rc = zs_world_run_ex(&sc, &o, &wo, &wres);
+                zs_world_to_sim_result(&wres, &r);
+                ranked++;
+                diverged += wres.divergence >= 0;
+            } else {
+                rc = zs_sim_run(&sc, &o, &r);
+            }
             torch += r.torch_error;
             misses += r.i3_hook_misses != 0;
             bwd += r.backwards;
@@ -175,9 +191,11 @@ int main(int argc, char **argv)
             return violations ? 1 : 0;
         }
         printf("smoke: %lu scenarios, policy %s, no violation; %lu backwards, %lu recomputes, "
-               "%lu stopped by a PyTorch error, %lu with I3-hooks misses; %.0f scenarios/s\n",
-               trials, zs_policy_name((unsigned)o.policy), bwd, rec, torch, misses,
-               secs > 0 ? trials / secs : 0.0);
+               "%lu stopped by a PyTorch error, %lu with I3-hooks misses; %lu all-ranks in the "
+               "host world (%lu with diverging collectives, I8 not checked here); "
+               "%.0f scenarios/s\n",
+               trials, zs_policy_name((unsigned)o.policy), bwd, rec, torch, misses, ranked,
+               diverged, secs > 0 ? trials / secs : 0.0);
         return 0;
     }
     if (!file) return usage();
@@ -195,6 +213,15 @@ int main(int argc, char **argv)
     o.policy = policy;
     o.order_mode = order;
     zs_sim_result r;
+    if (sc.cfg.all_ranks && (!strcmp(cmd, "trace") || !strcmp(cmd, "check"))) {
+        /* every rank in the host world, I8 included (fuzz/world.h) */
+        static zs_world_result wres;
+        if (!strcmp(cmd, "trace")) o.trace = stdout;
+        if (events) o.events = stdout;
+        int rc = zs_world_run(&sc, &o, &wres);
+        if (!strcmp(cmd, "check")) zs_world_print(stdout, &wres);
+        return !strcmp(cmd, "trace") ? 0 : rc != 0;
+    }
     if (!strcmp(cmd, "trace")) {
         o.trace = stdout;
         zs_sim_run(&sc, &o, &r);
