@@ -513,6 +513,105 @@ static void test_deterministic_under_jitter(void **s)
     }
 }
 
+/* A longer mixed program: 4 ranks, 120 collectives issued two at a time
+ * (gathers of 3 parameters, an exchange every 10th), rank 2's 60th names
+ * another parameter (mismatch), rank 3 leaves after 100 collectives (would
+ * hang).  Every rank's sequence of statuses, its collective count and the
+ * report must be the same under every thread timing. */
+#define MIX_N 120
+static zo_status g_mix[MAXW][MIX_N];
+
+static void rank_mixed(world_fx *fx, int r)
+{
+    for (zo_param_id p = 0; p < 3; p++)
+        RCHECK(fx, r, add(fx, r, p, 50 + p * 17, 4) == ZO_OK);
+    int stop = r == 3 ? 100 : MIX_N;
+    zo_work *pend[2] = {NULL, NULL};
+    void *pbuf[2] = {NULL, NULL};
+    zo_param_id pid[2] = {0, 0};
+    int pk[2] = {-1, -1};
+    for (int k = 0; k <= stop; k++) {
+        /* retire the older of the two in flight */
+        int slot = k & 1;
+        if (pend[slot]) {
+            g_mix[r][pk[slot]] = ops(fx, r)->wait(ctx(fx, r), pend[slot]);
+            ops(fx, r)->work_free(ctx(fx, r), pend[slot]);
+            ops(fx, r)->full_free(ctx(fx, r), pid[slot], pbuf[slot]);
+            pend[slot] = NULL;
+        }
+        if (k == stop)
+            break;
+        jitter(r, k);
+        if (k % 10 == 9) {
+            uint32_t send = (uint32_t)(k * 4 + r), recv[MAXW];
+            g_mix[r][k] = ops(fx, r)->exchange(ctx(fx, r), &send, sizeof send, recv);
+            if (g_mix[r][k] == ZO_OK)
+                for (int q = 0; q < fx->W; q++)
+                    RCHECK(fx, r, recv[q] == (uint32_t)(k * 4 + q));
+            continue;
+        }
+        zo_param_id p = (zo_param_id)(k % 3);
+        if (r == 2 && k == 60)
+            p = (p + 2) % 3; /* p2: not the parameter of the gather still in flight (k = 61 is p1) */
+        uint64_t numel = 50 + p * 17;
+        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), p, padded(fx, numel, 4), &pbuf[slot]) == ZO_OK);
+        zo_gather_item it = item(fx, p, numel, 4, pbuf[slot]);
+        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &pend[slot]) == ZO_OK);
+        pid[slot] = p;
+        pk[slot] = k;
+    }
+    /* the last one still in flight */
+    for (int slot = 0; slot < 2; slot++)
+        if (pend[slot]) {
+            g_mix[r][pk[slot]] = ops(fx, r)->wait(ctx(fx, r), pend[slot]);
+            ops(fx, r)->work_free(ctx(fx, r), pend[slot]);
+            ops(fx, r)->full_free(ctx(fx, r), pid[slot], pbuf[slot]);
+        }
+    if (r == 3)
+        leave(fx, r);
+}
+
+static void test_deterministic_mixed_program(void **s)
+{
+    (void)s;
+    zo_status first[MAXW][MIX_N];
+    char first_rep[512] = "", rep[512];
+    uint64_t first_n[MAXW];
+    for (unsigned seed = 0; seed <= 8; seed++) {
+        world_fx fx;
+        watchdog(60);
+        memset(g_mix, 0x7f, sizeof g_mix);
+        g_jitter_seed = seed;
+        fx_init(&fx, 4, 0);
+        fx_run(&fx, rank_mixed);
+        assert_int_equal(zo_host_world_report(fx.world, rep, sizeof rep), ZO_ERR_COLLECTIVE_MISMATCH);
+        if (seed == 0) {
+            memcpy(first, g_mix, sizeof first);
+            memcpy(first_rep, rep, sizeof rep);
+            for (int r = 0; r < 4; r++)
+                first_n[r] = zo_host_world_collectives(fx.world, r);
+            assert_string_equal(rep, "collective 60: rank 0 all-gather [p0 50x4B] vs rank 2 all-gather "
+                                     "[p2 84x4B]");
+            for (int r = 0; r < 4; r++) {
+                for (int k = 0; k < 100; k++)
+                    if (first[r][k] != (k == 60 ? ZO_ERR_COLLECTIVE_MISMATCH : ZO_OK))
+                        fail_msg("rank %d collective %d: %d", r, k, first[r][k]);
+                for (int k = 100; r != 3 && k < MIX_N; k++)
+                    if (first[r][k] != ZO_ERR_COLLECTIVE_MISMATCH)
+                        fail_msg("rank %d collective %d after rank 3 left: %d", r, k, first[r][k]);
+            }
+        } else {
+            assert_string_equal(rep, first_rep);
+            assert_memory_equal(g_mix, first, sizeof first);
+            for (int r = 0; r < 4; r++)
+                assert_int_equal(zo_host_world_collectives(fx.world, r), first_n[r]);
+        }
+        fx_done(&fx);
+        alarm(0);
+    }
+    g_jitter_seed = 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Work freed before completion; contributions of departed ranks        */
 /* ------------------------------------------------------------------ */
@@ -1234,6 +1333,7 @@ int main(void)
         cmocka_unit_test(test_mismatch_cases),
         cmocka_unit_test(test_rank_leaves_early),
         cmocka_unit_test(test_deterministic_under_jitter),
+        cmocka_unit_test(test_deterministic_mixed_program),
         cmocka_unit_test(test_extra_gather_freed_before_completion),
         cmocka_unit_test(test_departed_rank_contribution_kept),
         cmocka_unit_test(test_everyone_left_with_unmatched_collective),
