@@ -500,7 +500,10 @@ static int issue_item(mpi_ctx *c, mpi_work *w, int *k, int **ints, mpi_param *p,
             counts[r] = (int)s;
             displs[r] = s ? (int)((uint64_t)r * p->shard_bytes) : 0;
         }
-        rc = MPI_Iallgatherv(p->stored ? (const void *)p->store : (const void *)full, (int)p->stored, MPI_BYTE,
+        /* a rank that stores nothing sends 0 bytes from a buffer that does
+         * not alias recvbuf (some MPIs reject aliasing even for 0 bytes) */
+        static const uint8_t nothing = 0;
+        rc = MPI_Iallgatherv(p->stored ? (const void *)p->store : (const void *)&nothing, (int)p->stored, MPI_BYTE,
                              full, counts, displs, MPI_BYTE, c->comm, &w->reqs[(*k)++]);
         c->st.collectives++;
     } else {
