@@ -914,3 +914,35 @@ void zs_world_env_apply(const zs_world_env *e, zs_scenario *s)
     if (e->edit_mask != ~0u) zs_world_keep_edits(s, e->edit_mask);
     if (e->protect_routers) zs_world_protect_routers(s);
 }
+
+int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                          zs_violation *v, void *ctx)
+{
+    const zs_world_pred *P = ctx;
+    static _Thread_local zs_scenario *copy;
+    static _Thread_local zs_world_result *wr;
+    if (!copy) copy = malloc(sizeof *copy);
+    if (!wr) wr = malloc(sizeof *wr);
+    if (!copy || !wr) return 100;
+    if (!s->cfg.all_ranks) {
+        if (P && P->wo.only_i8) return ZS_INV_NONE;
+        zs_sim_opts o;
+        zs_sim_opts_init(&o);
+        o.policy = policy;
+        o.order_mode = order_mode;
+        o.max_bytes_per_param = cap;
+        zs_sim_result *r = &wr->rank_result[0];
+        int rc = zs_sim_run(s, &o, r);
+        if (rc < 0) return 100;
+        if (rc == 1 && r->violated) {
+            if (v) *v = r->v;
+            return r->v.inv;
+        }
+        return ZS_INV_NONE;
+    }
+    *copy = *s;
+    if (P) zs_world_env_apply(&P->env, copy);
+    int verdict = zs_world_verdict_ex(copy, policy, order_mode, cap, P ? &P->wo : NULL, wr);
+    if (v && wr->violated) *v = wr->v;
+    return verdict;
+}

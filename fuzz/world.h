@@ -146,6 +146,20 @@ int zs_world_env_read(zs_world_env *e, char *err, size_t errlen);
  *  effect on others). */
 void zs_world_env_apply(const zs_world_env *e, zs_scenario *s);
 
+/** A minimiser predicate (zs_min_opts.verdict, minimize.h) that keeps the
+ *  knobs: each candidate is copied, zs_world_env_apply'd (so the remedy
+ *  under test - gather-always routers - cannot be minimised away, and
+ *  dropped edit kinds stay dropped) and run in the world with wo.  A
+ *  scenario that is not all-ranks runs in one rank's view (zs_sim_run),
+ *  or gives ZS_INV_NONE with wo.only_i8.  Returns ZS_INV_NONE,
+ *  ZS_INV_I1..ZS_INV_I8 or 100 (setup); *v gets the finding. */
+typedef struct zs_world_pred {
+    zs_world_env env;
+    zs_world_opts wo;
+} zs_world_pred;
+int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
+                          zs_violation *v, void *ctx /* zs_world_pred */);
+
 #ifdef __cplusplus
 }
 #endif

@@ -319,6 +319,62 @@ static const char *base_name(const char *p)
 }
 
 /* ------------------------------------------------------------------ */
+/* all-ranks knobs shared by check and minimize                         */
+/* ------------------------------------------------------------------ */
+
+/* --invariants all|I8|no-I8, --edits K,..., --gather-always routers (the
+ * fuzz_hooks environment knobs as options); returns 1 if argv[*i] was one */
+static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_env *e)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--invariants")) {
+        const char *v = optval(argc, argv, i);
+        e->only_i8 = !strcmp(v, "I8");
+        e->skip_i8 = !strcmp(v, "no-I8");
+        if (!e->only_i8 && !e->skip_i8 && strcmp(v, "all"))
+            die_usage("%s: --invariants all, I8 or no-I8, not '%s'", cmd, v);
+        return 1;
+    }
+    if (!strcmp(a, "--edits")) {
+        const char *v = optval(argc, argv, i);
+        char tmp[128];
+        xsnprintf(tmp, sizeof tmp, "%s", v);
+        e->edit_mask = 0;
+        for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
+            unsigned k = 0;
+            while (k < ZS_EDIT_KINDS && strcmp(tok, zs_edit_kind_name(k))) k++;
+            if (k == ZS_EDIT_KINDS) die_usage("%s: unknown edit kind '%s'", cmd, tok);
+            e->edit_mask |= 1u << k;
+        }
+        return 1;
+    }
+    if (!strcmp(a, "--gather-always")) {
+        const char *v = optval(argc, argv, i);
+        if (strcmp(v, "routers")) die_usage("%s: --gather-always routers, not '%s'", cmd, v);
+        e->protect_routers = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int world_env_default(const zs_world_env *e)
+{
+    return e->edit_mask == ~0u && !e->protect_routers && !e->only_i8 && !e->skip_i8;
+}
+
+/* minimise with the knobs kept (zs_world_pred_verdict) unless they are the defaults */
+static void min_use_world_knobs(zs_min_opts *mo, zs_world_pred *pred, const zs_world_env *e)
+{
+    if (world_env_default(e)) return;
+    pred->env = *e;
+    zs_world_opts_init(&pred->wo);
+    pred->wo.only_i8 = e->only_i8;
+    pred->wo.skip_i8 = e->skip_i8;
+    mo->verdict = zs_world_pred_verdict;
+    mo->verdict_ctx = pred;
+}
+
+/* ------------------------------------------------------------------ */
 /* repro / trace                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -549,6 +605,10 @@ static const char *const minimize_help =
     "  --same-verdicts  also keep the verdict under every other policy (the whole\n"
     "               expect line): the result stays in the same bug class\n"
     "  --max-runs N simulator run budget (default 200000)\n"
+    "All-ranks scenarios run every rank in the host world (I8 included); the\n"
+    "fuzz_hooks knobs as options, kept on every candidate (the remedy under test\n"
+    "cannot be minimised away): --invariants all|I8|no-I8, --edits K,...,\n"
+    "--gather-always routers (see zofuzz check --help)\n"
     "\n"
     "Exit: 0 minimised, 1 the scenario violates nothing (nothing to minimise),\n"
     "      2 bad usage/input.\n";
@@ -591,6 +651,8 @@ static int cmd_minimize(int argc, char **argv)
     zs_min_opts mo;
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
+    zs_world_env wenv = {~0u, 0, 0, 0};
+    zs_world_pred pred;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -608,6 +670,7 @@ static int cmd_minimize(int argc, char **argv)
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
         else if (!strcmp(a, "-v")) mo.verbose = 1;
         else if (!strcmp(a, "--same-verdicts")) mo.same_verdicts = 1;
+        else if (world_opt("minimize", argc, argv, &i, &wenv)) continue;
         else if (a[0] == '-' && a[1]) die_usage("minimize: unknown option %s", a);
         else if (!file) file = a;
         else die_usage("minimize: one FILE only");
@@ -615,8 +678,10 @@ static int cmd_minimize(int argc, char **argv)
     if (!file) die_usage("minimize: FILE missing (see --help)");
     static zs_scenario s;
     if (load_scenario(file, form, &s, NULL, NULL)) return 2;
+    min_use_world_knobs(&mo, &pred, &wenv);
     zs_min_stats st;
     int rc = zs_minimize(&s, &mo, &st);
+    if (rc == 0) zs_world_env_apply(&wenv, &s); /* the remedy stays in the printed scenario */
     if (rc < 0) {
         fprintf(stderr, "%s: %s: invalid scenario or out of memory\n", g_prog, file);
         return 2;
@@ -726,28 +791,8 @@ static int cmd_check(int argc, char **argv)
         else if (!strcmp(a, "--any-verdicts")) same_verdicts = 0;
         else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
         else if (!strcmp(a, "--quiet")) quiet = 1;
-        else if (!strcmp(a, "--invariants")) {
-            const char *v = optval(argc, argv, &i);
-            wenv.only_i8 = !strcmp(v, "I8");
-            wenv.skip_i8 = !strcmp(v, "no-I8");
-            if (!wenv.only_i8 && !wenv.skip_i8 && strcmp(v, "all"))
-                die_usage("check: --invariants all, I8 or no-I8, not '%s'", v);
-        } else if (!strcmp(a, "--edits")) {
-            const char *v = optval(argc, argv, &i);
-            char tmp[128];
-            xsnprintf(tmp, sizeof tmp, "%s", v);
-            wenv.edit_mask = 0;
-            for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-                unsigned k = 0;
-                while (k < ZS_EDIT_KINDS && strcmp(tok, zs_edit_kind_name(k))) k++;
-                if (k == ZS_EDIT_KINDS) die_usage("check: unknown edit kind '%s'", tok);
-                wenv.edit_mask |= 1u << k;
-            }
-        } else if (!strcmp(a, "--gather-always")) {
-            const char *v = optval(argc, argv, &i);
-            if (strcmp(v, "routers")) die_usage("check: --gather-always routers, not '%s'", v);
-            wenv.protect_routers = 1;
-        } else die_usage("check: unknown argument %s (see --help)", a);
+        else if (world_opt("check", argc, argv, &i, &wenv)) continue;
+        else die_usage("check: unknown argument %s (see --help)", a);
     }
     if (max_len > 65536) die_usage("check: --max-len at most 65536");
     if (outdir && mkdirs(outdir)) die_usage("check: cannot create %s", outdir);
@@ -800,8 +845,11 @@ static int cmd_check(int argc, char **argv)
                 mo.inv = v;
                 mo.max_runs = 50000;
                 mo.same_verdicts = same_verdicts;
+                zs_world_pred pred;
+                min_use_world_knobs(&mo, &pred, &wenv);
                 zs_min_stats st;
                 if (zs_minimize(s, &mo, &st) == 0) {
+                    zs_world_env_apply(&wenv, s); /* the remedy stays in the printed scenario */
                     char origin[96];
                     xsnprintf(origin, sizeof origin, "zofuzz check --seed %llu trial %lu",
                              (unsigned long long)seed, t);
@@ -1419,12 +1467,17 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     static zs_scenario s;
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
     /* the target's all-ranks knobs changed the scenario before running it */
-    zs_world_env env;
+    zs_world_env env = {~0u, 0, 0, 0};
     char envmsg[200];
-    if (s.cfg.all_ranks && zs_world_env_read(&env, envmsg, sizeof envmsg) == 0)
-        zs_world_env_apply(&env, &s);
+    if (zs_world_env_read(&env, envmsg, sizeof envmsg) != 0) env = (zs_world_env){~0u, 0, 0, 0};
+    zs_world_pred pred;
+    pred.env = env;
+    zs_world_opts_init(&pred.wo);
+    pred.wo.only_i8 = env.only_i8;
+    pred.wo.skip_i8 = env.skip_i8;
     zs_sim_result r;
-    int v = zs_min_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r);
+    memset(&r, 0, sizeof r);
+    int v = zs_world_pred_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r.v, &pred);
     if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) {
         printf("  %s: does not reproduce in-process as an invariant violation (%s): a sanitizer\n"
                "  finding, timeout or OOM - see fuzz.log; replay: build-fuzz/fuzz/fuzz_hooks %s\n",
@@ -1439,8 +1492,11 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     mo.inv = v;
     mo.max_runs = 100000;
     mo.same_verdicts = g_run_same_verdicts;
+    min_use_world_knobs(&mo, &pred, &env);
     zs_min_stats st;
-    if (zs_minimize(&s, &mo, &st) != 0) {
+    int mrc = zs_minimize(&s, &mo, &st);
+    if (mrc == 0) zs_world_env_apply(&env, &s);
+    if (mrc != 0) {
         printf("  %s: %s (minimisation failed)\n", path, line);
         return v;
     }
