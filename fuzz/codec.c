@@ -1288,3 +1288,31 @@ int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, cha
     out->n_steps = (uint8_t)n;
     return 0;
 }
+
+int zs_scenario_drop_invalid_edits(zs_scenario *s)
+{
+    static _Thread_local mtree t;
+    unsigned n = s->n_edits <= ZS_MAX_RANK_EDITS ? s->n_edits : ZS_MAX_RANK_EDITS;
+    if (!s->cfg.all_ranks || s->cfg.world_size < 2) {
+        s->n_edits = 0;
+        return (int)n;
+    }
+    zs_rank_edit got[ZS_MAX_RANK_EDITS];
+    memcpy(got, s->edit, n * sizeof got[0]);
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned j = i; j > 0 && edit_cmp(&got[j - 1], &got[j]) > 0; j--) {
+            zs_rank_edit x = got[j];
+            got[j] = got[j - 1];
+            got[j - 1] = x;
+        }
+    mtree_build(s, &t);
+    unsigned nk = 0;
+    for (unsigned k = 0; k < n; k++) {
+        zs_rank_edit e = got[k];
+        if (edit_check(s, &t, got, nk, &e, NULL, 0) == 0) got[nk++] = e;
+    }
+    memset(s->edit, 0, sizeof s->edit);
+    memcpy(s->edit, got, nk * sizeof got[0]);
+    s->n_edits = (uint8_t)nk;
+    return (int)(n - nk);
+}

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "scn.h"
+#include "world.h"
 
 void zs_min_opts_init(zs_min_opts *o)
 {
@@ -47,6 +48,13 @@ int zs_min_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t ca
     zs_sim_opts o;
     zs_sim_result tmp;
     if (!r) r = &tmp;
+    if (s->cfg.all_ranks) {
+        /* every rank its own program in one host world (I8 included) */
+        static _Thread_local zs_world_result wr;
+        int v = zs_world_verdict(s, policy, order_mode, cap, &wr);
+        zs_world_to_sim_result(&wr, r);
+        return v;
+    }
     zs_sim_opts_init(&o);
     o.policy = policy;
     o.order_mode = order_mode;
@@ -56,6 +64,80 @@ int zs_min_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t ca
     if (rc < 0) return ZS_SCN_SETUP;
     if (rc == 1 && r->violated) return r->v.inv;
     return ZS_INV_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rank edits follow the structure                                      */
+/* ------------------------------------------------------------------ */
+
+/* Removes edit k. */
+static void edit_remove(zs_scenario *s, unsigned k)
+{
+    for (unsigned j = k; j + 1 < s->n_edits; j++) s->edit[j] = s->edit[j + 1];
+    s->n_edits--;
+    memset(&s->edit[s->n_edits], 0, sizeof s->edit[0]);
+}
+
+/* Calls of step si pass pi were renumbered: map[c] is the new index of
+ * old call c, or -1 if it is gone (edits naming it are dropped). */
+static void edits_remap_calls(zs_scenario *s, unsigned si, unsigned pi, const int *map, unsigned n)
+{
+    for (unsigned k = s->n_edits; k-- > 0;) {
+        zs_rank_edit *e = &s->edit[k];
+        if (e->kind == ZS_EDIT_SKIP_STEP || e->step != si || e->pass != pi) continue;
+        if (e->call >= n || map[e->call] < 0)
+            edit_remove(s, k);
+        else
+            e->call = (uint8_t)map[e->call];
+    }
+}
+
+/* Module m was removed (ids above it shift down): ROUTE edits to m go. */
+static void edits_remap_module(zs_scenario *s, unsigned m)
+{
+    for (unsigned k = s->n_edits; k-- > 0;) {
+        zs_rank_edit *e = &s->edit[k];
+        if (e->kind != ZS_EDIT_ROUTE) continue;
+        if (e->module == m)
+            edit_remove(s, k);
+        else if (e->module > m)
+            e->module--;
+    }
+}
+
+/* Step si removed (keep < 0) or pass `keep` of it became its only pass
+ * (keep >= 0, the step turned into a train step). */
+static void edits_remap_step(zs_scenario *s, unsigned si, int keep)
+{
+    for (unsigned k = s->n_edits; k-- > 0;) {
+        zs_rank_edit *e = &s->edit[k];
+        if (e->step < si) continue;
+        if (e->step > si) {
+            if (keep < 0) e->step--;
+            continue;
+        }
+        if (keep < 0)
+            edit_remove(s, k);
+        else if (e->kind != ZS_EDIT_SKIP_STEP) {
+            if (e->pass != (unsigned)keep)
+                edit_remove(s, k);
+            else
+                e->pass = 0;
+        }
+    }
+}
+
+/* Pass q of step si removed. */
+static void edits_remap_pass(zs_scenario *s, unsigned si, unsigned q)
+{
+    for (unsigned k = s->n_edits; k-- > 0;) {
+        zs_rank_edit *e = &s->edit[k];
+        if (e->step != si || e->kind == ZS_EDIT_SKIP_STEP || e->pass < q) continue;
+        if (e->pass == q)
+            edit_remove(s, k);
+        else
+            e->pass--;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -152,6 +234,18 @@ void zs_min_pass_drop_call(zs_pass *p, unsigned c)
 #undef REMAP
 }
 
+/* zs_min_pass_drop_call on step si pass pi of s, edits following */
+static void drop_call_s(zs_scenario *s, unsigned si, unsigned pi, unsigned c)
+{
+    zs_pass *p = &s->step[si].pass[pi];
+    if (c == 0 || c >= p->n_calls) return;
+    unsigned n = p->n_calls, e = subtree_end(p, c);
+    int map[ZS_MAX_CALLS];
+    for (unsigned j = 0; j < n; j++) map[j] = j < c ? (int)j : j < e ? -1 : (int)(j - (e - c));
+    zs_min_pass_drop_call(p, c);
+    if (s->n_edits) edits_remap_calls(s, si, pi, map, n);
+}
+
 void zs_min_drop_param(zs_scenario *s, unsigned q)
 {
     if (q >= s->n_params) return;
@@ -179,7 +273,7 @@ int zs_min_drop_module(zs_scenario *s, unsigned m)
         for (unsigned q = 0; q < s->step[i].n_passes; q++) {
             zs_pass *p = &s->step[i].pass[q];
             for (unsigned c = p->n_calls; c-- > 1;)
-                if (c < p->n_calls && p->calls[c].module == m) zs_min_pass_drop_call(p, c);
+                if (c < p->n_calls && p->calls[c].module == m) drop_call_s(s, i, q, c);
         }
     for (unsigned q = s->n_params; q-- > 0;)
         if (s->par[q].owner == m) zs_min_drop_param(s, q);
@@ -189,6 +283,7 @@ int zs_min_drop_module(zs_scenario *s, unsigned m)
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
     s->n_uses = (uint8_t)o;
     /* re-index */
+    if (s->n_edits) edits_remap_module(s, m);
     for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
     s->n_modules--;
     memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
@@ -295,8 +390,16 @@ static int splice_module(zs_scenario *s, unsigned m)
     for (unsigned i = 0; i < s->n_steps; i++)
         for (unsigned q = 0; q < s->step[i].n_passes; q++) {
             zs_pass *p = &s->step[i].pass[q];
-            for (unsigned c = p->n_calls; c-- > 1;)
-                if (c < p->n_calls && p->calls[c].module == m && splice_call(p, c) != 0) return -1;
+            for (unsigned c = p->n_calls; c-- > 1;) {
+                if (c >= p->n_calls || p->calls[c].module != m) continue;
+                unsigned n = p->n_calls;
+                if (splice_call(p, c) != 0) return -1;
+                if (s->n_edits) {
+                    int map[ZS_MAX_CALLS];
+                    for (unsigned j = 0; j < n; j++) map[j] = j < c ? (int)j : j == c ? -1 : (int)j - 1;
+                    edits_remap_calls(s, i, q, map, n);
+                }
+            }
         }
     for (unsigned q = 0; q < s->n_params; q++)
         if (s->par[q].owner == m) s->par[q].owner = (uint8_t)up;
@@ -316,6 +419,7 @@ static int splice_module(zs_scenario *s, unsigned m)
     s->n_uses = (uint8_t)o;
     for (unsigned k = m + 1; k < s->n_modules; k++)
         if (s->mod[k].parent == m) s->mod[k].parent = (uint8_t)up;
+    if (s->n_edits) edits_remap_module(s, m);
     for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
     s->n_modules--;
     memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
@@ -373,7 +477,13 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
             }
         }
     }
-    for (unsigned m = 0; m < s->n_modules; m++) c[2] += (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? 1 : 0;
+    for (unsigned m = 0; m < s->n_modules; m++) {
+        c[2] += (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? 1 : 0;
+        c[2] += (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) ? 1 : 0;
+    }
+    c[0] += s->n_edits;
+    c[2] += (uint64_t)s->cfg.all_ranks + s->cfg.verify_collectives;
+    for (unsigned k = 0; k < s->n_edits; k++) c[4] += (uint64_t)s->edit[k].rank + s->edit[k].kind;
     for (unsigned q = 0; q < s->n_params; q++) {
         c[2] += (s->par[q].flags & ZS_PARAM_FROZEN) ? 1 : 0;
         c[3] += s->par[q].elem_size != 4;
@@ -406,6 +516,7 @@ static int cost_less(const uint64_t a[NCOST], const uint64_t b[NCOST])
 /* ------------------------------------------------------------------ */
 
 enum {
+    C_DROP_EDIT,
     C_DROP_STEP,
     C_STEP_TO_TRAIN,
     C_DROP_PASS,
@@ -423,6 +534,7 @@ enum {
     C_CLEAR_DETACH,
     C_REF_TO_ARG,
     C_CLEAR_LEAF,
+    C_CLEAR_GATHER,
     C_CLEAR_FROZEN,
     C_CONFIG,
     C_NUMEL_ONE,
@@ -434,10 +546,10 @@ enum {
 };
 
 static const char *const kind_names[C_KINDS] = {
-    "drop step",    "step -> train", "drop pass",    "drop module subtree", "splice module", "drop call",
+    "drop rank edit", "drop step",    "step -> train", "drop pass",    "drop module subtree", "splice module", "drop call",
     "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
     "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
-    "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
+    "clear gather_always", "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
     "param -> parent module", "order bytes"};
 
 /* iterate (step, pass, call) in order; returns 1 and sets pointers for the
@@ -464,19 +576,35 @@ enum { CAND_END = -1, CAND_SKIP = 0, CAND_OK = 1 };
 
 /* Builds candidate (kind, idx) from cur into out.  CAND_END: no item idx
  * for this kind; CAND_SKIP: item exists but gives no change. */
+static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_order);
+
 static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out,
                           int keep_order)
 {
     memcpy(out, cur, sizeof *out);
     zs_scenario *s = out;
+    int rc = make_candidate1(s, kind, idx, keep_order);
+    /* edits the change made invalid (a route whose subtree no longer maps,
+     * a raise on a call that now unwinds, ...) go; the candidate stays valid */
+    if (rc == CAND_OK && s->n_edits) zs_scenario_drop_invalid_edits(s);
+    return rc;
+}
+
+static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_order)
+{
     unsigned si, pi, ci;
     switch (kind) {
+    case C_DROP_EDIT:
+        if (idx >= s->n_edits) return CAND_END;
+        edit_remove(s, idx);
+        return CAND_OK;
     case C_DROP_STEP:
         if (idx >= s->n_steps) return CAND_END;
         if (s->n_steps < 2) return CAND_SKIP;
         for (unsigned i = idx; i + 1 < s->n_steps; i++) s->step[i] = s->step[i + 1];
         s->n_steps--;
         memset(&s->step[s->n_steps], 0, sizeof s->step[0]);
+        edits_remap_step(s, idx, -1);
         return CAND_OK;
     case C_STEP_TO_TRAIN: {
         /* idx = step * ZS_MAX_PASSES + pass to keep */
@@ -488,6 +616,7 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
         for (unsigned k = 1; k < ZS_MAX_PASSES; k++) memset(&st->pass[k], 0, sizeof st->pass[k]);
         st->kind = ZS_STEP_TRAIN;
         st->n_passes = 1;
+        edits_remap_step(s, i, (int)q);
         return CAND_OK;
     }
     case C_DROP_PASS: {
@@ -498,6 +627,7 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
         for (unsigned k = q; k + 1 < st->n_passes; k++) st->pass[k] = st->pass[k + 1];
         st->n_passes--;
         memset(&st->pass[st->n_passes], 0, sizeof st->pass[0]);
+        edits_remap_pass(s, i, q);
         return CAND_OK;
     }
     case C_DROP_SUBTREE:
@@ -515,7 +645,7 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
         return zs_min_drop_module(s, idx + 1) == 0 ? CAND_OK : CAND_SKIP;
     case C_DROP_CALL:
         if (!nth_call(s, idx, 1, &si, &pi, &ci)) return CAND_END;
-        zs_min_pass_drop_call(&s->step[si].pass[pi], ci);
+        drop_call_s(s, si, pi, ci);
         return CAND_OK;
     case C_DROP_PARAM:
         if (idx >= s->n_params) return CAND_END;
@@ -603,6 +733,11 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
         if (!(s->mod[idx].flags & ZS_MOD_Z3_LEAF)) return CAND_SKIP;
         s->mod[idx].flags &= (uint8_t)~ZS_MOD_Z3_LEAF;
         return CAND_OK;
+    case C_CLEAR_GATHER:
+        if (idx >= s->n_modules) return CAND_END;
+        if (!(s->mod[idx].flags & ZS_MOD_GATHER_ALWAYS)) return CAND_SKIP;
+        s->mod[idx].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
+        return CAND_OK;
     case C_CLEAR_FROZEN:
         if (idx >= s->n_params) return CAND_END;
         if (!(s->par[idx].flags & ZS_PARAM_FROZEN)) return CAND_SKIP;
@@ -647,6 +782,8 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
             if (c->world_size == 1) return CAND_SKIP;
             c->world_size = 1;
             c->rank = 0;
+            c->all_ranks = 0; /* one rank left: its own program is the base one */
+            s->n_edits = 0;
             return CAND_OK;
         case 1:
             if (c->rank == 0) return CAND_SKIP;
@@ -667,8 +804,26 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
             s->n_order = 0;
             memset(s->order, 0, sizeof s->order);
             return CAND_OK;
+        case 5 + ZS_TH_COUNT:
+            /* one rank fewer (all-ranks scenarios; the others go to W = 1 above) */
+            if (!c->all_ranks || c->world_size <= 2) return CAND_SKIP;
+            c->world_size--;
+            if (c->rank >= c->world_size) c->rank = (uint8_t)(c->world_size - 1);
+            for (unsigned k = s->n_edits; k-- > 0;)
+                if (s->edit[k].rank >= c->world_size) edit_remove(s, k);
+            return CAND_OK;
+        case 6 + ZS_TH_COUNT:
+            /* one rank's view instead of all ranks (the rank edits go) */
+            if (!c->all_ranks) return CAND_SKIP;
+            c->all_ranks = 0;
+            s->n_edits = 0;
+            return CAND_OK;
+        case 7 + ZS_TH_COUNT:
+            if (!c->verify_collectives) return CAND_SKIP;
+            c->verify_collectives = 0;
+            return CAND_OK;
         default:
-            if (idx >= 5 + ZS_TH_COUNT) return CAND_END;
+            if (idx >= 8 + ZS_TH_COUNT) return CAND_END;
             {
                 uint64_t *v = zs_config_threshold(c, (int)idx - 5);
                 uint64_t dv = *zs_config_threshold(&d.cfg, (int)idx - 5);
@@ -699,6 +854,21 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
     }
     }
     return CAND_END;
+}
+
+/* one run: the caller's predicate, or zs_min_verdict */
+static int run_verdict(const zs_min_opts *o, const zs_scenario *s, int policy, zs_sim_result *r)
+{
+    if (!o->verdict) return zs_min_verdict(s, policy, -1, o->max_bytes_per_param, r);
+    zs_violation v;
+    memset(&v, 0, sizeof v);
+    int rc = o->verdict(s, policy, -1, o->max_bytes_per_param, &v, o->verdict_ctx);
+    if (r) {
+        memset(r, 0, sizeof *r);
+        r->violated = rc != ZS_INV_NONE && rc != ZS_SCN_SETUP;
+        r->v = v;
+    }
+    return rc;
 }
 
 int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
@@ -733,7 +903,7 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
     zs_min_size_of(cur, &st->before);
     st->policy = policy;
     zs_sim_result r;
-    int inv = zs_min_verdict(cur, -1, -1, o->max_bytes_per_param, &r);
+    int inv = run_verdict(o, cur, -1, &r);
     st->runs = 1;
     if (inv == ZS_INV_NONE || inv == ZS_SCN_SETUP || (o->inv && inv != o->inv)) {
         st->inv = inv;
@@ -746,7 +916,7 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
     int allv[4] = {0, 0, 0, 0};
     if (o->same_verdicts)
         for (int q = 0; q < 4; q++)
-            allv[q] = q == policy ? inv : zs_min_verdict(cur, q, -1, o->max_bytes_per_param, NULL);
+            allv[q] = q == policy ? inv : run_verdict(o, cur, q, NULL);
     uint64_t ccur[NCOST], ccand[NCOST];
     cost_of(cur, ccur);
     int changed = 1;
@@ -768,13 +938,13 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
                     continue;
                 }
                 st->runs++;
-                int v = zs_min_verdict(cand, -1, -1, o->max_bytes_per_param, &r);
+                int v = run_verdict(o, cand, -1, &r);
                 if (v == inv && o->same_verdicts) {
                     zs_sim_result r2;
                     for (int q = 0; q < 4 && v == inv; q++) {
                         if (q == policy) continue;
                         st->runs++;
-                        if (zs_min_verdict(cand, q, -1, o->max_bytes_per_param, &r2) != allv[q]) v = -1;
+                        if (run_verdict(o, cand, q, &r2) != allv[q]) v = -1;
                     }
                 }
                 if (v == inv) {

@@ -6,10 +6,11 @@
  * minimiser repeatedly tries smaller variants - drop a step, a pass, a
  * call with its subtree, a module (ids re-indexed), a parameter, a use,
  * an input, an output, a consumed tensor, a loss term; clear a flag
- * (no_grad, checkpoint, raise, detach, z3_leaf, frozen); turn a step into
- * a plain train step; lower numel / W / rank; move a parameter to its
- * owner's parent module; move config values to their defaults; shorten
- * or zero the fuzzed order bytes - and keeps a variant
+ * (no_grad, checkpoint, raise, detach, z3_leaf, gather_always, frozen);
+ * turn a step into a plain train step; lower numel / W / rank; move a
+ * parameter to its owner's parent module; move config values to their
+ * defaults (all_ranks and verify_collectives included); drop a rank edit;
+ * shorten or zero the fuzzed order bytes - and keeps a variant
  * only if it is valid (zs_scenario_validate) and zs_sim_run still reports
  * the SAME invariant X under the same policy P and the same backward
  * order.  It repeats until no variant is accepted (a fixpoint).  Every
@@ -18,6 +19,12 @@
  *
  * The result has cfg.policy = P and the order mode it was reproduced
  * with, so `zofuzz repro` on it reproduces without options.
+ *
+ * Rank edits (all-ranks scenarios) follow the structure: removing a step,
+ * pass, call or module renumbers the edits that name what stays and drops
+ * the ones that named what went (or that the change made invalid), so
+ * every candidate is a valid scenario; an edit the predicate needs keeps
+ * the calls it names.
  */
 #ifndef ZS_MINIMIZE_H
 #define ZS_MINIMIZE_H
@@ -42,6 +49,16 @@ typedef struct zs_min_opts {
                                 expect line), so the result stays in the same bug class
                                 (e.g. "per-call ok, reset-on-forward ok, lazy-init I3") */
     int verbose;             /* 1: one line per accepted change on stderr */
+    /* The verdict of one run (the predicate), instead of zs_min_verdict:
+     * same contract (policy/order_mode -1 = the scenario's; returns
+     * ZS_INV_NONE, ZS_INV_I1..ZS_INV_I8, or ZS_SCN_SETUP); fills *v with the
+     * finding when v is not NULL and it returns a violation.  NULL (the
+     * default): zs_min_verdict, which runs all-ranks scenarios in the host
+     * world.  Lets a caller minimise under its own world options
+     * (zs_world_opts.only_i8, ...) or any other property. */
+    int (*verdict)(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
+                   void *ctx);
+    void *verdict_ctx;
 } zs_min_opts;
 
 void zs_min_opts_init(zs_min_opts *o);
@@ -68,7 +85,10 @@ void zs_min_size_of(const zs_scenario *s, zs_min_size *out);
 
 /** Runs s under the given policy/order override (-1: the scenario's) and
  *  returns the verdict: ZS_INV_NONE (holds), ZS_INV_I1..ZS_INV_ERR, or
- *  ZS_SCN_SETUP (100) when the runtime refused the setup.  r may be NULL. */
+ *  ZS_SCN_SETUP (100) when the runtime refused the setup.  An all-ranks
+ *  scenario (cfg.all_ranks) runs every rank in the host world
+ *  (zs_world_verdict, default world options) and can also give
+ *  ZS_INV_I8; *r is then zs_world_to_sim_result's summary.  r may be NULL. */
 int zs_min_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
                    zs_sim_result *r);
 

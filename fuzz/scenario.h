@@ -373,6 +373,12 @@ size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap);
 /** Upper bound of zs_encode's size for any scenario. */
 #define ZS_ENCODE_MAX (1u << 16)
 
+/** Drops the rank edits of s that are not valid given the edits before
+ *  them (in sort order; the edits are sorted first), as zs_decode does,
+ *  e.g. after a tool removed calls or steps.  The rest of s must be valid.
+ *  Clears n_edits if cfg.all_ranks is 0.  Returns the number dropped. */
+int zs_scenario_drop_invalid_edits(zs_scenario *s);
+
 /** Rank r's program: *out = s with the edits of rank r applied, cfg.rank
  *  = r, cfg.all_ranks = 0, n_edits = 0 (cfg.verify_collectives kept) - an
  *  ordinary single-rank scenario, valid whenever s is.  Works for any

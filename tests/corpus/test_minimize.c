@@ -10,7 +10,11 @@
  *     the smallest unused-branch repro: one module, two steps, two calls;
  *   - minimising random failing scenarios under each legacy policy keeps
  *     the invariant, validity, and never grows anything;
- *   - the editing primitives keep references consistent.
+ *   - the editing primitives keep references consistent;
+ *   - all-ranks scenarios: an edit the predicate needs is kept (and
+ *     renumbered as calls, steps and modules go), edits it does not need
+ *     go with all_ranks itself; the default predicate runs the host world,
+ *     where per-rank MoE routing is I8 until gather_always is set.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -314,6 +318,187 @@ static void test_drop_output_and_module(void **state)
     assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* per-rank programs                                                    */
+/* ------------------------------------------------------------------ */
+
+static const char moe_text[] =
+    "config world_size=3 ranks=all verify_collectives=1\n"
+    "module net\n"
+    "  module moe gather_always\n"
+    "    module router\n"
+    "    module e0\n"
+    "      module fc\n"
+    "    module e1\n"
+    "      module fc\n"
+    "    module e2\n"
+    "      module fc\n"
+    "  module head\n"
+    "param router.w owner=router numel=64\n"
+    "param e0.w owner=@4 numel=256\n"
+    "param e1.w owner=@6 numel=512\n"
+    "param e2.w owner=@8 numel=1024\n"
+    "param head.w owner=head numel=64\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out1.0)\n"
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
+    "      call router(arg0) -> 1 use(arg0)\n"
+    "      call e0(out0.0) -> 1 use(out0.0)\n"
+    "        call @4(arg0) -> 1 use(arg0)\n"
+    "      call e1(out0.0) -> 1 use(out0.0)\n"
+    "        call @6(arg0) -> 1 use(arg0)\n"
+    "    call head(out0.0) -> 1 use(arg0)\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out1.0)\n"
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
+    "      call router(arg0) -> 1 use(arg0)\n"
+    "      call e0(out0.0) -> 1 use(out0.0)\n"
+    "        call @4(arg0) -> 1 use(arg0)\n"
+    "      call e1(out0.0) -> 1 use(out0.0)\n"
+    "        call @6(arg0) -> 1 use(arg0)\n"
+    "    call head(out0.0) -> 1 use(arg0)\n"
+    "rank 1 step 0 call head raise\n"
+    "rank 1 step 1 call e0 route e2\n"
+    "rank 2 step 0 call e1 skip\n"
+    "rank 2 step 1 skip-step\n";
+
+static int calls_module_named(const zs_scenario *s, const char *name)
+{
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            const zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls; c++)
+                if (!strcmp(s->mod[p->calls[c].module].name, name)) return 1;
+        }
+    return 0;
+}
+
+/* a property of the per-rank programs: some rank calls e2 while rank 0
+ * calls e0 (what MoE routing makes of one program) */
+static unsigned long pred_runs;
+static int pred_routed(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
+                       void *ctx)
+{
+    (void)policy, (void)order_mode, (void)cap, (void)ctx;
+    static zs_scenario r0, rk;
+    pred_runs++;
+    assert_int_equal(zs_scenario_validate(s, NULL, 0), 0); /* every candidate is valid */
+    if (zs_scenario_for_rank(s, 0, &r0, NULL, 0) != 0 || !calls_module_named(&r0, "e0")) return ZS_INV_NONE;
+    for (unsigned r = 1; r < s->cfg.world_size; r++) {
+        assert_int_equal(zs_scenario_for_rank(s, r, &rk, NULL, 0), 0);
+        assert_int_equal(zs_scenario_validate(&rk, NULL, 0), 0);
+        if (calls_module_named(&rk, "e2")) {
+            if (v) {
+                v->inv = ZS_INV_I8;
+                snprintf(v->msg, sizeof v->msg, "rank %u routes to e2", r);
+            }
+            return ZS_INV_I8;
+        }
+    }
+    return ZS_INV_NONE;
+}
+
+/* the minimiser keeps the edit the predicate needs and removes the rest,
+ * renumbering it as calls, steps and modules go */
+static void test_rank_edits_kept(void **state)
+{
+    (void)state;
+    parse_text(moe_text, &sc);
+    zs_min_opts o;
+    zs_min_opts_init(&o);
+    o.verdict = pred_routed;
+    zs_min_stats st;
+    pred_runs = 0;
+    assert_int_equal(zs_minimize(&sc, &o, &st), 0);
+    assert_int_equal(st.inv, ZS_INV_I8);
+    fprintf(stderr, "minimised with rank edits: %u -> %u lines, %lu predicate runs\n",
+            (unsigned)st.before.lines, (unsigned)st.after.lines, pred_runs);
+    dump(&sc);
+    assert_int_equal(pred_routed(&sc, -1, -1, 0, NULL, NULL), ZS_INV_I8);
+    assert_int_equal(sc.cfg.all_ranks, 1);
+    assert_int_equal(sc.cfg.world_size, 2);
+    assert_int_equal(sc.cfg.verify_collectives, 0);
+    assert_int_equal(sc.n_edits, 1);
+    assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
+    assert_int_equal(sc.edit[0].rank, 1);
+    assert_int_equal(sc.n_steps, 1);
+    for (unsigned m = 0; m < sc.n_modules; m++) assert_int_equal(sc.mod[m].flags, 0);
+    assert_true(st.after.calls < st.before.calls);
+    assert_true(st.after.modules <= 3); /* net (or moe), e0, e2 */
+    assert_int_equal(sc.n_params, 0);
+}
+
+/* a predicate that does not need the per-rank programs: they all go */
+static int pred_has_head(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
+                         void *ctx)
+{
+    (void)policy, (void)order_mode, (void)cap, (void)ctx;
+    if (!calls_module_named(s, "head")) return ZS_INV_NONE;
+    if (v) v->inv = ZS_INV_I1;
+    return ZS_INV_I1;
+}
+
+static void test_rank_edits_dropped(void **state)
+{
+    (void)state;
+    parse_text(moe_text, &sc);
+    zs_min_opts o;
+    zs_min_opts_init(&o);
+    o.verdict = pred_has_head;
+    zs_min_stats st;
+    assert_int_equal(zs_minimize(&sc, &o, &st), 0);
+    assert_int_equal(sc.cfg.all_ranks, 0);
+    assert_int_equal(sc.n_edits, 0);
+    assert_int_equal(sc.cfg.world_size, 1);
+    assert_int_equal(sc.n_modules, 2);
+    assert_int_equal(sc.step[0].pass[0].n_calls, 2);
+}
+
+/* the default predicate runs all-ranks scenarios in the host world: MoE
+ * routing that differs by rank is I8 unless moe gathers all its experts */
+static void test_world_i8_minimised(void **state)
+{
+    (void)state;
+    parse_text(moe_text, &sc);
+    sc.mod[1].flags = 0; /* no gather_always on moe */
+    /* only the routing differs between ranks */
+    for (unsigned k = 0; k < sc.n_edits; k++)
+        if (sc.edit[k].kind == ZS_EDIT_ROUTE) sc.edit[0] = sc.edit[k];
+    sc.n_edits = 1;
+    assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
+    assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
+    int v = zs_min_verdict(&sc, -1, -1, ZS_SIM_DEFAULT_CAP, NULL);
+    fprintf(stderr, "MoE with per-rank routing, no gather_always: verdict %s\n", zs_scn_verdict_name(v));
+    assert_int_equal(v, ZS_INV_I8);
+    zs_min_opts o;
+    zs_min_opts_init(&o);
+    zs_min_stats st;
+    assert_int_equal(zs_minimize(&sc, &o, &st), 0);
+    assert_int_equal(st.inv, ZS_INV_I8);
+    fprintf(stderr, "minimised I8 in %.2f s, %lu runs: %u -> %u lines\n", st.seconds, st.runs,
+            (unsigned)st.before.lines, (unsigned)st.after.lines);
+    dump(&sc);
+    assert_int_equal(sc.cfg.all_ranks, 1);
+    assert_int_equal(sc.n_edits, 1);
+    assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
+    assert_int_equal(zs_min_verdict(&sc, -1, -1, ZS_SIM_DEFAULT_CAP, NULL), ZS_INV_I8);
+    /* gather_always on the routed calls' parent removes the divergence */
+    zs_scenario g = sc;
+    int marked = 0;
+    for (unsigned k = 0; k < g.n_edits; k++)
+        if (g.edit[k].kind == ZS_EDIT_ROUTE) {
+            unsigned m = g.step[g.edit[k].step].pass[g.edit[k].pass].calls[g.edit[k].call].module;
+            g.mod[g.mod[m].parent].flags |= ZS_MOD_GATHER_ALWAYS;
+            marked++;
+        }
+    assert_int_equal(marked, 1);
+    assert_int_equal(zs_scenario_validate(&g, NULL, 0), 0);
+    v = zs_min_verdict(&g, -1, -1, ZS_SIM_DEFAULT_CAP, NULL);
+    fprintf(stderr, "with gather_always on the routed call's parent module: %s\n", zs_scn_verdict_name(v));
+    assert_int_equal(v, ZS_INV_NONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +511,9 @@ int main(void)
         cmocka_unit_test(test_big_unused_lazy_init),
         cmocka_unit_test(test_big_unused_any_i3),
         cmocka_unit_test(test_random_failures),
+        cmocka_unit_test(test_rank_edits_kept),
+        cmocka_unit_test(test_rank_edits_dropped),
+        cmocka_unit_test(test_world_i8_minimised),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
