@@ -543,6 +543,8 @@ static void sleep_us(uint32_t us)
  * that would go away with its memory, leaves a copy (snapshot) in the
  * entry: the collective still completes for the other ranks exactly as if
  * the rank had stayed, which keeps every outcome independent of timing.
+ * (Should that copy not be allocatable, the collective completes with
+ * ZO_ERR_NOMEM on every rank - never with wrong bytes.)
  *
  * Determinism: a rank's collective k completes iff every rank issues its
  * k-th collective before the world would hang, and whether that happens
@@ -602,7 +604,7 @@ typedef struct witem {
     uint64_t src_len;
     uint8_t *snap;                    /* world-owned copy of src once the owner's memory may go */
     uint8_t *dst;                     /* this rank's full buffer; NULL: not delivered (cancelled) */
-    int cancelled;
+    int lost;                         /* the snapshot could not be allocated: the source is gone */
 } witem;
 
 struct wentry {
@@ -832,11 +834,22 @@ static void coll_unlink_free(zo_host_world *w, wcoll *k)
 /* Every rank issued collective k: match, move, complete. */
 static void coll_complete(zo_host_world *w, wcoll *k)
 {
-    int W = w->W, bad = -1;
+    int W = w->W, bad = -1, lost = -1;
     for (int r = 1; r < W && bad < 0; r++)
         if (!entries_match(k->e[0], k->e[r]))
             bad = r;
-    if (bad < 0) {
+    for (int r = 0; r < W && bad < 0 && lost < 0; r++)
+        for (size_t i = 0; i < k->e[r]->n; i++)
+            if (k->e[r]->items[i].lost)
+                lost = r;
+    if (lost >= 0) {
+        char text[200];
+        snprintf(text, sizeof text,
+                 "collective %llu: out of memory keeping rank %d's contribution after it released it",
+                 (unsigned long long)k->seq, lost);
+        for (int r = 0; r < W; r++)
+            entry_finish(w, k->e[r], ZO_ERR_NOMEM, text);
+    } else if (bad < 0) {
         coll_move(w, k);
         for (int r = 0; r < W; r++)
             entry_finish(w, k->e[r], ZO_OK, NULL);
@@ -999,8 +1012,8 @@ static void world_block(zo_host_world *w, wentry *e)
 }
 
 /* Keeps what an item's source points to alive in the entry (the owner's
- * memory may go).  If the copy cannot be allocated the source contributes
- * nothing (the others then get the padding the full buffer had). */
+ * memory may go).  If the copy cannot be allocated the item is lost and the
+ * collective will fail with ZO_ERR_NOMEM on every rank (never wrong data). */
 static void entry_snapshot_item(zo_host_world *w, witem *it)
 {
     if (it->snap || !it->src || !it->src_len) {
@@ -1011,7 +1024,7 @@ static void entry_snapshot_item(zo_host_world *w, witem *it)
     if (it->snap)
         memcpy(it->snap, it->src, (size_t)it->src_len);
     else
-        it->src_len = 0;
+        it->lost = 1;
     it->src = NULL;
 }
 

@@ -1245,10 +1245,13 @@ static void test_world_create_and_join_errors(void **s)
 typedef struct cnt_alloc {
     long live, calls;
     pthread_mutex_t mu;
+    size_t fail_size; /* allocations of exactly this many bytes fail; 0: none */
 } cnt_alloc;
 static void *ca_alloc(void *o, size_t n)
 {
     cnt_alloc *a = o;
+    if (a->fail_size && n == a->fail_size)
+        return NULL;
     pthread_mutex_lock(&a->mu);
     a->live++;
     a->calls++;
@@ -1266,10 +1269,9 @@ static void ca_free(void *o, void *p)
     free(p);
 }
 
-static void test_world_allocator_no_leak(void **s)
+static void allocator_world(size_t fail_size, zo_status want)
 {
-    (void)s;
-    cnt_alloc ca = {0, 0, PTHREAD_MUTEX_INITIALIZER};
+    cnt_alloc ca = {0, 0, PTHREAD_MUTEX_INITIALIZER, fail_size};
     zo_allocator al = {ca_alloc, ca_free, &ca};
     world_fx fx;
     watchdog(30);
@@ -1287,10 +1289,27 @@ static void test_world_allocator_no_leak(void **s)
         assert_int_equal(zo_backend_host_create(&cfg, &fx.b[r]), ZO_OK);
     }
     fx_run(&fx, rank_departed_contribution); /* snapshots, detached entries */
+    assert_int_equal(fx.st[1][0], want);
+    assert_int_equal(fx.st[2][0], want);
     fx_done(&fx);
     assert_int_equal(ca.live, 0);
     assert_true(ca.calls > 10);
     alarm(0);
+}
+
+static void test_world_allocator_no_leak(void **s)
+{
+    (void)s;
+    allocator_world(0, ZO_OK);
+}
+
+/* Rank 0's shard (1001 x 4 B = 4004 bytes at W = 3) cannot be kept when it
+ * releases it: the collective fails with ZO_ERR_NOMEM on the ranks still
+ * there instead of delivering wrong bytes. */
+static void test_lost_contribution_fails_the_collective(void **s)
+{
+    (void)s;
+    allocator_world(4004, ZO_ERR_NOMEM);
 }
 
 static void test_v1_host_config_accepted(void **s)
@@ -1348,6 +1367,7 @@ int main(void)
         cmocka_unit_test(test_runtimes_on_a_world),
         cmocka_unit_test(test_world_create_and_join_errors),
         cmocka_unit_test(test_world_allocator_no_leak),
+        cmocka_unit_test(test_lost_contribution_fails_the_collective),
         cmocka_unit_test(test_v1_host_config_accepted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
