@@ -350,6 +350,40 @@ def main():
         headline.append(("prefetch hit rate (latency 1-7 hook calls)", "%.0f%%-%.0f%%" % (100 * min(hits), 100 * max(hits))))
     md.append("")
 
+    # ---------------------------------------------------------------- verify
+    ver = rows(os.path.join(raw, "verify.tsv"), "verify")
+    if ver:
+        md.append("## 6. verify_collectives: cost of the fingerprint check per collective")
+        md.append("")
+        md.append("bench/bench_verify.c: each rank registers 64 modules with one float32 parameter each, persistence "
+                  "and prefetch off, and runs eval forwards (one all-gather per module call). Same run with "
+                  "`zo_config.verify_collectives` off and on, alternating within each repetition; wall time of the "
+                  "whole world divided by the all-gathers issued. W=1 is one rank's view (the exchange is a local "
+                  "copy: the cost of building and comparing fingerprints); W=2,4 is the multi-rank host world, one "
+                  "thread per rank, where the fingerprint exchange is a real matched collective that blocks until "
+                  "every rank arrives. Median (min-max) over the repetitions. Stamp: %s." % stamp)
+        md.append("")
+        md.append("| W | parameter bytes | ns/collective, off | ns/collective, on | extra ns | on/off |")
+        md.append("| ---: | ---: | ---: | ---: | ---: | ---: |")
+        vb = collections.OrderedDict()
+        for f in ver:
+            vb.setdefault((int(f[0]), int(f[1])), []).append((float(f[4]), float(f[5]), float(f[6])))
+        worst = []
+        for (w, b), xs in vb.items():
+            off = [x[0] for x in xs]
+            on = [x[1] for x in xs]
+            ra = [x[2] for x in xs]
+            md.append("| %d | %s | %s | %s | %s | %s |" % (w, "{:,}".format(b), mmm(off, 0), mmm(on, 0),
+                                                          fmt(med(on) - med(off), 0), mmm(ra, 2)))
+            worst.append((med(ra), w, b, med(on) - med(off)))
+        if worst:
+            small = [x for x in worst if x[2] <= 4096]
+            pick = max(small or worst)
+            headline.append(("verify_collectives, worst on/off ratio (small params)",
+                             "%.2fx (W=%d, %s B: +%s ns per collective)" % (pick[0], pick[1], "{:,}".format(pick[2]),
+                                                                            fmt(pick[3], 0))))
+        md.append("")
+
     # ---------------------------------------------------------------- headline
     top = ["## Headline", "", "| figure | value |", "| --- | --- |"]
     top += ["| %s | %s |" % kv for kv in headline]
