@@ -244,7 +244,7 @@ typedef struct zs_step {
  * rank r's program as an ordinary single-rank scenario, which is what
  * the simulator runs on that rank. */
 
-#define ZS_MAX_RANK_EDITS 16
+#define ZS_MAX_RANK_EDITS 128 /* real per-rank MoE routing: 4 ranks x 3 steps x 2 layers need ~70 */
 
 enum {
     /* MoE routing: on this rank call `call` invokes module `module`
