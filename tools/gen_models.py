@@ -119,6 +119,7 @@ class Mod:
         self.id = None
         self.standin = None     # text if this module is a generated stand-in
         self.z3_leaf = False    # deepspeed.utils.set_z3_leaf_modules
+        self.gather_always = False  # ZO_MODULE_GATHER_ALWAYS
 
 
 class Par:
@@ -554,7 +555,8 @@ class Printer:
         L.append("")
 
         def mod_lines(x, depth):
-            L.append("%smodule %s%s  # %s" % ("  " * depth, x.name, " z3_leaf" if x.z3_leaf else "", x.cls))
+            L.append("%smodule %s%s%s  # %s" % ("  " * depth, x.name, " z3_leaf" if x.z3_leaf else "",
+                                                " gather_always" if x.gather_always else "", x.cls))
             for ch in x.children:
                 mod_lines(ch, depth + 1)
         mod_lines(m.root, 0)
@@ -583,6 +585,12 @@ class Printer:
                         L.append("  # " + pcomment)
                     L.append("  pass%s" % ((" loss=" + ",".join(map(str, loss))) if loss else ""))
                     self.call_lines(root, 2, L)
+        if getattr(m, "rank_edits", None):
+            L.append("")
+            L.append("# per-rank programs: each line changes one rank's copy of the steps above")
+            for comment, lines in m.rank_edits:
+                L.append("# " + comment)
+                L.extend(lines)
         return "\n".join(L) + "\n"
 
 
@@ -1491,6 +1499,8 @@ def mixtral_moe(leaf=False):
         return "; ".join("l%d tokens %s -> experts %s" % (
             i, " ".join("(%d,%d)" % p for p in t), ",".join(str(e) for e in sorted({e for p in t for e in p})))
             for i, t in enumerate(table))
+    M.build_pass = build
+    M.route_desc = desc
     r_a = [[(1, 5)], [(0, 6)]]
     r_b = [[(2, 5)], [(3, 7), (0, 3)]]
     r_c = [[(4, 7)], [(1, 2)]]
@@ -1506,6 +1516,86 @@ def mixtral_moe(leaf=False):
     M.step("accum", [([0], build(r_a), "micro-batch 1, routing A: " + desc(r_a)),
                      ([0], build(r_d), "micro-batch 2, routing D: " + desc(r_d))],
            "gradient accumulation, 2 micro-batches routed differently")
+    return M
+
+
+def mixtral_moe_ranks(gather=False):
+    """Per-rank routing: 4 data-parallel ranks whose routers send their own tokens to
+    different experts (issue 9).  gather: ZO_MODULE_GATHER_ALWAYS on every MoE block."""
+    M = mixtral_moe()
+    M.fname = "mixtral_moe_ranks_gather.scn" if gather else "mixtral_moe_ranks.scn"
+    M.title = ("Mixtral-8x7B-style MoE stack, 4 ranks routing their own tokens"
+               + (", MoE blocks gather always" if gather else "") + ", ZeRO-3")
+    at = [i for i, h in enumerate(M.header) if h.startswith("ROUTING CHANGES")][0]
+    M.header[at:] = [
+        "PER-RANK ROUTING: ZeRO-3 is SPMD, but each data-parallel rank routes its own tokens, so",
+        "  each rank's MixtralSparseMoeBlock calls its own set of experts (an expert with no",
+        "  routed token on that rank is skipped).  The steps below are rank 0's program; the",
+        "  `rank` lines at the end give ranks 1-3 theirs (route: the k-th expert call goes to",
+        "  another expert; skip: that rank has fewer experts hit).  Every expert call all-",
+        "  gathers that expert's weights, so the ranks issue different all-gathers: NCCL would",
+        "  hang (or mix tensors of equal size).  This is the failure DeepSpeed users report",
+        "  with Mixtral/Qwen-MoE under ZeRO-3 when the MoE block is not a z3 leaf module.",
+    ]
+    if gather:
+        M.header += [
+            "GATHER ALWAYS: every MoE block is ZO_MODULE_GATHER_ALWAYS (zoffload's per-module",
+            "  remedy, docs/protocol.md 'Rank divergence'): its pre-forward and pre-backward",
+            "  gather the gate and all 8 experts on every rank, the experts keep their hooks",
+            "  but fetch and release nothing, so every rank issues the same all-gathers",
+            "  whatever its router picks (cost: all experts' weights gathered per layer).",
+        ]
+    M.header += [
+        "config: 4 data-parallel ranks, all simulated (ranks=all: one runtime per rank in one",
+        "  host world, invariant I8 compares their collective sequences), DeepSpeed's default",
+        "  ZeRO-3 thresholds (stage3_param_persistence_threshold=1e5)",
+    ]
+    M.config = ["world_size=4", "ranks=all", "param_persistence_threshold=1e5"]
+    for x in M.modules():
+        if x.cls.startswith("MixtralSparseMoeBlock"):
+            x.gather_always = gather
+    # routing tables [step][rank][layer] = top-2 expert pairs of that rank's tokens
+    # (rank 0's, the base program, hits at least as many experts per layer as any other)
+    tables = [
+        [[[(1, 5), (0, 6)], [(0, 6), (2, 3)]],
+         [[(2, 5)], [(3, 7)]],
+         [[(4, 7)], [(1, 2)]],
+         [[(1, 6)], [(0, 6)]]],
+        [[[(2, 5), (4, 7)], [(3, 7), (0, 3)]],
+         [[(0, 1)], [(5, 6)]],
+         [[(2, 5)], [(3, 7)]],
+         [[(3, 6)], [(1, 4)]]],
+        [[[(4, 7), (0, 2)], [(1, 2)]],
+         [[(4, 7)], [(1, 2)]],
+         [[(5, 6)], [(3, 4)]],
+         [[(0, 7)], [(1, 6)]]],
+    ]
+    kinds = ["train", "train", "eval"]
+
+    def hits(tab):
+        return [sorted({e for pair in layer for e in pair}) for layer in tab]
+    M.steps = []
+    # re-run the forward functions with the per-rank tables
+    build = M.build_pass
+    edits = []
+    for s, (kind, per_rank) in enumerate(zip(kinds, tables)):
+        base = per_rank[0]
+        loss = [0] if kind == "train" else []
+        M.step(kind, [(loss, build(base), "")],
+               "%s step, rank 0's routing: %s" % (kind, M.route_desc(base)))
+        for r in range(1, len(per_rank)):
+            lines = []
+            for i, (b, h) in enumerate(zip(hits(base), hits(per_rank[r]))):
+                if len(h) > len(b):
+                    raise GenError("mixtral_moe_ranks: rank %d hits more experts than rank 0" % r)
+                for k, e in enumerate(b):
+                    if k < len(h):
+                        if h[k] != e:
+                            lines.append("rank %d step %d call l%d.moe.e%d route l%d.moe.e%d" % (r, s, i, e, i, h[k]))
+                    else:
+                        lines.append("rank %d step %d call l%d.moe.e%d skip" % (r, s, i, e))
+            edits.append(("rank %d, step %d: %s" % (r, s, M.route_desc(per_rank[r])), lines))
+    M.rank_edits = edits
     return M
 
 
@@ -1613,7 +1703,8 @@ def lora():
     return M
 
 
-MODELS = [gpt2, bert, albert, t5, mixtral_moe, lambda: mixtral_moe(leaf=True), llama_ckpt, lora]
+MODELS = [gpt2, bert, albert, t5, mixtral_moe, lambda: mixtral_moe(leaf=True), mixtral_moe_ranks,
+          lambda: mixtral_moe_ranks(gather=True), llama_ckpt, lora]
 
 # Verdicts observed with `zofuzz repro FILE --policy P` (engine order), recorded by hand
 # so that `zofuzz verify corpus/models` notices when one changes.  per-call is
@@ -1628,6 +1719,11 @@ MODELS = [gpt2, bert, albert, t5, mixtral_moe, lambda: mixtral_moe(leaf=True), l
 #     reset-on-forward holds; lazy-init / init-at-register fail (I3) in the non-reentrant
 #     checkpointing step: the recompute passes the layers' inputs through hook D again
 #     and the stale counts keep the frozen base weights gathered after backward.
+#   mixtral_moe_ranks: I8 under every policy, at the first expert call whose expert differs
+#     between rank 0 and rank 1 (layer 0, step 0): the counter policies do not matter, the
+#     ranks all-gather different experts.  mixtral_moe_ranks_gather (the MoE blocks gather
+#     always) holds I8 under every policy; the legacy policies fail with the embedding's I3
+#     as in mixtral_moe.scn.
 EXPECT = {
     "gpt2.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "bert.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
@@ -1635,6 +1731,8 @@ EXPECT = {
     "t5.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "mixtral_moe.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "mixtral_moe_leaf.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
+    "mixtral_moe_ranks.scn": "per-call=I8 reset-on-forward=I8 lazy-init=I8 init-at-register=I8",
+    "mixtral_moe_ranks_gather.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "llama_ckpt.scn": "per-call=ok reset-on-forward=I3 lazy-init=I3 init-at-register=I3",
     "lora.scn": "per-call=ok reset-on-forward=ok lazy-init=I3 init-at-register=I3",
 }
