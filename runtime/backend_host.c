@@ -648,7 +648,6 @@ struct zo_host_world {
     uint64_t cap;
     wcoll *head, *tail; /* collectives some but not all ranks issued, by sequence number */
     wcoll *spare;       /* one cached wcoll (W pointers) */
-    uint64_t created;   /* sequence numbers created so far */
     zo_status finding_st;
     char finding[512];
     wrank *r;
@@ -987,7 +986,6 @@ static zo_status world_issue(zo_host_world *w, wentry *e)
         else
             w->head = c;
         w->tail = c;
-        w->created++;
     }
     me->issued++;
     e->seq = k;
