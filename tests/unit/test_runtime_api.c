@@ -199,6 +199,74 @@ static void test_create_config_errors(void **state)
     HD_OK(NULL, zo_runtime_destroy(NULL));
 }
 
+/* Version 1 configs (before verify_collectives) are still accepted: only
+ * their ZO_CONFIG_V1_SIZE bytes are read, verify_collectives is 0. */
+static void test_create_config_v1(void **state)
+{
+    (void)state;
+    /* a v1 struct followed by bytes that would be an invalid verify_collectives */
+    union {
+        zo_config cfg;
+        unsigned char raw[sizeof(zo_config) + 16];
+    } buf;
+    memset(&buf, 0xFF, sizeof(buf));
+    zo_config init = ZO_CONFIG_INIT;
+    memcpy(buf.raw, &init, ZO_CONFIG_V1_SIZE);
+    buf.cfg.size = ZO_CONFIG_V1_SIZE;
+    buf.cfg.version = 1;
+    buf.cfg.world_size = 2;
+    buf.cfg.rank = 1;
+    zo_runtime *rt = NULL;
+    HD_OK(NULL, zo_runtime_create(&buf.cfg, &rt));
+    assert_non_null(rt);
+    /* it works: a fetch with no fingerprint exchange needed */
+    zo_module_id m;
+    zo_param_id p;
+    zo_graph g;
+    HD_OK(rt, zo_module_register(rt, ZO_NO_MODULE, "m", 0, &m));
+    HD_OK(rt, zo_param_register(rt, m, "w", 300000, 4, 0, &p));
+    HD_OK(rt, zo_forward_begin(rt, ZO_FWD_ROOT, &g));
+    HD_OK(rt, zo_pre_forward(rt, m, 0));
+    HD_AVAILABLE(rt, p);
+    HD_OK(rt, zo_post_forward(rt, m));
+    HD_OK(rt, zo_forward_end(rt, g));
+    HD_ALL_RELEASED(rt);
+    HD_OK(rt, zo_runtime_destroy(rt));
+
+    /* version 1 with the version 2 size, or version 2 with the v1 size */
+    rt = NULL;
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.version = 1;
+    HD_ERR(NULL, zo_runtime_create(&cfg, &rt), ZO_ERR_VERSION);
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.size = ZO_CONFIG_V1_SIZE;
+    HD_ERR(NULL, zo_runtime_create(&cfg, &rt), ZO_ERR_VERSION);
+    assert_null(rt);
+    /* verify_collectives is a boolean */
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.verify_collectives = 3;
+    HD_ERR(NULL, zo_runtime_create(&cfg, &rt), ZO_ERR_INVALID_ARG);
+
+    /* a version 1 backend vtable (no exchange op) is accepted without the
+     * check and refused with it */
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_backend *be = NULL;
+    HD_OK(NULL, zo_backend_host_create(&hc, &be));
+    zo_backend_ops v1 = *be->ops;
+    v1.version = 1;
+    v1.exchange = NULL;
+    zo_backend v1_be = {&v1, be->ctx};
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.backend = &v1_be;
+    HD_OK(NULL, zo_runtime_create(&cfg, &rt));
+    HD_OK(rt, zo_runtime_destroy(rt));
+    cfg.verify_collectives = 1;
+    rt = NULL;
+    HD_ERR(NULL, zo_runtime_create(&cfg, &rt), ZO_ERR_UNSUPPORTED);
+    assert_null(rt);
+    zo_backend_destroy(be);
+}
+
 static void test_host_backend_config_errors(void **state)
 {
     (void)state;
@@ -1126,6 +1194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strerror_and_names),
         cmocka_unit_test(test_create_config_errors),
+        cmocka_unit_test(test_create_config_v1),
         cmocka_unit_test(test_host_backend_config_errors),
         cmocka_unit_test(test_register_errors),
         cmocka_unit_test(test_register_padded_overflow),

@@ -22,6 +22,9 @@
  */
 #include "hookdrv.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #define FP 64
 
 static hd_events g_ev;
@@ -833,6 +836,219 @@ static void test_create_nomem(void **state)
     mock_fini(&m);
 }
 
+/* ------------------------------------------------------------------ */
+/* two runtimes on one host world, one thread each                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct rank_run {
+    int rank;
+    zo_host_world *world;
+    int diverge;          /* rank 1: calls c where rank 0 calls b in step 2 */
+    int leave_after;      /* leave (destroy) after this many steps; 0: never */
+    zo_status first;      /* first error of the program */
+    int first_step;
+    char msg[512];
+    zo_status recovery;   /* zo_release_all after the error */
+    int steps_done;
+    uint64_t bytes_checked, bad_bytes;
+    int setup_failed;
+} rank_run;
+
+/* reads p through m and compares every byte with the original tensor */
+static zo_status world_access(zo_runtime *rt, rank_run *rr, zo_module_id m, zo_param_id p)
+{
+    const void *d = NULL;
+    size_t bytes = 0;
+    zo_status s = zo_param_access(rt, m, p, &d, &bytes);
+    if (s) return s;
+    for (size_t i = 0; i < bytes; i++) rr->bad_bytes += ((const uint8_t *)d)[i] != zo_host_param_byte(p, i);
+    rr->bytes_checked += bytes;
+    return ZO_OK;
+}
+
+#define WR(call)                          \
+    do {                                  \
+        zo_status wr_s_ = (call);         \
+        if (wr_s_) return wr_s_;          \
+    } while (0)
+
+static zo_status world_step(zo_runtime *rt, rank_run *rr, int step)
+{
+    const zo_module_id r = 0, a = 1, b = 2, c = 3;
+    uint8_t one[1] = {1};
+    zo_grad_handle r_in, r_out, a_in, a_out, e_in, e_out;
+    zo_graph g;
+    zo_module_id e = (rr->diverge && step == 1) ? c : b; /* data-dependent routing */
+    WR(zo_forward_begin(rt, ZO_FWD_ROOT, &g));
+    WR(zo_pre_forward(rt, r, ZO_CALL_GRAD));
+    WR(zo_track_inputs(rt, r, 1, one, &r_in));
+    WR(zo_pre_forward(rt, a, ZO_CALL_GRAD));
+    WR(zo_track_inputs(rt, a, 1, one, &a_in));
+    WR(world_access(rt, rr, a, 1));
+    WR(zo_post_forward(rt, a));
+    WR(zo_track_outputs(rt, a, 1, one, &a_out));
+    WR(zo_pre_forward(rt, e, ZO_CALL_GRAD));
+    WR(zo_track_inputs(rt, e, 1, one, &e_in));
+    WR(world_access(rt, rr, e, e == b ? 3 : 5));
+    WR(zo_post_forward(rt, e));
+    WR(zo_track_outputs(rt, e, 1, one, &e_out));
+    WR(zo_post_forward(rt, r));
+    WR(zo_track_outputs(rt, r, 1, one, &r_out));
+    WR(zo_forward_end(rt, g));
+    WR(zo_backward_begin(rt, g, 0));
+    WR(zo_output_grad(rt, r_out));
+    WR(zo_output_grad(rt, e_out));
+    WR(world_access(rt, rr, e, e == b ? 4 : 5));
+    WR(zo_input_grad(rt, e_in));
+    WR(zo_output_grad(rt, a_out));
+    WR(zo_input_grad(rt, a_in));
+    WR(zo_input_grad(rt, r_in));
+    WR(zo_backward_end(rt, g));
+    WR(zo_release_all(rt));
+    return ZO_OK;
+}
+
+static void *rank_main(void *arg)
+{
+    rank_run *rr = arg;
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = 2;
+    hc.rank = rr->rank;
+    hc.world = rr->world;
+    zo_backend *be = NULL;
+    if (zo_backend_host_create(&hc, &be)) {
+        rr->setup_failed = 1;
+        return NULL;
+    }
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.world_size = 2;
+    cfg.rank = rr->rank;
+    cfg.backend = be;
+    cfg.param_persistence_threshold = 40;
+    cfg.prefetch_bucket_size = 1200;
+    cfg.max_reuse_distance = 0;
+    cfg.verify_collectives = 1;
+    zo_runtime *rt = NULL;
+    if (zo_runtime_create(&cfg, &rt)) {
+        rr->setup_failed = 1;
+        zo_backend_destroy(be);
+        return NULL;
+    }
+    zo_module_id r, a, b, c;
+    zo_param_id p;
+    int bad = zo_module_register(rt, ZO_NO_MODULE, "r", 0, &r) || zo_module_register(rt, r, "a", 0, &a) ||
+              zo_module_register(rt, r, "b", 0, &b) || zo_module_register(rt, r, "c", 0, &c) ||
+              zo_param_register(rt, r, "w", 33, 4, 0, &p) || zo_param_register(rt, a, "w", 1000, 2, 0, &p) ||
+              zo_param_register(rt, a, "bias", 5, 4, 0, &p) || zo_param_register(rt, b, "w", 777, 4, 0, &p) ||
+              zo_param_register(rt, b, "v", 600, 4, 0, &p) || zo_param_register(rt, c, "w", 900, 4, 0, &p);
+    if (bad) rr->setup_failed = 1;
+    for (int step = 0; step < 3 && !bad; step++) {
+        if (rr->leave_after && step == rr->leave_after) break; /* this rank raised: it leaves */
+        zo_status s = world_step(rt, rr, step);
+        if (s) {
+            rr->first = s;
+            rr->first_step = step;
+            snprintf(rr->msg, sizeof(rr->msg), "%s", zo_last_error(rt));
+            /* the exception unwinds; the framework still calls the step's sweep */
+            zo_stats st;
+            zo_get_stats(rt, &st);
+            if (st.forward_stack_depth) (void)zo_forward_abort(rt, ZO_NO_MODULE);
+            rr->recovery = zo_release_all(rt);
+            break;
+        }
+        rr->steps_done++;
+    }
+    zo_runtime_destroy(rt);
+    zo_backend_destroy(be); /* the rank leaves the world */
+    return NULL;
+}
+
+static void run_world(rank_run rr[2], int diverge, int leave_after)
+{
+    zo_host_world *w = NULL;
+    HD_OK(NULL, zo_host_world_create(2, NULL, &w));
+    pthread_t th[2];
+    for (int r = 0; r < 2; r++) {
+        memset(&rr[r], 0, sizeof(rr[r]));
+        rr[r].rank = r;
+        rr[r].world = w;
+        rr[r].diverge = diverge && r == 1;
+        rr[r].leave_after = r == 1 ? leave_after : 0;
+    }
+    alarm(60); /* watchdog: a hang fails the test instead of blocking ctest */
+    for (int r = 0; r < 2; r++) assert_int_equal(pthread_create(&th[r], NULL, rank_main, &rr[r]), 0);
+    for (int r = 0; r < 2; r++) pthread_join(th[r], NULL);
+    alarm(0);
+    char report[512];
+    zo_status rep = zo_host_world_report(w, report, sizeof(report));
+    if (leave_after) {
+        HD_EQ(rep, ZO_ERR_COLLECTIVE_MISMATCH); /* the world saw a rank that never arrives */
+        print_message("world report: %s\n", report);
+    } else {
+        /* every collective matched: the fingerprints caught the divergence
+         * before any all-gather differed */
+        if (rep != ZO_OK) fail_msg("world report: %s", report);
+    }
+    HD_OK(NULL, zo_host_world_destroy(w));
+    for (int r = 0; r < 2; r++) {
+        HD_EQ(rr[r].setup_failed, 0);
+        HD_EQ(rr[r].bad_bytes, 0); /* every gathered tensor equals the full parameter */
+        assert_true(rr[r].bytes_checked > 0);
+    }
+}
+
+static void test_world_agreeing_ranks(void **state)
+{
+    (void)state;
+    rank_run rr[2];
+    run_world(rr, 0, 0);
+    for (int r = 0; r < 2; r++) {
+        HD_EQ(rr[r].first, ZO_OK);
+        HD_EQ(rr[r].steps_done, 3);
+    }
+}
+
+static void test_world_divergent_rank(void **state)
+{
+    (void)state;
+    rank_run rr[2];
+    run_world(rr, 1, 0);
+    for (int r = 0; r < 2; r++) {
+        if (rr[r].first != ZO_ERR_COLLECTIVE_MISMATCH)
+            fail_msg("rank %d: %s (%s)", r, zo_strerror(rr[r].first), rr[r].msg);
+        HD_EQ(rr[r].first_step, 1);
+        HD_EQ(rr[r].steps_done, 1);
+        /* both sides named: rank 1's side is its call of c */
+        print_message("rank %d: %s\n", r, rr[r].msg);
+        assert_non_null(strstr(rr[r].msg, ": rank 0 all-gather of "));
+        assert_non_null(strstr(rr[r].msg, " vs rank 1 all-gather of 1 param [5] (900 elements)"));
+        /* the sweep after the error is a matched collective again */
+        HD_EQ(rr[r].recovery, ZO_OK);
+    }
+    /* the same text on both ranks, up to where each noticed it */
+    char *cut0 = strstr(rr[0].msg, " (this rank:"), *cut1 = strstr(rr[1].msg, " (this rank:");
+    if (cut0) *cut0 = '\0';
+    if (cut1) *cut1 = '\0';
+    assert_string_equal(rr[0].msg, rr[1].msg);
+}
+
+static void test_world_rank_leaves(void **state)
+{
+    (void)state;
+    rank_run rr[2];
+    run_world(rr, 0, 1);
+    HD_EQ(rr[1].first, ZO_OK);
+    HD_EQ(rr[1].steps_done, 1);
+    /* rank 0's next fingerprint exchange would wait forever: an error */
+    HD_EQ(rr[0].first, ZO_ERR_COLLECTIVE_MISMATCH);
+    HD_EQ(rr[0].first_step, 1);
+    print_message("rank 0: %s\n", rr[0].msg);
+    assert_non_null(strstr(rr[0].msg, "fingerprint exchange before a"));
+    assert_non_null(strstr(rr[0].msg, "would hang"));
+    HD_EQ(rr[0].recovery, ZO_ERR_COLLECTIVE_MISMATCH);
+    print_message("rank 0: %s\n", rr[0].msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -846,6 +1062,9 @@ int main(void)
         cmocka_unit_test(test_garbage_fingerprint),
         cmocka_unit_test(test_unsupported_backend),
         cmocka_unit_test(test_create_nomem),
+        cmocka_unit_test(test_world_agreeing_ranks),
+        cmocka_unit_test(test_world_divergent_rank),
+        cmocka_unit_test(test_world_rank_leaves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
