@@ -49,12 +49,15 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
         fprintf(f, ",\n             \"%s\": ", zs_threshold_names[t]);
         json_u64(f, *zs_config_threshold((zs_config *)c, t));
     }
+    fprintf(f, ",\n             \"all_ranks\": %u, \"verify_collectives\": %u", c->all_ranks,
+            c->verify_collectives);
     fprintf(f, "},\n  \"modules\": [");
     for (unsigned i = 0; i < s->n_modules; i++) {
         const zs_module *m = &s->mod[i];
-        fprintf(f, "%s\n    {\"id\": %u, \"parent\": %d, \"z3_leaf\": %s, \"name\": ", i ? "," : "",
-                i, m->parent == ZS_NONE ? -1 : (int)m->parent,
-                (m->flags & ZS_MOD_Z3_LEAF) ? "true" : "false");
+        fprintf(f, "%s\n    {\"id\": %u, \"parent\": %d, \"z3_leaf\": %s, \"gather_always\": %s, \"name\": ",
+                i ? "," : "", i, m->parent == ZS_NONE ? -1 : (int)m->parent,
+                (m->flags & ZS_MOD_Z3_LEAF) ? "true" : "false",
+                (m->flags & ZS_MOD_GATHER_ALWAYS) ? "true" : "false");
         json_str(f, m->name, ZS_NAME_LEN);
         fputc('}', f);
     }
@@ -119,6 +122,15 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
     }
     fprintf(f, "],\n  \"order\": [");
     for (unsigned i = 0; i < s->n_order; i++) fprintf(f, "%s%u", i ? ", " : "", s->order[i]);
+    /* rank edits (all-ranks scenarios): the base program above is every
+     * rank's; the oracles run zs_scenario_for_rank's materialised programs */
+    fprintf(f, "],\n  \"edits\": [");
+    for (unsigned i = 0; i < s->n_edits; i++) {
+        const zs_rank_edit *e = &s->edit[i];
+        fprintf(f, "%s{\"rank\": %u, \"kind\": \"%s\", \"step\": %u, \"pass\": %u, \"call\": %u, \"module\": %u}",
+                i ? ", " : "", e->rank, zs_edit_kind_name(e->kind) ? zs_edit_kind_name(e->kind) : "?",
+                e->step, e->pass, e->call, e->module);
+    }
     fprintf(f, "]\n}\n");
     return ferror(f) ? -1 : 0;
 }

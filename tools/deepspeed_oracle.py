@@ -347,6 +347,9 @@ class DSRun(torch_oracle.Run):
 
 
 def trace(sc, policy="reset-on-forward"):
+    if sc["config"].get("all_ranks") and sc.get("edits"):
+        # one program per rank: sim_traces --ds writes each (NAME#rankR)
+        raise ValueError("all-ranks scenario with rank edits: run each rank's program")
     total = sum(p["numel"] for p in sc["params"])
     if total > MAX_TOTAL_NUMEL + 65536:  # (scaling rounds tiny parameters up to 1)
         return ["SKIP total numel %d over %d" % (total, MAX_TOTAL_NUMEL)]

@@ -5,6 +5,15 @@ PyTorch (tools/torch_oracle.py) or real DeepSpeed (tools/deepspeed_oracle.py).
   difftest.py --sim-traces BUILD/tools/sim_traces [--seeds 1 200]
               [--corpus corpus] [--work DIR] [--jobs 2]
   difftest.py --deepspeed --venv .venv-oracle --sim-traces ... (same options)
+  difftest.py --sim-traces ... --gen-ranks --gen 1 60 --seeds 1 0 --corpus ''
+              all-ranks scenarios with per-rank edits (gen_scn.py --ranks)
+  difftest.py --sim-traces ... --files A.scn B.bin ... [--rank R]
+
+All-ranks scenarios (config ranks=all) are compared rank by rank:
+sim_traces writes each rank's program (zs_scenario_for_rank: MoE routing,
+skipped calls, early exits, a raise, skipped steps applied) as a
+single-rank scenario of its own, "NAME#rankR", and the oracle runs it on
+real autograd like any other (--rank R: only rank R's).
 
 PyTorch mode: every scenario (`zs_tool gen --seed S` for S in the range,
 plus every scenario file under the corpus directory) is run through the
@@ -62,10 +71,13 @@ def corpus_files(corpus):
     return out
 
 
+RANK_ARGS = []  # ["--rank", R] from --rank
+
+
 def run_sim(sim_traces, outdir, args, ds=False):
     os.makedirs(outdir, exist_ok=True)
-    r = subprocess.run([sim_traces] + (["--ds"] if ds else []) + [outdir] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True)
+    r = subprocess.run([sim_traces] + (["--ds"] if ds else []) + RANK_ARGS + [outdir] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
         raise SystemExit("difftest: sim_traces failed (%d) on %s" % (r.returncode, outdir))
@@ -167,6 +179,11 @@ def main(argv):
     ap.add_argument("--seeds", nargs=2, type=int, metavar=("FIRST", "LAST"), default=[1, 200])
     ap.add_argument("--gen", nargs=2, type=int, metavar=("FIRST", "LAST"), default=[1, 200],
                     help="tools/gen_scn.py seeds (structured random .scn programs); 0 0: none")
+    ap.add_argument("--gen-ranks", action="store_true",
+                    help="gen_scn.py programs as all-ranks scenarios with per-rank edits")
+    ap.add_argument("--files", nargs="*", default=[], help="more scenario files (.scn or bytes)")
+    ap.add_argument("--rank", type=int, default=None,
+                    help="all-ranks scenarios: only this rank's program (default: every rank's)")
     ap.add_argument("--corpus", default=os.path.join(ROOT, "corpus"))
     ap.add_argument("--work", default=None, help="scratch directory (default: a temp dir)")
     ap.add_argument("--jobs", type=int, default=2)
@@ -178,6 +195,8 @@ def main(argv):
                     help="DeepSpeed mode: a ds_status difference fails the test too")
     a = ap.parse_args(argv)
     t0 = time.time()
+    if a.rank is not None:
+        RANK_ARGS[:] = ["--rank", str(a.rank)]
 
     env = dict(os.environ)
     if a.deepspeed:
@@ -214,13 +233,15 @@ def main(argv):
     if a.gen[1] >= a.gen[0] > 0:
         gdir = os.path.join(work, "gen-scn")
         subprocess.run([sys.executable, os.path.join(HERE, "gen_scn.py"), "--seeds", str(a.gen[0]),
-                        str(a.gen[1]), "--dir", gdir], check=True)
+                        str(a.gen[1]), "--dir", gdir] + (["--ranks"] if a.gen_ranks else []), check=True)
         gfiles = [os.path.join(gdir, "gen-%d.scn" % s) for s in range(a.gen[0], a.gen[1] + 1)]
         index += run_sim(a.sim_traces, os.path.join(work, "gen"), gfiles, a.deepspeed)
         n_gen = len(gfiles)
     cfiles = corpus_files(a.corpus)
     if cfiles:
         index += run_sim(a.sim_traces, os.path.join(work, "corpus"), cfiles, a.deepspeed)
+    if a.files:
+        index += run_sim(a.sim_traces, os.path.join(work, "files"), a.files, a.deepspeed)
     t_sim = time.time() - t0
 
     bad = run_oracles(oracle, [base + ".json" for base, _, _ in index], policies, a.jobs, env)
@@ -288,9 +309,13 @@ def main(argv):
                 disagreements.append((name, pol, outcomes.get(pol, "?"), i + 1, sa, oa, base))
 
     n_sc = len(index)
-    print("difftest: %d scenarios (zs_tool gen seeds %d..%d, %d gen_scn.py programs, %d corpus "
-          "files), %d traces compared (policies: %s)" % (n_sc, a.seeds[0], a.seeds[1], n_gen,
-                                                         len(cfiles), compared, ", ".join(policies)))
+    print("difftest: %d scenarios (zs_tool gen seeds %d..%d, %d gen_scn.py programs%s, %d corpus "
+          "files, %d more files), %d traces compared (policies: %s)" % (
+              n_sc, a.seeds[0], a.seeds[1], n_gen, " (all ranks, per-rank edits)" if a.gen_ranks else "",
+              len(cfiles), len(a.files), compared, ", ".join(policies)))
+    n_rank = sum(1 for _, name, _ in index if "#rank" in name)
+    if n_rank:
+        print("difftest: %d of them are one rank's program of an all-ranks scenario (NAME#rankR)" % n_rank)
     if not a.deepspeed:
         print("difftest: per-call traces identical including window counters: %d of %d"
               % tuple(percall_full))

@@ -14,6 +14,12 @@ raises caught at every level or outside, and every step kind, so that the
 oracles see the hard cases.  Only valid scenarios are produced (the .scn
 parser, zs_scn_parse, rejects anything else and the tests fail loudly).
 Pure standard library, deterministic for a seed on any Python 3.
+
+  gen_scn.py --ranks ...                   all-ranks scenarios (W >= 2,
+                                           config ranks=all) with per-rank
+                                           edits (route, skip, exit, raise,
+                                           skip-step); the base program is the
+                                           one the seed gives without --ranks
 """
 
 import argparse
@@ -150,6 +156,90 @@ class Gen:
         node["use"] = use
         return node, None
 
+    # -- per-rank programs (--ranks) ------------------------------------
+
+    def shape(self, m):
+        """Structural class of module m: the z3_leaf flag and the children's
+        classes (a ROUTE target must have the callee's shape)."""
+        return (self.leaf[m], tuple(self.shape(c) for c in self.children[m]))
+
+    def edits(self, passes, n_steps, w):
+        """Rank edit lines for the generated passes: passes is a list of
+        (step, pass, root node).  One edit per (rank, step, pass) at most, so
+        edits never interact; every kind only where it is valid."""
+        r = random.Random(self.seed * 7919 + 17)  # independent of the base program's stream
+        out = []
+        used = set()
+        skipped = {}
+        for _ in range(r.randint(1, 4)):
+            rank = r.randrange(w)
+            kind = r.choice(["route", "route", "skip", "exit", "raise", "skip-step"])
+            if kind == "skip-step":
+                st = r.randrange(n_steps)
+                if skipped.get(rank, 0) + 1 >= n_steps or any(k[:2] == (rank, st) for k in used):
+                    continue
+                used.add((rank, st, -1))
+                skipped[rank] = skipped.get(rank, 0) + 1
+                out.append((rank, st, -1, 0, "rank %d step %d skip-step" % (rank, st)))
+                continue
+            st, pi, root = r.choice(passes)
+            if (rank, st, pi) in used or (rank, st, -1) in used:
+                continue
+            # the pass's calls in pre-order with their occurrence number,
+            # depth, checkpoint scope and whether they complete
+            calls = []
+            count = {}
+
+            def walk(node, parent_ck, depth):
+                ck = parent_ck or any(f.startswith("ckpt=") for f in node["flags"])
+                occ = count.get(node["m"], 0)
+                count[node["m"]] = occ + 1
+                raises = any(f.startswith("raise=") for f in node["flags"])
+                calls.append((node, occ, depth, ck, raises))
+                for k in node["kids"]:
+                    walk(k, ck, depth + 1)
+
+            walk(root, False, 0)
+            unwound = set(id(n) for n, _, _, _, _ in calls if n["n_out"] == 0 and not n["use"]
+                          and (any(f.startswith("raise=") for f in n["flags"]) or any(
+                              k.get("n_out", 1) == 0 and any(f.startswith("raise=") for f in k["flags"])
+                              for k in n["kids"])))
+            n_steps_pass = "" if len(self.step_passes[st]) == 1 else " pass %d" % pi
+            name = lambda n, occ: "@%d%s" % (n["m"], (":%d" % occ) if count[n["m"]] > 1 else "")
+            if kind == "route":
+                cands = []
+                for n, occ, depth, ck, raises in calls[1:]:
+                    m = n["m"]
+                    for sib in self.children[self.parent[m]]:
+                        if sib != m and self.shape(sib) == self.shape(m):
+                            cands.append((n, occ, sib))
+                if not cands:
+                    continue
+                n, occ, sib = r.choice(cands)
+                line = "route @%d" % sib
+            elif kind in ("skip", "exit"):
+                if len(calls) < 2:
+                    continue
+                n, occ, _, _, _ = r.choice(calls[1:])
+                line = kind
+            else:  # raise: not in/on a checkpoint, not raising, not unwound by the base pass
+                cands = [(n, occ) for n, occ, depth, ck, raises in calls
+                         if not ck and not raises and id(n) not in unwound and not self.any_raise(n)]
+                if not cands:
+                    continue
+                n, occ = r.choice(cands)
+                line = "raise"
+            used.add((rank, st, pi))
+            out.append((rank, st, pi, 0, "rank %d step %d%s call %s %s" % (rank, st, n_steps_pass,
+                                                                           name(n, occ), line)))
+        return [x[-1] for x in out]
+
+    def any_raise(self, node):
+        """1 if a raise happens in node's subtree (its completion is then not
+        certain: the base pass may unwind it)."""
+        return any(f.startswith("raise=") for f in node["flags"]) or any(
+            self.any_raise(k) for k in node["kids"])
+
     def emit_call(self, node, indent, lines):
         s = "%scall @%d(%s)" % (" " * indent, node["m"], ", ".join(node["in"]))
         if node["n_out"]:
@@ -174,7 +264,7 @@ class Gen:
                 loss = [0]
         return root, loss
 
-    def text(self):
+    def text(self, ranks=False):
         r = self.r
         self.modules()
         self.params()
@@ -188,28 +278,44 @@ class Gen:
         cfg.append("prefetch_bucket_size=%s" % r.choice(["5e7", "0", "1", "1000"]))
         cfg.append("max_live_parameters=%s" % r.choice(["1e9", "0", "1000"]))
         cfg.append("max_reuse_distance=%s" % r.choice(["1e9", "0", "1000"]))
+        if ranks:  # the base program's random stream is left as it is
+            w = max(w, 2 + self.seed % 3)
+            cfg[1] = "world_size=%d rank=%d ranks=all" % (w, self.seed % w)
+            if self.seed % 2:
+                cfg.append("verify_collectives=1")
         lines.append("config " + " ".join(cfg))
         depth = [0] * self.nm
         for m in range(self.nm):
             if m:
                 depth[m] = depth[self.parent[m]] + 1
-            lines.append("%smodule _%s" % ("  " * depth[m], " z3_leaf" if self.leaf[m] else ""))
+            ga = ranks and not self.leaf[m] and len(self.children[m]) >= 2 and self.seed % 3 == 0
+            lines.append("%smodule _%s%s" % ("  " * depth[m], " z3_leaf" if self.leaf[m] else "",
+                                             " gather_always" if ga else ""))
         for (owner, numel, frozen) in self.pars:
             lines.append("param _ owner=@%d numel=%d%s" % (owner, numel, " frozen" if frozen else ""))
         for (m, p) in self.uses:
             lines.append("use @%d @%d" % (m, p))
-        for _ in range(r.randint(1, 4)):
+        passes = []
+        self.step_passes = []
+        for si in range(r.randint(1, 4)):
             kind = r.choice(["train", "train", "eval", "retain", "accum", "interleave"])
             if kind in ("train", "eval", "retain"):
                 root, loss = self.pass_(kind != "eval")
                 lines.append("step %s%s" % (kind, (" loss=" + ",".join(map(str, loss))) if loss else ""))
                 self.emit_call(root, 2, lines)
+                passes.append((si, 0, root))
+                self.step_passes.append([root])
             else:
                 lines.append("step %s" % kind)
-                for _ in range(r.randint(2, 4)):
+                self.step_passes.append([])
+                for pi in range(r.randint(2, 4)):
                     root, loss = self.pass_(True)
                     lines.append("  pass%s" % ((" loss=" + ",".join(map(str, loss))) if loss else ""))
                     self.emit_call(root, 4, lines)
+                    passes.append((si, pi, root))
+                    self.step_passes[-1].append(root)
+        if ranks:
+            lines += sorted(self.edits(passes, len(self.step_passes), w))
         return "\n".join(lines) + "\n"
 
 
@@ -219,16 +325,17 @@ def main(argv):
     ap.add_argument("--seeds", nargs=2, type=int)
     ap.add_argument("--dir")
     ap.add_argument("-o")
+    ap.add_argument("--ranks", action="store_true", help="all-ranks scenarios with per-rank edits")
     a = ap.parse_args(argv)
     if a.seeds:
         os.makedirs(a.dir, exist_ok=True)
         for s in range(a.seeds[0], a.seeds[1] + 1):
             with open(os.path.join(a.dir, "gen-%d.scn" % s), "w") as f:
-                f.write(Gen(s).text())
+                f.write(Gen(s).text(a.ranks))
         return 0
     if a.seed is None:
         ap.error("--seed or --seeds")
-    t = Gen(a.seed).text()
+    t = Gen(a.seed).text(a.ranks)
     if a.o:
         with open(a.o, "w") as f:
             f.write(t)

@@ -7,6 +7,8 @@
  *                                        fuzzer bytes (zs_decode)
  *   sim_traces OUTDIR --seeds FIRST LAST the scenarios `zs_tool gen --seed S`
  *                                        writes, S = FIRST..LAST
+ *   sim_traces --rank R ...              all-ranks scenarios: only rank R's program
+ *                                        (default: every rank's, one after another)
  *   sim_traces --ds OUTDIR ...           DeepSpeed-oracle mode: the scenario as the
  *                                        DeepSpeed oracle runs it (world size 1, rank 0,
  *                                        immediate completion: deferred 0), policy
@@ -21,7 +23,16 @@
  *                                        hold it in real tensors; both sides then run
  *                                        the same scaled scenario
  *
- * For every scenario k (0, 1, ... in argument order) it writes
+ * An all-ranks scenario (config ranks=all) is W single-rank scenarios for
+ * the oracles: rank r's program, zs_scenario_for_rank(s, r) (its rank
+ * edits applied: MoE routing, skipped calls, early exits, a raise, skipped
+ * steps), each an entry of its own named "NAME#rank<r>", so the PyTorch
+ * autograd comparison covers every rank's program.  In --ds mode the
+ * gather_always flags are cleared (DeepSpeed has no such option; both
+ * sides then run the same scenario).
+ *
+ * For every scenario k (0, 1, ... in argument order, one per rank of an
+ * all-ranks scenario) it writes
  *   OUTDIR/k.json               zs_scenario_write_json (docs/scenario-model.md §5)
  *   OUTDIR/k.<policy>.trace     the canonical engine-order hook trace (§4) for
  *                               each of the four policies
@@ -53,6 +64,8 @@ static uint8_t enc[ZS_ENCODE_MAX];
 static zs_scenario sc;
 
 static int ds_mode;
+static int only_rank = -1; /* --rank R */
+static zs_scenario whole; /* an all-ranks scenario while its ranks are emitted */
 #define DS_MAX_TOTAL_NUMEL (1ull << 22) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
 
 static void ds_scale(void)
@@ -80,6 +93,7 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
         sc.cfg.deferred = 0;
         sc.cfg.progress_every = 0;
         sc.cfg.policy = 1; /* reset-on-forward */
+        for (unsigned m = 0; m < sc.n_modules; m++) sc.mod[m].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
         ds_scale();
     }
     snprintf(path, sizeof path, "%s/%u.json", dir, k);
@@ -135,15 +149,45 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
     return 0;
 }
 
+/* emit() for sc, or for each rank's program of an all-ranks sc */
+static int emit_ranks(const char *dir, unsigned *k, const char *name, FILE *index)
+{
+    if (!sc.cfg.all_ranks) return emit(dir, (*k)++, name, index);
+    whole = sc;
+    for (unsigned r = 0; r < whole.cfg.world_size; r++) {
+        if (only_rank >= 0 && (unsigned)only_rank != r) continue;
+        char err[256], rname[4200];
+        if (zs_scenario_for_rank(&whole, r, &sc, err, sizeof err) != 0) {
+            fprintf(stderr, "sim_traces: %s: rank %u: %s\n", name, r, err);
+            return 2;
+        }
+        snprintf(rname, sizeof rname, "%s#rank%u", name, r);
+        int rc = emit(dir, (*k)++, rname, index);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--ds")) {
-        ds_mode = 1;
-        argv++;
-        argc--;
+    for (;;) {
+        if (argc > 1 && !strcmp(argv[1], "--ds")) {
+            ds_mode = 1;
+            argv++;
+            argc--;
+        } else if (argc > 2 && !strcmp(argv[1], "--rank")) {
+            only_rank = atoi(argv[2]);
+            if (only_rank < 0 || only_rank >= ZS_MAX_WORLD) {
+                fprintf(stderr, "sim_traces: --rank %s: not a rank 0..%d\n", argv[2], ZS_MAX_WORLD - 1);
+                return 2;
+            }
+            argv += 2;
+            argc -= 2;
+        } else
+            break;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: sim_traces [--ds] OUTDIR FILE... | sim_traces [--ds] OUTDIR --seeds FIRST LAST\n");
+        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] OUTDIR FILE... | sim_traces [--ds] [--rank R] OUTDIR --seeds FIRST LAST\n");
         return 2;
     }
     const char *dir = argv[1];
@@ -168,7 +212,7 @@ int main(int argc, char **argv)
             zs_decode(enc, m, &sc);
             char name[64];
             snprintf(name, sizeof name, "seed-%llu", s);
-            rc = emit(dir, k++, name, index);
+            rc = emit_ranks(dir, &k, name, index);
         }
     } else {
         for (int i = 2; i < argc && !rc; i++) {
@@ -198,7 +242,7 @@ int main(int argc, char **argv)
             } else {
                 zs_decode(buf, n, &sc);
             }
-            rc = emit(dir, k++, argv[i], index);
+            rc = emit_ranks(dir, &k, argv[i], index);
         }
     }
     fclose(index);

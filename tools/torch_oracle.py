@@ -256,6 +256,8 @@ class Run:
         self.mods = mods
         self.parent = [m["parent"] for m in sc["modules"]]
         self.z3_leaf = [bool(m["z3_leaf"]) for m in sc["modules"]]
+        # gather-always (ZO_MODULE_GATHER_ALWAYS; absent in older exports)
+        self.gather_always = [bool(m.get("gather_always", False)) for m in sc["modules"]]
         params = []
         for p in sc["params"]:
             t = torch.nn.Parameter(torch.zeros(self.param_numel(p)),
@@ -284,12 +286,25 @@ class Run:
                 b = self.parent[b]
             return False
 
+        def under_ga(m):  # strictly below a gather-always module
+            a = self.parent[m]
+            while a >= 0:
+                if self.gather_always[a]:
+                    return True
+                a = self.parent[a]
+            return False
+
         self.uses_of = uses
         self.in_leaf = [in_leaf(m) for m in range(len(mods))]
         for mid, mod in enumerate(mods):
             s = set(i for i, o in enumerate(owner) if o == mid)
             s.update(uses[mid])
-            if self.z3_leaf[mid]:
+            # zs_module_param_set: a z3 leaf, or an effective gather-always
+            # module (not inside a leaf, not below another one), reads its
+            # whole subtree's parameters
+            whole = self.z3_leaf[mid] or (self.gather_always[mid] and not self.in_leaf[mid]
+                                          and not under_ga(mid))
+            if whole:
                 s.update(i for i, o in enumerate(owner) if is_anc(mid, o))
             mod.pset = [params[i] for i in sorted(s)]
 
@@ -588,7 +603,14 @@ def trace(sc, policy):
     """The canonical trace of scenario sc (parsed JSON) under policy, as a
     list of lines.  Each run uses a fresh thread: the autograd engine's CPU
     ready queue is thread-local, and a run stopped by a PyTorch error may
-    leave dead tasks in it that would perturb the next run's heap."""
+    leave dead tasks in it that would perturb the next run's heap.
+
+    An all-ranks scenario with rank edits is one program per rank: the
+    oracle runs single-rank programs only, as sim_traces materialises them
+    (zs_scenario_for_rank), so it refuses the un-materialised form."""
+    if sc["config"].get("all_ranks") and sc.get("edits"):
+        raise ValueError("all-ranks scenario with rank edits: run each rank's program "
+                         "(tools/sim_traces writes them as NAME#rankR)")
     out = []
     err = []
 
