@@ -287,6 +287,7 @@ mode_oss_fuzz() {
         -DZO_SANITIZE=OFF \
         -DZO_FUZZ_INSTRUMENT=OFF \
         -DZO_NCCL=OFF \
+        -DZO_MPI=OFF \
         "-DZO_FUZZ_ENGINE=$LIB_FUZZING_ENGINE"
     build_dir "$dir"
     # Fuzz targets: the engine binaries fuzz_<name> in the build's fuzz/
@@ -437,7 +438,7 @@ mode_msan() {
     # No cmocka (not MSan-instrumented), no engine (replay drivers only).
     CC=clang CFLAGS="-fsanitize=memory -fsanitize-memory-track-origins=2 -fno-omit-frame-pointer -g -O1" \
         configure build-msan -DCMAKE_BUILD_TYPE= -DBUILD_TESTING=OFF -DZO_SANITIZE=OFF \
-        -DZO_FUZZ_ENGINE= -DZO_FUZZ_INSTRUMENT=OFF -DZO_NCCL=OFF
+        -DZO_FUZZ_ENGINE= -DZO_FUZZ_INSTRUMENT=OFF -DZO_NCCL=OFF -DZO_MPI=OFF
     cmake --build build-msan -j"$JOBS" --target fuzz_hooks_replay fuzz_api_replay \
         fuzz_scn_parse_replay zofuzz zs_tool >&2
     export MSAN_OPTIONS="${MSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
@@ -462,7 +463,7 @@ mode_valgrind() {
     command -v clang >/dev/null 2>&1 && cc=clang
     # DWARF 4: valgrind 3.16 cannot read clang 14's default DWARF 5
     CC=$cc configure build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gdwarf-4" \
-        -DBUILD_TESTING=ON -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF
+        -DBUILD_TESTING=ON -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF -DZO_MPI=OFF
     local units=() f
     for f in tests/unit/test_*.c; do units+=("$(basename "$f" .c)"); done
     cmake --build build-valgrind -j"$JOBS" --target "${units[@]}" fuzz_hooks_replay fuzz_api_replay \

@@ -84,7 +84,7 @@ static void fb_destroy(void *ctx) { (void)ctx; }
 static const zo_backend_ops FB_OPS = {
     ZO_BACKEND_OPS_VERSION, "failing-host", fb_world_size, fb_rank, fb_param_add,
     fb_param_remove, fb_full_alloc, fb_full_free, fb_start, fb_wait, fb_query, fb_work_free,
-    NULL, fb_last_error, fb_destroy};
+    NULL, fb_last_error, fb_destroy, NULL /* exchange: none (a version-1-style backend) */};
 
 typedef struct bf_ctx {
     failing f;
