@@ -1401,6 +1401,14 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
     for (uint32_t u = 0; u < pr->n_users; u++) {
         zo_module_id m = pr->users[u];
         zo_mod *md = &rt->mods[m];
+        /* Not for a gather-always holder: when all of its block's trainable
+         * parameters are ready depends on which experts ran on this rank
+         * (an unused expert never gets a gradient) and on frozen parameters
+         * its held modules still compute with; releasing then would make
+         * availability, and so the next all-gathers, rank-dependent.  It
+         * is released at its window's close (its post-backward, after every
+         * held module's) and by the end-of-backward callback. */
+        if (md->ga) continue;
         if (md->ready_epoch != epoch) {
             md->ready_epoch = epoch;
             md->ready_count = 0;
