@@ -596,6 +596,47 @@ static void test_registration_rules(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
+/* Regression (zofuzz check --edits route --gather-always routers, seed 7):
+ * the holder's parameters all having gradients is not a release point -
+ * it depends on which experts ran, and a held module may still compute
+ * with a frozen weight.  The block stays until the holder's window closes. */
+static void test_holder_not_released_by_grad_ready(void **state)
+{
+    (void)state;
+    zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
+    cfg.world_size = 2;
+    zo_runtime *rt = HD_CREATE(cfg, &g_ev);
+    zo_module_id moe = hd_module_(rt, ZO_NO_MODULE, "moe", ZO_MODULE_GATHER_ALWAYS, __FILE__, __LINE__);
+    zo_module_id ex = HD_MODULE(rt, moe, "expert");
+    zo_param_id frozen = HD_FROZEN_PARAM(rt, ex, "w", 64);
+    zo_param_id router = HD_PARAM(rt, moe, "router", 32);
+    hd_call cm, ce;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cm, moe, ZO_CALL_GRAD, "1");
+    HD_ENTER(rt, &ce, ex, ZO_CALL_GRAD, "1");
+    HD_ACCESS(rt, ex, frozen);
+    HD_EXIT(rt, &ce, "1");
+    HD_EXIT(rt, &cm, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, cm.out[0]);
+    HD_GRAD_READY(rt, router); /* every trainable parameter of the block is ready */
+    HD_AVAILABLE(rt, frozen);
+    HD_AVAILABLE(rt, router);
+    HD_OUT_GRAD(rt, ce.out[0]);
+    HD_ACCESS(rt, ex, frozen); /* no gather on access */
+    HD_EQ(HD_STATS(rt).unplanned_fetches, 0);
+    HD_IN_GRAD(rt, ce.in[0]);
+    HD_AVAILABLE(rt, frozen);
+    HD_IN_GRAD(rt, cm.in[0]); /* the holder's post-backward */
+    HD_RELEASED(rt, frozen);
+    HD_RELEASED(rt, router);
+    HD_BWD_END(rt, g);
+    HD_ALL_RELEASED(rt);
+    HD_EQ(HD_STATS(rt).leftovers, 0);
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -606,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_held_module_hooks_and_introspection),
         cmocka_unit_test(test_held_module_outside_holder),
         cmocka_unit_test(test_registration_rules),
+        cmocka_unit_test(test_holder_not_released_by_grad_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
