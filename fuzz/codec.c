@@ -953,7 +953,7 @@ static int edit_check(const zs_scenario *s, const mtree *t, const zs_rank_edit *
         j0--;
     for (unsigned j = j0; j < nk; j++) grp[ng++] = kept[j];
     grp[ng++] = *e;
-    char m2[200];
+    char m2[280];
     if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2) ||
         check_pass(s, e->step, e->pass, st->kind, &tmp, m2, sizeof m2))
         MFAIL("rank %u step %u pass %u: %s", e->rank, e->step, e->pass, m2);
@@ -1065,7 +1065,7 @@ static void walk_edits(walker *w, zs_scenario *s)
      * others; the encoder fails on them) */
     unsigned nk = 0;
     for (unsigned k = 0; k < ng; k++) {
-        char m[220];
+        char m[360];
         zs_rank_edit e = got[k];
         if (edit_check(s, &t, got, nk, &e, m, sizeof m)) {
             if (w->enc) {
@@ -1273,7 +1273,7 @@ int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, cha
             if (f->rank == r && f->step == e->step && f->pass == e->pass && f->kind != ZS_EDIT_SKIP_STEP)
                 grp[ng++] = *f;
         }
-        char m2[200];
+        char m2[280];
         if (mat_pass(s, &t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2))
             MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
         out->step[e->step].pass[e->pass] = tmp;
