@@ -637,6 +637,46 @@ static void test_random_bytes_for_rank(void **state)
     assert_true(all > 0);
 }
 
+/* zs_scenario_for_rank on garbage (a scenario built wrong by a tool):
+ * returns 0 or -1, never reads out of bounds or loops (ASan/UBSan) */
+static void test_for_rank_garbage(void **state)
+{
+    (void)state;
+    unsigned ok = 0;
+    for (uint64_t t = 0; t < 300; t++) {
+        size_t n = zs_rand_input(5, t, in, 600);
+        zs_decode(in, n, &a);
+        uint64_t st = t * 31 + 1;
+        /* valid counts, random indices in the fields that name things */
+        a.cfg.world_size = (uint8_t)(2 + t % 7);
+        a.cfg.all_ranks = 1;
+        a.n_edits = (uint8_t)(1 + zs_rand_next(&st) % ZS_MAX_RANK_EDITS);
+        for (unsigned k = 0; k < a.n_edits; k++) {
+            zs_rank_edit *e = &a.edit[k];
+            e->rank = (uint8_t)(zs_rand_next(&st) % a.cfg.world_size);
+            e->kind = (uint8_t)(zs_rand_next(&st) % (ZS_EDIT_KINDS + 1));
+            e->step = (uint8_t)(zs_rand_next(&st) % (a.n_steps + 1));
+            e->pass = (uint8_t)(zs_rand_next(&st) % 3);
+            e->call = (uint8_t)(zs_rand_next(&st) % 20);
+            e->module = (uint8_t)(zs_rand_next(&st) % 20);
+        }
+        for (unsigned q = 0; q < a.n_steps; q++)
+            for (unsigned k = 0; k < a.step[q].n_passes; k++) {
+                zs_pass *p = &a.step[q].pass[k];
+                for (unsigned c = 1; c < p->n_calls; c++)
+                    if (zs_rand_next(&st) % 8 == 0) p->calls[c].parent = (uint8_t)(zs_rand_next(&st) % 256);
+            }
+        for (unsigned r = 0; r < a.cfg.world_size; r++) {
+            char err[256];
+            int rc = zs_scenario_for_rank(&a, r, &r0, err, sizeof err);
+            assert_true(rc == 0 || (rc == -1 && err[0]));
+            ok += rc == 0;
+        }
+        zs_scenario_drop_invalid_edits(&a); /* likewise never crashes */
+    }
+    assert_true(ok > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_tail_compat),
         cmocka_unit_test(test_random_tails),
         cmocka_unit_test(test_random_bytes_for_rank),
+        cmocka_unit_test(test_for_rank_garbage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
