@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "world.h"
 #include "zoffload.h"
 
 #if defined(__has_include)
@@ -1349,6 +1350,175 @@ int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
 /* Command line                                                         */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* --ranks: I8 over every single rank edit (issue 9)                    */
+/* ------------------------------------------------------------------ */
+
+/* For each base scenario of the bound: W = 2, all ranks, and either no
+ * edit or one edit of rank 1 - each kind at each valid target (ROUTE: every
+ * sibling module of the base callee; SKIP/EXIT: every call but the root
+ * call; RAISE: every call; SKIP_STEP: every step) - each run in the host
+ * world under every policy of the mask with only I8 checked (the legacy
+ * policies break I1/I3 on their own).  --gather-always marks the router
+ * (the base callee's parent) of a ROUTE edit gather-always first. */
+
+#define RK_KINDS (ZS_EDIT_KINDS + 1) /* index ZS_EDIT_KINDS: no edit */
+
+typedef struct rk_res {
+    uint64_t bases, worlds, setup;
+    uint64_t cand[RK_KINDS];
+    uint64_t i8[4][RK_KINDS];
+    uint64_t ga_marked;
+    char first[4][RK_KINDS][200]; /* first I8 message per cell */
+} rk_res;
+
+static const char *rk_kind_name(unsigned k)
+{
+    return k < ZS_EDIT_KINDS ? zs_edit_kind_name(k) : "none";
+}
+
+static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, rk_res *R,
+                   zs_world_result *wr)
+{
+    int marked = -1;
+    if (zs_scenario_validate(s, NULL, 0) != 0) return; /* not a valid target */
+    if (ga && kind == ZS_EDIT_ROUTE) {
+        const zs_rank_edit *e = &s->edit[0];
+        unsigned callee = s->step[e->step].pass[e->pass].calls[e->call].module;
+        unsigned parent = s->mod[callee].parent;
+        if (parent != ZS_NONE && !(s->mod[parent].flags & ZS_MOD_GATHER_ALWAYS)) {
+            s->mod[parent].flags |= ZS_MOD_GATHER_ALWAYS;
+            if (zs_scenario_validate(s, NULL, 0) == 0) {
+                marked = (int)parent;
+                R->ga_marked++;
+            } else {
+                s->mod[parent].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
+            }
+        }
+    }
+    R->cand[kind]++;
+    zs_world_opts wo;
+    zs_world_opts_init(&wo);
+    wo.only_i8 = 1;
+    for (int p = 0; p < 4; p++) {
+        if (!(policy_mask & (1u << p))) continue;
+        int v = zs_world_verdict_ex(s, p, ZS_ORDER_ENGINE, ZS_SIM_DEFAULT_CAP, &wo, wr);
+        R->worlds++;
+        if (v == 100) R->setup++;
+        if (v == ZS_INV_I8) {
+            if (!R->i8[p][kind])
+                snprintf(R->first[p][kind], sizeof R->first[p][kind], "%s", wr->v.msg);
+            R->i8[p][kind]++;
+        }
+    }
+    if (marked >= 0) s->mod[marked].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
+}
+
+static void rk_scenario(zs_scenario *s, unsigned policy_mask, int ga, rk_res *R,
+                        zs_world_result *wr)
+{
+    s->cfg.world_size = 2;
+    s->cfg.rank = 0;
+    s->cfg.all_ranks = 1;
+    s->n_edits = 0;
+    R->bases++;
+    rk_try(s, ZS_EDIT_KINDS, policy_mask, ga, R, wr);
+    s->n_edits = 1;
+    zs_rank_edit *e = &s->edit[0];
+    for (unsigned si = 0; si < s->n_steps; si++) {
+        memset(e, 0, sizeof *e);
+        e->rank = 1;
+        e->kind = ZS_EDIT_SKIP_STEP;
+        e->step = (uint8_t)si;
+        rk_try(s, ZS_EDIT_SKIP_STEP, policy_mask, ga, R, wr);
+        for (unsigned pi = 0; pi < s->step[si].n_passes; pi++) {
+            const zs_pass *P = &s->step[si].pass[pi];
+            for (unsigned c = 0; c < P->n_calls; c++) {
+                memset(e, 0, sizeof *e);
+                e->rank = 1;
+                e->step = (uint8_t)si;
+                e->pass = (uint8_t)pi;
+                e->call = (uint8_t)c;
+                for (unsigned k = ZS_EDIT_SKIP; k <= ZS_EDIT_RAISE; k++) {
+                    e->kind = (uint8_t)k;
+                    e->module = 0;
+                    rk_try(s, k, policy_mask, ga, R, wr);
+                }
+                unsigned base = P->calls[c].module;
+                unsigned parent = s->mod[base].parent;
+                if (parent == ZS_NONE) continue;
+                e->kind = ZS_EDIT_ROUTE;
+                for (unsigned m = 0; m < s->n_modules; m++) {
+                    if (m == base || s->mod[m].parent != parent) continue;
+                    e->module = (uint8_t)m;
+                    rk_try(s, ZS_EDIT_ROUTE, policy_mask, ga, R, wr);
+                }
+            }
+        }
+    }
+    s->n_edits = 0;
+}
+
+static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_mask, int ga,
+                   int quiet)
+{
+    zo_enum_gen *g = calloc(1, sizeof *g);
+    zs_scenario *s = calloc(1, sizeof *s);
+    zs_world_result *wr = malloc(sizeof *wr);
+    rk_res *R = calloc(1, sizeof *R);
+    if (!g || !s || !wr || !R || zo_enum_gen_init(g, b)) {
+        fprintf(stderr, "%s: bad bounds or out of memory\n", prog);
+        free(g);
+        free(s);
+        free(wr);
+        free(R);
+        return 2;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (zo_enum_next(g, s)) {
+        rk_scenario(s, policy_mask, ga, R, wr);
+        if (!quiet && R->bases % 1000 == 0) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+            fprintf(stderr, "%s: %" PRIu64 " base scenarios, %" PRIu64 " worlds, %.1f s\n", prog,
+                    R->bases, R->worlds, dt);
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("ranks: bound %u modules, %u calls, %u steps; W=2, one edit of rank 1 (or none)%s\n",
+           b->max_modules, b->max_calls, b->max_steps,
+           ga ? "; ROUTE edits' routers gather-always" : "");
+    printf("%" PRIu64 " base scenarios, %" PRIu64 " world runs (engine order, only I8), %" PRIu64
+           " setup errors, %.1f s: %.0f world runs/s, %.0f base scenarios/s\n",
+           R->bases, R->worlds, R->setup, dt, dt > 0 ? (double)R->worlds / dt : 0.0,
+           dt > 0 ? (double)R->bases / dt : 0.0);
+    if (ga) printf("routers marked gather-always: %" PRIu64 "\n", R->ga_marked);
+    printf("%-10s %10s", "edit", "scenarios");
+    for (int p = 0; p < 4; p++)
+        if (policy_mask & (1u << p)) printf(" %18s", zs_policy_name((unsigned)p));
+    printf("\n");
+    for (unsigned k = 0; k < RK_KINDS; k++) {
+        unsigned kk = (k + ZS_EDIT_KINDS) % RK_KINDS; /* "none" first */
+        printf("%-10s %10" PRIu64, rk_kind_name(kk), R->cand[kk]);
+        for (int p = 0; p < 4; p++)
+            if (policy_mask & (1u << p)) printf(" %15" PRIu64 " I8", R->i8[p][kk]);
+        printf("\n");
+    }
+    for (unsigned k = 0; k < RK_KINDS; k++)
+        for (int p = 0; p < 4; p++)
+            if (R->i8[p][k] && (p == 0 || !(policy_mask & 1u)))
+                printf("first I8, %s edit, %s: %s\n", rk_kind_name(k), zs_policy_name((unsigned)p),
+                       R->first[p][k]);
+    int rc = R->setup ? 1 : 0;
+    free(g);
+    free(s);
+    free(wr);
+    free(R);
+    return rc;
+}
+
 static int usage(const char *prog)
 {
     fprintf(stderr,
@@ -1356,12 +1526,17 @@ static int usage(const char *prog)
             "          [--policy P|all] [--jobs J] [--shard i/n] [--out FILE] [--cex PREFIX]\n"
             "          [--config base|tight|all] [--features all|none|LIST] [--max-runs R]\n"
             "          [--count] [--quiet]\n"
+            "       %s --ranks [--gather-always] [bound, --policy, --config, --features]\n"
             "       %s --merge FILE... [--out FILE] [--cex PREFIX]\n"
             "  N: module tree size (1..%d), K: module calls summed over every pass (1..%d),\n"
             "  S: steps (1..%d).  LIST: comma list of nograd,ckpt,raise,frozen,eval,retain,\n"
             "  accum,interleave.  Exit 0: per-call holds every invariant; 1: it does not;\n"
-            "  2: usage or I/O error.\n",
-            prog, prog, MAX_N, MAX_K, ZS_MAX_STEPS);
+            "  2: usage or I/O error.\n"
+            "  --ranks: W=2, every base scenario with no edit and with every single edit of\n"
+            "  rank 1, run in the host world checking I8; counts I8 by edit kind and\n"
+            "  policy (exit 1 only on setup errors).  --gather-always: routers of ROUTE\n"
+            "  edits gather always.\n",
+            prog, prog, prog, MAX_N, MAX_K, ZS_MAX_STEPS);
     return 2;
 }
 
@@ -1427,6 +1602,7 @@ int zo_enumerate_main(int argc, char **argv)
     const char *out = NULL, *cex = "enumerate-cex";
     int merge = 0, count_only = 0, quiet = 0;
     int first_file = -1;
+    int ranks = 0, gather_always = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1502,6 +1678,10 @@ int zo_enumerate_main(int argc, char **argv)
             merge = 1;
         } else if (!strcmp(a, "--count")) {
             count_only = 1;
+        } else if (!strcmp(a, "--ranks")) {
+            ranks = 1;
+        } else if (!strcmp(a, "--gather-always")) {
+            gather_always = 1;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -1515,6 +1695,8 @@ int zo_enumerate_main(int argc, char **argv)
         }
 #undef NEEDV
     }
+
+    if (ranks) return rk_main(prog, &b, o.policy_mask, gather_always, quiet);
 
     zo_enum_results res;
     if (merge) {

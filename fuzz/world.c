@@ -534,10 +534,14 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
     }
     int ret = 0;
     zo_host_world *world = NULL;
+    /* the rank programs (~460 KB each) are kept per calling thread across
+     * runs: fuzzing and enumeration run worlds back to back */
+    static _Thread_local zs_scenario *cache[ZS_MAX_WORLD];
     for (int q = 0; q < W; q++) {
         R[q].r = q;
         R[q].res = &r->rank_result[q];
-        R[q].s = malloc(sizeof *R[q].s);
+        if (!cache[q]) cache[q] = malloc(sizeof *cache[q]);
+        R[q].s = cache[q];
         if (!R[q].s) {
             set_setup_error(r, "out of memory");
             goto out;
@@ -732,7 +736,6 @@ out:
         }
     }
     for (int q = 0; q < W; q++) {
-        free(R[q].s);
         free(R[q].c);
         free(R[q].it);
         free(R[q].pool);
