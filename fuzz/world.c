@@ -721,6 +721,11 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
     }
 
 out:
+    if (ret > 0 && wo.report) {
+        char line[512];
+        zs_violation_format(&r->v, line, sizeof line);
+        fprintf(wo.report, "%s\n%s", line, r->report);
+    }
     if (ret > 0 && base.abort_on_violation) {
         char line[512];
         zs_violation_format(&r->v, line, sizeof line);

@@ -50,6 +50,31 @@ grep -q "^violated" "$T/err" || fail "trace verdict on stderr"
 grep -q "^after : 1 step, 1 pass, 3 calls, 2 modules" "$T/err" || fail "minimize sizes: $(cat "$T/err")"
 [ "$(rc "$Z" verify "$T/m.scn")" = 0 ] || fail "minimised file does not verify"
 [ "$(rc "$Z" minimize "$R")" = 1 ] || fail "minimize of a holding scenario"
+# all ranks (issue 9): repro runs every rank in the host world and names
+# both ranks' first differing collective with their hook stacks
+M="$SRC/corpus/models/mixtral_moe_ranks.scn"
+if [ -f "$M" ]; then
+    [ "$(rc "$Z" repro "$M" --quiet)" = 1 ] || fail "repro all-ranks exit"
+    grep -q "^violated: invariant I8 violated" "$T/out" || fail "repro all-ranks verdict: $(head -3 "$T/out")"
+    [ "$(grep -c '^    hook stack: step 0 (train) pass 0 forward: lm(m0)#0 > ' "$T/out")" -ge 2 ] ||
+        fail "repro all-ranks: both ranks' hook stacks"
+    cp "$T/out" "$T/r1"
+    "$Z" repro "$M" --quiet > "$T/r2" 2>&1
+    cmp -s "$T/r1" "$T/r2" || fail "repro all-ranks is not deterministic"
+    [ "$(rc "$Z" repro "$M" --quiet --verify 1)" = 1 ] || fail "repro --verify 1 exit"
+    grep -q "ZO_ERR_COLLECTIVE_MISMATCH" "$T/out" || fail "verify_collectives: no mismatch reported"
+    [ "$(rc "$Z" repro "$M" --quiet --only-i8 --policy lazy-init)" = 1 ] || fail "repro --only-i8"
+    grep -q "^violated: invariant I8" "$T/out" || fail "repro --only-i8 verdict"
+    [ "$(rc "$Z" trace "$M")" = 1 ] || fail "trace all-ranks exit"
+    grep -q "^# rank 3$" "$T/out" || fail "trace all-ranks: per-rank sections"
+    [ "$(rc "$Z" repro "$SRC/corpus/models/mixtral_moe_ranks_gather.scn" --quiet)" = 0 ] ||
+        fail "gather-always Mixtral: $(cat "$T/out")"
+    grep -q "all invariants hold, I8 included (W=4" "$T/out" || fail "gather-always verdict text"
+fi
+[ "$(rc "$Z" check --invariants nope)" = 2 ] || fail "check --invariants nope"
+[ "$(rc "$Z" check --edits sideways)" = 2 ] || fail "check --edits sideways"
+[ "$(rc "$Z" minimize "$R" --gather-always everything)" = 2 ] || fail "minimize --gather-always bad"
+
 # verify: a wrong expect line is a mismatch (1)
 sed 's/reset-on-forward=I1/reset-on-forward=ok/' "$R" > "$T/wrong.scn"
 [ "$(rc "$Z" verify "$T/wrong.scn")" = 1 ] || fail "verify mismatch"
