@@ -135,6 +135,9 @@ typedef struct sim {
     int ctx_pass;           /* pass index in the step, -1 */
     int ctx_graph;          /* trace graph number of the running backward, -1 */
     int ctx_recompute;      /* > 0 inside a checkpoint recompute */
+    const char *ctx_fmt;    /* the hook being called (hook_begin's fmt, a, b) */
+    int ctx_a, ctx_b;
+    const char *ctx_fixed;  /* "setup", "teardown ...": a fixed text instead */
     unsigned ctx_depth;     /* active calls */
     uint8_t ctx_call[ZS_MAX_CALLS + 1];
     uint8_t ctx_mod[ZS_MAX_CALLS + 1];
@@ -201,7 +204,7 @@ static const char *hook_kind(const char *fmt)
     return "";
 }
 
-static size_t ctx_frame(sim *S, char *buf, size_t n, unsigned i)
+static size_t ctx_frame(const sim *S, char *buf, size_t n, unsigned i)
 {
     unsigned m = S->ctx_mod[i];
     const char *name = m < S->s->n_modules ? S->s->mod[m].name : "";
@@ -210,11 +213,16 @@ static size_t ctx_frame(sim *S, char *buf, size_t n, unsigned i)
     return k < 0 ? 0 : ((size_t)k < n ? (size_t)k : n - 1);
 }
 
-/* Writes the hook stack into opts.context (see sim.h). */
-static void ctx_write(sim *S, const char *fmt, int a, int b)
+/* Formats the hook stack into out[0..outlen) (see sim.h). */
+static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen)
 {
     char buf[1024], hook[64];
     size_t o = 0, n = sizeof buf;
+    if (!outlen) return;
+    if (S->ctx_fixed || !fmt) {
+        snprintf(out, outlen, "%s", S->ctx_fixed ? S->ctx_fixed : "setup");
+        return;
+    }
 #define CTX_PUT(...)                                                     \
     do {                                                                 \
         int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                  \
@@ -257,11 +265,23 @@ static void ctx_write(sim *S, const char *fmt, int a, int b)
     const char *kind = hook_kind(fmt);
     CTX_PUT(": %s%s%s%s", hook, kind[0] ? " (" : "", kind, kind[0] ? ")" : "");
 #undef CTX_PUT
-    snprintf(S->o.context, S->o.context_len, "%s", buf);
+    snprintf(out, outlen, "%s", buf);
+}
+
+void zs_sim_context(const void *handle, char *buf, size_t len)
+{
+    const sim *S = handle;
+    if (!buf || !len) return;
+    if (!S) {
+        snprintf(buf, len, "(not running)");
+        return;
+    }
+    ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, buf, len);
 }
 
 static void ctx_set(sim *S, const char *text)
 {
+    S->ctx_fixed = text;
     if (S->o.context && S->o.context_len) snprintf(S->o.context, S->o.context_len, "%s", text);
 }
 
@@ -270,7 +290,11 @@ static void ctx_set(sim *S, const char *text)
  * fresh event capture. */
 static void hook_begin(sim *S, const char *fmt, int a, int b)
 {
-    if (S->o.context && S->o.context_len) ctx_write(S, fmt, a, b);
+    S->ctx_fmt = fmt;
+    S->ctx_a = a;
+    S->ctx_b = b;
+    S->ctx_fixed = NULL;
+    if (S->o.context && S->o.context_len) ctx_format(S, fmt, a, b, S->o.context, S->o.context_len);
     S->chk.what_fmt = fmt;
     S->chk.what_a = a;
     S->chk.what_b = b;
@@ -286,8 +310,9 @@ static void mismatch_stop(sim *S, const char *name)
         S->r->collective_mismatch = 1;
         snprintf(S->r->mismatch_msg, sizeof S->r->mismatch_msg, "%s: %s", name,
                  zo_last_error(S->rt));
-        if (S->o.context)
-            snprintf(S->r->mismatch_context, sizeof S->r->mismatch_context, "%s", S->o.context);
+        if (S->o.context || S->o.context_handle)
+            ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, S->r->mismatch_context,
+                       sizeof S->r->mismatch_context);
     }
     S->chk.seen_error_events = S->chk.n_error_events;
     S->stop = 1;
@@ -1311,6 +1336,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     S->ctx_pass = -1;
     S->ctx_graph = -1;
     ctx_set(S, "setup");
+    if (S->o.context_handle) *S->o.context_handle = S;
 
     if (setup(S) == 0) {
         for (unsigned si = 0; si < s->n_steps && !S->stop; si++) run_step(S, si);
@@ -1337,6 +1363,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     if (S->rt_be && S->o.unwrap_backend)
         S->o.unwrap_backend(S->o.wrap_user, S->rt_be);
     zo_backend_destroy(S->be);
+    if (S->o.context_handle) *S->o.context_handle = NULL;
     free_step(S);
     free(S->nodes);
     free(S->edges);

@@ -64,6 +64,13 @@ typedef struct zs_sim_opts {
      * Costs nothing when NULL. */
     char *context;
     size_t context_len;
+    /* the lazy form (what fuzz/world.c uses: formatting costs ~5 us per
+     * hook under ASan, and only the stacks at collectives are wanted): if
+     * set, *context_handle is the running simulator during zs_sim_run
+     * (NULL before and after), and zs_sim_context() formats its current
+     * hook stack on demand - from the simulator's own thread only (e.g.
+     * inside a backend wrapper the runtime calls). */
+    const void **context_handle;
     int verify_collectives;  /* -1: the scenario's cfg.verify_collectives; else 0/1 for
                                 zo_config.verify_collectives */
     int collective_mismatch_stops; /* 1 (world ranks): ZO_ERR_COLLECTIVE_MISMATCH from a hook
@@ -102,6 +109,11 @@ typedef struct zs_sim_result {
     char mismatch_msg[256];  /* "zo_pre_forward: <zo_last_error>" at that point */
     char mismatch_context[256]; /* the hook stack then (only with opts.context) */
 } zs_sim_result;
+
+/** Writes the hook stack of the simulator `handle` (from
+ *  zs_sim_opts.context_handle) into buf[0..len), NUL-terminated, in the
+ *  format of zs_sim_opts.context.  Call only on the simulator's thread. */
+void zs_sim_context(const void *handle, char *buf, size_t len);
 
 /** Runs scenario s (which must be valid: zs_scenario_validate) and fills
  *  *r.  Returns 0 if every invariant held, 1 on a violation, -1 if the

@@ -62,6 +62,7 @@ typedef struct wrank {
     size_t last_ctx;     /* pool offset of the last stored context (+1; 0 = none) */
     int nomem;
     char ctxbuf[512];
+    const void *sim_handle; /* the rank's simulator (zs_sim_opts.context_handle) */
     /* stop bookkeeping */
     int violated;
     uint64_t n_at_violation;
@@ -91,6 +92,7 @@ static void *wgrow(wrank *R, void *p, size_t *cap, size_t need, size_t sz)
 
 static uint32_t store_ctx(wrank *R)
 {
+    zs_sim_context(R->sim_handle, R->ctxbuf, sizeof R->ctxbuf);
     size_t len = strlen(R->ctxbuf);
     if (R->last_ctx && !strcmp(R->pool + R->last_ctx - 1, R->ctxbuf)) return (uint32_t)(R->last_ctx - 1);
     R->pool = wgrow(R, R->pool, &R->pool_cap, R->pool_n + len + 1, 1);
@@ -561,8 +563,8 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         wrank *Q = &R[q];
         Q->o = base;
         Q->o.world = world;
-        Q->o.context = Q->ctxbuf;
-        Q->o.context_len = sizeof Q->ctxbuf;
+        Q->o.context = NULL; /* formatted lazily, at each collective */
+        Q->o.context_handle = &Q->sim_handle;
         Q->o.wrap_backend = rec_wrap;
         Q->o.unwrap_backend = rec_unwrap;
         Q->o.wrap_user = Q;
