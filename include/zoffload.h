@@ -375,6 +375,10 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  forward): call zo_forward_abort().  Prefetching is best effort: a
  *  prefetch that cannot be issued (allocation or backend failure) is
  *  reported as ZO_EV_ERROR and skipped, and the hook still returns ZO_OK.
+ *  A backend that itself detects mismatched collectives (the multi-rank
+ *  host world's matcher) makes an all-gather or its wait fail with
+ *  ZO_ERR_COLLECTIVE_MISMATCH, returned as such (other backend failures
+ *  are ZO_ERR_BACKEND).
  *  With verify_collectives: ZO_ERR_COLLECTIVE_MISMATCH before m's own
  *  all-gather means nothing happened (as for a gather that could not be
  *  issued); before a prefetch it is not skipped but returned: m's own

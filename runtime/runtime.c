@@ -613,7 +613,9 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo__free(rt, items);
         zo__free(rt, plist);
         if (vs) return vs; /* nothing issued; the message names both sides */
-        zo_status r = s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND;
+        /* NOMEM and a collective mismatch (the host world's matcher) keep their
+         * code; everything else the backend says is ZO_ERR_BACKEND */
+        zo_status r = (s == ZO_ERR_NOMEM || s == ZO_ERR_COLLECTIVE_MISMATCH) ? s : ZO_ERR_BACKEND;
         return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k,
                         backend_msg(rt, s));
     }
@@ -673,8 +675,8 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
         /* The collective failed (e.g. an asynchronous NCCL error): its
          * parameters go back to NOT_AVAILABLE, their full buffers freed; the
          * shards are intact, so the next fetch gathers them again. */
-        zo_status r = zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND, "wait for parameter %u: %s",
-                               p, backend_msg(rt, s));
+        zo_status r = zo__fail(rt, (s == ZO_ERR_NOMEM || s == ZO_ERR_COLLECTIVE_MISMATCH) ? s : ZO_ERR_BACKEND,
+                               "wait for parameter %u: %s", p, backend_msg(rt, s));
         for (uint32_t i = 0; i < wr->n_params; i++) {
             zo_param_id q = wr->params[i];
             zo_par *qr = &rt->pars[q];
