@@ -167,8 +167,13 @@ static void moe_routing_is_i8_under_every_policy(void **state)
         assert_non_null(strstr(wr.v.msg, "rank 1 all-gather [p2 32x4B]"));
         assert_int_equal(wr.v.step, 0);
         assert_int_equal(wr.v.policy, pol);
-        /* the failed collective stopped both ranks: a consequence of I8 */
+        /* the failed collective stopped both ranks: the hook returned
+         * ZO_ERR_COLLECTIVE_MISMATCH (a consequence of I8, no violation) */
         assert_true(wr.mismatched[0] && wr.mismatched[1]);
+        for (int q = 0; q < 2; q++) {
+            assert_true(wr.rank_result[q].collective_mismatch);
+            assert_false(wr.rank_result[q].violated);
+        }
         assert_non_null(strstr(wr.world_report, "collective"));
     }
 }
