@@ -1407,7 +1407,7 @@ static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, 
         if (v == 100) R->setup++;
         if (v == ZS_INV_I8) {
             if (!R->i8[p][kind])
-                snprintf(R->first[p][kind], sizeof R->first[p][kind], "%s", wr->v.msg);
+                memcpy(R->first[p][kind], wr->v.msg, sizeof R->first[p][kind] - 1); /* short form */
             R->i8[p][kind]++;
         }
     }

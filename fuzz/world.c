@@ -10,6 +10,9 @@
  * After every rank finished, the logs are compared (I8) and the verdict is
  * decided as world.h describes.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream, strtok_r */
+#endif
 #include "world.h"
 
 #include <pthread.h>
@@ -359,6 +362,20 @@ static void coll_desc(const wrank *R, const wcoll *c, char *buf, size_t len)
     }
 }
 
+/* snprintf whose truncation is intended (short forms of long texts) */
+static void fmt_trunc(char *dst, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void fmt_trunc(char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+}
+
 static const char *ctx_of(const wrank *R, const wcoll *c) { return R->pool ? R->pool + c->ctx : ""; }
 
 /* "the hook" part of a context: after the last ": " */
@@ -691,7 +708,7 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         char sa[200], sb2[200];
         short_side(sa, sizeof sa, &R[0], d);
         short_side(sb2, sizeof sb2, &R[db], d);
-        snprintf(v->msg, sizeof v->msg, "collective %lld: %s vs %s", (long long)d, sa, sb2);
+        fmt_trunc(v->msg, sizeof v->msg, "collective %lld: %s vs %s", (long long)d, sa, sb2);
         i8_report(r, R, W, 0, db, d, policy, order);
         ret = 1;
         goto out;
@@ -710,7 +727,7 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         v->module = v->param = -1;
         v->step = -1;
         snprintf(v->what, sizeof v->what, "world");
-        snprintf(v->msg, sizeof v->msg,
+        fmt_trunc(v->msg, sizeof v->msg,
                  "collective mismatch reported although every rank issued the same %llu collectives: %s",
                  (unsigned long long)R[0].n, r->world_report);
         for (int q = 0; q < W; q++)
@@ -791,7 +808,7 @@ void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r)
     r->violated = w->violated;
     r->v = w->v;
     r->torch_error = w->torch_error;
-    snprintf(r->torch_msg, sizeof r->torch_msg, "%s", w->torch_msg);
+    fmt_trunc(r->torch_msg, sizeof r->torch_msg, "%s", w->torch_msg);
     r->setup_error = w->setup_error;
     snprintf(r->setup_msg, sizeof r->setup_msg, "%s", w->setup_msg);
     for (int q = 0; q < w->world_size && q < ZS_MAX_WORLD; q++) {

@@ -14,6 +14,9 @@
  *  - a rank's own violation before any divergence is reported as the root
  *    cause, not as I8; with only_i8 the divergence after it is still found.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream, strtok_r */
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
