@@ -1369,6 +1369,10 @@ typedef struct rk_res {
     uint64_t cand[RK_KINDS];
     uint64_t i8[4][RK_KINDS];
     uint64_t ga_marked;
+    int verify;                     /* --verify: zo_config.verify_collectives on every rank */
+    uint64_t unguarded[4][RK_KINDS]; /* --verify: I8 whose first difference is no fingerprint
+                                        exchange on either rank (the check let it through) */
+    char first_unguarded[4][RK_KINDS][200];
     char first[4][RK_KINDS][200]; /* first I8 message per cell */
 } rk_res;
 
@@ -1402,13 +1406,26 @@ static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, 
     wo.only_i8 = 1;
     for (int p = 0; p < 4; p++) {
         if (!(policy_mask & (1u << p))) continue;
-        int v = zs_world_verdict_ex(s, p, ZS_ORDER_ENGINE, ZS_SIM_DEFAULT_CAP, &wo, wr);
+        zs_sim_opts so;
+        zs_sim_opts_init(&so);
+        so.policy = p;
+        so.order_mode = ZS_ORDER_ENGINE;
+        so.verify_collectives = R->verify;
+        int rc = zs_world_run_ex(s, &so, &wo, wr);
+        int v = rc < 0 ? 100 : (wr->violated ? wr->verdict : ZS_INV_NONE);
         R->worlds++;
         if (v == 100) R->setup++;
         if (v == ZS_INV_I8) {
             if (!R->i8[p][kind])
                 memcpy(R->first[p][kind], wr->v.msg, sizeof R->first[p][kind] - 1); /* short form */
             R->i8[p][kind]++;
+            if (R->verify && wr->div_kind[0] != ZS_WORLD_EXCHANGE &&
+                wr->div_kind[1] != ZS_WORLD_EXCHANGE) {
+                if (!R->unguarded[p][kind])
+                    memcpy(R->first_unguarded[p][kind], wr->v.msg,
+                           sizeof R->first_unguarded[p][kind] - 1);
+                R->unguarded[p][kind]++;
+            }
         }
     }
     if (marked >= 0) s->mod[marked].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
@@ -1460,7 +1477,7 @@ static void rk_scenario(zs_scenario *s, unsigned policy_mask, int ga, rk_res *R,
 }
 
 static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_mask, int ga,
-                   int quiet)
+                   int verify, int quiet)
 {
     zo_enum_gen *g = calloc(1, sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
@@ -1474,6 +1491,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
         free(R);
         return 2;
     }
+    R->verify = verify;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (zo_enum_next(g, s)) {
@@ -1490,6 +1508,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     printf("ranks: bound %u modules, %u calls, %u steps; W=2, one edit of rank 1 (or none)%s\n",
            b->max_modules, b->max_calls, b->max_steps,
            ga ? "; ROUTE edits' routers gather-always" : "");
+    if (verify) printf("verify_collectives on every rank\n");
     printf("%" PRIu64 " base scenarios, %" PRIu64 " world runs (engine order, only I8), %" PRIu64
            " setup errors, %.1f s: %.0f world runs/s, %.0f base scenarios/s\n",
            R->bases, R->worlds, R->setup, dt, dt > 0 ? (double)R->worlds / dt : 0.0,
@@ -1511,6 +1530,19 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
             if (R->i8[p][k] && (p == 0 || !(policy_mask & 1u)))
                 printf("first I8, %s edit, %s: %s\n", rk_kind_name(k), zs_policy_name((unsigned)p),
                        R->first[p][k]);
+    if (verify) {
+        uint64_t tot = 0;
+        for (unsigned k = 0; k < RK_KINDS; k++)
+            for (int p = 0; p < 4; p++) tot += R->unguarded[p][k];
+        printf("I8 with no fingerprint exchange at the first difference (the check let a "
+               "diverging collective through): %" PRIu64 "\n", tot);
+        for (unsigned k = 0; k < RK_KINDS; k++)
+            for (int p = 0; p < 4; p++)
+                if (R->unguarded[p][k])
+                    printf("  %s edit, %s: %" PRIu64 ", first: %s\n", rk_kind_name(k),
+                           zs_policy_name((unsigned)p), R->unguarded[p][k],
+                           R->first_unguarded[p][k]);
+    }
     int rc = R->setup ? 1 : 0;
     free(g);
     free(s);
@@ -1526,7 +1558,7 @@ static int usage(const char *prog)
             "          [--policy P|all] [--jobs J] [--shard i/n] [--out FILE] [--cex PREFIX]\n"
             "          [--config base|tight|all] [--features all|none|LIST] [--max-runs R]\n"
             "          [--count] [--quiet]\n"
-            "       %s --ranks [--gather-always] [bound, --policy, --config, --features]\n"
+            "       %s --ranks [--gather-always] [--verify] [bound, --policy, --config, --features]\n"
             "       %s --merge FILE... [--out FILE] [--cex PREFIX]\n"
             "  N: module tree size (1..%d), K: module calls summed over every pass (1..%d),\n"
             "  S: steps (1..%d).  LIST: comma list of nograd,ckpt,raise,frozen,eval,retain,\n"
@@ -1535,7 +1567,8 @@ static int usage(const char *prog)
             "  --ranks: W=2, every base scenario with no edit and with every single edit of\n"
             "  rank 1, run in the host world checking I8; counts I8 by edit kind and\n"
             "  policy (exit 1 only on setup errors).  --gather-always: routers of ROUTE\n"
-            "  edits gather always.\n",
+            "  edits gather always.  --verify: verify_collectives on every rank, and\n"
+            "  count the divergences no fingerprint exchange caught.\n",
             prog, prog, prog, MAX_N, MAX_K, ZS_MAX_STEPS);
     return 2;
 }
@@ -1602,7 +1635,7 @@ int zo_enumerate_main(int argc, char **argv)
     const char *out = NULL, *cex = "enumerate-cex";
     int merge = 0, count_only = 0, quiet = 0;
     int first_file = -1;
-    int ranks = 0, gather_always = 0;
+    int ranks = 0, gather_always = 0, verify = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1682,6 +1715,8 @@ int zo_enumerate_main(int argc, char **argv)
             ranks = 1;
         } else if (!strcmp(a, "--gather-always")) {
             gather_always = 1;
+        } else if (!strcmp(a, "--verify")) {
+            verify = 1;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -1696,7 +1731,7 @@ int zo_enumerate_main(int argc, char **argv)
 #undef NEEDV
     }
 
-    if (ranks) return rk_main(prog, &b, o.policy_mask, gather_always, quiet);
+    if (ranks) return rk_main(prog, &b, o.policy_mask, gather_always, verify, quiet);
 
     zo_enum_results res;
     if (merge) {

@@ -33,10 +33,11 @@ if(BUILD_TESTING AND ZO_CMOCKA_TARGET
            COMMAND zofuzz_enumerate --max-modules 2 --max-calls 2 --max-steps 1 --policy per-call
                    --jobs 2 --quiet --cex ${CMAKE_CURRENT_BINARY_DIR}/enum-cli-cex)
   # --ranks (issue 9): every single rank edit of a tiny bound in the host
-  # world; MoE routing gives I8 unless the router gathers always, and no
-  # edit never does
+  # world; MoE routing gives I8 unless the router gathers always, no edit
+  # never does, and with verify_collectives every divergence is caught at a
+  # fingerprint exchange
   set(_rk --ranks --max-modules 3 --max-calls 2 --max-steps 1 --features none --config base --policy per-call --quiet)
   add_test(NAME enumerate/ranks_tiny
-           COMMAND sh -c "\"$0\" \"$@\" > rk.txt && cat rk.txt && grep -Eq '^none +[1-9][0-9]* +0 I8$' rk.txt && grep -Eq '^route +[1-9][0-9]* +[1-9][0-9]* I8$' rk.txt && \"$0\" \"$@\" --gather-always > rk-ga.txt && cat rk-ga.txt && grep -Eq '^route +[1-9][0-9]* +0 I8$' rk-ga.txt"
+           COMMAND sh -c "\"$0\" \"$@\" > rk.txt && cat rk.txt && grep -Eq '^none +[1-9][0-9]* +0 I8$' rk.txt && grep -Eq '^route +[1-9][0-9]* +[1-9][0-9]* I8$' rk.txt && \"$0\" \"$@\" --gather-always > rk-ga.txt && cat rk-ga.txt && grep -Eq '^route +[1-9][0-9]* +0 I8$' rk-ga.txt && \"$0\" \"$@\" --verify > rk-v.txt && cat rk-v.txt && grep -q 'the check let a diverging collective through): 0$' rk-v.txt"
                    $<TARGET_FILE:zofuzz_enumerate> ${_rk})
 endif()

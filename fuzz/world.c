@@ -537,6 +537,7 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
     r->divergence = -1;
     r->rank = -1;
     r->div_rank[0] = r->div_rank[1] = -1;
+    r->div_kind[0] = r->div_kind[1] = -1;
     int W = s->cfg.world_size;
     r->world_size = W;
     if (W < 1 || W > ZS_MAX_WORLD) {
@@ -679,6 +680,10 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         goto out;
     }
     r->divergence = d;
+    if (d >= 0) {
+        r->div_kind[0] = (size_t)d < R[0].n ? R[0].c[d].kind : -1;
+        r->div_kind[1] = (size_t)d < R[db].n ? R[db].c[d].kind : -1;
+    }
     if (d >= 0 && wo.skip_i8) {
         r->div_rank[0] = 0;
         r->div_rank[1] = db;

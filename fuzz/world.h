@@ -39,6 +39,8 @@
 extern "C" {
 #endif
 
+enum { ZS_WORLD_GATHER = 0, ZS_WORLD_EXCHANGE = 1, ZS_WORLD_REDUCE = 2 };
+
 /** Bytes of zs_world_result.report (the long I8 report: both ranks'
  *  collectives around the divergence and their hook stacks). */
 #define ZS_WORLD_REPORT_LEN 8192
@@ -59,6 +61,8 @@ typedef struct zs_world_result {
     /* I8 details */
     int64_t divergence;      /* first differing collective index, -1: none */
     int div_rank[2];         /* the two ranks compared (rank 0 and the first rank that differs) */
+    int div_kind[2];         /* their collectives at the divergence: ZS_WORLD_GATHER, _EXCHANGE,
+                                _REDUCE, or -1 (the rank had finished) */
     /* per rank */
     zs_sim_result rank_result[ZS_MAX_WORLD];
     uint64_t collectives[ZS_MAX_WORLD];   /* collectives each rank issued (recorded) */
