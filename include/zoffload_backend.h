@@ -130,13 +130,37 @@ typedef struct zo_host_config {
     zo_host_world *world; /**< NULL: one rank's view (the backend stores all W shards itself and
                                completes gathers alone).  Else: this backend is rank `rank` of the
                                world (world_size must equal the world's); see zo_host_world_create. */
+    uint64_t cache_bytes; /**< Budget in bytes of the cache of freed full buffers (0: no cache, every
+                               full_free really frees).  full_free keeps a buffer for reuse when the
+                               cached buffers' bytes (physical bytes, zo_host_physical_bytes) stay
+                               within the budget, else frees it (nothing is evicted); full_alloc takes
+                               the most recently cached buffer of exactly the same physical size, if
+                               any.  What PyTorch's CUDA caching allocator does for DeepSpeed's
+                               gathered parameters: a released block is kept and handed to the next
+                               request of its size instead of going back to the system (here: no
+                               mmap/munmap and page faults per fetch above glibc's mmap threshold).
+                               Cached buffers are not live (zo_host_live_full_buffers), are freed by
+                               destroy, and are poisoned for AddressSanitizer while cached, so a
+                               use after full_free is still reported.  Default
+                               ZO_HOST_CACHE_BYTES_DEFAULT; version 1 configs: 0. */
+    int no_poison;        /**< 1: full_alloc does not fill buffers with the 0xA5 poison byte (their
+                               content before the gather completes is unspecified: stale bytes of a
+                               reused buffer or fresh memory) - benchmarks and production-like runs.
+                               0 (default): every buffer handed out, fresh or reused, is filled with
+                               0xA5 first, so data read before its gather completed (or a gather that
+                               copied nothing) is visibly wrong; tests and fault injection rely on it. */
 } zo_host_config;
 
 /** sizeof(zo_host_config) of version 1 (no world): still accepted. */
 #define ZO_HOST_CONFIG_V1_SIZE offsetof(zo_host_config, world)
 
+/** Default zo_host_config.cache_bytes: 1 GiB of freed full buffers kept
+ *  for reuse per host backend (per rank in a world). */
+#define ZO_HOST_CACHE_BYTES_DEFAULT (1ull << 30)
+
 #define ZO_HOST_CONFIG_INIT \
-    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL}, NULL }
+    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL}, NULL, \
+      ZO_HOST_CACHE_BYTES_DEFAULT, 0 }
 
 /** Creates a host backend; *out is owned by the caller (zo_backend_destroy).
  *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_VERSION, ZO_ERR_NOMEM. */

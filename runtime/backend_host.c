@@ -47,8 +47,16 @@
  *   work is complete.  Deferred (deferred = 1): nothing is copied until
  *   wait() on that work or zo_host_progress(); until then query() reports
  *   not done, so INFLIGHT is observable.  A full buffer is filled with 0xA5
- *   when allocated, so data read before the gather completed is wrong
- *   content, not stale-but-right content.
+ *   when allocated (fresh or taken from the cache), so data read before the
+ *   gather completed is wrong content, not stale-but-right content;
+ *   no_poison = 1 skips the fill (content then unspecified until the gather).
+ *
+ * Full buffer cache (zo_host_config.cache_bytes, section "Full buffer cache")
+ *   full_free keeps the buffer for reuse while the cached bytes stay within
+ *   the budget; full_alloc reuses the most recent one of the same physical
+ *   size.  A caching allocator like PyTorch's: without it every fetch of a
+ *   parameter above glibc's mmap threshold (up to 32 MiB) was a fresh mmap
+ *   whose pages all fault and are zeroed, then an munmap at the release.
  *   no_copy = 1 (control-plane benchmarks): shards are not stored, gathers
  *   copy nothing and full buffers are neither filled nor poisoned - their
  *   content is unspecified.
@@ -117,7 +125,7 @@
  *   buffers, works) goes through zo_host_config.allocator (malloc/free when
  *   both are NULL).  The zo_backend struct lives inside the context
  *   allocation; ops->destroy frees both, together with whatever the runtime
- *   left behind (parameters, full buffers, works).  zo_backend_destroy(b)
+ *   left behind (parameters, full buffers, works) and the cached buffers.  zo_backend_destroy(b)
  *   is therefore "call b->ops->destroy(b->ctx)", which is how every backend
  *   zoffload creates is freed.
  */
@@ -131,6 +139,25 @@
 
 #include "backend_host_internal.h"
 #include "zoffload_backend.h"
+
+/* AddressSanitizer: cached full buffers are poisoned so that a use after
+ * full_free is reported as it would be after a real free. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HOST_ASAN 1
+#endif
+#endif
+#if !defined(HOST_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define HOST_ASAN 1
+#endif
+#ifdef HOST_ASAN
+#include <sanitizer/asan_interface.h>
+#define HOST_ASAN_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define HOST_ASAN_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define HOST_ASAN_POISON(p, n) ((void)(p), (void)(n))
+#define HOST_ASAN_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 #define ZO_HOST_MAX_ALLOC (1ull << 40)
 #define HOST_POISON 0xA5
@@ -163,15 +190,24 @@ typedef struct host_param {
     uint64_t mark;            /* duplicate detection inside one group */
 } host_param;
 
-typedef struct host_buf {
+typedef struct host_buf host_buf;
+struct host_buf {
     zo_param_id param;
     size_t requested; /* bytes asked for */
     size_t capacity;  /* bytes really allocated after the header */
     host_work *pending;
     uint64_t mark;
-} host_buf;
+    /* only while cached (see "Full buffer cache"): */
+    host_buf *below;      /* the buffer of the same capacity cached before this one */
+    host_buf *next_class; /* only for the top of a capacity's stack: the next capacity's top
+                             in the same bucket */
+};
 
 #define HOST_BUF_HDR ((sizeof(host_buf) + 63u) & ~(size_t)63u)
+
+/* Buckets of the full buffer cache (a power of two), inline in the context
+ * so that caching a buffer never allocates. */
+#define HOST_CACHE_BUCKETS 64u
 
 typedef struct host_item {
     zo_param_id param;
@@ -204,6 +240,12 @@ struct host_ctx {
     size_t npending;
     uint64_t mark_gen;
     uint64_t shard_bytes_total, bytes_copied;
+    int no_poison;
+    uint64_t cache_budget;  /* zo_host_config.cache_bytes */
+    uint64_t cache_bytes;   /* capacity bytes of the cached buffers */
+    size_t cache_count;     /* cached buffers */
+    uint64_t cache_hits;    /* full_alloc served from the cache */
+    host_buf *cache[HOST_CACHE_BUCKETS]; /* per bucket: the tops of its capacities' stacks */
     zo_host_fault fault;    /* armed fault (action NONE: none) */
     uint64_t fault_ops[2];  /* operations per zo_host_fault_point since armed */
     uint64_t fault_fired;
@@ -408,6 +450,101 @@ static const host_ctx *host_of(const zo_backend *b)
 
 static host_buf *buf_of(void *full) { return (host_buf *)((uint8_t *)full - HOST_BUF_HDR); }
 static uint8_t *data_of(host_buf *b) { return (uint8_t *)b + HOST_BUF_HDR; }
+
+/* ------------------------------------------------------------------ */
+/* Full buffer cache                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Freed full buffers kept for reuse (zo_host_config.cache_bytes), keyed by
+ * capacity (the physical bytes after the header).  Intrusive, so caching
+ * never allocates (full_free cannot fail): bucket hash(capacity) holds a
+ * chain of stack tops, one per capacity, linked by next_class; below each
+ * top the older buffers of the same capacity, linked by below (LIFO: the
+ * most recently freed buffer, likely still in cache, is reused first).
+ * A chain holds one top per distinct capacity in that bucket, so a lookup
+ * scans at most the distinct cached sizes hashing there.  A buffer that
+ * would take the cached bytes over the budget is really freed; nothing is
+ * evicted.  While cached the data part is poisoned for ASan; a cached
+ * buffer is not in c->bufs, so full_free / all_gather_start of its stale
+ * pointer are reported like those of a freed one. */
+
+static host_buf **cache_bucket(host_ctx *c, size_t capacity)
+{
+    return &c->cache[mix64((uint64_t)capacity) & (HOST_CACHE_BUCKETS - 1u)];
+}
+
+/* Takes the most recently cached buffer of exactly `capacity` bytes, or NULL. */
+static host_buf *cache_take(host_ctx *c, size_t capacity)
+{
+    if (!c->cache_count)
+        return NULL;
+    host_buf **pp = cache_bucket(c, capacity);
+    while (*pp && (*pp)->capacity != capacity)
+        pp = &(*pp)->next_class;
+    host_buf *b = *pp;
+    if (!b)
+        return NULL;
+    if (b->below) {
+        b->below->next_class = b->next_class;
+        *pp = b->below;
+    } else {
+        *pp = b->next_class;
+    }
+    b->below = b->next_class = NULL;
+    c->cache_count--;
+    c->cache_bytes -= capacity;
+    c->cache_hits++;
+    HOST_ASAN_UNPOISON(data_of(b), capacity);
+    return b;
+}
+
+/* Keeps b (already out of c->bufs) for reuse if it fits the budget;
+ * returns 0 if it does not (the caller frees it). */
+static int cache_put(host_ctx *c, host_buf *b)
+{
+    if (b->capacity > c->cache_budget || c->cache_bytes > c->cache_budget - b->capacity)
+        return 0;
+    host_buf **pp = cache_bucket(c, b->capacity);
+    while (*pp && (*pp)->capacity != b->capacity)
+        pp = &(*pp)->next_class;
+    if (*pp) { /* b becomes the top of its capacity's stack */
+        b->below = *pp;
+        b->next_class = (*pp)->next_class;
+        (*pp)->next_class = NULL;
+        *pp = b;
+    } else {   /* first buffer of this capacity: a new chain entry */
+        b->below = NULL;
+        b->next_class = *pp;
+        *pp = b;
+    }
+    b->pending = NULL;
+    c->cache_count++;
+    c->cache_bytes += b->capacity;
+    HOST_ASAN_POISON(data_of(b), b->capacity);
+    return 1;
+}
+
+/* Really frees every cached buffer (destroy). */
+static void cache_free_all(host_ctx *c)
+{
+    for (size_t i = 0; i < HOST_CACHE_BUCKETS; i++) {
+        host_buf *top = c->cache[i];
+        while (top) {
+            host_buf *next_top = top->next_class;
+            for (host_buf *b = top; b;) {
+                host_buf *below = b->below;
+                /* the allocator may reuse the memory without ASan knowing */
+                HOST_ASAN_UNPOISON(data_of(b), b->capacity);
+                h_free(c, b);
+                b = below;
+            }
+            top = next_top;
+        }
+        c->cache[i] = NULL;
+    }
+    c->cache_count = 0;
+    c->cache_bytes = 0;
+}
 
 /* The live full buffer `full` of this backend, or NULL: looked up in the
  * buffer table, so a foreign, stale or double-freed pointer is reported,
@@ -1268,7 +1405,9 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     zo_status st = map_reserve(c, &c->bufs);
     if (st != ZO_OK)
         return st;
-    host_buf *b = h_alloc(c, HOST_BUF_HDR + (size_t)cap);
+    host_buf *b = cache_take(c, (size_t)cap);
+    if (!b)
+        b = h_alloc(c, HOST_BUF_HDR + (size_t)cap);
     if (!b)
         return fail(c, ZO_ERR_NOMEM, "host backend: full_alloc(%u): out of memory for %llu bytes",
                     (unsigned)param, (unsigned long long)cap);
@@ -1277,16 +1416,20 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     b->requested = bytes;
     b->capacity = (size_t)cap;
     map_put(&c->bufs, (uint64_t)(uintptr_t)data_of(b), b);
-    if (!c->no_copy)
+    /* fresh or reused: the same 0xA5 content (a reused buffer holds the
+     * previous parameter's bytes, which must not pass for a gather) */
+    if (!c->no_copy && !c->no_poison)
         memset(data_of(b), HOST_POISON, (size_t)cap);
     *out = data_of(b);
     return ZO_OK;
 }
 
+/* full_free's release: back to the cache if it fits, else to the allocator. */
 static void buf_release(host_ctx *c, host_buf *b)
 {
     map_del(&c->bufs, (uint64_t)(uintptr_t)data_of(b));
-    h_free(c, b);
+    if (!cache_put(c, b))
+        h_free(c, b);
 }
 
 static void op_full_free(void *ctx, zo_param_id param, void *full)
@@ -1682,6 +1825,7 @@ static void op_destroy(void *ctx)
     }
     for (size_t i = 0; i < c->bufs.cap; i++)
         h_free(c, c->bufs.vals[i]);
+    cache_free_all(c);
     for (size_t i = 0; i < c->params.cap; i++)
         h_free(c, c->params.vals[i]);
     map_free(c, &c->bufs);
@@ -1734,7 +1878,8 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE || cfg->rank < 0 ||
         cfg->rank >= cfg->world_size)
         return ZO_ERR_INVALID_ARG;
-    if ((cfg->deferred != 0 && cfg->deferred != 1) || (cfg->no_copy != 0 && cfg->no_copy != 1))
+    if ((cfg->deferred != 0 && cfg->deferred != 1) || (cfg->no_copy != 0 && cfg->no_copy != 1) ||
+        (cfg->no_poison != 0 && cfg->no_poison != 1))
         return ZO_ERR_INVALID_ARG;
     if (!cfg->allocator.alloc != !cfg->allocator.free)
         return ZO_ERR_INVALID_ARG;
@@ -1747,6 +1892,8 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     c->rank = cfg->rank;
     c->deferred = cfg->deferred;
     c->no_copy = cfg->no_copy;
+    c->no_poison = cfg->no_poison;
+    c->cache_budget = cfg->cache_bytes;
     c->cap = cfg->max_bytes_per_param;
     c->pub.ops = &host_ops;
     c->pub.ctx = c;
@@ -1812,6 +1959,9 @@ uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes)
 
 int zo_host_is_host(const zo_backend *b) { return host_of(b) != NULL; }
 size_t zo_host_live_full_buffers(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->bufs.count : 0; }
+size_t zo_host_cached_full_buffers(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->cache_count : 0; }
+uint64_t zo_host_cached_bytes(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->cache_bytes : 0; }
+uint64_t zo_host_cache_hits(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->cache_hits : 0; }
 size_t zo_host_live_works(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->workset.count : 0; }
 size_t zo_host_pending_works(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->npending : 0; }
 size_t zo_host_param_count(const zo_backend *b) { const host_ctx *c = host_of(b); return c ? c->params.count : 0; }

@@ -20,8 +20,16 @@ extern "C" {
 /** 1 if b is a host backend (made by zo_backend_host_create), else 0. */
 int zo_host_is_host(const zo_backend *b);
 
-/** Full buffers handed out by full_alloc and not yet given to full_free. */
+/** Full buffers handed out by full_alloc and not yet given to full_free
+ *  (cached buffers are not counted). */
 size_t zo_host_live_full_buffers(const zo_backend *b);
+
+/** Freed full buffers kept for reuse (zo_host_config.cache_bytes), their
+ *  physical bytes (at most cache_bytes), and full_alloc calls served from
+ *  the cache so far. */
+size_t zo_host_cached_full_buffers(const zo_backend *b);
+uint64_t zo_host_cached_bytes(const zo_backend *b);
+uint64_t zo_host_cache_hits(const zo_backend *b);
 
 /** Works returned by all_gather_start and not yet given to work_free. */
 size_t zo_host_live_works(const zo_backend *b);

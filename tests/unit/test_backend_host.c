@@ -2,7 +2,10 @@
  * test_backend_host.c - the host backend (runtime/backend_host.c) through
  * its vtable: shard content and padding, all-gathers for uneven partitions,
  * deferred completion (query / wait / zo_host_progress), the physical cap,
- * no_copy, reduce-scatter, allocation-failure injection and bad arguments.
+ * no_copy, reduce-scatter, allocation-failure injection and bad arguments;
+ * the cache of freed full buffers (cache_bytes: reuse, LIFO, re-poison,
+ * budget, physical sizes, cancelled gathers never write into a reused
+ * buffer, destroy frees it, world mode) and no_poison.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,18 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#if !defined(TEST_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "backend_host_internal.h"
 #include "zoffload_backend.h"
@@ -174,6 +189,8 @@ static void test_create_bad_args(void **state)
         {5, -1, ZO_ERR_INVALID_ARG},               /* no_copy */
         {6, 0, ZO_ERR_INVALID_ARG},                /* allocator: alloc only */
         {7, 0, ZO_ERR_INVALID_ARG},                /* allocator: free only */
+        {8, 2, ZO_ERR_INVALID_ARG},                /* no_poison */
+        {8, -1, ZO_ERR_INVALID_ARG},
     };
     counting_alloc ca = {0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -187,6 +204,7 @@ static void test_create_bad_args(void **state)
         case 5: c.no_copy = (int)cases[i].value; break;
         case 6: c.allocator.alloc = ca_alloc; c.allocator.opaque = &ca; break;
         case 7: c.allocator.free = ca_free; c.allocator.opaque = &ca; break;
+        case 8: c.no_poison = (int)cases[i].value; break;
         }
         b = (zo_backend *)&b;
         assert_int_equal(zo_backend_host_create(&c, &b), cases[i].want);
@@ -831,6 +849,387 @@ static void test_alloc_failure_every_site(void **state)
     }
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Cache of freed full buffers (cache_bytes) and no_poison              */
+/* ------------------------------------------------------------------ */
+
+/* A counting allocator that fills every new block with 0x3C, so that a
+ * buffer full_alloc did not poison is recognisable. */
+static void *ca_alloc_3c(void *opaque, size_t n)
+{
+    void *p = ca_alloc(opaque, n);
+    if (p)
+        memset(p, 0x3C, n);
+    return p;
+}
+
+static zo_host_config cache_cfg(int W, counting_alloc *ca, uint64_t cache_bytes)
+{
+    zo_host_config cfg = host_cfg(W, 0);
+    cfg.cache_bytes = cache_bytes;
+    cfg.allocator.alloc = ca_alloc_3c;
+    cfg.allocator.free = ca_free;
+    cfg.allocator.opaque = ca;
+    return cfg;
+}
+
+/* full_alloc + one all-gather + wait + work_free: the content is the parameter's */
+static void *gathered(zo_backend *b, zo_param_id id, uint64_t numel)
+{
+    void *f = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, id, padded_bytes(b, numel, 4), &f), ZO_OK);
+    zo_gather_item it = item(b, id, numel, 4, f);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    b->ops->work_free(b->ctx, w);
+    assert_content(id, f, zo_host_physical_bytes(b, numel * 4));
+    return f;
+}
+
+static void test_cache_default_on(void **state)
+{
+    (void)state;
+    zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+    assert_int_equal(cfg.cache_bytes, ZO_HOST_CACHE_BYTES_DEFAULT);
+    assert_true(cfg.cache_bytes >= (256u << 20)); /* a 256 MiB parameter fits */
+    assert_int_equal(cfg.no_poison, 0);
+    assert_int_equal(zo_host_cached_full_buffers(NULL), 0);
+    assert_int_equal(zo_host_cached_bytes(NULL), 0);
+    assert_int_equal(zo_host_cache_hits(NULL), 0);
+}
+
+/* A freed buffer is reused for the next request of its size - by any
+ * parameter - filled with 0xA5 again; the most recently freed first. */
+static void test_cache_reuse_lifo_repoison(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = cache_cfg(4, &ca, 1u << 20);
+    zo_backend *b = make(&cfg);
+    for (zo_param_id id = 0; id < 4; id++)
+        assert_int_equal(add(b, id, 1000, 4), ZO_OK); /* 4000 bytes each */
+    assert_int_equal(add(b, 9, 999, 4), ZO_OK);       /* 4000 padded bytes too (W = 4: 250 x 4 x 4) */
+    assert_int_equal(add(b, 10, 1001, 4), ZO_OK);      /* 4016 bytes */
+
+    void *x = gathered(b, 0, 1000);
+    long allocs = ca.calls, live = ca.live;
+    b->ops->full_free(b->ctx, 0, x);
+    assert_int_equal(zo_host_live_full_buffers(b), 0); /* cached is not live */
+    assert_int_equal(zo_host_cached_full_buffers(b), 1);
+    assert_int_equal(zo_host_cached_bytes(b), 4000);
+    assert_int_equal(ca.live, live);                   /* kept, not freed */
+#ifdef TEST_ASAN
+    assert_true(__asan_address_is_poisoned(x));        /* a use after full_free is still reported */
+#endif
+
+    /* another parameter of the same size: the same buffer, poisoned again */
+    void *y = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 4000, &y), ZO_OK);
+    assert_ptr_equal(y, x);
+    assert_int_equal(ca.calls, allocs);                /* no allocation */
+    assert_int_equal(zo_host_cache_hits(b), 1);
+    assert_int_equal(zo_host_cached_full_buffers(b), 0);
+    assert_int_equal(zo_host_cached_bytes(b), 0);
+    assert_int_equal(zo_host_live_full_buffers(b), 1);
+    assert_all(y, 0xA5, 4000);                         /* not parameter 0's bytes */
+    /* it is parameter 1's buffer now: gathers into it, frees as param 1 */
+    zo_gather_item it = item(b, 1, 1000, 4, y);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    b->ops->work_free(b->ctx, w);
+    assert_content(1, y, 4000);
+
+    /* a different size is a fresh allocation, the cached one stays */
+    b->ops->full_free(b->ctx, 1, y);
+    allocs = ca.calls;
+    void *z = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 10, 4016, &z), ZO_OK);
+    assert_ptr_not_equal(z, y);
+    assert_int_equal(ca.calls, allocs + 1);
+    assert_int_equal(zo_host_cached_full_buffers(b), 1);
+    assert_all(z, 0xA5, 4016);
+
+    /* LIFO: three buffers of 4000 bytes freed p, q, r come back r, q, p */
+    void *p = y, *q = NULL, *r = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 2, 4000, &p), ZO_OK);
+    assert_ptr_equal(p, y);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 3, 4000, &q), ZO_OK);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 9, 4000, &r), ZO_OK);
+    b->ops->full_free(b->ctx, 2, p);
+    b->ops->full_free(b->ctx, 10, z); /* another size in between */
+    b->ops->full_free(b->ctx, 3, q);
+    b->ops->full_free(b->ctx, 9, r);
+    assert_int_equal(zo_host_cached_full_buffers(b), 4);
+    assert_int_equal(zo_host_cached_bytes(b), 3 * 4000 + 4016);
+    void *g1 = NULL, *g2 = NULL, *g3 = NULL, *g4 = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 4000, &g1), ZO_OK);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 4000, &g2), ZO_OK);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 2, 4000, &g3), ZO_OK);
+    assert_ptr_equal(g1, r);
+    assert_ptr_equal(g2, q);
+    assert_ptr_equal(g3, p);
+    assert_int_equal(b->ops->full_alloc(b->ctx, 10, 4016, &g4), ZO_OK);
+    assert_ptr_equal(g4, z);
+    assert_int_equal(zo_host_cached_full_buffers(b), 0);
+
+    /* a stale pointer to a cached buffer is not a live buffer */
+    b->ops->full_free(b->ctx, 0, g1);
+    b->ops->full_free(b->ctx, 0, g1); /* double free: reported, ignored */
+    assert_true(strstr(b->ops->last_error(b->ctx), "not a live full buffer") != NULL);
+    assert_int_equal(zo_host_cached_full_buffers(b), 1);
+    zo_gather_item stale = item(b, 0, 1000, 4, g1);
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &stale, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_null(w);
+
+    /* destroy frees the live and the cached buffers */
+    assert_int_equal(zo_host_live_full_buffers(b), 3);
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+}
+
+/* The budget: a buffer that would take the cached bytes over it is really
+ * freed; 0 caches nothing; sizes are physical (max_bytes_per_param). */
+static void test_cache_budget(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = cache_cfg(1, &ca, 1000);
+    zo_backend *b = make(&cfg);
+    assert_int_equal(add(b, 0, 500, 4), ZO_OK); /* 2000 bytes: over the budget */
+    assert_int_equal(add(b, 1, 150, 4), ZO_OK); /* 600 bytes */
+    assert_int_equal(add(b, 2, 150, 4), ZO_OK);
+    assert_int_equal(add(b, 3, 100, 4), ZO_OK); /* 400 bytes */
+    void *big = gathered(b, 0, 500), *a = gathered(b, 1, 150), *a2 = gathered(b, 2, 150),
+         *c = gathered(b, 3, 100);
+    long live = ca.live;
+    b->ops->full_free(b->ctx, 0, big);
+    assert_int_equal(ca.live, live - 1); /* really freed */
+    assert_int_equal(zo_host_cached_full_buffers(b), 0);
+    b->ops->full_free(b->ctx, 1, a);
+    assert_int_equal(ca.live, live - 1); /* cached: 600 */
+    b->ops->full_free(b->ctx, 2, a2);
+    assert_int_equal(ca.live, live - 2); /* 600 + 600 > 1000: freed */
+    b->ops->full_free(b->ctx, 3, c);
+    assert_int_equal(ca.live, live - 2); /* 600 + 400 = 1000: cached */
+    assert_int_equal(zo_host_cached_bytes(b), 1000);
+    assert_int_equal(zo_host_cached_full_buffers(b), 2);
+    assert_true(zo_host_cached_bytes(b) <= cfg.cache_bytes);
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+
+    /* cache_bytes 0: every full_free frees */
+    counting_alloc c0 = {0};
+    cfg = cache_cfg(2, &c0, 0);
+    b = make(&cfg);
+    assert_int_equal(add(b, 0, 10, 4), ZO_OK);
+    void *f = gathered(b, 0, 10);
+    live = c0.live;
+    b->ops->full_free(b->ctx, 0, f);
+    assert_int_equal(c0.live, live - 1);
+    assert_int_equal(zo_host_cached_full_buffers(b), 0);
+    f = gathered(b, 0, 10);
+    b->ops->full_free(b->ctx, 0, f);
+    assert_int_equal(zo_host_cache_hits(b), 0);
+    zo_backend_destroy(b);
+    assert_int_equal(c0.live, 0);
+
+    /* physical sizes: under a 256-byte cap, a 4000-byte and a 40000-byte
+     * request both allocate 256 bytes and share the cached buffer */
+    counting_alloc cc = {0};
+    cfg = cache_cfg(2, &cc, 1u << 20);
+    cfg.max_bytes_per_param = 256;
+    b = make(&cfg);
+    assert_int_equal(add(b, 0, 1000, 4), ZO_OK);
+    assert_int_equal(add(b, 1, 10000, 4), ZO_OK);
+    f = gathered(b, 0, 1000); /* the first 256 bytes exist */
+    b->ops->full_free(b->ctx, 0, f);
+    assert_int_equal(zo_host_cached_bytes(b), 256);
+    void *g = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 40000, &g), ZO_OK);
+    assert_ptr_equal(g, f);
+    assert_all(g, 0xA5, 256);
+    zo_gather_item it = item(b, 1, 10000, 4, g);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK); /* big enough: physical size */
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    b->ops->work_free(b->ctx, w);
+    assert_content(1, g, 256);
+    zo_backend_destroy(b); /* g still live: destroy frees it */
+    assert_int_equal(cc.live, 0);
+}
+
+/* A buffer freed while its deferred gather is pending is cached and may be
+ * handed out again at once: the cancelled gather never writes into it. */
+static void test_cache_cancelled_gather_never_writes(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = cache_cfg(3, &ca, 1u << 20);
+    cfg.deferred = 1;
+    zo_backend *b = make(&cfg);
+    assert_int_equal(add(b, 0, 300, 4), ZO_OK);
+    assert_int_equal(add(b, 1, 300, 4), ZO_OK);
+    void *f = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 1200, &f), ZO_OK);
+    zo_gather_item it = item(b, 0, 300, 4, f);
+    zo_work *w = NULL;
+    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    b->ops->full_free(b->ctx, 0, f); /* in flight: cancelled, cached */
+    assert_int_equal(zo_host_cached_full_buffers(b), 1);
+    void *g = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 1200, &g), ZO_OK);
+    assert_ptr_equal(g, f);
+    assert_int_equal(zo_host_progress(b), 1);
+    assert_int_equal(b->ops->wait(b->ctx, w), ZO_ERR_STATE);
+    assert_all(g, 0xA5, 1200); /* parameter 0's gather wrote nothing */
+    b->ops->work_free(b->ctx, w);
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+}
+
+/* no_poison: neither a fresh nor a reused buffer is filled. */
+static void test_no_poison(void **state)
+{
+    (void)state;
+    for (int np = 0; np <= 1; np++) {
+        counting_alloc ca = {0};
+        zo_host_config cfg = cache_cfg(2, &ca, 1u << 20);
+        cfg.no_poison = np;
+        zo_backend *b = make(&cfg);
+        assert_int_equal(add(b, 0, 100, 4), ZO_OK);
+        assert_int_equal(add(b, 1, 100, 4), ZO_OK);
+        void *f = NULL;
+        assert_int_equal(b->ops->full_alloc(b->ctx, 0, 400, &f), ZO_OK);
+        assert_all(f, np ? 0x3C : 0xA5, 400); /* 0x3C: the allocator's fill, untouched */
+        zo_gather_item it = item(b, 0, 100, 4, f);
+        zo_work *w = NULL;
+        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+        assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+        b->ops->work_free(b->ctx, w);
+        assert_content(0, f, 400);
+        b->ops->full_free(b->ctx, 0, f);
+        void *g = NULL;
+        assert_int_equal(b->ops->full_alloc(b->ctx, 1, 400, &g), ZO_OK);
+        assert_ptr_equal(g, f);
+        if (np)
+            assert_content(0, g, 400); /* stale bytes of the previous owner */
+        else
+            assert_all(g, 0xA5, 400);
+        /* the gather still delivers the right bytes */
+        it = item(b, 1, 100, 4, g);
+        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+        assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+        b->ops->work_free(b->ctx, w);
+        assert_content(1, g, 400);
+        b->ops->full_free(b->ctx, 1, g);
+        zo_backend_destroy(b);
+        assert_int_equal(ca.live, 0);
+    }
+}
+
+/* A version 1 config (no cache_bytes / no_poison fields) caches nothing
+ * and poisons: the behaviour it was written for. */
+static void test_cache_v1_config_off(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = cache_cfg(2, &ca, 1u << 20);
+    cfg.no_poison = 1; /* past the v1 size: never read */
+    cfg.size = ZO_HOST_CONFIG_V1_SIZE;
+    cfg.version = 1;
+    zo_backend *b = make(&cfg);
+    assert_int_equal(add(b, 0, 10, 4), ZO_OK);
+    void *f = NULL;
+    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 40, &f), ZO_OK);
+    assert_all(f, 0xA5, 40);
+    long live = ca.live;
+    b->ops->full_free(b->ctx, 0, f);
+    assert_int_equal(ca.live, live - 1);
+    assert_int_equal(zo_host_cached_full_buffers(b), 0);
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+}
+
+/* World mode: each rank's backend has its own cache.  Two ranks driven
+ * from this thread (all_gather_start never blocks; the second rank's
+ * start completes the collective, so the waits return at once). */
+static void test_cache_world(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0}; /* the backends' allocator (the world uses malloc) */
+    zo_host_world *world = NULL;
+    assert_int_equal(zo_host_world_create(2, NULL, &world), ZO_OK);
+    zo_backend *b[2];
+    for (int r = 0; r < 2; r++) {
+        zo_host_config cfg = cache_cfg(2, &ca, 1u << 20);
+        cfg.rank = r;
+        cfg.world = world;
+        b[r] = make(&cfg);
+        assert_int_equal(add(b[r], 0, 101, 4), ZO_OK); /* 51 x 4 x 2 = 408 bytes */
+        assert_int_equal(add(b[r], 1, 102, 4), ZO_OK); /* the same padded size */
+    }
+    void *first[2] = {NULL, NULL};
+    for (int round = 0; round < 3; round++) {
+        zo_param_id id = (zo_param_id)(round % 2);
+        void *f[2];
+        zo_work *w[2];
+        for (int r = 0; r < 2; r++) {
+            assert_int_equal(b[r]->ops->full_alloc(b[r]->ctx, id, 408, &f[r]), ZO_OK);
+            assert_all(f[r], 0xA5, 408);
+            if (round == 0)
+                first[r] = f[r];
+            else
+                assert_ptr_equal(f[r], first[r]); /* reused every round */
+        }
+        for (int r = 0; r < 2; r++) {
+            zo_gather_item it = item(b[r], id, 101 + id, 4, f[r]);
+            assert_int_equal(b[r]->ops->all_gather_start(b[r]->ctx, &it, 1, &w[r]), ZO_OK);
+        }
+        for (int r = 0; r < 2; r++) {
+            assert_int_equal(b[r]->ops->wait(b[r]->ctx, w[r]), ZO_OK);
+            b[r]->ops->work_free(b[r]->ctx, w[r]);
+            assert_content(id, f[r], (101 + id) * 4);
+            b[r]->ops->full_free(b[r]->ctx, id, f[r]);
+            assert_int_equal(zo_host_cached_full_buffers(b[r]), 1);
+            assert_int_equal(zo_host_live_full_buffers(b[r]), 0);
+        }
+    }
+    assert_int_equal(zo_host_cache_hits(b[0]), 2);
+    assert_int_equal(zo_host_cache_hits(b[1]), 2);
+
+    /* rank 0 frees its buffer while the collective waits for rank 1 and
+     * reuses it at once: the collective completing later never writes
+     * into it */
+    void *f0 = NULL, *f1 = NULL, *again = NULL;
+    zo_work *w0 = NULL, *w1 = NULL;
+    assert_int_equal(b[0]->ops->full_alloc(b[0]->ctx, 0, 408, &f0), ZO_OK);
+    zo_gather_item it0 = item(b[0], 0, 101, 4, f0);
+    assert_int_equal(b[0]->ops->all_gather_start(b[0]->ctx, &it0, 1, &w0), ZO_OK);
+    b[0]->ops->full_free(b[0]->ctx, 0, f0); /* in flight: cancelled for rank 0, cached */
+    assert_int_equal(b[0]->ops->full_alloc(b[0]->ctx, 1, 408, &again), ZO_OK);
+    assert_ptr_equal(again, f0);
+    assert_int_equal(b[1]->ops->full_alloc(b[1]->ctx, 0, 408, &f1), ZO_OK);
+    zo_gather_item it1 = item(b[1], 0, 101, 4, f1);
+    assert_int_equal(b[1]->ops->all_gather_start(b[1]->ctx, &it1, 1, &w1), ZO_OK); /* completes it */
+    assert_int_equal(b[1]->ops->wait(b[1]->ctx, w1), ZO_OK);
+    assert_content(0, f1, 404); /* rank 0 still contributed */
+    assert_int_equal(b[0]->ops->wait(b[0]->ctx, w0), ZO_ERR_STATE);
+    assert_all(again, 0xA5, 408);
+    b[0]->ops->work_free(b[0]->ctx, w0);
+    b[1]->ops->work_free(b[1]->ctx, w1);
+    b[1]->ops->full_free(b[1]->ctx, 0, f1);
+    assert_int_equal(zo_host_world_report(world, NULL, 0), ZO_OK);
+
+    /* destroy frees live (rank 0's `again`) and cached buffers */
+    zo_backend_destroy(b[0]);
+    zo_backend_destroy(b[1]);
+    assert_int_equal(zo_host_world_destroy(world), ZO_OK);
+    assert_int_equal(ca.live, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -848,6 +1247,13 @@ int main(void)
         cmocka_unit_test(test_ops_bad_args),
         cmocka_unit_test(test_many_params_add_remove),
         cmocka_unit_test(test_alloc_failure_every_site),
+        cmocka_unit_test(test_cache_default_on),
+        cmocka_unit_test(test_cache_reuse_lifo_repoison),
+        cmocka_unit_test(test_cache_budget),
+        cmocka_unit_test(test_cache_cancelled_gather_never_writes),
+        cmocka_unit_test(test_no_poison),
+        cmocka_unit_test(test_cache_v1_config_off),
+        cmocka_unit_test(test_cache_world),
     };
     return cmocka_run_group_tests_name("backend_host", tests, NULL, NULL);
 }
