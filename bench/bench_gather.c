@@ -15,24 +15,31 @@
  *            work_free repeated (W shard copies into the full buffer)
  *   runtime  the whole path through the public API: an eval forward
  *            (zo_forward_begin(ROOT|EVAL), zo_pre_forward of a module owning
- *            the parameter: full_alloc (malloc + 0xA5 poison fill) and the
- *            all-gather, zo_param_access, zo_post_forward: release (free),
- *            zo_forward_end), i.e. what one fetch+release of a parameter
- *            costs in the host backend's copy mode
+ *            the parameter: full_alloc (a buffer from the backend's cache of
+ *            freed full buffers, or malloc, + 0xA5 poison fill) and the
+ *            all-gather, zo_param_access, zo_post_forward: release
+ *            (full_free: back to the cache), zo_forward_end), i.e. what one
+ *            fetch+release of a parameter costs in the host backend's copy
+ *            mode with the default zo_host_config (the runtime creates it)
+ *   runtime_np  the same with a host backend created with no_poison = 1
+ *            (no 0xA5 fill; otherwise ZO_HOST_CONFIG_INIT): the difference
+ *            to runtime is what the poison fill costs
  *
  * Memory: the host backend stores every rank's shard of the parameter in
  * one block (W * ceil(numel/W) elements, about S), plus one full buffer
- * (S), plus the memcpy pair (2S): about 4S for any W, 1 GiB at S = 256 MiB.
+ * (S), plus the memcpy pair (2S): about 4S for any W, 1 GiB at S = 256 MiB;
+ * the two runtime cases add 2S each (shards + one full buffer, cached
+ * between fetches), 2 GiB in all at 256 MiB.
  *
  * Times are CPU time of the thread (CLOCK_THREAD_CPUTIME_ID: user + system,
  * so page faults count), which is what the process really spent on a
  * machine shared with other jobs.
  *
  * Output (stdout, one line per size x W x repetition, tab-separated):
- *   gather <W> <bytes> <rep> <memcpy_GBps> <backend_GBps> <runtime_GBps>
+ *   gather <W> <bytes> <rep> <memcpy_GBps> <backend_GBps> <runtime_GBps> <runtime_np_GBps>
  *
  * usage: bench_gather [--sizes B,B,...] [--worlds W,W,...] [--reps R]
- *                     [--min-bytes B] [--only memcpy|backend|runtime]
+ *                     [--min-bytes B] [--only memcpy|backend|runtime|runtime_np]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -125,6 +132,7 @@ static void backend_teardown(backend_case *bc)
 
 typedef struct runtime_case {
     zo_runtime *rt;
+    zo_backend *be; /* NULL: the runtime's own host backend (ZO_HOST_CONFIG_INIT) */
     zo_module_id root, fc;
     zo_param_id w;
 } runtime_case;
@@ -135,10 +143,22 @@ typedef struct runtime_case {
         if (s_ != ZO_OK) die(#call, s_, zo_last_error((rc)->rt));          \
     } while (0)
 
-static void runtime_setup(runtime_case *rc, int W, size_t bytes)
+/* no_poison 0: the runtime creates its host backend (ZO_HOST_CONFIG_INIT:
+ * copy mode, immediate, cache on, poison on); 1: the same configuration
+ * with no_poison = 1, created here and passed as cfg.backend. */
+static void runtime_setup(runtime_case *rc, int W, size_t bytes, int no_poison)
 {
-    zo_config cfg = ZO_CONFIG_INIT; /* host backend created by the runtime: copy mode, immediate */
+    zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = W;
+    rc->be = NULL;
+    if (no_poison) {
+        zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        hc.world_size = W;
+        hc.no_poison = 1;
+        zo_status s = zo_backend_host_create(&hc, &rc->be);
+        if (s) die("zo_backend_host_create(no_poison)", s, NULL);
+        cfg.backend = rc->be;
+    }
     /* stage3_param_persistence_threshold defaults to 1e5 elements: a
      * parameter at or under it is gathered once and never released, so the
      * small sizes (4 KiB = 1024 elements) would not be fetched again.
@@ -169,6 +189,24 @@ static double time_runtime(runtime_case *rc, size_t bytes, int iters)
     return cpu_s() - a;
 }
 
+/* One more fetch: the bytes zo_param_access gives are the parameter's
+ * (sampled every 4093 bytes); 0 if one is wrong. */
+static int runtime_content_ok(runtime_case *rc, size_t bytes)
+{
+    zo_graph g;
+    const void *data;
+    size_t nb;
+    int ok = 1;
+    RT_CHECK(rc, zo_forward_begin(rc->rt, ZO_FWD_ROOT | ZO_FWD_EVAL, &g));
+    RT_CHECK(rc, zo_pre_forward(rc->rt, rc->fc, 0));
+    RT_CHECK(rc, zo_param_access(rc->rt, rc->fc, rc->w, &data, &nb));
+    for (size_t k = 0; k < bytes && ok; k += 4093)
+        ok = ((const uint8_t *)data)[k] == zo_host_param_byte(rc->w, k);
+    RT_CHECK(rc, zo_post_forward(rc->rt, rc->fc));
+    RT_CHECK(rc, zo_forward_end(rc->rt, g));
+    return ok;
+}
+
 static size_t parse_list(const char *s, unsigned long long *out, size_t cap)
 {
     size_t n = 0;
@@ -184,7 +222,7 @@ int main(int argc, char **argv)
     const char *sizes_s = "4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456";
     const char *worlds_s = "1,8,64";
     int reps = 5;
-    const char *only = NULL; /* --only memcpy|backend|runtime: profile one path (others print 0) */
+    const char *only = NULL; /* --only memcpy|backend|runtime|runtime_np: profile one path (others print 0) */
     double min_bytes = 512.0 * 1024 * 1024;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes_s = argv[++i];
@@ -193,7 +231,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) min_bytes = atof(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_gather [--sizes B,B,...] [--worlds W,W,...] [--reps R] [--min-bytes B]\n");
+            fprintf(stderr, "usage: bench_gather [--sizes B,B,...] [--worlds W,W,...] [--reps R] [--min-bytes B] "
+                            "[--only memcpy|backend|runtime|runtime_np]\n");
             return 2;
         }
     }
@@ -219,21 +258,25 @@ int main(int argc, char **argv)
             memset(src, 1, bytes);
             memset(dst, 2, bytes);
             backend_case bc;
-            runtime_case rc;
+            runtime_case rc, rn;
             backend_setup(&bc, W, bytes);
-            runtime_setup(&rc, W, bytes);
-            /* warm-up: fault every page in, reach steady state */
+            runtime_setup(&rc, W, bytes, 0);
+            runtime_setup(&rn, W, bytes, 1);
+            /* warm-up: fault every page in, reach steady state (the
+             * runtime cases' full buffer is then in the backend's cache) */
             time_memcpy(dst, src, bytes, 1);
             time_backend(&bc, bytes, 1);
             time_runtime(&rc, bytes, 1);
+            time_runtime(&rn, bytes, 1);
             for (int r = 0; r < reps; r++) {
-                double tm = 0, tb = 0, tr = 0;
+                double tm = 0, tb = 0, tr = 0, tn = 0;
                 if (!only || !strcmp(only, "memcpy")) tm = time_memcpy(dst, src, bytes, iters);
                 if (!only || !strcmp(only, "backend")) tb = time_backend(&bc, bytes, iters);
                 if (!only || !strcmp(only, "runtime")) tr = time_runtime(&rc, bytes, iters);
+                if (!only || !strcmp(only, "runtime_np")) tn = time_runtime(&rn, bytes, iters);
                 double tot = (double)bytes * iters;
-                printf("gather\t%d\t%zu\t%d\t%.3f\t%.3f\t%.3f\n", W, bytes, r, tm > 0 ? tot / tm / 1e9 : 0,
-                       tb > 0 ? tot / tb / 1e9 : 0, tr > 0 ? tot / tr / 1e9 : 0);
+                printf("gather\t%d\t%zu\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", W, bytes, r, tm > 0 ? tot / tm / 1e9 : 0,
+                       tb > 0 ? tot / tb / 1e9 : 0, tr > 0 ? tot / tr / 1e9 : 0, tn > 0 ? tot / tn / 1e9 : 0);
                 fflush(stdout);
             }
             /* the gathered content must be the parameter (a benchmark that
@@ -243,8 +286,14 @@ int main(int argc, char **argv)
                     fprintf(stderr, "bench_gather: W=%d size %zu: gathered byte %zu is wrong\n", W, bytes, k);
                     return 1;
                 }
+            if (!runtime_content_ok(&rc, bytes) || !runtime_content_ok(&rn, bytes)) {
+                fprintf(stderr, "bench_gather: W=%d size %zu: the runtime path gathered wrong bytes\n", W, bytes);
+                return 1;
+            }
             backend_teardown(&bc);
             zo_runtime_destroy(rc.rt);
+            zo_runtime_destroy(rn.rt);
+            zo_backend_destroy(rn.be);
             free(src);
             free(dst);
         }

@@ -165,44 +165,61 @@ def main():
     md.append("")
     md.append("GB/s (CPU time, 1e9 bytes/s) median (min-max) over repetitions; ratios are per repetition, then the "
               "median. *backend*: the host backend's all-gather alone (buffer allocated once); *runtime*: "
-              "zo_pre_forward + zo_post_forward of a module owning the parameter (allocation, 0xA5 poison fill, "
-              "gather, release). Size = full parameter bytes; the W shards together hold the same bytes, so memory "
-              "is about 4x size for any W (1 GiB at 256 MiB): no size had to be capped. Stamp: %s." % stamp)
+              "zo_pre_forward + zo_post_forward of a module owning the parameter with the default host backend "
+              "(full buffer from the backend's cache of freed buffers, 0xA5 poison fill, gather, release back to "
+              "the cache); *runtime np*: the same with `no_poison = 1` (no fill): the difference is what the "
+              "poison costs. Size = full parameter bytes; the W shards together hold the same bytes, so memory "
+              "is about 8x size for any W (2 GiB at 256 MiB): no size had to be capped. Stamp: %s." % stamp)
     md.append("")
-    md.append("| W | size | memcpy GB/s | backend GB/s | runtime GB/s | backend/memcpy | runtime/memcpy |")
-    md.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    md.append("| W | size | memcpy GB/s | backend GB/s | runtime GB/s | backend/memcpy | runtime/memcpy "
+              "| runtime np GB/s | runtime np/memcpy |")
+    md.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     gb = collections.OrderedDict()
     for f in g:
-        gb.setdefault((int(f[0]), int(f[1])), []).append((float(f[3]), float(f[4]), float(f[5])))
+        # bench_gather before the no_poison column printed 6 fields
+        np_ = float(f[6]) if len(f) > 6 else 0.0
+        gb.setdefault((int(f[0]), int(f[1])), []).append((float(f[3]), float(f[4]), float(f[5]), np_))
     gplot = collections.defaultdict(list)
-    worst_b, worst_r = [], []
+    worst_b, worst_r, worst_n = [], [], []
     for (w, s), v in sorted(gb.items()):
         mc = [x[0] for x in v]
         be = [x[1] for x in v]
         rt = [x[2] for x in v]
+        rn = [x[3] for x in v if x[3] > 0]
         rb = [x[1] / x[0] for x in v if x[0] > 0]
         rr = [x[2] / x[0] for x in v if x[0] > 0]
+        rnr = [x[3] / x[0] for x in v if x[0] > 0 and x[3] > 0]
         size = "%d KiB" % (s // 1024) if s < 1 << 20 else "%d MiB" % (s >> 20)
-        md.append("| %d | %s | %s | %s | %s | %s | %s |" % (w, size, mmm(mc), mmm(be), mmm(rt), fmt(med(rb), 2),
-                                                             fmt(med(rr), 2)))
-        gplot[w].append("%d %.4f %.4f" % (s, med(rb), med(rr)))
+        md.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            w, size, mmm(mc), mmm(be), mmm(rt), fmt(med(rb), 2), fmt(med(rr), 2), mmm(rn),
+            fmt(med(rnr), 2) if rnr else "-"))
+        gplot[w].append("%d %.4f %.4f %.4f" % (s, med(rb), med(rr), med(rnr) if rnr else float("nan")))
         worst_b.append((med(rb), w, size))
         worst_r.append((med(rr), w, size))
+        if rnr:
+            worst_n.append((med(rnr), w, size))
     for w, lines in gplot.items():
         with open(os.path.join(raw, "gather_w%d.dat" % w), "w") as f:
-            f.write("# bytes backend/memcpy runtime/memcpy\n" + "\n".join(lines) + "\n")
+            f.write("# bytes backend/memcpy runtime/memcpy runtime_no_poison/memcpy\n" + "\n".join(lines) + "\n")
     if worst_b:
         b_ok = sum(1 for x in worst_b if x[0] >= 0.8)
         r_ok = sum(1 for x in worst_r if x[0] >= 0.8)
         md.append("")
-        md.append("Goal >= 0.8x memcpy: backend meets it in %d of %d cells (worst %.2fx at W=%d, %s); runtime path in "
-                  "%d of %d (worst %.2fx at W=%d, %s)." % (b_ok, len(worst_b), min(worst_b)[0], min(worst_b)[1],
-                                                            min(worst_b)[2], r_ok, len(worst_r), min(worst_r)[0],
-                                                            min(worst_r)[1], min(worst_r)[2]))
-        headline.append(("host gather / memcpy (backend; runtime path)",
-                         "backend median %.2fx (worst %.2fx); runtime median %.2fx (worst %.2fx)" % (
-                             med([x[0] for x in worst_b]), min(worst_b)[0], med([x[0] for x in worst_r]),
-                             min(worst_r)[0])))
+        line = ("Goal >= 0.8x memcpy: backend meets it in %d of %d cells (worst %.2fx at W=%d, %s); runtime path in "
+                "%d of %d (worst %.2fx at W=%d, %s)" % (b_ok, len(worst_b), min(worst_b)[0], min(worst_b)[1],
+                                                       min(worst_b)[2], r_ok, len(worst_r), min(worst_r)[0],
+                                                       min(worst_r)[1], min(worst_r)[2]))
+        if worst_n:
+            n_ok = sum(1 for x in worst_n if x[0] >= 0.8)
+            line += "; runtime path with no_poison in %d of %d (worst %.2fx at W=%d, %s)" % (
+                n_ok, len(worst_n), min(worst_n)[0], min(worst_n)[1], min(worst_n)[2])
+        md.append(line + ".")
+        head = "backend median %.2fx (worst %.2fx); runtime median %.2fx (worst %.2fx)" % (
+            med([x[0] for x in worst_b]), min(worst_b)[0], med([x[0] for x in worst_r]), min(worst_r)[0])
+        if worst_n:
+            head += "; runtime no_poison median %.2fx (worst %.2fx)" % (med([x[0] for x in worst_n]),
+                                                                      min(worst_n)[0])
+        headline.append(("host gather / memcpy (backend; runtime path)", head))
     md.append("")
     md.append("NCCL rows (gather bytes/s against cudaMemcpyAsync device-to-device): **absent** - no GPU on this "
               "machine (`%s`)." % m.get("gpu", "absent"))
