@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zoffload_backend.h"
 
@@ -75,7 +76,8 @@ typedef struct wrank {
     /* per-rank output streams (trace, events) */
     char *trace_buf, *events_buf;
     size_t trace_len, events_len;
-    int thread_ok;
+    int thread_ok;       /* runs on its own new thread (th) */
+    int pooled;          /* runs on pool worker `pooled - 1` */
     pthread_t th;
 } wrank;
 
@@ -274,11 +276,128 @@ static void on_violation(void *user)
     R->violation_after_mismatch = R->backend_mismatch;
 }
 
+/* Per calling thread, kept across runs (fuzzing and enumeration run worlds
+ * back to back): the rank programs (~460 KB each) and the predicate's
+ * buffers; freed when the thread exits. */
+typedef struct wcache {
+    zs_scenario *rank_s[ZS_MAX_WORLD];
+    zs_scenario *pred_copy;
+    zs_world_result *pred_res;
+} wcache;
+
+static pthread_key_t g_cache_key;
+static pthread_once_t g_cache_once = PTHREAD_ONCE_INIT;
+static int g_cache_key_ok;
+
+static void cache_free(void *p)
+{
+    wcache *c = p;
+    if (!c) return;
+    for (int q = 0; q < ZS_MAX_WORLD; q++) free(c->rank_s[q]);
+    free(c->pred_copy);
+    free(c->pred_res);
+    free(c);
+}
+
+static void cache_key_init(void) { g_cache_key_ok = pthread_key_create(&g_cache_key, cache_free) == 0; }
+
+static wcache *cache_get(void)
+{
+    pthread_once(&g_cache_once, cache_key_init);
+    if (!g_cache_key_ok) return NULL;
+    wcache *c = pthread_getspecific(g_cache_key);
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (c && pthread_setspecific(g_cache_key, c) != 0) {
+            free(c);
+            c = NULL;
+        }
+    }
+    return c;
+}
+
 static void *rank_main(void *arg)
 {
     wrank *R = arg;
     R->rc = zs_sim_run(R->s, &R->o, R->res);
     return NULL;
+}
+
+/* Worker threads kept across runs: creating a thread costs ~360 us under
+ * ASan, a third of a 2-rank world run.  One world run at a time uses the
+ * pool (others, and a forked child, whose copy has no workers, start
+ * their own threads). */
+typedef struct wworker {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    wrank *job; /* set by the dispatcher, cleared by the worker when the rank finished */
+    int up;
+} wworker;
+
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static wworker g_pool[ZS_MAX_WORLD];
+static pid_t g_pool_pid;
+
+static void *worker_main(void *arg)
+{
+    wworker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->job) pthread_cond_wait(&w->cv, &w->mu);
+        wrank *R = w->job;
+        pthread_mutex_unlock(&w->mu);
+        rank_main(R);
+        pthread_mutex_lock(&w->mu);
+        w->job = NULL;
+        pthread_cond_broadcast(&w->cv);
+    }
+    return NULL;
+}
+
+/* Takes the pool for one run; 0 if it is busy or this is a forked child. */
+static int pool_take(void)
+{
+    if (pthread_mutex_trylock(&g_pool_mu) != 0) return 0;
+    if (g_pool_pid && g_pool_pid != getpid()) {
+        pthread_mutex_unlock(&g_pool_mu);
+        return 0;
+    }
+    g_pool_pid = getpid();
+    return 1;
+}
+
+/* Hands rank R to worker i (started on first use); 0 if it cannot. */
+static int pool_run(unsigned i, wrank *R)
+{
+    wworker *w = &g_pool[i];
+    if (!w->up) {
+        if (pthread_mutex_init(&w->mu, NULL)) return 0;
+        if (pthread_cond_init(&w->cv, NULL)) {
+            pthread_mutex_destroy(&w->mu);
+            return 0;
+        }
+        if (pthread_create(&w->th, NULL, worker_main, w)) {
+            pthread_cond_destroy(&w->cv);
+            pthread_mutex_destroy(&w->mu);
+            return 0;
+        }
+        pthread_detach(w->th);
+        w->up = 1;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->job = R;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return 1;
+}
+
+static void pool_wait(unsigned i)
+{
+    wworker *w = &g_pool[i];
+    pthread_mutex_lock(&w->mu);
+    while (w->job) pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
 }
 
 /* ------------------------------------------------------------------ */
@@ -554,14 +673,16 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
     }
     int ret = 0;
     zo_host_world *world = NULL;
-    /* the rank programs (~460 KB each) are kept per calling thread across
-     * runs: fuzzing and enumeration run worlds back to back */
-    static _Thread_local zs_scenario *cache[ZS_MAX_WORLD];
+    wcache *cache = cache_get();
+    if (!cache) {
+        set_setup_error(r, "out of memory");
+        goto out;
+    }
     for (int q = 0; q < W; q++) {
         R[q].r = q;
         R[q].res = &r->rank_result[q];
-        if (!cache[q]) cache[q] = malloc(sizeof *cache[q]);
-        R[q].s = cache[q];
+        if (!cache->rank_s[q]) cache->rank_s[q] = malloc(sizeof *cache->rank_s[q]);
+        R[q].s = cache->rank_s[q];
         if (!R[q].s) {
             set_setup_error(r, "out of memory");
             goto out;
@@ -595,11 +716,16 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         Q->o.trace = base.trace ? open_memstream(&Q->trace_buf, &Q->trace_len) : NULL;
         Q->o.events = base.events ? open_memstream(&Q->events_buf, &Q->events_len) : NULL;
     }
-    /* ranks 1..W-1 on threads, rank 0 here */
+    /* ranks 1..W-1 on pool workers (or new threads), rank 0 here */
+    int pool = pool_take();
+    for (int q = 1; q < W; q++) {
+        if (pool && pool_run((unsigned)q, &R[q]))
+            R[q].pooled = q;
+        else
+            R[q].thread_ok = pthread_create(&R[q].th, NULL, rank_main, &R[q]) == 0;
+    }
     for (int q = 1; q < W; q++)
-        R[q].thread_ok = pthread_create(&R[q].th, NULL, rank_main, &R[q]) == 0;
-    for (int q = 1; q < W; q++)
-        if (!R[q].thread_ok) {
+        if (!R[q].thread_ok && !R[q].pooled) {
             /* this rank never runs: join and leave at once so nobody waits for it */
             zo_host_config hc = ZO_HOST_CONFIG_INIT;
             zo_backend *b = NULL;
@@ -610,8 +736,11 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
             set_setup_error(r, "rank %d: cannot start a thread", q);
         }
     rank_main(&R[0]);
-    for (int q = 1; q < W; q++)
+    for (int q = 1; q < W; q++) {
         if (R[q].thread_ok) pthread_join(R[q].th, NULL);
+        if (R[q].pooled) pool_wait((unsigned)R[q].pooled);
+    }
+    if (pool) pthread_mutex_unlock(&g_pool_mu);
     for (int q = 0; q < W; q++) {
         if (R[q].o.trace) fclose(R[q].o.trace);
         if (R[q].o.events) fclose(R[q].o.events);
@@ -951,10 +1080,12 @@ int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint
                           zs_violation *v, void *ctx)
 {
     const zs_world_pred *P = ctx;
-    static _Thread_local zs_scenario *copy;
-    static _Thread_local zs_world_result *wr;
-    if (!copy) copy = malloc(sizeof *copy);
-    if (!wr) wr = malloc(sizeof *wr);
+    wcache *cache = cache_get();
+    if (!cache) return 100;
+    if (!cache->pred_copy) cache->pred_copy = malloc(sizeof *cache->pred_copy);
+    if (!cache->pred_res) cache->pred_res = malloc(sizeof *cache->pred_res);
+    zs_scenario *copy = cache->pred_copy;
+    zs_world_result *wr = cache->pred_res;
     if (!copy || !wr) return 100;
     if (!s->cfg.all_ranks) {
         if (P && P->wo.only_i8) return ZS_INV_NONE;

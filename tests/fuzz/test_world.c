@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "world.h"
 
@@ -340,6 +341,38 @@ static void trace_is_per_rank(void **state)
     free(buf);
 }
 
+/* Two threads running worlds at the same time (one gets the worker pool,
+ * the other starts its own threads): same results as alone. */
+static zs_scenario sc_par;
+static zs_world_result par_res[2];
+static int par_ok[2];
+static void *par_main(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    par_ok[k] = 1;
+    for (int i = 0; i < 10; i++) {
+        if (zs_world_run(&sc_par, &o, &par_res[k]) != 1 || par_res[k].verdict != ZS_INV_I8 ||
+            strcmp(par_res[k].report, wr2.report))
+            par_ok[k] = 0;
+    }
+    return NULL;
+}
+
+static void concurrent_worlds(void **state)
+{
+    (void)state;
+    moe(&sc_par, 4, 1);
+    assert_int_equal(world(&sc_par, 0, 0, 0, &wr2), 1);
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_create(&th[k], NULL, par_main, (void *)(intptr_t)k), 0);
+    for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
+    assert_true(par_ok[0]);
+    assert_true(par_ok[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +383,7 @@ int main(void)
         cmocka_unit_test(verify_collectives_turns_the_hang_into_mismatch),
         cmocka_unit_test(own_violation_first_is_the_root_cause),
         cmocka_unit_test(trace_is_per_rank),
+        cmocka_unit_test(concurrent_worlds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
