@@ -539,6 +539,25 @@ zo_status __wrap_zo_backend_host_create(const zo_host_config *cfg, zo_backend **
     return s;
 }
 
+zo_status __real_zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out);
+zo_status __wrap_zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out)
+{
+    (void)allocator;
+    zo_allocator a = fa_allocator();
+    guard g;
+    guard_begin(NULL, &g);
+    int64_t live0 = A.live;
+    zo_status s = __real_zo_host_world_create(world_size, &a, out);
+    if (guard_end(NULL, "zo_host_world_create", s, &g)) {
+        if (*out != NULL)
+            problem("zo_host_world_create failed but set *out");
+        if (A.live != live0)
+            problem("zo_host_world_create: ZO_ERR_NOMEM leaked %lld block(s)", (long long)(A.live - live0));
+        s = __real_zo_host_world_create(world_size, &a, out);
+    }
+    return s;
+}
+
 #define W0(fn, name)                                                                 \
     zo_status __real_##fn(zo_runtime *rt);                                           \
     zo_status __wrap_##fn(zo_runtime *rt) { GUARDED(rt, name, __real_##fn(rt)); }
@@ -720,6 +739,97 @@ static int run_scenario(const char *path, const zs_scenario *s, int policy, uint
         }                                                                                              \
     } while (0)
 
+/* Issue 9's allocation sites: a host world (one rank, so one thread
+ * completes every collective) and a runtime with verify_collectives (its
+ * fingerprint receive buffer, the exchange before every all-gather and at
+ * the optimizer step). */
+static void api_world_scenario(zo_grads_policy pol)
+{
+    zo_host_world *w = NULL;
+    zo_backend *be = NULL;
+    zo_runtime *rt = NULL;
+    if (zo_host_world_create(1, NULL, &w) != ZO_OK) {
+        problem("zo_host_world_create failed");
+        return;
+    }
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world = w;
+    if (zo_backend_host_create(&hc, &be) != ZO_OK) {
+        problem("zo_backend_host_create (world) failed");
+        zo_host_world_destroy(w);
+        return;
+    }
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.grads_policy = pol;
+    cfg.param_persistence_threshold = 0;
+    cfg.backend = be;
+    cfg.verify_collectives = 1;
+    if (zo_runtime_create(&cfg, &rt) != ZO_OK) {
+        problem("zo_runtime_create (verify_collectives) failed");
+        zo_backend_destroy(be);
+        zo_host_world_destroy(w);
+        return;
+    }
+    zo_module_id r, a, moe, e0, e1;
+    zo_param_id pa, pg, p0, p1;
+    API(zo_module_register(rt, ZO_NO_MODULE, "model", 0, &r));
+    API(zo_module_register(rt, r, "attn", 0, &a));
+    API(zo_module_register(rt, r, "moe", ZO_MODULE_GATHER_ALWAYS, &moe));
+    API(zo_module_register(rt, moe, "e0", 0, &e0));
+    API(zo_module_register(rt, moe, "e1", 0, &e1));
+    API(zo_param_register(rt, a, "weight", 300, 4, 0, &pa));
+    API(zo_param_register(rt, moe, "gate", 64, 4, 0, &pg));
+    API(zo_param_register(rt, e0, "w", 100, 4, 0, &p0));
+    API(zo_param_register(rt, e1, "w", 100, 4, 0, &p1));
+    for (int step = 0; step < 2; step++) {
+        zo_graph g;
+        uint8_t one[1] = {1};
+        zo_grad_handle ri[1], ro[1], ai[1], ao[1], mi[1], mo[1], xi[1], xo[1];
+        const void *d;
+        zo_module_id ex = step ? e1 : e0;
+        zo_param_id px = step ? p1 : p0;
+        API(zo_forward_begin(rt, ZO_FWD_ROOT, &g));
+        API(zo_pre_forward(rt, r, ZO_CALL_GRAD));
+        API(zo_track_inputs(rt, r, 1, one, ri));
+        API(zo_pre_forward(rt, a, ZO_CALL_GRAD));
+        API(zo_track_inputs(rt, a, 1, one, ai));
+        API(zo_param_access(rt, a, pa, &d, NULL));
+        API(zo_post_forward(rt, a));
+        API(zo_track_outputs(rt, a, 1, one, ao));
+        API(zo_pre_forward(rt, moe, ZO_CALL_GRAD));
+        API(zo_track_inputs(rt, moe, 1, one, mi));
+        API(zo_pre_forward(rt, ex, ZO_CALL_GRAD));
+        API(zo_track_inputs(rt, ex, 1, one, xi));
+        API(zo_param_access(rt, ex, px, &d, NULL));
+        API(zo_post_forward(rt, ex));
+        API(zo_track_outputs(rt, ex, 1, one, xo));
+        API(zo_post_forward(rt, moe));
+        API(zo_track_outputs(rt, moe, 1, one, mo));
+        API(zo_post_forward(rt, r));
+        API(zo_track_outputs(rt, r, 1, one, ro));
+        API(zo_forward_end(rt, g));
+        API(zo_backward_begin(rt, g, 0));
+        API(zo_output_grad(rt, ro[0]));
+        API(zo_output_grad(rt, mo[0]));
+        API(zo_output_grad(rt, xo[0]));
+        API(zo_param_access(rt, ex, px, &d, NULL));
+        API(zo_input_grad(rt, xi[0]));
+        API(zo_input_grad(rt, mi[0]));
+        API(zo_output_grad(rt, ao[0]));
+        API(zo_param_access(rt, a, pa, &d, NULL));
+        API(zo_input_grad(rt, ai[0]));
+        API(zo_input_grad(rt, ri[0]));
+        API(zo_backward_end(rt, g));
+        API(zo_release_all(rt));
+    }
+    API(zo_check_consistency(rt));
+out:
+    zo_runtime_destroy(rt);
+    zo_backend_destroy(be);
+    if (zo_host_world_destroy(w) != ZO_OK)
+        problem("zo_host_world_destroy failed");
+}
+
 static void api_scenario(zo_grads_policy pol)
 {
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -841,6 +951,7 @@ static void api_scenario(zo_grads_policy pol)
 out:
     zo_runtime_destroy(rt);
     zo_backend_destroy(be);
+    api_world_scenario(pol);
 }
 
 static int run_api(zo_grads_policy pol, totals *T)
