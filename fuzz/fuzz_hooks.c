@@ -20,6 +20,14 @@
  * All-ranks inputs (cfg.all_ranks, per-rank programs: issue 9) run every
  * rank in one host world (fuzz/world.h: W threads) and also check I8
  * (identical collective sequences across ranks):
+ *   ZOFUZZ_INVARIANTS=all     (default) I8 only where the runtime is to blame
+ *                   (zs_world_i8_runtime_blamed): ranks whose programs differ
+ *                   only by routing inside gather-always modules, or a
+ *                   diverging all-gather that got past verify_collectives;
+ *                   a divergence the programs explain is counted, not reported,
+ *                   and every other invariant is still checked
+ *   ZOFUZZ_INVARIANTS=programs  every invariant, and any divergence is I8
+ *                   (find where a model's ranks diverge)
  *   ZOFUZZ_INVARIANTS=I8      check only I8: ranks run on past their own
  *                   I1-I7/ERR violations (I8 under legacy policies, which
  *                   break I1/I3 anyway); single-rank inputs then check nothing
@@ -85,7 +93,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     init_env();
     fprintf(stderr, "fuzz_hooks: policy %s%s%s%s\n",
             g_policy < 0 ? "from the scenario" : zs_policy_name((unsigned)g_policy),
-            g_env.only_i8 ? ", only I8" : g_env.skip_i8 ? ", I8 not checked" : "", g_env.protect_routers ? ", gather-always routers" : "",
+            g_env.only_i8 ? ", only I8 (any divergence)" : g_env.skip_i8 ? ", I8 not checked" : g_env.blame_runtime ? ", I8 where the runtime is to blame" : ", any divergence is I8", g_env.protect_routers ? ", gather-always routers" : "",
             g_env.edit_mask != ~0u ? ", some edit kinds only" : "");
     return 0;
 }
@@ -110,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         zs_world_opts_init(&wo);
         wo.only_i8 = g_env.only_i8;
         wo.skip_i8 = g_env.skip_i8;
+        wo.blame_runtime = g_env.blame_runtime;
         zs_world_env_apply(&g_env, &s);
         zs_world_run_ex(&s, &o, &wo, &wr); /* aborts on a finding */
         return 0;

@@ -813,7 +813,11 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
         r->div_kind[0] = (size_t)d < R[0].n ? R[0].c[d].kind : -1;
         r->div_kind[1] = (size_t)d < R[db].n ? R[db].c[d].kind : -1;
     }
-    if (d >= 0 && wo.skip_i8) {
+    if (d >= 0 && !wo.skip_i8 && !wo.only_i8 && wo.blame_runtime) {
+        int verify = base.verify_collectives >= 0 ? base.verify_collectives : s->cfg.verify_collectives;
+        r->i8_program = !zs_world_i8_runtime_blamed(s, r, verify);
+    }
+    if (d >= 0 && (wo.skip_i8 || r->i8_program)) {
         r->div_rank[0] = 0;
         r->div_rank[1] = db;
         goto out; /* measured, not a finding */
@@ -1021,20 +1025,43 @@ int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask)
     return s->n_edits;
 }
 
+int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, int verify)
+{
+    if (r->divergence < 0) return 0;
+    int spmd = 1;
+    for (unsigned k = 0; k < s->n_edits && spmd; k++) {
+        const zs_rank_edit *e = &s->edit[k];
+        if (e->kind != ZS_EDIT_ROUTE || e->step >= s->n_steps || e->pass >= s->step[e->step].n_passes ||
+            e->call >= s->step[e->step].pass[e->pass].n_calls) {
+            spmd = 0;
+            break;
+        }
+        unsigned callee = s->step[e->step].pass[e->pass].calls[e->call].module;
+        if (!zs_module_under_gather_always(s, callee)) spmd = 0;
+    }
+    if (spmd) return 1;
+    if (verify)
+        for (int i = 0; i < 2; i++)
+            if (r->div_kind[i] == ZS_WORLD_GATHER || r->div_kind[i] == ZS_WORLD_REDUCE) return 1;
+    return 0;
+}
+
 int zs_world_env_read(zs_world_env *e, char *err, size_t errlen)
 {
     e->edit_mask = ~0u;
     e->protect_routers = 0;
     e->only_i8 = 0;
     e->skip_i8 = 0;
+    e->blame_runtime = 1;
     const char *inv = getenv("ZOFUZZ_INVARIANTS");
     if (inv && *inv && strcmp(inv, "all")) {
+        e->blame_runtime = 0;
         if (!strcmp(inv, "I8"))
             e->only_i8 = 1;
         else if (!strcmp(inv, "no-I8"))
             e->skip_i8 = 1;
-        else {
-            snprintf(err, errlen, "ZOFUZZ_INVARIANTS is 'all', 'I8' or 'no-I8', not '%s'", inv);
+        else if (strcmp(inv, "programs")) {
+            snprintf(err, errlen, "ZOFUZZ_INVARIANTS is 'all', 'programs', 'I8' or 'no-I8', not '%s'", inv);
             return -1;
         }
     }

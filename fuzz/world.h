@@ -61,6 +61,7 @@ typedef struct zs_world_result {
     /* I8 details */
     int64_t divergence;      /* first differing collective index, -1: none */
     int div_rank[2];         /* the two ranks compared (rank 0 and the first rank that differs) */
+    int i8_program;          /* blame_runtime: 1 if the divergence was the programs' own (no finding) */
     int div_kind[2];         /* their collectives at the divergence: ZS_WORLD_GATHER, _EXCHANGE,
                                 _REDUCE, or -1 (the rank had finished) */
     /* per rank */
@@ -77,6 +78,13 @@ typedef struct zs_world_opts {
     int only_i8;             /* 1: check only I8; ranks keep running past their own I1-I7/ERR
                                 violations (measures I8 under legacy policies, which break
                                 I1/I3 anyway).  0: every invariant, as described above */
+    int blame_runtime;       /* 1: a divergence is an I8 finding only when the runtime is to
+                                blame (zs_world_i8_runtime_blamed); a divergence the ranks'
+                                programs explain is measured (divergence, i8_program = 1) and
+                                the other invariants are checked as with skip_i8.  fuzz_hooks'
+                                default (the main job hunts runtime bugs); 0: any divergence
+                                is I8 (zofuzz repro/verify: a program's divergence is the
+                                finding the user wants to see) */
     int skip_i8;             /* 1: every invariant but I8 (each rank in the world, I1-I7/ERR);
                                 a divergence is still measured (zs_world_result.divergence) but
                                 is no finding - for property tests whose random rank edits
@@ -126,6 +134,18 @@ void zs_world_print(FILE *f, const zs_world_result *r);
 
 /* fuzz_hooks / enumeration knobs ------------------------------------ */
 
+/** 1 if the divergence of r (r->divergence >= 0, div_kind set) is the
+ *  runtime's fault rather than the ranks' programs': (a) the programs differ
+ *  only by ROUTE edits of calls inside gather-always modules, whose
+ *  contract (ZO_MODULE_GATHER_ALWAYS) is identical collectives on every
+ *  rank, or there is no edit at all (SPMD); or (b) verify_collectives
+ *  (`verify`: the effective setting) is on and a diverging all-gather or
+ *  reduce-scatter got past the fingerprint exchange.  Any other divergence
+ *  (skip, exit, raise, skip-step, unprotected routing) is the program's:
+ *  real NCCL would hang, and the runtime can only report it (which (b)
+ *  checks when the check is on). */
+int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, int verify);
+
 /** ZOFUZZ_GATHER_ALWAYS=routers: sets ZS_MOD_GATHER_ALWAYS on the parent
  *  module of every ROUTE edit's base callee, where the scenario stays
  *  valid (the remedy under test).  Returns the number of modules marked. */
@@ -142,6 +162,8 @@ typedef struct zs_world_env {
     int protect_routers;     /* ZOFUZZ_GATHER_ALWAYS=routers */
     int only_i8;             /* ZOFUZZ_INVARIANTS=I8 */
     int skip_i8;             /* ZOFUZZ_INVARIANTS=no-I8 */
+    int blame_runtime;       /* ZOFUZZ_INVARIANTS=all (the default): I8 only when the runtime is
+                                to blame; ZOFUZZ_INVARIANTS=programs: any divergence is I8 */
 } zs_world_env;
 /** Reads the knobs from the environment.  Returns 0, or -1 with a message
  *  in err for a bad value. */

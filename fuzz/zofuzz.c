@@ -322,7 +322,7 @@ static const char *base_name(const char *p)
 /* all-ranks knobs shared by check and minimize                         */
 /* ------------------------------------------------------------------ */
 
-/* --invariants all|I8|no-I8, --edits K,..., --gather-always routers (the
+/* --invariants programs|all|I8|no-I8, --edits K,..., --gather-always routers (the
  * fuzz_hooks environment knobs as options); returns 1 if argv[*i] was one */
 static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_env *e)
 {
@@ -331,8 +331,9 @@ static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_en
         const char *v = optval(argc, argv, i);
         e->only_i8 = !strcmp(v, "I8");
         e->skip_i8 = !strcmp(v, "no-I8");
-        if (!e->only_i8 && !e->skip_i8 && strcmp(v, "all"))
-            die_usage("%s: --invariants all, I8 or no-I8, not '%s'", cmd, v);
+        e->blame_runtime = !strcmp(v, "all");
+        if (!e->only_i8 && !e->skip_i8 && !e->blame_runtime && strcmp(v, "programs"))
+            die_usage("%s: --invariants programs, all, I8 or no-I8, not '%s'", cmd, v);
         return 1;
     }
     if (!strcmp(a, "--edits")) {
@@ -359,7 +360,7 @@ static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_en
 
 static int world_env_default(const zs_world_env *e)
 {
-    return e->edit_mask == ~0u && !e->protect_routers && !e->only_i8 && !e->skip_i8;
+    return e->edit_mask == ~0u && !e->protect_routers && !e->only_i8 && !e->skip_i8 && !e->blame_runtime;
 }
 
 /* minimise with the knobs kept (zs_world_pred_verdict) unless they are the defaults */
@@ -370,6 +371,7 @@ static void min_use_world_knobs(zs_min_opts *mo, zs_world_pred *pred, const zs_w
     zs_world_opts_init(&pred->wo);
     pred->wo.only_i8 = e->only_i8;
     pred->wo.skip_i8 = e->skip_i8;
+    pred->wo.blame_runtime = e->blame_runtime;
     mo->verdict = zs_world_pred_verdict;
     mo->verdict_ctx = pred;
 }
@@ -607,7 +609,7 @@ static const char *const minimize_help =
     "  --max-runs N simulator run budget (default 200000)\n"
     "All-ranks scenarios run every rank in the host world (I8 included); the\n"
     "fuzz_hooks knobs as options, kept on every candidate (the remedy under test\n"
-    "cannot be minimised away): --invariants all|I8|no-I8, --edits K,...,\n"
+    "cannot be minimised away): --invariants programs|all|I8|no-I8, --edits K,...,\n"
     "--gather-always routers (see zofuzz check --help)\n"
     "\n"
     "Exit: 0 minimised, 1 the scenario violates nothing (nothing to minimise),\n"
@@ -651,7 +653,7 @@ static int cmd_minimize(int argc, char **argv)
     zs_min_opts mo;
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
-    zs_world_env wenv = {~0u, 0, 0, 0};
+    zs_world_env wenv = {~0u, 0, 0, 0, 0};
     zs_world_pred pred;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -717,7 +719,7 @@ static int cmd_minimize(int argc, char **argv)
 static const char *const check_help =
     "usage: zofuzz check [--trials N] [--seed S] [--policy P] [--order engine|fuzzed|scenario]\n"
     "                    [--max-len N] [--max-failures N] [--no-minimize] [--any-verdicts]\n"
-    "                    [-o DIR] [--quiet] [--invariants all|I8|no-I8] [--edits K,...]\n"
+    "                    [-o DIR] [--quiet] [--invariants programs|all|I8|no-I8] [--edits K,...]\n"
     "                    [--gather-always routers]\n"
     "\n"
     "Property testing without a fuzzing engine: trial t of seed S draws random\n"
@@ -739,9 +741,12 @@ static const char *const check_help =
     "                    that different bug classes stay apart)\n"
     "All-ranks scenarios (about 4 in 10 random ones) run in the host world\n"
     "(fuzz/world.h), which also checks I8 (identical collectives on every rank):\n"
-    "  --invariants I   all (default), I8 (only I8: ranks run past their own\n"
-    "                    violations), no-I8 (all but I8: random rank edits diverge\n"
-    "                    by construction)\n"
+    "  --invariants I   programs (default: every invariant; any divergence is I8),\n"
+    "                    all (as fuzz_hooks' default: I8 only where the runtime is to\n"
+    "                    blame - routing inside gather-always modules, or a diverging\n"
+    "                    all-gather past verify_collectives; other divergences are\n"
+    "                    the programs' and counted), I8 (only I8, any divergence: ranks\n"
+    "                    run past their own violations), no-I8 (all but I8)\n"
     "  --edits K,...     keep only rank edits of these kinds (route, skip, exit, raise,\n"
     "                    skip-step) - as ZOFUZZ_EDITS in fuzz_hooks\n"
     "  --gather-always routers  mark every ROUTE edit's router module gather-always\n"
@@ -775,7 +780,7 @@ static int cmd_check(int argc, char **argv)
     uint64_t seed = 1;
     int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
     const char *outdir = NULL;
-    zs_world_env wenv = {~0u, 0, 0, 0};
+    zs_world_env wenv = {~0u, 0, 0, 0, 0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -806,6 +811,7 @@ static int cmd_check(int argc, char **argv)
     zs_world_opts_init(&wo);
     wo.only_i8 = wenv.only_i8;
     wo.skip_i8 = wenv.skip_i8;
+    wo.blame_runtime = wenv.blame_runtime;
     seen_set seen = {0};
     double t0 = now_s();
     unsigned long t;
@@ -1473,14 +1479,15 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     static zs_scenario s;
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
     /* the target's all-ranks knobs changed the scenario before running it */
-    zs_world_env env = {~0u, 0, 0, 0};
+    zs_world_env env = {~0u, 0, 0, 0, 1};
     char envmsg[200];
-    if (zs_world_env_read(&env, envmsg, sizeof envmsg) != 0) env = (zs_world_env){~0u, 0, 0, 0};
+    if (zs_world_env_read(&env, envmsg, sizeof envmsg) != 0) env = (zs_world_env){~0u, 0, 0, 0, 1};
     zs_world_pred pred;
     pred.env = env;
     zs_world_opts_init(&pred.wo);
     pred.wo.only_i8 = env.only_i8;
     pred.wo.skip_i8 = env.skip_i8;
+    pred.wo.blame_runtime = env.blame_runtime;
     zs_sim_result r;
     memset(&r, 0, sizeof r);
     int v = zs_world_pred_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r.v, &pred);
