@@ -1025,6 +1025,44 @@ int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask)
     return s->n_edits;
 }
 
+/* 1 if the subtrees of modules x and y are replicas: the same shape (k-th
+ * child to k-th child), module flags, owned parameters (numel, element
+ * size, flags, in order) and tied/external uses (the same parameters) - an
+ * MoE layer's experts.  Routing between replicas changes which parameters
+ * a rank computes with, never the autograd graph's shape around them. */
+static int replica_subtrees(const zs_scenario *s, unsigned x, unsigned y, int depth)
+{
+    if (depth > ZS_MAX_MODULES) return 0;
+    if (s->mod[x].flags != s->mod[y].flags) return 0;
+    unsigned px[ZS_MAX_PARAMS], py[ZS_MAX_PARAMS], nx = 0, ny = 0;
+    for (unsigned p = 0; p < s->n_params; p++) {
+        if (s->par[p].owner == x) px[nx++] = p;
+        if (s->par[p].owner == y) py[ny++] = p;
+    }
+    if (nx != ny) return 0;
+    for (unsigned i = 0; i < nx; i++) {
+        const zs_param *a = &s->par[px[i]], *b = &s->par[py[i]];
+        if (a->numel != b->numel || a->elem_size != b->elem_size || a->flags != b->flags) return 0;
+    }
+    for (unsigned u = 0; u < s->n_uses; u++) {
+        unsigned m = s->use[u].module, q = s->use[u].param, v;
+        if (m != x && m != y) continue;
+        unsigned other = m == x ? y : x;
+        for (v = 0; v < s->n_uses; v++)
+            if (s->use[v].module == other && s->use[v].param == q) break;
+        if (v == s->n_uses) return 0;
+    }
+    unsigned cx[ZS_MAX_MODULES], cy[ZS_MAX_MODULES], kx = 0, ky = 0;
+    for (unsigned m = 1; m < s->n_modules; m++) {
+        if (s->mod[m].parent == x) cx[kx++] = m;
+        if (s->mod[m].parent == y) cy[ky++] = m;
+    }
+    if (kx != ky) return 0;
+    for (unsigned i = 0; i < kx; i++)
+        if (!replica_subtrees(s, cx[i], cy[i], depth + 1)) return 0;
+    return 1;
+}
+
 int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, int verify)
 {
     if (r->divergence < 0) return 0;
@@ -1037,7 +1075,9 @@ int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, i
             break;
         }
         unsigned callee = s->step[e->step].pass[e->pass].calls[e->call].module;
-        if (!zs_module_under_gather_always(s, callee)) spmd = 0;
+        if (!zs_module_under_gather_always(s, callee) || e->module >= s->n_modules ||
+            !replica_subtrees(s, callee, e->module, 0))
+            spmd = 0;
     }
     if (spmd) return 1;
     if (verify)

@@ -136,7 +136,8 @@ void zs_world_print(FILE *f, const zs_world_result *r);
 
 /** 1 if the divergence of r (r->divergence >= 0, div_kind set) is the
  *  runtime's fault rather than the ranks' programs': (a) the programs differ
- *  only by ROUTE edits of calls inside gather-always modules, whose
+ *  only by ROUTE edits of calls inside gather-always modules between
+ *  replicas (same shape, parameters and tied uses: MoE experts), whose
  *  contract (ZO_MODULE_GATHER_ALWAYS) is identical collectives on every
  *  rank, or there is no edit at all (SPMD); or (b) verify_collectives
  *  (`verify`: the effective setting) is on and a diverging all-gather or
