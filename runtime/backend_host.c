@@ -138,6 +138,7 @@
 #include <time.h>
 
 #include "backend_host_internal.h"
+#include "hostmap.h"
 #include "zoffload_backend.h"
 
 /* AddressSanitizer: cached full buffers are poisoned so that a use after
@@ -159,18 +160,11 @@
 #define HOST_ASAN_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define ZO_HOST_MAX_ALLOC (1ull << 40)
-#define HOST_POISON 0xA5
+#define ZO_HOST_MAX_ALLOC ZO__HOST_MAX_ALLOC
+#define HOST_POISON ZO__HOST_POISON
 
 typedef struct host_ctx host_ctx;
 
-/* Open-addressing hash map, linear probing with backward-shift deletion;
- * a NULL value marks an empty slot. */
-typedef struct host_map {
-    uint64_t *keys;
-    void **vals;
-    size_t cap, count; /* cap: 0 or a power of two */
-} host_map;
 typedef struct host_work host_work;
 typedef struct wentry wentry;
 
@@ -233,9 +227,9 @@ struct host_ctx {
     zo_host_world *world; /* NULL: single view */
     int world_size, rank, deferred, no_copy;
     uint64_t cap; /* max_bytes_per_param, 0 = none */
-    host_map params; /* id -> host_param* */
-    host_map bufs;   /* live full buffer (user pointer) -> host_buf* */
-    host_map workset; /* live work -> itself: validation without reading foreign memory */
+    zo__map params; /* id -> host_param* */
+    zo__map bufs;   /* live full buffer (user pointer) -> host_buf* */
+    zo__map workset; /* live work -> itself: validation without reading foreign memory */
     host_work *works; /* live works, newest first */
     size_t npending;
     uint64_t mark_gen;
@@ -255,61 +249,6 @@ struct host_ctx {
 static const zo_backend_ops host_ops;
 
 /* ------------------------------------------------------------------ */
-/* Content function                                                    */
-/* ------------------------------------------------------------------ */
-
-static uint64_t mix64(uint64_t z)
-{
-    z ^= z >> 30;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    z *= 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z;
-}
-
-static uint64_t param_word(zo_param_id param, uint64_t word)
-{
-    return mix64(word * 0x9E3779B97F4A7C15ull ^ ((uint64_t)param + 1u) * 0xD1B54A32D192ED03ull);
-}
-
-uint8_t zo_host_param_byte(zo_param_id param, uint64_t byte_index)
-{
-    return (uint8_t)(param_word(param, byte_index >> 3) >> ((byte_index & 7u) * 8u));
-}
-
-/* Writes bytes [0, n) of param's full tensor to dst. */
-static void fill_content(zo_param_id param, uint8_t *dst, uint64_t n)
-{
-    uint64_t w = 0, i = 0;
-    for (; i + 8 <= n; i += 8, w++) {
-        uint64_t z = param_word(param, w);
-        for (unsigned k = 0; k < 8; k++)
-            dst[i + k] = (uint8_t)(z >> (8u * k));
-    }
-    if (i < n) {
-        uint64_t z = param_word(param, w);
-        for (unsigned k = 0; i < n; i++, k++)
-            dst[i] = (uint8_t)(z >> (8u * k));
-    }
-}
-
-/* Writes bytes [off, off + n) of param's full tensor to dst. */
-static void fill_content_at(zo_param_id param, uint8_t *dst, uint64_t off, uint64_t n)
-{
-    uint64_t i = 0;
-    for (; i < n && ((off + i) & 7u); i++)
-        dst[i] = zo_host_param_byte(param, off + i);
-    for (; i + 8 <= n; i += 8) {
-        uint64_t z = param_word(param, (off + i) >> 3);
-        for (unsigned k = 0; k < 8; k++)
-            dst[i + k] = (uint8_t)(z >> (8u * k));
-    }
-    for (; i < n; i++)
-        dst[i] = zo_host_param_byte(param, off + i);
-}
-
-/* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -322,25 +261,8 @@ static zo_status fail(host_ctx *c, zo_status st, const char *fmt, ...)
     return st;
 }
 
-static void *h_alloc_raw(const zo_allocator *a, size_t n)
-{
-    if (n == 0 || (uint64_t)n > ZO_HOST_MAX_ALLOC)
-        return NULL;
-    return a->alloc ? a->alloc(a->opaque, n) : malloc(n);
-}
-
-static void h_free_raw(const zo_allocator *a, void *p)
-{
-    if (!p)
-        return;
-    if (a->free)
-        a->free(a->opaque, p);
-    else
-        free(p);
-}
-
-static void *h_alloc(host_ctx *c, size_t n) { return h_alloc_raw(&c->alloc, n); }
-static void h_free(host_ctx *c, void *p) { h_free_raw(&c->alloc, p); }
+static void *h_alloc(host_ctx *c, size_t n) { return zo__host_alloc(&c->alloc, n); }
+static void h_free(host_ctx *c, void *p) { zo__host_free(&c->alloc, p); }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -349,95 +271,13 @@ static uint64_t phys(const host_ctx *c, uint64_t bytes)
     return c->cap ? min_u64(bytes, c->cap) : bytes;
 }
 
-static size_t map_home(uint64_t key, size_t cap) { return (size_t)mix64(key) & (cap - 1); }
-
-static void *map_get(const host_map *m, uint64_t key)
+/* Makes room for one more entry in m; no change on error. */
+static zo_status map_reserve(host_ctx *c, zo__map *m)
 {
-    if (!m->cap)
-        return NULL;
-    for (size_t i = map_home(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->vals[i])
-            return NULL;
-        if (m->keys[i] == key)
-            return m->vals[i];
-    }
+    return zo__map_reserve(m, &c->alloc, c->err, sizeof c->err, "host backend");
 }
 
-/* Makes room for one more entry (load factor <= 1/2); no change on error. */
-static zo_status map_reserve(host_ctx *c, host_map *m)
-{
-    if ((m->count + 1) * 2 <= m->cap)
-        return ZO_OK;
-    size_t n = m->cap ? m->cap * 2 : 16;
-    size_t each = sizeof(uint64_t) + sizeof(void *);
-    if (n > SIZE_MAX / each)
-        return fail(c, ZO_ERR_NOMEM, "host backend: table too large");
-    uint8_t *mem = h_alloc(c, n * each);
-    if (!mem)
-        return fail(c, ZO_ERR_NOMEM, "host backend: out of memory growing a table to %zu slots", n);
-    memset(mem, 0, n * each);
-    uint64_t *keys = (uint64_t *)mem;
-    void **vals = (void **)(mem + n * sizeof(uint64_t));
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->vals[i])
-            continue;
-        size_t j = map_home(m->keys[i], n);
-        while (vals[j])
-            j = (j + 1) & (n - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    h_free(c, m->keys);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = n;
-    return ZO_OK;
-}
-
-/* Inserts a new key; map_reserve must have succeeded first. */
-static void map_put(host_map *m, uint64_t key, void *val)
-{
-    size_t i = map_home(key, m->cap);
-    while (m->vals[i])
-        i = (i + 1) & (m->cap - 1);
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->count++;
-}
-
-static void map_del(host_map *m, uint64_t key)
-{
-    if (!m->cap)
-        return;
-    size_t mask = m->cap - 1, i = map_home(key, m->cap);
-    while (m->vals[i] && m->keys[i] != key)
-        i = (i + 1) & mask;
-    if (!m->vals[i])
-        return;
-    m->vals[i] = NULL;
-    m->count--;
-    for (size_t j = (i + 1) & mask; m->vals[j]; j = (j + 1) & mask) {
-        size_t home = map_home(m->keys[j], m->cap);
-        /* slots[j] may move into the hole i unless its home lies in (i, j] */
-        int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
-        if (!stays) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
-            m->vals[j] = NULL;
-            i = j;
-        }
-    }
-}
-
-static void map_free(host_ctx *c, host_map *m)
-{
-    h_free(c, m->keys);
-    m->keys = NULL;
-    m->vals = NULL;
-    m->cap = m->count = 0;
-}
-
-static host_param *lookup(const host_ctx *c, zo_param_id id) { return map_get(&c->params, id); }
+static host_param *lookup(const host_ctx *c, zo_param_id id) { return zo__map_get(&c->params, id); }
 
 static host_ctx *ctx_of(void *ctx) { return (host_ctx *)ctx; }
 
@@ -470,7 +310,7 @@ static uint8_t *data_of(host_buf *b) { return (uint8_t *)b + HOST_BUF_HDR; }
 
 static host_buf **cache_bucket(host_ctx *c, size_t capacity)
 {
-    return &c->cache[mix64((uint64_t)capacity) & (HOST_CACHE_BUCKETS - 1u)];
+    return &c->cache[zo__mix64((uint64_t)capacity) & (HOST_CACHE_BUCKETS - 1u)];
 }
 
 /* Takes the most recently cached buffer of exactly `capacity` bytes, or NULL. */
@@ -551,7 +391,7 @@ static void cache_free_all(host_ctx *c)
  * never dereferenced. */
 static host_buf *checked_buf(host_ctx *c, void *full)
 {
-    return full ? map_get(&c->bufs, (uint64_t)(uintptr_t)full) : NULL;
+    return full ? zo__map_get(&c->bufs, (uint64_t)(uintptr_t)full) : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -618,7 +458,7 @@ static void complete(host_ctx *c, host_work *w)
 
 static host_work *checked_work(host_ctx *c, zo_work *zw)
 {
-    return zw ? map_get(&c->workset, (uint64_t)(uintptr_t)zw) : NULL;
+    return zw ? zo__map_get(&c->workset, (uint64_t)(uintptr_t)zw) : NULL;
 }
 
 /* Counts one operation at pt; returns the armed fault's action if it
@@ -790,8 +630,8 @@ struct zo_host_world {
     wrank *r;
 };
 
-static void *w_alloc(zo_host_world *w, size_t n) { return h_alloc_raw(&w->alloc, n); }
-static void w_free(zo_host_world *w, void *p) { h_free_raw(&w->alloc, p); }
+static void *w_alloc(zo_host_world *w, size_t n) { return zo__host_alloc(&w->alloc, n); }
+static void w_free(zo_host_world *w, void *p) { zo__host_free(&w->alloc, p); }
 
 static const char *kind_name(int k)
 {
@@ -1301,23 +1141,11 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (param == ZO_NO_PARAM)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: param_add: ZO_NO_PARAM is not a parameter id");
-    if (numel == 0 || elem_size == 0 || elem_size > 64)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "host backend: param_add(%u): numel %llu and elem_size %u must be > 0 (elem_size <= 64)",
-                    (unsigned)param, (unsigned long long)numel, (unsigned)elem_size);
+    zo_status st = zo__param_add_check(c->err, sizeof c->err, "host backend", param, numel, elem_size,
+                                       partition_numel, (uint64_t)c->world_size);
+    if (st != ZO_OK)
+        return st;
     uint64_t W = (uint64_t)c->world_size;
-    uint64_t expect = numel / W + (numel % W != 0);
-    if (partition_numel != expect)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "host backend: param_add(%u): partition_numel %llu != ceil(%llu / %llu) = %llu",
-                    (unsigned)param, (unsigned long long)partition_numel, (unsigned long long)numel,
-                    (unsigned long long)W, (unsigned long long)expect);
-    if (numel > UINT64_MAX / elem_size || partition_numel > UINT64_MAX / elem_size ||
-        partition_numel * elem_size > UINT64_MAX / W)
-        return fail(c, ZO_ERR_OVERFLOW, "host backend: param_add(%u): %llu x %u bytes overflows",
-                    (unsigned)param, (unsigned long long)numel, (unsigned)elem_size);
     if (lookup(c, param))
         return fail(c, ZO_ERR_EXISTS, "host backend: param_add: param %u already added", (unsigned)param);
 
@@ -1334,7 +1162,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
                     "host backend: param_add(%u): %llu bytes of shards exceed the %llu-byte limit "
                     "(set max_bytes_per_param)",
                     (unsigned)param, (unsigned long long)L, (unsigned long long)ZO_HOST_MAX_ALLOC);
-    zo_status st = map_reserve(c, &c->params);
+    st = map_reserve(c, &c->params);
     if (st != ZO_OK)
         return st;
     host_param *p = h_alloc(c, head + (size_t)stored);
@@ -1352,20 +1180,10 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     p->copy_bytes = L;
     p->stored = stored;
     p->store = (uint8_t *)p + head;
-    if (!c->world) {
-        /* every rank's shard: parameter bytes, then zero padding */
-        uint64_t content = min_u64(full_bytes, L);
-        fill_content(param, p->store, content);
-        if (L > content)
-            memset(p->store + content, 0, (size_t)(L - content));
-    } else {
-        /* bytes [own_off, own_off + stored) of the padded tensor */
-        uint64_t content = full_bytes > own_off ? min_u64(stored, full_bytes - own_off) : 0;
-        fill_content_at(param, p->store, own_off, content);
-        if (stored > content)
-            memset(p->store + content, 0, (size_t)(stored - content));
-    }
-    map_put(&c->params, param, p);
+    /* single view: every rank's shard, bytes [0, L) of the padded tensor;
+     * world: bytes [own_off, own_off + stored) (parameter bytes, then zero padding) */
+    zo__fill_padded(param, p->store, c->world ? own_off : 0, stored, full_bytes);
+    zo__map_put(&c->params, param, p);
     c->shard_bytes_total += stored;
     return ZO_OK;
 }
@@ -1381,7 +1199,7 @@ static void op_param_remove(void *ctx, zo_param_id param)
         return;
     }
     cancel_for_param(c, p);
-    map_del(&c->params, param);
+    zo__map_del(&c->params, param);
     c->shard_bytes_total -= p->copy_bytes;
     h_free(c, p);
 }
@@ -1415,7 +1233,7 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     b->param = param;
     b->requested = bytes;
     b->capacity = (size_t)cap;
-    map_put(&c->bufs, (uint64_t)(uintptr_t)data_of(b), b);
+    zo__map_put(&c->bufs, (uint64_t)(uintptr_t)data_of(b), b);
     /* fresh or reused: the same 0xA5 content (a reused buffer holds the
      * previous parameter's bytes, which must not pass for a gather) */
     if (!c->no_copy && !c->no_poison)
@@ -1427,7 +1245,7 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
 /* full_free's release: back to the cache if it fits, else to the allocator. */
 static void buf_release(host_ctx *c, host_buf *b)
 {
-    map_del(&c->bufs, (uint64_t)(uintptr_t)data_of(b));
+    zo__map_del(&c->bufs, (uint64_t)(uintptr_t)data_of(b));
     if (!cache_put(c, b))
         h_free(c, b);
 }
@@ -1481,42 +1299,14 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     for (size_t i = 0; i < n; i++) {
         const zo_gather_item *it = &items[i];
         host_param *p = lookup(c, it->param);
-        if (!p)
-            return fail(c, ZO_ERR_BAD_HANDLE, "host backend: all_gather_start: item %zu: param %u not added", i,
-                        (unsigned)it->param);
-        if (it->numel != p->numel || it->partition_numel != p->partition_numel || it->elem_size != p->elem_size)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "host backend: all_gather_start: item %zu (param %u): numel/partition_numel/elem_size "
-                        "%llu/%llu/%u differ from param_add's %llu/%llu/%u",
-                        i, (unsigned)it->param, (unsigned long long)it->numel,
-                        (unsigned long long)it->partition_numel, (unsigned)it->elem_size,
-                        (unsigned long long)p->numel, (unsigned long long)p->partition_numel,
-                        (unsigned)p->elem_size);
         host_buf *b = checked_buf(c, it->full);
-        if (!b)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "host backend: all_gather_start: item %zu (param %u): full buffer is not from this "
-                        "backend's full_alloc",
-                        i, (unsigned)it->param);
-        if (b->param != it->param)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "host backend: all_gather_start: item %zu: buffer of param %u used for param %u", i,
-                        (unsigned)b->param, (unsigned)it->param);
-        if (b->capacity < p->copy_bytes)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "host backend: all_gather_start: item %zu (param %u): full buffer holds %zu bytes, "
-                        "the gather needs %llu (W * partition_numel * elem_size, capped)",
-                        i, (unsigned)it->param, b->capacity, (unsigned long long)p->copy_bytes);
-        if (p->pending || p->mark == gen)
-            return fail(c, ZO_ERR_STATE,
-                        "host backend: all_gather_start: param %u is already in flight (a parameter is in at "
-                        "most one pending all-gather)",
-                        (unsigned)it->param);
-        if (b->pending || b->mark == gen)
-            return fail(c, ZO_ERR_STATE,
-                        "host backend: all_gather_start: full buffer of param %u is already the target of a "
-                        "pending all-gather",
-                        (unsigned)it->param);
+        zo_status st = zo__gather_item_check(
+            c->err, sizeof c->err, "host backend", i, it,
+            p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
+                                    p->pending || p->mark == gen} : NULL,
+            b ? &(zo__gather_buf){b->param, b->capacity, b->pending || b->mark == gen} : NULL);
+        if (st != ZO_OK)
+            return st;
         p->mark = gen;
         b->mark = gen;
     }
@@ -1577,7 +1367,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     if (c->works)
         c->works->prev = w;
     c->works = w;
-    map_put(&c->workset, (uint64_t)(uintptr_t)w, w);
+    zo__map_put(&c->workset, (uint64_t)(uintptr_t)w, w);
 
     if (c->world || c->deferred || w->delayed) {
         for (size_t i = 0; i < n; i++) {
@@ -1688,7 +1478,7 @@ static void work_release(host_ctx *c, host_work *w)
         c->works = w->next;
     if (w->next)
         w->next->prev = w->prev;
-    map_del(&c->workset, (uint64_t)(uintptr_t)w);
+    zo__map_del(&c->workset, (uint64_t)(uintptr_t)w);
     h_free(c, w);
 }
 
@@ -1828,11 +1618,11 @@ static void op_destroy(void *ctx)
     cache_free_all(c);
     for (size_t i = 0; i < c->params.cap; i++)
         h_free(c, c->params.vals[i]);
-    map_free(c, &c->bufs);
-    map_free(c, &c->params);
-    map_free(c, &c->workset);
+    zo__map_free(&c->bufs, &c->alloc);
+    zo__map_free(&c->params, &c->alloc);
+    zo__map_free(&c->workset, &c->alloc);
     zo_allocator a = c->alloc;
-    h_free_raw(&a, c);
+    zo__host_free(&a, c);
 }
 
 static const zo_backend_ops host_ops = {
@@ -1883,7 +1673,7 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
         return ZO_ERR_INVALID_ARG;
     if (!cfg->allocator.alloc != !cfg->allocator.free)
         return ZO_ERR_INVALID_ARG;
-    host_ctx *c = h_alloc_raw(&cfg->allocator, sizeof *c);
+    host_ctx *c = zo__host_alloc(&cfg->allocator, sizeof *c);
     if (!c)
         return ZO_ERR_NOMEM;
     memset(c, 0, sizeof *c);
@@ -1916,7 +1706,7 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
         }
         pthread_mutex_unlock(&w->mu);
         if (st != ZO_OK) {
-            h_free_raw(&cfg->allocator, c);
+            zo__host_free(&cfg->allocator, c);
             return st;
         }
     }
@@ -2053,27 +1843,27 @@ zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo
         a = *allocator;
     if (!a.alloc != !a.free)
         return ZO_ERR_INVALID_ARG;
-    zo_host_world *w = h_alloc_raw(&a, sizeof *w);
+    zo_host_world *w = zo__host_alloc(&a, sizeof *w);
     if (!w)
         return ZO_ERR_NOMEM;
     memset(w, 0, sizeof *w);
     w->alloc = a;
     w->W = world_size;
-    w->r = h_alloc_raw(&a, (size_t)world_size * sizeof(wrank));
+    w->r = zo__host_alloc(&a, (size_t)world_size * sizeof(wrank));
     if (!w->r) {
-        h_free_raw(&a, w);
+        zo__host_free(&a, w);
         return ZO_ERR_NOMEM;
     }
     memset(w->r, 0, (size_t)world_size * sizeof(wrank));
     if (pthread_mutex_init(&w->mu, NULL) != 0) {
-        h_free_raw(&a, w->r);
-        h_free_raw(&a, w);
+        zo__host_free(&a, w->r);
+        zo__host_free(&a, w);
         return ZO_ERR_NOMEM;
     }
     if (pthread_cond_init(&w->cv, NULL) != 0) {
         pthread_mutex_destroy(&w->mu);
-        h_free_raw(&a, w->r);
-        h_free_raw(&a, w);
+        zo__host_free(&a, w->r);
+        zo__host_free(&a, w);
         return ZO_ERR_NOMEM;
     }
     w->finding_st = ZO_OK;
@@ -2104,8 +1894,8 @@ zo_status zo_host_world_destroy(zo_host_world *w)
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
     zo_allocator a = w->alloc;
-    h_free_raw(&a, w->r);
-    h_free_raw(&a, w);
+    zo__host_free(&a, w->r);
+    zo__host_free(&a, w);
     return ZO_OK;
 }
 

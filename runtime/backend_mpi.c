@@ -25,10 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostmap.h"
 #include "zoffload_mpi.h"
 
-#define MPI_POISON 0xA5
-#define MPI_MAX_ALLOC (1ull << 40)
+#define MPI_POISON ZO__HOST_POISON
+#define MPI_MAX_ALLOC ZO__HOST_MAX_ALLOC
 /* The three limits below can be lowered at compile time so that tests reach
  * the large-count paths with small tensors (tests/mpi: mpi/backend_small_counts). */
 #ifndef ZO_MPI_COUNT_MAX
@@ -45,12 +46,6 @@
 #define MPI_COUNT_MAX ((uint64_t)(ZO_MPI_COUNT_MAX))
 
 typedef struct mpi_work mpi_work;
-
-typedef struct mpi_map {
-    uint64_t *keys;
-    void **vals;
-    size_t cap, count;
-} mpi_map;
 
 typedef struct mpi_param {
     zo_param_id id;
@@ -94,7 +89,7 @@ typedef struct mpi_ctx {
     MPI_Comm comm;
     int world_size, rank;
     uint64_t cap;
-    mpi_map params, bufs, works;
+    zo__map params, bufs, works;
     uint64_t mark_gen;
     zo_mpi_stats st;
     char err[384];
@@ -131,133 +126,29 @@ static zo_status mpi_fail(mpi_ctx *c, int rc, const char *what)
     return fail(c, ZO_ERR_BACKEND, "mpi backend: %s: %s", what, msg);
 }
 
-static void *m_alloc_raw(const zo_allocator *a, size_t n)
-{
-    if (n == 0 || (uint64_t)n > MPI_MAX_ALLOC)
-        return NULL;
-    return a->alloc ? a->alloc(a->opaque, n) : malloc(n);
-}
-
-static void m_free_raw(const zo_allocator *a, void *p)
-{
-    if (!p)
-        return;
-    if (a->free)
-        a->free(a->opaque, p);
-    else
-        free(p);
-}
-
-static void *m_alloc(mpi_ctx *c, size_t n) { return m_alloc_raw(&c->alloc, n); }
-static void m_free(mpi_ctx *c, void *p) { m_free_raw(&c->alloc, p); }
+static void *m_alloc(mpi_ctx *c, size_t n) { return zo__host_alloc(&c->alloc, n); }
+static void m_free(mpi_ctx *c, void *p) { zo__host_free(&c->alloc, p); }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t phys(const mpi_ctx *c, uint64_t bytes) { return c->cap ? min_u64(bytes, c->cap) : bytes; }
 
-static uint64_t mix64(uint64_t z)
+/* Makes room for one more entry in m; no change on error. */
+static zo_status map_reserve(mpi_ctx *c, zo__map *m)
 {
-    z ^= z >> 30;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    z *= 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z;
-}
-
-static size_t map_home(uint64_t key, size_t cap) { return (size_t)mix64(key) & (cap - 1); }
-
-static void *map_get(const mpi_map *m, uint64_t key)
-{
-    if (!m->cap)
-        return NULL;
-    for (size_t i = map_home(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->vals[i])
-            return NULL;
-        if (m->keys[i] == key)
-            return m->vals[i];
-    }
-}
-
-static zo_status map_reserve(mpi_ctx *c, mpi_map *m)
-{
-    if ((m->count + 1) * 2 <= m->cap)
-        return ZO_OK;
-    size_t n = m->cap ? m->cap * 2 : 16;
-    size_t each = sizeof(uint64_t) + sizeof(void *);
-    if (n > SIZE_MAX / each)
-        return fail(c, ZO_ERR_NOMEM, "mpi backend: table too large");
-    uint8_t *mem = m_alloc(c, n * each);
-    if (!mem)
-        return fail(c, ZO_ERR_NOMEM, "mpi backend: out of memory growing a table to %zu slots", n);
-    memset(mem, 0, n * each);
-    uint64_t *keys = (uint64_t *)mem;
-    void **vals = (void **)(mem + n * sizeof(uint64_t));
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->vals[i])
-            continue;
-        size_t j = map_home(m->keys[i], n);
-        while (vals[j])
-            j = (j + 1) & (n - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    m_free(c, m->keys);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = n;
-    return ZO_OK;
-}
-
-static void map_put(mpi_map *m, uint64_t key, void *val)
-{
-    size_t i = map_home(key, m->cap);
-    while (m->vals[i])
-        i = (i + 1) & (m->cap - 1);
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->count++;
-}
-
-static void map_del(mpi_map *m, uint64_t key)
-{
-    if (!m->cap)
-        return;
-    size_t mask = m->cap - 1, i = map_home(key, m->cap);
-    while (m->vals[i] && m->keys[i] != key)
-        i = (i + 1) & mask;
-    if (!m->vals[i])
-        return;
-    m->vals[i] = NULL;
-    m->count--;
-    for (size_t j = (i + 1) & mask; m->vals[j]; j = (j + 1) & mask) {
-        size_t home = map_home(m->keys[j], m->cap);
-        int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
-        if (!stays) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
-            m->vals[j] = NULL;
-            i = j;
-        }
-    }
-}
-
-static void map_free(mpi_ctx *c, mpi_map *m)
-{
-    m_free(c, m->keys);
-    memset(m, 0, sizeof *m);
+    return zo__map_reserve(m, &c->alloc, c->err, sizeof c->err, "mpi backend");
 }
 
 static mpi_ctx *ctx_of(void *ctx) { return (mpi_ctx *)ctx; }
-static mpi_param *lookup(const mpi_ctx *c, zo_param_id id) { return map_get(&c->params, id); }
+static mpi_param *lookup(const mpi_ctx *c, zo_param_id id) { return zo__map_get(&c->params, id); }
 static mpi_buf *buf_hdr(void *full) { return (mpi_buf *)((uint8_t *)full - MPI_BUF_HDR); }
 static uint8_t *buf_data(mpi_buf *b) { return (uint8_t *)b + MPI_BUF_HDR; }
 static mpi_buf *checked_buf(const mpi_ctx *c, void *full)
 {
-    return full ? map_get(&c->bufs, (uint64_t)(uintptr_t)full) : NULL;
+    return full ? zo__map_get(&c->bufs, (uint64_t)(uintptr_t)full) : NULL;
 }
 static mpi_work *checked_work(const mpi_ctx *c, zo_work *w)
 {
-    return w ? map_get(&c->works, (uint64_t)(uintptr_t)w) : NULL;
+    return w ? zo__map_get(&c->works, (uint64_t)(uintptr_t)w) : NULL;
 }
 
 /* A datatype of exactly n bytes (extent n) for n > MPI_COUNT_MAX: q units of
@@ -328,7 +219,7 @@ static void work_release(mpi_ctx *c, mpi_work *w)
         c->st.blocking_frees++;
         work_complete(c, w);
     }
-    map_del(&c->works, (uint64_t)(uintptr_t)w);
+    zo__map_del(&c->works, (uint64_t)(uintptr_t)w);
     m_free(c, w);
 }
 
@@ -345,23 +236,11 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (param == ZO_NO_PARAM)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: param_add: ZO_NO_PARAM is not a parameter id");
-    if (numel == 0 || elem_size == 0 || elem_size > 64)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "mpi backend: param_add(%u): numel %llu and elem_size %u must be > 0 (elem_size <= 64)",
-                    (unsigned)param, (unsigned long long)numel, (unsigned)elem_size);
+    zo_status st = zo__param_add_check(c->err, sizeof c->err, "mpi backend", param, numel, elem_size,
+                                       partition_numel, (uint64_t)c->world_size);
+    if (st != ZO_OK)
+        return st;
     uint64_t W = (uint64_t)c->world_size;
-    uint64_t expect = numel / W + (numel % W != 0);
-    if (partition_numel != expect)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "mpi backend: param_add(%u): partition_numel %llu != ceil(%llu / %llu) = %llu",
-                    (unsigned)param, (unsigned long long)partition_numel, (unsigned long long)numel,
-                    (unsigned long long)W, (unsigned long long)expect);
-    if (numel > UINT64_MAX / elem_size || partition_numel > UINT64_MAX / elem_size ||
-        partition_numel * elem_size > UINT64_MAX / W)
-        return fail(c, ZO_ERR_OVERFLOW, "mpi backend: param_add(%u): %llu x %u bytes overflows", (unsigned)param,
-                    (unsigned long long)numel, (unsigned)elem_size);
     if (lookup(c, param))
         return fail(c, ZO_ERR_EXISTS, "mpi backend: param_add: param %u already added", (unsigned)param);
 
@@ -375,7 +254,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
                     "mpi backend: param_add(%u): a %llu-byte shard exceeds the %llu-byte limit (set "
                     "max_bytes_per_param)",
                     (unsigned)param, (unsigned long long)stored, (unsigned long long)MPI_MAX_ALLOC);
-    zo_status st = map_reserve(c, &c->params);
+    st = map_reserve(c, &c->params);
     if (st != ZO_OK)
         return st;
     mpi_param *p = m_alloc(c, head + (size_t)stored);
@@ -393,9 +272,8 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     p->copy_bytes = L;
     p->stored = stored;
     p->store = stored ? (uint8_t *)p + head : NULL;
-    for (uint64_t i = 0; i < stored; i++) /* content of bytes off.., zero padding past full_bytes */
-        p->store[i] = off + i < p->full_bytes ? zo_host_param_byte(param, off + i) : 0;
-    map_put(&c->params, param, p);
+    zo__fill_padded(param, p->store, off, stored, p->full_bytes); /* content, zero padding past full_bytes */
+    zo__map_put(&c->params, param, p);
     return ZO_OK;
 }
 
@@ -413,7 +291,7 @@ static void op_param_remove(void *ctx, zo_param_id param)
         c->st.blocking_frees++;
         work_complete(c, p->pending);
     }
-    map_del(&c->params, param);
+    zo__map_del(&c->params, param);
     m_free(c, p);
 }
 
@@ -445,7 +323,7 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     b->requested = bytes;
     b->capacity = (size_t)cap;
     memset(buf_data(b), MPI_POISON, (size_t)cap);
-    map_put(&c->bufs, (uint64_t)(uintptr_t)buf_data(b), b);
+    zo__map_put(&c->bufs, (uint64_t)(uintptr_t)buf_data(b), b);
     *out = buf_data(b);
     return ZO_OK;
 }
@@ -468,7 +346,7 @@ static void op_full_free(void *ctx, zo_param_id param, void *full)
         c->st.blocking_frees++;
         work_complete(c, b->pending);
     }
-    map_del(&c->bufs, (uint64_t)(uintptr_t)full);
+    zo__map_del(&c->bufs, (uint64_t)(uintptr_t)full);
     m_free(c, b);
 }
 
@@ -553,42 +431,14 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     for (size_t i = 0; i < n; i++) {
         const zo_gather_item *it = &items[i];
         mpi_param *p = lookup(c, it->param);
-        if (!p)
-            return fail(c, ZO_ERR_BAD_HANDLE, "mpi backend: all_gather_start: item %zu: param %u not added", i,
-                        (unsigned)it->param);
-        if (it->numel != p->numel || it->partition_numel != p->partition_numel || it->elem_size != p->elem_size)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "mpi backend: all_gather_start: item %zu (param %u): numel/partition_numel/elem_size "
-                        "%llu/%llu/%u differ from param_add's %llu/%llu/%u",
-                        i, (unsigned)it->param, (unsigned long long)it->numel,
-                        (unsigned long long)it->partition_numel, (unsigned)it->elem_size,
-                        (unsigned long long)p->numel, (unsigned long long)p->partition_numel,
-                        (unsigned)p->elem_size);
         mpi_buf *b = checked_buf(c, it->full);
-        if (!b)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "mpi backend: all_gather_start: item %zu (param %u): full buffer is not from this "
-                        "backend's full_alloc",
-                        i, (unsigned)it->param);
-        if (b->param != it->param)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "mpi backend: all_gather_start: item %zu: buffer of param %u used for param %u", i,
-                        (unsigned)b->param, (unsigned)it->param);
-        if (b->capacity < p->copy_bytes)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "mpi backend: all_gather_start: item %zu (param %u): full buffer holds %zu bytes, the "
-                        "gather needs %llu (W * partition_numel * elem_size, capped)",
-                        i, (unsigned)it->param, b->capacity, (unsigned long long)p->copy_bytes);
-        if (p->pending || p->mark == gen)
-            return fail(c, ZO_ERR_STATE,
-                        "mpi backend: all_gather_start: param %u is already in flight (a parameter is in at "
-                        "most one pending all-gather)",
-                        (unsigned)it->param);
-        if (b->pending || b->mark == gen)
-            return fail(c, ZO_ERR_STATE,
-                        "mpi backend: all_gather_start: full buffer of param %u is already the target of a "
-                        "pending all-gather",
-                        (unsigned)it->param);
+        zo_status st = zo__gather_item_check(
+            c->err, sizeof c->err, "mpi backend", i, it,
+            p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
+                                    p->pending || p->mark == gen} : NULL,
+            b ? &(zo__gather_buf){b->param, b->capacity, b->pending || b->mark == gen} : NULL);
+        if (st != ZO_OK)
+            return st;
         p->mark = gen;
         b->mark = gen;
         if (p->copy_bytes == p->padded_bytes) {
@@ -628,7 +478,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         moved += p->copy_bytes;
     }
     w->nreq = k;
-    map_put(&c->works, (uint64_t)(uintptr_t)w, w);
+    zo__map_put(&c->works, (uint64_t)(uintptr_t)w, w);
     if (rc != MPI_SUCCESS) {
         /* the requests issued so far are collectives the other ranks match:
          * complete them, then report the failure (nothing is left pending) */
@@ -636,7 +486,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         char keep[sizeof c->err];
         memcpy(keep, c->err, sizeof keep);
         work_complete(c, w);
-        map_del(&c->works, (uint64_t)(uintptr_t)w);
+        zo__map_del(&c->works, (uint64_t)(uintptr_t)w);
         m_free(c, w);
         memcpy(c->err, keep, sizeof keep);
         return fs;
@@ -786,14 +636,14 @@ static void op_destroy(void *ctx)
         m_free(c, c->bufs.vals[i]);
     for (size_t i = 0; i < c->params.cap; i++)
         m_free(c, c->params.vals[i]);
-    map_free(c, &c->works);
-    map_free(c, &c->bufs);
-    map_free(c, &c->params);
+    zo__map_free(&c->works, &c->alloc);
+    zo__map_free(&c->bufs, &c->alloc);
+    zo__map_free(&c->params, &c->alloc);
     int fin = 0;
     if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     zo_allocator a = c->alloc;
-    m_free_raw(&a, c);
+    zo__host_free(&a, c);
 }
 
 static const zo_backend_ops mpi_ops = {
@@ -868,7 +718,7 @@ zo_status zo_backend_mpi_create(const zo_mpi_config *cfg, zo_backend **out)
             MPI_Comm_free(&dup);
         return create_fail(ZO_ERR_BACKEND, "zo_backend_mpi_create: MPI_Comm_dup: %s", msg);
     }
-    mpi_ctx *c = m_alloc_raw(&cfg->allocator, sizeof *c);
+    mpi_ctx *c = zo__host_alloc(&cfg->allocator, sizeof *c);
     if (!c) {
         MPI_Comm_free(&dup);
         return create_fail(ZO_ERR_NOMEM, "zo_backend_mpi_create: out of memory");

@@ -31,7 +31,8 @@
  *
  * Allocation sites: every call of an allocation primitive (zo__alloc,
  * zo__calloc, zo__strdup, zo__reserve, zo__reserve_sz, h_alloc, h_alloc_raw,
- * map_reserve) in runtime/<file>.c (not backend_nccl<...>.c), outside the
+ * map_reserve, and hostmap.c's zo__host_alloc / zo__map_reserve) in
+ * runtime/<file>.c (not backend_nccl<...>.c), outside the
  * primitives' own bodies, found by scanning the sources.  Under ASan the
  * refused allocation's call stack is symbolised (__sanitizer_symbolize_pc)
  * and attributed to its site; the test prints "allocation sites covered:
@@ -99,7 +100,8 @@ static const char *unreachable_why(const char *text)
 static uint64_t g_unattributed;
 
 static const char *const HELPERS[] = {"zo__alloc", "zo__calloc", "zo__strdup", "zo__reserve",
-                                      "zo__reserve_sz", "h_alloc", "h_alloc_raw", "map_reserve"};
+                                      "zo__reserve_sz", "h_alloc", "h_alloc_raw", "map_reserve",
+                                      "zo__host_alloc", "zo__map_reserve"};
 #define N_HELPERS (sizeof HELPERS / sizeof HELPERS[0])
 
 static int is_helper(const char *fn)
@@ -131,7 +133,7 @@ static int calls(const char *line, const char *name)
 static void scan_sites(void)
 {
     static const char *const files[] = {"runtime/runtime.c", "runtime/coordinator.c", "runtime/util.c",
-                                        "runtime/backend_host.c"};
+                                        "runtime/backend_host.c", "runtime/hostmap.c"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", ZO_SOURCE_DIR, files[f]);

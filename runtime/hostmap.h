@@ -1,0 +1,105 @@
+/*
+ * hostmap.h - host-memory helpers shared by the host backend
+ * (backend_host.c) and the MPI backend (backend_mpi.c); private to the
+ * runtime (not installed, not part of the public API).
+ *
+ *   - the bounded allocator wrappers both backends allocate through;
+ *   - zo__map, an open-addressing hash table from 64-bit keys to non-NULL
+ *     pointers (parameter ids, full buffer and work addresses), so an
+ *     unknown, stale or double-freed handle is found missing instead of
+ *     being dereferenced;
+ *   - the deterministic parameter content (zo_host_param_byte,
+ *     zoffload_backend.h) written a range at a time, with DeepSpeed's zero
+ *     padding past the tensor's end.
+ *
+ * Error messages: functions that can fail write "<who>: ..." into the
+ * caller's buffer, so each backend keeps its own prefix ("host backend",
+ * "mpi backend").
+ */
+#ifndef ZOFFLOAD_HOSTMAP_H
+#define ZOFFLOAD_HOSTMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zoffload_backend.h"
+
+/* Largest single allocation in bytes: larger requests fail (NULL) without
+ * reaching the allocator (sanitizer allocators abort on absurd sizes). */
+#define ZO__HOST_MAX_ALLOC (1ull << 40)
+
+/* Byte a fresh full buffer is filled with, so data read before its
+ * all-gather completed is wrong content, not stale-but-right content. */
+#define ZO__HOST_POISON 0xA5
+
+/* splitmix64's finaliser: a bijective 64-bit mix. */
+uint64_t zo__mix64(uint64_t z);
+
+/* n bytes from a (malloc when a->alloc is NULL); NULL when n is 0, above
+ * ZO__HOST_MAX_ALLOC, or the allocator refuses.  Freed by zo__host_free. */
+void *zo__host_alloc(const zo_allocator *a, size_t n);
+/* Gives p (NULL: nothing) back to a (free when a->free is NULL). */
+void zo__host_free(const zo_allocator *a, void *p);
+
+/* Open-addressing hash table, linear probing with backward-shift deletion;
+ * a NULL value marks an empty slot, so values are never NULL.  Zero-
+ * initialise; the key and value arrays are one allocation. */
+typedef struct zo__map {
+    uint64_t *keys;
+    void **vals;
+    size_t cap, count; /* cap: 0 or a power of two (slots) */
+} zo__map;
+
+/* The value stored under key, or NULL. */
+void *zo__map_get(const zo__map *m, uint64_t key);
+/* Makes room for one more entry (load factor <= 1/2), growing through a.
+ * ZO_OK, or ZO_ERR_NOMEM with "<who>: ..." in err[errcap]; no change to m
+ * on error. */
+zo_status zo__map_reserve(zo__map *m, const zo_allocator *a, char *err, size_t errcap, const char *who);
+/* Inserts a key not present (val != NULL); zo__map_reserve must have
+ * succeeded since the last insertion. */
+void zo__map_put(zo__map *m, uint64_t key, void *val);
+/* Removes key if present. */
+void zo__map_del(zo__map *m, uint64_t key);
+/* Frees the table's arrays (not the values) through a; m becomes empty. */
+void zo__map_free(zo__map *m, const zo_allocator *a);
+
+/* Writes bytes [off, off + n) of param's padded full tensor to dst:
+ * zo_host_param_byte(param, i) for i < full_bytes, 0 (padding) from
+ * full_bytes on. */
+void zo__fill_padded(zo_param_id param, uint8_t *dst, uint64_t off, uint64_t n, uint64_t full_bytes);
+
+/* param_add's argument checks, common to the host-memory backends (W ranks):
+ * param is an id, numel and elem_size are > 0 with elem_size <= 64 bytes,
+ * partition_numel == ceil(numel / W) (DeepSpeed's uniform partitions), and
+ * numel, partition_numel and W * partition_numel elements fit in uint64_t
+ * bytes.  ZO_OK, or ZO_ERR_INVALID_ARG / ZO_ERR_OVERFLOW with
+ * "<who>: param_add..." in err[errcap]. */
+zo_status zo__param_add_check(char *err, size_t errcap, const char *who, zo_param_id param, uint64_t numel,
+                              uint32_t elem_size, uint64_t partition_numel, uint64_t W);
+
+/* What all_gather_start knows of an item's parameter (as param_add saw it)
+ * and of its full buffer, for zo__gather_item_check. */
+typedef struct zo__gather_param {
+    uint64_t numel, partition_numel; /* elements */
+    uint32_t elem_size;              /* bytes */
+    uint64_t copy_bytes;             /* L: bytes the gather writes into the full buffer */
+    int busy;                        /* in a pending all-gather, or already an item of this group */
+} zo__gather_param;
+typedef struct zo__gather_buf {
+    zo_param_id param; /* the parameter it was allocated for */
+    size_t capacity;   /* bytes */
+    int busy;          /* target of a pending all-gather, or of an earlier item of this group */
+} zo__gather_buf;
+
+/* all_gather_start's per-item checks (the data-plane protocol the backend
+ * can see), item i = it: p is its parameter (NULL: not added), b its full
+ * buffer (NULL: not a live full buffer of this backend).  In this order:
+ * ZO_ERR_BAD_HANDLE (not added), ZO_ERR_INVALID_ARG (sizes differ from
+ * param_add's, buffer not from full_alloc, of another parameter, or smaller
+ * than L), ZO_ERR_STATE (parameter or buffer already in flight); message
+ * "<who>: all_gather_start: ..." in err[errcap].  ZO_OK: the item is valid. */
+zo_status zo__gather_item_check(char *err, size_t errcap, const char *who, size_t i, const zo_gather_item *it,
+                                const zo__gather_param *p, const zo__gather_buf *b);
+
+#endif
