@@ -1209,18 +1209,12 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!out)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: full_alloc: NULL out");
-    *out = NULL;
-    if (bytes == 0)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: full_alloc(%u): 0 bytes", (unsigned)param);
-    if (!lookup(c, param))
-        return fail(c, ZO_ERR_BAD_HANDLE, "host backend: full_alloc: param %u not added", (unsigned)param);
     uint64_t cap = phys(c, bytes);
-    if (cap > ZO_HOST_MAX_ALLOC - HOST_BUF_HDR)
-        return fail(c, ZO_ERR_NOMEM, "host backend: full_alloc(%u): %llu bytes exceed the %llu-byte limit",
-                    (unsigned)param, (unsigned long long)cap, (unsigned long long)ZO_HOST_MAX_ALLOC);
-    zo_status st = map_reserve(c, &c->bufs);
+    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, bytes, out,
+                                        lookup(c, param) != NULL, cap, HOST_BUF_HDR);
+    if (st != ZO_OK)
+        return st;
+    st = map_reserve(c, &c->bufs);
     if (st != ZO_OK)
         return st;
     host_buf *b = cache_take(c, (size_t)cap);
@@ -1547,19 +1541,12 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!full_grad || !shard_out)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: reduce_scatter(%u): NULL buffer", (unsigned)param);
-    if (op != ZO_REDUCE_SUM && op != ZO_REDUCE_AVG)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: reduce_scatter(%u): unknown op %d", (unsigned)param,
-                    (int)op);
     host_param *p = lookup(c, param);
-    if (!p)
-        return fail(c, ZO_ERR_BAD_HANDLE, "host backend: reduce_scatter: param %u not added", (unsigned)param);
-    if (numel != p->numel || partition_numel != p->partition_numel)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "host backend: reduce_scatter(%u): numel/partition_numel %llu/%llu differ from %llu/%llu",
-                    (unsigned)param, (unsigned long long)numel, (unsigned long long)partition_numel,
-                    (unsigned long long)p->numel, (unsigned long long)p->partition_numel);
+    zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "host backend", param, full_grad, shard_out,
+                                            numel, partition_numel, op, p != NULL, p ? p->numel : 0,
+                                            p ? p->partition_numel : 0);
+    if (st != ZO_OK)
+        return st;
     if (c->world) {
         /* a real blocking collective over the ranks' gradients */
         wentry *e = entry_new(c->world, WK_RS, c->rank, 1);

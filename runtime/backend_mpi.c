@@ -300,18 +300,12 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!out)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: full_alloc: NULL out");
-    *out = NULL;
-    if (bytes == 0)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: full_alloc(%u): 0 bytes", (unsigned)param);
-    if (!lookup(c, param))
-        return fail(c, ZO_ERR_BAD_HANDLE, "mpi backend: full_alloc: param %u not added", (unsigned)param);
     uint64_t cap = phys(c, bytes);
-    if (cap > MPI_MAX_ALLOC - MPI_BUF_HDR)
-        return fail(c, ZO_ERR_NOMEM, "mpi backend: full_alloc(%u): %llu bytes exceed the %llu-byte limit",
-                    (unsigned)param, (unsigned long long)cap, (unsigned long long)MPI_MAX_ALLOC);
-    zo_status st = map_reserve(c, &c->bufs);
+    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "mpi backend", param, bytes, out,
+                                        lookup(c, param) != NULL, cap, MPI_BUF_HDR);
+    if (st != ZO_OK)
+        return st;
+    st = map_reserve(c, &c->bufs);
     if (st != ZO_OK)
         return st;
     mpi_buf *b = m_alloc(c, MPI_BUF_HDR + (size_t)cap);
@@ -554,19 +548,12 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!full_grad || !shard_out)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: reduce_scatter(%u): NULL buffer", (unsigned)param);
-    if (op != ZO_REDUCE_SUM && op != ZO_REDUCE_AVG)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: reduce_scatter(%u): unknown op %d", (unsigned)param,
-                    (int)op);
     mpi_param *p = lookup(c, param);
-    if (!p)
-        return fail(c, ZO_ERR_BAD_HANDLE, "mpi backend: reduce_scatter: param %u not added", (unsigned)param);
-    if (numel != p->numel || partition_numel != p->partition_numel)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "mpi backend: reduce_scatter(%u): numel/partition_numel %llu/%llu differ from %llu/%llu",
-                    (unsigned)param, (unsigned long long)numel, (unsigned long long)partition_numel,
-                    (unsigned long long)p->numel, (unsigned long long)p->partition_numel);
+    zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "mpi backend", param, full_grad, shard_out,
+                                            numel, partition_numel, op, p != NULL, p ? p->numel : 0,
+                                            p ? p->partition_numel : 0);
+    if (st != ZO_OK)
+        return st;
     uint64_t W = (uint64_t)c->world_size;
     uint64_t chunk = min_u64(partition_numel, MPI_RS_CHUNK);
     if (chunk * W > SIZE_MAX / sizeof(float))
@@ -575,7 +562,7 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
     if (!tmp)
         return fail(c, ZO_ERR_NOMEM, "mpi backend: reduce_scatter(%u): out of memory for %llu floats",
                     (unsigned)param, (unsigned long long)(chunk * W));
-    zo_status st = ZO_OK;
+    st = ZO_OK;
     /* every chunk is one collective on every rank: all ranks loop the same way */
     for (uint64_t c0 = 0; c0 < partition_numel; c0 += chunk) {
         uint64_t len = min_u64(chunk, partition_numel - c0);

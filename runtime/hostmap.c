@@ -247,3 +247,40 @@ zo_status zo__gather_item_check(char *err, size_t errcap, const char *who, size_
                     who, (unsigned)it->param);
     return ZO_OK;
 }
+
+zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_param_id param, size_t bytes,
+                               void **out, int added, uint64_t phys_bytes, size_t hdr)
+{
+    if (!out)
+        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: full_alloc: NULL out", who);
+    *out = NULL;
+    if (bytes == 0)
+        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: full_alloc(%u): 0 bytes", who, (unsigned)param);
+    if (!added)
+        return fail(ZO_ERR_BAD_HANDLE, err, errcap, "%s: full_alloc: param %u not added", who, (unsigned)param);
+    if (phys_bytes > ZO__HOST_MAX_ALLOC - hdr)
+        return fail(ZO_ERR_NOMEM, err, errcap, "%s: full_alloc(%u): %llu bytes exceed the %llu-byte limit", who,
+                    (unsigned)param, (unsigned long long)phys_bytes, (unsigned long long)ZO__HOST_MAX_ALLOC);
+    return ZO_OK;
+}
+
+zo_status zo__reduce_scatter_check(char *err, size_t errcap, const char *who, zo_param_id param,
+                                   const float *full_grad, const float *shard_out, uint64_t numel,
+                                   uint64_t partition_numel, zo_reduce_op op, int added, uint64_t added_numel,
+                                   uint64_t added_partition_numel)
+{
+    if (!full_grad || !shard_out)
+        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: reduce_scatter(%u): NULL buffer", who, (unsigned)param);
+    if (op != ZO_REDUCE_SUM && op != ZO_REDUCE_AVG)
+        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: reduce_scatter(%u): unknown op %d", who,
+                    (unsigned)param, (int)op);
+    if (!added)
+        return fail(ZO_ERR_BAD_HANDLE, err, errcap, "%s: reduce_scatter: param %u not added", who,
+                    (unsigned)param);
+    if (numel != added_numel || partition_numel != added_partition_numel)
+        return fail(ZO_ERR_INVALID_ARG, err, errcap,
+                    "%s: reduce_scatter(%u): numel/partition_numel %llu/%llu differ from %llu/%llu", who,
+                    (unsigned)param, (unsigned long long)numel, (unsigned long long)partition_numel,
+                    (unsigned long long)added_numel, (unsigned long long)added_partition_numel);
+    return ZO_OK;
+}

@@ -102,4 +102,21 @@ typedef struct zo__gather_buf {
 zo_status zo__gather_item_check(char *err, size_t errcap, const char *who, size_t i, const zo_gather_item *it,
                                 const zo__gather_param *p, const zo__gather_buf *b);
 
+/* full_alloc's checks: out not NULL (*out is set to NULL), bytes > 0, param
+ * added (added != 0), and the phys_bytes the buffer really takes (bytes,
+ * capped) plus a hdr-byte header within ZO__HOST_MAX_ALLOC.  ZO_OK, or
+ * ZO_ERR_INVALID_ARG / ZO_ERR_BAD_HANDLE / ZO_ERR_NOMEM with
+ * "<who>: full_alloc..." in err[errcap]. */
+zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_param_id param, size_t bytes,
+                               void **out, int added, uint64_t phys_bytes, size_t hdr);
+
+/* reduce_scatter's checks: both buffers non-NULL, op SUM or AVG, param
+ * added (added != 0) with param_add's numel / partition_numel (elements)
+ * equal to the call's.  ZO_OK, or ZO_ERR_INVALID_ARG / ZO_ERR_BAD_HANDLE
+ * with "<who>: reduce_scatter..." in err[errcap]. */
+zo_status zo__reduce_scatter_check(char *err, size_t errcap, const char *who, zo_param_id param,
+                                   const float *full_grad, const float *shard_out, uint64_t numel,
+                                   uint64_t partition_numel, zo_reduce_op op, int added, uint64_t added_numel,
+                                   uint64_t added_partition_numel);
+
 #endif
