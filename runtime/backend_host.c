@@ -22,7 +22,8 @@
  *   and byte i is byte (i % 8) of z, least significant first.  Cheap (one mix
  *   per 8 bytes), deterministic, different for every parameter and never
  *   constant, so a gather that copies the wrong shard, the wrong parameter or
- *   nothing at all is visible in the content.
+ *   nothing at all is visible in the content.  (Computed in hostmap.c,
+ *   shared with the MPI backend, as are the hash tables below.)
  *
  * Shard layout (DeepSpeed's uniform padded partitions)
  *   shard_bytes = partition_numel * elem_size, partition_numel =
