@@ -263,6 +263,27 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
     s->n_uses = (uint8_t)o;
 }
 
+/* Removes module m's slot once nothing refers to it any more: the rank
+ * edits are remapped, later modules move down one id and every module
+ * reference (parents, owners, uses, callees) follows. */
+static void erase_module_slot(zs_scenario *s, unsigned m)
+{
+    if (s->n_edits) edits_remap_module(s, m);
+    for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
+    s->n_modules--;
+    memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
+#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (uint8_t)((x) - 1) : (x))
+    for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
+    for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
+    for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls; c++) p->calls[c].module = MREMAP(p->calls[c].module);
+        }
+#undef MREMAP
+}
+
 int zs_min_drop_module(zs_scenario *s, unsigned m)
 {
     if (m == 0 || m >= s->n_modules) return -1;
@@ -283,20 +304,7 @@ int zs_min_drop_module(zs_scenario *s, unsigned m)
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
     s->n_uses = (uint8_t)o;
     /* re-index */
-    if (s->n_edits) edits_remap_module(s, m);
-    for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
-    s->n_modules--;
-    memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
-#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (uint8_t)((x) - 1) : (x))
-    for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
-    for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
-    for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
-    for (unsigned i = 0; i < s->n_steps; i++)
-        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
-            zs_pass *p = &s->step[i].pass[q];
-            for (unsigned c = 0; c < p->n_calls; c++) p->calls[c].module = MREMAP(p->calls[c].module);
-        }
-#undef MREMAP
+    erase_module_slot(s, m);
     return 0;
 }
 
@@ -419,20 +427,7 @@ static int splice_module(zs_scenario *s, unsigned m)
     s->n_uses = (uint8_t)o;
     for (unsigned k = m + 1; k < s->n_modules; k++)
         if (s->mod[k].parent == m) s->mod[k].parent = (uint8_t)up;
-    if (s->n_edits) edits_remap_module(s, m);
-    for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
-    s->n_modules--;
-    memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
-#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (uint8_t)((x) - 1) : (x))
-    for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
-    for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
-    for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
-    for (unsigned i = 0; i < s->n_steps; i++)
-        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
-            zs_pass *p = &s->step[i].pass[q];
-            for (unsigned c = 0; c < p->n_calls; c++) p->calls[c].module = MREMAP(p->calls[c].module);
-        }
-#undef MREMAP
+    erase_module_slot(s, m);
     return 0;
 }
 
