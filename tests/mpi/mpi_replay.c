@@ -148,33 +148,6 @@ static void unwrap(void *user, zo_backend *mirror)
     c->mpi = NULL;
 }
 
-/* zs_scenario_for_rank is new in issue 9 (fuzz/scenario.c); until it is
- * linked, a scenario without rank edits is every rank's program as is, and
- * a ROUTE edit (the only kind used here) replaces the callee. */
-#if defined(__GNUC__)
-#pragma weak zs_scenario_for_rank
-#endif
-static int program_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t len)
-{
-    if (zs_scenario_for_rank)
-        return zs_scenario_for_rank(s, r, out, err, len);
-    *out = *s;
-    for (unsigned i = 0; i < s->n_edits; i++) {
-        const zs_rank_edit *e = &s->edit[i];
-        if (e->rank != r)
-            continue;
-        if (e->kind != ZS_EDIT_ROUTE) {
-            snprintf(err, len, "edit kind %s needs zs_scenario_for_rank", zs_edit_kind_name(e->kind));
-            return -1;
-        }
-        out->step[e->step].pass[e->pass].calls[e->call].module = e->module;
-    }
-    out->cfg.rank = (uint8_t)r;
-    out->cfg.all_ranks = 0;
-    out->n_edits = 0;
-    return zs_scenario_validate(out, err, len);
-}
-
 typedef struct rank_result {
     int rc;              /* zs_sim_run's return */
     zs_sim_result r;
@@ -192,7 +165,7 @@ static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out)
         return out->rc = -1;
     }
     char err[256] = "";
-    if (program_for_rank(base, (unsigned)g_rank, mine, err, sizeof err) != 0) {
+    if (zs_scenario_for_rank(base, (unsigned)g_rank, mine, err, sizeof err) != 0) {
         snprintf(out->rc_ctx.err, sizeof out->rc_ctx.err, "program of rank %d: %s", g_rank, err);
         free(mine);
         return out->rc = -1;
