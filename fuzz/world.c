@@ -1086,52 +1086,72 @@ int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, i
     return 0;
 }
 
-int zs_world_env_read(zs_world_env *e, char *err, size_t errlen)
+int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err, size_t errlen)
 {
-    e->edit_mask = ~0u;
-    e->protect_routers = 0;
-    e->only_i8 = 0;
-    e->skip_i8 = 0;
-    e->blame_runtime = 1;
-    const char *inv = getenv("ZOFUZZ_INVARIANTS");
-    if (inv && *inv && strcmp(inv, "all")) {
-        e->blame_runtime = 0;
-        if (!strcmp(inv, "I8"))
+    if (!strcmp(knob, "invariants")) {
+        e->only_i8 = e->skip_i8 = 0;
+        e->blame_runtime = !*v || !strcmp(v, "all");
+        if (e->blame_runtime) return 0;
+        if (!strcmp(v, "I8"))
             e->only_i8 = 1;
-        else if (!strcmp(inv, "no-I8"))
+        else if (!strcmp(v, "no-I8"))
             e->skip_i8 = 1;
-        else if (strcmp(inv, "programs")) {
-            snprintf(err, errlen, "ZOFUZZ_INVARIANTS is 'all', 'programs', 'I8' or 'no-I8', not '%s'", inv);
+        else if (strcmp(v, "programs")) {
+            snprintf(err, errlen, "invariants: 'all', 'programs', 'I8' or 'no-I8', not '%s'", v);
             return -1;
         }
+        return 0;
     }
-    const char *ga = getenv("ZOFUZZ_GATHER_ALWAYS");
-    if (ga && *ga && strcmp(ga, "0")) {
-        if (strcmp(ga, "routers")) {
-            snprintf(err, errlen, "ZOFUZZ_GATHER_ALWAYS is 'routers' or unset, not '%s'", ga);
+    if (!strcmp(knob, "gather-always")) {
+        e->protect_routers = *v && strcmp(v, "0");
+        if (e->protect_routers && strcmp(v, "routers")) {
+            snprintf(err, errlen, "gather-always: 'routers' or unset, not '%s'", v);
             return -1;
         }
-        e->protect_routers = 1;
+        return 0;
     }
-    const char *ed = getenv("ZOFUZZ_EDITS");
-    if (ed && *ed && strcmp(ed, "all")) {
+    if (!strcmp(knob, "edits")) {
+        if (!*v || !strcmp(v, "all")) {
+            e->edit_mask = ~0u;
+            return 0;
+        }
         unsigned mask = 0;
         char buf[128];
-        snprintf(buf, sizeof buf, "%s", ed);
+        snprintf(buf, sizeof buf, "%s", v);
         char *save = NULL;
         for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             unsigned k;
             for (k = 0; k < ZS_EDIT_KINDS; k++)
                 if (!strcmp(tok, zs_edit_kind_name(k))) break;
             if (k == ZS_EDIT_KINDS) {
-                snprintf(err, errlen,
-                         "unknown edit kind '%s' in ZOFUZZ_EDITS (route, skip, exit, raise, skip-step)",
-                         tok);
+                snprintf(err, errlen, "edits: unknown edit kind '%s' (route, skip, exit, raise, skip-step)", tok);
                 return -1;
             }
             mask |= 1u << k;
         }
         e->edit_mask = mask;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown knob '%s'", knob);
+    return -1;
+}
+
+int zs_world_env_read(zs_world_env *e, char *err, size_t errlen)
+{
+    static const char *const knobs[][2] = {
+        {"ZOFUZZ_INVARIANTS", "invariants"}, {"ZOFUZZ_GATHER_ALWAYS", "gather-always"}, {"ZOFUZZ_EDITS", "edits"}};
+    e->edit_mask = ~0u;
+    e->protect_routers = 0;
+    e->only_i8 = 0;
+    e->skip_i8 = 0;
+    e->blame_runtime = 1;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        const char *v = getenv(knobs[i][0]);
+        char msg[160];
+        if (v && zs_world_env_set(e, knobs[i][1], v, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s: %s", knobs[i][0], msg);
+            return -1;
+        }
     }
     return 0;
 }

@@ -166,6 +166,13 @@ typedef struct zs_world_env {
     int blame_runtime;       /* ZOFUZZ_INVARIANTS=all (the default): I8 only when the runtime is
                                 to blame; ZOFUZZ_INVARIANTS=programs: any divergence is I8 */
 } zs_world_env;
+/** Sets one knob from its text, as the environment variable or the zofuzz
+ *  option spells it: knob "invariants" (all|programs|I8|no-I8; "" = all),
+ *  "gather-always" (routers; "" or "0" = off), "edits" (a comma list of
+ *  edit kinds; "" or "all" = every kind).  Returns 0, or -1 with a message
+ *  in err[0..errlen) for an unknown knob or value.  Shared by
+ *  zs_world_env_read and zofuzz's --invariants/--edits/--gather-always. */
+int zs_world_env_set(zs_world_env *e, const char *knob, const char *value, char *err, size_t errlen);
 /** Reads the knobs from the environment.  Returns 0, or -1 with a message
  *  in err for a bad value. */
 int zs_world_env_read(zs_world_env *e, char *err, size_t errlen);

@@ -327,35 +327,11 @@ static const char *base_name(const char *p)
 static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_env *e)
 {
     const char *a = argv[*i];
-    if (!strcmp(a, "--invariants")) {
-        const char *v = optval(argc, argv, i);
-        e->only_i8 = !strcmp(v, "I8");
-        e->skip_i8 = !strcmp(v, "no-I8");
-        e->blame_runtime = !strcmp(v, "all");
-        if (!e->only_i8 && !e->skip_i8 && !e->blame_runtime && strcmp(v, "programs"))
-            die_usage("%s: --invariants programs, all, I8 or no-I8, not '%s'", cmd, v);
-        return 1;
-    }
-    if (!strcmp(a, "--edits")) {
-        const char *v = optval(argc, argv, i);
-        char tmp[128];
-        xsnprintf(tmp, sizeof tmp, "%s", v);
-        e->edit_mask = 0;
-        for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-            unsigned k = 0;
-            while (k < ZS_EDIT_KINDS && strcmp(tok, zs_edit_kind_name(k))) k++;
-            if (k == ZS_EDIT_KINDS) die_usage("%s: unknown edit kind '%s'", cmd, tok);
-            e->edit_mask |= 1u << k;
-        }
-        return 1;
-    }
-    if (!strcmp(a, "--gather-always")) {
-        const char *v = optval(argc, argv, i);
-        if (strcmp(v, "routers")) die_usage("%s: --gather-always routers, not '%s'", cmd, v);
-        e->protect_routers = 1;
-        return 1;
-    }
-    return 0;
+    if (strcmp(a, "--invariants") && strcmp(a, "--edits") && strcmp(a, "--gather-always")) return 0;
+    const char *v = optval(argc, argv, i);
+    char err[200];
+    if (zs_world_env_set(e, a + 2, v, err, sizeof err) != 0) die_usage("%s: --%s", cmd, err);
+    return 1;
 }
 
 static int world_env_default(const zs_world_env *e)
