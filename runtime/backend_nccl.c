@@ -68,6 +68,7 @@
 #endif
 
 #include "backend_nccl_internal.h"
+#include "hostmap.h"
 #include "zoffload_nccl.h"
 
 _Static_assert(sizeof(ncclUniqueId) == ZO_NCCL_UNIQUE_ID_BYTES,
@@ -215,22 +216,8 @@ static zo_status nccl_fail(nc_ctx *c, ncclResult_t r, const char *fmt, ...)
 /* Host allocation                                                      */
 /* ------------------------------------------------------------------ */
 
-static void *a_alloc(const zo_allocator *a, size_t n)
-{
-    if (n == 0)
-        return NULL;
-    return a->alloc ? a->alloc(a->opaque, n) : malloc(n);
-}
-
-static void a_free(const zo_allocator *a, void *p)
-{
-    if (!p)
-        return;
-    if (a->free)
-        a->free(a->opaque, p);
-    else
-        free(p);
-}
+/* zo__host_alloc / zo__host_free (runtime/hostmap.c): the caller's
+ * allocator, else malloc/free, shared with the host and MPI backends */
 
 /* ------------------------------------------------------------------ */
 /* Full-buffer map                                                      */
@@ -274,11 +261,11 @@ static zo_status bufmap_reserve(nc_ctx *c, nc_bufmap *m)
         return ZO_OK;
     size_t ncap = m->cap ? m->cap * 2 : 64;
     nc_bufmap n = {0};
-    n.keys = a_alloc(&c->alloc, ncap * sizeof *n.keys);
-    n.vals = a_alloc(&c->alloc, ncap * sizeof *n.vals);
+    n.keys = zo__host_alloc(&c->alloc, ncap * sizeof *n.keys);
+    n.vals = zo__host_alloc(&c->alloc, ncap * sizeof *n.vals);
     if (!n.keys || !n.vals) {
-        a_free(&c->alloc, n.keys);
-        a_free(&c->alloc, n.vals);
+        zo__host_free(&c->alloc, n.keys);
+        zo__host_free(&c->alloc, n.vals);
         return fail(c, ZO_ERR_NOMEM, "nccl backend: out of host memory for the buffer map");
     }
     memset(n.keys, 0, ncap * sizeof *n.keys);
@@ -286,8 +273,8 @@ static zo_status bufmap_reserve(nc_ctx *c, nc_bufmap *m)
     for (size_t i = 0; i < m->cap; i++)
         if (m->keys[i])
             bufmap_put_nogrow(&n, m->keys[i], m->vals[i]);
-    a_free(&c->alloc, m->keys);
-    a_free(&c->alloc, m->vals);
+    zo__host_free(&c->alloc, m->keys);
+    zo__host_free(&c->alloc, m->vals);
     *m = n;
     return ZO_OK;
 }
@@ -413,14 +400,14 @@ static void event_put(nc_ctx *c, cudaEvent_t ev)
 {
     if (c->n_evfree == c->cap_evfree) {
         size_t ncap = c->cap_evfree ? c->cap_evfree * 2 : 32;
-        cudaEvent_t *n = a_alloc(&c->alloc, ncap * sizeof *n);
+        cudaEvent_t *n = zo__host_alloc(&c->alloc, ncap * sizeof *n);
         if (!n) {
             (void)cudaEventDestroy(ev);
             return;
         }
         if (c->n_evfree)
             memcpy(n, c->evfree, c->n_evfree * sizeof *n);
-        a_free(&c->alloc, c->evfree);
+        zo__host_free(&c->alloc, c->evfree);
         c->evfree = n;
         c->cap_evfree = ncap;
     }
@@ -485,12 +472,7 @@ static int op_rank(void *ctx)
 /* byte i (of the padded full tensor) of param: pattern content or padding */
 static void fill_pattern(const nc_param *p, int rank, uint64_t shard_off, uint8_t *dst, size_t n)
 {
-    uint64_t full = p->numel * p->elem_size;
-    uint64_t base = (uint64_t)rank * p->shard_bytes + shard_off;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t g = base + i;
-        dst[i] = g < full ? zo_host_param_byte(p->id, g) : 0;
-    }
+    zo__fill_padded(p->id, dst, (uint64_t)rank * p->shard_bytes + shard_off, n, p->numel * p->elem_size);
 }
 
 static void shard_release(nc_ctx *c, nc_param *p)
@@ -502,7 +484,7 @@ static void shard_release(nc_ctx *c, nc_param *p)
     else if (p->pinned)
         (void)cudaFreeHost(p->shard);
     else
-        a_free(&c->alloc, p->shard);
+        zo__host_free(&c->alloc, p->shard);
     p->shard = NULL;
 }
 
@@ -535,17 +517,17 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
         size_t ncap = c->params_cap ? c->params_cap : 64;
         while (ncap <= (size_t)param)
             ncap *= 2;
-        nc_param **n = a_alloc(&c->alloc, ncap * sizeof *n);
+        nc_param **n = zo__host_alloc(&c->alloc, ncap * sizeof *n);
         if (!n)
             return fail(c, ZO_ERR_NOMEM, "nccl backend: param_add(%u): out of host memory", (unsigned)param);
         memset(n, 0, ncap * sizeof *n);
         if (c->params_cap)
             memcpy(n, c->params, c->params_cap * sizeof *n);
-        a_free(&c->alloc, c->params);
+        zo__host_free(&c->alloc, c->params);
         c->params = n;
         c->params_cap = ncap;
     }
-    nc_param *p = a_alloc(&c->alloc, sizeof *p);
+    nc_param *p = zo__host_alloc(&c->alloc, sizeof *p);
     if (!p)
         return fail(c, ZO_ERR_NOMEM, "nccl backend: param_add(%u): out of host memory", (unsigned)param);
     memset(p, 0, sizeof *p);
@@ -565,17 +547,17 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
         e = cudaHostAlloc(&p->shard, p->shard_bytes, cudaHostAllocDefault);
         p->on_host = p->pinned = 1;
     } else {
-        p->shard = a_alloc(&c->alloc, p->shard_bytes);
+        p->shard = zo__host_alloc(&c->alloc, p->shard_bytes);
         p->on_host = 1;
         if (!p->shard) {
-            a_free(&c->alloc, p);
+            zo__host_free(&c->alloc, p);
             return fail(c, ZO_ERR_NOMEM, "nccl backend: param_add(%u): out of host memory for a %zu-byte shard",
                         (unsigned)param, (size_t)(partition_numel * elem_size));
         }
     }
     if (e != cudaSuccess) {
         p->shard = NULL;
-        a_free(&c->alloc, p);
+        zo__host_free(&c->alloc, p);
         return cuda_fail(c, e, "param_add(%u): %s(%zu bytes)", (unsigned)param, what,
                          (size_t)(partition_numel * elem_size));
     }
@@ -590,10 +572,10 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
         fill_pattern(p, c->rank, 0, p->shard, p->shard_bytes);
     } else {
         size_t chunk = p->shard_bytes < NC_INIT_CHUNK ? p->shard_bytes : NC_INIT_CHUNK;
-        uint8_t *tmp = a_alloc(&c->alloc, chunk);
+        uint8_t *tmp = zo__host_alloc(&c->alloc, chunk);
         if (!tmp) {
             shard_release(c, p);
-            a_free(&c->alloc, p);
+            zo__host_free(&c->alloc, p);
             return fail(c, ZO_ERR_NOMEM, "nccl backend: param_add(%u): out of host memory", (unsigned)param);
         }
         for (size_t off = 0; off < p->shard_bytes && e == cudaSuccess; off += chunk) {
@@ -601,7 +583,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
             fill_pattern(p, c->rank, off, tmp, n);
             e = cudaMemcpy((uint8_t *)p->shard + off, tmp, n, cudaMemcpyHostToDevice);
         }
-        a_free(&c->alloc, tmp);
+        zo__host_free(&c->alloc, tmp);
     }
     /* cudaMemcpy from pageable memory may return before its DMA finished and
      * cudaMemset is asynchronous; the gather stream does not synchronise
@@ -611,7 +593,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     if (e != cudaSuccess) {
         zo_status st = cuda_fail(c, e, "param_add(%u): initialising the shard", (unsigned)param);
         shard_release(c, p);
-        a_free(&c->alloc, p);
+        zo__host_free(&c->alloc, p);
         return st;
     }
     c->params[param] = p;
@@ -638,7 +620,7 @@ static void op_param_remove(void *ctx, zo_param_id param)
     c->st.shard_bytes -= p->shard_bytes;
     shard_release(c, p);
     c->params[param] = NULL;
-    a_free(&c->alloc, p);
+    zo__host_free(&c->alloc, p);
 }
 
 static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void **out)
@@ -771,13 +753,13 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         }
     }
 
-    nc_work *w = a_alloc(&c->alloc, sizeof *w);
+    nc_work *w = zo__host_alloc(&c->alloc, sizeof *w);
     if (!w)
         return fail(c, ZO_ERR_NOMEM, "nccl backend: all_gather_start: out of host memory");
     memset(w, 0, sizeof *w);
     s = event_get(c, &w->ev);
     if (s) {
-        a_free(&c->alloc, w);
+        zo__host_free(&c->alloc, w);
         return s;
     }
     w->magic = NC_MAGIC_WORK;
@@ -847,7 +829,7 @@ cuda_err:
 fail_work:
     event_put(c, w->ev);
     w->magic = 0;
-    a_free(&c->alloc, w);
+    zo__host_free(&c->alloc, w);
     return s;
 }
 
@@ -924,7 +906,7 @@ static void work_release(nc_ctx *c, nc_work *w)
     event_put(c, w->ev);
     w->magic = 0;
     c->st.live_works--;
-    a_free(&c->alloc, w);
+    zo__host_free(&c->alloc, w);
 }
 
 static void op_work_free(void *ctx, zo_work *zw)
@@ -1120,7 +1102,7 @@ static void op_destroy(void *ctx)
     for (size_t i = 0; i < c->params_cap; i++)
         if (c->params[i]) {
             shard_release(c, c->params[i]);
-            a_free(&c->alloc, c->params[i]);
+            zo__host_free(&c->alloc, c->params[i]);
         }
     for (size_t i = 0; i < c->n_evfree; i++)
         (void)cudaEventDestroy(c->evfree[i]);
@@ -1136,13 +1118,13 @@ static void op_destroy(void *ctx)
         (void)cudaStreamDestroy(c->gather);
     if (c->comm)
         (void)ncclCommDestroy(c->comm);
-    a_free(&c->alloc, c->params);
-    a_free(&c->alloc, c->evfree);
-    a_free(&c->alloc, c->bufs.keys);
-    a_free(&c->alloc, c->bufs.vals);
+    zo__host_free(&c->alloc, c->params);
+    zo__host_free(&c->alloc, c->evfree);
+    zo__host_free(&c->alloc, c->bufs.keys);
+    zo__host_free(&c->alloc, c->bufs.vals);
     c->magic = 0;
     zo_allocator a = c->alloc;
-    a_free(&a, c);
+    zo__host_free(&a, c);
 }
 
 static const zo_backend_ops nccl_ops = {
@@ -1271,7 +1253,7 @@ static zo_status resolve(const zo_nccl_config *cfg, zo_nccl_config *r, int need_
 static zo_status create_with_comm(const zo_nccl_config *r, int world, int rank, int device, ncclComm_t comm,
                                   zo_backend **out)
 {
-    nc_ctx *c = a_alloc(&r->allocator, sizeof *c);
+    nc_ctx *c = zo__host_alloc(&r->allocator, sizeof *c);
     if (!c) {
         (void)ncclCommDestroy(comm);
         return create_fail(ZO_ERR_NOMEM, "zoffload nccl: out of host memory");
@@ -1657,11 +1639,11 @@ zo_status zo_backend_nccl_create_all(const zo_nccl_config *cfg, int ndev, const 
         return s;
     int count = 0;
     (void)cudaGetDeviceCount(&count); /* succeeded in resolve */
-    int *devs = a_alloc(&r.allocator, (size_t)ndev * sizeof *devs);
-    ncclComm_t *comms = a_alloc(&r.allocator, (size_t)ndev * sizeof *comms);
+    int *devs = zo__host_alloc(&r.allocator, (size_t)ndev * sizeof *devs);
+    ncclComm_t *comms = zo__host_alloc(&r.allocator, (size_t)ndev * sizeof *comms);
     if (!devs || !comms) {
-        a_free(&r.allocator, devs);
-        a_free(&r.allocator, comms);
+        zo__host_free(&r.allocator, devs);
+        zo__host_free(&r.allocator, comms);
         return create_fail(ZO_ERR_NOMEM, "zoffload nccl: out of host memory");
     }
     s = ZO_OK;
@@ -1696,8 +1678,8 @@ zo_status zo_backend_nccl_create_all(const zo_nccl_config *cfg, int ndev, const 
                 (void)ncclCommDestroy(comms[j]);
         }
     }
-    a_free(&r.allocator, devs);
-    a_free(&r.allocator, comms);
+    zo__host_free(&r.allocator, devs);
+    zo__host_free(&r.allocator, comms);
     return s;
 }
 
