@@ -1111,7 +1111,9 @@ static void walk_gather(walker *w, zs_scenario *s)
 
 static int tail_nontrivial(const zs_scenario *s)
 {
-    if (s->cfg.all_ranks || s->cfg.verify_collectives || s->n_edits) return 1;
+    if (s->cfg.all_ranks || s->cfg.verify_collectives || s->n_edits || s->cfg.torch_profile ||
+        s->cfg.ds_profile)
+        return 1;
     for (unsigned m = 0; m < s->n_modules && m < ZS_MAX_MODULES; m++)
         if (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) return 1;
     return 0;
@@ -1136,6 +1138,14 @@ static void walk_tail(walker *w, zs_scenario *s)
         if (w->enc && s->n_edits) w_fail(w, "rank edits without all_ranks");
         s->n_edits = 0;
     }
+    if (w->err) return;
+    /* the profiles last: a tail that ends before them means the current
+     * torch and DeepSpeed (what every earlier input was checked against
+     * once the current stack became the reference) */
+    w->where[0] = 0;
+    c->torch_profile = (uint8_t)w_index(w, c->torch_profile, ZS_TORCH_PROFILES, "torch profile");
+    if (!w->err)
+        c->ds_profile = (uint8_t)w_index(w, c->ds_profile, ZS_DS_PROFILES, "deepspeed profile");
 }
 
 static void walk(walker *w, zs_scenario *s)

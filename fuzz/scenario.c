@@ -74,7 +74,8 @@ static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
             x->prefetch_bucket_size != y->prefetch_bucket_size ||
             x->max_live_parameters != y->max_live_parameters ||
             x->max_reuse_distance != y->max_reuse_distance || x->all_ranks != y->all_ranks ||
-            x->verify_collectives != y->verify_collectives)
+            x->verify_collectives != y->verify_collectives ||
+            x->torch_profile != y->torch_profile || x->ds_profile != y->ds_profile)
             return 0;
     }
     if (a->n_modules != b->n_modules || a->n_params != b->n_params || a->n_uses != b->n_uses ||
@@ -240,4 +241,32 @@ const char *zs_step_kind_name(unsigned kind)
     static const char *const names[ZS_STEP_KINDS] = {"train", "eval", "accum", "retain",
                                                      "interleave"};
     return kind < ZS_STEP_KINDS ? names[kind] : NULL;
+}
+
+static const char *const torch_profile_names[ZS_TORCH_PROFILES] = {"2.x", "2.x-no-early-stop",
+                                                                   "1.13"};
+static const char *const ds_profile_names[ZS_DS_PROFILES] = {"0.19", "0.19-hooks", "0.15"};
+
+const char *zs_torch_profile_name(unsigned profile)
+{
+    return profile < ZS_TORCH_PROFILES ? torch_profile_names[profile] : NULL;
+}
+
+const char *zs_ds_profile_name(unsigned profile)
+{
+    return profile < ZS_DS_PROFILES ? ds_profile_names[profile] : NULL;
+}
+
+int zs_torch_profile_from_name(const char *name)
+{
+    for (int i = 0; name && i < ZS_TORCH_PROFILES; i++)
+        if (strcmp(name, torch_profile_names[i]) == 0) return i;
+    return -1;
+}
+
+int zs_ds_profile_from_name(const char *name)
+{
+    for (int i = 0; name && i < ZS_DS_PROFILES; i++)
+        if (strcmp(name, ds_profile_names[i]) == 0) return i;
+    return -1;
 }

@@ -86,7 +86,51 @@ typedef struct zs_config {
                                 1: all W ranks, each its own runtime, in one host world (fuzz/world.h),
                                 checking I8.  Requires W >= 2.  Encoded in the tail (see edits). */
     uint8_t verify_collectives; /* 0/1: zo_config.verify_collectives on every rank (tail-encoded) */
+    uint8_t torch_profile;   /* ZS_TORCH_*: the PyTorch autograd semantics modelled (tail-encoded) */
+    uint8_t ds_profile;      /* ZS_DS_*: the DeepSpeed release behaviour the DeepSpeed-shaped
+                                policies model (tail-encoded) */
 } zs_config;
+
+/** PyTorch profiles: which autograd semantics the simulator reproduces.
+ *  Each was checked against the named release by tools/difftest.py
+ *  (docs/oracles.md).  The current release is the default (0). */
+enum {
+    /* torch 2.x (checked against 2.15.0): a non-reentrant checkpoint's
+     * recompute stops as soon as the last tensor the region saved has been
+     * rebuilt (torch.utils.checkpoint.set_checkpoint_early_stop(True), the
+     * default), so hooks B and C of the modules still open at that point
+     * never fire in the recompute; every backward over the region (a
+     * retained graph's second one too) recomputes it again. */
+    ZS_TORCH_2 = 0,
+    /* torch 2.x under set_checkpoint_early_stop(False): the recompute
+     * runs the whole region (every hook fires), once per backward. */
+    ZS_TORCH_2_NO_EARLY_STOP = 1,
+    /* torch 1.13 (Debian's python3-torch 1.13.1): the whole region is
+     * recomputed at the first unpack; a retained graph's second backward
+     * reuses the stored tensors (no second recompute). */
+    ZS_TORCH_113 = 2,
+    ZS_TORCH_PROFILES = 3
+};
+
+/** DeepSpeed profiles: what the DeepSpeed-shaped policies (reset-on-forward,
+ *  lazy-init, init-at-register) model around the hooks.  The current
+ *  release, run as users run it, is the default (0). */
+enum {
+    /* DeepSpeed 0.19 (checked against 0.19.8) with the ZeRO-3 optimizer
+     * (deepspeed.initialize with an optimizer; engine.backward,
+     * engine.step): release_backward_leftovers() at the end of every
+     * backward, frozen parameters fetched in a recompute held by the
+     * module in backward, gradients partitioned (param.grad emptied) at
+     * the post-accumulate-grad hook. */
+    ZS_DS_019 = 0,
+    /* DeepSpeed 0.19 hooks only (DeepSpeedZeRoOffload, no optimizer:
+     * deepspeed.initialize without one): the four hooks and the
+     * coordinator, no end-of-backward release, gradients left alone. */
+    ZS_DS_019_HOOKS = 1,
+    /* DeepSpeed 0.15 (0.15.4) hooks only, the previous reference. */
+    ZS_DS_015 = 2,
+    ZS_DS_PROFILES = 3
+};
 
 /** Index of each threshold in the class tables. */
 enum {
@@ -418,6 +462,13 @@ const char *zs_policy_name(unsigned policy);
 /** Returns 0..3, or -1 if unknown. */
 int zs_policy_from_name(const char *name);
 const char *zs_step_kind_name(unsigned kind); /* "train", "eval", "accum", "retain", "interleave" */
+/** Profile names as in .scn config lines and JSON: "2.x", "2.x-no-early-stop",
+ *  "1.13" / "0.19", "0.19-hooks", "0.15"; NULL if out of range. */
+const char *zs_torch_profile_name(unsigned profile);
+const char *zs_ds_profile_name(unsigned profile);
+/** Inverses; -1 if unknown. */
+int zs_torch_profile_from_name(const char *name);
+int zs_ds_profile_from_name(const char *name);
 
 
 #ifdef __cplusplus

@@ -51,6 +51,9 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
     }
     fprintf(f, ",\n             \"all_ranks\": %u, \"verify_collectives\": %u", c->all_ranks,
             c->verify_collectives);
+    fprintf(f, ",\n             \"torch_profile\": \"%s\", \"ds_profile\": \"%s\"",
+            zs_torch_profile_name(c->torch_profile) ? zs_torch_profile_name(c->torch_profile) : "?",
+            zs_ds_profile_name(c->ds_profile) ? zs_ds_profile_name(c->ds_profile) : "?");
     fprintf(f, "},\n  \"modules\": [");
     for (unsigned i = 0; i < s->n_modules; i++) {
         const zs_module *m = &s->mod[i];

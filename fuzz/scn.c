@@ -517,6 +517,34 @@ static void st_expect(pstate *ps)
     while (i < ps->nt && !ps->failed) {
         unsigned p;
         int pc = col_of(ps, i);
+        if (is_word(ps, i, "torch") || is_word(ps, i, "deepspeed")) {
+            int is_t = is_word(ps, i, "torch");
+            if (is_t ? ex.have_torch : ex.have_ds) {
+                FAIL(pc, "%s profile given twice", is_t ? "torch" : "deepspeed");
+                return;
+            }
+            int v = key_eq(ps, i);
+            if (v < 0) return;
+            int found = -1;
+            unsigned n = is_t ? ZS_TORCH_PROFILES : ZS_DS_PROFILES;
+            for (unsigned q = 0; q < n; q++)
+                if (is_word(ps, v, is_t ? zs_torch_profile_name(q) : zs_ds_profile_name(q)))
+                    found = (int)q;
+            if (found < 0) {
+                expected(ps, v, is_t ? "a torch profile (2.x, 2.x-no-early-stop, 1.13)"
+                                     : "a deepspeed profile (0.19, 0.19-hooks, 0.15)");
+                return;
+            }
+            if (is_t) {
+                ex.have_torch = 1;
+                ex.torch = found;
+            } else {
+                ex.have_ds = 1;
+                ex.ds = found;
+            }
+            i = v + 1;
+            continue;
+        }
         if (policy_tok(ps, i, &p)) return;
         if (ex.have[p]) {
             FAIL(pc, "policy %s listed twice", zs_policy_name(p));
@@ -546,13 +574,13 @@ static void st_expect(pstate *ps)
 }
 
 enum { CK_POLICY, CK_WORLD, CK_RANK, CK_ORDER, CK_DEFERRED, CK_PROGRESS, CK_TH0,
-       CK_RANKS = CK_TH0 + ZS_TH_COUNT, CK_VERIFY };
+       CK_RANKS = CK_TH0 + ZS_TH_COUNT, CK_VERIFY, CK_TORCH, CK_DS };
 static const char *const cfg_keys[] = {"policy", "world_size", "rank", "order", "deferred",
                                        "progress_every", "param_persistence_threshold",
                                        "model_persistence_threshold", "prefetch_bucket_size",
                                        "max_live_parameters", "max_reuse_distance", "ranks",
-                                       "verify_collectives"};
-#define N_CFG_KEYS 13
+                                       "verify_collectives", "torch", "deepspeed"};
+#define N_CFG_KEYS 15
 
 static void st_config(pstate *ps)
 {
@@ -570,7 +598,7 @@ static void st_config(pstate *ps)
         if (k < 0) {
             expected(ps, i,
                      "a config key (policy, world_size, rank, ranks, order, deferred, progress_every, "
-                     "verify_collectives, or a threshold name)");
+                     "verify_collectives, torch, deepspeed, or a threshold name)");
             return;
         }
         if (ps->cfg_seen & (1u << k)) {
@@ -624,6 +652,22 @@ static void st_config(pstate *ps)
             if (num_tok(ps, v, 0, 1, 0, "verify_collectives", &x)) return;
             c->verify_collectives = (uint8_t)x;
             break;
+        case CK_TORCH:
+        case CK_DS: {
+            int found = -1;
+            unsigned n = k == CK_TORCH ? ZS_TORCH_PROFILES : ZS_DS_PROFILES;
+            for (unsigned q = 0; q < n; q++)
+                if (is_word(ps, v, k == CK_TORCH ? zs_torch_profile_name(q) : zs_ds_profile_name(q)))
+                    found = (int)q;
+            if (found < 0) {
+                expected(ps, v, k == CK_TORCH ? "a torch profile (2.x, 2.x-no-early-stop, 1.13)"
+                                              : "a deepspeed profile (0.19, 0.19-hooks, 0.15)");
+                return;
+            }
+            if (k == CK_TORCH) c->torch_profile = (uint8_t)found;
+            else c->ds_profile = (uint8_t)found;
+            break;
+        }
         default:
             if (num_tok(ps, v, 0, ZS_INF, 1, cfg_keys[k], &x)) return;
             *zs_config_threshold(c, k - CK_TH0) = x;
@@ -1604,9 +1648,28 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
         if (zs_scenario_validate(out, msg, sizeof msg) != 0)
             fail_at(ps, validate_line(ps, msg), 1, "%s", msg);
     }
+    if (!ps->failed && exp) {
+        /* an expect line names the profiles its verdicts hold under: the
+         * scenario's, unless the line says otherwise */
+        int any = 0;
+        for (unsigned p = 0; p < 4; p++) any |= exp->have[p];
+        if (any || exp->have_torch || exp->have_ds) {
+            if (!exp->have_torch) exp->torch = out->cfg.torch_profile;
+            if (!exp->have_ds) exp->ds = out->cfg.ds_profile;
+            exp->have_torch = exp->have_ds = 1;
+        }
+    }
     int rc = ps->failed ? -1 : 0;
     free(ps);
     return rc;
+}
+
+void zs_scn_expect_apply(const zs_scn_expect *exp, zs_scenario *s)
+{
+    if (!exp || !s) return;
+    if (exp->have_torch && exp->torch >= 0 && exp->torch < ZS_TORCH_PROFILES)
+        s->cfg.torch_profile = (uint8_t)exp->torch;
+    if (exp->have_ds && exp->ds >= 0 && exp->ds < ZS_DS_PROFILES) s->cfg.ds_profile = (uint8_t)exp->ds;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1805,6 +1868,14 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
         for (unsigned p = 0; p < 4; p++) any |= exp->have[p];
         if (any) {
             sb_printf(&b, "expect");
+            sb_printf(&b, " torch=%s deepspeed=%s",
+                      zs_torch_profile_name(exp->have_torch && exp->torch >= 0 &&
+                                                    exp->torch < ZS_TORCH_PROFILES
+                                                ? (unsigned)exp->torch
+                                                : s->cfg.torch_profile),
+                      zs_ds_profile_name(exp->have_ds && exp->ds >= 0 && exp->ds < ZS_DS_PROFILES
+                                             ? (unsigned)exp->ds
+                                             : s->cfg.ds_profile));
             for (unsigned p = 0; p < 4; p++)
                 if (exp->have[p])
                     sb_printf(&b, " %s=%s", zs_policy_name(p), zs_scn_verdict_name(exp->verdict[p]));
@@ -1835,6 +1906,10 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
             }
         }
         if (c->verify_collectives) sb_printf(&cb, " verify_collectives=1");
+        if (c->torch_profile != dc->torch_profile)
+            sb_printf(&cb, " torch=%s", zs_torch_profile_name(c->torch_profile));
+        if (c->ds_profile != dc->ds_profile)
+            sb_printf(&cb, " deepspeed=%s", zs_ds_profile_name(c->ds_profile));
         if (cb.oom) b.oom = 1;
         if (cb.n) sb_printf(&b, "config%s\n", cb.p);
         free(cb.p);

@@ -36,11 +36,22 @@ extern "C" {
 #define ZS_SCN_SETUP 100
 
 /** The "expect" line: per policy (zo_grads_policy index 0..3), whether a
- *  verdict is stated and which. */
+ *  verdict is stated and which, and the torch and DeepSpeed profiles the
+ *  verdicts were measured under ("expect torch=2.x deepspeed=0.19
+ *  per-call=ok ...").  zs_scn_parse resolves a profile the line leaves out
+ *  to the scenario's config (so a parsed expect line with any verdict has
+ *  have_torch = have_ds = 1); a runner applies them to the scenario's
+ *  config (zs_scn_expect_apply) before comparing verdicts. */
 typedef struct zs_scn_expect {
     int have[4];
     int verdict[4]; /* ZS_INV_* or ZS_SCN_SETUP */
+    int have_torch, torch; /* ZS_TORCH_* */
+    int have_ds, ds;       /* ZS_DS_* */
 } zs_scn_expect;
+
+/** Sets s's cfg.torch_profile / cfg.ds_profile to the profiles exp states
+ *  (exp may be NULL: nothing changes). */
+void zs_scn_expect_apply(const zs_scn_expect *exp, zs_scenario *s);
 
 /** A parse error: 1-based line and column (column in bytes) and a message
  *  ("expected ')' or ',' after an input reference, found '-'"). */

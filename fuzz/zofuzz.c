@@ -231,6 +231,9 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
 static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e)
 {
     memset(e, 0, sizeof *e);
+    e->have_torch = e->have_ds = 1;
+    e->torch = s->cfg.torch_profile;
+    e->ds = s->cfg.ds_profile;
     for (int p = 0; p < 4; p++) {
         e->have[p] = 1;
         e->verdict[p] = zs_min_verdict(s, p, order_mode, ZS_SIM_DEFAULT_CAP, NULL);
@@ -918,6 +921,8 @@ static int verify_file(const char *path, int *parse_err)
         return 1;
     }
     int bad = 0;
+    /* the verdicts hold under the profiles the expect line names */
+    zs_scn_expect_apply(&e, &s);
     /* per-call must hold in every file, listed or not */
     if (!e.have[ZO_GRADS_PER_CALL]) {
         e.have[ZO_GRADS_PER_CALL] = 1;

@@ -66,6 +66,10 @@ static void roundtrip_one(uint64_t seed, uint64_t trial, size_t max)
     if (trial % 3 == 0) {
         e.have[trial % 4] = 1;
         e.verdict[trial % 4] = (int)(trial % ZS_INV_COUNT);
+        /* a printed expect line names its profiles; parsing states them */
+        e.have_torch = e.have_ds = 1;
+        e.torch = (int)(trial / 3 % ZS_TORCH_PROFILES);
+        e.ds = (int)(trial / 9 % ZS_DS_PROFILES);
     }
     char *t = zs_scn_print(&s1, &e);
     assert_non_null(t);
@@ -282,7 +286,7 @@ static void test_noncanonical(void **state)
         "  pass\n"
         "    call root(batch)\n";
     const char *want =
-        "expect per-call=ok reset-on-forward=ok init-at-register=I3\n"
+        "expect torch=2.x deepspeed=0.19 per-call=ok reset-on-forward=ok init-at-register=I3\n"
         "config policy=lazy-init world_size=2 max_live_parameters=100000\n"
         "module root\n"
         "  module kid\n"
