@@ -62,7 +62,10 @@ typedef struct region {
     tensor in[ZS_MAX_IN];
     unsigned n_in;
     uint32_t start, end; /* node index range of the region's forward */
-    uint32_t n_stored;
+    uint32_t n_stored;   /* torch 1.13: entries in the region's storage */
+    uint32_t n_saved;    /* tensors the region's forward saved (its op nodes): torch 2.x's
+                            len(frame.weak_holders), where the early stop happens */
+    uint64_t recomputed_gid; /* torch 2.x: the backward (graph task) that last recomputed it, 0 */
 } region;
 
 typedef struct ckrec {
@@ -92,6 +95,7 @@ typedef struct spass {
 
 #define UNW_NO (-1)
 #define UNW_OUT (-2)
+#define UNW_STOP (-3) /* torch 2.x: a non-reentrant recompute stopped early (_StopRecomputationError) */
 
 typedef struct sim {
     const zs_scenario *s;
@@ -124,6 +128,12 @@ typedef struct sim {
     uint64_t push_count;
     int32_t acc[ZS_MAX_PARAMS]; /* AccumulateGrad node per parameter (run-wide) */
     int cur_retain;      /* retain_graph of the running top-level backward */
+    int torch_profile;   /* ZS_TORCH_* of the scenario */
+    uint64_t gid;        /* graph task id of the running backward (every backward, nested
+                            ones too, gets a new one, as torch._C._current_graph_task_id) */
+    uint64_t n_gids;     /* graph tasks started so far */
+    uint32_t stop_left;  /* torch 2.x early stop: ops left to save before the recompute stops
+                            (0: not in an early-stopping recompute) */
 
     uint8_t *pset_ids;   /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
     uint32_t pset_off[ZS_MAX_MODULES + 1];
@@ -606,6 +616,11 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
             if (an < 0) return UNW_NO;
             add_edge(S, op, an);
         }
+        /* torch 2.x, early stop: the op's saved tensor is packed as the
+         * Function returns; the pack of the region's last saved tensor
+         * raises _StopRecomputationError, which unwinds every call still
+         * open in the recompute (no hook B or C) up to the unpack hook */
+        if (S->stop_left && --S->stop_left == 0) return UNW_STOP;
     }
 
     /* hook B */
@@ -680,7 +695,10 @@ static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_i
         g->start = S->n_nodes;
         X->region = (int)S->n_regions++;
         int r = run_plain(S, X, ci, in, n_in, 1);
-        S->regions[X->region].end = S->n_nodes;
+        region *rg = &S->regions[X->region];
+        rg->end = S->n_nodes;
+        for (uint32_t i = rg->start; i < rg->end; i++)
+            if (S->nodes[i].kind == N_OP && S->nodes[i].aux == X->region) rg->n_saved++;
         X->region = -1;
         return r;
     }
@@ -848,6 +866,8 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
     hook_begin(S, "BWD g=%d", (int)(num), 0);
     hook_end(S, zo_backward_begin(S->rt, g, 0), "zo_backward_begin");
     if (S->stop) return;
+    uint64_t outer_gid = S->gid;
+    S->gid = ++S->n_gids;
     int32_t root = roots[0];
     if (nr > 1) {
         root = new_node(S, N_GROOT, ZO_NO_MODULE);
@@ -855,6 +875,7 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
         for (unsigned i = 0; i < nr; i++) add_edge(S, root, roots[i]);
     }
     run_traversal(S, root, depth + 1);
+    S->gid = outer_gid;
     if (S->stop) return;
     tr(S, "ENDBWD g=%d", num);
     hook_begin(S, "ENDBWD g=%d", (int)(num), 0);
@@ -868,7 +889,16 @@ static void recompute_region(sim *S, int ri)
     xctx *X3 = new_xctx(S, g.x->p, X_RECOMP, g.x->leaf);
     if (!X3) return;
     S->ctx_recompute++;
-    (void)run_call(S, X3, g.ci, g.in, g.n_in, 1);
+    S->stop_left = S->torch_profile == ZS_TORCH_2 ? g.n_saved : 0;
+    int r = run_call(S, X3, g.ci, g.in, g.n_in, 1);
+    S->stop_left = 0;
+    if (r == UNW_STOP && !S->stop) {
+        /* the calls still open in the recompute never run hooks B and C:
+         * they leave the runtime's forward stack as an exception caught
+         * outside every module does (no trace line: nothing fires) */
+        hook_begin(S, "recompute early stop", 0, 0);
+        hook_end(S, zo_forward_abort(S->rt, ZO_NO_MODULE), "zo_forward_abort");
+    }
     S->ctx_recompute--;
 }
 
@@ -910,7 +940,21 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
         hook_end(S, zo_param_grad_ready(S->rt, n.param), "zo_param_grad_ready");
         break;
     case N_OP:
-        if (n.aux >= 0) {
+        if (n.aux >= 0 && S->torch_profile != ZS_TORCH_113) {
+            /* torch 2.x _checkpoint_hook.unpack_hook: the first unpack in a
+             * graph task (each backward, a retained graph's second one
+             * too) recomputes the region - up to its last saved tensor
+             * with early stop, all of it without - and every saved tensor
+             * is unpacked once per graph task (a node runs once per
+             * backward, so the "unpacked once" CheckpointError cannot
+             * happen here) */
+            region *g = &S->regions[n.aux];
+            if (g->recomputed_gid != S->gid) {
+                g->recomputed_gid = S->gid;
+                recompute_region(S, n.aux);
+                if (S->stop) return;
+            }
+        } else if (n.aux >= 0) {
             /* torch 1.13 _checkpoint_without_reentrant: storage is a
              * WeakKeyDictionary keyed by the SavedVariables' Holders.  The
              * first unpack with an empty storage recomputes the region and
@@ -936,7 +980,7 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
             }
         }
         module_compute(S, n.module);
-        if (n.aux >= 0 && !S->cur_retain) {
+        if (n.aux >= 0 && S->torch_profile == ZS_TORCH_113 && !S->cur_retain) {
             S->nodes[nd].freed = 1;
             S->nodes[nd].stored = 0;
             S->regions[n.aux].n_stored--;
@@ -1092,6 +1136,7 @@ static void backward(sim *S, spass *P, int retain)
     if (S->stop) return;
     S->n_heap = 0;
     S->cur_retain = retain;
+    S->gid = ++S->n_gids;
     run_traversal(S, P->loss, 0);
     if (S->stop) return;
     S->chk.what_fmt = NULL;
@@ -1326,6 +1371,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     S->policy = S->o.policy >= 0 ? S->o.policy : s->cfg.policy;
     S->order_mode = S->o.order_mode >= 0 ? S->o.order_mode : s->cfg.order_mode;
     S->legacy = S->policy != ZO_GRADS_PER_CALL;
+    S->torch_profile = s->cfg.torch_profile;
     for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
     zs_check_init(&S->chk, s, S->policy, S->o.abort_on_violation);
     S->chk.log = S->o.events;

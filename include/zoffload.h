@@ -420,6 +420,12 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
 
 /** An exception unwound the forward stack down to module catcher (which
  *  caught it and continues; ZO_NO_MODULE: caught outside every module).
+ *  During a running backward, ZO_NO_MODULE ends a non-reentrant checkpoint
+ *  recompute whose open calls never reach hook B: torch 2.x stops the
+ *  recompute as soon as the region's last saved tensor is rebuilt
+ *  (torch.utils.checkpoint's _StopRecomputationError, early stop on by
+ *  default); per-call keeps what those calls fetched for the region's
+ *  backward, as their post-forward in a recompute would have.
  *  Per-call: releases what the unwound calls fetched, discards their
  *  windows, pops them; with ZO_NO_MODULE the current forward pass ends and
  *  its graph is discarded.  Legacy policies: the unwound calls leave the

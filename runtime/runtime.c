@@ -1222,6 +1222,16 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
         c->ended = 1;
         c->c_done = 1; /* hook C never runs */
         if (IS_LEGACY(rt)) continue; /* DeepSpeed: B and C never run, parameters stay gathered */
+        if (c->recompute) {
+            /* a recompute stopped early (torch 2.x non-reentrant checkpoint):
+             * keep what it fetched for the region's backward, as its
+             * post-forward would have */
+            if (c->fwd_active) {
+                c->fwd_active = 0;
+                c->hold = 1;
+            }
+            continue;
+        }
         if (c->window_open) window_close(rt, c);
         c->has_window = 0;
         if (c->in_state) memset(c->in_state, 0, c->n_in);

@@ -71,7 +71,7 @@ def corpus_files(corpus):
     return out
 
 
-RANK_ARGS = []  # ["--rank", R] from --rank
+RANK_ARGS = []  # ["--rank", R] from --rank, ["--torch-profile", P] from --torch-profile
 
 
 def run_sim(sim_traces, outdir, args, ds=False):
@@ -187,7 +187,12 @@ def main(argv):
     ap.add_argument("--corpus", default=os.path.join(ROOT, "corpus"))
     ap.add_argument("--work", default=None, help="scratch directory (default: a temp dir)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--python", default="/usr/bin/python3", help="interpreter of the PyTorch oracle")
+    ap.add_argument("--python", default=None,
+                    help="interpreter of the PyTorch oracle (default: the current-stack venv's "
+                         "(tools/oracle_venv.sh --current) for the 2.x profiles, /usr/bin/python3 "
+                         "(Debian's torch 1.13) for 1.13)")
+    ap.add_argument("--torch-profile", default="2.x", choices=("2.x", "2.x-no-early-stop", "1.13"),
+                    help="the PyTorch semantics simulated and checked (default 2.x)")
     ap.add_argument("--deepspeed", action="store_true", help="compare with the DeepSpeed oracle")
     ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-oracle"))
     ap.add_argument("--max-report", type=int, default=20)
@@ -197,6 +202,7 @@ def main(argv):
     t0 = time.time()
     if a.rank is not None:
         RANK_ARGS[:] = ["--rank", str(a.rank)]
+    RANK_ARGS.extend(["--torch-profile", a.torch_profile])
 
     env = dict(os.environ)
     if a.deepspeed:
@@ -209,15 +215,25 @@ def main(argv):
         env["DS_ACCELERATOR"] = "cpu"
     else:
         py = a.python
-        oracle = [py, os.path.join(HERE, "torch_oracle.py")]
+        if py is None:
+            py = "/usr/bin/python3" if a.torch_profile == "1.13" else \
+                os.path.join(ROOT, ".venv-current", "bin", "python")
+        if not os.access(py, os.X_OK):
+            print("difftest: SKIP: no interpreter %s for torch profile %s (tools/oracle_venv.sh "
+                  "--current builds the current-stack venv)" % (py, a.torch_profile))
+            return 77
+        oracle = [py, os.path.join(HERE, "torch_oracle.py"), "--torch-profile", a.torch_profile]
         policies = list(POLICIES)
-    probe = subprocess.run(oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "")],
+    probe = subprocess.run(oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "") +
+                                         "; print('torch', torch.__version__" +
+                                         (", 'deepspeed', deepspeed.__version__" if a.deepspeed else "") + ")"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if probe.returncode != 0:
         print("difftest: SKIP: %s cannot import torch%s: %s" % (
             oracle[0], "/deepspeed" if a.deepspeed else "",
             probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else "?"))
         return 77
+    versions = probe.stdout.strip().splitlines()[-1] if probe.stdout.strip() else "?"
 
     work = a.work
     if work is None:
@@ -313,6 +329,7 @@ def main(argv):
           "files, %d more files), %d traces compared (policies: %s)" % (
               n_sc, a.seeds[0], a.seeds[1], n_gen, " (all ranks, per-rank edits)" if a.gen_ranks else "",
               len(cfiles), len(a.files), compared, ", ".join(policies)))
+    print("difftest: checked against %s (%s), torch profile %s" % (versions, oracle[0], a.torch_profile))
     n_rank = sum(1 for _, name, _ in index if "#rank" in name)
     if n_rank:
         print("difftest: %d of them are one rank's program of an all-ranks scenario (NAME#rankR)" % n_rank)

@@ -9,6 +9,9 @@
  *                                        writes, S = FIRST..LAST
  *   sim_traces --rank R ...              all-ranks scenarios: only rank R's program
  *                                        (default: every rank's, one after another)
+ *   sim_traces --torch-profile P ...     every scenario under torch profile P (2.x,
+ *                                        2.x-no-early-stop, 1.13; JSON included), as
+ *                                        the oracle of that torch release runs it
  *   sim_traces --ds OUTDIR ...           DeepSpeed-oracle mode: the scenario as the
  *                                        DeepSpeed oracle runs it (world size 1, rank 0,
  *                                        immediate completion: deferred 0), policy
@@ -65,6 +68,7 @@ static zs_scenario sc;
 
 static int ds_mode;
 static int only_rank = -1; /* --rank R */
+static int torch_profile = -1; /* --torch-profile P: every scenario's cfg.torch_profile */
 static zs_scenario whole; /* an all-ranks scenario while its ranks are emitted */
 #define DS_MAX_TOTAL_NUMEL (1ull << 22) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
 
@@ -87,6 +91,7 @@ static void ds_scale(void)
 static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 {
     char path[4096];
+    if (torch_profile >= 0) sc.cfg.torch_profile = (uint8_t)torch_profile;
     if (ds_mode) {
         sc.cfg.world_size = 1;
         sc.cfg.rank = 0;
@@ -175,6 +180,15 @@ int main(int argc, char **argv)
             ds_mode = 1;
             argv++;
             argc--;
+        } else if (argc > 2 && !strcmp(argv[1], "--torch-profile")) {
+            torch_profile = zs_torch_profile_from_name(argv[2]);
+            if (torch_profile < 0) {
+                fprintf(stderr, "sim_traces: --torch-profile %s: not 2.x, 2.x-no-early-stop or 1.13\n",
+                        argv[2]);
+                return 2;
+            }
+            argv += 2;
+            argc -= 2;
         } else if (argc > 2 && !strcmp(argv[1], "--rank")) {
             only_rank = atoi(argv[2]);
             if (only_rank < 0 || only_rank >= ZS_MAX_WORLD) {
@@ -187,7 +201,8 @@ int main(int argc, char **argv)
             break;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] OUTDIR FILE... | sim_traces [--ds] [--rank R] OUTDIR --seeds FIRST LAST\n");
+        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] [--torch-profile P] OUTDIR FILE... | "
+                        "sim_traces [--ds] [--rank R] [--torch-profile P] OUTDIR --seeds FIRST LAST\n");
         return 2;
     }
     const char *dir = argv[1];

@@ -23,8 +23,14 @@ Usage:
 Policies: per-call, reset-on-forward, lazy-init, init-at-register
 (default: the scenario's config.policy).
 
-Must run with Debian's /usr/bin/python3 (python3-torch 1.13).  See
-docs/oracles.md for what is covered and how.
+Torch profiles (the scenario's config "torch_profile", --torch-profile
+overrides): "2.x" (the reference: torch 2.x, checked with PyPI's torch
+2.15.0; non-reentrant checkpoint early stop on, its default),
+"2.x-no-early-stop" (the same torch under
+torch.utils.checkpoint.set_checkpoint_early_stop(False)), "1.13" (Debian's
+python3-torch 1.13.1 under /usr/bin/python3).  A profile run on the wrong
+torch release is refused (ORACLEERROR), so a comparison always names the
+release it was checked against.  See docs/oracles.md.
 """
 
 import argparse
@@ -40,6 +46,20 @@ import torch.utils.checkpoint as tcheckpoint
 warnings.filterwarnings("ignore")
 
 POLICIES = ("per-call", "reset-on-forward", "lazy-init", "init-at-register")
+TORCH_PROFILES = ("2.x", "2.x-no-early-stop", "1.13")
+
+
+def torch_profile_of(sc, override=None):
+    """The scenario's torch profile, checked against the torch running here."""
+    prof = override or sc["config"].get("torch_profile", "2.x")
+    if prof not in TORCH_PROFILES:
+        raise ValueError("unknown torch profile %r" % prof)
+    major = torch.__version__.split(".")[0]
+    want = "1" if prof == "1.13" else "2"
+    if major != want or (prof == "1.13" and not torch.__version__.startswith("1.13")):
+        raise ValueError("torch profile %s needs torch %s, this is torch %s" % (
+            prof, "1.13" if prof == "1.13" else "2.x", torch.__version__))
+    return prof
 PARAM_NUMEL_CAP = 4  # real tensors are tiny: shapes do not matter to hook timing
 
 
@@ -316,11 +336,17 @@ class Run:
         # (param.expand_as(param).grad_fn.next_functions[0][0]); keeping the
         # node alive keeps it the parameter's accumulator in every graph.
         for t in params:
-            if t.requires_grad:
-                acc = t.expand_as(t).grad_fn.next_functions[0][0]
-                pid = t.zo_id
-                acc.register_hook(lambda gi, go, pid=pid: self.line("PGRAD p=%d" % pid))
-                self.keep.append(acc)
+            if not t.requires_grad:
+                continue
+            pid = t.zo_id
+            if hasattr(t, "register_post_accumulate_grad_hook"):
+                # torch 2.1+: what DeepSpeed 0.19's stage 3 registers
+                self.keep.append(t.register_post_accumulate_grad_hook(
+                    lambda p, pid=pid: self.line("PGRAD p=%d" % pid)))
+                continue
+            acc = t.expand_as(t).grad_fn.next_functions[0][0]
+            acc.register_hook(lambda gi, go, pid=pid: self.line("PGRAD p=%d" % pid))
+            self.keep.append(acc)
 
     def install_hooks(self):
         # DeepSpeed's registration order: pre-hook A, forward hooks B and
@@ -599,7 +625,7 @@ def _dispatch_backward(*a, **kw):
 torch.autograd.backward = _dispatch_backward
 
 
-def trace(sc, policy):
+def trace(sc, policy, torch_profile=None):
     """The canonical trace of scenario sc (parsed JSON) under policy, as a
     list of lines.  Each run uses a fresh thread: the autograd engine's CPU
     ready queue is thread-local, and a run stopped by a PyTorch error may
@@ -611,6 +637,7 @@ def trace(sc, policy):
     if sc["config"].get("all_ranks") and sc.get("edits"):
         raise ValueError("all-ranks scenario with rank edits: run each rank's program "
                          "(tools/sim_traces writes them as NAME#rankR)")
+    prof = torch_profile_of(sc, torch_profile)
     out = []
     err = []
 
@@ -618,7 +645,11 @@ def trace(sc, policy):
         r = Run(sc, policy, out)
         _current.run = r
         try:
-            r.run()
+            if prof == "2.x-no-early-stop":
+                with tcheckpoint.set_checkpoint_early_stop(False):
+                    r.run()
+            else:
+                r.run()
         except StopRun:
             pass
         except BaseException as e:  # an oracle bug, not a PyTorch behaviour
@@ -640,6 +671,8 @@ def main(argv):
     ap.add_argument("--policy", choices=POLICIES)
     ap.add_argument("--policies", help="comma-separated policies (batch mode)")
     ap.add_argument("--out-suffix", help="batch mode: write FILE-without-.json.POLICY+SUFFIX")
+    ap.add_argument("--torch-profile", choices=TORCH_PROFILES,
+                    help="override the scenarios' torch profile")
     a = ap.parse_args(argv)
     rc = 0
     for f in a.files:
@@ -650,7 +683,7 @@ def main(argv):
             base = f[:-5] if f.endswith(".json") else f
             for pol in pols:
                 try:
-                    lines = trace(sc, pol)
+                    lines = trace(sc, pol, a.torch_profile)
                     text = "\n".join(lines) + "\n"
                 except Exception as e:  # report and go on with the batch
                     text = "ORACLEERROR %s: %s\n" % (type(e).__name__, e)
@@ -659,7 +692,7 @@ def main(argv):
                     fh.write(text)
         else:
             pol = a.policy or sc["config"]["policy"]
-            sys.stdout.write("\n".join(trace(sc, pol)) + "\n")
+            sys.stdout.write("\n".join(trace(sc, pol, a.torch_profile)) + "\n")
     return rc
 
 
