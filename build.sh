@@ -45,9 +45,13 @@ usage: ./build.sh [MODE] [ARGS...]
   deps        only install missing dependencies (apt-get)
   help        this text
 
-  oracle      create (once) and cache .venv-oracle/: DeepSpeed from PyPI
-              over Debian's torch, for tools/deepspeed_oracle.py (`test`
-              does this too, and skips the DeepSpeed test if it fails)
+  oracle [--current|--legacy]
+              create (once) and cache an oracle venv: --current (default
+              of `test` too) PyPI's torch 2.15 + deepspeed 0.19.8 linked as
+              .venv-current/; --legacy deepspeed 0.15.4 over Debian's torch
+              1.13 in .venv-oracle/ (`test` makes both; a differential test
+              whose venv is missing is skipped, or fails under CI=true when
+              PyPI answers)
   gpu         the prepared GPU check, tests/gpu/run.sh (needs CUDA, NCCL
               and a GPU; see docs/gpu.md)
 
@@ -215,13 +219,28 @@ mode_default() {
     say "built: build/libzoffload.a build/libzoffload.so$( [[ -d build/fuzz ]] && echo ', build/fuzz/ (tools, replay drivers)')"
 }
 
-# The DeepSpeed oracle's venv (deepspeed from PyPI over Debian's torch),
-# cached in .venv-oracle/.  Not fatal: without the registry the DeepSpeed
-# differential test is skipped (ctest reports it), everything else runs.
+# The oracles' venvs (tools/oracle_venv.sh): the current stack (PyPI's
+# torch 2.15 + deepspeed 0.19.8, cached under ~/.cache/zoffload and linked
+# as .venv-current) and the legacy one (deepspeed 0.15.4 over Debian's torch
+# 1.13, .venv-oracle).  Not fatal here: without the registry the
+# differential tests that need a venv report SKIP (under CI=true they fail
+# instead when the registry answers, so a broken install cannot hide).
 ensure_oracle() {
     [[ -x tools/oracle_venv.sh ]] || return 0
-    if ! tools/oracle_venv.sh >/dev/null; then
-        say "DeepSpeed oracle venv unavailable: tools/difftest_deepspeed will be skipped"
+    local t0=$SECONDS rc=0
+    tools/oracle_venv.sh --current >/dev/null || rc=$?
+    if ((rc)); then
+        say "current-stack oracle venv unavailable (exit $rc): its differential tests will report it"
+    else
+        say "current-stack oracle venv ready ($((SECONDS - t0)) s)"
+    fi
+    t0=$SECONDS
+    rc=0
+    tools/oracle_venv.sh --legacy >/dev/null || rc=$?
+    if ((rc)); then
+        say "legacy oracle venv unavailable (exit $rc): tools/difftest_deepspeed_0.15 will be skipped"
+    else
+        say "legacy oracle venv ready ($((SECONDS - t0)) s)"
     fi
 }
 
@@ -617,7 +636,7 @@ case "$mode" in
     valgrind)    mode_valgrind ;;
     reliability) mode_reliability ;;
     coverage)    mode_coverage ;;
-    oracle)      ensure_deps; exec tools/oracle_venv.sh "$@" ;;
+    oracle)      ensure_deps; exec tools/oracle_venv.sh "${@:---current}" ;;
     gpu)         exec tests/gpu/run.sh "$@" ;;
     *)           usage >&2; die "unknown mode '$mode'" ;;
 esac
