@@ -1,7 +1,8 @@
 /*
  * sim.h - executes a scenario against the real zoffload runtime, calling
- * the hooks exactly when PyTorch 1.13 with DeepSpeed's stage-3 hook
- * registration would, and checks the invariants (check.h) as it goes.
+ * the hooks exactly when PyTorch (the scenario's torch profile: torch 2.x,
+ * the default, or 1.13) with DeepSpeed's stage-3 hook registration would,
+ * and checks the invariants (check.h) as it goes.
  *
  * The execution semantics (grad mode, autograd graph, sequence numbers,
  * ready-node orders, checkpoint recomputes, exceptions) are specified in
