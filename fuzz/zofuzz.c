@@ -435,8 +435,10 @@ static int cmd_repro(int argc, char **argv, int trace_only)
         o.trace = stdout;
     else if (!quiet) {
         o.events = stdout;
-        printf("# %s (%s), policy %s, order %s\n", file, is_text ? ".scn text" : "fuzzer bytes",
-               zs_policy_name((unsigned)pol), ord == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
+        printf("# %s (%s), policy %s, order %s, torch %s, deepspeed %s\n", file,
+               is_text ? ".scn text" : "fuzzer bytes", zs_policy_name((unsigned)pol),
+               ord == ZS_ORDER_FUZZED ? "fuzzed" : "engine", zs_torch_profile_name(s.cfg.torch_profile),
+               zs_ds_profile_name(s.cfg.ds_profile));
     }
     o.verify_collectives = verify;
     if (s.cfg.all_ranks) {
@@ -465,7 +467,8 @@ static int cmd_repro(int argc, char **argv, int trace_only)
     if (r.violated) {
         char line[512];
         zs_violation_format(&r.v, line, sizeof line);
-        fprintf(verdict_out, "violated: %s\n", line);
+        fprintf(verdict_out, "violated: %s (torch %s, deepspeed %s)\n", line,
+                zs_torch_profile_name(s.cfg.torch_profile), zs_ds_profile_name(s.cfg.ds_profile));
         return 1;
     }
     if (!trace_only && r.i3_hook_misses)
@@ -474,8 +477,11 @@ static int cmd_repro(int argc, char **argv, int trace_only)
                 "callback or sweep (first: %s)\n",
                 (unsigned long long)r.i3_hook_misses, (unsigned long long)r.i3_hook_checks,
                 r.i3_hook_first);
-    fprintf(verdict_out, "all invariants hold (policy %s, %llu hook calls, %llu events, %llu backwards)\n",
-            zs_policy_name((unsigned)pol), (unsigned long long)r.hook_calls,
+    fprintf(verdict_out,
+            "all invariants hold (policy %s, torch %s, deepspeed %s, %llu hook calls, %llu events, "
+            "%llu backwards)\n",
+            zs_policy_name((unsigned)pol), zs_torch_profile_name(s.cfg.torch_profile),
+            zs_ds_profile_name(s.cfg.ds_profile), (unsigned long long)r.hook_calls,
             (unsigned long long)r.events, (unsigned long long)r.backwards);
     return 0;
 }
