@@ -246,9 +246,33 @@ static void test_checkpoint(void **state)
     expect_violation(&sc, ZO_GRADS_LAZY_INIT, ZS_INV_I3, 0);
     expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 0);
 
-    /* non-reentrant: one forward with grad, the recompute fires A D B C
-     * when backward reaches the region's op node */
+    /* non-reentrant, torch 2.x (the default profile): one forward with
+     * grad; when backward reaches the region's op node the recompute runs
+     * A and D, then stops at the pack of the region's only saved tensor
+     * (early stop): B and C never fire */
     reentrant(&sc, ZS_CALL_CKPT_NRE);
+    expect_holds(&sc, ZO_GRADS_PER_CALL);
+    const char *nre2 =
+        "BWD g=0 retain=0\n"
+        "PRE m=0 r=?->?\n"
+        "PRE m=1 r=?->?\n"
+        "A m=1\n"
+        "D m=1 n=1 rg=1 c=0->0\n"
+        "PGRAD p=0\n"
+        "POST m=1 c=1->0\n"
+        "POST m=0 c=1->0\n"
+        "ENDBWD g=0\n";
+    if (!strstr(tbuf, nre2)) fprintf(stderr, "trace:\n%s", tbuf);
+    assert_non_null(strstr(tbuf, nre2));
+    /* the legacy policies keep what the recompute's A fetched until the
+     * module's post-backward: reset-on-forward releases it there */
+    expect_holds(&sc, ZO_GRADS_RESET_ON_FORWARD);
+
+    /* without early stop (torch 2.x, set_checkpoint_early_stop(False)) and
+     * on torch 1.13 the whole region is recomputed: A D B C */
+    for (int prof = ZS_TORCH_2_NO_EARLY_STOP; prof <= ZS_TORCH_113; prof++) {
+    reentrant(&sc, ZS_CALL_CKPT_NRE);
+    sc.cfg.torch_profile = (uint8_t)prof;
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     const char *nre =
         "BWD g=0 retain=0\n"
@@ -264,6 +288,8 @@ static void test_checkpoint(void **state)
         "ENDBWD g=0\n";
     if (!strstr(tbuf, nre)) fprintf(stderr, "trace:\n%s", tbuf);
     assert_non_null(strstr(tbuf, nre));
+    }
+    sc.cfg.torch_profile = ZS_TORCH_2;
 }
 
 /* The child raises; the root catches it and carries on. */
