@@ -580,6 +580,19 @@ static void test_tail_compat(void **state)
     a.n_edits = 1;
     a.edit[0] = mkedit(2, ZS_EDIT_ROUTE, 1, 0, 5, 3);
     assert_roundtrip(&a);
+    /* the profiles come last in the tail (one byte each): an encoding that
+     * ends before them decodes as the current torch and DeepSpeed */
+    a.cfg.torch_profile = ZS_TORCH_113;
+    a.cfg.ds_profile = ZS_DS_015;
+    assert_roundtrip(&a);
+    size_t n2 = zs_encode(&a, enc1, sizeof enc1);
+    zs_decode(enc1, n2, &c);
+    assert_int_equal(c.cfg.torch_profile, ZS_TORCH_113);
+    assert_int_equal(c.cfg.ds_profile, ZS_DS_015);
+    zs_decode(enc1, n2 - 2, &c);
+    assert_int_equal(c.cfg.torch_profile, ZS_TORCH_2);
+    assert_int_equal(c.cfg.ds_profile, ZS_DS_019);
+    assert_int_equal(c.n_edits, 1);
 }
 
 /* Random bytes after a scenario's encoding give valid, useful edits. */
@@ -597,9 +610,11 @@ static void test_random_tails(void **state)
         a.n_order = 0;
         a.cfg.all_ranks = 0;
         a.cfg.verify_collectives = 0;
+        a.cfg.torch_profile = 0;
+        a.cfg.ds_profile = 0;
         a.n_edits = 0;
         for (unsigned m = 0; m < a.n_modules; m++) a.mod[m].flags &= ZS_MOD_Z3_LEAF;
-        size_t m = zs_encode(&a, enc1, sizeof enc1);
+        size_t m = zs_encode(&a, enc1, sizeof enc1); /* no tail */
         assert_true(m > 0 && m + 64 <= sizeof enc1);
         uint64_t st = t * 977 + 5;
         zs_rand_bytes(&st, enc1 + m, 64);
