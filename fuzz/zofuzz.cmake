@@ -2,9 +2,10 @@
 # fuzz_scn_parse target and the corpus tests (issue 4).  Included at the end
 # of fuzz/CMakeLists.txt (after zofuzz_core and the engine targets exist).
 #
-#   zofuzz_scn              static lib: scn.c (parser/printer) + minimize.c
+#   zofuzz_scn              static lib: scn.c (parser/printer) + minimize.c + export.c
+#                           (Python reproducers; embeds export_template.py)
 #   zofuzz                  the CLI (run / repro / minimize / check / print /
-#                           compile / trace / verify / seeds)
+#                           compile / trace / verify / seeds / export)
 #   fuzz_scn_parse(_replay) parser fuzz target (engine build when
 #                           ZO_FUZZ_ENGINE is set) and its engine-less replay
 #   corpus_seeds            custom target: regenerate corpus/seeds/<target>/
@@ -12,8 +13,18 @@
 #                           corpus/regressions (`zofuzz seeds`)
 #   tests                   corpus/* (see below)
 
-add_library(zofuzz_scn STATIC scn.c minimize.c)
+# export.c embeds the Python part of `zofuzz export`'s scripts
+add_custom_command(
+  OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/export_template.h
+  COMMAND ${CMAKE_COMMAND} -DIN=${CMAKE_CURRENT_SOURCE_DIR}/export_template.py
+          -DOUT=${CMAKE_CURRENT_BINARY_DIR}/export_template.h -DNAME=zs_export_template
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/embed_text.cmake
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/export_template.py ${CMAKE_CURRENT_SOURCE_DIR}/embed_text.cmake
+  COMMENT "embedding fuzz/export_template.py"
+  VERBATIM)
+add_library(zofuzz_scn STATIC scn.c minimize.c export.c ${CMAKE_CURRENT_BINARY_DIR}/export_template.h)
 target_include_directories(zofuzz_scn PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(zofuzz_scn PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
 target_link_libraries(zofuzz_scn PUBLIC zofuzz_core)
 
 add_executable(zofuzz zofuzz.c)
