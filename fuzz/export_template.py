@@ -194,9 +194,8 @@ class Runner:
     def check_i3(self, after):
         for p in self.params:
             if p.ds_status != ZeroParamStatus.NOT_AVAILABLE and not getattr(p, "ds_persist", False):
-                self.violate("I3", "parameter '%s' is still %s after %s of step %d (expected "
-                             "NOT_AVAILABLE: non-persistent)" % (p.zo_name, p.ds_status.name, after,
-                                                                 self.step))
+                self.violate("I3", "non-persistent parameter '%s' is still %s after %s in step %d"
+                             % (p.zo_name, p.ds_status.name, after, self.step))
                 return
 
     def check_i4(self, module, when):
@@ -592,7 +591,7 @@ class Runner:
             self.line("DISCARD g=%d" % p.num)
             p.discarded = True
 #@deepspeed
-            self.check_i3("a forward whose loss needs no backward")
+            self.check_i3("a forward whose loss needs no backward (discarded)")
 #@end
             return
         self.top_backward = (p.num, retain)

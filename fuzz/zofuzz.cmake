@@ -152,6 +152,18 @@ if(BUILD_TESTING)
     set_tests_properties(corpus/run_e2e PROPERTIES TIMEOUT 300)
   endif()
 
+  # zofuzz export: every corpus scenario to both targets, through py_compile
+  if(EXISTS ${_tc}/export.sh)
+    add_test(NAME corpus/export_compile COMMAND sh ${_tc}/export.sh $<TARGET_FILE:zofuzz> ${_src})
+    set_tests_properties(corpus/export_compile PROPERTIES TIMEOUT 1200)
+  endif()
+  # ... and run on DeepSpeed 0.19.8 (.venv-current; skipped without it)
+  if(EXISTS ${_tc}/export_run.sh)
+    add_test(NAME corpus/export_run_deepspeed
+      COMMAND sh ${_tc}/export_run.sh $<TARGET_FILE:zofuzz> ${_src} ${CMAKE_BINARY_DIR}/torch_extensions)
+    set_tests_properties(corpus/export_run_deepspeed PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77)
+  endif()
+
   # the CLI's usage errors and bytes/text round trip
   if(EXISTS ${_tc}/cli.sh)
     add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})
