@@ -342,9 +342,9 @@ static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_ex
     } else {
         sb_printf(b, "Run:        pip install torch; python %s\n", script);
     }
-    sb_printf(b, "Exit:       1 and a line \"VIOLATION I<n>: ...\" when an invariant is violated\n"
-                 "            (or \"EXCEPTION ...\" when %s raises), 0 and \"no invariant\n"
-                 "            violation on ...\" when none shows.\n\n",
+    sb_printf(b, "Exit:       1 and a last line \"VIOLATION I<n>: ...\" when an invariant is\n"
+                 "            violated (or \"EXCEPTION ...\" when %s raises), else 0 and\n"
+                 "            \"no invariant violation on ...\".\n\n",
               ds ? "torch or DeepSpeed" : "torch");
     if (ds) {
         sb_printf(b,

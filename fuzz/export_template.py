@@ -3,13 +3,13 @@ import argparse
 import contextlib
 import io
 import os
-import socket
 import sys
-import tempfile
 import threading
 import warnings
-
 #@deepspeed
+import socket
+import tempfile
+
 # DeepSpeed on CPU, one process: gloo, world size 1.  DeepSpeed JIT-builds a
 # CPU comm op under TORCH_EXTENSIONS_DIR; a private one avoids waiting forever
 # on a stale lock left in the shared cache by an interrupted build.
@@ -24,8 +24,8 @@ if "TORCH_EXTENSIONS_DIR" not in os.environ:
 # LOCAL_SIZE: the CPU accelerator counts devices with numactl otherwise
 for _k, _v in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0"), ("LOCAL_SIZE", "1")):
     os.environ.setdefault(_k, _v)
-#@end
 
+#@end
 import torch  # noqa: E402
 import torch.utils.checkpoint as tcheckpoint  # noqa: E402
 
@@ -173,7 +173,7 @@ class Runner:
 #@end
 
     def where(self):
-        return "%s of step %d" % (self.phase, self.step)
+        return "setup" if self.phase == "setup" else "%s of step %d" % (self.phase, self.step)
 
     def violate(self, inv, msg):
         print("# violation %s: %s" % (inv, msg), flush=True)

@@ -2016,7 +2016,7 @@ static int cmd_run(int argc, char **argv)
     size_t ncrash = 0;
     for (size_t k = 0; k < nc; k++) {
         const char *b = base_name(cv[k]);
-        if (ends_with(b, ".scn")) continue;
+        if (ends_with(b, ".scn") || ends_with(b, ".py")) continue; /* our outputs */
         if (!strncmp(b, "crash-", 6) || !strncmp(b, "timeout-", 8) || !strncmp(b, "oom-", 4) ||
             !strncmp(b, "leak-", 5))
             ncrash++;
@@ -2044,7 +2044,7 @@ static int cmd_run(int argc, char **argv)
         size_t done = 0;
         for (size_t k = 0; k < nc && done < max_repro; k++) {
             const char *b = base_name(cv[k]);
-            if (ends_with(b, ".scn")) continue;
+            if (ends_with(b, ".scn") || ends_with(b, ".py")) continue; /* our outputs */
             if (strncmp(b, "crash-", 6) && strncmp(b, "timeout-", 8) && strncmp(b, "oom-", 4) &&
                 strncmp(b, "leak-", 5))
                 continue;
