@@ -310,9 +310,13 @@ class Runner:
             self.mods[mid]._z3_leaf = True  # what deepspeed.utils.set_z3_leaf_modules sets
         root = self.mods[0]
         if not self.params:
-            # DeepSpeed reads the dtype of the first parameter: one frozen,
-            # unused parameter (not in the S lines)
-            root.register_parameter("zo_dummy", torch.nn.Parameter(torch.zeros(1), requires_grad=False))
+            # DeepSpeed reads the dtype of the first parameter: one unused
+            # parameter (not in the S lines), frozen unless the optimizer needs it
+            root.register_parameter("zo_dummy", torch.nn.Parameter(torch.zeros(1),
+                                                                   requires_grad=not self.hooks_only))
+        elif not self.hooks_only and not any(p.requires_grad for p in self.params):
+            # the ZeRO-3 optimizer needs a trainable parameter of the model
+            root.register_parameter("zo_dummy", torch.nn.Parameter(torch.zeros(1)))
         self.pgrad_hooks()  # before DeepSpeed partitions param.data
         with contextlib.redirect_stdout(io.StringIO()):
             deepspeed.init_distributed(dist_backend="gloo", verbose=False)
@@ -326,8 +330,7 @@ class Runner:
                 self.engine, _, _, _ = deepspeed.initialize(model=root, config=cfg)
                 self.offload = self.engine.optimizer
             else:
-                trainable = [p for p in self.params if p.requires_grad]
-                opt = torch.optim.SGD(trainable or [torch.nn.Parameter(torch.zeros(1))], lr=0.0)
+                opt = torch.optim.SGD([p for p in root.parameters() if p.requires_grad], lr=0.0)
                 self.engine, _, _, _ = deepspeed.initialize(model=root, optimizer=opt, config=cfg)
                 self.offload = self.engine.optimizer.parameter_offload
         # tied / external parameters: a module that uses a parameter it does not own
