@@ -318,6 +318,7 @@ class Runner:
             # the ZeRO-3 optimizer needs a trainable parameter of the model
             root.register_parameter("zo_dummy", torch.nn.Parameter(torch.zeros(1)))
         self.pgrad_hooks()  # before DeepSpeed partitions param.data
+        _allow_missing_shm_op()
         with contextlib.redirect_stdout(io.StringIO()):
             deepspeed.init_distributed(dist_backend="gloo", verbose=False)
             if int(torch.__version__.split(".")[0]) < 2:
@@ -656,6 +657,31 @@ class _Done:
 def _copy_collective(output_tensor, input_tensor, *args, async_op=False, **kw):
     output_tensor.view(-1).copy_(input_tensor.reshape(-1))
     return _Done() if async_op else None
+
+
+def _allow_missing_shm_op():
+    """DeepSpeed's CPU comm backend JIT-builds a shared-memory allreduce op
+    (it needs torch's C++ headers, which e.g. Debian's python3-torch lacks).
+    One process never uses it, and DeepSpeed runs without it when the
+    builder is unavailable: a failed build counts as that (noted on stderr)."""
+    import importlib
+    try:  # (the package's attribute "torch" is torch itself)
+        dstorch = importlib.import_module("deepspeed.comm.torch")
+    except ImportError:
+        return
+    build = getattr(dstorch, "build_shm_op", None)
+    if build is None:
+        return
+
+    def build_or_none():
+        try:
+            return build()
+        except Exception as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            print("note: DeepSpeed's shared-memory comm op did not build (%s); world size 1 "
+                  "does not use it" % first, file=sys.stderr)
+            return None
+    dstorch.build_shm_op = build_or_none
 
 
 def _hook_name(fn):
