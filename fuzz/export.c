@@ -171,8 +171,23 @@ static void make_names(const zs_scenario *s, names *nm)
             snprintf(nm->mod_path[0], sizeof nm->mod_path[0], "model");
             continue;
         }
-        if (py_ident_ok(n) && !attr_taken(s, nm, s->mod[m].parent, n, m, 0))
-            snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "%s", n);
+        /* the .scn name relative to the parent's ("h.0.ln_1" under "h.0":
+         * ln_1), else its last component, else with '.'/'-' as '_' (h_0) */
+        char cand[3][ZS_NAME_LEN + 8];
+        const char *pn = s->mod[s->mod[m].parent].name;
+        size_t pl = strlen(pn);
+        const char *rel = (pl && !strncmp(n, pn, pl) && n[pl] == '.') ? n + pl + 1 : n;
+        const char *last = strrchr(n, '.');
+        snprintf(cand[0], sizeof cand[0], "%s", rel);
+        snprintf(cand[1], sizeof cand[1], "%s", last ? last + 1 : n);
+        snprintf(cand[2], sizeof cand[2], "%s", rel);
+        for (char *q = cand[2]; *q; q++)
+            if (*q == '.' || *q == '-') *q = '_';
+        int k = 0;
+        while (k < 3 && !(py_ident_ok(cand[k]) && !attr_taken(s, nm, s->mod[m].parent, cand[k], m, 0)))
+            k++;
+        if (k < 3)
+            snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "%s", cand[k]);
         else {
             snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "m%u", m);
             nm->fallbacks++;
