@@ -838,6 +838,10 @@ def main():
     t.start()
     t.join()
     r = RUN
+    if r.violation and r.exception:
+        who, e = r.exception
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        print("# then %s raised %s: %s" % (who, type(e).__name__, first[:300]))
     if r.violation:
         inv, msg = r.violation
         print("VIOLATION %s: %s (%s)" % (inv, msg, VERSIONS))
