@@ -2,7 +2,7 @@
  * zofuzz - the zoffload fuzzing tool: the main job (`run`: libFuzzer on the
  * shipped model corpus with progress, summary and minimised repros) and
  * the tools around a finding (repro, minimize, check, print, compile,
- * trace, seeds, verify).  `zofuzz help` and `zofuzz CMD --help` describe
+ * trace, seeds, verify, export).  `zofuzz help` and `zofuzz CMD --help` describe
  * each subcommand; docs/scenario-format.md the .scn format.
  *
  * Exit codes (every subcommand):
@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export.h"
 #include "minimize.h"
 #include "scenario.h"
 #include "scn.h"
@@ -180,6 +181,78 @@ static int ends_with(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
     return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Writes text to path through a temporary file in the same directory,
+ * renamed over path at the end: path never holds a partial file.  Returns
+ * 0, or -1 with a message printed. */
+static int write_whole(const char *path, const char *text)
+{
+    char tmp[PATH_MAX];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        fprintf(stderr, "%s: %s: path too long\n", g_prog, path);
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+        return -1;
+    }
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    /* the mode a plain fopen would give (mkstemp makes 0600) */
+    mode_t um = umask(0);
+    umask(um);
+    int bad = off != len || fchmod(fd, 0666 & ~um) != 0;
+    bad |= close(fd) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "%s: %s: write error: %s\n", g_prog, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 if a file can be written at path (its directory exists and is
+ * writable; an existing path is a writable regular file), else -1 with
+ * the reason in why. */
+static int path_writable(const char *path, char *why, size_t n)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(why, n, "is a directory");
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, n, "%s", strerror(errno));
+            return -1;
+        }
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, n, "directory %s does not exist", dir);
+        return -1;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(why, n, "directory %s is not writable (%s)", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static int all_text(const uint8_t *b, size_t n)
@@ -569,6 +642,179 @@ static int cmd_compile(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* export                                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *const export_help =
+    "usage: zofuzz export FILE --to torch|deepspeed [-o OUT.py] [--rank R] [--text|--bytes]\n"
+    "\n"
+    "Writes a standalone Python script (it imports only torch, or torch and\n"
+    "deepspeed) that reproduces the scenario on the real library, for a\n"
+    "maintainer who does not have zoffload.  It builds the scenario's model from\n"
+    "torch.nn.Modules (.scn names as attribute names, real numels; totals over\n"
+    "2^22 elements scaled down as tools/sim_traces --ds does), runs the steps as\n"
+    "tools/torch_oracle.py / tools/deepspeed_oracle.py do, prints one line per\n"
+    "hook with ds_grads_remaining and applied_pre_backward_ref_cnt (DeepSpeed:\n"
+    "and every parameter's ds_status), and checks the invariants it can observe:\n"
+    "I1 (a negative ds_grads_remaining), and on DeepSpeed I3 (a non-persistent\n"
+    "parameter still gathered after a backward, an eval forward or the optimizer\n"
+    "step) and I4 (an op computing with a parameter that is not AVAILABLE).  The\n"
+    "script exits 1 with \"VIOLATION I<n>: ...\" (or \"EXCEPTION ...\" when torch or\n"
+    "DeepSpeed raises), else 0 with \"no invariant violation on ...\".  Its header\n"
+    "names the scenario, the simulator's verdict under reset-on-forward (DeepSpeed\n"
+    "upstream) and this command.\n"
+    "\n"
+    "  --to torch      plain torch with DeepSpeed-shaped hooks (reset-on-forward\n"
+    "                  counters), as tools/torch_oracle.py\n"
+    "  --to deepspeed  DeepSpeed ZeRO stage 3 on CPU (gloo, world size 1): by\n"
+    "                  default deepspeed.initialize with an optimizer,\n"
+    "                  engine.backward, engine.step; the script's --hooks-only runs\n"
+    "                  the bare hooks (no optimizer, loss.backward())\n"
+    "  -o OUT.py       output file (default stdout); checked before any work, never\n"
+    "                  left partly written\n"
+    "  --rank R        all-ranks scenarios: export rank R's program (required when\n"
+    "                  the scenario has rank edits)\n"
+    "\n"
+    "Run the result: pip install torch deepspeed; DS_ACCELERATOR=cpu python OUT.py\n"
+    "zofuzz run and zofuzz minimize write the DeepSpeed script beside every\n"
+    "minimised .scn of a reset-on-forward finding (same name, .py).\n"
+    "\n"
+    "Exit: 0 written, 2 bad usage/input (nothing written).\n";
+
+/* the command line, for the script's header */
+static void join_args(int argc, char **argv, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < argc && n + 2 < cap; i++) {
+        const char *a = i == 0 ? "zofuzz" : argv[i];
+        int k = snprintf(out + n, cap - n, "%s%s", i ? " " : "", a);
+        if (k < 0 || (size_t)k >= cap - n) break;
+        n += (size_t)k;
+    }
+}
+
+static int cmd_export(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL, *to = NULL, *rank_s = NULL;
+    int form = FORM_AUTO, form_seen = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(export_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "-o")) {
+            if (out) die_usage("export: -o given twice");
+            out = optval(argc, argv, &i);
+        } else if (!strcmp(a, "--to")) {
+            if (to) die_usage("export: --to given twice");
+            to = optval(argc, argv, &i);
+        } else if (!strcmp(a, "--rank")) {
+            if (rank_s) die_usage("export: --rank given twice");
+            rank_s = optval(argc, argv, &i);
+        } else if (!strcmp(a, "--text") || !strcmp(a, "--bytes")) {
+            if (form_seen) die_usage("export: --text/--bytes given twice");
+            form_seen = 1;
+            form = !strcmp(a, "--text") ? FORM_TEXT : FORM_BYTES;
+        } else if (a[0] == '-' && a[1])
+            die_usage("export: unknown option %s (see --help)", a);
+        else if (!file)
+            file = a;
+        else
+            die_usage("export: one FILE only (got '%s' and '%s')", file, a);
+    }
+    if (!file) die_usage("export: FILE missing (see --help)");
+    if (!to) die_usage("export: --to torch|deepspeed missing");
+    int target = zs_export_target_from_name(to);
+    if (target < 0) die_usage("export: unknown target '%s' for --to (torch, deepspeed)", to);
+    long rank = -1;
+    if (rank_s) rank = (long)opt_ulong("--rank", rank_s);
+    char why[PATH_MAX + 64];
+    if (out && strcmp(out, "-") && path_writable(out, why, sizeof why) != 0)
+        die_usage("export: cannot write -o %s: %s", out, why);
+    static zs_scenario s, r;
+    if (load_scenario(file, form, &s, NULL, NULL)) return 2;
+    if (rank >= 0 && rank >= s.cfg.world_size)
+        die_usage("export: --rank %ld: the scenario has world size %u (ranks 0..%u)", rank,
+                  s.cfg.world_size, s.cfg.world_size - 1u);
+    const zs_scenario *exp = &s;
+    int from_rank = -1;
+    if (s.cfg.all_ranks) {
+        if (rank < 0 && s.n_edits)
+            die_usage("export: %s: an all-ranks scenario with rank edits runs a different program "
+                      "on each rank; export one with --rank R (0..%u)",
+                      file, s.cfg.world_size - 1u);
+        char err[256];
+        if (zs_scenario_for_rank(&s, rank < 0 ? 0u : (unsigned)rank, &r, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s: rank %ld: %s\n", g_prog, file, rank < 0 ? 0 : rank, err);
+            return 2;
+        }
+        exp = &r;
+        from_rank = rank < 0 ? 0 : (int)rank;
+    } else if (rank >= 0) {
+        r = s;
+        r.cfg.rank = (uint8_t)rank;
+        exp = &r;
+    }
+    char cmd[2048];
+    join_args(argc, argv, cmd, sizeof cmd);
+    zs_export_opts eo = {target, file, cmd, out && strcmp(out, "-") ? out : NULL, from_rank};
+    char err[256];
+    char *py = zs_export_script(exp, &eo, err, sizeof err);
+    if (!py) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, file, err);
+        return 2;
+    }
+    int rc = (!out || !strcmp(out, "-")) ? write_all(NULL, py, strlen(py)) : write_whole(out, py);
+    free(py);
+    return rc ? 2 : 0;
+}
+
+/* zofuzz run / minimize: the DeepSpeed reproducer of a minimised
+ * reset-on-forward finding, beside its .scn (same base name, .py).
+ * Prints where it went (to f), or why not. */
+static void export_beside(FILE *f, const zs_scenario *s, const char *scn_path, const char *cmd)
+{
+    char py[PATH_MAX];
+    size_t n = strlen(scn_path);
+    if (ends_with(scn_path, ".scn")) n -= 4;
+    if (n + 4 >= sizeof py) return;
+    memcpy(py, scn_path, n);
+    memcpy(py + n, ".py", 4);
+    static zs_scenario r;
+    const zs_scenario *e = s;
+    int from_rank = -1;
+    char err[256];
+    if (s->cfg.all_ranks) {
+        /* the first rank that violates alone; rank 0 if none does */
+        unsigned pick = 0;
+        for (unsigned k = 0; k < s->cfg.world_size; k++) {
+            if (zs_scenario_for_rank(s, k, &r, err, sizeof err) != 0) continue;
+            if (zs_min_verdict(&r, zs_policy_from_name("reset-on-forward"), -1, ZS_SIM_DEFAULT_CAP,
+                               NULL) != ZS_INV_NONE) {
+                pick = k;
+                break;
+            }
+        }
+        if (zs_scenario_for_rank(s, pick, &r, err, sizeof err) != 0) {
+            fprintf(f, "  (no DeepSpeed reproducer: %s)\n", err);
+            return;
+        }
+        e = &r;
+        from_rank = (int)pick;
+    }
+    zs_export_opts eo = {ZS_EXPORT_DEEPSPEED, scn_path, cmd, py, from_rank};
+    char *text = zs_export_script(e, &eo, err, sizeof err);
+    if (!text) {
+        fprintf(f, "  (no DeepSpeed reproducer: %s)\n", err);
+        return;
+    }
+    if (write_whole(py, text) == 0)
+        fprintf(f, "  DeepSpeed reproducer: %s (DS_ACCELERATOR=cpu python %s)\n", py, base_name(py));
+    free(text);
+}
+
+/* ------------------------------------------------------------------ */
 /* minimize                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -585,7 +831,9 @@ static const char *const minimize_help =
     "still fails under the same policy and order; repeated to a fixpoint.\n"
     "Prints the sizes before and after (steps/passes/calls/modules/params/uses and\n"
     "lines of .scn) and writes the minimised scenario as .scn with an expect line\n"
-    "measured under every policy (stdout without -o).\n"
+    "measured under every policy (stdout without -o).  With -o and a\n"
+    "reset-on-forward finding it also writes the DeepSpeed reproducer beside it\n"
+    "(OUT.py, zofuzz export --to deepspeed) and names it.\n"
     "\n"
     "  --policy P   policy to minimise under (default: the scenario's)\n"
     "  --inv I      keep this invariant (I1..I7, ERR; default: the first one reported)\n"
@@ -694,6 +942,11 @@ static int cmd_minimize(int argc, char **argv)
     int w = write_all(out, t, strlen(t));
     free(t);
     if (out && !w) fprintf(stderr, "wrote %s\n", out);
+    if (out && !w && strcmp(out, "-") && st.policy == zs_policy_from_name("reset-on-forward")) {
+        char cmd[2048];
+        join_args(argc, argv, cmd, sizeof cmd);
+        export_beside(stderr, &s, out, cmd);
+    }
     return w ? 2 : 0;
 }
 
@@ -1166,7 +1419,9 @@ static const char *const run_help =
     "cov, features ft, corpus size, violations found) and a closing summary.\n"
     "Each crash input is saved (WORK/<target>-<policy>/crashes-<time>/), replayed\n"
     "in-process, minimised (zofuzz minimize) and printed as a .scn scenario, saved\n"
-    "next to it as <crash>.scn: copy it to corpus/regressions/ to keep it.\n"
+    "next to it as <crash>.scn: copy it to corpus/regressions/ to keep it.  Under\n"
+    "reset-on-forward the DeepSpeed reproducer goes beside it as <crash>.py\n"
+    "(zofuzz export --to deepspeed; DS_ACCELERATOR=cpu python <crash>.py).\n"
     "\n"
     "  --target T     fuzz_hooks (default), fuzz_api, fuzz_scn_parse\n"
     "  --policy P     counter policy under test (default per-call)\n"
@@ -1504,7 +1759,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     if (!txt) return v;
     char out[PATH_MAX];
     xsnprintf(out, sizeof out, "%s.scn", path);
-    write_all(out, txt, strlen(txt));
+    int wrote = write_all(out, txt, strlen(txt)) == 0;
     const char *body = strchr(txt, '\n');
     body = body ? strchr(body + 1, '\n') : NULL;
     body = body ? body + 1 : txt;
@@ -1514,6 +1769,8 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
            "saved %s\n",
            st.seconds, st.before.calls, st.before.modules, st.before.lines, st.after.calls,
            st.after.modules, st.after.lines, out);
+    if (wrote && policy == zs_policy_from_name("reset-on-forward"))
+        export_beside(stdout, &s, out, "zofuzz run (crash minimised by zofuzz minimize)");
     if (fresh) {
         for (const char *q = body; *q;) {
             const char *e = strchr(q, '\n');
@@ -1765,7 +2022,7 @@ static int cmd_run(int argc, char **argv)
     size_t ncrash = 0;
     for (size_t k = 0; k < nc; k++) {
         const char *b = base_name(cv[k]);
-        if (ends_with(b, ".scn")) continue;
+        if (ends_with(b, ".scn") || ends_with(b, ".py")) continue; /* our outputs */
         if (!strncmp(b, "crash-", 6) || !strncmp(b, "timeout-", 8) || !strncmp(b, "oom-", 4) ||
             !strncmp(b, "leak-", 5))
             ncrash++;
@@ -1793,7 +2050,7 @@ static int cmd_run(int argc, char **argv)
         size_t done = 0;
         for (size_t k = 0; k < nc && done < max_repro; k++) {
             const char *b = base_name(cv[k]);
-            if (ends_with(b, ".scn")) continue;
+            if (ends_with(b, ".scn") || ends_with(b, ".py")) continue; /* our outputs */
             if (strncmp(b, "crash-", 6) && strncmp(b, "timeout-", 8) && strncmp(b, "oom-", 4) &&
                 strncmp(b, "leak-", 5))
                 continue;
@@ -1835,6 +2092,7 @@ static const char *const main_help =
     "  trace     canonical hook trace of a scenario\n"
     "  verify    regression check of .scn files against their expect lines\n"
     "  seeds     compile corpus/models + corpus/regressions into corpus/seeds/<target>/\n"
+    "  export    a scenario as a standalone Python script for real torch / DeepSpeed\n"
 #ifdef ZOFUZZ_HAVE_ENUMERATE
     "  enumerate exhaustive small-scope check: every scenario and order up to a bound\n"
     "            (docs/bounded-proofs.md; same as zofuzz_enumerate)\n"
@@ -1867,6 +2125,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc, argv);
     if (!strcmp(cmd, "seeds")) return cmd_seeds(argc, argv);
+    if (!strcmp(cmd, "export")) return cmd_export(argc, argv);
 #ifdef ZOFUZZ_HAVE_ENUMERATE
     if (!strcmp(cmd, "enumerate")) return zo_enumerate_main(argc - 1, argv + 1);
 #endif

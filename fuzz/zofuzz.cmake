@@ -2,9 +2,10 @@
 # fuzz_scn_parse target and the corpus tests (issue 4).  Included at the end
 # of fuzz/CMakeLists.txt (after zofuzz_core and the engine targets exist).
 #
-#   zofuzz_scn              static lib: scn.c (parser/printer) + minimize.c
+#   zofuzz_scn              static lib: scn.c (parser/printer) + minimize.c + export.c
+#                           (Python reproducers; embeds export_template.py)
 #   zofuzz                  the CLI (run / repro / minimize / check / print /
-#                           compile / trace / verify / seeds)
+#                           compile / trace / verify / seeds / export)
 #   fuzz_scn_parse(_replay) parser fuzz target (engine build when
 #                           ZO_FUZZ_ENGINE is set) and its engine-less replay
 #   corpus_seeds            custom target: regenerate corpus/seeds/<target>/
@@ -12,8 +13,18 @@
 #                           corpus/regressions (`zofuzz seeds`)
 #   tests                   corpus/* (see below)
 
-add_library(zofuzz_scn STATIC scn.c minimize.c)
+# export.c embeds the Python part of `zofuzz export`'s scripts
+add_custom_command(
+  OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/export_template.h
+  COMMAND ${CMAKE_COMMAND} -DIN=${CMAKE_CURRENT_SOURCE_DIR}/export_template.py
+          -DOUT=${CMAKE_CURRENT_BINARY_DIR}/export_template.h -DNAME=zs_export_template
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/embed_text.cmake
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/export_template.py ${CMAKE_CURRENT_SOURCE_DIR}/embed_text.cmake
+  COMMENT "embedding fuzz/export_template.py"
+  VERBATIM)
+add_library(zofuzz_scn STATIC scn.c minimize.c export.c ${CMAKE_CURRENT_BINARY_DIR}/export_template.h)
 target_include_directories(zofuzz_scn PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(zofuzz_scn PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
 target_link_libraries(zofuzz_scn PUBLIC zofuzz_core)
 
 add_executable(zofuzz zofuzz.c)
@@ -139,6 +150,18 @@ if(BUILD_TESTING)
   if(ZO_FUZZ_ENGINE AND TARGET fuzz_hooks AND EXISTS ${_tc}/run_e2e.sh)
     add_test(NAME corpus/run_e2e COMMAND sh ${_tc}/run_e2e.sh $<TARGET_FILE:zofuzz>)
     set_tests_properties(corpus/run_e2e PROPERTIES TIMEOUT 300)
+  endif()
+
+  # zofuzz export: every corpus scenario to both targets, through py_compile
+  if(EXISTS ${_tc}/export.sh)
+    add_test(NAME corpus/export_compile COMMAND sh ${_tc}/export.sh $<TARGET_FILE:zofuzz> ${_src})
+    set_tests_properties(corpus/export_compile PROPERTIES TIMEOUT 1200)
+  endif()
+  # ... and run on DeepSpeed 0.19.8 (.venv-current; skipped without it)
+  if(EXISTS ${_tc}/export_run.sh)
+    add_test(NAME corpus/export_run_deepspeed
+      COMMAND sh ${_tc}/export_run.sh $<TARGET_FILE:zofuzz> ${_src} ${CMAKE_BINARY_DIR}/torch_extensions)
+    set_tests_properties(corpus/export_run_deepspeed PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77)
   endif()
 
   # the CLI's usage errors and bytes/text round trip

@@ -13,7 +13,7 @@ rc() { "$@" >"$T/out" 2>"$T/err"; echo $?; }
 
 # help: exit 0 and a usage line, for the tool and every subcommand
 [ "$(rc "$Z" --help)" = 0 ] || fail "zofuzz --help"
-for c in run repro minimize check print compile trace verify seeds; do
+for c in run repro minimize check print compile trace verify seeds export; do
     [ "$(rc "$Z" $c --help)" = 0 ] || fail "$c --help exit"
     grep -q "^usage: zofuzz $c" "$T/out" || fail "$c --help text"
     grep -q "^Exit" "$T/out" || fail "$c --help lacks exit codes"
@@ -47,8 +47,11 @@ grep -q "^POST m=1 c=0->-1$" "$T/out" || fail "trace lacks the -1"
 grep -q "^violated" "$T/err" || fail "trace verdict on stderr"
 # minimize: 0 when it minimises, 1 when the scenario holds
 [ "$(rc "$Z" minimize "$R" --policy reset-on-forward -o "$T/m.scn")" = 0 ] || fail "minimize"
+grep -q "DeepSpeed reproducer: $T/m.py" "$T/err" || fail "minimize does not name its reproducer"
 grep -q "^after : 1 step, 1 pass, 3 calls, 2 modules" "$T/err" || fail "minimize sizes: $(cat "$T/err")"
 [ "$(rc "$Z" verify "$T/m.scn")" = 0 ] || fail "minimised file does not verify"
+[ -s "$T/m.py" ] || fail "minimize did not write the DeepSpeed reproducer beside m.scn"
+grep -q "^Source: .*m.scn" "$T/m.py" || fail "minimize's reproducer names its .scn"
 [ "$(rc "$Z" minimize "$R")" = 1 ] || fail "minimize of a holding scenario"
 # all ranks (issue 9): repro runs every rank in the host world and names
 # both ranks' first differing collective with their hook stacks
@@ -74,6 +77,38 @@ fi
 [ "$(rc "$Z" check --invariants nope)" = 2 ] || fail "check --invariants nope"
 [ "$(rc "$Z" check --edits sideways)" = 2 ] || fail "check --edits sideways"
 [ "$(rc "$Z" minimize "$R" --gather-always everything)" = 2 ] || fail "minimize --gather-always bad"
+
+# export: usage errors exit 2 with a message naming the problem and write nothing
+"$Z" --help > "$T/out"; grep -q "^  export " "$T/out" || fail "zofuzz --help does not list export"
+noout() { [ ! -e "$T/x.py" ] || fail "export left $T/x.py after: $*"; }
+[ "$(rc "$Z" export "$R" --to deepspeed -o "$T/x.py")" = 0 ] || fail "export: $(cat "$T/err")"
+grep -q "^Source: .*module-reuse-albert.scn" "$T/x.py" || fail "export header: source"
+grep -q "^Simulator: .*reset-on-forward" "$T/x.py" && grep -q "invariant I1 violated" "$T/x.py" ||
+    fail "export header: simulator verdict"
+rm -f "$T/x.py"
+[ "$(rc "$Z" export /nonexistent/x.scn --to torch -o "$T/x.py")" = 2 ] || fail "export missing file"
+grep -q "/nonexistent/x.scn" "$T/err" || fail "export missing file message"; noout missing
+[ "$(rc "$Z" export "$T/bad.scn" --to torch -o "$T/x.py")" = 2 ] || fail "export unparsable"
+grep -q "bad.scn:3:29" "$T/err" || fail "export unparsable message"; noout unparsable
+[ "$(rc "$Z" export "$R" --to jax -o "$T/x.py")" = 2 ] || fail "export --to jax"
+grep -q "unknown target 'jax'" "$T/err" || fail "export --to message"; noout target
+[ "$(rc "$Z" export "$R" -o "$T/x.py")" = 2 ] || fail "export without --to"; noout no-to
+[ "$(rc "$Z" export "$R" --to torch --to deepspeed -o "$T/x.py")" = 2 ] || fail "export --to twice"
+grep -q -- "--to given twice" "$T/err" || fail "export repeated flag message"; noout twice
+[ "$(rc "$Z" export "$R" --to torch --frob -o "$T/x.py")" = 2 ] || fail "export unknown flag"
+grep -q -- "unknown option --frob" "$T/err" || fail "export unknown flag message"; noout frob
+[ "$(rc "$Z" export "$R" --to torch -o "$T/nodir/x.py")" = 2 ] || fail "export unwritable -o"
+grep -q "cannot write -o $T/nodir/x.py: directory $T/nodir does not exist" "$T/err" ||
+    fail "export unwritable message: $(cat "$T/err")"
+[ "$(rc "$Z" export "$R" --to torch -o "$T")" = 2 ] || fail "export -o DIR"
+if [ -f "$M" ]; then
+    [ "$(rc "$Z" export "$M" --to deepspeed -o "$T/x.py")" = 2 ] || fail "export all-ranks without --rank"
+    grep -q "rank edits.*--rank R" "$T/err" || fail "export all-ranks message"; noout all-ranks
+    [ "$(rc "$Z" export "$M" --to deepspeed --rank 9 -o "$T/x.py")" = 2 ] || fail "export --rank 9"; noout rank9
+    [ "$(rc "$Z" export "$M" --to deepspeed --rank 1 -o "$T/x.py")" = 0 ] || fail "export --rank 1"
+    grep -q "^- the program of rank 1 of an all-ranks scenario" "$T/x.py" || fail "export rank note"
+    rm -f "$T/x.py"
+fi
 
 # verify: a wrong expect line is a mismatch (1)
 sed 's/reset-on-forward=I1/reset-on-forward=ok/' "$R" > "$T/wrong.scn"

@@ -4,6 +4,7 @@
 #   1. under reset-on-forward from an empty corpus libFuzzer finds a
 #      violation (exit 1), zofuzz replays it, minimises it to a few lines,
 #      and the saved .scn verifies as a regression file (zofuzz verify);
+#      the DeepSpeed reproducer (zofuzz export) is saved beside it;
 #   2. under per-call on the shipped corpus a short run prints progress and
 #      a summary and finds nothing (exit 0).
 set -u
@@ -26,6 +27,11 @@ cat "$f"
 # "a few lines": with -seed=1 the crash found depends on the codec (issue 9's
 # tail changed it); the minimised forms seen are 7-10 lines, expect line included
 [ "$n" -le 12 ] || fail "minimised scenario has $n lines"
+# ... with the DeepSpeed reproducer beside it (zofuzz export), named in the output
+py="${f%.scn}.py"
+[ -s "$py" ] || fail "no DeepSpeed reproducer $py beside the minimised crash"
+grep -q "DeepSpeed reproducer: $py" "$T/out" || fail "the run does not name $py"
+if command -v python3 >/dev/null; then python3 -m py_compile "$py" || fail "$py does not compile"; fi
 cp "$f" "$T/regression.scn"
 "$Z" verify "$T/regression.scn" >"$T/out" 2>&1 || fail "the minimised crash does not verify as a regression file"
 
