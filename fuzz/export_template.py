@@ -10,9 +10,9 @@ import warnings
 import socket
 import tempfile
 
-# DeepSpeed on CPU, one process: gloo, world size 1.  DeepSpeed JIT-builds a
-# CPU comm op under TORCH_EXTENSIONS_DIR; a private one avoids waiting forever
-# on a stale lock left in the shared cache by an interrupted build.
+# DeepSpeed on CPU, one process: gloo, world size 1.  Anything DeepSpeed
+# JIT-builds goes to a private TORCH_EXTENSIONS_DIR, so a stale lock left in
+# the shared cache by an interrupted build cannot block this run.
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
 if "MASTER_PORT" not in os.environ:
@@ -661,27 +661,17 @@ def _copy_collective(output_tensor, input_tensor, *args, async_op=False, **kw):
 
 def _allow_missing_shm_op():
     """DeepSpeed's CPU comm backend JIT-builds a shared-memory allreduce op
-    (it needs torch's C++ headers, which e.g. Debian's python3-torch lacks).
-    One process never uses it, and DeepSpeed runs without it when the
-    builder is unavailable: a failed build counts as that (noted on stderr)."""
+    at init (minutes of C++ compiling, and it needs torch's C++ headers,
+    which e.g. Debian's python3-torch lacks).  One process never uses it,
+    and DeepSpeed runs without it whenever the builder is unavailable
+    (deepspeed.comm.torch.build_shm_op returns None): so it is not built."""
     import importlib
     try:  # (the package's attribute "torch" is torch itself)
         dstorch = importlib.import_module("deepspeed.comm.torch")
     except ImportError:
         return
-    build = getattr(dstorch, "build_shm_op", None)
-    if build is None:
-        return
-
-    def build_or_none():
-        try:
-            return build()
-        except Exception as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            print("note: DeepSpeed's shared-memory comm op did not build (%s); world size 1 "
-                  "does not use it" % first, file=sys.stderr)
-            return None
-    dstorch.build_shm_op = build_or_none
+    if getattr(dstorch, "build_shm_op", None) is not None:
+        dstorch.build_shm_op = lambda: None
 
 
 def _hook_name(fn):
