@@ -1,0 +1,225 @@
+#!/usr/bin/python3
+"""upstream_findings.py - which of the corpus's findings about upstream
+DeepSpeed (the reset-on-forward verdicts of its expect lines) reproduce on
+real DeepSpeed, per release.
+
+  upstream_findings.py --zofuzz BUILD/fuzz/zofuzz [--jobs 2]
+      (re)exports every corpus .scn whose expect line states a
+      reset-on-forward verdict to corpus/deepspeed/<dir>-<name>.py
+      (`zofuzz export --to deepspeed`), runs each script on the current
+      stack (.venv-current: DeepSpeed 0.19.8, torch 2.15; full engine and
+      --hooks-only) and on the legacy one (.venv-oracle: DeepSpeed 0.15.4,
+      torch 1.13; full engine), and writes the table
+      docs/upstream-findings.md and corpus/deepspeed/expected.tsv (what each
+      script gives on the current stack).
+  upstream_findings.py --check --zofuzz BUILD/fuzz/zofuzz [--jobs 2]
+      the ctest entry: every committed script is what `zofuzz export` writes
+      now, and on the current stack (full engine) it exits as expected.tsv
+      says with the same summary word.  Exit 77 (skip) without .venv-current.
+
+An all-ranks scenario is exported as rank 0's program (I8 needs several
+processes; the single-process script shows what rank 0 sees).
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUTDIR = os.path.join(ROOT, "corpus", "deepspeed")
+TABLE = os.path.join(ROOT, "docs", "upstream-findings.md")
+EXPECTED = os.path.join(OUTDIR, "expected.tsv")
+CURRENT = os.path.join(ROOT, ".venv-current", "bin", "python")
+LEGACY = os.path.join(ROOT, ".venv-oracle", "bin", "python")
+TIMEOUT = 600
+
+
+def scenarios():
+    """(scn path, script name, expected reset-on-forward verdict, all_ranks)"""
+    out = []
+    for sub in ("models", "regressions"):
+        for f in sorted(glob.glob(os.path.join(ROOT, "corpus", sub, "*.scn"))):
+            text = open(f).read()
+            m = re.search(r"^expect .*\breset-on-forward=(\S+)", text, re.M)
+            if not m:
+                continue
+            ranks = re.search(r"^config .*\branks=all\b", text, re.M) is not None
+            name = "%s-%s.py" % (sub, os.path.basename(f)[:-4])
+            out.append((f, name, m.group(1), ranks))
+    return out
+
+
+def export(zofuzz, scn, dest, ranks):
+    cmd = [zofuzz, "export", os.path.relpath(scn, ROOT), "--to", "deepspeed",
+           "-o", os.path.relpath(dest, ROOT)]
+    if ranks:
+        cmd += ["--rank", "0"]
+    r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise SystemExit("upstream_findings: %s failed: %s" % (" ".join(cmd), r.stderr.strip()))
+
+
+def run(py, script, extra=()):
+    """(exit code, last line) of one script run; rc 124 on timeout."""
+    env = dict(os.environ, DS_ACCELERATOR="cpu", PYTHONUNBUFFERED="1")
+    env.pop("MASTER_PORT", None)
+    try:
+        r = subprocess.run([py, script] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=env, timeout=TIMEOUT, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return 124, "timeout after %d s" % TIMEOUT
+    lines = [x for x in r.stdout.splitlines() if x.strip()]
+    last = lines[-1] if lines else (r.stderr.strip().splitlines() or ["(no output)"])[-1]
+    return r.returncode, last
+
+
+def outcome(rc, last):
+    """A table cell: the invariant shown, 'holds', or the exception."""
+    if rc == 0:
+        return "holds"
+    m = re.match(r"VIOLATION (I\d)", last)
+    if m:
+        return m.group(1)
+    m = re.match(r"EXCEPTION (\w+)", last)
+    if m:
+        return "raises %s" % m.group(1)
+    return "exit %d: %s" % (rc, last[:60])
+
+
+def word(last):
+    return last.split()[0] if last.split() else ""
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--zofuzz", required=True)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args(argv)
+    if a.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    t0 = time.time()
+    scs = scenarios()
+    if a.check:
+        if not os.access(CURRENT, os.X_OK):
+            print("upstream_findings: SKIP: no %s (tools/oracle_venv.sh --current)" % CURRENT)
+            return 77
+        want = {}
+        with open(EXPECTED) as fh:
+            for line in fh:
+                if line.startswith("#") or not line.strip():
+                    continue
+                name, rc, w = line.rstrip("\n").split("\t")
+                want[name] = (int(rc), w)
+        import tempfile
+        tmp = tempfile.mkdtemp(prefix="zo-upstream-")
+        bad = 0
+        for scn, name, _, ranks in scs:
+            fresh = os.path.join(tmp, name)
+            export(a.zofuzz, scn, fresh, ranks)
+            committed = os.path.join(OUTDIR, name)
+            if not os.path.exists(committed) or name not in want:
+                print("FAIL %s: not in corpus/deepspeed (rerun tools/upstream_findings.py)" % name)
+                bad += 1
+                continue
+            with open(fresh) as f1, open(committed) as f2:
+                # the header's "Made by" line names the output path
+                strip = lambda t: re.sub(r"-o \S+", "-o X", t)
+                if strip(f1.read()) != strip(f2.read()):
+                    print("FAIL %s: stale (zofuzz export writes something else now; rerun "
+                          "tools/upstream_findings.py)" % name)
+                    bad += 1
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+            futs = {ex.submit(run, CURRENT, os.path.join(OUTDIR, name)): name for _, name, _, _ in scs}
+            for fu in concurrent.futures.as_completed(futs):
+                name = futs[fu]
+                rc, last = fu.result()
+                if name in want and (rc, word(last)) != want[name]:
+                    print("FAIL %s: exit %d (%s), expected exit %d (%s)" % (name, rc, last, want[name][0],
+                                                                           want[name][1]))
+                    bad += 1
+                else:
+                    print("ok   %s: exit %d: %s" % (name, rc, last))
+        print("upstream_findings: %d scripts, %.0f s" % (len(scs), time.time() - t0))
+        print("%d passed, %d failed" % (len(scs) - bad, bad))
+        return 1 if bad else 0
+
+    os.makedirs(OUTDIR, exist_ok=True)
+    for old in glob.glob(os.path.join(OUTDIR, "*.py")):
+        os.remove(old)
+    for scn, name, _, ranks in scs:
+        export(a.zofuzz, scn, os.path.join(OUTDIR, name), ranks)
+    cols = [("0.19.8 engine", CURRENT, ()), ("0.19.8 hooks", CURRENT, ("--hooks-only",)),
+            ("0.15.4 engine", LEGACY, ())]
+    versions = {}
+    for label, py, _ in cols:
+        if os.access(py, os.X_OK):
+            r = subprocess.run([py, "-c", "import torch, deepspeed; print('deepspeed %s, torch %s' % "
+                                "(deepspeed.__version__, torch.__version__.split('+')[0]))"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=dict(os.environ, DS_ACCELERATOR="cpu"))
+            versions[py] = r.stdout.strip().splitlines()[-1] if r.returncode == 0 else None
+        else:
+            versions[py] = None
+    jobs = []
+    for scn, name, verdict, ranks in scs:
+        for label, py, extra in cols:
+            if versions[py]:
+                jobs.append((name, label, py, extra))
+    res = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(run, py, os.path.join(OUTDIR, name), extra): (name, label)
+                for name, label, py, extra in jobs}
+        for fu in concurrent.futures.as_completed(futs):
+            res[futs[fu]] = fu.result()
+            print("%s [%s]: exit %d: %s" % (futs[fu][0], futs[fu][1], *res[futs[fu]]), flush=True)
+    with open(EXPECTED, "w") as fh:
+        fh.write("# script\texit code\tfirst word of the last line, on %s (full engine);\n"
+                 "# written by tools/upstream_findings.py, checked by ctest corpus/upstream_findings\n"
+                 % versions[CURRENT])
+        for _, name, _, _ in scs:
+            if (name, cols[0][0]) in res:
+                rc, last = res[(name, cols[0][0])]
+                fh.write("%s\t%d\t%s\n" % (name, rc, word(last)))
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    with open(TABLE, "w") as fh:
+        fh.write("# Upstream findings on real DeepSpeed\n\n")
+        fh.write("Which of the corpus's verdicts about upstream DeepSpeed (the `reset-on-forward` verdict of "
+                 "each `.scn` file's `expect` line, from zoffload's simulator with the file's torch and "
+                 "DeepSpeed profiles) show on real DeepSpeed. Each row's script is "
+                 "`corpus/deepspeed/<dir>-<name>.py`, written by `zofuzz export FILE --to deepspeed` "
+                 "(all-ranks files: `--rank 0`, so rank 0's program in one process; I8 needs several "
+                 "processes and cannot show there).\n\n")
+        fh.write("Produced on %s by\n\n```sh\n/usr/bin/python3 tools/upstream_findings.py --zofuzz "
+                 "build-test/fuzz/zofuzz\n```\n\nwhich runs, for every row, `DS_ACCELERATOR=cpu "
+                 ".venv-current/bin/python corpus/deepspeed/NAME.py` (%s; full engine: "
+                 "`deepspeed.initialize` with an optimizer, `engine.backward`, `engine.step`), the same "
+                 "with `--hooks-only` (no optimizer: the bare hooks), and `.venv-oracle/bin/python "
+                 "corpus/deepspeed/NAME.py` (%s). A cell is the first invariant the script saw "
+                 "(`I1` a negative `ds_grads_remaining`, `I3` a parameter still gathered after a backward "
+                 "or the optimizer step, `I4` an op computing with a released parameter), `holds` "
+                 "(exit 0), or the exception torch/DeepSpeed raised first. `ctest -R "
+                 "corpus/upstream_findings` reruns the first column's scripts.\n\n"
+                 % (stamp, versions[CURRENT] or "not available", versions[LEGACY] or "not available"))
+        fh.write("| scenario | zoffload (reset-on-forward) | %s |\n" % " | ".join(c[0] for c in cols))
+        fh.write("| --- | --- | %s |\n" % " | ".join("---" for _ in cols))
+        for scn, name, verdict, ranks in scs:
+            cells = []
+            for label, py, _ in cols:
+                cells.append(outcome(*res[(name, label)]) if (name, label) in res else "not run")
+            fh.write("| `%s`%s | %s | %s |\n" % (os.path.relpath(scn, ROOT), " (rank 0)" if ranks else "",
+                                                verdict, " | ".join(cells)))
+    print("upstream_findings: %d scenarios, %.0f s; wrote %s and %s" % (
+        len(scs), time.time() - t0, os.path.relpath(TABLE, ROOT), os.path.relpath(EXPECTED, ROOT)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
