@@ -75,6 +75,25 @@ zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c) {
     return ZO_OK;
 }
 
+/* _clean_inflight_param_registry as _invalidate_trace runs it (DeepSpeed
+ * >= 0.15.3, the DeepSpeed-shaped policies): every in-flight gather (a
+ * prefetch the new order will not use) is waited and released when no
+ * module holds it.  DeepSpeed invalidates in trace_prologue, before the
+ * module's own fetch; here the module's own all-gather was already issued
+ * (so that a failed gather changes nothing), so its parameters are left to
+ * the fetch's wait: DeepSpeed would release and gather them again, with the
+ * same end state (AVAILABLE, active for m). */
+static void clean_inflight_except(zo_runtime *rt, zo_module_id m) {
+    const zo_mod *md = &rt->mods[m];
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        if (rt->pars[p].status != ZO_PARAM_INFLIGHT) continue;
+        int own = 0;
+        for (uint32_t i = 0; i < md->n_fetch && !own; i++) own = md->fetch[i] == p;
+        if (own) continue;
+        if (zo__wait_param(rt, p) == ZO_OK) (void)zo__release_param(rt, p, ZO_REL_PERSIST);
+    }
+}
+
 /* trace_prologue + record_module.  Capacity reserved beforehand. */
 void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
     if (c->mode == ZO_TRACE_COMPLETE) {
@@ -82,6 +101,7 @@ void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
             zo__coord_invalidate(rt, c, "trace has fewer modules than this step fetched");
         else if (c->order[c->step_id] != m)
             zo__coord_invalidate(rt, c, "module differs from the recorded order");
+        if (c->mode == ZO_TRACE_INVALID && ZO_IS_DS(rt)) clean_inflight_except(rt, m);
     }
     if (c->mode == ZO_TRACE_RECORD && c->n_order < c->cap_order) {
         c->order[c->n_order] = m;
@@ -108,6 +128,11 @@ static size_t next_pos(const zo_coord *c, zo_param_id p, size_t s) {
 /* __params_to_release: 1 if p may be released when module m is released at
  * the coordinator's current step id. */
 static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
+    /* DeepSpeed honours ds_persist only in __params_to_release, i.e. with a
+     * complete trace; without one release_sub_module releases every
+     * parameter of the module (the DeepSpeed-shaped policies do the same;
+     * per-call keeps persistent parameters gathered) */
+    if (c->mode != ZO_TRACE_COMPLETE && ZO_IS_DS(rt)) return 1;
     if (rt->pars[p].persistent) return 0;
     if (c->mode != ZO_TRACE_COMPLETE) return 1;
     uint64_t s = c->step_id;
@@ -126,7 +151,7 @@ zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int dis
         zo_param_id p = md->fetch[i];
         if (discard) zo__act_discard(rt, p, m);
         if (may_release(rt, c, p)) {
-            zo_status s = zo__release_param(rt, p, 0);
+            zo_status s = zo__release_param(rt, p, ZO_DS_REL(rt));
             if (s && !first) first = s;
         }
     }
@@ -296,7 +321,7 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
                 if (!first) first = s;
                 continue;
             }
-            s = zo__release_param(rt, p, 0);
+            s = zo__release_param(rt, p, ZO_DS_REL(rt));
             if (s && !first) first = s;
         }
     }

@@ -72,6 +72,10 @@ typedef struct zo_mod {
     uint32_t ready_count;     /* trainable params whose grad is ready */
     uint32_t last_ended;      /* call record awaiting hook C */
     uint32_t last_ended_gen;
+    /* DeepSpeed-shaped policies (zo_config.ds_profile) */
+    uint64_t bwd_seq;         /* key order in __active_backward_submodules; 0: not in it */
+    zo_param_id *recomp;      /* ds_recompute_parameters (ZO_DS_0_19*) */
+    uint32_t n_recomp, cap_recomp;
 } zo_mod;
 
 typedef struct zo_par {
@@ -192,6 +196,7 @@ struct zo_runtime {
     zo_ctx *ctx;
     uint32_t n_ctx, cap_ctx;
     uint64_t bwd_epoch;       /* outermost backward counter */
+    uint64_t bwd_seq;         /* last key order given in __active_backward_submodules */
 
     zo_work_rec *works;
     uint32_t n_works, cap_works;
@@ -247,7 +252,18 @@ int zo__fp_valid(const uint8_t fp[ZO_FP_BYTES]);
 zo_status zo__rebuild(zo_runtime *rt);
 zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch);
 zo_status zo__wait_param(zo_runtime *rt, zo_param_id p);
+/* force: ZO_REL_PERSIST also releases a persistent parameter (DeepSpeed's
+ * partition() of a ds_persist one: the DeepSpeed-shaped policies) */
+#define ZO_REL_PERSIST 2
 zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
+/* the DeepSpeed-shaped policies (they share DeepSpeed's coordinator) */
+#define ZO_IS_DS(rt) ((rt)->cfg.grads_policy != ZO_GRADS_PER_CALL)
+/* ... under a DeepSpeed 0.19 profile (engine or hooks only) */
+#define ZO_DS_019(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile != ZO_DS_0_15)
+/* ... with 0.19's ZeRO-3 optimizer */
+#define ZO_DS_ENGINE(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile == ZO_DS_0_19)
+/* the release flags of a DeepSpeed release point */
+#define ZO_DS_REL(rt) (ZO_IS_DS(rt) ? ZO_REL_PERSIST : 0)
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);

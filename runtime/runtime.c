@@ -42,24 +42,39 @@ static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
 /* lifetime                                                             */
 /* ------------------------------------------------------------------ */
 
+/* the message of this thread's last zo_runtime_create that rejected a
+ * config value (there is no runtime to keep it in) */
+static _Thread_local char create_err[160];
+
 const char *zo_last_error(const zo_runtime *rt) {
-    if (!rt) return "ZO_ERR_INVALID_ARG: NULL runtime";
+    if (!rt) return create_err[0] ? create_err : "ZO_ERR_INVALID_ARG: NULL runtime";
     return rt->err;
 }
 
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
+    create_err[0] = 0;
     if (!cfg || !out) return ZO_ERR_INVALID_ARG;
     *out = NULL;
-    /* version 1 structs (no verify_collectives) are still accepted */
+    /* version 1 structs (no verify_collectives) and version 2 structs (no
+     * ds_profile) are still accepted; the missing fields get their defaults
+     * (0: verify_collectives off, ZO_DS_0_19) */
     zo_config c2;
-    if (cfg->version == 1u && cfg->size == ZO_CONFIG_V1_SIZE) {
+    size_t old_size = cfg->version == 1u ? ZO_CONFIG_V1_SIZE : cfg->version == 2u ? ZO_CONFIG_V2_SIZE : 0;
+    if (old_size && cfg->size == old_size) {
         memset(&c2, 0, sizeof c2);
-        memcpy(&c2, cfg, ZO_CONFIG_V1_SIZE);
+        memcpy(&c2, cfg, old_size);
         c2.size = sizeof c2;
         c2.version = ZO_CONFIG_VERSION;
+        c2.ds_profile = ZO_DS_0_19;
         cfg = &c2;
     } else if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) {
         return ZO_ERR_VERSION;
+    }
+    if ((unsigned)cfg->ds_profile >= ZO_DS_PROFILE_COUNT) {
+        snprintf(create_err, sizeof create_err,
+                 "zo_runtime_create: ds_profile %d is not a zo_ds_profile (0..%d)", (int)cfg->ds_profile,
+                 ZO_DS_PROFILE_COUNT - 1);
+        return ZO_ERR_INVALID_ARG;
     }
     if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1) return ZO_ERR_INVALID_ARG;
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE) return ZO_ERR_INVALID_ARG;
@@ -151,6 +166,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, md->own);
         zo__free(rt, md->ext);
         zo__free(rt, md->fetch);
+        zo__free(rt, md->recomp);
         zo__free(rt, md->name);
     }
     zo__free(rt, rt->mods);
@@ -703,17 +719,19 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
 }
 
 /* __release_param: partition() when AVAILABLE and no active submodule.
- * Persistent parameters are never released. */
+ * Persistent parameters only with ZO_REL_PERSIST (DeepSpeed's release points
+ * under the DeepSpeed-shaped policies); never under per-call. */
 zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
-    (void)force;
     zo_par *pr = &rt->pars[p];
-    if (pr->status != ZO_PARAM_AVAILABLE || pr->n_act != 0 || pr->persistent) return ZO_OK;
+    if (pr->status != ZO_PARAM_AVAILABLE || pr->n_act != 0) return ZO_OK;
+    if (pr->persistent && !(force & ZO_REL_PERSIST)) return ZO_OK;
     zo_status s = set_status(rt, p, ZO_PARAM_NOT_AVAILABLE);
     if (s) return s;
     rt->backend->ops->full_free(rt->backend->ctx, p, pr->full);
     pr->full = NULL;
     pr->full_bytes = 0;
     rt->st.live_numel -= pr->numel;
+    if (pr->persistent) rt->st.persistent_live_numel -= pr->numel;
     rt->st.releases++;
     zo__emit(rt, ZO_EV_RELEASE, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     return ZO_OK;
@@ -763,10 +781,95 @@ static uint32_t n_bwd(const zo_runtime *rt) {
     return k;
 }
 
-static int retain_running(const zo_runtime *rt) {
-    for (uint32_t i = 0; i < rt->n_ctx; i++)
-        if (rt->ctx[i].type == ZO_CTX_BWD && rt->graphs[rt->ctx[i].graph].retain) return 1;
-    return 0;
+/* ------------------------------------------------------------------ */
+/* DeepSpeed-shaped policies: the coordinator's backward bookkeeping    */
+/* (DeepSpeed 0.19.8 partitioned_param_coordinator.py)                  */
+/* ------------------------------------------------------------------ */
+
+/* __active_backward_submodules[m.ds_id] = m at fetch_sub_module(forward=
+ * False): a dict, so a module already in it keeps its place */
+static void ds_bwd_enter(zo_runtime *rt, zo_module_id m) {
+    if (!rt->mods[m].bwd_seq) rt->mods[m].bwd_seq = ++rt->bwd_seq;
+}
+
+/* next(reversed(__active_backward_submodules)), or ZO_NO_MODULE */
+static zo_module_id ds_bwd_last(const zo_runtime *rt) {
+    zo_module_id best = ZO_NO_MODULE;
+    uint64_t seq = 0;
+    for (uint32_t m = 0; m < rt->n_mods; m++)
+        if (rt->mods[m].bwd_seq > seq) {
+            seq = rt->mods[m].bwd_seq;
+            best = m;
+        }
+    return best;
+}
+
+/* fetch_sub_module(forward=True) inside a running backward (a checkpoint
+ * recompute: torch._C._current_graph_task_id() != -1) with a module in
+ * backward: each frozen parameter fetched is added to that module's
+ * ds_recompute_parameters (update_recompute_parameters); trainable ones are
+ * released by their own module's backward. */
+static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
+    zo_module_id owner = ds_bwd_last(rt);
+    if (owner == ZO_NO_MODULE) return ZO_OK;
+    const zo_mod *md = &rt->mods[m];
+    zo_mod *od = &rt->mods[owner];
+    for (uint32_t i = 0; i < md->n_fetch; i++) {
+        zo_param_id p = md->fetch[i];
+        if (rt->pars[p].trainable) continue;
+        int have = 0;
+        for (uint32_t j = 0; j < od->n_recomp && !have; j++) have = od->recomp[j] == p;
+        if (have) continue;
+        if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + 1, sizeof *od->recomp))
+            return zo__fail(rt, ZO_ERR_NOMEM, "ds_recompute_parameters");
+        od->recomp[od->n_recomp++] = p;
+    }
+    return ZO_OK;
+}
+
+/* the recompute parameters of m leave with it (release_sub_module(forward=
+ * False) and release_backward_leftovers): m is discarded from their active
+ * sets and those that are not persistent are released */
+static zo_status ds_release_recompute(zo_runtime *rt, zo_module_id m) {
+    zo_mod *md = &rt->mods[m];
+    zo_status first = ZO_OK;
+    for (uint32_t j = 0; j < md->n_recomp; j++) {
+        zo_param_id p = md->recomp[j];
+        zo__act_discard(rt, p, m);
+        if (!rt->pars[p].persistent) {
+            zo_status s = zo__release_param(rt, p, 0);
+            if (s && !first) first = s;
+        }
+    }
+    md->n_recomp = 0;
+    return first;
+}
+
+/* release_backward_leftovers (DeepSpeedZeroOptimizer_Stage3.
+ * backward_epilogue, 0.19): the modules still in backward leave, most
+ * recent first, releasing their non-persistent parameters */
+static zo_status ds_release_backward_leftovers(zo_runtime *rt, zo_graph gh) {
+    zo_status first = ZO_OK;
+    for (;;) {
+        zo_module_id m = ds_bwd_last(rt);
+        if (m == ZO_NO_MODULE) break;
+        zo_mod *md = &rt->mods[m];
+        md->bwd_seq = 0;
+        rt->st.leftovers++;
+        zo__emit(rt, ZO_EV_LEFTOVER, m, ZO_NO_PARAM, gh, md->grads, md->grads, md->grads_init,
+                 "release_backward_leftovers: post-backward never released the module");
+        zo_status s = ds_release_recompute(rt, m);
+        if (s && !first) first = s;
+        for (uint32_t i = 0; i < md->n_fetch; i++) {
+            zo_param_id p = md->fetch[i];
+            zo__act_discard(rt, p, m);
+            if (!rt->pars[p].persistent) {
+                s = zo__release_param(rt, p, 0);
+                if (s && !first) first = s;
+            }
+        }
+    }
+    return first;
 }
 
 /* activation flags of per-call records; the module is active while any is set */
@@ -1047,6 +1150,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
         return s;
     }
     if (!IS_LEGACY(rt)) act_set(rt, c, &c->fwd_active);
+    if (ZO_DS_019(rt) && c->recompute && s == ZO_OK) s = ds_charge_recompute(rt, m);
     return s;
 }
 
@@ -1300,6 +1404,9 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
         zo_status s = ZO_OK;
         if (md->refcnt > 0) {
             int activated = 0;
+            /* fetch_sub_module(forward=False) enters the module in
+             * __active_backward_submodules before fetching (0.19) */
+            if (ZO_DS_019(rt)) ds_bwd_enter(rt, m);
             s = zo__coord_fetch(rt, &rt->coord[0], m, &activated); /* pre_sub_module_backward_function */
             if (s == ZO_OK) md->refcnt -= 1; /* Python raises before the decrement */
         }
@@ -1349,9 +1456,18 @@ zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
         int64_t before = md->grads;
         md->grads -= 1;
         zo__emit(rt, ZO_EV_INPUT_GRAD, m, ZO_NO_PARAM, gh, vb ? before : 0, md->grads, 1, NULL);
-        if (md->grads == 0 && !retain_running(rt))
-            return zo__coord_release(rt, &rt->coord[0], m, 1); /* post_sub_module_backward_function */
-        return ZO_OK;
+        if (md->grads != 0) return ZO_OK;
+        /* post_sub_module_backward_function -> release_sub_module(forward=
+         * False), in a retain_graph backward too (DeepSpeed has no special
+         * case for it); 0.19 also releases the module's recompute
+         * parameters and takes it out of __active_backward_submodules */
+        zo_status s = zo__coord_release(rt, &rt->coord[0], m, 1);
+        if (ZO_DS_019(rt)) {
+            zo_status s2 = ds_release_recompute(rt, m);
+            if (s2 && !s) s = s2;
+            md->bwd_seq = 0;
+        }
+        return s;
     }
     if (kind == ZO_H_CALL_IN && !IS_LEGACY(rt)) {
         uint32_t idx = call_of_handle(rt, h);
@@ -1451,8 +1567,14 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
     zo__emit(rt, ZO_EV_BACKWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, g->retain, 0, NULL);
     zo_status first = ZO_OK;
     if (IS_LEGACY(rt)) {
+        /* DeepSpeed 0.19's ZeRO-3 optimizer: engine.backward's epilogue
+         * after the autograd call returns */
+        if (outermost && ZO_DS_ENGINE(rt)) first = ds_release_backward_leftovers(rt, gh);
         g->running = 0;
-        if (!g->retain) first = free_graph(rt, gslot, 0);
+        if (!g->retain) {
+            zo_status s = free_graph(rt, gslot, 0);
+            if (s && !first) first = s;
+        }
         return first;
     }
     /* end-of-backward callback: close (or re-arm) this graph's windows */
@@ -1584,7 +1706,9 @@ zo_status zo_release_all(zo_runtime *rt) {
         }
     }
     for (uint32_t p = 0; p < rt->n_pars; p++) {
-        zo_status s = zo__release_param(rt, p, 1);
+        /* release_and_reset_all: DeepSpeed partitions ds_persist parameters
+         * too (the next fetch gathers them again); per-call keeps them */
+        zo_status s = zo__release_param(rt, p, 1 | ZO_DS_REL(rt));
         if (s && !first) first = s;
     }
     /* idle graphs end here */
