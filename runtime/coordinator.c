@@ -23,6 +23,8 @@
 
 #define MOST_RECENT_NONE ((int64_t)-10000000000LL)
 
+static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m);
+
 void zo__coord_init(zo_coord *c) {
     memset(c, 0, sizeof *c);
     c->mode = ZO_TRACE_RECORD;
@@ -75,39 +77,57 @@ zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c) {
     return ZO_OK;
 }
 
-/* _clean_inflight_param_registry as _invalidate_trace runs it (DeepSpeed
- * >= 0.15.3, the DeepSpeed-shaped policies): every in-flight gather (a
- * prefetch the new order will not use) is waited and released when no
- * module holds it.  DeepSpeed invalidates in trace_prologue, before the
- * module's own fetch; here the module's own all-gather was already issued
- * (so that a failed gather changes nothing), so its parameters are left to
- * the fetch's wait: DeepSpeed would release and gather them again, with the
- * same end state (AVAILABLE, active for m). */
-static void clean_inflight_except(zo_runtime *rt, zo_module_id m) {
-    const zo_mod *md = &rt->mods[m];
-    for (uint32_t p = 0; p < rt->n_pars; p++) {
-        if (rt->pars[p].status != ZO_PARAM_INFLIGHT) continue;
-        int own = 0;
-        for (uint32_t i = 0; i < md->n_fetch && !own; i++) own = md->fetch[i] == p;
-        if (own) continue;
-        if (zo__wait_param(rt, p) == ZO_OK) (void)zo__release_param(rt, p, ZO_REL_PERSIST);
-    }
-}
-
-/* trace_prologue + record_module.  Capacity reserved beforehand. */
+/* trace_prologue + record_module.  Capacity reserved beforehand.  Under
+ * the DeepSpeed-shaped policies an invalidation also runs
+ * _clean_inflight_param_registry (_invalidate_trace, DeepSpeed >= 0.15.3).
+ * DeepSpeed invalidates before the module's own fetch; here the module's
+ * own all-gather was already issued (so that a failed gather changes
+ * nothing), so its parameters are left to the fetch's wait: DeepSpeed
+ * releases and gathers them again, with the same end state (AVAILABLE,
+ * active for m). */
 void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
     if (c->mode == ZO_TRACE_COMPLETE) {
         if (c->n_order <= c->step_id)
             zo__coord_invalidate(rt, c, "trace has fewer modules than this step fetched");
         else if (c->order[c->step_id] != m)
             zo__coord_invalidate(rt, c, "module differs from the recorded order");
-        if (c->mode == ZO_TRACE_INVALID && ZO_IS_DS(rt)) clean_inflight_except(rt, m);
+        if (c->mode == ZO_TRACE_INVALID && ZO_IS_DS(rt)) (void)ds_clean_registry(rt, m);
     }
     if (c->mode == ZO_TRACE_RECORD && c->n_order < c->cap_order) {
         c->order[c->n_order] = m;
         c->order_step[c->n_order] = c->step_id;
         c->n_order++;
     }
+}
+
+/* __all_gather_params_: __n_available_params += the numel it gathers */
+static void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) {
+            rt->ds_n_available += (int64_t)rt->pars[ids[i]].numel;
+            if (ZO_IS_DS(rt)) rt->pars[ids[i]].ds_reg = 1;
+        }
+}
+
+/* _clean_inflight_param_registry: every registry entry (in flight, or
+ * AVAILABLE after another entry of its coalesced gather was waited) is
+ * waited and released if no module holds it, ds_persist included; m's own
+ * parameters excepted (ZO_NO_MODULE: none) */
+static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m) {
+    zo_status first = ZO_OK;
+    const zo_mod *md = m == ZO_NO_MODULE ? NULL : &rt->mods[m];
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        zo_par *pr = &rt->pars[p];
+        if (!pr->ds_reg && pr->status != ZO_PARAM_INFLIGHT) continue;
+        int own = 0;
+        for (uint32_t i = 0; md && i < md->n_fetch && !own; i++) own = md->fetch[i] == p;
+        if (own) continue;
+        pr->ds_reg = 0;
+        zo_status s = zo__wait_param(rt, p);
+        if (!s) s = zo__release_param(rt, p, ZO_REL_PERSIST);
+        if (s && !first) first = s;
+    }
+    return first;
 }
 
 /* first position j >= s where p occurs in the module order, or SIZE_MAX */
@@ -177,8 +197,13 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     s = zo__reserve_act(rt, m);
     if (s) return zo__fail(rt, s, "cannot grow ds_active_sub_modules");
     /* 1. kick off the all-gather of the immediately required parameters */
+    int64_t avail_before = rt->ds_n_available;
+    ds_count_gather(rt, md->fetch, md->n_fetch);
     s = zo__gather(rt, md->fetch, md->n_fetch, 0);
-    if (s) return s;
+    if (s) {
+        rt->ds_n_available = avail_before;
+        return s;
+    }
     zo__coord_prologue_record(rt, c, m);
     *activated = 1;
     /* 2. wait for them and mark the module active */
@@ -186,6 +211,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_param_id p = md->fetch[i];
         (void)zo__act_add(rt, p, m); /* capacity reserved */
+        rt->pars[p].ds_reg = 0;      /* __inflight_param_registry.pop(param) */
         if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
             zo_status w = zo__wait_param(rt, p);
             if (w && !werr) werr = w;
@@ -220,7 +246,19 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
                             (unsigned long long)c->step_id, m, k, nd, mismatch);
         if (rt->cfg.prefetch_bucket_size > 0) {
             uint64_t live = rt->st.live_numel;
+            if (ZO_IS_DS(rt)) {
+                /* DeepSpeed's budget: max_live_parameters - __n_available_params,
+                 * a count reset to 0 at reset_step while parameters stay
+                 * gathered (so it can be below the live numel, even negative) */
+                live = rt->ds_n_available > 0 ? (uint64_t)rt->ds_n_available : 0;
+                if (rt->ds_n_available < 0 && rt->cfg.max_live_parameters != UINT64_MAX)
+                    live = 0; /* budget capped by the bucket size below anyway */
+            }
             uint64_t budget = rt->cfg.max_live_parameters > live ? rt->cfg.max_live_parameters - live : 0;
+            if (ZO_IS_DS(rt) && rt->ds_n_available < 0) {
+                uint64_t extra = (uint64_t)(-rt->ds_n_available);
+                budget = budget > UINT64_MAX - extra ? UINT64_MAX : budget + extra;
+            }
             if (budget > rt->cfg.prefetch_bucket_size) budget = rt->cfg.prefetch_bucket_size;
             uint64_t numel_pf = 0;
             uint32_t n_pf = 0;
@@ -235,6 +273,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
                 }
             }
             if (n_pf) {
+                ds_count_gather(rt, rt->scratch, n_pf);
                 zo_status ps = zo__gather(rt, rt->scratch, n_pf, 1);
                 /* prefetch is best effort: an allocation or backend error was
                  * reported as ZO_EV_ERROR and the parameters are fetched when
@@ -314,6 +353,7 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
     }
     /* _clean_inflight_param_registry: wait every in-flight gather, release */
     zo_status first = ZO_OK;
+    if (ZO_IS_DS(rt)) first = ds_clean_registry(rt, ZO_NO_MODULE);
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
             zo_status s = zo__wait_param(rt, p);
@@ -328,5 +368,6 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
     c->qpos = 0;
     for (size_t p = 0; p < c->n_most_recent; p++) c->most_recent[p] = MOST_RECENT_NONE;
     c->step_id = 0;
+    rt->ds_n_available = 0; /* __n_available_params = 0 */
     return first;
 }

@@ -92,6 +92,10 @@ typedef struct zo_par {
     uint32_t work;            /* slot in rt->works, or ZO_NONE32 */
     uint64_t gathers;
     uint64_t ready_epoch;     /* backward epoch its grad became ready */
+    uint8_t ds_reg;           /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
+                                 policies): from the coordinator's all-gather until a fetch of one
+                                 of its modules pops it, even after a wait of another parameter of
+                                 the same coalesced gather made it AVAILABLE */
     zo_module_id *users;      /* modules whose fetch list holds it (derived) */
     uint32_t n_users;
 } zo_par;
@@ -197,6 +201,10 @@ struct zo_runtime {
     uint32_t n_ctx, cap_ctx;
     uint64_t bwd_epoch;       /* outermost backward counter */
     uint64_t bwd_seq;         /* last key order given in __active_backward_submodules */
+    uint64_t ds_step_grads;   /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
+    int64_t ds_n_available;   /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
+                                 prefetch budget): += numel gathered by the coordinator, -= numel
+                                 released, 0 at reset_step */
 
     zo_work_rec *works;
     uint32_t n_works, cap_works;

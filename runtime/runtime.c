@@ -358,6 +358,44 @@ static int fetches_subtree(const zo_mod *md) {
  * or gather-always; a gather-always module also takes the external
  * parameters of every module it holds, and those modules' lists are empty
  * (they never fetch: the holder does, for them). */
+/* DeepSpeedZeRoOffload.mark_persistent_parameters iterates
+ * module.named_parameters(): modules in pre-order (named_modules), each
+ * module's own parameters in registration order; a parameter whose numel
+ * would take the persistent total over model_persistence_threshold is
+ * skipped.  The DeepSpeed-shaped policies take that order (per-call
+ * decides in registration order, at zo_param_register). */
+static void ds_mark_persistent(zo_runtime *rt, uint32_t *stack) {
+    uint64_t total = 0;
+    uint32_t sp = 0;
+    for (uint32_t m = rt->n_mods; m-- > 0;)
+        if (rt->mods[m].parent == ZO_NO_MODULE) stack[sp++] = m;
+    while (sp) {
+        zo_module_id m = stack[--sp];
+        const zo_mod *md = &rt->mods[m];
+        for (uint32_t i = 0; i < md->n_own; i++) {
+            zo_par *pr = &rt->pars[md->own[i]];
+            int pers = 0;
+            if (!(pr->numel > rt->cfg.model_persistence_threshold ||
+                  total > rt->cfg.model_persistence_threshold - pr->numel) &&
+                pr->numel <= rt->cfg.param_persistence_threshold) {
+                pers = 1;
+                total += pr->numel;
+            }
+            if (pers != pr->persistent && pr->status != ZO_PARAM_NOT_AVAILABLE) {
+                if (pers)
+                    rt->st.persistent_live_numel += pr->numel;
+                else
+                    rt->st.persistent_live_numel -= pr->numel;
+            }
+            pr->persistent = (uint8_t)pers;
+        }
+        /* children in registration order: push in reverse */
+        for (uint32_t c = rt->n_mods; c-- > 0;)
+            if (rt->mods[c].parent == m) stack[sp++] = c;
+    }
+    rt->persistent_total = total;
+}
+
 zo_status zo__rebuild(zo_runtime *rt) {
     if (!rt->dirty) return ZO_OK;
     uint32_t nm = rt->n_mods, np = rt->n_pars;
@@ -457,6 +495,7 @@ zo_status zo__rebuild(zo_runtime *rt) {
         rt->pars[p].users = ulists[p];
         rt->pars[p].n_users = ucnt[p];
     }
+    if (ZO_IS_DS(rt)) ds_mark_persistent(rt, cnt); /* cnt: nm entries, free now */
     zo__free(rt, rt->scratch);
     zo__free(rt, rt->mark1);
     zo__free(rt, rt->mark2);
@@ -732,6 +771,7 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     pr->full_bytes = 0;
     rt->st.live_numel -= pr->numel;
     if (pr->persistent) rt->st.persistent_live_numel -= pr->numel;
+    rt->ds_n_available -= (int64_t)pr->numel;
     rt->st.releases++;
     zo__emit(rt, ZO_EV_RELEASE, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     return ZO_OK;
@@ -772,6 +812,10 @@ void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
 /* ------------------------------------------------------------------ */
 
 static zo_coord *coord_of_graph(zo_runtime *rt, uint32_t gslot) {
+    /* DeepSpeed >= 0.15 has one coordinator for both modes
+     * (DeepSpeedZeRoOffload.get_param_coordinator()); per-call keeps one per
+     * mode, as DeepSpeed 0.14 did */
+    if (ZO_IS_DS(rt)) return &rt->coord[0];
     return &rt->coord[rt->graphs[gslot].eval ? 1 : 0];
 }
 
@@ -1014,7 +1058,7 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
     if (s) return zo__fail(rt, s, "zo_forward_begin: graph table");
     int eval = (flags & ZO_FWD_EVAL) != 0;
     if (flags & ZO_FWD_ROOT) {
-        s = zo__coord_reset_step(rt, &rt->coord[eval]);
+        s = zo__coord_reset_step(rt, &rt->coord[ZO_IS_DS(rt) ? 0 : eval]);
         if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) {
             /* nothing happened; the graph slot stays on the free list */
             rt->graphs[gslot].calls_head = rt->graphs_free;
@@ -1074,9 +1118,11 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
                             rt->calls[rt->fstack[i]].m);
     zo_graph_rec *g = &rt->graphs[gslot];
     zo_status first = ZO_OK;
-    if (g->eval && g->root) {
-        /* DeepSpeed's end-of-forward hook under no_grad; a failure here
-         * (ZO_ERR_NOMEM building the trace) leaves the pass open */
+    if (g->eval && g->root && !ZO_IS_DS(rt)) {
+        /* DeepSpeed 0.14's end-of-forward hook under no_grad (0.15.4 and
+         * 0.19.8 have none: the DeepSpeed-shaped policies skip it); a
+         * failure here (ZO_ERR_NOMEM building the trace) leaves the pass
+         * open */
         first = zo__coord_reset_step(rt, &rt->coord[1]);
         if (first == ZO_ERR_NOMEM || first == ZO_ERR_LIMIT) return first;
         rt->st.steps++;
@@ -1511,7 +1557,10 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
     zo_status s = zo__rebuild(rt);
     if (s) return s;
     zo__emit(rt, ZO_EV_PARAM_GRAD_READY, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
-    if (IS_LEGACY(rt)) return ZO_OK;
+    if (IS_LEGACY(rt)) {
+        rt->ds_step_grads++;
+        return ZO_OK;
+    }
     uint64_t epoch = rt->bwd_epoch;
     if (pr->ready_epoch == epoch) return ZO_OK;
     pr->ready_epoch = epoch;
@@ -1687,7 +1736,8 @@ zo_status zo_release_all(zo_runtime *rt) {
             zo_status s = zo__wait_param(rt, p);
             if (s && !first) first = s;
         }
-        pr->n_act = 0; /* ds_active_sub_modules.clear() */
+        pr->n_act = 0;  /* ds_active_sub_modules.clear() */
+        pr->ds_reg = 0; /* __inflight_param_registry.pop(param) */
     }
     if (!IS_LEGACY(rt)) {
         for (uint32_t j = 0; j < rt->n_calls; j++) {
@@ -1711,6 +1761,26 @@ zo_status zo_release_all(zo_runtime *rt) {
         zo_status s = zo__release_param(rt, p, 1 | ZO_DS_REL(rt));
         if (s && !first) first = s;
     }
+    /* DeepSpeed 0.19's ZeRO-3 optimizer step (stage3.py step): after
+     * _partition_all_parameters() and the update, _post_step() gathers the
+     * ds_persist parameters again (persistent_parameters[0].all_gather),
+     * held by no module.  A step without any gradient fails before that
+     * (_get_norm_groups), so it only partitions. */
+    if (ZO_DS_ENGINE(rt) && rt->ds_step_grads > 0 && zo__rebuild(rt) == ZO_OK) {
+        uint32_t n = 0;
+        for (uint32_t p = 0; p < rt->n_pars; p++)
+            if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_NOT_AVAILABLE) rt->scratch[n++] = p;
+        if (n) {
+            zo_status s = zo__gather(rt, rt->scratch, n, 0);
+            if (s && !first) first = s;
+            for (uint32_t p = 0; p < rt->n_pars && !s; p++)
+                if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_INFLIGHT) {
+                    zo_status w = zo__wait_param(rt, p);
+                    if (w && !first) first = w;
+                }
+        }
+    }
+    rt->ds_step_grads = 0;
     /* idle graphs end here */
     for (uint32_t gs = 0; gs < rt->n_graphs; gs++) {
         zo_graph_rec *g = &rt->graphs[gs];
