@@ -404,7 +404,8 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p);
 /* ------------------------------------------------------------------ */
 
 #define ZO_FWD_ROOT 0x1u /**< root forward: coordinator reset_step() first (DeepSpeed's start-of-forward hook) */
-#define ZO_FWD_EVAL 0x2u /**< module.training == False: uses the eval coordinator (DeepSpeed keeps one per mode) */
+#define ZO_FWD_EVAL 0x2u /**< module.training == False: per-call uses the eval coordinator (one per mode, as
+                             DeepSpeed 0.14); the DeepSpeed-shaped policies have DeepSpeed 0.15+'s single one */
 
 /** Starts a forward pass (a new autograd graph) and makes it current:
  *  windows opened by module calls belong to it until zo_forward_end().
@@ -414,8 +415,8 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p);
 zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph);
 
 /** Ends forward pass g, which must be the innermost one begun.  With
- *  ZO_FWD_EVAL the eval coordinator's reset_step() runs (DeepSpeed's
- *  end-of-forward hook under no_grad).  If some call of the pass had grad
+ *  ZO_FWD_EVAL under per-call the eval coordinator's reset_step() runs
+ *  (DeepSpeed 0.14's end-of-forward hook under no_grad; 0.15+ has none).  If some call of the pass had grad
  *  enabled, the graph stays alive, waiting for its backward (or for
  *  zo_graph_discard() / zo_release_all()).  A pass in which no call had
  *  grad enabled has nothing to backpropagate: it ends here and g becomes
@@ -582,7 +583,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
 zo_status zo_release_all(zo_runtime *rt);
 
 /** The coordinator's reset_step() for the train (eval = 0) or eval
- *  coordinator: RECORD -> COMPLETE, INVALID -> RECORD, refill the
+ *  coordinator (the DeepSpeed-shaped policies have one for both): RECORD -> COMPLETE, INVALID -> RECORD, refill the
  *  prefetch queue, step id 0.  Errors: ZO_ERR_INVALID_ARG. */
 zo_status zo_reset_step(zo_runtime *rt, int eval);
 
@@ -660,7 +661,8 @@ typedef struct zo_trace_info {
     uint64_t n_params;       /**< length of the parameter trace */
     uint64_t queue_len;      /**< parameters left in the prefetch queue */
 } zo_trace_info;
-/** Errors: ZO_ERR_INVALID_ARG. */
+/** The train (eval = 0) or eval coordinator's trace (the DeepSpeed-shaped
+ *  policies have one for both).  Errors: ZO_ERR_INVALID_ARG. */
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out);
 
 /** Internal consistency check (cheap, O(params + modules)): the in-flight

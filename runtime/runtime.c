@@ -1795,7 +1795,7 @@ zo_status zo_release_all(zo_runtime *rt) {
 zo_status zo_reset_step(zo_runtime *rt, int eval) {
     if (!rt) return ZO_ERR_INVALID_ARG;
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
-    zo_status s = zo__coord_reset_step(rt, &rt->coord[eval]);
+    zo_status s = zo__coord_reset_step(rt, &rt->coord[ZO_IS_DS(rt) ? 0 : eval]); /* one coordinator (0.15+) */
     if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) return s; /* no effect */
     rt->st.steps++;
     zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
@@ -1913,7 +1913,7 @@ zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
 
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) {
     if (!rt || !out || (eval != 0 && eval != 1)) return ZO_ERR_INVALID_ARG;
-    const zo_coord *c = &rt->coord[eval];
+    const zo_coord *c = &rt->coord[ZO_IS_DS(rt) ? 0 : eval]; /* one coordinator (0.15+) */
     out->mode = c->mode;
     out->step_id = c->step_id;
     out->n_modules = c->n_order;

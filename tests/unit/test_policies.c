@@ -442,8 +442,10 @@ static void test_eval_forward_releases_all(void **state)
             HD_ALL_RELEASED(rt); /* by the hooks */
             (void)pc;
         }
-        /* the train trace was not touched by eval forwards */
-        HD_EQ(HD_TRACE(rt).n_modules, 0);
+        /* per-call: the train trace was not touched by eval forwards; the
+         * DeepSpeed-shaped policies have DeepSpeed's one coordinator for
+         * both modes (0.15+), which recorded r, a, b, c, a */
+        HD_EQ(HD_TRACE(rt).n_modules, pol == ZO_GRADS_PER_CALL ? 0 : 5);
         if (pol == ZO_GRADS_PER_CALL)
             HD_EQ(HD_STATS(rt).open_windows, 0);
         assert_true(g_ev.min_counter >= 0);
