@@ -50,15 +50,39 @@ copies for those two collectives (the data plane; no hook logic changes).
 """
 
 import os
+import socket
 import sys
+import tempfile
+
+
+def _free_port():
+    """A TCP port nobody listens on now (bind port 0): each oracle process gets
+    its own MASTER_PORT, so parallel runs never meet in one gloo rendezvous."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", 0))
+        return str(s.getsockname()[1])
+    finally:
+        s.close()
+
 
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
+os.environ["MASTER_PORT"] = os.environ.get("ZO_ORACLE_MASTER_PORT") or _free_port()
+# DeepSpeed JIT-builds ops (the CPU accelerator's deepspeed_shm_comm) under
+# TORCH_EXTENSIONS_DIR, default ~/.cache/torch_extensions, behind a file lock
+# that a killed build leaves behind: every later run would wait on it
+# silently.  A private directory per process (the build itself is avoided,
+# see init_dist) keeps one run's debris from blocking another.
+_EXT_DIR = tempfile.mkdtemp(prefix="zo-ds-ext-")
+os.environ["TORCH_EXTENSIONS_DIR"] = _EXT_DIR
 for k, v in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0"), ("LOCAL_SIZE", "1")):
     os.environ.setdefault(k, v)
 
+import gc  # noqa: E402
+import importlib  # noqa: E402
 import io  # noqa: E402
+import signal  # noqa: E402
 import contextlib  # noqa: E402
 import logging  # noqa: E402
 
@@ -79,7 +103,16 @@ try:
 except Exception:  # pragma: no cover
     pass
 
-FULL_ENGINE = os.environ.get("ZO_DS_FULL_ENGINE", "0") == "1"  # see docs/oracles.md
+# DeepSpeed profiles (fuzz/scenario.h ZS_DS_*, the scenario's config.ds_profile):
+#   0.19        the ZeRO-3 optimizer: deepspeed.initialize(model, optimizer=SGD),
+#               engine.backward(loss, retain_graph=...), engine.step()
+#   0.19-hooks  DeepSpeedZeRoOffload alone (no optimizer): loss.backward(),
+#               partition_all_parameters() at the step
+#   0.15        as 0.19-hooks, plus the coordinator's reset_step() after every
+#               backward (the reference the simulator was first checked against)
+DS_PROFILES = ("0.19", "0.19-hooks", "0.15")
+PROFILE_OVERRIDE = None  # --ds-profile
+TIME_LIMIT = int(os.environ.get("ZO_ORACLE_TIME_LIMIT", "120"))  # seconds per scenario
 MAX_TOTAL_NUMEL = 1 << 22  # = sim_traces.c DS_MAX_TOTAL_NUMEL (it scales bigger scenarios down)
 STATUS_CHAR = {ZeroParamStatus.NOT_AVAILABLE: "N", ZeroParamStatus.INFLIGHT: "I",
                ZeroParamStatus.AVAILABLE: "A"}
@@ -108,6 +141,19 @@ def init_dist():
     global _dist_ready
     if _dist_ready:
         return
+    # The gloo backend's constructor loads DeepSpeed's CPU shared-memory
+    # all-reduce (deepspeed_shm_comm), JIT-compiling it with ninja on first
+    # use (C++ headers of torch and pybind11 needed, ~60 s).  At world size 1
+    # nothing uses it (comm/torch.py only calls it for all_reduce with
+    # several local ranks; the two collectives the hooks issue are replaced
+    # below), so the build is skipped: deepspeed.comm.torch.build_shm_op
+    # returning None is the path DeepSpeed itself takes when the op is not
+    # compatible (0.15.4 and 0.19.8).
+    # (sys.modules: the attribute deepspeed.comm.torch is the torch package)
+    importlib.import_module("deepspeed.comm.torch")
+    dstorch = sys.modules["deepspeed.comm.torch"]
+    if hasattr(dstorch, "build_shm_op"):
+        dstorch.build_shm_op = lambda: None
     with contextlib.redirect_stdout(io.StringIO()):
         deepspeed.init_distributed(dist_backend="gloo", verbose=False)
     # torch 1.13's gloo has neither _allgather_base nor _reduce_scatter_base:
@@ -175,10 +221,17 @@ class DSRun(torch_oracle.Run):
         # node records the parameter's shape when it is created, and DeepSpeed
         # partitions param.data to an empty tensor
         self.pgrad_hooks()
+        # deepspeed.initialize runs gc.collect() (stage3.py
+        # _create_fp16_partitions_with_defragmentation -> zero/utils.py
+        # defragment): ~2 s per scenario with torch 2 loaded, for memory the
+        # oracle's small models never need back
+        gc_collect = gc.collect
+        gc.collect = lambda *a, **k: 0
         with contextlib.redirect_stdout(io.StringIO()):
-            if FULL_ENGINE:
-                opt = torch.optim.SGD([p for p in self.params if p.requires_grad] or
-                                      [torch.nn.Parameter(torch.zeros(1))], lr=0.0)
+            if self.full_engine:
+                # the ZeRO-3 optimizer (DeepSpeedZeroOptimizer_Stage3); lr 0:
+                # the contents never change (the S lines are about ds_status)
+                opt = torch.optim.SGD([p for p in root.parameters() if p.requires_grad], lr=0.0)
                 self.engine, _, _, _ = deepspeed.initialize(model=root, optimizer=opt, config=ds_config)
                 self.offload = self.engine.optimizer.parameter_offload
             else:
@@ -186,6 +239,7 @@ class DSRun(torch_oracle.Run):
                 # parameter hooks without the gradient partitioning optimizer
                 self.engine, _, _, _ = deepspeed.initialize(model=root, config=ds_config)
                 self.offload = self.engine.optimizer
+        gc.collect = gc_collect
         # tied / external parameters: DeepSpeed's API for a module that uses
         # a parameter it does not own
         for mid, ps in enumerate(self.uses_of):
@@ -204,7 +258,7 @@ class DSRun(torch_oracle.Run):
             if t.requires_grad:
                 acc = t.expand_as(t).grad_fn.next_functions[0][0]
                 pid = t.zo_id
-                acc.register_hook(lambda gi, go, pid=pid: self.line("PGRAD p=%d" % pid))
+                acc.register_hook(lambda gi, go, pid=pid: self.pgrad(pid))
                 self.keep.append(acc)
 
     def wrap_hooks(self, mod):
@@ -305,15 +359,29 @@ class DSRun(torch_oracle.Run):
     def line(self, s):
         self.out.append(s)
         if s.startswith("ENDBWD"):
-            self.status_line()
+            if self.full_engine and "B" not in self.ctx:
+                # the top-level backward: engine.backward runs its epilogue
+                # (release_backward_leftovers) after the autograd call; the
+                # state line follows it (run_backward)
+                self.endbwd_pending = True
+            else:
+                self.status_line()
 
     def run_backward(self, loss, retain):
-        if FULL_ENGINE:
-            self.engine.backward(loss, retain_graph=retain)
+        if self.full_engine:
+            self.endbwd_pending = False
+            try:
+                self.engine.backward(loss, retain_graph=retain)
+            finally:
+                if self.endbwd_pending:
+                    self.status_line()
+                    self.endbwd_pending = False
         else:
             # what DeepSpeedZeroOptimizer_Stage3.backward does around the
             # autograd call: loss.backward(), then the coordinator's reset_step()
             torch.autograd.backward(loss, retain_graph=retain)
+            if self.profile != "0.15":
+                return
             try:
                 self.coordinator().reset_step()
             except RuntimeError as e:  # DeepSpeed's own check, not a PyTorch error
@@ -328,10 +396,25 @@ class DSRun(torch_oracle.Run):
         except TypeError:
             return self.offload.get_param_coordinator()
 
+    def pgrad(self, pid):
+        self.grads_since_step += 1
+        self.line("PGRAD p=%d" % pid)
+
     def sweep(self):
+        grads, self.grads_since_step = self.grads_since_step, 0
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                if FULL_ENGINE:
+                if self.full_engine and not grads:
+                    # no parameter produced a gradient in this step (every
+                    # backward discarded or abandoned): engine.step() fails
+                    # after its _partition_all_parameters() (0.19.8
+                    # stage3.py step -> _get_norm_groups: KeyError or
+                    # TypeError on the missing averaged_gradients), so a
+                    # training loop has nothing to step; the oracle runs
+                    # that release part alone, which the runtime models
+                    # (zo_release_all without the persistent re-gather)
+                    self.offload.partition_all_parameters()
+                elif self.full_engine:
                     self.engine.step()
                 else:
                     # the optimizer step's _partition_all_parameters():
@@ -346,23 +429,65 @@ class DSRun(torch_oracle.Run):
         self.engine.train(training)
 
 
+class OracleTimeout(Exception):
+    pass
+
+
+class Skip(Exception):
+    """The scenario cannot be expressed under this profile: reported as
+    "SKIP <reason>" (tools/difftest.py lists and counts it)."""
+
+
+def _on_alarm(signum, frame):
+    raise OracleTimeout()
+
+
+def scenario_profile(sc):
+    prof = PROFILE_OVERRIDE or sc["config"].get("ds_profile", "0.19")
+    if prof not in DS_PROFILES:
+        raise ValueError("unknown DeepSpeed profile %r (known: %s)" % (prof, ", ".join(DS_PROFILES)))
+    want = "0.15." if prof == "0.15" else "0.19."
+    if not deepspeed.__version__.startswith(want):
+        raise ValueError("DeepSpeed profile %s needs DeepSpeed %sx; this venv has %s"
+                         % (prof, want, deepspeed.__version__))
+    return prof
+
+
 def trace(sc, policy="reset-on-forward"):
     if sc["config"].get("all_ranks") and sc.get("edits"):
         # one program per rank: sim_traces --ds writes each (NAME#rankR)
         raise ValueError("all-ranks scenario with rank edits: run each rank's program")
+    prof = scenario_profile(sc)
     total = sum(p["numel"] for p in sc["params"])
     if total > MAX_TOTAL_NUMEL + 65536:  # (scaling rounds tiny parameters up to 1)
         return ["SKIP total numel %d over %d" % (total, MAX_TOTAL_NUMEL)]
+    if prof == "0.19" and not any(not p["frozen"] for p in sc["params"]):
+        # DeepSpeedZeroOptimizer_Stage3 needs a trainable parameter (torch's
+        # optimizers refuse an empty parameter list)
+        return ["SKIP no trainable parameter: the ZeRO-3 optimizer needs one (profile 0.19)"]
     out = []
     r = None
+    old = signal.signal(signal.SIGALRM, _on_alarm) if TIME_LIMIT > 0 else None
+    if TIME_LIMIT > 0:
+        signal.alarm(TIME_LIMIT)
     try:
         r = DSRun.__new__(DSRun)
+        r.profile = prof
+        r.full_engine = prof == "0.19"
+        r.endbwd_pending = False
+        r.grads_since_step = 0
         torch_oracle.Run.__init__(r, sc, "reset-on-forward", out)
         torch_oracle._current.run = r
         r.run()
     except torch_oracle.StopRun:
         pass
+    except OracleTimeout:
+        return ["ORACLEERROR timeout after %d s (ZO_ORACLE_TIME_LIMIT) at line %d: %s"
+                % (TIME_LIMIT, len(out) + 1, out[-1] if out else "<start>")]
     finally:
+        if TIME_LIMIT > 0:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
         torch_oracle._current.run = None
         if r is not None and getattr(r, "engine", None) is not None:
             try:
@@ -373,13 +498,17 @@ def trace(sc, policy="reset-on-forward"):
 
 
 def main(argv):
+    global PROFILE_OVERRIDE
     import argparse
     import json
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
     ap.add_argument("--policies", default="reset-on-forward")
     ap.add_argument("--out-suffix")
+    ap.add_argument("--ds-profile", choices=DS_PROFILES,
+                    help="run every scenario under this DeepSpeed profile (default: its config.ds_profile)")
     a = ap.parse_args(argv)
+    PROFILE_OVERRIDE = a.ds_profile
     rc = 0
     for f in a.files:
         with open(f) as fh:
@@ -402,4 +531,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    import atexit
+    import shutil
+    atexit.register(shutil.rmtree, _EXT_DIR, True)
     sys.exit(main(sys.argv[1:]))

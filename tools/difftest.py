@@ -72,11 +72,13 @@ def corpus_files(corpus):
 
 
 RANK_ARGS = []  # ["--rank", R] from --rank
+PROFILE_ARGS = []  # ["--ds-profile", P, "--torch-profile", T] in DeepSpeed mode
+DS_PROFILES = ("0.19", "0.19-hooks", "0.15")
 
 
 def run_sim(sim_traces, outdir, args, ds=False):
     os.makedirs(outdir, exist_ok=True)
-    r = subprocess.run([sim_traces] + (["--ds"] if ds else []) + RANK_ARGS + [outdir] + args,
+    r = subprocess.run([sim_traces] + (["--ds"] + PROFILE_ARGS if ds else []) + RANK_ARGS + [outdir] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
@@ -189,8 +191,16 @@ def main(argv):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--python", default="/usr/bin/python3", help="interpreter of the PyTorch oracle")
     ap.add_argument("--deepspeed", action="store_true", help="compare with the DeepSpeed oracle")
-    ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-oracle"))
+    ap.add_argument("--venv", default=None,
+                    help="DeepSpeed venv (default: .venv-current for the 0.19 profiles, .venv-oracle for 0.15)")
+    ap.add_argument("--ds-profile", choices=DS_PROFILES, default="0.19",
+                    help="DeepSpeed mode: the profile both sides run (fuzz/scenario.h ZS_DS_*): 0.19 = the "
+                    "ZeRO-3 optimizer (engine.backward/step), 0.19-hooks = the hooks alone, 0.15 = DeepSpeed "
+                    "0.15.4's hooks (with torch 1.13, .venv-oracle)")
     ap.add_argument("--max-report", type=int, default=20)
+    ap.add_argument("--oracle-from", metavar="WORK",
+                    help="reuse the oracle traces of an earlier run's --work directory (same scenario "
+                    "arguments) instead of running the oracle: for iterating on the simulator side")
     ap.add_argument("--strict-status", action="store_true",
                     help="DeepSpeed mode: a ds_status difference fails the test too")
     a = ap.parse_args(argv)
@@ -200,20 +210,26 @@ def main(argv):
 
     env = dict(os.environ)
     if a.deepspeed:
+        if a.venv is None:
+            a.venv = os.path.join(ROOT, ".venv-oracle" if a.ds_profile == "0.15" else ".venv-current")
         py = os.path.join(a.venv, "bin", "python")
-        if not os.path.exists(os.path.join(a.venv, ".oracle-ok")) or not os.access(py, os.X_OK):
+        if not os.access(py, os.X_OK) and not a.oracle_from:
             print("difftest: SKIP: no DeepSpeed oracle venv at %s (run tools/oracle_venv.sh)" % a.venv)
             return 77
-        oracle = [py, os.path.join(HERE, "deepspeed_oracle.py")]
+        oracle = [py, os.path.join(HERE, "deepspeed_oracle.py"), "--ds-profile", a.ds_profile]
+        # the PyTorch the venv runs: DeepSpeed 0.15.4 runs on Debian's torch 1.13
+        PROFILE_ARGS[:] = ["--ds-profile", a.ds_profile,
+                           "--torch-profile", "1.13" if a.ds_profile == "0.15" else "2.x"]
         policies = ["reset-on-forward"]
         env["DS_ACCELERATOR"] = "cpu"
     else:
         py = a.python
         oracle = [py, os.path.join(HERE, "torch_oracle.py")]
         policies = list(POLICIES)
-    probe = subprocess.run(oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "")],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    if probe.returncode != 0:
+    probe = None if a.oracle_from else subprocess.run(
+        oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if probe is not None and probe.returncode != 0:
         print("difftest: SKIP: %s cannot import torch%s: %s" % (
             oracle[0], "/deepspeed" if a.deepspeed else "",
             probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else "?"))
@@ -244,12 +260,21 @@ def main(argv):
         index += run_sim(a.sim_traces, os.path.join(work, "files"), a.files, a.deepspeed)
     t_sim = time.time() - t0
 
-    bad = run_oracles(oracle, [base + ".json" for base, _, _ in index], policies, a.jobs, env)
+    if a.oracle_from:
+        bad = []
+        for base, _, _ in index:
+            for pol in policies:
+                src = os.path.join(a.oracle_from, os.path.relpath(base, work)) + ".%s.oracle" % pol
+                if os.path.exists(src):
+                    shutil.copy(src, "%s.%s.oracle" % (base, pol))
+    else:
+        bad = run_oracles(oracle, [base + ".json" for base, _, _ in index], policies, a.jobs, env)
     for err in bad:
         sys.stderr.write("difftest: oracle process failed:\n%s\n" % err)
     t_oracle = time.time() - t0 - t_sim
 
     compared = 0
+    skip_reasons = {}
     disagreements = []
     percall_full = [0, 0]
     oracle_errors = []
@@ -266,6 +291,7 @@ def main(argv):
                 continue
             if ora and ora[0].startswith("SKIP"):
                 skipped += 1
+                skip_reasons.setdefault(ora[0][5:].strip() or "?", []).append(name)
                 continue
             if a.deepspeed:
                 import json
@@ -334,7 +360,9 @@ def main(argv):
             print("DS_STATUS %s [simulator verdict %s] line %d (after: %s):\n  simulator: %s\n  deepspeed: %s"
                   % (name, verdict, ln, " | ".join(ctx), sa, oa))
     if skipped:
-        print("difftest: %d scenarios skipped by the oracle (too large for real tensors)" % skipped)
+        print("difftest: %d scenarios skipped by the oracle:" % skipped)
+        for why, names in sorted(skip_reasons.items()):
+            print("SKIPPED %d: %s: %s" % (len(names), why, " ".join(names[:8]) + (" ..." if len(names) > 8 else "")))
     for name, pol, line in oracle_errors:
         print("ORACLE ERROR %s [%s]: %s" % (name, pol, line))
     for d in disagreements[:a.max_report]:

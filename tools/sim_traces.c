@@ -8,6 +8,11 @@
  *   sim_traces OUTDIR --seeds FIRST LAST the scenarios `zs_tool gen --seed S`
  *                                        writes, S = FIRST..LAST
  *   sim_traces --rank R ...              all-ranks scenarios: only rank R's program
+ *   sim_traces --ds-profile P ...        every scenario's config.ds_profile set to P
+ *                                        (0.19 | 0.19-hooks | 0.15, fuzz/scenario.h
+ *                                        ZS_DS_*), in the simulation and the JSON
+ *   sim_traces --torch-profile P ...     likewise config.torch_profile (2.x |
+ *                                        2.x-no-early-stop | 1.13)
  *                                        (default: every rank's, one after another)
  *   sim_traces --ds OUTDIR ...           DeepSpeed-oracle mode: the scenario as the
  *                                        DeepSpeed oracle runs it (world size 1, rank 0,
@@ -65,6 +70,8 @@ static zs_scenario sc;
 
 static int ds_mode;
 static int only_rank = -1; /* --rank R */
+static int ds_profile = -1;    /* --ds-profile P: ZS_DS_* for every scenario */
+static int torch_profile = -1; /* --torch-profile P: ZS_TORCH_* for every scenario */
 static zs_scenario whole; /* an all-ranks scenario while its ranks are emitted */
 #define DS_MAX_TOTAL_NUMEL (1ull << 22) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
 
@@ -87,6 +94,8 @@ static void ds_scale(void)
 static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 {
     char path[4096];
+    if (ds_profile >= 0) sc.cfg.ds_profile = (uint8_t)ds_profile;
+    if (torch_profile >= 0) sc.cfg.torch_profile = (uint8_t)torch_profile;
     if (ds_mode) {
         sc.cfg.world_size = 1;
         sc.cfg.rank = 0;
@@ -175,6 +184,19 @@ int main(int argc, char **argv)
             ds_mode = 1;
             argv++;
             argc--;
+        } else if (argc > 2 && (!strcmp(argv[1], "--ds-profile") || !strcmp(argv[1], "--torch-profile"))) {
+            int is_ds = !strcmp(argv[1], "--ds-profile");
+            int v = is_ds ? zs_ds_profile_from_name(argv[2]) : zs_torch_profile_from_name(argv[2]);
+            if (v < 0) {
+                fprintf(stderr, "sim_traces: %s %s: unknown profile\n", argv[1], argv[2]);
+                return 2;
+            }
+            if (is_ds)
+                ds_profile = v;
+            else
+                torch_profile = v;
+            argv += 2;
+            argc -= 2;
         } else if (argc > 2 && !strcmp(argv[1], "--rank")) {
             only_rank = atoi(argv[2]);
             if (only_rank < 0 || only_rank >= ZS_MAX_WORLD) {
@@ -187,7 +209,8 @@ int main(int argc, char **argv)
             break;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] OUTDIR FILE... | sim_traces [--ds] [--rank R] OUTDIR --seeds FIRST LAST\n");
+        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] [--ds-profile P] [--torch-profile P] OUTDIR FILE... | "
+                        "sim_traces [options] OUTDIR --seeds FIRST LAST\n");
         return 2;
     }
     const char *dir = argv[1];
