@@ -465,6 +465,23 @@ def trace(sc, policy="reset-on-forward"):
         # DeepSpeedZeroOptimizer_Stage3 needs a trainable parameter (torch's
         # optimizers refuse an empty parameter list)
         return ["SKIP no trainable parameter: the ZeRO-3 optimizer needs one (profile 0.19)"]
+    if prof == "0.19":
+        owner = [p["owner"] for p in sc["params"]]
+        parent = [m["parent"] for m in sc["modules"]]
+
+        def under(m, a):
+            while m >= 0:
+                if m == a:
+                    return True
+                m = parent[m]
+            return False
+        for m in sc["modules"]:
+            if m["z3_leaf"] and any(not p["frozen"] and under(owner[p["id"]], m["id"]) for p in sc["params"]):
+                return ["SKIP z3 leaf module %d with trainable parameters under the ZeRO-3 optimizer: its "
+                        "reduce_leaf_module_grads full backward hook (0.19.8 stage3.py "
+                        "create_reduce_and_remove_grad_hooks) adds autograd nodes around the leaf and fills "
+                        "missing gradients with zeros_like of the partitioned parameter, which the simulator "
+                        "does not model" % m["id"]]
     out = []
     r = None
     old = signal.signal(signal.SIGALRM, _on_alarm) if TIME_LIMIT > 0 else None
@@ -481,6 +498,18 @@ def trace(sc, policy="reset-on-forward"):
         r.run()
     except torch_oracle.StopRun:
         pass
+    except AssertionError as e:
+        import traceback
+        tb = traceback.extract_tb(e.__traceback__)
+        where = tb[-1] if tb else None
+        if where is not None and "reduce_and_partition_ipg_grads" in where.name:
+            # DeepSpeed's own gradient bucketing refuses a parameter whose
+            # gradient hook fires twice in one backward (a reentrant
+            # checkpoint region recomputed with a parameter also used
+            # outside it): the real run stops there
+            return ["SKIP the ZeRO-3 optimizer asserts in __reduce_and_partition_ipg_grads (0.19.8 stage3.py: "
+                    "one parameter's gradient reduced twice in one backward) at line %d" % (len(out) + 1)]
+        raise
     except OracleTimeout:
         return ["ORACLEERROR timeout after %d s (ZO_ORACLE_TIME_LIMIT) at line %d: %s"
                 % (TIME_LIMIT, len(out) + 1, out[-1] if out else "<start>")]
