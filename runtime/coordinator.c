@@ -54,6 +54,56 @@ static void clear_structures(zo_runtime *rt, zo_coord *c) {
 
 void zo__coord_free(zo_runtime *rt, zo_coord *c) {
     clear_structures(rt, c);
+    zo__free(rt, c->rc);
+    zo__free(rt, c->rc_pool);
+    c->rc = NULL;
+    c->rc_pool = NULL;
+    c->rc_cap = c->rc_n = c->rc_pool_n = c->rc_pool_cap = 0;
+}
+
+static size_t rc_slot(const zo_coord *c, zo_module_id m, uint64_t step) {
+    uint64_t h = ((uint64_t)m * 0x9E3779B97F4A7C15ull) ^ (step * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    size_t i = (size_t)h & (c->rc_cap - 1);
+    while (c->rc[i].m != ZO_NO_MODULE && (c->rc[i].m != m || c->rc[i].step != step)) i = (i + 1) & (c->rc_cap - 1);
+    return i;
+}
+
+/* the cached decision of (m, step), or NULL */
+static const zo_relcache_ent *rc_find(const zo_coord *c, zo_module_id m, uint64_t step) {
+    if (!c->rc_cap) return NULL;
+    size_t i = rc_slot(c, m, step);
+    return c->rc[i].m == ZO_NO_MODULE ? NULL : &c->rc[i];
+}
+
+/* stores ids[0..n) as the decision of (m, step); ZO_ERR_NOMEM leaves the
+ * cache as it was (the caller then decides uncached) */
+static zo_status rc_store(zo_runtime *rt, zo_coord *c, zo_module_id m, uint64_t step, const zo_param_id *ids,
+                          uint32_t n) {
+    if (2 * (c->rc_n + 1) > c->rc_cap) {
+        size_t cap = c->rc_cap ? 2 * c->rc_cap : 64;
+        zo_relcache_ent *t = zo__calloc(rt, cap, sizeof *t);
+        if (!t) return ZO_ERR_NOMEM;
+        for (size_t i = 0; i < cap; i++) t[i].m = ZO_NO_MODULE;
+        zo_relcache_ent *old = c->rc;
+        size_t old_cap = c->rc_cap;
+        c->rc = t;
+        c->rc_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].m != ZO_NO_MODULE) c->rc[rc_slot(c, old[i].m, old[i].step)] = old[i];
+        zo__free(rt, old);
+    }
+    if (zo__reserve_sz(rt, (void **)&c->rc_pool, &c->rc_pool_cap, c->rc_pool_n + n + 1, sizeof *c->rc_pool))
+        return ZO_ERR_NOMEM;
+    size_t i = rc_slot(c, m, step);
+    c->rc[i].m = m;
+    c->rc[i].step = step;
+    c->rc[i].n = n;
+    c->rc[i].start = c->rc_pool_n;
+    memcpy(&c->rc_pool[c->rc_pool_n], ids, n * sizeof *ids);
+    c->rc_pool_n += n;
+    c->rc_n++;
+    return ZO_OK;
 }
 
 void zo__coord_invalidate(zo_runtime *rt, zo_coord *c, const char *why) {
@@ -167,6 +217,31 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard) {
     zo_mod *md = &rt->mods[m];
     zo_status first = ZO_OK;
+    if (ZO_IS_DS(rt) && c->mode == ZO_TRACE_COMPLETE) {
+        /* __params_to_release(m, step_id) through its lru_cache: a
+         * decision made at an earlier step with this step id (an earlier
+         * trace, other prefetch state) is reused as it was */
+        const zo_relcache_ent *e = rc_find(c, m, c->step_id);
+        if (!e) {
+            uint32_t n = 0;
+            for (uint32_t i = 0; i < md->n_fetch; i++)
+                if (may_release(rt, c, md->fetch[i])) rt->scratch[n++] = md->fetch[i];
+            if (rc_store(rt, c, m, c->step_id, rt->scratch, n) == ZO_OK) e = rc_find(c, m, c->step_id);
+        }
+        if (e) {
+            for (uint32_t i = 0; i < md->n_fetch; i++) {
+                zo_param_id p = md->fetch[i];
+                if (discard) zo__act_discard(rt, p, m);
+                int rel = 0;
+                for (uint32_t k = 0; k < e->n && !rel; k++) rel = c->rc_pool[e->start + k] == p;
+                if (rel) {
+                    zo_status s = zo__release_param(rt, p, ZO_REL_PERSIST);
+                    if (s && !first) first = s;
+                }
+            }
+            return first;
+        }
+    }
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_param_id p = md->fetch[i];
         if (discard) zo__act_discard(rt, p, m);

@@ -168,7 +168,22 @@ typedef struct zo_coord {
     uint32_t *pos_start;      /* CSR: positions of each param in order */
     uint32_t *pos;
     size_t n_pos_params;
+    /* DeepSpeed's functools.lru_cache on __params_to_release (the
+     * DeepSpeed-shaped policies): (module, step id) -> the parameters it
+     * decided to release, kept for the coordinator's lifetime (never
+     * invalidated, not even with the trace) */
+    struct zo_relcache_ent *rc;
+    size_t rc_cap, rc_n;      /* open addressing, rc_cap a power of two */
+    zo_param_id *rc_pool;
+    size_t rc_pool_n, rc_pool_cap;
 } zo_coord;
+
+typedef struct zo_relcache_ent {
+    uint64_t step;
+    zo_module_id m;           /* ZO_NO_MODULE: empty slot */
+    uint32_t n;
+    size_t start;             /* in rc_pool */
+} zo_relcache_ent;
 
 struct zo_runtime {
     zo_config cfg;
