@@ -3,8 +3,12 @@
 stage-3 hooks (the real thing) and print its hook trace with counters and
 every parameter's ds_status.
 
-Runs inside the venv of tools/oracle_venv.sh (Debian's torch 1.13 + DeepSpeed
-from PyPI), on CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
+Runs inside a venv of tools/oracle_venv.sh (.venv-current: torch 2.15 +
+DeepSpeed 0.19.8; .venv-oracle: Debian's torch 1.13 + DeepSpeed 0.15.4), on
+CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
+
+  deepspeed_oracle.py [--ds-profile 0.19|0.19-hooks|0.15] ...
+  ZO_ORACLE_TIME_LIMIT=S   per-scenario time limit (default 120, 0: none)
 
   deepspeed_oracle.py SCENARIO.json                    trace on stdout
   deepspeed_oracle.py --policies reset-on-forward --out-suffix .oracle A.json ...
@@ -13,16 +17,14 @@ from PyPI), on CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
 The same torch.nn model as tools/torch_oracle.py (same module tree, the
 parameters with their real numel, the same forward programs, checkpoints,
 raises and losses) is wrapped by deepspeed.initialize with
-zero_optimization.stage=3 and the scenario's stage3_* thresholds.  Without an
-optimizer the engine builds DeepSpeedZeRoOffload: DeepSpeed's own four hooks
-per module (_pre_forward_module_hook, _post_forward_module_hook,
-_pre_backward_module_hook, _post_backward_module_hook), its
+zero_optimization.stage=3 and the scenario's stage3_* thresholds, as the
+scenario's DeepSpeed profile says (config.ds_profile; --ds-profile
+overrides): 0.19 = with an SGD optimizer (DeepSpeedZeroOptimizer_Stage3:
+engine.backward, engine.step); 0.19-hooks and 0.15 = without one
+(DeepSpeedZeRoOffload: DeepSpeed's own four hooks per module, its
 PreBackwardFunctionForModule / PostBackwardFunctionModule autograd Functions
-and its PartitionedParameterCoordinator.  (ZO_DS_FULL_ENGINE=1 adds an SGD
-optimizer, so DeepSpeedZeroOptimizer_Stage3 with engine.backward/step; its
-gradient partitioning asserts on scenarios outside the hook protocol's
-concern, see docs/oracles.md.)  The oracle only wraps those functions to
-print a line when each fires:
+and its PartitionedParameterCoordinator).  The oracle only wraps those
+functions to print a line when each fires:
 
   A/D/B/C/PRE/POST lines exactly as docs/scenario-model.md §4, with c= and
   r= read from DeepSpeed's module.ds_grads_remaining and
@@ -31,12 +33,14 @@ print a line when each fires:
   FWD/ENDFWD/BWD/ENDBWD/DISCARD/ABORT/SWEEP/STEP/PGRAD as the PyTorch oracle;
   and after every D, C, PRE, POST, ENDBWD and SWEEP line one line
     S <ds_status of parameter 0, 1, ...: N=NOT_AVAILABLE I=INFLIGHT A=AVAILABLE>
-  The backward is loss.backward(retain_graph=...) and the coordinator's
-  reset_step() (what DeepSpeedZeroOptimizer_Stage3.backward does; a
-  RuntimeError from reset_step prints "DSERROR <message>" and ends the run).
-  SWEEP is partition_all_parameters() (what the optimizer step does:
-  release_and_reset_all, then "expected to be released" if a parameter is
-  still gathered: printed as "SWEEP ERROR <message>").
+  The backward is engine.backward(loss, retain_graph=...) (0.19; the S
+  line of ENDBWD follows its epilogue) or loss.backward(...), plus the
+  coordinator's reset_step() under 0.15 (a RuntimeError from it prints
+  "DSERROR <message>" and ends the run).  SWEEP is engine.step() (0.19) or
+  partition_all_parameters() (release_and_reset_all, then "expected to be
+  released" if a parameter is still gathered: printed as "SWEEP ERROR
+  <message>").  A scenario the profile cannot run prints "SKIP <reason>";
+  a scenario over the time limit "ORACLEERROR timeout ...".
 
 tools/difftest.py --deepspeed compares this with the simulator's
 reset-on-forward trace plus the ds_status the runtime's PARAM_STATE events
