@@ -94,6 +94,9 @@ typedef struct spass {
 } spass;
 
 #define UNW_NO (-1)
+_Static_assert(ZS_DS_019 == (int)ZO_DS_0_19 && ZS_DS_019_HOOKS == (int)ZO_DS_0_19_HOOKS &&
+                   ZS_DS_015 == (int)ZO_DS_0_15 && ZS_DS_PROFILES == ZO_DS_PROFILE_COUNT,
+               "scenario DeepSpeed profiles are the runtime's");
 #define UNW_OUT (-2)
 #define UNW_STOP (-3) /* torch 2.x: a non-reentrant recompute stopped early (_StopRecomputationError) */
 
@@ -1086,6 +1089,10 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
     if (S->stop) return;
     if (r != UNW_NO) {
         P->aborted = 1;
+        /* an exception caught outside every module abandons the forward:
+         * like any forward it must end released (I3), checked here rather
+         * than left to the optimizer step's sweep, which would hide it */
+        check_i3(S, "after a forward abandoned by an exception");
         return;
     }
     graph_end(S, P->g, P->num);
@@ -1265,6 +1272,7 @@ static int setup(sim *S)
     cfg.world_size = s->cfg.world_size;
     cfg.rank = s->cfg.rank;
     cfg.grads_policy = (zo_grads_policy)S->policy;
+    cfg.ds_profile = (zo_ds_profile)s->cfg.ds_profile; /* ZS_DS_* = ZO_DS_* */
     cfg.param_persistence_threshold = s->cfg.param_persistence_threshold;
     cfg.model_persistence_threshold = s->cfg.model_persistence_threshold;
     cfg.prefetch_bucket_size = s->cfg.prefetch_bucket_size;

@@ -145,6 +145,59 @@ const char *zo_policy_name(zo_grads_policy p);
 /** Parses a policy name as above.  ZO_ERR_INVALID_ARG if unknown/NULL. */
 zo_status zo_policy_from_name(const char *name, zo_grads_policy *out);
 
+/** The DeepSpeed release whose behaviour around the hooks the DeepSpeed-
+ *  shaped policies (ZO_GRADS_RESET_ON_FORWARD, ZO_GRADS_LAZY_INIT,
+ *  ZO_GRADS_INIT_AT_REGISTER: they share DeepSpeed's coordinator and
+ *  engine) reproduce; ZO_GRADS_PER_CALL ignores it.  Each value was
+ *  checked against the named release by tools/difftest.py --deepspeed
+ *  (docs/oracles.md), names in DeepSpeed's
+ *  deepspeed/runtime/zero/{parameter_offload,partitioned_param_coordinator,
+ *  stage3}.py.  Common to all three (DeepSpeed 0.15.4 and 0.19.8):
+ *   - post-backward releases at ds_grads_remaining == 0 also during a
+ *     retain_graph backward (PostBackwardFunctionModule.backward has no
+ *     special case);
+ *   - a trace invalidated by trace_prologue (a module other than the
+ *     recorded one) also waits and releases every in-flight gather and
+ *     prefetch (_invalidate_trace -> _clean_inflight_param_registry, since
+ *     0.15.3);
+ *   - ds_persist parameters are kept only by __params_to_release with a
+ *     complete trace: release_sub_module while the trace is recorded or
+ *     invalid, _clean_inflight_param_registry (reset_step, invalidation)
+ *     and release_and_reset_all (zo_release_all) release them like any
+ *     other parameter (the next fetch gathers them again).
+ *  Out-of-range values make zo_runtime_create return ZO_ERR_INVALID_ARG
+ *  (message in zo_last_error(NULL)). */
+typedef enum zo_ds_profile {
+    /** Default.  DeepSpeed 0.19 (0.19.8) with the ZeRO-3 optimizer
+     *  (deepspeed.initialize with an optimizer; engine.backward,
+     *  engine.step), what users run.  Besides the common rules:
+     *   - zo_backward_end of the outermost backward runs
+     *     release_backward_leftovers() (DeepSpeedZeroOptimizer_Stage3.
+     *     backward_epilogue): every module whose pre-backward fetched
+     *     (fetch_sub_module(forward=False)) and whose post-backward release
+     *     never ran leaves its parameters' active sets, and those that are
+     *     not persistent are released;
+     *   - frozen parameters fetched by a call made while a backward runs
+     *     (an activation-checkpoint recompute) are charged to the module
+     *     most recently fetched by a pre-backward that is still in backward
+     *     (update_recompute_parameters) and released with it (its
+     *     post-backward release or the leftovers), unless persistent.
+     *  Gradients are partitioned at the post-accumulate-grad hook (param.grad
+     *  emptied), so a retained graph's second backward into such a
+     *  parameter fails in PyTorch (the framework's concern, not a hook). */
+    ZO_DS_0_19 = 0,
+    /** DeepSpeed 0.19 (0.19.8) hooks only: DeepSpeedZeRoOffload without an
+     *  optimizer.  The common rules and the recompute charging of frozen
+     *  parameters above (the coordinator's), no end-of-backward release. */
+    ZO_DS_0_19_HOOKS = 1,
+    /** DeepSpeed 0.15 (0.15.4) hooks only: the common rules. */
+    ZO_DS_0_15 = 2
+} zo_ds_profile;
+#define ZO_DS_PROFILE_COUNT 3
+
+/** "0.19", "0.19-hooks", "0.15"; NULL for an unknown value. */
+const char *zo_ds_profile_name(zo_ds_profile p);
+
 /** Replaceable allocator (zstd's ZSTD_customMem).  Both NULL: malloc/free.
  *  alloc returns NULL on failure; free accepts NULL. */
 typedef struct zo_allocator {
@@ -214,10 +267,14 @@ typedef void (*zo_event_fn)(void *user, const zo_event *ev);
 /* Configuration                                                        */
 /* ------------------------------------------------------------------ */
 
-#define ZO_CONFIG_VERSION 2u
+#define ZO_CONFIG_VERSION 3u
 /** sizeof(zo_config) of version 1 (before verify_collectives): a version 1
- *  struct of this size is still accepted, with verify_collectives = 0. */
+ *  struct of this size is still accepted, with verify_collectives = 0 and
+ *  ds_profile = ZO_DS_0_19. */
 #define ZO_CONFIG_V1_SIZE offsetof(zo_config, verify_collectives)
+/** sizeof(zo_config) of version 2 (before ds_profile): still accepted, with
+ *  ds_profile = ZO_DS_0_19 (the default). */
+#define ZO_CONFIG_V2_SIZE offsetof(zo_config, ds_profile)
 #define ZO_MAX_WORLD_SIZE 65536
 
 /** Runtime configuration (NCCL ncclConfig_t style).  Always start from
@@ -251,13 +308,18 @@ typedef struct zo_config {
      *  Needs a backend with ops version >= 2 and a non-NULL exchange op,
      *  else zo_runtime_create returns ZO_ERR_UNSUPPORTED. */
     int verify_collectives;
+    /* ---- version 3 ---- */
+    /** The DeepSpeed release the DeepSpeed-shaped policies reproduce
+     *  (zo_ds_profile above); ignored by ZO_GRADS_PER_CALL.  Default
+     *  ZO_DS_0_19. */
+    zo_ds_profile ds_profile;
 } zo_config;
 
 #define ZO_CONFIG_INIT                                                        \
     {                                                                         \
         sizeof(zo_config), ZO_CONFIG_VERSION, 1, 0, ZO_GRADS_PER_CALL,        \
             100000ull, UINT64_MAX, 50000000ull, 1000000000ull, 1000000000ull, \
-            NULL, {NULL, NULL, NULL}, NULL, NULL, 0                           \
+            NULL, {NULL, NULL, NULL}, NULL, NULL, 0, ZO_DS_0_19               \
     }
 
 /* ------------------------------------------------------------------ */
@@ -267,7 +329,7 @@ typedef struct zo_config {
 /** Creates a runtime.  *out receives a handle owned by the caller, freed
  *  with zo_runtime_destroy().  cfg is copied.
  *  Errors: ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range, bad
- *  policy, allocator with only one of alloc/free), ZO_ERR_VERSION (size or
+ *  policy, bad ds_profile, allocator with only one of alloc/free), ZO_ERR_VERSION (size or
  *  version), ZO_ERR_BACKEND (backend world size differs), ZO_ERR_NOMEM. */
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
 
@@ -277,7 +339,11 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
 zo_status zo_runtime_destroy(zo_runtime *rt);
 
 /** Last error message of this runtime ("" if none); runtime-owned, valid
- *  until the next call on rt.  NULL rt gives a static string. */
+ *  until the next call on rt.  NULL rt: the message of this thread's last
+ *  zo_runtime_create that failed with ZO_ERR_INVALID_ARG for a config
+ *  value (e.g. "zo_runtime_create: ds_profile 7 is not a zo_ds_profile"),
+ *  else a static string; valid until the next zo_runtime_create on this
+ *  thread. */
 const char *zo_last_error(const zo_runtime *rt);
 
 /* ------------------------------------------------------------------ */
@@ -338,7 +404,8 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p);
 /* ------------------------------------------------------------------ */
 
 #define ZO_FWD_ROOT 0x1u /**< root forward: coordinator reset_step() first (DeepSpeed's start-of-forward hook) */
-#define ZO_FWD_EVAL 0x2u /**< module.training == False: uses the eval coordinator (DeepSpeed keeps one per mode) */
+#define ZO_FWD_EVAL 0x2u /**< module.training == False: per-call uses the eval coordinator (one per mode, as
+                             DeepSpeed 0.14); the DeepSpeed-shaped policies have DeepSpeed 0.15+'s single one */
 
 /** Starts a forward pass (a new autograd graph) and makes it current:
  *  windows opened by module calls belong to it until zo_forward_end().
@@ -348,8 +415,8 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p);
 zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph);
 
 /** Ends forward pass g, which must be the innermost one begun.  With
- *  ZO_FWD_EVAL the eval coordinator's reset_step() runs (DeepSpeed's
- *  end-of-forward hook under no_grad).  If some call of the pass had grad
+ *  ZO_FWD_EVAL under per-call the eval coordinator's reset_step() runs
+ *  (DeepSpeed 0.14's end-of-forward hook under no_grad; 0.15+ has none).  If some call of the pass had grad
  *  enabled, the graph stays alive, waiting for its backward (or for
  *  zo_graph_discard() / zo_release_all()).  A pass in which no call had
  *  grad enabled has nothing to backpropagate: it ends here and g becomes
@@ -460,8 +527,8 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h);
 
 /** PostBackwardFunctionModule.backward: the gradient w.r.t. one input
  *  arrived.  Legacy: ds_grads_remaining -= 1; at exactly 0,
- *  release_sub_module(m, forward=False) unless a retain_graph backward is
- *  running.  Per-call: the window's count -= 1; at 0 the window closes and
+ *  release_sub_module(m, forward=False), a retain_graph backward included
+ *  (DeepSpeed has no special case for it).  Per-call: the window's count -= 1; at 0 the window closes and
  *  the call's parameters are released.
  *  Errors: ZO_ERR_BAD_HANDLE (unknown, or per-call handle already used),
  *  ZO_ERR_PROTOCOL (no backward running), ZO_ERR_BACKEND. */
@@ -478,7 +545,9 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p);
  *  Per-call: closes g's windows (re-arms them if g was retained), releases
  *  every non-persistent parameter no open forward call needs and reports
  *  each window it closed as ZO_EV_LEFTOVER; windows of other forward passes
- *  stay open.  Legacy: ends the retain_graph state only.
+ *  stay open.  Legacy: ends the retain_graph state; with ds_profile
+ *  ZO_DS_0_19, at the outermost backward, release_backward_leftovers()
+ *  (see zo_ds_profile).
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (g not the innermost running
  *  backward, or a call made during it (a recompute) is still open: abort
  *  it with zo_forward_abort() first), ZO_ERR_BACKEND. */
@@ -520,7 +589,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
 zo_status zo_release_all(zo_runtime *rt);
 
 /** The coordinator's reset_step() for the train (eval = 0) or eval
- *  coordinator: RECORD -> COMPLETE, INVALID -> RECORD, refill the
+ *  coordinator (the DeepSpeed-shaped policies have one for both): RECORD -> COMPLETE, INVALID -> RECORD, refill the
  *  prefetch queue, step id 0.  Errors: ZO_ERR_INVALID_ARG. */
 zo_status zo_reset_step(zo_runtime *rt, int eval);
 
@@ -598,7 +667,8 @@ typedef struct zo_trace_info {
     uint64_t n_params;       /**< length of the parameter trace */
     uint64_t queue_len;      /**< parameters left in the prefetch queue */
 } zo_trace_info;
-/** Errors: ZO_ERR_INVALID_ARG. */
+/** The train (eval = 0) or eval coordinator's trace (the DeepSpeed-shaped
+ *  policies have one for both).  Errors: ZO_ERR_INVALID_ARG. */
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out);
 
 /** Internal consistency check (cheap, O(params + modules)): the in-flight

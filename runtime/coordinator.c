@@ -23,6 +23,8 @@
 
 #define MOST_RECENT_NONE ((int64_t)-10000000000LL)
 
+static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m);
+
 void zo__coord_init(zo_coord *c) {
     memset(c, 0, sizeof *c);
     c->mode = ZO_TRACE_RECORD;
@@ -52,6 +54,56 @@ static void clear_structures(zo_runtime *rt, zo_coord *c) {
 
 void zo__coord_free(zo_runtime *rt, zo_coord *c) {
     clear_structures(rt, c);
+    zo__free(rt, c->rc);
+    zo__free(rt, c->rc_pool);
+    c->rc = NULL;
+    c->rc_pool = NULL;
+    c->rc_cap = c->rc_n = c->rc_pool_n = c->rc_pool_cap = 0;
+}
+
+static size_t rc_slot(const zo_coord *c, zo_module_id m, uint64_t step) {
+    uint64_t h = ((uint64_t)m * 0x9E3779B97F4A7C15ull) ^ (step * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    size_t i = (size_t)h & (c->rc_cap - 1);
+    while (c->rc[i].m != ZO_NO_MODULE && (c->rc[i].m != m || c->rc[i].step != step)) i = (i + 1) & (c->rc_cap - 1);
+    return i;
+}
+
+/* the cached decision of (m, step), or NULL */
+static const zo_relcache_ent *rc_find(const zo_coord *c, zo_module_id m, uint64_t step) {
+    if (!c->rc_cap) return NULL;
+    size_t i = rc_slot(c, m, step);
+    return c->rc[i].m == ZO_NO_MODULE ? NULL : &c->rc[i];
+}
+
+/* stores ids[0..n) as the decision of (m, step); ZO_ERR_NOMEM leaves the
+ * cache as it was (the caller then decides uncached) */
+static zo_status rc_store(zo_runtime *rt, zo_coord *c, zo_module_id m, uint64_t step, const zo_param_id *ids,
+                          uint32_t n) {
+    if (2 * (c->rc_n + 1) > c->rc_cap) {
+        size_t cap = c->rc_cap ? 2 * c->rc_cap : 64;
+        zo_relcache_ent *t = zo__calloc(rt, cap, sizeof *t);
+        if (!t) return ZO_ERR_NOMEM;
+        for (size_t i = 0; i < cap; i++) t[i].m = ZO_NO_MODULE;
+        zo_relcache_ent *old = c->rc;
+        size_t old_cap = c->rc_cap;
+        c->rc = t;
+        c->rc_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].m != ZO_NO_MODULE) c->rc[rc_slot(c, old[i].m, old[i].step)] = old[i];
+        zo__free(rt, old);
+    }
+    if (zo__reserve_sz(rt, (void **)&c->rc_pool, &c->rc_pool_cap, c->rc_pool_n + n + 1, sizeof *c->rc_pool))
+        return ZO_ERR_NOMEM;
+    size_t i = rc_slot(c, m, step);
+    c->rc[i].m = m;
+    c->rc[i].step = step;
+    c->rc[i].n = n;
+    c->rc[i].start = c->rc_pool_n;
+    memcpy(&c->rc_pool[c->rc_pool_n], ids, n * sizeof *ids);
+    c->rc_pool_n += n;
+    c->rc_n++;
+    return ZO_OK;
 }
 
 void zo__coord_invalidate(zo_runtime *rt, zo_coord *c, const char *why) {
@@ -75,19 +127,57 @@ zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c) {
     return ZO_OK;
 }
 
-/* trace_prologue + record_module.  Capacity reserved beforehand. */
+/* trace_prologue + record_module.  Capacity reserved beforehand.  Under
+ * the DeepSpeed-shaped policies an invalidation also runs
+ * _clean_inflight_param_registry (_invalidate_trace, DeepSpeed >= 0.15.3).
+ * DeepSpeed invalidates before the module's own fetch; here the module's
+ * own all-gather was already issued (so that a failed gather changes
+ * nothing), so its parameters are left to the fetch's wait: DeepSpeed
+ * releases and gathers them again, with the same end state (AVAILABLE,
+ * active for m). */
 void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
     if (c->mode == ZO_TRACE_COMPLETE) {
         if (c->n_order <= c->step_id)
             zo__coord_invalidate(rt, c, "trace has fewer modules than this step fetched");
         else if (c->order[c->step_id] != m)
             zo__coord_invalidate(rt, c, "module differs from the recorded order");
+        if (c->mode == ZO_TRACE_INVALID && ZO_IS_DS(rt)) (void)ds_clean_registry(rt, m);
     }
     if (c->mode == ZO_TRACE_RECORD && c->n_order < c->cap_order) {
         c->order[c->n_order] = m;
         c->order_step[c->n_order] = c->step_id;
         c->n_order++;
     }
+}
+
+/* __all_gather_params_: __n_available_params += the numel it gathers */
+static void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) {
+            rt->ds_n_available += (int64_t)rt->pars[ids[i]].numel;
+            if (ZO_IS_DS(rt)) rt->pars[ids[i]].ds_reg = 1;
+        }
+}
+
+/* _clean_inflight_param_registry: every registry entry (in flight, or
+ * AVAILABLE after another entry of its coalesced gather was waited) is
+ * waited and released if no module holds it, ds_persist included; m's own
+ * parameters excepted (ZO_NO_MODULE: none) */
+static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m) {
+    zo_status first = ZO_OK;
+    const zo_mod *md = m == ZO_NO_MODULE ? NULL : &rt->mods[m];
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        zo_par *pr = &rt->pars[p];
+        if (!pr->ds_reg && pr->status != ZO_PARAM_INFLIGHT) continue;
+        int own = 0;
+        for (uint32_t i = 0; md && i < md->n_fetch && !own; i++) own = md->fetch[i] == p;
+        if (own) continue;
+        pr->ds_reg = 0;
+        zo_status s = zo__wait_param(rt, p);
+        if (!s) s = zo__release_param(rt, p, ZO_REL_PERSIST);
+        if (s && !first) first = s;
+    }
+    return first;
 }
 
 /* first position j >= s where p occurs in the module order, or SIZE_MAX */
@@ -108,6 +198,11 @@ static size_t next_pos(const zo_coord *c, zo_param_id p, size_t s) {
 /* __params_to_release: 1 if p may be released when module m is released at
  * the coordinator's current step id. */
 static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
+    /* DeepSpeed honours ds_persist only in __params_to_release, i.e. with a
+     * complete trace; without one release_sub_module releases every
+     * parameter of the module (the DeepSpeed-shaped policies do the same;
+     * per-call keeps persistent parameters gathered) */
+    if (c->mode != ZO_TRACE_COMPLETE && ZO_IS_DS(rt)) return 1;
     if (rt->pars[p].persistent) return 0;
     if (c->mode != ZO_TRACE_COMPLETE) return 1;
     uint64_t s = c->step_id;
@@ -122,11 +217,36 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard) {
     zo_mod *md = &rt->mods[m];
     zo_status first = ZO_OK;
+    if (ZO_IS_DS(rt) && c->mode == ZO_TRACE_COMPLETE) {
+        /* __params_to_release(m, step_id) through its lru_cache: a
+         * decision made at an earlier step with this step id (an earlier
+         * trace, other prefetch state) is reused as it was */
+        const zo_relcache_ent *e = rc_find(c, m, c->step_id);
+        if (!e) {
+            uint32_t n = 0;
+            for (uint32_t i = 0; i < md->n_fetch; i++)
+                if (may_release(rt, c, md->fetch[i])) rt->scratch[n++] = md->fetch[i];
+            if (rc_store(rt, c, m, c->step_id, rt->scratch, n) == ZO_OK) e = rc_find(c, m, c->step_id);
+        }
+        if (e) {
+            for (uint32_t i = 0; i < md->n_fetch; i++) {
+                zo_param_id p = md->fetch[i];
+                if (discard) zo__act_discard(rt, p, m);
+                int rel = 0;
+                for (uint32_t k = 0; k < e->n && !rel; k++) rel = c->rc_pool[e->start + k] == p;
+                if (rel) {
+                    zo_status s = zo__release_param(rt, p, ZO_REL_PERSIST);
+                    if (s && !first) first = s;
+                }
+            }
+            return first;
+        }
+    }
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_param_id p = md->fetch[i];
         if (discard) zo__act_discard(rt, p, m);
         if (may_release(rt, c, p)) {
-            zo_status s = zo__release_param(rt, p, 0);
+            zo_status s = zo__release_param(rt, p, ZO_DS_REL(rt));
             if (s && !first) first = s;
         }
     }
@@ -152,8 +272,13 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     s = zo__reserve_act(rt, m);
     if (s) return zo__fail(rt, s, "cannot grow ds_active_sub_modules");
     /* 1. kick off the all-gather of the immediately required parameters */
+    int64_t avail_before = rt->ds_n_available;
+    ds_count_gather(rt, md->fetch, md->n_fetch);
     s = zo__gather(rt, md->fetch, md->n_fetch, 0);
-    if (s) return s;
+    if (s) {
+        rt->ds_n_available = avail_before;
+        return s;
+    }
     zo__coord_prologue_record(rt, c, m);
     *activated = 1;
     /* 2. wait for them and mark the module active */
@@ -161,6 +286,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_param_id p = md->fetch[i];
         (void)zo__act_add(rt, p, m); /* capacity reserved */
+        rt->pars[p].ds_reg = 0;      /* __inflight_param_registry.pop(param) */
         if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
             zo_status w = zo__wait_param(rt, p);
             if (w && !werr) werr = w;
@@ -195,7 +321,19 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
                             (unsigned long long)c->step_id, m, k, nd, mismatch);
         if (rt->cfg.prefetch_bucket_size > 0) {
             uint64_t live = rt->st.live_numel;
+            if (ZO_IS_DS(rt)) {
+                /* DeepSpeed's budget: max_live_parameters - __n_available_params,
+                 * a count reset to 0 at reset_step while parameters stay
+                 * gathered (so it can be below the live numel, even negative) */
+                live = rt->ds_n_available > 0 ? (uint64_t)rt->ds_n_available : 0;
+                if (rt->ds_n_available < 0 && rt->cfg.max_live_parameters != UINT64_MAX)
+                    live = 0; /* budget capped by the bucket size below anyway */
+            }
             uint64_t budget = rt->cfg.max_live_parameters > live ? rt->cfg.max_live_parameters - live : 0;
+            if (ZO_IS_DS(rt) && rt->ds_n_available < 0) {
+                uint64_t extra = (uint64_t)(-rt->ds_n_available);
+                budget = budget > UINT64_MAX - extra ? UINT64_MAX : budget + extra;
+            }
             if (budget > rt->cfg.prefetch_bucket_size) budget = rt->cfg.prefetch_bucket_size;
             uint64_t numel_pf = 0;
             uint32_t n_pf = 0;
@@ -210,6 +348,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
                 }
             }
             if (n_pf) {
+                ds_count_gather(rt, rt->scratch, n_pf);
                 zo_status ps = zo__gather(rt, rt->scratch, n_pf, 1);
                 /* prefetch is best effort: an allocation or backend error was
                  * reported as ZO_EV_ERROR and the parameters are fetched when
@@ -289,6 +428,7 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
     }
     /* _clean_inflight_param_registry: wait every in-flight gather, release */
     zo_status first = ZO_OK;
+    if (ZO_IS_DS(rt)) first = ds_clean_registry(rt, ZO_NO_MODULE);
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
             zo_status s = zo__wait_param(rt, p);
@@ -296,12 +436,13 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
                 if (!first) first = s;
                 continue;
             }
-            s = zo__release_param(rt, p, 0);
+            s = zo__release_param(rt, p, ZO_DS_REL(rt));
             if (s && !first) first = s;
         }
     }
     c->qpos = 0;
     for (size_t p = 0; p < c->n_most_recent; p++) c->most_recent[p] = MOST_RECENT_NONE;
     c->step_id = 0;
+    rt->ds_n_available = 0; /* __n_available_params = 0 */
     return first;
 }

@@ -72,6 +72,10 @@ typedef struct zo_mod {
     uint32_t ready_count;     /* trainable params whose grad is ready */
     uint32_t last_ended;      /* call record awaiting hook C */
     uint32_t last_ended_gen;
+    /* DeepSpeed-shaped policies (zo_config.ds_profile) */
+    uint64_t bwd_seq;         /* key order in __active_backward_submodules; 0: not in it */
+    zo_param_id *recomp;      /* ds_recompute_parameters (ZO_DS_0_19*) */
+    uint32_t n_recomp, cap_recomp;
 } zo_mod;
 
 typedef struct zo_par {
@@ -88,6 +92,10 @@ typedef struct zo_par {
     uint32_t work;            /* slot in rt->works, or ZO_NONE32 */
     uint64_t gathers;
     uint64_t ready_epoch;     /* backward epoch its grad became ready */
+    uint8_t ds_reg;           /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
+                                 policies): from the coordinator's all-gather until a fetch of one
+                                 of its modules pops it, even after a wait of another parameter of
+                                 the same coalesced gather made it AVAILABLE */
     zo_module_id *users;      /* modules whose fetch list holds it (derived) */
     uint32_t n_users;
 } zo_par;
@@ -160,7 +168,22 @@ typedef struct zo_coord {
     uint32_t *pos_start;      /* CSR: positions of each param in order */
     uint32_t *pos;
     size_t n_pos_params;
+    /* DeepSpeed's functools.lru_cache on __params_to_release (the
+     * DeepSpeed-shaped policies): (module, step id) -> the parameters it
+     * decided to release, kept for the coordinator's lifetime (never
+     * invalidated, not even with the trace) */
+    struct zo_relcache_ent *rc;
+    size_t rc_cap, rc_n;      /* open addressing, rc_cap a power of two */
+    zo_param_id *rc_pool;
+    size_t rc_pool_n, rc_pool_cap;
 } zo_coord;
+
+typedef struct zo_relcache_ent {
+    uint64_t step;
+    zo_module_id m;           /* ZO_NO_MODULE: empty slot */
+    uint32_t n;
+    size_t start;             /* in rc_pool */
+} zo_relcache_ent;
 
 struct zo_runtime {
     zo_config cfg;
@@ -192,6 +215,11 @@ struct zo_runtime {
     zo_ctx *ctx;
     uint32_t n_ctx, cap_ctx;
     uint64_t bwd_epoch;       /* outermost backward counter */
+    uint64_t bwd_seq;         /* last key order given in __active_backward_submodules */
+    uint64_t ds_step_grads;   /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
+    int64_t ds_n_available;   /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
+                                 prefetch budget): += numel gathered by the coordinator, -= numel
+                                 released, 0 at reset_step */
 
     zo_work_rec *works;
     uint32_t n_works, cap_works;
@@ -247,7 +275,18 @@ int zo__fp_valid(const uint8_t fp[ZO_FP_BYTES]);
 zo_status zo__rebuild(zo_runtime *rt);
 zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch);
 zo_status zo__wait_param(zo_runtime *rt, zo_param_id p);
+/* force: ZO_REL_PERSIST also releases a persistent parameter (DeepSpeed's
+ * partition() of a ds_persist one: the DeepSpeed-shaped policies) */
+#define ZO_REL_PERSIST 2
 zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
+/* the DeepSpeed-shaped policies (they share DeepSpeed's coordinator) */
+#define ZO_IS_DS(rt) ((rt)->cfg.grads_policy != ZO_GRADS_PER_CALL)
+/* ... under a DeepSpeed 0.19 profile (engine or hooks only) */
+#define ZO_DS_019(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile != ZO_DS_0_15)
+/* ... with 0.19's ZeRO-3 optimizer */
+#define ZO_DS_ENGINE(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile == ZO_DS_0_19)
+/* the release flags of a DeepSpeed release point */
+#define ZO_DS_REL(rt) (ZO_IS_DS(rt) ? ZO_REL_PERSIST : 0)
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);

@@ -42,24 +42,39 @@ static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
 /* lifetime                                                             */
 /* ------------------------------------------------------------------ */
 
+/* the message of this thread's last zo_runtime_create that rejected a
+ * config value (there is no runtime to keep it in) */
+static _Thread_local char create_err[160];
+
 const char *zo_last_error(const zo_runtime *rt) {
-    if (!rt) return "ZO_ERR_INVALID_ARG: NULL runtime";
+    if (!rt) return create_err[0] ? create_err : "ZO_ERR_INVALID_ARG: NULL runtime";
     return rt->err;
 }
 
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
+    create_err[0] = 0;
     if (!cfg || !out) return ZO_ERR_INVALID_ARG;
     *out = NULL;
-    /* version 1 structs (no verify_collectives) are still accepted */
+    /* version 1 structs (no verify_collectives) and version 2 structs (no
+     * ds_profile) are still accepted; the missing fields get their defaults
+     * (0: verify_collectives off, ZO_DS_0_19) */
     zo_config c2;
-    if (cfg->version == 1u && cfg->size == ZO_CONFIG_V1_SIZE) {
+    size_t old_size = cfg->version == 1u ? ZO_CONFIG_V1_SIZE : cfg->version == 2u ? ZO_CONFIG_V2_SIZE : 0;
+    if (old_size && cfg->size == old_size) {
         memset(&c2, 0, sizeof c2);
-        memcpy(&c2, cfg, ZO_CONFIG_V1_SIZE);
+        memcpy(&c2, cfg, old_size);
         c2.size = sizeof c2;
         c2.version = ZO_CONFIG_VERSION;
+        c2.ds_profile = ZO_DS_0_19;
         cfg = &c2;
     } else if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) {
         return ZO_ERR_VERSION;
+    }
+    if ((unsigned)cfg->ds_profile >= ZO_DS_PROFILE_COUNT) {
+        snprintf(create_err, sizeof create_err,
+                 "zo_runtime_create: ds_profile %d is not a zo_ds_profile (0..%d)", (int)cfg->ds_profile,
+                 ZO_DS_PROFILE_COUNT - 1);
+        return ZO_ERR_INVALID_ARG;
     }
     if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1) return ZO_ERR_INVALID_ARG;
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE) return ZO_ERR_INVALID_ARG;
@@ -151,6 +166,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, md->own);
         zo__free(rt, md->ext);
         zo__free(rt, md->fetch);
+        zo__free(rt, md->recomp);
         zo__free(rt, md->name);
     }
     zo__free(rt, rt->mods);
@@ -342,6 +358,44 @@ static int fetches_subtree(const zo_mod *md) {
  * or gather-always; a gather-always module also takes the external
  * parameters of every module it holds, and those modules' lists are empty
  * (they never fetch: the holder does, for them). */
+/* DeepSpeedZeRoOffload.mark_persistent_parameters iterates
+ * module.named_parameters(): modules in pre-order (named_modules), each
+ * module's own parameters in registration order; a parameter whose numel
+ * would take the persistent total over model_persistence_threshold is
+ * skipped.  The DeepSpeed-shaped policies take that order (per-call
+ * decides in registration order, at zo_param_register). */
+static void ds_mark_persistent(zo_runtime *rt, uint32_t *stack) {
+    uint64_t total = 0;
+    uint32_t sp = 0;
+    for (uint32_t m = rt->n_mods; m-- > 0;)
+        if (rt->mods[m].parent == ZO_NO_MODULE) stack[sp++] = m;
+    while (sp) {
+        zo_module_id m = stack[--sp];
+        const zo_mod *md = &rt->mods[m];
+        for (uint32_t i = 0; i < md->n_own; i++) {
+            zo_par *pr = &rt->pars[md->own[i]];
+            int pers = 0;
+            if (!(pr->numel > rt->cfg.model_persistence_threshold ||
+                  total > rt->cfg.model_persistence_threshold - pr->numel) &&
+                pr->numel <= rt->cfg.param_persistence_threshold) {
+                pers = 1;
+                total += pr->numel;
+            }
+            if (pers != pr->persistent && pr->status != ZO_PARAM_NOT_AVAILABLE) {
+                if (pers)
+                    rt->st.persistent_live_numel += pr->numel;
+                else
+                    rt->st.persistent_live_numel -= pr->numel;
+            }
+            pr->persistent = (uint8_t)pers;
+        }
+        /* children in registration order: push in reverse */
+        for (uint32_t c = rt->n_mods; c-- > 0;)
+            if (rt->mods[c].parent == m) stack[sp++] = c;
+    }
+    rt->persistent_total = total;
+}
+
 zo_status zo__rebuild(zo_runtime *rt) {
     if (!rt->dirty) return ZO_OK;
     uint32_t nm = rt->n_mods, np = rt->n_pars;
@@ -441,6 +495,7 @@ zo_status zo__rebuild(zo_runtime *rt) {
         rt->pars[p].users = ulists[p];
         rt->pars[p].n_users = ucnt[p];
     }
+    if (ZO_IS_DS(rt)) ds_mark_persistent(rt, cnt); /* cnt: nm entries, free now */
     zo__free(rt, rt->scratch);
     zo__free(rt, rt->mark1);
     zo__free(rt, rt->mark2);
@@ -703,17 +758,20 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
 }
 
 /* __release_param: partition() when AVAILABLE and no active submodule.
- * Persistent parameters are never released. */
+ * Persistent parameters only with ZO_REL_PERSIST (DeepSpeed's release points
+ * under the DeepSpeed-shaped policies); never under per-call. */
 zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
-    (void)force;
     zo_par *pr = &rt->pars[p];
-    if (pr->status != ZO_PARAM_AVAILABLE || pr->n_act != 0 || pr->persistent) return ZO_OK;
+    if (pr->status != ZO_PARAM_AVAILABLE || pr->n_act != 0) return ZO_OK;
+    if (pr->persistent && !(force & ZO_REL_PERSIST)) return ZO_OK;
     zo_status s = set_status(rt, p, ZO_PARAM_NOT_AVAILABLE);
     if (s) return s;
     rt->backend->ops->full_free(rt->backend->ctx, p, pr->full);
     pr->full = NULL;
     pr->full_bytes = 0;
     rt->st.live_numel -= pr->numel;
+    if (pr->persistent) rt->st.persistent_live_numel -= pr->numel;
+    rt->ds_n_available -= (int64_t)pr->numel;
     rt->st.releases++;
     zo__emit(rt, ZO_EV_RELEASE, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     return ZO_OK;
@@ -754,6 +812,10 @@ void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
 /* ------------------------------------------------------------------ */
 
 static zo_coord *coord_of_graph(zo_runtime *rt, uint32_t gslot) {
+    /* DeepSpeed >= 0.15 has one coordinator for both modes
+     * (DeepSpeedZeRoOffload.get_param_coordinator()); per-call keeps one per
+     * mode, as DeepSpeed 0.14 did */
+    if (ZO_IS_DS(rt)) return &rt->coord[0];
     return &rt->coord[rt->graphs[gslot].eval ? 1 : 0];
 }
 
@@ -763,10 +825,95 @@ static uint32_t n_bwd(const zo_runtime *rt) {
     return k;
 }
 
-static int retain_running(const zo_runtime *rt) {
-    for (uint32_t i = 0; i < rt->n_ctx; i++)
-        if (rt->ctx[i].type == ZO_CTX_BWD && rt->graphs[rt->ctx[i].graph].retain) return 1;
-    return 0;
+/* ------------------------------------------------------------------ */
+/* DeepSpeed-shaped policies: the coordinator's backward bookkeeping    */
+/* (DeepSpeed 0.19.8 partitioned_param_coordinator.py)                  */
+/* ------------------------------------------------------------------ */
+
+/* __active_backward_submodules[m.ds_id] = m at fetch_sub_module(forward=
+ * False): a dict, so a module already in it keeps its place */
+static void ds_bwd_enter(zo_runtime *rt, zo_module_id m) {
+    if (!rt->mods[m].bwd_seq) rt->mods[m].bwd_seq = ++rt->bwd_seq;
+}
+
+/* next(reversed(__active_backward_submodules)), or ZO_NO_MODULE */
+static zo_module_id ds_bwd_last(const zo_runtime *rt) {
+    zo_module_id best = ZO_NO_MODULE;
+    uint64_t seq = 0;
+    for (uint32_t m = 0; m < rt->n_mods; m++)
+        if (rt->mods[m].bwd_seq > seq) {
+            seq = rt->mods[m].bwd_seq;
+            best = m;
+        }
+    return best;
+}
+
+/* fetch_sub_module(forward=True) inside a running backward (a checkpoint
+ * recompute: torch._C._current_graph_task_id() != -1) with a module in
+ * backward: each frozen parameter fetched is added to that module's
+ * ds_recompute_parameters (update_recompute_parameters); trainable ones are
+ * released by their own module's backward. */
+static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
+    zo_module_id owner = ds_bwd_last(rt);
+    if (owner == ZO_NO_MODULE) return ZO_OK;
+    const zo_mod *md = &rt->mods[m];
+    zo_mod *od = &rt->mods[owner];
+    for (uint32_t i = 0; i < md->n_fetch; i++) {
+        zo_param_id p = md->fetch[i];
+        if (rt->pars[p].trainable) continue;
+        int have = 0;
+        for (uint32_t j = 0; j < od->n_recomp && !have; j++) have = od->recomp[j] == p;
+        if (have) continue;
+        if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + 1, sizeof *od->recomp))
+            return zo__fail(rt, ZO_ERR_NOMEM, "ds_recompute_parameters");
+        od->recomp[od->n_recomp++] = p;
+    }
+    return ZO_OK;
+}
+
+/* the recompute parameters of m leave with it (release_sub_module(forward=
+ * False) and release_backward_leftovers): m is discarded from their active
+ * sets and those that are not persistent are released */
+static zo_status ds_release_recompute(zo_runtime *rt, zo_module_id m) {
+    zo_mod *md = &rt->mods[m];
+    zo_status first = ZO_OK;
+    for (uint32_t j = 0; j < md->n_recomp; j++) {
+        zo_param_id p = md->recomp[j];
+        zo__act_discard(rt, p, m);
+        if (!rt->pars[p].persistent) {
+            zo_status s = zo__release_param(rt, p, 0);
+            if (s && !first) first = s;
+        }
+    }
+    md->n_recomp = 0;
+    return first;
+}
+
+/* release_backward_leftovers (DeepSpeedZeroOptimizer_Stage3.
+ * backward_epilogue, 0.19): the modules still in backward leave, most
+ * recent first, releasing their non-persistent parameters */
+static zo_status ds_release_backward_leftovers(zo_runtime *rt, zo_graph gh) {
+    zo_status first = ZO_OK;
+    for (;;) {
+        zo_module_id m = ds_bwd_last(rt);
+        if (m == ZO_NO_MODULE) break;
+        zo_mod *md = &rt->mods[m];
+        md->bwd_seq = 0;
+        rt->st.leftovers++;
+        zo__emit(rt, ZO_EV_LEFTOVER, m, ZO_NO_PARAM, gh, md->grads, md->grads, md->grads_init,
+                 "release_backward_leftovers: post-backward never released the module");
+        zo_status s = ds_release_recompute(rt, m);
+        if (s && !first) first = s;
+        for (uint32_t i = 0; i < md->n_fetch; i++) {
+            zo_param_id p = md->fetch[i];
+            zo__act_discard(rt, p, m);
+            if (!rt->pars[p].persistent) {
+                s = zo__release_param(rt, p, 0);
+                if (s && !first) first = s;
+            }
+        }
+    }
+    return first;
 }
 
 /* activation flags of per-call records; the module is active while any is set */
@@ -911,7 +1058,7 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
     if (s) return zo__fail(rt, s, "zo_forward_begin: graph table");
     int eval = (flags & ZO_FWD_EVAL) != 0;
     if (flags & ZO_FWD_ROOT) {
-        s = zo__coord_reset_step(rt, &rt->coord[eval]);
+        s = zo__coord_reset_step(rt, &rt->coord[ZO_IS_DS(rt) ? 0 : eval]);
         if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) {
             /* nothing happened; the graph slot stays on the free list */
             rt->graphs[gslot].calls_head = rt->graphs_free;
@@ -971,9 +1118,11 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
                             rt->calls[rt->fstack[i]].m);
     zo_graph_rec *g = &rt->graphs[gslot];
     zo_status first = ZO_OK;
-    if (g->eval && g->root) {
-        /* DeepSpeed's end-of-forward hook under no_grad; a failure here
-         * (ZO_ERR_NOMEM building the trace) leaves the pass open */
+    if (g->eval && g->root && !ZO_IS_DS(rt)) {
+        /* DeepSpeed 0.14's end-of-forward hook under no_grad (0.15.4 and
+         * 0.19.8 have none: the DeepSpeed-shaped policies skip it); a
+         * failure here (ZO_ERR_NOMEM building the trace) leaves the pass
+         * open */
         first = zo__coord_reset_step(rt, &rt->coord[1]);
         if (first == ZO_ERR_NOMEM || first == ZO_ERR_LIMIT) return first;
         rt->st.steps++;
@@ -1047,6 +1196,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
         return s;
     }
     if (!IS_LEGACY(rt)) act_set(rt, c, &c->fwd_active);
+    if (ZO_DS_019(rt) && c->recompute && s == ZO_OK) s = ds_charge_recompute(rt, m);
     return s;
 }
 
@@ -1310,6 +1460,9 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
         zo_status s = ZO_OK;
         if (md->refcnt > 0) {
             int activated = 0;
+            /* fetch_sub_module(forward=False) enters the module in
+             * __active_backward_submodules before fetching (0.19) */
+            if (ZO_DS_019(rt)) ds_bwd_enter(rt, m);
             s = zo__coord_fetch(rt, &rt->coord[0], m, &activated); /* pre_sub_module_backward_function */
             if (s == ZO_OK) md->refcnt -= 1; /* Python raises before the decrement */
         }
@@ -1359,9 +1512,18 @@ zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
         int64_t before = md->grads;
         md->grads -= 1;
         zo__emit(rt, ZO_EV_INPUT_GRAD, m, ZO_NO_PARAM, gh, vb ? before : 0, md->grads, 1, NULL);
-        if (md->grads == 0 && !retain_running(rt))
-            return zo__coord_release(rt, &rt->coord[0], m, 1); /* post_sub_module_backward_function */
-        return ZO_OK;
+        if (md->grads != 0) return ZO_OK;
+        /* post_sub_module_backward_function -> release_sub_module(forward=
+         * False), in a retain_graph backward too (DeepSpeed has no special
+         * case for it); 0.19 also releases the module's recompute
+         * parameters and takes it out of __active_backward_submodules */
+        zo_status s = zo__coord_release(rt, &rt->coord[0], m, 1);
+        if (ZO_DS_019(rt)) {
+            zo_status s2 = ds_release_recompute(rt, m);
+            if (s2 && !s) s = s2;
+            md->bwd_seq = 0;
+        }
+        return s;
     }
     if (kind == ZO_H_CALL_IN && !IS_LEGACY(rt)) {
         uint32_t idx = call_of_handle(rt, h);
@@ -1405,7 +1567,10 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
     zo_status s = zo__rebuild(rt);
     if (s) return s;
     zo__emit(rt, ZO_EV_PARAM_GRAD_READY, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
-    if (IS_LEGACY(rt)) return ZO_OK;
+    if (IS_LEGACY(rt)) {
+        rt->ds_step_grads++;
+        return ZO_OK;
+    }
     uint64_t epoch = rt->bwd_epoch;
     if (pr->ready_epoch == epoch) return ZO_OK;
     pr->ready_epoch = epoch;
@@ -1461,8 +1626,14 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
     zo__emit(rt, ZO_EV_BACKWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, g->retain, 0, NULL);
     zo_status first = ZO_OK;
     if (IS_LEGACY(rt)) {
+        /* DeepSpeed 0.19's ZeRO-3 optimizer: engine.backward's epilogue
+         * after the autograd call returns */
+        if (outermost && ZO_DS_ENGINE(rt)) first = ds_release_backward_leftovers(rt, gh);
         g->running = 0;
-        if (!g->retain) first = free_graph(rt, gslot, 0);
+        if (!g->retain) {
+            zo_status s = free_graph(rt, gslot, 0);
+            if (s && !first) first = s;
+        }
         return first;
     }
     /* end-of-backward callback: close (or re-arm) this graph's windows */
@@ -1575,7 +1746,8 @@ zo_status zo_release_all(zo_runtime *rt) {
             zo_status s = zo__wait_param(rt, p);
             if (s && !first) first = s;
         }
-        pr->n_act = 0; /* ds_active_sub_modules.clear() */
+        pr->n_act = 0;  /* ds_active_sub_modules.clear() */
+        pr->ds_reg = 0; /* __inflight_param_registry.pop(param) */
     }
     if (!IS_LEGACY(rt)) {
         for (uint32_t j = 0; j < rt->n_calls; j++) {
@@ -1594,9 +1766,31 @@ zo_status zo_release_all(zo_runtime *rt) {
         }
     }
     for (uint32_t p = 0; p < rt->n_pars; p++) {
-        zo_status s = zo__release_param(rt, p, 1);
+        /* release_and_reset_all: DeepSpeed partitions ds_persist parameters
+         * too (the next fetch gathers them again); per-call keeps them */
+        zo_status s = zo__release_param(rt, p, 1 | ZO_DS_REL(rt));
         if (s && !first) first = s;
     }
+    /* DeepSpeed 0.19's ZeRO-3 optimizer step (stage3.py step): after
+     * _partition_all_parameters() and the update, _post_step() gathers the
+     * ds_persist parameters again (persistent_parameters[0].all_gather),
+     * held by no module.  A step without any gradient fails before that
+     * (_get_norm_groups), so it only partitions. */
+    if (ZO_DS_ENGINE(rt) && rt->ds_step_grads > 0 && zo__rebuild(rt) == ZO_OK) {
+        uint32_t n = 0;
+        for (uint32_t p = 0; p < rt->n_pars; p++)
+            if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_NOT_AVAILABLE) rt->scratch[n++] = p;
+        if (n) {
+            zo_status s = zo__gather(rt, rt->scratch, n, 0);
+            if (s && !first) first = s;
+            for (uint32_t p = 0; p < rt->n_pars && !s; p++)
+                if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_INFLIGHT) {
+                    zo_status w = zo__wait_param(rt, p);
+                    if (w && !first) first = w;
+                }
+        }
+    }
+    rt->ds_step_grads = 0;
     /* idle graphs end here */
     for (uint32_t gs = 0; gs < rt->n_graphs; gs++) {
         zo_graph_rec *g = &rt->graphs[gs];
@@ -1611,7 +1805,7 @@ zo_status zo_release_all(zo_runtime *rt) {
 zo_status zo_reset_step(zo_runtime *rt, int eval) {
     if (!rt) return ZO_ERR_INVALID_ARG;
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
-    zo_status s = zo__coord_reset_step(rt, &rt->coord[eval]);
+    zo_status s = zo__coord_reset_step(rt, &rt->coord[ZO_IS_DS(rt) ? 0 : eval]); /* one coordinator (0.15+) */
     if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) return s; /* no effect */
     rt->st.steps++;
     zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
@@ -1729,7 +1923,7 @@ zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
 
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) {
     if (!rt || !out || (eval != 0 && eval != 1)) return ZO_ERR_INVALID_ARG;
-    const zo_coord *c = &rt->coord[eval];
+    const zo_coord *c = &rt->coord[ZO_IS_DS(rt) ? 0 : eval]; /* one coordinator (0.15+) */
     out->mode = c->mode;
     out->step_id = c->step_id;
     out->n_modules = c->n_order;

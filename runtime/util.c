@@ -152,6 +152,13 @@ const char *zo_param_status_name(zo_param_status s) {
 static const char *const k_policy_names[ZO_GRADS_POLICY_COUNT] = {
     "per-call", "reset-on-forward", "lazy-init", "init-at-register"};
 
+static const char *const k_ds_profile_names[ZO_DS_PROFILE_COUNT] = {"0.19", "0.19-hooks", "0.15"};
+
+const char *zo_ds_profile_name(zo_ds_profile p) {
+    if ((unsigned)p >= ZO_DS_PROFILE_COUNT) return NULL;
+    return k_ds_profile_names[p];
+}
+
 const char *zo_policy_name(zo_grads_policy p) {
     if ((unsigned)p >= ZO_GRADS_POLICY_COUNT) return NULL;
     return k_policy_names[p];

@@ -3,8 +3,12 @@
 stage-3 hooks (the real thing) and print its hook trace with counters and
 every parameter's ds_status.
 
-Runs inside the venv of tools/oracle_venv.sh (Debian's torch 1.13 + DeepSpeed
-from PyPI), on CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
+Runs inside a venv of tools/oracle_venv.sh (.venv-current: torch 2.15 +
+DeepSpeed 0.19.8; .venv-oracle: Debian's torch 1.13 + DeepSpeed 0.15.4), on
+CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
+
+  deepspeed_oracle.py [--ds-profile 0.19|0.19-hooks|0.15] ...
+  ZO_ORACLE_TIME_LIMIT=S   per-scenario time limit (default 120, 0: none)
 
   deepspeed_oracle.py SCENARIO.json                    trace on stdout
   deepspeed_oracle.py --policies reset-on-forward --out-suffix .oracle A.json ...
@@ -13,16 +17,14 @@ from PyPI), on CPU: DS_ACCELERATOR=cpu, gloo, world size 1.
 The same torch.nn model as tools/torch_oracle.py (same module tree, the
 parameters with their real numel, the same forward programs, checkpoints,
 raises and losses) is wrapped by deepspeed.initialize with
-zero_optimization.stage=3 and the scenario's stage3_* thresholds.  Without an
-optimizer the engine builds DeepSpeedZeRoOffload: DeepSpeed's own four hooks
-per module (_pre_forward_module_hook, _post_forward_module_hook,
-_pre_backward_module_hook, _post_backward_module_hook), its
+zero_optimization.stage=3 and the scenario's stage3_* thresholds, as the
+scenario's DeepSpeed profile says (config.ds_profile; --ds-profile
+overrides): 0.19 = with an SGD optimizer (DeepSpeedZeroOptimizer_Stage3:
+engine.backward, engine.step); 0.19-hooks and 0.15 = without one
+(DeepSpeedZeRoOffload: DeepSpeed's own four hooks per module, its
 PreBackwardFunctionForModule / PostBackwardFunctionModule autograd Functions
-and its PartitionedParameterCoordinator.  (ZO_DS_FULL_ENGINE=1 adds an SGD
-optimizer, so DeepSpeedZeroOptimizer_Stage3 with engine.backward/step; its
-gradient partitioning asserts on scenarios outside the hook protocol's
-concern, see docs/oracles.md.)  The oracle only wraps those functions to
-print a line when each fires:
+and its PartitionedParameterCoordinator).  The oracle only wraps those
+functions to print a line when each fires:
 
   A/D/B/C/PRE/POST lines exactly as docs/scenario-model.md §4, with c= and
   r= read from DeepSpeed's module.ds_grads_remaining and
@@ -31,12 +33,14 @@ print a line when each fires:
   FWD/ENDFWD/BWD/ENDBWD/DISCARD/ABORT/SWEEP/STEP/PGRAD as the PyTorch oracle;
   and after every D, C, PRE, POST, ENDBWD and SWEEP line one line
     S <ds_status of parameter 0, 1, ...: N=NOT_AVAILABLE I=INFLIGHT A=AVAILABLE>
-  The backward is loss.backward(retain_graph=...) and the coordinator's
-  reset_step() (what DeepSpeedZeroOptimizer_Stage3.backward does; a
-  RuntimeError from reset_step prints "DSERROR <message>" and ends the run).
-  SWEEP is partition_all_parameters() (what the optimizer step does:
-  release_and_reset_all, then "expected to be released" if a parameter is
-  still gathered: printed as "SWEEP ERROR <message>").
+  The backward is engine.backward(loss, retain_graph=...) (0.19; the S
+  line of ENDBWD follows its epilogue) or loss.backward(...), plus the
+  coordinator's reset_step() under 0.15 (a RuntimeError from it prints
+  "DSERROR <message>" and ends the run).  SWEEP is engine.step() (0.19) or
+  partition_all_parameters() (release_and_reset_all, then "expected to be
+  released" if a parameter is still gathered: printed as "SWEEP ERROR
+  <message>").  A scenario the profile cannot run prints "SKIP <reason>";
+  a scenario over the time limit "ORACLEERROR timeout ...".
 
 tools/difftest.py --deepspeed compares this with the simulator's
 reset-on-forward trace plus the ds_status the runtime's PARAM_STATE events
@@ -50,15 +54,39 @@ copies for those two collectives (the data plane; no hook logic changes).
 """
 
 import os
+import socket
 import sys
+import tempfile
+
+
+def _free_port():
+    """A TCP port nobody listens on now (bind port 0): each oracle process gets
+    its own MASTER_PORT, so parallel runs never meet in one gloo rendezvous."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", 0))
+        return str(s.getsockname()[1])
+    finally:
+        s.close()
+
 
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
+os.environ["MASTER_PORT"] = os.environ.get("ZO_ORACLE_MASTER_PORT") or _free_port()
+# DeepSpeed JIT-builds ops (the CPU accelerator's deepspeed_shm_comm) under
+# TORCH_EXTENSIONS_DIR, default ~/.cache/torch_extensions, behind a file lock
+# that a killed build leaves behind: every later run would wait on it
+# silently.  A private directory per process (the build itself is avoided,
+# see init_dist) keeps one run's debris from blocking another.
+_EXT_DIR = tempfile.mkdtemp(prefix="zo-ds-ext-")
+os.environ["TORCH_EXTENSIONS_DIR"] = _EXT_DIR
 for k, v in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0"), ("LOCAL_SIZE", "1")):
     os.environ.setdefault(k, v)
 
+import gc  # noqa: E402
+import importlib  # noqa: E402
 import io  # noqa: E402
+import signal  # noqa: E402
 import contextlib  # noqa: E402
 import logging  # noqa: E402
 
@@ -79,7 +107,16 @@ try:
 except Exception:  # pragma: no cover
     pass
 
-FULL_ENGINE = os.environ.get("ZO_DS_FULL_ENGINE", "0") == "1"  # see docs/oracles.md
+# DeepSpeed profiles (fuzz/scenario.h ZS_DS_*, the scenario's config.ds_profile):
+#   0.19        the ZeRO-3 optimizer: deepspeed.initialize(model, optimizer=SGD),
+#               engine.backward(loss, retain_graph=...), engine.step()
+#   0.19-hooks  DeepSpeedZeRoOffload alone (no optimizer): loss.backward(),
+#               partition_all_parameters() at the step
+#   0.15        as 0.19-hooks, plus the coordinator's reset_step() after every
+#               backward (the reference the simulator was first checked against)
+DS_PROFILES = ("0.19", "0.19-hooks", "0.15")
+PROFILE_OVERRIDE = None  # --ds-profile
+TIME_LIMIT = int(os.environ.get("ZO_ORACLE_TIME_LIMIT", "120"))  # seconds per scenario
 MAX_TOTAL_NUMEL = 1 << 22  # = sim_traces.c DS_MAX_TOTAL_NUMEL (it scales bigger scenarios down)
 STATUS_CHAR = {ZeroParamStatus.NOT_AVAILABLE: "N", ZeroParamStatus.INFLIGHT: "I",
                ZeroParamStatus.AVAILABLE: "A"}
@@ -108,6 +145,19 @@ def init_dist():
     global _dist_ready
     if _dist_ready:
         return
+    # The gloo backend's constructor loads DeepSpeed's CPU shared-memory
+    # all-reduce (deepspeed_shm_comm), JIT-compiling it with ninja on first
+    # use (C++ headers of torch and pybind11 needed, ~60 s).  At world size 1
+    # nothing uses it (comm/torch.py only calls it for all_reduce with
+    # several local ranks; the two collectives the hooks issue are replaced
+    # below), so the build is skipped: deepspeed.comm.torch.build_shm_op
+    # returning None is the path DeepSpeed itself takes when the op is not
+    # compatible (0.15.4 and 0.19.8).
+    # (sys.modules: the attribute deepspeed.comm.torch is the torch package)
+    importlib.import_module("deepspeed.comm.torch")
+    dstorch = sys.modules["deepspeed.comm.torch"]
+    if hasattr(dstorch, "build_shm_op"):
+        dstorch.build_shm_op = lambda: None
     with contextlib.redirect_stdout(io.StringIO()):
         deepspeed.init_distributed(dist_backend="gloo", verbose=False)
     # torch 1.13's gloo has neither _allgather_base nor _reduce_scatter_base:
@@ -175,10 +225,17 @@ class DSRun(torch_oracle.Run):
         # node records the parameter's shape when it is created, and DeepSpeed
         # partitions param.data to an empty tensor
         self.pgrad_hooks()
+        # deepspeed.initialize runs gc.collect() (stage3.py
+        # _create_fp16_partitions_with_defragmentation -> zero/utils.py
+        # defragment): ~2 s per scenario with torch 2 loaded, for memory the
+        # oracle's small models never need back
+        gc_collect = gc.collect
+        gc.collect = lambda *a, **k: 0
         with contextlib.redirect_stdout(io.StringIO()):
-            if FULL_ENGINE:
-                opt = torch.optim.SGD([p for p in self.params if p.requires_grad] or
-                                      [torch.nn.Parameter(torch.zeros(1))], lr=0.0)
+            if self.full_engine:
+                # the ZeRO-3 optimizer (DeepSpeedZeroOptimizer_Stage3); lr 0:
+                # the contents never change (the S lines are about ds_status)
+                opt = torch.optim.SGD([p for p in root.parameters() if p.requires_grad], lr=0.0)
                 self.engine, _, _, _ = deepspeed.initialize(model=root, optimizer=opt, config=ds_config)
                 self.offload = self.engine.optimizer.parameter_offload
             else:
@@ -186,6 +243,7 @@ class DSRun(torch_oracle.Run):
                 # parameter hooks without the gradient partitioning optimizer
                 self.engine, _, _, _ = deepspeed.initialize(model=root, config=ds_config)
                 self.offload = self.engine.optimizer
+        gc.collect = gc_collect
         # tied / external parameters: DeepSpeed's API for a module that uses
         # a parameter it does not own
         for mid, ps in enumerate(self.uses_of):
@@ -204,7 +262,7 @@ class DSRun(torch_oracle.Run):
             if t.requires_grad:
                 acc = t.expand_as(t).grad_fn.next_functions[0][0]
                 pid = t.zo_id
-                acc.register_hook(lambda gi, go, pid=pid: self.line("PGRAD p=%d" % pid))
+                acc.register_hook(lambda gi, go, pid=pid: self.pgrad(pid))
                 self.keep.append(acc)
 
     def wrap_hooks(self, mod):
@@ -305,15 +363,29 @@ class DSRun(torch_oracle.Run):
     def line(self, s):
         self.out.append(s)
         if s.startswith("ENDBWD"):
-            self.status_line()
+            if self.full_engine and "B" not in self.ctx:
+                # the top-level backward: engine.backward runs its epilogue
+                # (release_backward_leftovers) after the autograd call; the
+                # state line follows it (run_backward)
+                self.endbwd_pending = True
+            else:
+                self.status_line()
 
     def run_backward(self, loss, retain):
-        if FULL_ENGINE:
-            self.engine.backward(loss, retain_graph=retain)
+        if self.full_engine:
+            self.endbwd_pending = False
+            try:
+                self.engine.backward(loss, retain_graph=retain)
+            finally:
+                if self.endbwd_pending:
+                    self.status_line()
+                    self.endbwd_pending = False
         else:
             # what DeepSpeedZeroOptimizer_Stage3.backward does around the
             # autograd call: loss.backward(), then the coordinator's reset_step()
             torch.autograd.backward(loss, retain_graph=retain)
+            if self.profile != "0.15":
+                return
             try:
                 self.coordinator().reset_step()
             except RuntimeError as e:  # DeepSpeed's own check, not a PyTorch error
@@ -328,10 +400,25 @@ class DSRun(torch_oracle.Run):
         except TypeError:
             return self.offload.get_param_coordinator()
 
+    def pgrad(self, pid):
+        self.grads_since_step += 1
+        self.line("PGRAD p=%d" % pid)
+
     def sweep(self):
+        grads, self.grads_since_step = self.grads_since_step, 0
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                if FULL_ENGINE:
+                if self.full_engine and not grads:
+                    # no parameter produced a gradient in this step (every
+                    # backward discarded or abandoned): engine.step() fails
+                    # after its _partition_all_parameters() (0.19.8
+                    # stage3.py step -> _get_norm_groups: KeyError or
+                    # TypeError on the missing averaged_gradients), so a
+                    # training loop has nothing to step; the oracle runs
+                    # that release part alone, which the runtime models
+                    # (zo_release_all without the persistent re-gather)
+                    self.offload.partition_all_parameters()
+                elif self.full_engine:
                     self.engine.step()
                 else:
                     # the optimizer step's _partition_all_parameters():
@@ -346,23 +433,94 @@ class DSRun(torch_oracle.Run):
         self.engine.train(training)
 
 
+class OracleTimeout(Exception):
+    pass
+
+
+class Skip(Exception):
+    """The scenario cannot be expressed under this profile: reported as
+    "SKIP <reason>" (tools/difftest.py lists and counts it)."""
+
+
+def _on_alarm(signum, frame):
+    raise OracleTimeout()
+
+
+def scenario_profile(sc):
+    prof = PROFILE_OVERRIDE or sc["config"].get("ds_profile", "0.19")
+    if prof not in DS_PROFILES:
+        raise ValueError("unknown DeepSpeed profile %r (known: %s)" % (prof, ", ".join(DS_PROFILES)))
+    want = "0.15." if prof == "0.15" else "0.19."
+    if not deepspeed.__version__.startswith(want):
+        raise ValueError("DeepSpeed profile %s needs DeepSpeed %sx; this venv has %s"
+                         % (prof, want, deepspeed.__version__))
+    return prof
+
+
 def trace(sc, policy="reset-on-forward"):
     if sc["config"].get("all_ranks") and sc.get("edits"):
         # one program per rank: sim_traces --ds writes each (NAME#rankR)
         raise ValueError("all-ranks scenario with rank edits: run each rank's program")
+    prof = scenario_profile(sc)
     total = sum(p["numel"] for p in sc["params"])
     if total > MAX_TOTAL_NUMEL + 65536:  # (scaling rounds tiny parameters up to 1)
         return ["SKIP total numel %d over %d" % (total, MAX_TOTAL_NUMEL)]
+    if prof == "0.19" and not any(not p["frozen"] for p in sc["params"]):
+        # DeepSpeedZeroOptimizer_Stage3 needs a trainable parameter (torch's
+        # optimizers refuse an empty parameter list)
+        return ["SKIP no trainable parameter: the ZeRO-3 optimizer needs one (profile 0.19)"]
+    if prof == "0.19":
+        owner = [p["owner"] for p in sc["params"]]
+        parent = [m["parent"] for m in sc["modules"]]
+
+        def under(m, a):
+            while m >= 0:
+                if m == a:
+                    return True
+                m = parent[m]
+            return False
+        for m in sc["modules"]:
+            if m["z3_leaf"] and any(not p["frozen"] and under(owner[p["id"]], m["id"]) for p in sc["params"]):
+                return ["SKIP z3 leaf module %d with trainable parameters under the ZeRO-3 optimizer: its "
+                        "reduce_leaf_module_grads full backward hook (0.19.8 stage3.py "
+                        "create_reduce_and_remove_grad_hooks) adds autograd nodes around the leaf and fills "
+                        "missing gradients with zeros_like of the partitioned parameter, which the simulator "
+                        "does not model" % m["id"]]
     out = []
     r = None
+    old = signal.signal(signal.SIGALRM, _on_alarm) if TIME_LIMIT > 0 else None
+    if TIME_LIMIT > 0:
+        signal.alarm(TIME_LIMIT)
     try:
         r = DSRun.__new__(DSRun)
+        r.profile = prof
+        r.full_engine = prof == "0.19"
+        r.endbwd_pending = False
+        r.grads_since_step = 0
         torch_oracle.Run.__init__(r, sc, "reset-on-forward", out)
         torch_oracle._current.run = r
         r.run()
     except torch_oracle.StopRun:
         pass
+    except AssertionError as e:
+        import traceback
+        tb = traceback.extract_tb(e.__traceback__)
+        where = tb[-1] if tb else None
+        if where is not None and "reduce_and_partition_ipg_grads" in where.name:
+            # DeepSpeed's own gradient bucketing refuses a parameter whose
+            # gradient hook fires twice in one backward (a reentrant
+            # checkpoint region recomputed with a parameter also used
+            # outside it): the real run stops there
+            return ["SKIP the ZeRO-3 optimizer asserts in __reduce_and_partition_ipg_grads (0.19.8 stage3.py: "
+                    "one parameter's gradient reduced twice in one backward) at line %d" % (len(out) + 1)]
+        raise
+    except OracleTimeout:
+        return ["ORACLEERROR timeout after %d s (ZO_ORACLE_TIME_LIMIT) at line %d: %s"
+                % (TIME_LIMIT, len(out) + 1, out[-1] if out else "<start>")]
     finally:
+        if TIME_LIMIT > 0:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
         torch_oracle._current.run = None
         if r is not None and getattr(r, "engine", None) is not None:
             try:
@@ -373,13 +531,17 @@ def trace(sc, policy="reset-on-forward"):
 
 
 def main(argv):
+    global PROFILE_OVERRIDE
     import argparse
     import json
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
     ap.add_argument("--policies", default="reset-on-forward")
     ap.add_argument("--out-suffix")
+    ap.add_argument("--ds-profile", choices=DS_PROFILES,
+                    help="run every scenario under this DeepSpeed profile (default: its config.ds_profile)")
     a = ap.parse_args(argv)
+    PROFILE_OVERRIDE = a.ds_profile
     rc = 0
     for f in a.files:
         with open(f) as fh:
@@ -402,4 +564,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    import atexit
+    import shutil
+    atexit.register(shutil.rmtree, _EXT_DIR, True)
     sys.exit(main(sys.argv[1:]))

@@ -73,12 +73,14 @@ def corpus_files(corpus):
     return out
 
 
-RANK_ARGS = []  # ["--rank", R] from --rank, ["--torch-profile", P] from --torch-profile
+RANK_ARGS = []  # ["--rank", R] from --rank, then ["--torch-profile", P]
+PROFILE_ARGS = []  # ["--ds-profile", P] in DeepSpeed mode
+DS_PROFILES = ("0.19", "0.19-hooks", "0.15")
 
 
 def run_sim(sim_traces, outdir, args, ds=False):
     os.makedirs(outdir, exist_ok=True)
-    r = subprocess.run([sim_traces] + (["--ds"] if ds else []) + RANK_ARGS + [outdir] + args,
+    r = subprocess.run([sim_traces] + (["--ds"] + PROFILE_ARGS if ds else []) + RANK_ARGS + [outdir] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
@@ -213,26 +215,41 @@ def main(argv):
                     help="interpreter of the PyTorch oracle (default: the current-stack venv's "
                          "(tools/oracle_venv.sh --current) for the 2.x profiles, /usr/bin/python3 "
                          "(Debian's torch 1.13) for 1.13)")
-    ap.add_argument("--torch-profile", default="2.x", choices=("2.x", "2.x-no-early-stop", "1.13"),
-                    help="the PyTorch semantics simulated and checked (default 2.x)")
+    ap.add_argument("--torch-profile", default=None, choices=("2.x", "2.x-no-early-stop", "1.13"),
+                    help="the PyTorch semantics simulated and checked (default 2.x; DeepSpeed mode "
+                         "with --ds-profile 0.15: 1.13, the torch DeepSpeed 0.15.4 runs on here)")
     ap.add_argument("--deepspeed", action="store_true", help="compare with the DeepSpeed oracle")
-    ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-oracle"))
+    ap.add_argument("--venv", default=None,
+                    help="DeepSpeed venv (default: .venv-current for the 0.19 profiles, .venv-oracle for 0.15)")
+    ap.add_argument("--ds-profile", choices=DS_PROFILES, default="0.19",
+                    help="DeepSpeed mode: the profile both sides run (fuzz/scenario.h ZS_DS_*): 0.19 = the "
+                    "ZeRO-3 optimizer (engine.backward/step), 0.19-hooks = the hooks alone, 0.15 = DeepSpeed "
+                    "0.15.4's hooks (with torch 1.13, .venv-oracle)")
     ap.add_argument("--max-report", type=int, default=20)
+    ap.add_argument("--oracle-from", metavar="WORK",
+                    help="reuse the oracle traces of an earlier run's --work directory (same scenario "
+                    "arguments) instead of running the oracle: for iterating on the simulator side")
     ap.add_argument("--strict-status", action="store_true",
                     help="DeepSpeed mode: a ds_status difference fails the test too")
     a = ap.parse_args(argv)
     t0 = time.time()
     if a.rank is not None:
         RANK_ARGS[:] = ["--rank", str(a.rank)]
+    if a.torch_profile is None:
+        a.torch_profile = "1.13" if a.deepspeed and a.ds_profile == "0.15" else "2.x"
     RANK_ARGS.extend(["--torch-profile", a.torch_profile])
 
     env = dict(os.environ)
     if a.deepspeed:
+        if a.venv is None:
+            a.venv = os.path.join(ROOT, ".venv-oracle" if a.ds_profile == "0.15" else ".venv-current")
         py = os.path.join(a.venv, "bin", "python")
-        if not os.path.exists(os.path.join(a.venv, ".oracle-ok")) or not os.access(py, os.X_OK):
+        if (not os.path.exists(os.path.join(a.venv, ".oracle-ok")) or not os.access(py, os.X_OK)) \
+                and not a.oracle_from:
             return skip("no DeepSpeed oracle venv at %s (run tools/oracle_venv.sh)" % a.venv,
                         os.path.basename(os.path.normpath(a.venv)) == ".venv-current")
-        oracle = [py, os.path.join(HERE, "deepspeed_oracle.py")]
+        oracle = [py, os.path.join(HERE, "deepspeed_oracle.py"), "--ds-profile", a.ds_profile]
+        PROFILE_ARGS[:] = ["--ds-profile", a.ds_profile]
         policies = ["reset-on-forward"]
         env["DS_ACCELERATOR"] = "cpu"
     else:
@@ -245,16 +262,18 @@ def main(argv):
                         "builds the current-stack venv)" % (py, a.torch_profile), a.torch_profile != "1.13")
         oracle = [py, os.path.join(HERE, "torch_oracle.py"), "--torch-profile", a.torch_profile]
         policies = list(POLICIES)
-    probe = subprocess.run(oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "") +
-                                         "; print('torch', torch.__version__" +
-                                         (", 'deepspeed', deepspeed.__version__" if a.deepspeed else "") + ")"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    if probe.returncode != 0:
+    probe = None if a.oracle_from else subprocess.run(
+        oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "") +
+                      "; print('torch', torch.__version__" +
+                      (", 'deepspeed', deepspeed.__version__" if a.deepspeed else "") + ")"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if probe is not None and probe.returncode != 0:
         print("difftest: SKIP: %s cannot import torch%s: %s" % (
             oracle[0], "/deepspeed" if a.deepspeed else "",
             probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else "?"))
         return 77
-    versions = probe.stdout.strip().splitlines()[-1] if probe.stdout.strip() else "?"
+    versions = probe.stdout.strip().splitlines()[-1] if probe is not None and probe.stdout.strip() \
+        else "(oracle traces reused)"
 
     work = a.work
     if work is None:
@@ -281,12 +300,21 @@ def main(argv):
         index += run_sim(a.sim_traces, os.path.join(work, "files"), a.files, a.deepspeed)
     t_sim = time.time() - t0
 
-    bad = run_oracles(oracle, [base + ".json" for base, _, _ in index], policies, a.jobs, env)
+    if a.oracle_from:
+        bad = []
+        for base, _, _ in index:
+            for pol in policies:
+                src = os.path.join(a.oracle_from, os.path.relpath(base, work)) + ".%s.oracle" % pol
+                if os.path.exists(src):
+                    shutil.copy(src, "%s.%s.oracle" % (base, pol))
+    else:
+        bad = run_oracles(oracle, [base + ".json" for base, _, _ in index], policies, a.jobs, env)
     for err in bad:
         sys.stderr.write("difftest: oracle process failed:\n%s\n" % err)
     t_oracle = time.time() - t0 - t_sim
 
     compared = 0
+    skip_reasons = {}
     disagreements = []
     percall_full = [0, 0]
     oracle_errors = []
@@ -303,6 +331,7 @@ def main(argv):
                 continue
             if ora and ora[0].startswith("SKIP"):
                 skipped += 1
+                skip_reasons.setdefault(ora[0][5:].strip() or "?", []).append(name)
                 continue
             if a.deepspeed:
                 import json
@@ -372,7 +401,9 @@ def main(argv):
             print("DS_STATUS %s [simulator verdict %s] line %d (after: %s):\n  simulator: %s\n  deepspeed: %s"
                   % (name, verdict, ln, " | ".join(ctx), sa, oa))
     if skipped:
-        print("difftest: %d scenarios skipped by the oracle (too large for real tensors)" % skipped)
+        print("difftest: %d scenarios skipped by the oracle:" % skipped)
+        for why, names in sorted(skip_reasons.items()):
+            print("SKIPPED %d: %s: %s" % (len(names), why, " ".join(names[:8]) + (" ..." if len(names) > 8 else "")))
     for name, pol, line in oracle_errors:
         print("ORACLE ERROR %s [%s]: %s" % (name, pol, line))
     for d in disagreements[:a.max_report]:

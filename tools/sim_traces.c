@@ -9,9 +9,12 @@
  *                                        writes, S = FIRST..LAST
  *   sim_traces --rank R ...              all-ranks scenarios: only rank R's program
  *                                        (default: every rank's, one after another)
- *   sim_traces --torch-profile P ...     every scenario under torch profile P (2.x,
- *                                        2.x-no-early-stop, 1.13; JSON included), as
- *                                        the oracle of that torch release runs it
+ *   sim_traces --ds-profile P ...        every scenario's config.ds_profile set to P
+ *                                        (0.19 | 0.19-hooks | 0.15, fuzz/scenario.h
+ *                                        ZS_DS_*), in the simulation and the JSON
+ *   sim_traces --torch-profile P ...     likewise config.torch_profile (2.x |
+ *                                        2.x-no-early-stop | 1.13), as the oracle of
+ *                                        that torch release runs it
  *   sim_traces --ds OUTDIR ...           DeepSpeed-oracle mode: the scenario as the
  *                                        DeepSpeed oracle runs it (world size 1, rank 0,
  *                                        immediate completion: deferred 0), policy
@@ -68,7 +71,8 @@ static zs_scenario sc;
 
 static int ds_mode;
 static int only_rank = -1; /* --rank R */
-static int torch_profile = -1; /* --torch-profile P: every scenario's cfg.torch_profile */
+static int ds_profile = -1;    /* --ds-profile P: ZS_DS_* for every scenario */
+static int torch_profile = -1; /* --torch-profile P: ZS_TORCH_* for every scenario */
 static zs_scenario whole; /* an all-ranks scenario while its ranks are emitted */
 #define DS_MAX_TOTAL_NUMEL (1ull << 22) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
 
@@ -91,6 +95,7 @@ static void ds_scale(void)
 static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 {
     char path[4096];
+    if (ds_profile >= 0) sc.cfg.ds_profile = (uint8_t)ds_profile;
     if (torch_profile >= 0) sc.cfg.torch_profile = (uint8_t)torch_profile;
     if (ds_mode) {
         sc.cfg.world_size = 1;
@@ -180,13 +185,17 @@ int main(int argc, char **argv)
             ds_mode = 1;
             argv++;
             argc--;
-        } else if (argc > 2 && !strcmp(argv[1], "--torch-profile")) {
-            torch_profile = zs_torch_profile_from_name(argv[2]);
-            if (torch_profile < 0) {
-                fprintf(stderr, "sim_traces: --torch-profile %s: not 2.x, 2.x-no-early-stop or 1.13\n",
-                        argv[2]);
+        } else if (argc > 2 && (!strcmp(argv[1], "--ds-profile") || !strcmp(argv[1], "--torch-profile"))) {
+            int is_ds = !strcmp(argv[1], "--ds-profile");
+            int v = is_ds ? zs_ds_profile_from_name(argv[2]) : zs_torch_profile_from_name(argv[2]);
+            if (v < 0) {
+                fprintf(stderr, "sim_traces: %s %s: unknown profile\n", argv[1], argv[2]);
                 return 2;
             }
+            if (is_ds)
+                ds_profile = v;
+            else
+                torch_profile = v;
             argv += 2;
             argc -= 2;
         } else if (argc > 2 && !strcmp(argv[1], "--rank")) {
@@ -201,8 +210,8 @@ int main(int argc, char **argv)
             break;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] [--torch-profile P] OUTDIR FILE... | "
-                        "sim_traces [--ds] [--rank R] [--torch-profile P] OUTDIR --seeds FIRST LAST\n");
+        fprintf(stderr, "usage: sim_traces [--ds] [--rank R] [--ds-profile P] [--torch-profile P] OUTDIR FILE... | "
+                        "sim_traces [options] OUTDIR --seeds FIRST LAST\n");
         return 2;
     }
     const char *dir = argv[1];

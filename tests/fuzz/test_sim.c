@@ -194,6 +194,9 @@ static void test_unused_branch(void **state)
 {
     (void)state;
     unused_then_used(&sc);
+    /* DeepSpeed's hooks alone: with the ZeRO-3 optimizer (ZS_DS_019)
+     * release_backward_leftovers() frees what the stale count holds */
+    sc.cfg.ds_profile = ZS_DS_019_HOOKS;
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     expect_holds(&sc, ZO_GRADS_RESET_ON_FORWARD);
     expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 1);
@@ -243,8 +246,15 @@ static void test_checkpoint(void **state)
     assert_non_null(strstr(tbuf, want));
     /* first pass under no_grad: hook D sees rg=1 but no window opens */
     assert_non_null(strstr(tbuf, "A m=1\nD m=1 n=1 rg=1 c=0->0\nB m=1\nC m=1 n=1 rg=0"));
+    /* the count of the no_grad first pass never returns to 0: the hooks
+     * leave the child gathered (DeepSpeed's hooks alone); the ZeRO-3
+     * optimizer's release_backward_leftovers() frees it */
+    sc.cfg.ds_profile = ZS_DS_019_HOOKS;
     expect_violation(&sc, ZO_GRADS_LAZY_INIT, ZS_INV_I3, 0);
     expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 0);
+    sc.cfg.ds_profile = ZS_DS_019;
+    expect_holds(&sc, ZO_GRADS_LAZY_INIT);
+    expect_holds(&sc, ZO_GRADS_INIT_AT_REGISTER);
 
     /* non-reentrant, torch 2.x (the default profile): one forward with
      * grad; when backward reaches the region's op node the recompute runs

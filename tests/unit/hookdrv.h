@@ -225,11 +225,15 @@ static inline int64_t hd_ev_min_counter_from(const hd_events *e, size_t from, ui
 /* ------------------------------------------------------------------ */
 
 /** Config for policy tests: nothing persistent, no prefetch, no reuse
- *  keeping, so every release decision is the hook's own. */
+ *  keeping, so every release decision is the hook's own; the DeepSpeed-
+ *  shaped policies run DeepSpeed 0.19's hooks alone (ZO_DS_0_19_HOOKS: no
+ *  end-of-backward release by the ZeRO-3 optimizer, which
+ *  test_ds_profiles.c covers). */
 static inline zo_config hd_policy_config(zo_grads_policy p)
 {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.grads_policy = p;
+    cfg.ds_profile = ZO_DS_0_19_HOOKS;
     cfg.param_persistence_threshold = 0;
     cfg.prefetch_bucket_size = 0;
     cfg.max_reuse_distance = 0;
