@@ -418,8 +418,10 @@ def main(argv):
     ok = not disagreements and not oracle_errors and not bad
     if a.deepspeed and a.strict_status and (status_diffs or ds_raised):
         ok = False
-    print("%d passed, %d failed" % (compared - len(disagreements) - len(ds_raised),
-                                     len(disagreements) + len(oracle_errors) + len(bad)))
+    # --strict-status: a ds_status difference or a DeepSpeed error is a failed run
+    strict_failed = len(status_diffs) + len(ds_raised) if a.deepspeed and a.strict_status else 0
+    print("%d passed, %d failed" % (compared - len(disagreements) - len(ds_raised) - (len(status_diffs) if strict_failed else 0),
+                                     len(disagreements) + len(oracle_errors) + len(bad) + strict_failed))
     return 0 if ok else 1
 
 
