@@ -7,9 +7,9 @@ real DeepSpeed, per release.
       (re)exports every corpus .scn whose expect line states a
       reset-on-forward verdict to corpus/deepspeed/<dir>-<name>.py
       (`zofuzz export --to deepspeed`), runs each script on the current
-      stack (.venv-current: DeepSpeed 0.19.8, torch 2.15; full engine and
-      --hooks-only) and on the legacy one (.venv-oracle: DeepSpeed 0.15.4,
-      torch 1.13; full engine), and writes the table
+      stack (.venv-current: DeepSpeed 0.19.8, torch 2.15) and on the legacy
+      one (.venv-oracle: DeepSpeed 0.15.4, torch 1.13), full engine both, and
+      writes the table
       docs/upstream-findings.md and corpus/deepspeed/expected.tsv (what each
       script gives on the current stack).
   upstream_findings.py --check --zofuzz BUILD/fuzz/zofuzz [--jobs 2]
@@ -156,8 +156,7 @@ def main(argv):
         os.remove(old)
     for scn, name, _, ranks in scs:
         export(a.zofuzz, scn, os.path.join(OUTDIR, name), ranks)
-    cols = [("0.19.8 engine", CURRENT, ()), ("0.19.8 hooks", CURRENT, ("--hooks-only",)),
-            ("0.15.4 engine", LEGACY, ())]
+    cols = [("DeepSpeed 0.19.8", CURRENT, ()), ("DeepSpeed 0.15.4", LEGACY, ())]
     versions = {}
     for label, py, _ in cols:
         if os.access(py, os.X_OK):
