@@ -268,9 +268,19 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     for (unsigned j = ci + 1; j < w->cursor; j++)
         if (P->calls[j].parent == ci && P->calls[j].n_out > 0 && w->outrg[j])
             uc[nu++] = mkref(ZS_REF_OUT, (uint8_t)j, 0);
-    unsigned mask = ch(w, 1u << nu);
-    for (unsigned q = 0; q < nu; q++)
-        if (mask & (1u << q)) c->use[c->n_use++] = uc[q];
+    if (nu <= ZS_MAX_USE) {
+        unsigned mask = ch(w, 1u << nu);
+        for (unsigned q = 0; q < nu; q++)
+            if (mask & (1u << q)) c->use[c->n_use++] = uc[q];
+    } else {
+        /* more candidates than an op may consume (a call with many child
+         * calls): one take/skip choice per candidate, forced to skip once
+         * ZS_MAX_USE are taken, so every subset of at most ZS_MAX_USE
+         * candidates is walked once (a 2^nu mask would neither fit a
+         * choice's 16-bit range nor c->use[]) */
+        for (unsigned q = 0; q < nu; q++)
+            if (c->n_use < ZS_MAX_USE && ch(w, 2)) c->use[c->n_use++] = uc[q];
+    }
     w->outrg[ci] = (uint8_t)!cgrad_off;
     return UNW_NO;
 }
