@@ -7,6 +7,26 @@
 
 #include "internal.h"
 
+/* AddressSanitizer's allocator aborts the process on a request the system
+ * refuses (a 64 GiB shard) unless allocator_may_return_null=1.  zoffload
+ * promises ZO_ERR_NOMEM for that, so an ASan build of the library makes
+ * it the default for every program linked with it (tests, fuzz targets,
+ * zofuzz): they see the contract users of a plain build see.  ASAN_OPTIONS
+ * still overrides it.  A program with its own __asan_default_options
+ * compiles the library with -DZO_NO_ASAN_DEFAULT_OPTIONS. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ZO__ASAN 1
+#endif
+#endif
+#if !defined(ZO__ASAN) && defined(__SANITIZE_ADDRESS__)
+#define ZO__ASAN 1
+#endif
+#if defined(ZO__ASAN) && !defined(ZO_NO_ASAN_DEFAULT_OPTIONS)
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#endif
+
 void *zo__alloc(zo_runtime *rt, size_t bytes) {
     if (bytes == 0) bytes = 1;
     if (rt->al.alloc) return rt->al.alloc(rt->al.opaque, bytes);
