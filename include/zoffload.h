@@ -96,12 +96,27 @@ typedef uint32_t zo_param_id;
 #define ZO_NO_MODULE ((zo_module_id)UINT32_MAX)
 #define ZO_NO_PARAM ((zo_param_id)UINT32_MAX)
 
-/** One forward pass (one autograd graph).  0 is never a valid graph. */
+/** One forward pass (one autograd graph).  0 is never a valid graph.
+ *  Layout (opaque to callers): runtime tag (6 bits) | 0 (6) | generation
+ *  (32) | slot (20). */
 typedef uint64_t zo_graph;
 /** Handle the framework attaches to one backward node (one input's
  *  PostBackwardFunctionModule or one output's PreBackwardFunctionForModule).
- *  0 means "nothing to attach". Handles are generation-checked: a stale
- *  handle is reported as ZO_ERR_BAD_HANDLE, never dereferenced. */
+ *  0 means "nothing to attach".  Layout (opaque to callers): kind (2 bits)
+ *  | runtime tag (6) | generation (16) | call slot (20) | tensor index (20).
+ *
+ *  Graph and grad handles cannot alias: a stale handle is reported as
+ *  ZO_ERR_BAD_HANDLE, never dereferenced and never taken for a newer one.
+ *  Each slot's generation advances when it is reused, and a slot whose
+ *  generation is exhausted (2^16 calls made through one call slot, 2^32
+ *  passes through one graph slot) is retired for the runtime's lifetime
+ *  instead of wrapping (so a runtime makes at most 2^36 module calls
+ *  before zo_pre_forward returns ZO_ERR_LIMIT).  The runtime tag (1..63)
+ *  is taken in turn by each zo_runtime_create in the process, so a handle
+ *  of another runtime created fewer than 63 creations apart (in
+ *  particular the ranks of one process-local world) is ZO_ERR_BAD_HANDLE
+ *  too.  (PyTorch attaches these nodes to one autograd graph, which cannot
+ *  be handed to another process group's module.) */
 typedef uint64_t zo_grad_handle;
 
 /** ds_status of a parameter. */
@@ -368,7 +383,8 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  wait for them, add m to each one's active set, then prefetch per the
  *  trace.  During a running backward the call is a recompute.
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun, m is
- *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM.
+ *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM,
+ *  ZO_ERR_LIMIT (2^20 call slots live or retired, see zo_grad_handle).
  *  On ZO_ERR_NOMEM, or ZO_ERR_BACKEND from issuing the gather, nothing
  *  happened.  On ZO_ERR_TRACE, or ZO_ERR_BACKEND from waiting, the call is
  *  pushed and m is active (as in DeepSpeed the exception unwinds the

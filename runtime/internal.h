@@ -33,7 +33,7 @@ typedef struct zo_fp_acc {
     zo_param_id ids[ZO_FP_MAX_IDS];
 } zo_fp_acc;
 
-/* grad handle layout: kind(3) | gen(21) | index(20) | slot(20) */
+/* grad handle kinds (layout: runtime.c, mk_handle) */
 enum {
     ZO_H_LEGACY_IN = 1,
     ZO_H_LEGACY_OUT = 2,
@@ -168,6 +168,7 @@ struct zo_runtime {
     zo_backend *backend;
     int own_backend;
     char err[512];
+    uint8_t tag;              /* handle tag, 1..63: every handle it issues carries it */
 
     zo_mod *mods;
     uint32_t n_mods, cap_mods;

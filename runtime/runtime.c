@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "internal.h"
@@ -16,26 +17,45 @@
 /* handles                                                              */
 /* ------------------------------------------------------------------ */
 
-static zo_grad_handle mk_handle(unsigned kind, uint32_t gen, uint32_t idx, uint32_t slot) {
-    return ((uint64_t)kind << 61) | ((uint64_t)(gen & 0x1FFFFFu) << 40) |
+/* Grad handle: kind-1 (2 bits) | tag (6) | gen (16) | call slot (20) |
+ * tensor index (20).  Graph handle: tag (6) | 0 (6) | gen (32) | slot (20).
+ * tag is the runtime's (1..63, never 0, so no handle is 0), so a handle
+ * of another runtime is not one of this runtime's; gen is the slot's
+ * generation, and a slot whose generation is exhausted is retired (never
+ * reused), so a stale handle can never name a live record again. */
+#define ZO_H_GEN_MASK 0xFFFFu
+#define ZO_G_GEN_MAX UINT32_MAX
+static zo_grad_handle mk_handle(const zo_runtime *rt, unsigned kind, uint32_t gen, uint32_t idx, uint32_t slot) {
+    return ((uint64_t)(kind - 1u) << 62) | ((uint64_t)rt->tag << 56) | ((uint64_t)(gen & ZO_H_GEN_MASK) << 40) |
            ((uint64_t)(idx & 0xFFFFFu) << 20) | (uint64_t)(slot & 0xFFFFFu);
 }
-static unsigned h_kind(zo_grad_handle h) { return (unsigned)(h >> 61); }
-static uint32_t h_gen(zo_grad_handle h) { return (uint32_t)((h >> 40) & 0x1FFFFFu); }
+/* kind of a handle of this runtime, 0 for a handle of another runtime or 0 */
+static unsigned h_kind(const zo_runtime *rt, zo_grad_handle h) {
+    if (h == 0 || ((h >> 56) & 0x3Fu) != rt->tag) return 0;
+    return (unsigned)(h >> 62) + 1u;
+}
+static uint32_t h_gen(zo_grad_handle h) { return (uint32_t)((h >> 40) & ZO_H_GEN_MASK); }
 static uint32_t h_idx(zo_grad_handle h) { return (uint32_t)((h >> 20) & 0xFFFFFu); }
 static uint32_t h_slot(zo_grad_handle h) { return (uint32_t)(h & 0xFFFFFu); }
 
 static zo_graph mk_graph(const zo_runtime *rt, uint32_t slot) {
-    return ((uint64_t)rt->graphs[slot].gen << 32) | (uint64_t)(slot + 1);
+    return ((uint64_t)rt->tag << 58) | ((uint64_t)rt->graphs[slot].gen << 20) | (uint64_t)slot;
 }
 
-/* graph slot of a live graph handle, or ZO_NONE32 */
+/* graph slot of a live graph handle of this runtime, or ZO_NONE32 */
 static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
-    uint64_t s = g & 0xFFFFFFFFu;
-    if (s == 0 || s > rt->n_graphs) return ZO_NONE32;
-    uint32_t slot = (uint32_t)(s - 1);
-    if (!rt->graphs[slot].in_use || rt->graphs[slot].gen != (uint32_t)(g >> 32)) return ZO_NONE32;
+    if ((g >> 58) != rt->tag || ((g >> 52) & 0x3Fu) != 0) return ZO_NONE32;
+    uint64_t s = g & 0xFFFFFu;
+    if (s >= rt->n_graphs) return ZO_NONE32;
+    uint32_t slot = (uint32_t)s;
+    if (!rt->graphs[slot].in_use || rt->graphs[slot].gen != (uint32_t)((g >> 20) & 0xFFFFFFFFu)) return ZO_NONE32;
     return slot;
+}
+
+/* the handle tag of the next runtime: 1..63 in turn, process-wide */
+static uint8_t next_tag(void) {
+    static _Atomic unsigned counter;
+    return (uint8_t)(atomic_fetch_add(&counter, 1u) % 63u + 1u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -86,6 +106,7 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     rt->al = cfg->allocator;
     rt->calls_free = ZO_NONE32;
     rt->graphs_free = ZO_NONE32;
+    rt->tag = next_tag();
     zo__coord_init(&rt->coord[0]);
     zo__coord_init(&rt->coord[1]);
     if (cfg->backend) {
@@ -835,10 +856,16 @@ static zo_status free_call(zo_runtime *rt, uint32_t idx) {
     zo__free(rt, c->in_state);
     uint32_t gen = c->gen;
     memset(c, 0, sizeof *c);
-    c->gen = (gen + 1) & 0x1FFFFFu;
+    rt->live_calls--;
+    if (gen >= ZO_H_GEN_MASK) {
+        /* generation exhausted: retired, so no stale handle aliases it */
+        c->gen = ZO_H_GEN_MASK;
+        c->mod_next = ZO_NONE32;
+        return s;
+    }
+    c->gen = gen + 1;
     c->mod_next = rt->calls_free;
     rt->calls_free = idx;
-    rt->live_calls--;
     return s;
 }
 
@@ -877,7 +904,12 @@ static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
     }
     uint32_t gen = g->gen;
     memset(g, 0, sizeof *g);
-    g->gen = gen + 1 ? gen + 1 : 1;
+    if (gen == ZO_G_GEN_MAX) { /* retired, as call slots are */
+        g->gen = gen;
+        g->calls_head = ZO_NONE32;
+        return first;
+    }
+    g->gen = gen + 1;
     g->calls_head = rt->graphs_free;
     rt->graphs_free = gslot;
     return first;
@@ -1074,7 +1106,7 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
             if (!st) return zo__fail(rt, ZO_ERR_NOMEM, "zo_track_inputs: window");
             for (size_t i = 0; i < n; i++) {
                 st[i] = requires_grad[i] ? 1 : 0;
-                out_handles[i] = requires_grad[i] ? mk_handle(ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
+                out_handles[i] = requires_grad[i] ? mk_handle(rt, ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
             }
             c->in_state = st;
             c->n_in = (uint32_t)n;
@@ -1114,7 +1146,7 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
                 md->grads_init = 1;
             }
             md->grads += 1;
-            out_handles[i] = mk_handle(ZO_H_LEGACY_IN, 0, m, 0);
+            out_handles[i] = mk_handle(rt, ZO_H_LEGACY_IN, 0, m, 0);
         } else {
             out_handles[i] = 0;
         }
@@ -1183,12 +1215,12 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
             md->ref_init = 1;
         }
         md->refcnt += (int64_t)n;
-        for (size_t i = 0; i < n; i++) out_handles[i] = mk_handle(ZO_H_LEGACY_OUT, 0, m, 0);
+        for (size_t i = 0; i < n; i++) out_handles[i] = mk_handle(rt, ZO_H_LEGACY_OUT, 0, m, 0);
         zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, vb ? before : 0, md->refcnt, 1, NULL);
         return ZO_OK;
     }
     for (size_t i = 0; i < n; i++)
-        out_handles[i] = (requires_grad[i] && c->grad) ? mk_handle(ZO_H_CALL_OUT, c->gen, idx, (uint32_t)i) : 0;
+        out_handles[i] = (requires_grad[i] && c->grad) ? mk_handle(rt, ZO_H_CALL_OUT, c->gen, idx, (uint32_t)i) : 0;
     zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
     return ZO_OK;
 }
@@ -1281,7 +1313,7 @@ static uint32_t call_of_handle(const zo_runtime *rt, zo_grad_handle h) {
 
 zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
     if (!rt) return ZO_ERR_INVALID_ARG;
-    unsigned kind = h_kind(h);
+    unsigned kind = h_kind(rt, h);
     if (kind == ZO_H_LEGACY_OUT && IS_LEGACY(rt)) {
         zo_module_id m = h_idx(h);
         if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
@@ -1328,7 +1360,7 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
 
 zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
     if (!rt) return ZO_ERR_INVALID_ARG;
-    unsigned kind = h_kind(h);
+    unsigned kind = h_kind(rt, h);
     if (kind == ZO_H_LEGACY_IN && IS_LEGACY(rt)) {
         zo_module_id m = h_idx(h);
         if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)

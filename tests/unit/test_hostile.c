@@ -103,10 +103,106 @@ static void test_huge_param_is_nomem(void **state)
     model_free(&md);
 }
 
+/* ------------------------------------------------------------------ */
+/* Handles cannot alias                                                 */
+/* ------------------------------------------------------------------ */
+
+/* A call slot reused 2^21 times (the width of the old generation field)
+ * and more: the first call's handles stay stale. */
+static void test_stale_grad_handle_after_many_reuses(void **state)
+{
+    (void)state;
+    model md;
+    model_make(&md, (zo_config)ZO_CONFIG_INIT);
+    zo_runtime *rt = md.rt;
+    hd_call c;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &c, md.root, ZO_CALL_GRAD, "1");
+    HD_EXIT(rt, &c, "1");
+    HD_FWD_END(rt, g);
+    HD_OK(rt, zo_graph_discard(rt, g));
+    zo_grad_handle old_in = c.in[0], old_out = c.out[0];
+    /* calls without grad: each pass ends at zo_forward_end and frees the
+     * one call slot, which the next pass reuses; 2^21 uses in all bring a
+     * 21-bit generation back to the first call's */
+    for (uint32_t i = 0; i < (1u << 21) - 1; i++) {
+        zo_graph e;
+        if (zo_forward_begin(rt, 0, &e) || zo_pre_forward(rt, md.root, 0) || zo_post_forward(rt, md.root) ||
+            zo_forward_end(rt, e))
+            fail_msg("reuse %u: %s", i, zo_last_error(rt));
+    }
+    hd_call r, f;
+    g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &r, md.root, ZO_CALL_GRAD, "1");
+    HD_ENTER(rt, &f, md.fc, ZO_CALL_GRAD, "1");
+    HD_EXIT(rt, &f, "1");
+    HD_EXIT(rt, &r, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_ERR(rt, zo_output_grad(rt, old_out), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(rt, "handle");
+    HD_ERR(rt, zo_input_grad(rt, old_in), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(rt, "handle");
+    HD_OUT_GRAD(rt, r.out[0]);
+    HD_OUT_GRAD(rt, f.out[0]);
+    HD_GRAD_READY(rt, md.w_fc);
+    HD_GRAD_READY(rt, md.w_root);
+    HD_IN_GRAD(rt, f.in[0]);
+    HD_IN_GRAD(rt, r.in[0]);
+    HD_BWD_END(rt, g);
+    HD_RELEASE_ALL(rt);
+    HD_ALL_RELEASED(rt);
+    model_step(&md);
+    model_free(&md);
+}
+
+/* Two runtimes with the same model: neither accepts the other's graph or
+ * grad handles, even while its own pass sits in the same slot. */
+static void test_handles_of_another_runtime(void **state)
+{
+    (void)state;
+    model a, b;
+    model_make(&a, (zo_config)ZO_CONFIG_INIT);
+    model_make(&b, (zo_config)ZO_CONFIG_INIT);
+    hd_call ra, rb;
+    zo_graph ga = HD_FWD_BEGIN(a.rt);
+    zo_graph gb = HD_FWD_BEGIN(b.rt);
+    assert_true(ga != gb);
+    HD_ENTER(a.rt, &ra, a.root, ZO_CALL_GRAD, "1");
+    HD_ENTER(b.rt, &rb, b.root, ZO_CALL_GRAD, "1");
+    assert_true(ra.in[0] != rb.in[0]);
+    HD_EXIT(a.rt, &ra, "1");
+    HD_EXIT(b.rt, &rb, "1");
+    assert_true(ra.out[0] != rb.out[0]);
+    HD_ERR(a.rt, zo_forward_end(a.rt, gb), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(a.rt, "graph");
+    HD_FWD_END(a.rt, ga);
+    HD_FWD_END(b.rt, gb);
+    HD_ERR(a.rt, zo_backward_begin(a.rt, gb, 0), ZO_ERR_BAD_HANDLE);
+    HD_BWD_BEGIN(a.rt, ga);
+    HD_ERR(a.rt, zo_output_grad(a.rt, rb.out[0]), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(a.rt, "handle");
+    HD_ERR(a.rt, zo_input_grad(a.rt, rb.in[0]), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(a.rt, "handle");
+    HD_OUT_GRAD(a.rt, ra.out[0]);
+    HD_GRAD_READY(a.rt, a.w_root);
+    HD_IN_GRAD(a.rt, ra.in[0]);
+    HD_BWD_END(a.rt, ga);
+    HD_RELEASE_ALL(a.rt);
+    HD_OK(b.rt, zo_graph_discard(b.rt, gb));
+    HD_RELEASE_ALL(b.rt);
+    model_step(&a);
+    model_step(&b);
+    model_free(&a);
+    model_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_huge_param_is_nomem),
+        cmocka_unit_test(test_stale_grad_handle_after_many_reuses),
+        cmocka_unit_test(test_handles_of_another_runtime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
