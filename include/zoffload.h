@@ -281,9 +281,13 @@ typedef struct zo_config {
 
 /** Creates a runtime.  *out receives a handle owned by the caller, freed
  *  with zo_runtime_destroy().  cfg is copied.
- *  Errors: ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range, bad
- *  policy, allocator with only one of alloc/free), ZO_ERR_VERSION (size or
- *  version), ZO_ERR_BACKEND (backend world size differs), ZO_ERR_NOMEM. */
+ *  Errors (each with its cause in zo_last_error(NULL), as there is no
+ *  runtime yet): ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range,
+ *  bad policy, allocator with only one of alloc/free, backend ops
+ *  incomplete), ZO_ERR_VERSION (size or version), ZO_ERR_BACKEND (backend
+ *  world size or rank differs), ZO_ERR_UNSUPPORTED (verify_collectives
+ *  without an exchange op), ZO_ERR_NOMEM, or the host backend's creation
+ *  error. */
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
 
 /** Frees the runtime, every full buffer it holds and (if it created it)
@@ -292,7 +296,13 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
 zo_status zo_runtime_destroy(zo_runtime *rt);
 
 /** Last error message of this runtime ("" if none); runtime-owned, valid
- *  until the next call on rt.  NULL rt gives a static string. */
+ *  until the next call on rt.
+ *  NULL rt: the message of the last failed call of this thread that had
+ *  no runtime to hold it - zo_runtime_create, zo_backend_host_create, or
+ *  any function given a NULL runtime ("" if none); thread-local, valid
+ *  until the next such failure on this thread, not cleared by successes
+ *  (NCCL's ncclGetLastError(NULL), libuv's uv_strerror of the returned
+ *  code, which zoffload cannot give a cause in). */
 const char *zo_last_error(const zo_runtime *rt);
 
 /* ------------------------------------------------------------------ */
@@ -550,7 +560,9 @@ typedef struct zo_param_info {
     uint32_t n_active;        /**< |ds_active_sub_modules| */
     uint64_t gathers;         /**< times all-gathered */
 } zo_param_info;
-/** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+/** Errors (introspection functions: the cause in zo_last_error(rt), or
+ *  zo_last_error(NULL) for a NULL rt; not reported as ZO_EV_ERROR):
+ *  ZO_ERR_INVALID_ARG (NULL out), ZO_ERR_BAD_HANDLE (unknown p). */
 zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out);
 /** 1 if module m is in p's active set, else 0 (also for bad ids). */
 int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m);
@@ -569,12 +581,15 @@ typedef struct zo_module_info {
     zo_module_id gather_holder;         /**< the ZO_MODULE_GATHER_ALWAYS ancestor that fetches and releases
                                              its parameters, or ZO_NO_MODULE */
 } zo_module_info;
-/** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+/** Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL out),
+ *  ZO_ERR_BAD_HANDLE (unknown m). */
 zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out);
 
 /** Copies the ids of the parameters fetched for m (sorted by id) into
  *  buf[0..cap); *n_out receives the total count (may exceed cap).
- *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+ *  Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL n_out,
+ *  NULL buf with cap > 0), ZO_ERR_BAD_HANDLE (unknown m), ZO_ERR_NOMEM
+ *  (rebuilding the fetch lists after a registration). */
 zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf,
                            size_t cap, size_t *n_out);
 
@@ -597,7 +612,7 @@ typedef struct zo_stats {
     uint64_t open_windows;
     uint32_t forward_stack_depth;
 } zo_stats;
-/** Errors: ZO_ERR_INVALID_ARG. */
+/** Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL out). */
 zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out);
 
 typedef enum zo_trace_mode { ZO_TRACE_RECORD = 0, ZO_TRACE_COMPLETE = 1, ZO_TRACE_INVALID = 2 } zo_trace_mode;
@@ -608,7 +623,8 @@ typedef struct zo_trace_info {
     uint64_t n_params;       /**< length of the parameter trace */
     uint64_t queue_len;      /**< parameters left in the prefetch queue */
 } zo_trace_info;
-/** Errors: ZO_ERR_INVALID_ARG. */
+/** Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL out,
+ *  eval not 0 or 1). */
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out);
 
 /** Internal consistency check (cheap, O(params + modules)): the in-flight

@@ -39,6 +39,14 @@
  * all-gather completed is wrong content, not stale-but-right content. */
 #define ZO__HOST_POISON 0xA5
 
+/* util.c: records the message of a failed call that has no runtime
+ * (zo_last_error(NULL), thread-local); returns st. */
+zo_status zo__fail_tls(zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* splitmix64's finaliser: a bijective 64-bit mix. */
 uint64_t zo__mix64(uint64_t z);
 

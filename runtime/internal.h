@@ -228,6 +228,21 @@ zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* errors without a runtime (creation, NULL rt): the thread-local message
+ * zo_last_error(NULL) returns; returns st */
+zo_status zo__fail_tls(zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+const char *zo__tls_error(void);
+/* errors of const introspection functions: the message only (no
+ * ZO_EV_ERROR event, as zo_check_consistency); returns st */
+zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
               int64_t before, int64_t after, int valid, const char *detail);
 char *zo__strdup(zo_runtime *rt, const char *s);

@@ -63,12 +63,13 @@ static uint8_t next_tag(void) {
 /* ------------------------------------------------------------------ */
 
 const char *zo_last_error(const zo_runtime *rt) {
-    if (!rt) return "ZO_ERR_INVALID_ARG: NULL runtime";
+    if (!rt) return zo__tls_error();
     return rt->err;
 }
 
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
-    if (!cfg || !out) return ZO_ERR_INVALID_ARG;
+    if (!cfg || !out)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: %s is NULL", cfg ? "out" : "cfg");
     *out = NULL;
     /* version 1 structs (no verify_collectives) are still accepted */
     zo_config c2;
@@ -79,29 +80,47 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
         c2.version = ZO_CONFIG_VERSION;
         cfg = &c2;
     } else if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) {
-        return ZO_ERR_VERSION;
+        return zo__fail_tls(ZO_ERR_VERSION,
+                            "zo_runtime_create: config size %zu version %u not understood (this library: size %zu "
+                            "version %u; start from ZO_CONFIG_INIT)",
+                            cfg->size, cfg->version, sizeof(zo_config), ZO_CONFIG_VERSION);
     }
-    if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1) return ZO_ERR_INVALID_ARG;
-    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE) return ZO_ERR_INVALID_ARG;
-    if (cfg->rank < 0 || cfg->rank >= cfg->world_size) return ZO_ERR_INVALID_ARG;
-    if ((unsigned)cfg->grads_policy >= ZO_GRADS_POLICY_COUNT) return ZO_ERR_INVALID_ARG;
-    if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL)) return ZO_ERR_INVALID_ARG;
+    if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: verify_collectives %d is not 0 or 1",
+                            cfg->verify_collectives);
+    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: world_size %d not in 1..%d", cfg->world_size,
+                            ZO_MAX_WORLD_SIZE);
+    if (cfg->rank < 0 || cfg->rank >= cfg->world_size)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: rank %d not in 0..%d (world_size %d)", cfg->rank,
+                            cfg->world_size - 1, cfg->world_size);
+    if ((unsigned)cfg->grads_policy >= ZO_GRADS_POLICY_COUNT)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: unknown grads_policy %d", (int)cfg->grads_policy);
+    if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL))
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: allocator has only one of alloc/free");
     if (cfg->backend) {
         const zo_backend *b = cfg->backend;
         if (!b->ops || b->ops->version < 1u || b->ops->version > ZO_BACKEND_OPS_VERSION || !b->ops->param_add ||
             !b->ops->full_alloc || !b->ops->full_free || !b->ops->all_gather_start || !b->ops->wait ||
             !b->ops->query || !b->ops->work_free || !b->ops->world_size || !b->ops->rank)
-            return ZO_ERR_INVALID_ARG;
+            return zo__fail_tls(ZO_ERR_INVALID_ARG,
+                                "zo_runtime_create: backend ops missing or of unknown version (need version 1..%u "
+                                "with every mandatory op)",
+                                (unsigned)ZO_BACKEND_OPS_VERSION);
         if (b->ops->world_size(b->ctx) != cfg->world_size || b->ops->rank(b->ctx) != cfg->rank)
-            return ZO_ERR_BACKEND;
+            return zo__fail_tls(ZO_ERR_BACKEND,
+                                "zo_runtime_create: backend is rank %d of world size %d, config says rank %d of %d",
+                                b->ops->rank(b->ctx), b->ops->world_size(b->ctx), cfg->rank, cfg->world_size);
         /* verify_collectives needs the version 2 exchange op */
-        if (cfg->verify_collectives && (b->ops->version < 2u || !b->ops->exchange)) return ZO_ERR_UNSUPPORTED;
+        if (cfg->verify_collectives && (b->ops->version < 2u || !b->ops->exchange))
+            return zo__fail_tls(ZO_ERR_UNSUPPORTED,
+                                "zo_runtime_create: verify_collectives needs a backend with the exchange op");
     }
     zo_runtime tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.al = cfg->allocator;
     zo_runtime *rt = zo__calloc(&tmp, 1, sizeof *rt);
-    if (!rt) return ZO_ERR_NOMEM;
+    if (!rt) return zo__fail_tls(ZO_ERR_NOMEM, "zo_runtime_create: the runtime struct");
     rt->cfg = *cfg;
     rt->al = cfg->allocator;
     rt->calls_free = ZO_NONE32;
@@ -119,13 +138,16 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
         zo_status s = zo_backend_host_create(&hc, &rt->backend);
         if (s) {
             zo__free(rt, rt);
-            return s;
+            char why[400];
+            snprintf(why, sizeof why, "%s", zo__tls_error());
+            return zo__fail_tls(s, "zo_runtime_create: host backend: %s", why);
         }
         rt->own_backend = 1;
         if (cfg->verify_collectives && (rt->backend->ops->version < 2u || !rt->backend->ops->exchange)) {
             zo_backend_destroy(rt->backend);
             zo__free(rt, rt);
-            return ZO_ERR_UNSUPPORTED;
+            return zo__fail_tls(ZO_ERR_UNSUPPORTED,
+                                "zo_runtime_create: verify_collectives needs a backend with the exchange op");
         }
     }
     if (cfg->verify_collectives) {
@@ -135,7 +157,7 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
         if (!rt->fp_recv) {
             if (rt->own_backend) zo_backend_destroy(rt->backend);
             zo__free(rt, rt);
-            return ZO_ERR_NOMEM;
+            return zo__fail_tls(ZO_ERR_NOMEM, "zo_runtime_create: fingerprint buffer");
         }
     }
     *out = rt;
@@ -205,7 +227,7 @@ static int name_ok(const char *name) {
 
 zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags,
                              zo_module_id *out) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: out is NULL");
     if (flags & ~(ZO_MODULE_Z3_LEAF | ZO_MODULE_GATHER_ALWAYS))
         return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: unknown flags 0x%x", flags);
@@ -260,7 +282,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
 
 zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel,
                             uint32_t elem_size, unsigned flags, zo_param_id *out) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: out is NULL");
     if (numel == 0) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: numel is 0");
     if (elem_size == 0 || elem_size > 64)
@@ -330,7 +352,7 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
 }
 
 zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (m >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown module %u", m);
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown parameter %u", p);
     zo_mod *md = &rt->mods[m];
@@ -932,7 +954,7 @@ static zo_status check_module(zo_runtime *rt, zo_module_id m, const char *fn) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out_graph) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_forward_begin: out_graph is NULL");
     if (flags & ~(ZO_FWD_ROOT | ZO_FWD_EVAL))
         return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_forward_begin: unknown flags 0x%x", flags);
@@ -992,7 +1014,7 @@ static zo_status sweep_unheld(zo_runtime *rt, int wait_inflight) {
 }
 
 zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_forward_end: unknown graph");
     if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_FWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
@@ -1027,7 +1049,7 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
 }
 
 zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_pre_forward");
     if (s) return s;
     if (call_flags & ~ZO_CALL_GRAD)
@@ -1084,7 +1106,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
 
 zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
                           zo_grad_handle *out_handles) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_track_inputs");
     if (s) return s;
     if (n > 0 && (!requires_grad || !out_handles))
@@ -1158,7 +1180,7 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
 }
 
 zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_post_forward");
     if (s) return s;
     int64_t si = find_open(rt, m);
@@ -1191,7 +1213,7 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
 
 zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
                            zo_grad_handle *out_handles) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_track_outputs");
     if (s) return s;
     if (n > 0 && (!requires_grad || !out_handles))
@@ -1226,7 +1248,7 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
 }
 
 zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (catcher != ZO_NO_MODULE) {
         zo_status s = check_module(rt, catcher, "zo_forward_abort");
         if (s) return s;
@@ -1283,7 +1305,7 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_begin: unknown graph");
     zo_graph_rec *g = &rt->graphs[gslot];
@@ -1312,7 +1334,7 @@ static uint32_t call_of_handle(const zo_runtime *rt, zo_grad_handle h) {
 }
 
 zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     unsigned kind = h_kind(rt, h);
     if (kind == ZO_H_LEGACY_OUT && IS_LEGACY(rt)) {
         zo_module_id m = h_idx(h);
@@ -1359,7 +1381,7 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
 }
 
 zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     unsigned kind = h_kind(rt, h);
     if (kind == ZO_H_LEGACY_IN && IS_LEGACY(rt)) {
         zo_module_id m = h_idx(h);
@@ -1419,7 +1441,7 @@ zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
 }
 
 zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_grad_ready: unknown parameter %u", p);
     zo_par *pr = &rt->pars[p];
     if (!pr->trainable) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_grad_ready: parameter %u is frozen", p);
@@ -1466,7 +1488,7 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
 }
 
 zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_end: unknown graph");
     if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_BWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
@@ -1533,7 +1555,7 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
 }
 
 zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_graph_discard: unknown graph");
     zo_graph_rec *g = &rt->graphs[gslot];
@@ -1554,7 +1576,7 @@ zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const void **out_data, size_t *out_bytes) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out_data) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_access: out_data is NULL");
     *out_data = NULL;
     if (out_bytes) *out_bytes = 0;
@@ -1582,7 +1604,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const v
 }
 
 zo_status zo_release_all(zo_runtime *rt) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo__emit(rt, ZO_EV_RELEASE_ALL, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, NULL);
     if (rt->cfg.verify_collectives) {
         /* the optimizer step's collectives: on a mismatch (or a failed
@@ -1631,7 +1653,7 @@ zo_status zo_release_all(zo_runtime *rt) {
 }
 
 zo_status zo_reset_step(zo_runtime *rt, int eval) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
     zo_status s = zo__coord_reset_step(rt, &rt->coord[eval]);
     if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) return s; /* no effect */
@@ -1645,8 +1667,11 @@ zo_status zo_reset_step(zo_runtime *rt, int eval) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out) {
-    if (!rt || !out) return ZO_ERR_INVALID_ARG;
-    if (p >= rt->n_pars) return ZO_ERR_BAD_HANDLE;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_param_get_info: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_param_get_info: out is NULL");
+    if (p >= rt->n_pars)
+        return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_param_get_info: unknown parameter %u (%u registered)", p,
+                              rt->n_pars);
     const zo_par *pr = &rt->pars[p];
     memset(out, 0, sizeof *out);
     out->status = pr->status;
@@ -1686,8 +1711,11 @@ static int ga_uses(const zo_runtime *rt, zo_module_id g, zo_param_id p) {
 }
 
 zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out) {
-    if (!rt || !out) return ZO_ERR_INVALID_ARG;
-    if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_module_get_info: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_module_get_info: out is NULL");
+    if (m >= rt->n_mods)
+        return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_module_get_info: unknown module %u (%u registered)", m,
+                              rt->n_mods);
     const zo_mod *md = &rt->mods[m];
     memset(out, 0, sizeof *out);
     out->parent = md->parent;
@@ -1728,8 +1756,13 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
 }
 
 zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf, size_t cap, size_t *n_out) {
-    if (!rt || !n_out || (cap > 0 && !buf)) return ZO_ERR_INVALID_ARG;
-    if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_module_params: rt is NULL");
+    if (!n_out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_module_params: n_out is NULL");
+    if (cap > 0 && !buf)
+        return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_module_params: buf is NULL with cap %zu", cap);
+    if (m >= rt->n_mods)
+        return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_module_params: unknown module %u (%u registered)", m,
+                              rt->n_mods);
     if (rt->dirty) {
         zo_status s = zo__rebuild((zo_runtime *)rt);
         if (s) return s;
@@ -1741,7 +1774,8 @@ zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *bu
 }
 
 zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
-    if (!rt || !out) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_get_stats: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_get_stats: out is NULL");
     *out = rt->st;
     out->n_modules = rt->n_mods;
     out->n_params = rt->n_pars;
@@ -1750,7 +1784,10 @@ zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
 }
 
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) {
-    if (!rt || !out || (eval != 0 && eval != 1)) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_get_trace_info: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_get_trace_info: out is NULL");
+    if (eval != 0 && eval != 1)
+        return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_get_trace_info: eval %d is not 0 (train) or 1 (eval)", eval);
     const zo_coord *c = &rt->coord[eval];
     out->mode = c->mode;
     out->step_id = c->step_id;
@@ -1761,7 +1798,7 @@ zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) 
 }
 
 zo_status zo_check_consistency(zo_runtime *rt) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint64_t live = 0, plive = 0, inflight = 0;
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         const zo_par *pr = &rt->pars[p];

@@ -102,6 +102,36 @@ void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo
     rt->cfg.on_event(rt->cfg.event_user, &ev);
 }
 
+/* The message of the last failed call of this thread that had no runtime
+ * to hold it (zo_last_error(NULL)). */
+static _Thread_local char zo__tls_err[512];
+
+static void zo__vformat(char *buf, size_t cap, zo_status st, const char *fmt, va_list ap) {
+    int n = snprintf(buf, cap, "%s: ", zo_strerror(st));
+    if (n < 0) n = 0;
+    if ((size_t)n < cap) vsnprintf(buf + n, cap - (size_t)n, fmt, ap);
+}
+
+zo_status zo__fail_tls(zo_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    zo__vformat(zo__tls_err, sizeof zo__tls_err, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+const char *zo__tls_error(void) { return zo__tls_err; }
+
+zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    /* rt is never a const object (zo_runtime_create allocates it); the
+     * message buffer is the only thing written */
+    zo__vformat(((zo_runtime *)rt)->err, sizeof rt->err, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
 zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

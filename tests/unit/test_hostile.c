@@ -197,12 +197,117 @@ static void test_handles_of_another_runtime(void **state)
     model_free(&b);
 }
 
+/* ------------------------------------------------------------------ */
+/* Errors without a runtime, and of introspection                       */
+/* ------------------------------------------------------------------ */
+
+static void test_create_errors_have_messages(void **state)
+{
+    (void)state;
+    zo_runtime *rt = (zo_runtime *)1;
+    zo_config cfg = ZO_CONFIG_INIT;
+    cfg.version = 99;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_ERR_VERSION);
+    assert_null(rt);
+    HAS_MSG(NULL, "version 99");
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.size = 8;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_ERR_VERSION);
+    HAS_MSG(NULL, "size 8");
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.world_size = 0;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "world_size 0");
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.world_size = 2;
+    cfg.rank = 2;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "rank 2");
+    assert_int_equal(zo_runtime_create(NULL, &rt), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "cfg is NULL");
+
+    /* a backend of another world size */
+    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    hc.world_size = 4;
+    hc.rank = 4;
+    zo_backend *be = NULL;
+    assert_int_equal(zo_backend_host_create(&hc, &be), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "rank 4");
+    hc.world_size = 0;
+    hc.rank = 0;
+    assert_int_equal(zo_backend_host_create(&hc, &be), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "world_size 0");
+    hc.version = 7;
+    hc.world_size = 4;
+    assert_int_equal(zo_backend_host_create(&hc, &be), ZO_ERR_VERSION);
+    HAS_MSG(NULL, "version 7");
+    hc = (zo_host_config)ZO_HOST_CONFIG_INIT;
+    hc.world_size = 4;
+    hc.rank = 1;
+    assert_int_equal(zo_backend_host_create(&hc, &be), ZO_OK);
+    cfg = (zo_config)ZO_CONFIG_INIT;
+    cfg.world_size = 2;
+    cfg.rank = 1;
+    cfg.backend = be;
+    assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_ERR_BACKEND);
+    HAS_MSG(NULL, "world size 4");
+    zo_backend_destroy(be);
+
+    /* a NULL runtime is named too */
+    zo_module_id m;
+    assert_int_equal(zo_module_register(NULL, ZO_NO_MODULE, "x", 0, &m), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "zo_module_register: rt is NULL");
+
+    model md;
+    model_make(&md, (zo_config)ZO_CONFIG_INIT);
+    model_step(&md);
+    model_free(&md);
+}
+
+static void test_introspection_errors_have_messages(void **state)
+{
+    (void)state;
+    model md;
+    model_make(&md, (zo_config)ZO_CONFIG_INIT);
+    zo_runtime *rt = md.rt;
+    zo_trace_info ti;
+    zo_param_info pi;
+    zo_module_info mi;
+    size_t n;
+    HD_ERR(rt, zo_get_stats(rt, NULL), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "zo_get_stats: out is NULL");
+    HD_ERR(rt, zo_get_trace_info(rt, 7, &ti), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "eval 7");
+    HD_ERR(rt, zo_get_trace_info(rt, 0, NULL), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "out is NULL");
+    HD_ERR(rt, zo_param_get_info(rt, md.w_fc, NULL), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "zo_param_get_info: out is NULL");
+    HD_ERR(rt, zo_param_get_info(rt, 99, &pi), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(rt, "unknown parameter 99");
+    HD_ERR(rt, zo_module_get_info(rt, md.fc, NULL), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "zo_module_get_info: out is NULL");
+    HD_ERR(rt, zo_module_get_info(rt, 42, &mi), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(rt, "unknown module 42");
+    HD_ERR(rt, zo_module_params(rt, md.fc, NULL, 5, &n), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "buf is NULL with cap 5");
+    HD_ERR(rt, zo_module_params(rt, md.fc, NULL, 0, NULL), ZO_ERR_INVALID_ARG);
+    HAS_MSG(rt, "n_out is NULL");
+    HD_ERR(rt, zo_module_params(rt, 42, NULL, 0, &n), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(rt, "unknown module 42");
+    assert_int_equal(zo_get_stats(NULL, NULL), ZO_ERR_INVALID_ARG);
+    HAS_MSG(NULL, "zo_get_stats: rt is NULL");
+    model_step(&md);
+    model_free(&md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_huge_param_is_nomem),
         cmocka_unit_test(test_stale_grad_handle_after_many_reuses),
         cmocka_unit_test(test_handles_of_another_runtime),
+        cmocka_unit_test(test_create_errors_have_messages),
+        cmocka_unit_test(test_introspection_errors_have_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
