@@ -185,7 +185,8 @@ static int ends_with(const char *s, const char *suf)
 static int all_text(const uint8_t *b, size_t n)
 {
     if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t i0 = n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0; /* UTF-8 BOM */
+    for (size_t i = i0; i < n; i++) {
         uint8_t c = b[i];
         if (c == '\n' || c == '\r' || c == '\t') continue;
         if (c < 0x20 || c > 0x7e) return 0;
@@ -206,17 +207,29 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
     zs_scn_expect dummy;
     if (!exp) exp = &dummy;
     memset(exp, 0, sizeof *exp);
-    int text = form == FORM_TEXT || (form == FORM_AUTO && ends_with(path, ".scn"));
+    /* detection (FORM_AUTO): a .scn name, or content that is text, is a
+     * text scenario and its parse error is reported; anything else is raw
+     * fuzzer bytes.  An empty file is neither (it would decode to a
+     * default scenario that holds every invariant): --bytes asks for it. */
+    int text = form == FORM_TEXT ||
+               (form == FORM_AUTO && (ends_with(path, ".scn") || all_text(b, n)));
+    if (form == FORM_AUTO && n == 0) {
+        fprintf(stderr, "%s: %s: empty file: not a scenario (pass --bytes to decode it as fuzzer bytes)\n",
+                g_prog, path);
+        free(b);
+        return 2;
+    }
     zs_scn_error err;
     if (text) {
         if (zs_scn_parse((const char *)b, n, s, exp, &err) != 0) {
             fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.col, err.msg);
+            if (form == FORM_AUTO && !ends_with(path, ".scn"))
+                fprintf(stderr, "%s: %s: read as .scn text (the content is text); pass --bytes if it "
+                                "is raw fuzzer bytes\n",
+                        g_prog, path);
             free(b);
             return 2;
         }
-    } else if (form == FORM_AUTO && all_text(b, n) &&
-               zs_scn_parse((const char *)b, n, s, exp, &err) == 0) {
-        text = 1;
     } else {
         memset(exp, 0, sizeof *exp);
         zs_decode(b, n, s);
@@ -363,9 +376,12 @@ static const char *const repro_help =
     "usage: zofuzz repro FILE [--policy P] [--order engine|fuzzed|scenario] [--text|--bytes]\n"
     "                         [--quiet] [--cap BYTES]\n"
     "\n"
-    "Runs one scenario (.scn text or raw fuzzer bytes, detected) against the real\n"
-    "runtime with the simulator and prints the event trace: every hook line (A/D/B/\n"
-    "C, PRE/POST, PGRAD, BWD/ENDBWD, SWEEP, ...; docs/scenario-model.md section 4)\n"
+    "Runs one scenario against the real runtime with the simulator and prints the\n"
+    "event trace.  FILE is .scn text when it is named *.scn or its content is text\n"
+    "(a parse error is then reported, exit 2), otherwise raw fuzzer bytes; --text or\n"
+    "--bytes forces the form (an empty file needs --bytes).  The trace lists\n"
+    "every hook line (A/D/B/C, PRE/POST, PGRAD, BWD/ENDBWD, SWEEP, ...;\n"
+    "docs/scenario-model.md section 4)\n"
     "with module and counter before->after, preceded by the runtime events it\n"
     "caused (indented \"ev SEQ KIND m= p=\" lines: ds_status changes FROM->TO,\n"
     "counters before->after, gathers, releases).  Then the first invariant\n"

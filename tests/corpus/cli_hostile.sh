@@ -1,0 +1,43 @@
+#!/bin/sh
+# cli_hostile.sh ZOFUZZ SRCDIR - zofuzz on hostile command lines and files:
+# every mistake is exit 2 with a message naming what was wrong, never a
+# silent default, a silently different reading of the input, or a run to
+# completion that then fails.  Exits non-zero on the first failure.
+set -u
+Z="$1"
+SRC="$2"
+T="${TMPDIR:-/tmp}/zofuzz-hostile.$$"
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rc() { "$@" >"$T/out" 2>"$T/err"; echo $?; }
+# expect exit 2 and a message on stderr containing $1
+bad() {
+    want="$1"
+    shift
+    r=$(rc "$@")
+    [ "$r" = 2 ] || fail "$* exited $r, expected 2: $(cat "$T/err")"
+    grep -qF -- "$want" "$T/err" || fail "$*: stderr lacks '$want': $(cat "$T/err")"
+}
+
+R="$SRC/corpus/regressions/module-reuse-albert.scn"
+
+# a file not named .scn is read as text when its content is text: its
+# parse error is reported instead of decoding the text as fuzzer bytes
+printf 'modul _\n' > "$T/typo.txt"
+bad "typo.txt:1:1" "$Z" repro "$T/typo.txt"
+bad "pass --bytes" "$Z" trace "$T/typo.txt"
+bad "typo.txt:1:1" "$Z" print "$T/typo.txt"
+sed 's/numel=4/numel=-1/' "$R" > "$T/neg"
+bad "neg:" "$Z" repro "$T/neg"
+bad "empty file" "$Z" repro /dev/null
+bad "empty file" "$Z" print /dev/null
+# asked for, they are bytes
+[ "$(rc "$Z" repro "$T/typo.txt" --bytes --quiet)" -le 1 ] || fail "repro --bytes of text: $(cat "$T/err")"
+[ "$(rc "$Z" repro /dev/null --bytes --quiet)" -le 1 ] || fail "repro --bytes /dev/null: $(cat "$T/err")"
+# text that is a scenario is still detected without the .scn name
+cp "$R" "$T/albert.txt"
+[ "$(rc "$Z" repro "$T/albert.txt" --quiet)" = 0 ] || fail "repro of a .scn without the name"
+grep -q "all invariants hold (policy per-call" "$T/out" || fail "text scenario verdict"
+
+echo "cli_hostile: ok"
