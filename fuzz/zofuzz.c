@@ -240,6 +240,23 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
     return 0;
 }
 
+/* The policy fuzz_hooks runs raw bytes under (fuzz/fuzz_hooks.c): its
+ * ZOFUZZ_POLICY, per-call when unset, the scenario's own with "scenario";
+ * so a crash file replays under the policy that found it.  Exit 2 on a
+ * value fuzz_hooks would refuse. */
+static int bytes_default_policy(const zs_scenario *s)
+{
+    const char *p = getenv("ZOFUZZ_POLICY");
+    if (!p || !*p) return ZO_GRADS_PER_CALL;
+    if (!strcmp(p, "scenario")) return s->cfg.policy;
+    int v = zs_policy_from_name(p);
+    if (v < 0)
+        die_usage("unknown ZOFUZZ_POLICY '%s' (per-call, reset-on-forward, lazy-init, init-at-register, "
+                  "scenario)",
+                  p);
+    return v;
+}
+
 /* the expect line of s measured by running it under every policy */
 static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e)
 {
@@ -388,7 +405,10 @@ static const char *const repro_help =
     "violated (\"violated: ...\"), or \"all invariants hold\".\n"
     "\n"
     "  --policy P   per-call | reset-on-forward | lazy-init | init-at-register\n"
-    "               (default: the scenario's config policy)\n"
+    "               (default: .scn text: the scenario's config policy; raw fuzzer\n"
+    "               bytes: the policy fuzz_hooks ran them under, ZOFUZZ_POLICY as\n"
+    "               fuzz_hooks reads it - per-call when unset, the bytes' policy\n"
+    "               with ZOFUZZ_POLICY=scenario)\n"
     "  --order O    backward ready-node order (default: the scenario's)\n"
     "  --quiet      no trace, only the verdict\n"
     "  --cap B      host backend bytes stored per parameter (default 64; 0 = all)\n"
@@ -438,7 +458,9 @@ static int cmd_repro(int argc, char **argv, int trace_only)
     static zs_scenario s;
     int is_text;
     if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
-    int pol = policy >= 0 ? policy : s.cfg.policy;
+    int pol = policy;
+    if (pol < 0 && !is_text) pol = bytes_default_policy(&s);
+    if (pol < 0) pol = s.cfg.policy;
     int ord = order >= 0 ? order : s.cfg.order_mode;
     zs_sim_opts o;
     zs_sim_opts_init(&o);
@@ -597,7 +619,8 @@ static const char *const minimize_help =
     "lines of .scn) and writes the minimised scenario as .scn with an expect line\n"
     "measured under every policy (stdout without -o).\n"
     "\n"
-    "  --policy P   policy to minimise under (default: the scenario's)\n"
+    "  --policy P   policy to minimise under (default: the scenario's; raw fuzzer\n"
+    "               bytes: fuzz_hooks' policy, as for repro)\n"
     "  --inv I      keep this invariant (I1..I7, ERR; default: the first one reported)\n"
     "  --same-verdicts  also keep the verdict under every other policy (the whole\n"
     "               expect line): the result stays in the same bug class\n"
@@ -674,7 +697,9 @@ static int cmd_minimize(int argc, char **argv)
     }
     if (!file) die_usage("minimize: FILE missing (see --help)");
     static zs_scenario s;
-    if (load_scenario(file, form, &s, NULL, NULL)) return 2;
+    int is_text;
+    if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
+    if (mo.policy < 0 && !is_text) mo.policy = bytes_default_policy(&s);
     min_use_world_knobs(&mo, &pred, &wenv);
     zs_min_stats st;
     int rc = zs_minimize(&s, &mo, &st);

@@ -40,4 +40,16 @@ cp "$R" "$T/albert.txt"
 [ "$(rc "$Z" repro "$T/albert.txt" --quiet)" = 0 ] || fail "repro of a .scn without the name"
 grep -q "all invariants hold (policy per-call" "$T/out" || fail "text scenario verdict"
 
+# raw bytes replay under fuzz_hooks' policy (per-call unless ZOFUZZ_POLICY
+# says otherwise), not the policy their first byte decodes to
+sed 's/^module albert$/config policy=reset-on-forward\nmodule albert/' "$R" > "$T/rof.scn"
+[ "$(rc "$Z" compile "$T/rof.scn" -o "$T/rof.bin")" = 0 ] || fail "compile rof: $(cat "$T/err")"
+[ "$(rc "$Z" repro "$T/rof.bin" --quiet)" = 0 ] || fail "bytes replayed under their own policy byte"
+grep -q "policy per-call" "$T/out" || fail "bytes default policy: $(cat "$T/out")"
+[ "$(ZOFUZZ_POLICY=scenario rc "$Z" repro "$T/rof.bin" --quiet)" = 1 ] || fail "ZOFUZZ_POLICY=scenario"
+[ "$(ZOFUZZ_POLICY=reset-on-forward rc "$Z" repro "$T/rof.bin" --quiet)" = 1 ] || fail "ZOFUZZ_POLICY=name"
+bad "ZOFUZZ_POLICY" env ZOFUZZ_POLICY=bogus "$Z" repro "$T/rof.bin" --quiet
+# the text keeps its own policy
+[ "$(rc "$Z" repro "$T/rof.scn" --quiet)" = 1 ] || fail "text policy"
+
 echo "cli_hostile: ok"
