@@ -602,6 +602,15 @@ if [[ -z "$mode" && -n "${LIB_FUZZING_ENGINE:-}" && -n "${OUT:-}" ]]; then
 fi
 [[ $# -gt 0 ]] && shift
 
+# modes that take no arguments refuse extra ones instead of ignoring them
+case "$mode" in
+    ""|test|fuzz|oss-fuzz|deps|replay|msan|valgrind|reliability|coverage)
+        if [[ $# -gt 0 ]]; then
+            usage >&2
+            die "mode '${mode:-default}' takes no arguments (got: $*)"
+        fi ;;
+esac
+
 case "$mode" in
     "")          mode_default ;;
     test)        mode_test ;;

@@ -125,6 +125,47 @@ static const char *optval(int argc, char **argv, int *i)
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
+/* 0 or 1, nothing else (a flag value) */
+static int opt_bool(const char *name, const char *v)
+{
+    if (strcmp(v, "0") && strcmp(v, "1")) die_usage("%s must be 0 or 1, not '%s'", name, v);
+    return v[0] == '1';
+}
+
+/* An option word: "-x" or "--xyz" (not "-", a lone dash meaning stdin or
+ * stdout, and not a negative number, which is a bad value the option's
+ * own parser reports). */
+static int is_option_word(const char *a)
+{
+    return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9');
+}
+
+/* The one validation layer every subcommand's command line passes before
+ * the subcommand reads it: an option given twice (the later one would
+ * silently win) and options that contradict each other are exit 2 naming
+ * both.  Only the option words are looked at (a value never starts with
+ * '-'), so it needs no table of which options take values. */
+static void check_args(int argc, char **argv)
+{
+    static const char *const repeatable[] = {"--engine-arg", "--help", "-h", NULL};
+    static const char *const exclusive[][2] = {{"--text", "--bytes"}, {"--quiet", "--verbose"}, {"--quiet", "-v"}};
+    for (int i = 2; i < argc; i++) {
+        if (!is_option_word(argv[i])) continue;
+        int rep = 0;
+        for (int k = 0; repeatable[k]; k++) rep |= !strcmp(argv[i], repeatable[k]);
+        for (int j = 2; j < i && !rep; j++)
+            if (!strcmp(argv[i], argv[j]))
+                die_usage("%s: %s given twice (each option at most once)", argv[1], argv[i]);
+        for (size_t k = 0; k < sizeof exclusive / sizeof exclusive[0]; k++) {
+            if (strcmp(argv[i], exclusive[k][1])) continue;
+            for (int j = 2; j < argc; j++)
+                if (!strcmp(argv[j], exclusive[k][0]))
+                    die_usage("%s: %s and %s contradict each other (give one)", argv[1], exclusive[k][0],
+                              exclusive[k][1]);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Files                                                                */
 /* ------------------------------------------------------------------ */
@@ -443,7 +484,7 @@ static int cmd_repro(int argc, char **argv, int trace_only)
             fputs(trace_only ? trace_help : repro_help, stdout);
             return 0;
         } else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--verify")) verify = opt_ulong("--verify", optval(argc, argv, &i)) ? 1 : 0;
+        else if (!strcmp(a, "--verify")) verify = opt_bool("--verify", optval(argc, argv, &i));
         else if (!strcmp(a, "--only-i8")) only_i8 = 1;
         else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
@@ -1598,10 +1639,8 @@ static int cmd_run(int argc, char **argv)
     if (jobs < 1 || jobs > 64) die_usage("run: --jobs must be 1..64");
     if (tsec < 1) die_usage("run: --time must be at least 1");
     if (!prog) prog = 5;
-    for (const char *p = target; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-'))
-            die_usage("run: bad target name '%s'", target);
+    if (strcmp(target, "fuzz_hooks") && strcmp(target, "fuzz_api") && strcmp(target, "fuzz_scn_parse"))
+        die_usage("run: unknown target '%s' (fuzz_hooks, fuzz_api, fuzz_scn_parse)", target);
     for (int k = 0; k < ncorp; k++)
         if (!is_dir(corpora[k])) die_usage("run: %s is not a directory", corpora[k]);
 
@@ -1893,6 +1932,7 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *cmd = argv[1];
+    check_args(argc, argv);
     if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
     if (!strcmp(cmd, "repro")) return cmd_repro(argc, argv, 0);
     if (!strcmp(cmd, "trace")) return cmd_repro(argc, argv, 1);

@@ -52,4 +52,19 @@ bad "ZOFUZZ_POLICY" env ZOFUZZ_POLICY=bogus "$Z" repro "$T/rof.bin" --quiet
 # the text keeps its own policy
 [ "$(rc "$Z" repro "$T/rof.scn" --quiet)" = 1 ] || fail "text policy"
 
+# unknown or conflicting arguments are errors, never "the last one wins"
+bad "--verify must be 0 or 1, not '7'" "$Z" repro "$R" --verify 7
+bad "--text and --bytes contradict" "$Z" repro "$R" --text --bytes
+bad "--text and --bytes contradict" "$Z" print "$R" --bytes --text
+bad "--target given twice" "$Z" run --target fuzz_api --target fuzz_hooks
+bad "--policy given twice" "$Z" repro "$R" --policy per-call --policy lazy-init
+bad "unknown target 'nope'" "$Z" run --target nope
+[ "$(rc "$Z" repro "$R" --verify 1 --quiet)" = 0 ] || fail "--verify 1: $(cat "$T/err")"
+BUILD_SH="$SRC/build.sh"
+if [ -x "$BUILD_SH" ] && command -v bash >/dev/null; then
+    r=$(cd "$T" && rc "$BUILD_SH" test extra junk)
+    [ "$r" != 0 ] || fail "build.sh test extra junk accepted"
+    grep -q "takes no arguments (got: extra junk)" "$T/err" || fail "build.sh junk message: $(cat "$T/err")"
+fi
+
 echo "cli_hostile: ok"
