@@ -24,10 +24,12 @@
 #include "enumerate.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1583,6 +1585,57 @@ static int usage(const char *prog)
     return 2;
 }
 
+/* A usage error: what was wrong, then where the usage is; exit status 2. */
+static int uerr(const char *prog, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int uerr(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see --help)\n");
+    return 2;
+}
+
+/* 0 if path can be written (an existing writable file, or a new name in
+ * a writable directory), else -1 with why[] set; checked before a long run
+ * so that it does not fail on the output path at the end. */
+static int writable_path(const char *path, char *why, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(why, cap, "is a directory");
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, cap, "%s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "directory %s does not exist", dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, cap, "directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int zo_enum_parse_features(const char *text, unsigned *mask)
 {
     static const char *const names[8] = {"nograd", "ckpt", "raise", "frozen",
@@ -1653,20 +1706,22 @@ int zo_enumerate_main(int argc, char **argv)
 #define NEEDV()                                                  \
     do {                                                         \
         if (!v) {                                                \
-            fprintf(stderr, "%s: %s needs a value\n", prog, a);  \
-            return usage(prog);                                  \
+            return uerr(prog, "%s needs a value", a);            \
         }                                                        \
         i++;                                                     \
     } while (0)
         if (!strcmp(a, "--max-modules")) {
             NEEDV();
-            if (parse_uint(v, &b.max_modules)) return usage(prog);
+            if (parse_uint(v, &b.max_modules) || b.max_modules < 1 || b.max_modules > MAX_N)
+                return uerr(prog, "--max-modules '%s' is not in 1..%d", v, MAX_N);
         } else if (!strcmp(a, "--max-calls")) {
             NEEDV();
-            if (parse_uint(v, &b.max_calls)) return usage(prog);
+            if (parse_uint(v, &b.max_calls) || b.max_calls < 1 || b.max_calls > MAX_K)
+                return uerr(prog, "--max-calls '%s' is not in 1..%d", v, MAX_K);
         } else if (!strcmp(a, "--max-steps")) {
             NEEDV();
-            if (parse_uint(v, &b.max_steps)) return usage(prog);
+            if (parse_uint(v, &b.max_steps) || b.max_steps < 1 || b.max_steps > ZS_MAX_STEPS)
+                return uerr(prog, "--max-steps '%s' is not in 1..%d", v, ZS_MAX_STEPS);
         } else if (!strcmp(a, "--orders")) {
             NEEDV();
             if (!strcmp(v, "engine"))
@@ -1674,27 +1729,32 @@ int zo_enumerate_main(int argc, char **argv)
             else if (!strcmp(v, "all"))
                 o.orders = ZO_ENUM_ORDERS_ALL;
             else
-                return usage(prog);
+                return uerr(prog, "unknown --orders '%s' (engine, all)", v);
         } else if (!strcmp(a, "--policy")) {
             NEEDV();
             if (!strcmp(v, "all")) {
                 o.policy_mask = 0xF;
             } else {
                 int p = zs_policy_from_name(v);
-                if (p < 0) {
-                    fprintf(stderr, "%s: unknown policy '%s'\n", prog, v);
-                    return usage(prog);
-                }
+                if (p < 0)
+                    return uerr(prog, "unknown policy '%s' (per-call, reset-on-forward, lazy-init, "
+                                      "init-at-register, all)",
+                                v);
                 o.policy_mask = 1u << p;
             }
         } else if (!strcmp(a, "--jobs")) {
             NEEDV();
-            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256) return usage(prog);
+            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256)
+                return uerr(prog, "--jobs '%s' is not in 1..256", v);
         } else if (!strcmp(a, "--shard")) {
             NEEDV();
-            if (sscanf(v, "%u/%u", &shard, &nshard) != 2 || nshard < 1 || shard >= nshard ||
-                nshard > 100000)
-                return usage(prog);
+            char tail;
+            if (sscanf(v, "%u/%u%c", &shard, &nshard, &tail) != 2 || v[0] == '-' || strchr(v, '-'))
+                return uerr(prog, "--shard '%s' is not i/n", v);
+            if (nshard < 1 || nshard > 100000)
+                return uerr(prog, "--shard '%s': n must be in 1..100000", v);
+            if (shard >= nshard)
+                return uerr(prog, "--shard '%s': i must be in 0..n-1 (shards are numbered from 0)", v);
         } else if (!strcmp(a, "--config")) {
             NEEDV();
             if (!strcmp(v, "all"))
@@ -1704,10 +1764,13 @@ int zo_enumerate_main(int argc, char **argv)
             else if (!strcmp(v, "tight"))
                 b.config_mask = 2;
             else
-                return usage(prog);
+                return uerr(prog, "unknown --config '%s' (base, tight, all)", v);
         } else if (!strcmp(a, "--features")) {
             NEEDV();
-            if (zo_enum_parse_features(v, &b.feature_mask)) return usage(prog);
+            if (zo_enum_parse_features(v, &b.feature_mask))
+                return uerr(prog, "bad --features '%s' (all, none, or a comma list of nograd, ckpt, raise, "
+                                  "frozen, eval, retain, accum, interleave)",
+                            v);
         } else if (!strcmp(a, "--out")) {
             NEEDV();
             out = v;
@@ -1716,7 +1779,8 @@ int zo_enumerate_main(int argc, char **argv)
             cex = v;
         } else if (!strcmp(a, "--max-runs")) {
             NEEDV();
-            if (parse_uint(v, &o.max_runs) || !o.max_runs) return usage(prog);
+            if (parse_uint(v, &o.max_runs) || !o.max_runs)
+                return uerr(prog, "--max-runs '%s' is not in 1..1000000", v);
         } else if (!strcmp(a, "--merge")) {
             merge = 1;
         } else if (!strcmp(a, "--count")) {
@@ -1735,17 +1799,20 @@ int zo_enumerate_main(int argc, char **argv)
         } else if (merge && a[0] != '-') {
             if (first_file < 0) first_file = i;
         } else {
-            fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
-            return usage(prog);
+            return uerr(prog, "unknown argument '%s'", a);
         }
 #undef NEEDV
     }
 
+    if (out) {
+        char why[300];
+        if (writable_path(out, why, sizeof why)) return uerr(prog, "--out %s: %s", out, why);
+    }
     if (ranks) return rk_main(prog, &b, o.policy_mask, gather_always, verify, quiet);
 
     zo_enum_results res;
     if (merge) {
-        if (first_file < 0) return usage(prog);
+        if (first_file < 0) return uerr(prog, "--merge needs at least one results FILE");
         int have = 0;
         for (int i = first_file; i < argc; i++) {
             if (argv[i][0] == '-') {
@@ -1784,10 +1851,9 @@ int zo_enumerate_main(int argc, char **argv)
         }
     } else {
         zo_enum_gen probe;
-        if (zo_enum_gen_init(&probe, &b)) {
-            fprintf(stderr, "%s: bound out of range\n", prog);
-            return usage(prog);
-        }
+        if (zo_enum_gen_init(&probe, &b))
+            return uerr(prog, "bound out of range: --max-modules %u (1..%d), --max-calls %u (1..%d), --max-steps %u (1..%d)",
+                        b.max_modules, MAX_N, b.max_calls, MAX_K, b.max_steps, ZS_MAX_STEPS);
         double tc = now_s();
         uint64_t total = zo_enum_count(&b);
         if (count_only) {

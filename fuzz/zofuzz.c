@@ -174,6 +174,11 @@ static void check_args(int argc, char **argv)
  * (NUL-terminated, *n = size) or NULL with a message printed. */
 static uint8_t *read_all(const char *path, size_t *n)
 {
+    struct stat st;
+    if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: is a directory (give a scenario file)\n", g_prog, path);
+        return NULL;
+    }
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
@@ -215,6 +220,28 @@ static int write_all(const char *path, const void *data, size_t n)
     else fflush(stdout);
     if (rc) fprintf(stderr, "%s: %s: write error\n", g_prog, path);
     return rc;
+}
+
+/* Exit 2 unless path (an output file) can be written: an existing
+ * writable file, or a new name in a writable directory.  Checked before
+ * the work, so a long run does not end failing on its output path. */
+static void need_writable(const char *opt, const char *path)
+{
+    if (!path || !strcmp(path, "-")) return;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) die_usage("%s %s: is a directory", opt, path);
+        if (access(path, W_OK) != 0) die_usage("%s %s: %s", opt, path, strerror(errno));
+        return;
+    }
+    char dir[PATH_MAX];
+    xsnprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) xsnprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) die_usage("%s %s: directory %s does not exist", opt, path, dir);
+    if (access(dir, W_OK | X_OK) != 0) die_usage("%s %s: directory %s: %s", opt, path, dir, strerror(errno));
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -665,7 +692,7 @@ static const char *const minimize_help =
     "  --inv I      keep this invariant (I1..I7, ERR; default: the first one reported)\n"
     "  --same-verdicts  also keep the verdict under every other policy (the whole\n"
     "               expect line): the result stays in the same bug class\n"
-    "  --max-runs N simulator run budget (default 200000)\n"
+    "  --max-runs N simulator run budget, at least 1 (default 200000)\n"
     "All-ranks scenarios run every rank in the host world (I8 included); the\n"
     "fuzz_hooks knobs as options, kept on every candidate (the remedy under test\n"
     "cannot be minimised away): --invariants programs|all|I8|no-I8, --edits K,...,\n"
@@ -726,7 +753,10 @@ static int cmd_minimize(int argc, char **argv)
             const char *v = optval(argc, argv, &i);
             mo.inv = zs_scn_verdict_from_name(v);
             if (mo.inv <= 0 || mo.inv >= ZS_INV_COUNT) die_usage("minimize: bad invariant '%s'", v);
-        } else if (!strcmp(a, "--max-runs")) mo.max_runs = opt_ulong("--max-runs", optval(argc, argv, &i));
+        } else if (!strcmp(a, "--max-runs")) {
+            mo.max_runs = opt_ulong("--max-runs", optval(argc, argv, &i));
+            if (mo.max_runs == 0) die_usage("minimize: --max-runs must be at least 1");
+        }
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
         else if (!strcmp(a, "-v")) mo.verbose = 1;
@@ -737,6 +767,7 @@ static int cmd_minimize(int argc, char **argv)
         else die_usage("minimize: one FILE only");
     }
     if (!file) die_usage("minimize: FILE missing (see --help)");
+    need_writable("-o", out);
     static zs_scenario s;
     int is_text;
     if (load_scenario(file, form, &s, NULL, &is_text)) return 2;

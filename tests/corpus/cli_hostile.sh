@@ -67,4 +67,34 @@ if [ -x "$BUILD_SH" ] && command -v bash >/dev/null; then
     grep -q "takes no arguments (got: extra junk)" "$T/err" || fail "build.sh junk message: $(cat "$T/err")"
 fi
 
+# enumerate's argument errors say what was wrong, not only the usage text
+if "$Z" enumerate --help >/dev/null 2>&1; then
+    bad "--jobs '0' is not in 1..256" "$Z" enumerate --jobs 0
+    bad "--jobs '100000' is not in 1..256" "$Z" enumerate --jobs 100000
+    bad "--shard '3/2': i must be in 0..n-1" "$Z" enumerate --shard 3/2
+    bad "--shard '0/0': n must be in 1..100000" "$Z" enumerate --shard 0/0
+    bad "--max-runs '0' is not in 1..1000000" "$Z" enumerate --max-runs 0
+    bad "bad --features 'bogus'" "$Z" enumerate --features bogus
+    bad "--max-modules '9' is not in 1..6" "$Z" enumerate --max-modules 9
+    bad "--max-calls '17' is not in 1..16" "$Z" enumerate --max-calls 17
+    # an output path that cannot be written fails before the run
+    bad "--out /proc/nope/x: directory /proc/nope does not exist" "$Z" enumerate --out /proc/nope/x
+    if grep -q "^usage:" "$T/err"; then fail "enumerate error printed the whole usage"; fi
+fi
+bad "-o /proc/nope/x.scn: directory /proc/nope does not exist" "$Z" minimize "$R" --policy reset-on-forward -o /proc/nope/x.scn
+bad "minimize: --max-runs must be at least 1" "$Z" minimize "$R" --max-runs 0
+bad "is a directory" "$Z" repro "$T"
+# .scn text: a second expect line is named as such; a byte order mark is
+# skipped; tokens may be separated by tabs (docs/scenario-format.md)
+printf 'expect per-call=ok\nexpect per-call=ok\nmodule a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n' > "$T/e2.scn"
+bad "only one 'expect' line" "$Z" repro "$T/e2.scn"
+if grep -q "root module" "$T/err"; then fail "second expect blamed on modules: $(cat "$T/err")"; fi
+printf '\357\273\277module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n' > "$T/bom.scn"
+[ "$(rc "$Z" repro "$T/bom.scn" --quiet)" = 0 ] || fail "BOM: $(cat "$T/err")"
+cp "$T/bom.scn" "$T/bom.txt"
+[ "$(rc "$Z" repro "$T/bom.txt" --quiet)" = 0 ] || fail "BOM without the .scn name: $(cat "$T/err")"
+printf 'module\ta\nstep train\tloss=0\n  call a(batch_rg)\t-> 1 use(arg0)\n' > "$T/tab.scn"
+[ "$(rc "$Z" repro "$T/tab.scn" --quiet)" = 0 ] || fail "tab between tokens: $(cat "$T/err")"
+grep -q "separated by spaces or tabs" "$SRC/docs/scenario-format.md" || fail "spec and parser disagree on tabs"
+
 echo "cli_hostile: ok"
