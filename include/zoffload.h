@@ -331,7 +331,8 @@ const char *zo_last_error(const zo_runtime *rt);
  *  Registering after a trace was recorded invalidates the trace.
  *  Errors: ZO_ERR_INVALID_ARG (NULL rt/out, unknown flags, name too long),
  *  ZO_ERR_BAD_HANDLE (unknown parent), ZO_ERR_EXISTS (same non-empty name
- *  under the same parent), ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
+ *  under the same parent: child names are unique in PyTorch; checked with a
+ *  hash lookup, O(1) expected), ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
 zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name,
                              unsigned flags, zo_module_id *out);
 

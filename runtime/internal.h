@@ -172,6 +172,11 @@ struct zo_runtime {
 
     zo_mod *mods;
     uint32_t n_mods, cap_mods;
+    /* named modules by (parent, name): open addressing, linear probing,
+     * slots hold module id + 1 (0 empty); cap a power of two or 0, load
+     * at most 1/2 (the duplicate-name check of zo_module_register) */
+    uint32_t *mod_names;
+    uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;
     uint32_t n_pars, cap_pars;
     uint64_t persistent_total;

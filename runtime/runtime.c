@@ -197,6 +197,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, md->name);
     }
     zo__free(rt, rt->mods);
+    zo__free(rt, rt->mod_names);
     zo__free(rt, rt->fstack);
     free_call_storage(rt);
     zo__free(rt, rt->graphs);
@@ -225,6 +226,57 @@ static int name_ok(const char *name) {
     return !name || strlen(name) <= ZO_MAX_NAME;
 }
 
+/* FNV-1a over the parent id and the name */
+static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
+    uint64_t h = 1469598103934665603ull;
+    for (int k = 0; k < 4; k++) {
+        h ^= (parent >> (8 * k)) & 0xFFu;
+        h *= 1099511628211ull;
+    }
+    for (const unsigned char *q = (const unsigned char *)name; *q; q++) {
+        h ^= *q;
+        h *= 1099511628211ull;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* the module named name under parent, or ZO_NO_MODULE (O(1) expected) */
+static zo_module_id mod_name_find(const zo_runtime *rt, zo_module_id parent, const char *name) {
+    if (!rt->cap_mod_names) return ZO_NO_MODULE;
+    uint32_t mask = rt->cap_mod_names - 1;
+    for (uint32_t i = mod_name_hash(parent, name) & mask;; i = (i + 1) & mask) {
+        uint32_t v = rt->mod_names[i];
+        if (!v) return ZO_NO_MODULE;
+        const zo_mod *md = &rt->mods[v - 1];
+        if (md->parent == parent && strcmp(md->name, name) == 0) return v - 1;
+    }
+}
+
+static void mod_name_put(zo_runtime *rt, zo_module_id m) {
+    uint32_t mask = rt->cap_mod_names - 1;
+    uint32_t i = mod_name_hash(rt->mods[m].parent, rt->mods[m].name) & mask;
+    while (rt->mod_names[i]) i = (i + 1) & mask;
+    rt->mod_names[i] = m + 1;
+    rt->n_mod_names++;
+}
+
+/* room for one more named module (load <= 1/2); ZO_OK or ZO_ERR_NOMEM with
+ * the table unchanged */
+static zo_status mod_name_reserve(zo_runtime *rt) {
+    if ((uint64_t)(rt->n_mod_names + 1) * 2 <= rt->cap_mod_names) return ZO_OK;
+    uint32_t cap = rt->cap_mod_names ? rt->cap_mod_names * 2 : 64;
+    uint32_t *t = zo__calloc(rt, cap, sizeof *t);
+    if (!t) return ZO_ERR_NOMEM;
+    uint32_t *old = rt->mod_names, old_cap = rt->cap_mod_names;
+    rt->mod_names = t;
+    rt->cap_mod_names = cap;
+    rt->n_mod_names = 0;
+    for (uint32_t i = 0; i < old_cap; i++)
+        if (old[i]) mod_name_put(rt, old[i] - 1);
+    zo__free(rt, old);
+    return ZO_OK;
+}
+
 zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags,
                              zo_module_id *out) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
@@ -238,13 +290,11 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     if (parent != ZO_NO_MODULE && parent >= rt->n_mods)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_register: unknown parent module %u", parent);
     if (rt->n_mods >= ZO_MAX_MODULES) return zo__fail(rt, ZO_ERR_LIMIT, "too many modules");
-    if (name && name[0]) {
-        for (uint32_t i = 0; i < rt->n_mods; i++)
-            if (rt->mods[i].parent == parent && rt->mods[i].name && strcmp(rt->mods[i].name, name) == 0)
-                return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
-                                parent == ZO_NO_MODULE ? -1 : (int)parent);
-    }
-    if (zo__reserve(rt, (void **)&rt->mods, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods))
+    if (name && name[0] && mod_name_find(rt, parent, name) != ZO_NO_MODULE)
+        return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
+                        parent == ZO_NO_MODULE ? -1 : (int)parent);
+    if (zo__reserve(rt, (void **)&rt->mods, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
+        (name && name[0] && mod_name_reserve(rt)))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register");
     char *nm = NULL;
     if (name && name[0]) {
@@ -273,6 +323,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
         md->grads_init = 1;
     }
     rt->n_mods++;
+    if (nm) mod_name_put(rt, id);
     rt->st.n_modules = rt->n_mods;
     rt->dirty = 1;
     invalidate_traces(rt);
