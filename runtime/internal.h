@@ -197,6 +197,7 @@ struct zo_runtime {
 
     zo_ctx *ctx;
     uint32_t n_ctx, cap_ctx;
+    uint32_t n_bwd_ctx;       /* entries of ctx of type ZO_CTX_BWD */
     uint64_t bwd_epoch;       /* outermost backward counter */
 
     zo_work_rec *works;

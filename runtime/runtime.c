@@ -851,11 +851,9 @@ static zo_coord *coord_of_graph(zo_runtime *rt, uint32_t gslot) {
     return &rt->coord[rt->graphs[gslot].eval ? 1 : 0];
 }
 
-static uint32_t n_bwd(const zo_runtime *rt) {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < rt->n_ctx; i++) k += rt->ctx[i].type == ZO_CTX_BWD;
-    return k;
-}
+/* backward contexts on the context stack (kept as a count: O(1), where
+ * scanning the stack made every hook O(open passes)) */
+static uint32_t n_bwd(const zo_runtime *rt) { return rt->n_bwd_ctx; }
 
 static int retain_running(const zo_runtime *rt) {
     for (uint32_t i = 0; i < rt->n_ctx; i++)
@@ -1369,6 +1367,7 @@ zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
     rt->ctx[rt->n_ctx].graph = gslot;
     rt->ctx[rt->n_ctx].epoch = rt->bwd_epoch;
     rt->n_ctx++;
+    rt->n_bwd_ctx++;
     g->running = 1;
     g->retain = retain_graph != 0;
     zo__emit(rt, ZO_EV_BACKWARD_BEGIN, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, retain_graph != 0, 0, NULL);
@@ -1552,6 +1551,7 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
                             rt->calls[rt->fstack[i]].m);
     zo_graph_rec *g = &rt->graphs[gslot];
     rt->n_ctx--;
+    rt->n_bwd_ctx--;
     int outermost = n_bwd(rt) == 0;
     zo__emit(rt, ZO_EV_BACKWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, g->retain, 0, NULL);
     zo_status first = ZO_OK;

@@ -64,10 +64,48 @@ static void test_register_named_modules_linear(void **state)
     assert_true(large / small < MAX_RATIO);
 }
 
+/* seconds per zo_forward_abort to unwind n nested forward passes (a
+ * reentrant recompute inside a recompute ...), one open call each, the
+ * innermost first */
+static double abort_cost(unsigned n)
+{
+    zo_config cfg = ZO_CONFIG_INIT;
+    zo_runtime *rt = HD_CREATE(cfg, NULL);
+    zo_module_id root = HD_MODULE(rt, ZO_NO_MODULE, "model");
+    HD_PARAM(rt, root, "w", 16);
+    zo_graph g;
+    for (unsigned i = 0; i < n; i++)
+        if (zo_forward_begin(rt, 0, &g) || zo_pre_forward(rt, root, ZO_CALL_GRAD))
+            fail_msg("pass %u: %s", i, zo_last_error(rt));
+    double t0 = now_s();
+    for (unsigned i = 0; i < n; i++)
+        if (zo_forward_abort(rt, ZO_NO_MODULE)) fail_msg("abort %u: %s", i, zo_last_error(rt));
+    double t = now_s() - t0;
+    HD_EQ(HD_STATS(rt).forward_stack_depth, 0);
+    HD_ALL_RELEASED(rt);
+    HD_OK(rt, zo_runtime_destroy(rt));
+    return t / n;
+}
+
+static void test_forward_abort_linear(void **state)
+{
+    (void)state;
+    double small = abort_cost(SMALL);
+    for (int k = 0; k < 2; k++) {
+        double t = abort_cost(SMALL);
+        if (t < small) small = t;
+    }
+    double large = abort_cost(LARGE);
+    print_message("abort: %.3f us/abort at %u passes, %.3f us/abort at %u (ratio %.1f)\n", small * 1e6, SMALL,
+                  large * 1e6, LARGE, large / small);
+    assert_true(large / small < MAX_RATIO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_register_named_modules_linear),
+        cmocka_unit_test(test_forward_abort_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
