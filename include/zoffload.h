@@ -429,8 +429,11 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n,
 
 /** Hook B, _post_forward_module_hook: pop m's innermost open call from the
  *  forward stack, release_sub_module(m, forward=True) (per-call: not during
- *  a recompute).
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (m has no open call),
+ *  a recompute).  m's call must be the innermost open call: PyTorch's
+ *  forward hooks nest, so a child's call always ends before its caller's
+ *  (an exception unwinding calls is zo_forward_abort()).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (m has no open call, or
+ *  another module's call is open inside it; nothing happened),
  *  ZO_ERR_BACKEND. */
 zo_status zo_post_forward(zo_runtime *rt, zo_module_id m);
 
@@ -484,7 +487,10 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h);
  *  release_sub_module(m, forward=False) unless a retain_graph backward is
  *  running.  Per-call: the window's count -= 1; at 0 the window closes and
  *  the call's parameters are released.
- *  Errors: ZO_ERR_BAD_HANDLE (unknown, or per-call handle already used),
+ *  Errors: ZO_ERR_BAD_HANDLE (unknown; per-call: already used, or stale
+ *  because its call's window was closed - by zo_release_all,
+ *  zo_graph_discard, zo_forward_abort or the end-of-backward callback -
+ *  before the gradient arrived; the message says which),
  *  ZO_ERR_PROTOCOL (no backward running), ZO_ERR_BACKEND. */
 zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h);
 
@@ -533,7 +539,12 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
 /** release_and_reset_all: waits every in-flight gather, clears every
  *  active set, releases every non-persistent parameter, resets the
  *  live-parameter count; every open per-call window is closed as a
- *  leftover.  Call at the optimizer step.  Errors: ZO_ERR_BACKEND;
+ *  leftover, except those of a forward pass still being built.  Call at
+ *  the optimizer step.  Called in the middle of a forward it does what
+ *  DeepSpeed's release_and_reset_all does there: the open calls'
+ *  parameters are released too (gathered again on access); the pass's
+ *  windows stay open, so its backward's input gradients still close them.
+ *  Errors: ZO_ERR_BACKEND;
  *  with verify_collectives, ZO_ERR_COLLECTIVE_MISMATCH (the ranks' steps
  *  cover different trainable parameters, or a rank is elsewhere in its
  *  collective sequence), ZO_ERR_BACKEND or ZO_ERR_NOMEM from the exchange:
@@ -542,7 +553,10 @@ zo_status zo_release_all(zo_runtime *rt);
 
 /** The coordinator's reset_step() for the train (eval = 0) or eval
  *  coordinator: RECORD -> COMPLETE, INVALID -> RECORD, refill the
- *  prefetch queue, step id 0.  Errors: ZO_ERR_INVALID_ARG. */
+ *  prefetch queue, step id 0.  DeepSpeed runs it at the start of a forward
+ *  (the root pre-hook), before any module call: with a module call of a
+ *  pass using that coordinator open it is ZO_ERR_PROTOCOL and nothing
+ *  happens.  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_PROTOCOL. */
 zo_status zo_reset_step(zo_runtime *rt, int eval);
 
 /* ------------------------------------------------------------------ */

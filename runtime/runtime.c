@@ -1234,6 +1234,12 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
     if (s) return s;
     int64_t si = find_open(rt, m);
     if (si < 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_post_forward: module %u has no open call", m);
+    if ((uint32_t)si + 1 != rt->n_fstack)
+        /* PyTorch's forward hooks nest: a child's call ends before its caller's */
+        return zo__fail(rt, ZO_ERR_PROTOCOL,
+                        "zo_post_forward: module %u's call is not the innermost open call (module %u's call "
+                        "is still open inside it: end it first, or zo_forward_abort() an exception)",
+                        m, rt->calls[rt->fstack[rt->n_fstack - 1]].m);
     uint32_t idx = rt->fstack[si];
     memmove(&rt->fstack[si], &rt->fstack[si + 1], (rt->n_fstack - (uint32_t)si - 1) * sizeof *rt->fstack);
     rt->n_fstack--;
@@ -1463,8 +1469,14 @@ zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
         if (idx == ZO_NONE32 || slot >= rt->calls[idx].n_in || !rt->calls[idx].in_state)
             return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: unknown or stale handle");
         zo_call_rec *c = &rt->calls[idx];
-        if (c->in_state[slot] != 1 || !c->window_open)
+        if (c->in_state[slot] == 2)
             return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: handle already used in this backward");
+        if (c->in_state[slot] != 1 || !c->window_open)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE,
+                            "zo_input_grad: stale handle: module %u's call window was closed before this "
+                            "gradient arrived (zo_release_all, zo_graph_discard, zo_forward_abort or the "
+                            "end-of-backward callback)",
+                            c->m);
         if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
         zo_module_id m = c->m;
         zo_mod *md = &rt->mods[m];
@@ -1676,7 +1688,9 @@ zo_status zo_release_all(zo_runtime *rt) {
         for (uint32_t j = 0; j < rt->n_calls; j++) {
             zo_call_rec *c = &rt->calls[j];
             if (!c->in_use) continue;
-            if (c->window_open) {
+            /* a forward still being built continues after the step and
+             * its backward comes later: its windows stay open */
+            if (c->window_open && !rt->graphs[c->graph].building) {
                 rt->st.leftovers++;
                 zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, mk_graph(rt, c->graph), c->window_count, 0, 1,
                          "window closed by release_and_reset_all");
@@ -1706,6 +1720,12 @@ zo_status zo_release_all(zo_runtime *rt) {
 zo_status zo_reset_step(zo_runtime *rt, int eval) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
+    for (uint32_t i = 0; i < rt->n_fstack; i++)
+        if (coord_of_graph(rt, rt->calls[rt->fstack[i]].graph) == &rt->coord[eval])
+            return zo__fail(rt, ZO_ERR_PROTOCOL,
+                            "zo_reset_step: module %u's call of this coordinator is open (reset_step runs "
+                            "at the start of a forward, before any module call)",
+                            rt->calls[rt->fstack[i]].m);
     zo_status s = zo__coord_reset_step(rt, &rt->coord[eval]);
     if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) return s; /* no effect */
     rt->st.steps++;

@@ -300,6 +300,113 @@ static void test_introspection_errors_have_messages(void **state)
     model_free(&md);
 }
 
+/* ------------------------------------------------------------------ */
+/* Hook orders PyTorch never produces                                   */
+/* ------------------------------------------------------------------ */
+
+/* Hook B of the root while the child's call is still the innermost open
+ * call: refused, nothing happens, and the forward then ends in order. */
+static void test_post_forward_not_innermost(void **state)
+{
+    (void)state;
+    model md;
+    model_make(&md, (zo_config)ZO_CONFIG_INIT);
+    zo_runtime *rt = md.rt;
+    hd_call r, f;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &r, md.root, ZO_CALL_GRAD, "1");
+    HD_ENTER(rt, &f, md.fc, ZO_CALL_GRAD, "1");
+    HD_ERR(rt, zo_post_forward(rt, md.root), ZO_ERR_PROTOCOL);
+    HAS_MSG(rt, "not the innermost open call");
+    HD_EQ(HD_STATS(rt).forward_stack_depth, 2);
+    HD_AVAILABLE(rt, md.w_root);
+    HD_EXIT(rt, &f, "1");
+    HD_EXIT(rt, &r, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, r.out[0]);
+    HD_OUT_GRAD(rt, f.out[0]);
+    HD_GRAD_READY(rt, md.w_fc);
+    HD_GRAD_READY(rt, md.w_root);
+    HD_IN_GRAD(rt, f.in[0]);
+    HD_IN_GRAD(rt, r.in[0]);
+    HD_BWD_END(rt, g);
+    HD_RELEASE_ALL(rt);
+    HD_ALL_RELEASED(rt);
+    model_step(&md);
+    model_free(&md);
+}
+
+/* zo_release_all inside a forward does what DeepSpeed's
+ * release_and_reset_all does (releases the open calls' parameters) but
+ * leaves the forward's windows open: every input handle of that forward
+ * works in its backward.  zo_reset_step inside a forward is refused. */
+static void test_step_boundary_inside_forward(void **state)
+{
+    (void)state;
+    model md;
+    model_make(&md, (zo_config)ZO_CONFIG_INIT);
+    zo_runtime *rt = md.rt;
+    model_step(&md); /* a recorded trace */
+    hd_call r, f;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &r, md.root, ZO_CALL_GRAD, "1");
+    HD_ENTER(rt, &f, md.fc, ZO_CALL_GRAD, "1");
+    zo_trace_info before = HD_TRACE(rt);
+    HD_ERR(rt, zo_reset_step(rt, 0), ZO_ERR_PROTOCOL);
+    HAS_MSG(rt, "zo_reset_step");
+    HD_EQ(HD_TRACE(rt).step_id, before.step_id);
+    HD_OK(rt, zo_reset_step(rt, 1)); /* the eval coordinator is not in use */
+    HD_RELEASE_ALL(rt);
+    HD_RELEASED(rt, md.w_fc);
+    HD_ACCESS(rt, md.fc, md.w_fc); /* gathered again on access */
+    HD_EXIT(rt, &f, "1");
+    HD_RELEASE_ALL(rt);
+    HD_EXIT(rt, &r, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, r.out[0]);
+    HD_OUT_GRAD(rt, f.out[0]);
+    HD_GRAD_READY(rt, md.w_fc);
+    HD_GRAD_READY(rt, md.w_root);
+    HD_IN_GRAD(rt, f.in[0]);
+    HD_IN_GRAD(rt, r.in[0]);
+    HD_BWD_END(rt, g);
+    HD_RELEASE_ALL(rt);
+    HD_ALL_RELEASED(rt);
+    model_step(&md);
+    model_free(&md);
+}
+
+/* A call unwound by an exception has its window discarded: a gradient
+ * later arriving at one of its input nodes is reported as such, instead
+ * of claiming the handle was already used. */
+static void test_input_grad_after_window_closed(void **state)
+{
+    (void)state;
+    model md;
+    model_make(&md, (zo_config)ZO_CONFIG_INIT);
+    zo_runtime *rt = md.rt;
+    hd_call r, f;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &r, md.root, ZO_CALL_GRAD, "1");
+    HD_ENTER(rt, &f, md.fc, ZO_CALL_GRAD, "1");
+    HD_OK(rt, zo_forward_abort(rt, md.root)); /* fc raised, the root caught it */
+    HD_EXIT(rt, &r, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, r.out[0]);
+    HD_ERR(rt, zo_input_grad(rt, f.in[0]), ZO_ERR_BAD_HANDLE);
+    HAS_MSG(rt, "window was closed");
+    HD_GRAD_READY(rt, md.w_root);
+    HD_IN_GRAD(rt, r.in[0]);
+    HD_BWD_END(rt, g);
+    HD_RELEASE_ALL(rt);
+    HD_ALL_RELEASED(rt);
+    model_step(&md);
+    model_free(&md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +415,9 @@ int main(void)
         cmocka_unit_test(test_handles_of_another_runtime),
         cmocka_unit_test(test_create_errors_have_messages),
         cmocka_unit_test(test_introspection_errors_have_messages),
+        cmocka_unit_test(test_post_forward_not_innermost),
+        cmocka_unit_test(test_step_boundary_inside_forward),
+        cmocka_unit_test(test_input_grad_after_window_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
