@@ -121,6 +121,15 @@ static unsigned ch(wctx *w, unsigned range)
 {
     if (w->reject || range <= 1) return 0;
     zo_enum_gen *g = w->g;
+    if (g->probe) {
+        /* splitmix64 */
+        uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        g->weight *= range;
+        return (unsigned)(z % range);
+    }
     if (g->pos >= ZO_ENUM_MAX_CHOICES) {
         w->reject = 1;
         return 0;
@@ -495,6 +504,55 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
         }
     }
     return 0;
+}
+
+double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
+{
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = malloc(sizeof *s);
+    double sum = 0;
+    if (g && s && probes && zo_enum_gen_init(g, b) == 0) {
+        g->probe = 1;
+        g->rng = seed;
+        for (unsigned i = 0; i < probes; i++) {
+            wctx w;
+            memset(&w, 0, sizeof w);
+            w.g = g;
+            w.feat = g->b.feature_mask ? g->b.feature_mask : ZO_ENUM_F_ALL;
+            w.s = s;
+            g->pos = 0;
+            g->weight = 1;
+            build(&w);
+            if (!w.reject) sum += g->weight;
+        }
+        sum /= probes;
+    }
+    free(g);
+    free(s);
+    return sum;
+}
+
+static double now_s(void);
+
+uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
+{
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = malloc(sizeof *s);
+    uint64_t n = 0;
+    double t0 = now_s(), next = t0 + every;
+    if (g && s && zo_enum_gen_init(g, b) == 0)
+        while (zo_enum_next(g, s)) {
+            n++;
+            if (f && (n & 1023) == 0 && now_s() >= next) {
+                double dt = now_s() - t0;
+                fprintf(f, "  counted %" PRIu64 " scenarios in %.0fs (%.0f/s)\n", n, dt, (double)n / dt);
+                fflush(f);
+                next = now_s() + every;
+            }
+        }
+    free(g);
+    free(s);
+    return n;
 }
 
 uint64_t zo_enum_count(const zo_enum_bounds *b)
@@ -1855,7 +1913,14 @@ int zo_enumerate_main(int argc, char **argv)
             return uerr(prog, "bound out of range: --max-modules %u (1..%d), --max-calls %u (1..%d), --max-steps %u (1..%d)",
                         b.max_modules, MAX_N, b.max_calls, MAX_K, b.max_steps, ZS_MAX_STEPS);
         double tc = now_s();
-        uint64_t total = zo_enum_count(&b);
+        if (!quiet) {
+            /* counting exactly walks every scenario: say up front how many
+             * there are about, and report progress while counting */
+            double est = zo_enum_estimate(&b, 4000, 0x5eedull);
+            fprintf(stderr, "%s: about %.3g scenarios in the bound (estimate from 4000 random walks); counting\n",
+                    prog, est);
+        }
+        uint64_t total = zo_enum_count_progress(&b, quiet ? NULL : stderr, 5.0);
         if (count_only) {
             printf("%" PRIu64 "\n", total);
             return 0;

@@ -97,4 +97,11 @@ printf 'module\ta\nstep train\tloss=0\n  call a(batch_rg)\t-> 1 use(arg0)\n' > "
 [ "$(rc "$Z" repro "$T/tab.scn" --quiet)" = 0 ] || fail "tab between tokens: $(cat "$T/err")"
 grep -q "separated by spaces or tabs" "$SRC/docs/scenario-format.md" || fail "spec and parser disagree on tabs"
 
+# enumerate --count says about how many scenarios there are before counting
+if "$Z" enumerate --help >/dev/null 2>&1; then
+    [ "$(rc "$Z" enumerate --count --max-modules 1 --max-calls 1 --max-steps 1)" = 0 ] || fail "enumerate --count"
+    [ "$(cat "$T/out")" = 180 ] || fail "enumerate --count output: $(cat "$T/out")"
+    grep -q "about .* scenarios in the bound (estimate" "$T/err" || fail "enumerate --count estimate: $(cat "$T/err")"
+fi
+
 echo "cli_hostile: ok"

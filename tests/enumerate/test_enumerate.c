@@ -520,6 +520,23 @@ static void test_many_children_use_bound(void **state)
     free(g);
 }
 
+/* The up-front estimate of --count: within a factor 1.5 of the exact
+ * count of bounds whose exact count is known. */
+static void test_estimate_close(void **state)
+{
+    (void)state;
+    zo_enum_bounds bs[3] = {{1, 2, 2, 0, 0}, {2, 2, 2, 0, 0}, {2, 3, 1, 0, 0}};
+    for (int i = 0; i < 3; i++) {
+        double exact = (double)zo_enum_count(&bs[i]);
+        double est = zo_enum_estimate(&bs[i], 20000, 1234);
+        print_message("bound %u/%u/%u: %.0f scenarios, estimate %.0f\n", bs[i].max_modules, bs[i].max_calls,
+                      bs[i].max_steps, exact, est);
+        assert_true(est > exact / 1.5 && est < exact * 1.5);
+    }
+    zo_enum_bounds bad = {0, 1, 1, 0, 0};
+    assert_true(zo_enum_estimate(&bad, 10, 1) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_shards_merge),
         cmocka_unit_test(test_results_read_rejects_garbage),
         cmocka_unit_test(test_many_children_use_bound),
+        cmocka_unit_test(test_estimate_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
