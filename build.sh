@@ -14,7 +14,7 @@ JOBS="$(nproc 2>/dev/null || echo 2)"
 
 # Sanitizer runtime options for everything this script runs (a caller's
 # own settings win).
-export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:print_stacktrace=1:abort_on_error=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:print_stacktrace=1:abort_on_error=0:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-print_suppressions=0}"
 
@@ -80,7 +80,9 @@ usage: ./build.sh [MODE] [ARGS...]
 
 Environment: CC, CFLAGS (default mode and oss-fuzz), ASAN_OPTIONS,
 UBSAN_OPTIONS (defaults: halt_on_error=1, detect_leaks=1,
-print_stacktrace=1), ZO_NO_APT=1 skips the dependency step.
+print_stacktrace=1, allocator_may_return_null=1 so an allocation the
+system refuses is ZO_ERR_NOMEM as in a plain build), ZO_NO_APT=1 skips
+the dependency step.
 EOF
 }
 
@@ -618,6 +620,15 @@ if [[ -z "$mode" && -n "${LIB_FUZZING_ENGINE:-}" && -n "${OUT:-}" ]]; then
     mode=oss-fuzz
 fi
 [[ $# -gt 0 ]] && shift
+
+# modes that take no arguments refuse extra ones instead of ignoring them
+case "$mode" in
+    ""|test|fuzz|oss-fuzz|deps|replay|msan|valgrind|reliability|coverage)
+        if [[ $# -gt 0 ]]; then
+            usage >&2
+            die "mode '${mode:-default}' takes no arguments (got: $*)"
+        fi ;;
+esac
 
 case "$mode" in
     "")          mode_default ;;

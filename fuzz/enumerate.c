@@ -24,10 +24,12 @@
 #include "enumerate.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +121,15 @@ static unsigned ch(wctx *w, unsigned range)
 {
     if (w->reject || range <= 1) return 0;
     zo_enum_gen *g = w->g;
+    if (g->probe) {
+        /* splitmix64 */
+        uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        g->weight *= range;
+        return (unsigned)(z % range);
+    }
     if (g->pos >= ZO_ENUM_MAX_CHOICES) {
         w->reject = 1;
         return 0;
@@ -268,9 +279,19 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     for (unsigned j = ci + 1; j < w->cursor; j++)
         if (P->calls[j].parent == ci && P->calls[j].n_out > 0 && w->outrg[j])
             uc[nu++] = mkref(ZS_REF_OUT, (uint8_t)j, 0);
-    unsigned mask = ch(w, 1u << nu);
-    for (unsigned q = 0; q < nu; q++)
-        if (mask & (1u << q)) c->use[c->n_use++] = uc[q];
+    if (nu <= ZS_MAX_USE) {
+        unsigned mask = ch(w, 1u << nu);
+        for (unsigned q = 0; q < nu; q++)
+            if (mask & (1u << q)) c->use[c->n_use++] = uc[q];
+    } else {
+        /* more candidates than an op may consume (a call with many child
+         * calls): one take/skip choice per candidate, forced to skip once
+         * ZS_MAX_USE are taken, so every subset of at most ZS_MAX_USE
+         * candidates is walked once (a 2^nu mask would neither fit a
+         * choice's 16-bit range nor c->use[]) */
+        for (unsigned q = 0; q < nu; q++)
+            if (c->n_use < ZS_MAX_USE && ch(w, 2)) c->use[c->n_use++] = uc[q];
+    }
     w->outrg[ci] = (uint8_t)!cgrad_off;
     return UNW_NO;
 }
@@ -483,6 +504,55 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
         }
     }
     return 0;
+}
+
+double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
+{
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = malloc(sizeof *s);
+    double sum = 0;
+    if (g && s && probes && zo_enum_gen_init(g, b) == 0) {
+        g->probe = 1;
+        g->rng = seed;
+        for (unsigned i = 0; i < probes; i++) {
+            wctx w;
+            memset(&w, 0, sizeof w);
+            w.g = g;
+            w.feat = g->b.feature_mask ? g->b.feature_mask : ZO_ENUM_F_ALL;
+            w.s = s;
+            g->pos = 0;
+            g->weight = 1;
+            build(&w);
+            if (!w.reject) sum += g->weight;
+        }
+        sum /= probes;
+    }
+    free(g);
+    free(s);
+    return sum;
+}
+
+static double now_s(void);
+
+uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
+{
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = malloc(sizeof *s);
+    uint64_t n = 0;
+    double t0 = now_s(), next = t0 + every;
+    if (g && s && zo_enum_gen_init(g, b) == 0)
+        while (zo_enum_next(g, s)) {
+            n++;
+            if (f && (n & 1023) == 0 && now_s() >= next) {
+                double dt = now_s() - t0;
+                fprintf(f, "  counted %" PRIu64 " scenarios in %.0fs (%.0f/s)\n", n, dt, (double)n / dt);
+                fflush(f);
+                next = now_s() + every;
+            }
+        }
+    free(g);
+    free(s);
+    return n;
 }
 
 uint64_t zo_enum_count(const zo_enum_bounds *b)
@@ -1573,6 +1643,57 @@ static int usage(const char *prog)
     return 2;
 }
 
+/* A usage error: what was wrong, then where the usage is; exit status 2. */
+static int uerr(const char *prog, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int uerr(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see --help)\n");
+    return 2;
+}
+
+/* 0 if path can be written (an existing writable file, or a new name in
+ * a writable directory), else -1 with why[] set; checked before a long run
+ * so that it does not fail on the output path at the end. */
+static int writable_path(const char *path, char *why, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(why, cap, "is a directory");
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, cap, "%s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "directory %s does not exist", dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, cap, "directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int zo_enum_parse_features(const char *text, unsigned *mask)
 {
     static const char *const names[8] = {"nograd", "ckpt", "raise", "frozen",
@@ -1643,20 +1764,22 @@ int zo_enumerate_main(int argc, char **argv)
 #define NEEDV()                                                  \
     do {                                                         \
         if (!v) {                                                \
-            fprintf(stderr, "%s: %s needs a value\n", prog, a);  \
-            return usage(prog);                                  \
+            return uerr(prog, "%s needs a value", a);            \
         }                                                        \
         i++;                                                     \
     } while (0)
         if (!strcmp(a, "--max-modules")) {
             NEEDV();
-            if (parse_uint(v, &b.max_modules)) return usage(prog);
+            if (parse_uint(v, &b.max_modules) || b.max_modules < 1 || b.max_modules > MAX_N)
+                return uerr(prog, "--max-modules '%s' is not in 1..%d", v, MAX_N);
         } else if (!strcmp(a, "--max-calls")) {
             NEEDV();
-            if (parse_uint(v, &b.max_calls)) return usage(prog);
+            if (parse_uint(v, &b.max_calls) || b.max_calls < 1 || b.max_calls > MAX_K)
+                return uerr(prog, "--max-calls '%s' is not in 1..%d", v, MAX_K);
         } else if (!strcmp(a, "--max-steps")) {
             NEEDV();
-            if (parse_uint(v, &b.max_steps)) return usage(prog);
+            if (parse_uint(v, &b.max_steps) || b.max_steps < 1 || b.max_steps > ZS_MAX_STEPS)
+                return uerr(prog, "--max-steps '%s' is not in 1..%d", v, ZS_MAX_STEPS);
         } else if (!strcmp(a, "--orders")) {
             NEEDV();
             if (!strcmp(v, "engine"))
@@ -1664,27 +1787,32 @@ int zo_enumerate_main(int argc, char **argv)
             else if (!strcmp(v, "all"))
                 o.orders = ZO_ENUM_ORDERS_ALL;
             else
-                return usage(prog);
+                return uerr(prog, "unknown --orders '%s' (engine, all)", v);
         } else if (!strcmp(a, "--policy")) {
             NEEDV();
             if (!strcmp(v, "all")) {
                 o.policy_mask = 0xF;
             } else {
                 int p = zs_policy_from_name(v);
-                if (p < 0) {
-                    fprintf(stderr, "%s: unknown policy '%s'\n", prog, v);
-                    return usage(prog);
-                }
+                if (p < 0)
+                    return uerr(prog, "unknown policy '%s' (per-call, reset-on-forward, lazy-init, "
+                                      "init-at-register, all)",
+                                v);
                 o.policy_mask = 1u << p;
             }
         } else if (!strcmp(a, "--jobs")) {
             NEEDV();
-            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256) return usage(prog);
+            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256)
+                return uerr(prog, "--jobs '%s' is not in 1..256", v);
         } else if (!strcmp(a, "--shard")) {
             NEEDV();
-            if (sscanf(v, "%u/%u", &shard, &nshard) != 2 || nshard < 1 || shard >= nshard ||
-                nshard > 100000)
-                return usage(prog);
+            char tail;
+            if (sscanf(v, "%u/%u%c", &shard, &nshard, &tail) != 2 || v[0] == '-' || strchr(v, '-'))
+                return uerr(prog, "--shard '%s' is not i/n", v);
+            if (nshard < 1 || nshard > 100000)
+                return uerr(prog, "--shard '%s': n must be in 1..100000", v);
+            if (shard >= nshard)
+                return uerr(prog, "--shard '%s': i must be in 0..n-1 (shards are numbered from 0)", v);
         } else if (!strcmp(a, "--config")) {
             NEEDV();
             if (!strcmp(v, "all"))
@@ -1694,10 +1822,13 @@ int zo_enumerate_main(int argc, char **argv)
             else if (!strcmp(v, "tight"))
                 b.config_mask = 2;
             else
-                return usage(prog);
+                return uerr(prog, "unknown --config '%s' (base, tight, all)", v);
         } else if (!strcmp(a, "--features")) {
             NEEDV();
-            if (zo_enum_parse_features(v, &b.feature_mask)) return usage(prog);
+            if (zo_enum_parse_features(v, &b.feature_mask))
+                return uerr(prog, "bad --features '%s' (all, none, or a comma list of nograd, ckpt, raise, "
+                                  "frozen, eval, retain, accum, interleave)",
+                            v);
         } else if (!strcmp(a, "--out")) {
             NEEDV();
             out = v;
@@ -1706,7 +1837,8 @@ int zo_enumerate_main(int argc, char **argv)
             cex = v;
         } else if (!strcmp(a, "--max-runs")) {
             NEEDV();
-            if (parse_uint(v, &o.max_runs) || !o.max_runs) return usage(prog);
+            if (parse_uint(v, &o.max_runs) || !o.max_runs)
+                return uerr(prog, "--max-runs '%s' is not in 1..1000000", v);
         } else if (!strcmp(a, "--merge")) {
             merge = 1;
         } else if (!strcmp(a, "--count")) {
@@ -1725,17 +1857,20 @@ int zo_enumerate_main(int argc, char **argv)
         } else if (merge && a[0] != '-') {
             if (first_file < 0) first_file = i;
         } else {
-            fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
-            return usage(prog);
+            return uerr(prog, "unknown argument '%s'", a);
         }
 #undef NEEDV
     }
 
+    if (out) {
+        char why[300];
+        if (writable_path(out, why, sizeof why)) return uerr(prog, "--out %s: %s", out, why);
+    }
     if (ranks) return rk_main(prog, &b, o.policy_mask, gather_always, verify, quiet);
 
     zo_enum_results res;
     if (merge) {
-        if (first_file < 0) return usage(prog);
+        if (first_file < 0) return uerr(prog, "--merge needs at least one results FILE");
         int have = 0;
         for (int i = first_file; i < argc; i++) {
             if (argv[i][0] == '-') {
@@ -1774,12 +1909,18 @@ int zo_enumerate_main(int argc, char **argv)
         }
     } else {
         zo_enum_gen probe;
-        if (zo_enum_gen_init(&probe, &b)) {
-            fprintf(stderr, "%s: bound out of range\n", prog);
-            return usage(prog);
-        }
+        if (zo_enum_gen_init(&probe, &b))
+            return uerr(prog, "bound out of range: --max-modules %u (1..%d), --max-calls %u (1..%d), --max-steps %u (1..%d)",
+                        b.max_modules, MAX_N, b.max_calls, MAX_K, b.max_steps, ZS_MAX_STEPS);
         double tc = now_s();
-        uint64_t total = zo_enum_count(&b);
+        if (!quiet) {
+            /* counting exactly walks every scenario: say up front how many
+             * there are about, and report progress while counting */
+            double est = zo_enum_estimate(&b, 4000, 0x5eedull);
+            fprintf(stderr, "%s: about %.3g scenarios in the bound (estimate from 4000 random walks); counting\n",
+                    prog, est);
+        }
+        uint64_t total = zo_enum_count_progress(&b, quiet ? NULL : stderr, 5.0);
         if (count_only) {
             printf("%" PRIu64 "\n", total);
             return 0;

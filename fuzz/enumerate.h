@@ -81,6 +81,11 @@ typedef struct zo_enum_gen {
     uint8_t tree_key[2 * ZS_MAX_MODULES + 2];
     unsigned n_auto;
     uint8_t autos[120][8];
+    /* random probe mode (zo_enum_estimate): every choice is drawn at
+     * random and weight is the product of the choices' ranges */
+    int probe;
+    uint64_t rng;
+    double weight;
 } zo_enum_gen;
 
 /** Starts an enumeration with bounds b.  Returns -1 (and sets nothing
@@ -97,6 +102,17 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out);
 
 /** Counts the scenarios of bound b (runs the generator only). */
 uint64_t zo_enum_count(const zo_enum_bounds *b);
+
+/** Estimates the number of scenarios of bound b in O(probes) walks
+ *  (Knuth's estimator of a search tree's size: random walks down the
+ *  choice tree, each accepted leaf weighted by the product of the ranges on
+ *  its path; unbiased, its spread shrinks with more probes).  0 for a bad
+ *  bound. */
+double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed);
+
+/** zo_enum_count that reports on f (NULL: silent) every `every` seconds:
+ *  scenarios counted so far and the rate. */
+uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every);
 
 /** Size key used to pick "the smallest" scenario: total calls, steps,
  *  modules, parameters, then encoded length. */

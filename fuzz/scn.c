@@ -1463,8 +1463,10 @@ static void statement(pstate *ps)
         int repeat = ph == PH_CONFIG || ph == PH_PARAM || ph == PH_USE || ph == PH_STEP ||
                      ph == PH_RANK || ph == PH_ORDER;
         if (ph < ps->phase || (ph == ps->phase && !repeat)) {
-            if (ph == ps->phase)
-                FAIL(kw->col, "only one '%s' line (module: one root module)", phase_names[ph]);
+            if (ph == ps->phase && ph == PH_MODULE)
+                FAIL(kw->col, "only one root module (a second unindented 'module' line)");
+            else if (ph == ps->phase)
+                FAIL(kw->col, "only one '%s' line", phase_names[ph]);
             else
                 FAIL(kw->col, "'%s' must come before '%s' (order: scn, expect, config, module, param, "
                               "use, step, rank, order_bytes)",
@@ -1603,6 +1605,12 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
     if (!out || (!text && len)) {
         if (err) snprintf(err->msg, sizeof err->msg, "invalid argument");
         return -1;
+    }
+    /* a leading UTF-8 byte order mark (editors on Windows write one) is
+     * not part of the text */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+        text += 3;
+        len -= 3;
     }
     pstate *ps = calloc(1, sizeof *ps);
     if (!ps) {

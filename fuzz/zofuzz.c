@@ -126,6 +126,47 @@ static const char *optval(int argc, char **argv, int *i)
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
+/* 0 or 1, nothing else (a flag value) */
+static int opt_bool(const char *name, const char *v)
+{
+    if (strcmp(v, "0") && strcmp(v, "1")) die_usage("%s must be 0 or 1, not '%s'", name, v);
+    return v[0] == '1';
+}
+
+/* An option word: "-x" or "--xyz" (not "-", a lone dash meaning stdin or
+ * stdout, and not a negative number, which is a bad value the option's
+ * own parser reports). */
+static int is_option_word(const char *a)
+{
+    return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9');
+}
+
+/* The one validation layer every subcommand's command line passes before
+ * the subcommand reads it: an option given twice (the later one would
+ * silently win) and options that contradict each other are exit 2 naming
+ * both.  Only the option words are looked at (a value never starts with
+ * '-'), so it needs no table of which options take values. */
+static void check_args(int argc, char **argv)
+{
+    static const char *const repeatable[] = {"--engine-arg", "--help", "-h", NULL};
+    static const char *const exclusive[][2] = {{"--text", "--bytes"}, {"--quiet", "--verbose"}, {"--quiet", "-v"}};
+    for (int i = 2; i < argc; i++) {
+        if (!is_option_word(argv[i])) continue;
+        int rep = 0;
+        for (int k = 0; repeatable[k]; k++) rep |= !strcmp(argv[i], repeatable[k]);
+        for (int j = 2; j < i && !rep; j++)
+            if (!strcmp(argv[i], argv[j]))
+                die_usage("%s: %s given twice (each option at most once)", argv[1], argv[i]);
+        for (size_t k = 0; k < sizeof exclusive / sizeof exclusive[0]; k++) {
+            if (strcmp(argv[i], exclusive[k][1])) continue;
+            for (int j = 2; j < argc; j++)
+                if (!strcmp(argv[j], exclusive[k][0]))
+                    die_usage("%s: %s and %s contradict each other (give one)", argv[1], exclusive[k][0],
+                              exclusive[k][1]);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Files                                                                */
 /* ------------------------------------------------------------------ */
@@ -134,6 +175,11 @@ static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-
  * (NUL-terminated, *n = size) or NULL with a message printed. */
 static uint8_t *read_all(const char *path, size_t *n)
 {
+    struct stat st;
+    if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: is a directory (give a scenario file)\n", g_prog, path);
+        return NULL;
+    }
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
@@ -175,6 +221,28 @@ static int write_all(const char *path, const void *data, size_t n)
     else fflush(stdout);
     if (rc) fprintf(stderr, "%s: %s: write error\n", g_prog, path);
     return rc;
+}
+
+/* Exit 2 unless path (an output file) can be written: an existing
+ * writable file, or a new name in a writable directory.  Checked before
+ * the work, so a long run does not end failing on its output path. */
+static void need_writable(const char *opt, const char *path)
+{
+    if (!path || !strcmp(path, "-")) return;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) die_usage("%s %s: is a directory", opt, path);
+        if (access(path, W_OK) != 0) die_usage("%s %s: %s", opt, path, strerror(errno));
+        return;
+    }
+    char dir[PATH_MAX];
+    xsnprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) xsnprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) die_usage("%s %s: directory %s does not exist", opt, path, dir);
+    if (access(dir, W_OK | X_OK) != 0) die_usage("%s %s: directory %s: %s", opt, path, dir, strerror(errno));
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -258,7 +326,8 @@ static int path_writable(const char *path, char *why, size_t n)
 static int all_text(const uint8_t *b, size_t n)
 {
     if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t i0 = n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0; /* UTF-8 BOM */
+    for (size_t i = i0; i < n; i++) {
         uint8_t c = b[i];
         if (c == '\n' || c == '\r' || c == '\t') continue;
         if (c < 0x20 || c > 0x7e) return 0;
@@ -279,17 +348,29 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
     zs_scn_expect dummy;
     if (!exp) exp = &dummy;
     memset(exp, 0, sizeof *exp);
-    int text = form == FORM_TEXT || (form == FORM_AUTO && ends_with(path, ".scn"));
+    /* detection (FORM_AUTO): a .scn name, or content that is text, is a
+     * text scenario and its parse error is reported; anything else is raw
+     * fuzzer bytes.  An empty file is neither (it would decode to a
+     * default scenario that holds every invariant): --bytes asks for it. */
+    int text = form == FORM_TEXT ||
+               (form == FORM_AUTO && (ends_with(path, ".scn") || all_text(b, n)));
+    if (form == FORM_AUTO && n == 0) {
+        fprintf(stderr, "%s: %s: empty file: not a scenario (pass --bytes to decode it as fuzzer bytes)\n",
+                g_prog, path);
+        free(b);
+        return 2;
+    }
     zs_scn_error err;
     if (text) {
         if (zs_scn_parse((const char *)b, n, s, exp, &err) != 0) {
             fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.col, err.msg);
+            if (form == FORM_AUTO && !ends_with(path, ".scn"))
+                fprintf(stderr, "%s: %s: read as .scn text (the content is text); pass --bytes if it "
+                                "is raw fuzzer bytes\n",
+                        g_prog, path);
             free(b);
             return 2;
         }
-    } else if (form == FORM_AUTO && all_text(b, n) &&
-               zs_scn_parse((const char *)b, n, s, exp, &err) == 0) {
-        text = 1;
     } else {
         memset(exp, 0, sizeof *exp);
         zs_decode(b, n, s);
@@ -298,6 +379,23 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
     free(b);
     if (is_text) *is_text = text;
     return 0;
+}
+
+/* The policy fuzz_hooks runs raw bytes under (fuzz/fuzz_hooks.c): its
+ * ZOFUZZ_POLICY, per-call when unset, the scenario's own with "scenario";
+ * so a crash file replays under the policy that found it.  Exit 2 on a
+ * value fuzz_hooks would refuse. */
+static int bytes_default_policy(const zs_scenario *s)
+{
+    const char *p = getenv("ZOFUZZ_POLICY");
+    if (!p || !*p) return ZO_GRADS_PER_CALL;
+    if (!strcmp(p, "scenario")) return s->cfg.policy;
+    int v = zs_policy_from_name(p);
+    if (v < 0)
+        die_usage("unknown ZOFUZZ_POLICY '%s' (per-call, reset-on-forward, lazy-init, init-at-register, "
+                  "scenario)",
+                  p);
+    return v;
 }
 
 /* the expect line of s measured by running it under every policy */
@@ -436,16 +534,22 @@ static const char *const repro_help =
     "usage: zofuzz repro FILE [--policy P] [--order engine|fuzzed|scenario] [--text|--bytes]\n"
     "                         [--quiet] [--cap BYTES]\n"
     "\n"
-    "Runs one scenario (.scn text or raw fuzzer bytes, detected) against the real\n"
-    "runtime with the simulator and prints the event trace: every hook line (A/D/B/\n"
-    "C, PRE/POST, PGRAD, BWD/ENDBWD, SWEEP, ...; docs/scenario-model.md section 4)\n"
+    "Runs one scenario against the real runtime with the simulator and prints the\n"
+    "event trace.  FILE is .scn text when it is named *.scn or its content is text\n"
+    "(a parse error is then reported, exit 2), otherwise raw fuzzer bytes; --text or\n"
+    "--bytes forces the form (an empty file needs --bytes).  The trace lists\n"
+    "every hook line (A/D/B/C, PRE/POST, PGRAD, BWD/ENDBWD, SWEEP, ...;\n"
+    "docs/scenario-model.md section 4)\n"
     "with module and counter before->after, preceded by the runtime events it\n"
     "caused (indented \"ev SEQ KIND m= p=\" lines: ds_status changes FROM->TO,\n"
     "counters before->after, gathers, releases).  Then the first invariant\n"
     "violated (\"violated: ...\"), or \"all invariants hold\".\n"
     "\n"
     "  --policy P   per-call | reset-on-forward | lazy-init | init-at-register\n"
-    "               (default: the scenario's config policy)\n"
+    "               (default: .scn text: the scenario's config policy; raw fuzzer\n"
+    "               bytes: the policy fuzz_hooks ran them under, ZOFUZZ_POLICY as\n"
+    "               fuzz_hooks reads it - per-call when unset, the bytes' policy\n"
+    "               with ZOFUZZ_POLICY=scenario)\n"
     "  --order O    backward ready-node order (default: the scenario's)\n"
     "  --quiet      no trace, only the verdict\n"
     "  --cap B      host backend bytes stored per parameter (default 64; 0 = all)\n"
@@ -480,7 +584,7 @@ static int cmd_repro(int argc, char **argv, int trace_only)
             fputs(trace_only ? trace_help : repro_help, stdout);
             return 0;
         } else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--verify")) verify = opt_ulong("--verify", optval(argc, argv, &i)) ? 1 : 0;
+        else if (!strcmp(a, "--verify")) verify = opt_bool("--verify", optval(argc, argv, &i));
         else if (!strcmp(a, "--only-i8")) only_i8 = 1;
         else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
@@ -495,7 +599,9 @@ static int cmd_repro(int argc, char **argv, int trace_only)
     static zs_scenario s;
     int is_text;
     if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
-    int pol = policy >= 0 ? policy : s.cfg.policy;
+    int pol = policy;
+    if (pol < 0 && !is_text) pol = bytes_default_policy(&s);
+    if (pol < 0) pol = s.cfg.policy;
     int ord = order >= 0 ? order : s.cfg.order_mode;
     zs_sim_opts o;
     zs_sim_opts_init(&o);
@@ -835,11 +941,12 @@ static const char *const minimize_help =
     "reset-on-forward finding it also writes the DeepSpeed reproducer beside it\n"
     "(OUT.py, zofuzz export --to deepspeed) and names it.\n"
     "\n"
-    "  --policy P   policy to minimise under (default: the scenario's)\n"
+    "  --policy P   policy to minimise under (default: the scenario's; raw fuzzer\n"
+    "               bytes: fuzz_hooks' policy, as for repro)\n"
     "  --inv I      keep this invariant (I1..I7, ERR; default: the first one reported)\n"
     "  --same-verdicts  also keep the verdict under every other policy (the whole\n"
     "               expect line): the result stays in the same bug class\n"
-    "  --max-runs N simulator run budget (default 200000)\n"
+    "  --max-runs N simulator run budget, at least 1 (default 200000)\n"
     "All-ranks scenarios run every rank in the host world (I8 included); the\n"
     "fuzz_hooks knobs as options, kept on every candidate (the remedy under test\n"
     "cannot be minimised away): --invariants programs|all|I8|no-I8, --edits K,...,\n"
@@ -900,7 +1007,10 @@ static int cmd_minimize(int argc, char **argv)
             const char *v = optval(argc, argv, &i);
             mo.inv = zs_scn_verdict_from_name(v);
             if (mo.inv <= 0 || mo.inv >= ZS_INV_COUNT) die_usage("minimize: bad invariant '%s'", v);
-        } else if (!strcmp(a, "--max-runs")) mo.max_runs = opt_ulong("--max-runs", optval(argc, argv, &i));
+        } else if (!strcmp(a, "--max-runs")) {
+            mo.max_runs = opt_ulong("--max-runs", optval(argc, argv, &i));
+            if (mo.max_runs == 0) die_usage("minimize: --max-runs must be at least 1");
+        }
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
         else if (!strcmp(a, "-v")) mo.verbose = 1;
@@ -911,8 +1021,11 @@ static int cmd_minimize(int argc, char **argv)
         else die_usage("minimize: one FILE only");
     }
     if (!file) die_usage("minimize: FILE missing (see --help)");
+    need_writable("-o", out);
     static zs_scenario s;
-    if (load_scenario(file, form, &s, NULL, NULL)) return 2;
+    int is_text;
+    if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
+    if (mo.policy < 0 && !is_text) mo.policy = bytes_default_policy(&s);
     min_use_world_knobs(&mo, &pred, &wenv);
     zs_min_stats st;
     int rc = zs_minimize(&s, &mo, &st);
@@ -1820,10 +1933,8 @@ static int cmd_run(int argc, char **argv)
     if (jobs < 1 || jobs > 64) die_usage("run: --jobs must be 1..64");
     if (tsec < 1) die_usage("run: --time must be at least 1");
     if (!prog) prog = 5;
-    for (const char *p = target; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-'))
-            die_usage("run: bad target name '%s'", target);
+    if (strcmp(target, "fuzz_hooks") && strcmp(target, "fuzz_api") && strcmp(target, "fuzz_scn_parse"))
+        die_usage("run: unknown target '%s' (fuzz_hooks, fuzz_api, fuzz_scn_parse)", target);
     for (int k = 0; k < ncorp; k++)
         if (!is_dir(corpora[k])) die_usage("run: %s is not a directory", corpora[k]);
 
@@ -2116,6 +2227,7 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *cmd = argv[1];
+    check_args(argc, argv);
     if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
     if (!strcmp(cmd, "repro")) return cmd_repro(argc, argv, 0);
     if (!strcmp(cmd, "trace")) return cmd_repro(argc, argv, 1);

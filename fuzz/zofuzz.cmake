@@ -176,5 +176,6 @@ if(BUILD_TESTING)
   # the CLI's usage errors and bytes/text round trip
   if(EXISTS ${_tc}/cli.sh)
     add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})
+    add_test(NAME corpus/cli_hostile COMMAND sh ${_tc}/cli_hostile.sh $<TARGET_FILE:zofuzz> ${_src})
   endif()
 endif()

@@ -96,12 +96,27 @@ typedef uint32_t zo_param_id;
 #define ZO_NO_MODULE ((zo_module_id)UINT32_MAX)
 #define ZO_NO_PARAM ((zo_param_id)UINT32_MAX)
 
-/** One forward pass (one autograd graph).  0 is never a valid graph. */
+/** One forward pass (one autograd graph).  0 is never a valid graph.
+ *  Layout (opaque to callers): runtime tag (6 bits) | 0 (6) | generation
+ *  (32) | slot (20). */
 typedef uint64_t zo_graph;
 /** Handle the framework attaches to one backward node (one input's
  *  PostBackwardFunctionModule or one output's PreBackwardFunctionForModule).
- *  0 means "nothing to attach". Handles are generation-checked: a stale
- *  handle is reported as ZO_ERR_BAD_HANDLE, never dereferenced. */
+ *  0 means "nothing to attach".  Layout (opaque to callers): kind (2 bits)
+ *  | runtime tag (6) | generation (16) | call slot (20) | tensor index (20).
+ *
+ *  Graph and grad handles cannot alias: a stale handle is reported as
+ *  ZO_ERR_BAD_HANDLE, never dereferenced and never taken for a newer one.
+ *  Each slot's generation advances when it is reused, and a slot whose
+ *  generation is exhausted (2^16 calls made through one call slot, 2^32
+ *  passes through one graph slot) is retired for the runtime's lifetime
+ *  instead of wrapping (so a runtime makes at most 2^36 module calls
+ *  before zo_pre_forward returns ZO_ERR_LIMIT).  The runtime tag (1..63)
+ *  is taken in turn by each zo_runtime_create in the process, so a handle
+ *  of another runtime created fewer than 63 creations apart (in
+ *  particular the ranks of one process-local world) is ZO_ERR_BAD_HANDLE
+ *  too.  (PyTorch attaches these nodes to one autograd graph, which cannot
+ *  be handed to another process group's module.) */
 typedef uint64_t zo_grad_handle;
 
 /** ds_status of a parameter. */
@@ -328,9 +343,13 @@ typedef struct zo_config {
 
 /** Creates a runtime.  *out receives a handle owned by the caller, freed
  *  with zo_runtime_destroy().  cfg is copied.
- *  Errors: ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range, bad
- *  policy, bad ds_profile, allocator with only one of alloc/free), ZO_ERR_VERSION (size or
- *  version), ZO_ERR_BACKEND (backend world size differs), ZO_ERR_NOMEM. */
+ *  Errors (each with its cause in zo_last_error(NULL), as there is no
+ *  runtime yet): ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range,
+ *  bad policy, bad ds_profile, allocator with only one of alloc/free,
+ *  backend ops incomplete), ZO_ERR_VERSION (size or version),
+ *  ZO_ERR_BACKEND (backend world size or rank differs),
+ *  ZO_ERR_UNSUPPORTED (verify_collectives without an exchange op),
+ *  ZO_ERR_NOMEM, or the host backend's creation error. */
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
 
 /** Frees the runtime, every full buffer it holds and (if it created it)
@@ -339,11 +358,13 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out);
 zo_status zo_runtime_destroy(zo_runtime *rt);
 
 /** Last error message of this runtime ("" if none); runtime-owned, valid
- *  until the next call on rt.  NULL rt: the message of this thread's last
- *  zo_runtime_create that failed with ZO_ERR_INVALID_ARG for a config
- *  value (e.g. "zo_runtime_create: ds_profile 7 is not a zo_ds_profile"),
- *  else a static string; valid until the next zo_runtime_create on this
- *  thread. */
+ *  until the next call on rt.
+ *  NULL rt: the message of the last failed call of this thread that had
+ *  no runtime to hold it - zo_runtime_create, zo_backend_host_create, or
+ *  any function given a NULL runtime ("" if none); thread-local, valid
+ *  until the next such failure on this thread, not cleared by successes
+ *  (NCCL's ncclGetLastError(NULL), libuv's uv_strerror of the returned
+ *  code, which zoffload cannot give a cause in). */
 const char *zo_last_error(const zo_runtime *rt);
 
 /* ------------------------------------------------------------------ */
@@ -372,7 +393,8 @@ const char *zo_last_error(const zo_runtime *rt);
  *  Registering after a trace was recorded invalidates the trace.
  *  Errors: ZO_ERR_INVALID_ARG (NULL rt/out, unknown flags, name too long),
  *  ZO_ERR_BAD_HANDLE (unknown parent), ZO_ERR_EXISTS (same non-empty name
- *  under the same parent), ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
+ *  under the same parent: child names are unique in PyTorch; checked with a
+ *  hash lookup, O(1) expected), ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
 zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name,
                              unsigned flags, zo_module_id *out);
 
@@ -435,7 +457,8 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  wait for them, add m to each one's active set, then prefetch per the
  *  trace.  During a running backward the call is a recompute.
  *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun, m is
- *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM.
+ *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM,
+ *  ZO_ERR_LIMIT (2^20 call slots live or retired, see zo_grad_handle).
  *  On ZO_ERR_NOMEM, or ZO_ERR_BACKEND from issuing the gather, nothing
  *  happened.  On ZO_ERR_TRACE, or ZO_ERR_BACKEND from waiting, the call is
  *  pushed and m is active (as in DeepSpeed the exception unwinds the
@@ -469,8 +492,11 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n,
 
 /** Hook B, _post_forward_module_hook: pop m's innermost open call from the
  *  forward stack, release_sub_module(m, forward=True) (per-call: not during
- *  a recompute).
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (m has no open call),
+ *  a recompute).  m's call must be the innermost open call: PyTorch's
+ *  forward hooks nest, so a child's call always ends before its caller's
+ *  (an exception unwinding calls is zo_forward_abort()).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (m has no open call, or
+ *  another module's call is open inside it; nothing happened),
  *  ZO_ERR_BACKEND. */
 zo_status zo_post_forward(zo_runtime *rt, zo_module_id m);
 
@@ -530,7 +556,10 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h);
  *  release_sub_module(m, forward=False), a retain_graph backward included
  *  (DeepSpeed has no special case for it).  Per-call: the window's count -= 1; at 0 the window closes and
  *  the call's parameters are released.
- *  Errors: ZO_ERR_BAD_HANDLE (unknown, or per-call handle already used),
+ *  Errors: ZO_ERR_BAD_HANDLE (unknown; per-call: already used, or stale
+ *  because its call's window was closed - by zo_release_all,
+ *  zo_graph_discard, zo_forward_abort or the end-of-backward callback -
+ *  before the gradient arrived; the message says which),
  *  ZO_ERR_PROTOCOL (no backward running), ZO_ERR_BACKEND. */
 zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h);
 
@@ -581,7 +610,12 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
 /** release_and_reset_all: waits every in-flight gather, clears every
  *  active set, releases every non-persistent parameter, resets the
  *  live-parameter count; every open per-call window is closed as a
- *  leftover.  Call at the optimizer step.  Errors: ZO_ERR_BACKEND;
+ *  leftover, except those of a forward pass still being built.  Call at
+ *  the optimizer step.  Called in the middle of a forward it does what
+ *  DeepSpeed's release_and_reset_all does there: the open calls'
+ *  parameters are released too (gathered again on access); the pass's
+ *  windows stay open, so its backward's input gradients still close them.
+ *  Errors: ZO_ERR_BACKEND;
  *  with verify_collectives, ZO_ERR_COLLECTIVE_MISMATCH (the ranks' steps
  *  cover different trainable parameters, or a rank is elsewhere in its
  *  collective sequence), ZO_ERR_BACKEND or ZO_ERR_NOMEM from the exchange:
@@ -589,8 +623,12 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
 zo_status zo_release_all(zo_runtime *rt);
 
 /** The coordinator's reset_step() for the train (eval = 0) or eval
- *  coordinator (the DeepSpeed-shaped policies have one for both): RECORD -> COMPLETE, INVALID -> RECORD, refill the
- *  prefetch queue, step id 0.  Errors: ZO_ERR_INVALID_ARG. */
+ *  coordinator (the DeepSpeed-shaped policies have one for both):
+ *  RECORD -> COMPLETE, INVALID -> RECORD, refill the prefetch queue, step
+ *  id 0.  DeepSpeed runs it at the start of a forward (the root pre-hook),
+ *  before any module call: with a module call of a pass using that
+ *  coordinator open it is ZO_ERR_PROTOCOL and nothing happens.
+ *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_PROTOCOL. */
 zo_status zo_reset_step(zo_runtime *rt, int eval);
 
 /* ------------------------------------------------------------------ */
@@ -609,7 +647,9 @@ typedef struct zo_param_info {
     uint32_t n_active;        /**< |ds_active_sub_modules| */
     uint64_t gathers;         /**< times all-gathered */
 } zo_param_info;
-/** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+/** Errors (introspection functions: the cause in zo_last_error(rt), or
+ *  zo_last_error(NULL) for a NULL rt; not reported as ZO_EV_ERROR):
+ *  ZO_ERR_INVALID_ARG (NULL out), ZO_ERR_BAD_HANDLE (unknown p). */
 zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out);
 /** 1 if module m is in p's active set, else 0 (also for bad ids). */
 int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m);
@@ -628,12 +668,15 @@ typedef struct zo_module_info {
     zo_module_id gather_holder;         /**< the ZO_MODULE_GATHER_ALWAYS ancestor that fetches and releases
                                              its parameters, or ZO_NO_MODULE */
 } zo_module_info;
-/** Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+/** Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL out),
+ *  ZO_ERR_BAD_HANDLE (unknown m). */
 zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out);
 
 /** Copies the ids of the parameters fetched for m (sorted by id) into
  *  buf[0..cap); *n_out receives the total count (may exceed cap).
- *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE. */
+ *  Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL n_out,
+ *  NULL buf with cap > 0), ZO_ERR_BAD_HANDLE (unknown m), ZO_ERR_NOMEM
+ *  (rebuilding the fetch lists after a registration). */
 zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf,
                            size_t cap, size_t *n_out);
 
@@ -656,7 +699,7 @@ typedef struct zo_stats {
     uint64_t open_windows;
     uint32_t forward_stack_depth;
 } zo_stats;
-/** Errors: ZO_ERR_INVALID_ARG. */
+/** Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL out). */
 zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out);
 
 typedef enum zo_trace_mode { ZO_TRACE_RECORD = 0, ZO_TRACE_COMPLETE = 1, ZO_TRACE_INVALID = 2 } zo_trace_mode;
@@ -668,7 +711,8 @@ typedef struct zo_trace_info {
     uint64_t queue_len;      /**< parameters left in the prefetch queue */
 } zo_trace_info;
 /** The train (eval = 0) or eval coordinator's trace (the DeepSpeed-shaped
- *  policies have one for both).  Errors: ZO_ERR_INVALID_ARG. */
+ *  policies have one for both).  Errors (message as zo_param_get_info):
+ *  ZO_ERR_INVALID_ARG (NULL out, eval not 0 or 1). */
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out);
 
 /** Internal consistency check (cheap, O(params + modules)): the in-flight

@@ -163,7 +163,11 @@ typedef struct zo_host_config {
       ZO_HOST_CACHE_BYTES_DEFAULT, 0 }
 
 /** Creates a host backend; *out is owned by the caller (zo_backend_destroy).
- *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_VERSION, ZO_ERR_NOMEM. */
+ *  Errors, each with its cause in zo_last_error(NULL) (thread-local, see
+ *  zoffload.h): ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range,
+ *  flags not 0/1, allocator with only one of alloc/free, a world of
+ *  another size, a rank that joined already, a cap differing from the
+ *  world's), ZO_ERR_VERSION, ZO_ERR_NOMEM. */
 zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out);
 
 /** Completes every deferred gather of a host backend now (the "network"

@@ -1639,10 +1639,10 @@ static const zo_backend_ops host_ops = {
 zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
 {
     if (!out)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: out is NULL");
     *out = NULL;
     if (!cfg)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: cfg is NULL");
     zo_host_config c2;
     if (cfg->version == 1u && cfg->size == ZO_HOST_CONFIG_V1_SIZE) { /* version 1: no world */
         memset(&c2, 0, sizeof c2);
@@ -1651,19 +1651,25 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
         c2.version = ZO_HOST_CONFIG_VERSION;
         cfg = &c2;
     } else if (cfg->size != sizeof(zo_host_config) || cfg->version != ZO_HOST_CONFIG_VERSION) {
-        return ZO_ERR_VERSION;
+        return zo__fail_tls(ZO_ERR_VERSION,
+                            "zo_backend_host_create: config size %zu version %u not understood (this library: "
+                            "size %zu version %u; start from ZO_HOST_CONFIG_INIT)",
+                            cfg->size, (unsigned)cfg->version, sizeof(zo_host_config), (unsigned)ZO_HOST_CONFIG_VERSION);
     }
-    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE || cfg->rank < 0 ||
-        cfg->rank >= cfg->world_size)
-        return ZO_ERR_INVALID_ARG;
+    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: world_size %d not in 1..%d",
+                            cfg->world_size, ZO_MAX_WORLD_SIZE);
+    if (cfg->rank < 0 || cfg->rank >= cfg->world_size)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d not in 0..%d (world_size %d)",
+                            cfg->rank, cfg->world_size - 1, cfg->world_size);
     if ((cfg->deferred != 0 && cfg->deferred != 1) || (cfg->no_copy != 0 && cfg->no_copy != 1) ||
         (cfg->no_poison != 0 && cfg->no_poison != 1))
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: deferred, no_copy and no_poison must be 0 or 1");
     if (!cfg->allocator.alloc != !cfg->allocator.free)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: allocator has only one of alloc/free");
     host_ctx *c = zo__host_alloc(&cfg->allocator, sizeof *c);
     if (!c)
-        return ZO_ERR_NOMEM;
+        return zo__fail_tls(ZO_ERR_NOMEM, "zo_backend_host_create: context");
     memset(c, 0, sizeof *c);
     c->alloc = cfg->allocator;
     c->world_size = cfg->world_size;
@@ -1679,10 +1685,15 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
         zo_host_world *w = cfg->world;
         zo_status st = ZO_OK;
         pthread_mutex_lock(&w->mu);
-        if (w->W != cfg->world_size || w->r[cfg->rank].state != 0)
-            st = ZO_ERR_INVALID_ARG; /* other world size, or the rank joined already */
+        if (w->W != cfg->world_size)
+            st = zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: world of %d ranks, config world_size %d",
+                              w->W, cfg->world_size);
+        else if (w->r[cfg->rank].state != 0)
+            st = zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d already joined the world",
+                              cfg->rank);
         else if (w->have_cfg && (w->cap != c->cap || w->no_copy != c->no_copy))
-            st = ZO_ERR_INVALID_ARG; /* every rank must store and copy the same bytes */
+            st = zo__fail_tls(ZO_ERR_INVALID_ARG, /* every rank must store and copy the same bytes */
+                              "zo_backend_host_create: max_bytes_per_param/no_copy differ from the world's other ranks");
         if (st == ZO_OK) {
             w->have_cfg = 1;
             w->cap = c->cap;

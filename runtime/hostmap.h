@@ -25,12 +25,27 @@
 #include "zoffload_backend.h"
 
 /* Largest single allocation in bytes: larger requests fail (NULL) without
- * reaching the allocator (sanitizer allocators abort on absurd sizes). */
-#define ZO__HOST_MAX_ALLOC (1ull << 40)
+ * reaching the allocator.  1 TiB less 1 MiB: below AddressSanitizer's
+ * largest supported allocation (1 TiB including its redzones and
+ * alignment on 64-bit targets), so a sanitized build reports the same
+ * ZO_ERR_NOMEM as a plain one instead of aborting with "requested
+ * allocation size exceeds maximum supported size".  (Requests under the
+ * cap that the system refuses return NULL from ASan only with
+ * allocator_may_return_null=1, which sanitized builds of zoffload set by
+ * default: runtime/util.c.) */
+#define ZO__HOST_MAX_ALLOC ((1ull << 40) - (1ull << 20))
 
 /* Byte a fresh full buffer is filled with, so data read before its
  * all-gather completed is wrong content, not stale-but-right content. */
 #define ZO__HOST_POISON 0xA5
+
+/* util.c: records the message of a failed call that has no runtime
+ * (zo_last_error(NULL), thread-local); returns st. */
+zo_status zo__fail_tls(zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* splitmix64's finaliser: a bijective 64-bit mix. */
 uint64_t zo__mix64(uint64_t z);

@@ -33,7 +33,7 @@ typedef struct zo_fp_acc {
     zo_param_id ids[ZO_FP_MAX_IDS];
 } zo_fp_acc;
 
-/* grad handle layout: kind(3) | gen(21) | index(20) | slot(20) */
+/* grad handle kinds (layout: runtime.c, mk_handle) */
 enum {
     ZO_H_LEGACY_IN = 1,
     ZO_H_LEGACY_OUT = 2,
@@ -191,9 +191,15 @@ struct zo_runtime {
     zo_backend *backend;
     int own_backend;
     char err[512];
+    uint8_t tag;              /* handle tag, 1..63: every handle it issues carries it */
 
     zo_mod *mods;
     uint32_t n_mods, cap_mods;
+    /* named modules by (parent, name): open addressing, linear probing,
+     * slots hold module id + 1 (0 empty); cap a power of two or 0, load
+     * at most 1/2 (the duplicate-name check of zo_module_register) */
+    uint32_t *mod_names;
+    uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;
     uint32_t n_pars, cap_pars;
     uint64_t persistent_total;
@@ -214,6 +220,7 @@ struct zo_runtime {
 
     zo_ctx *ctx;
     uint32_t n_ctx, cap_ctx;
+    uint32_t n_bwd_ctx;       /* entries of ctx of type ZO_CTX_BWD */
     uint64_t bwd_epoch;       /* outermost backward counter */
     uint64_t bwd_seq;         /* last key order given in __active_backward_submodules */
     uint64_t ds_step_grads;   /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
@@ -251,6 +258,21 @@ void zo__free(zo_runtime *rt, void *p);
 zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz);
 zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, size_t esz);
 zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* errors without a runtime (creation, NULL rt): the thread-local message
+ * zo_last_error(NULL) returns; returns st */
+zo_status zo__fail_tls(zo_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+const char *zo__tls_error(void);
+/* errors of const introspection functions: the message only (no
+ * ZO_EV_ERROR event, as zo_check_consistency); returns st */
+zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

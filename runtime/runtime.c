@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "internal.h"
@@ -16,44 +17,59 @@
 /* handles                                                              */
 /* ------------------------------------------------------------------ */
 
-static zo_grad_handle mk_handle(unsigned kind, uint32_t gen, uint32_t idx, uint32_t slot) {
-    return ((uint64_t)kind << 61) | ((uint64_t)(gen & 0x1FFFFFu) << 40) |
+/* Grad handle: kind-1 (2 bits) | tag (6) | gen (16) | call slot (20) |
+ * tensor index (20).  Graph handle: tag (6) | 0 (6) | gen (32) | slot (20).
+ * tag is the runtime's (1..63, never 0, so no handle is 0), so a handle
+ * of another runtime is not one of this runtime's; gen is the slot's
+ * generation, and a slot whose generation is exhausted is retired (never
+ * reused), so a stale handle can never name a live record again. */
+#define ZO_H_GEN_MASK 0xFFFFu
+#define ZO_G_GEN_MAX UINT32_MAX
+static zo_grad_handle mk_handle(const zo_runtime *rt, unsigned kind, uint32_t gen, uint32_t idx, uint32_t slot) {
+    return ((uint64_t)(kind - 1u) << 62) | ((uint64_t)rt->tag << 56) | ((uint64_t)(gen & ZO_H_GEN_MASK) << 40) |
            ((uint64_t)(idx & 0xFFFFFu) << 20) | (uint64_t)(slot & 0xFFFFFu);
 }
-static unsigned h_kind(zo_grad_handle h) { return (unsigned)(h >> 61); }
-static uint32_t h_gen(zo_grad_handle h) { return (uint32_t)((h >> 40) & 0x1FFFFFu); }
+/* kind of a handle of this runtime, 0 for a handle of another runtime or 0 */
+static unsigned h_kind(const zo_runtime *rt, zo_grad_handle h) {
+    if (h == 0 || ((h >> 56) & 0x3Fu) != rt->tag) return 0;
+    return (unsigned)(h >> 62) + 1u;
+}
+static uint32_t h_gen(zo_grad_handle h) { return (uint32_t)((h >> 40) & ZO_H_GEN_MASK); }
 static uint32_t h_idx(zo_grad_handle h) { return (uint32_t)((h >> 20) & 0xFFFFFu); }
 static uint32_t h_slot(zo_grad_handle h) { return (uint32_t)(h & 0xFFFFFu); }
 
 static zo_graph mk_graph(const zo_runtime *rt, uint32_t slot) {
-    return ((uint64_t)rt->graphs[slot].gen << 32) | (uint64_t)(slot + 1);
+    return ((uint64_t)rt->tag << 58) | ((uint64_t)rt->graphs[slot].gen << 20) | (uint64_t)slot;
 }
 
-/* graph slot of a live graph handle, or ZO_NONE32 */
+/* graph slot of a live graph handle of this runtime, or ZO_NONE32 */
 static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
-    uint64_t s = g & 0xFFFFFFFFu;
-    if (s == 0 || s > rt->n_graphs) return ZO_NONE32;
-    uint32_t slot = (uint32_t)(s - 1);
-    if (!rt->graphs[slot].in_use || rt->graphs[slot].gen != (uint32_t)(g >> 32)) return ZO_NONE32;
+    if ((g >> 58) != rt->tag || ((g >> 52) & 0x3Fu) != 0) return ZO_NONE32;
+    uint64_t s = g & 0xFFFFFu;
+    if (s >= rt->n_graphs) return ZO_NONE32;
+    uint32_t slot = (uint32_t)s;
+    if (!rt->graphs[slot].in_use || rt->graphs[slot].gen != (uint32_t)((g >> 20) & 0xFFFFFFFFu)) return ZO_NONE32;
     return slot;
+}
+
+/* the handle tag of the next runtime: 1..63 in turn, process-wide */
+static uint8_t next_tag(void) {
+    static _Atomic unsigned counter;
+    return (uint8_t)(atomic_fetch_add(&counter, 1u) % 63u + 1u);
 }
 
 /* ------------------------------------------------------------------ */
 /* lifetime                                                             */
 /* ------------------------------------------------------------------ */
 
-/* the message of this thread's last zo_runtime_create that rejected a
- * config value (there is no runtime to keep it in) */
-static _Thread_local char create_err[160];
-
 const char *zo_last_error(const zo_runtime *rt) {
-    if (!rt) return create_err[0] ? create_err : "ZO_ERR_INVALID_ARG: NULL runtime";
+    if (!rt) return zo__tls_error();
     return rt->err;
 }
 
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
-    create_err[0] = 0;
-    if (!cfg || !out) return ZO_ERR_INVALID_ARG;
+    if (!cfg || !out)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: %s is NULL", cfg ? "out" : "cfg");
     *out = NULL;
     /* version 1 structs (no verify_collectives) and version 2 structs (no
      * ds_profile) are still accepted; the missing fields get their defaults
@@ -68,39 +84,55 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
         c2.ds_profile = ZO_DS_0_19;
         cfg = &c2;
     } else if (cfg->size != sizeof(zo_config) || cfg->version != ZO_CONFIG_VERSION) {
-        return ZO_ERR_VERSION;
+        return zo__fail_tls(ZO_ERR_VERSION,
+                            "zo_runtime_create: config size %zu version %u not understood (this library: size %zu "
+                            "version %u; start from ZO_CONFIG_INIT)",
+                            cfg->size, cfg->version, sizeof(zo_config), ZO_CONFIG_VERSION);
     }
-    if ((unsigned)cfg->ds_profile >= ZO_DS_PROFILE_COUNT) {
-        snprintf(create_err, sizeof create_err,
-                 "zo_runtime_create: ds_profile %d is not a zo_ds_profile (0..%d)", (int)cfg->ds_profile,
-                 ZO_DS_PROFILE_COUNT - 1);
-        return ZO_ERR_INVALID_ARG;
-    }
-    if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1) return ZO_ERR_INVALID_ARG;
-    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE) return ZO_ERR_INVALID_ARG;
-    if (cfg->rank < 0 || cfg->rank >= cfg->world_size) return ZO_ERR_INVALID_ARG;
-    if ((unsigned)cfg->grads_policy >= ZO_GRADS_POLICY_COUNT) return ZO_ERR_INVALID_ARG;
-    if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL)) return ZO_ERR_INVALID_ARG;
+    if (cfg->verify_collectives != 0 && cfg->verify_collectives != 1)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: verify_collectives %d is not 0 or 1",
+                            cfg->verify_collectives);
+    if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: world_size %d not in 1..%d", cfg->world_size,
+                            ZO_MAX_WORLD_SIZE);
+    if (cfg->rank < 0 || cfg->rank >= cfg->world_size)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: rank %d not in 0..%d (world_size %d)", cfg->rank,
+                            cfg->world_size - 1, cfg->world_size);
+    if ((unsigned)cfg->grads_policy >= ZO_GRADS_POLICY_COUNT)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: unknown grads_policy %d", (int)cfg->grads_policy);
+    if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL))
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: allocator has only one of alloc/free");
+    if ((unsigned)cfg->ds_profile >= ZO_DS_PROFILE_COUNT)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: ds_profile %d is not a zo_ds_profile (0..%d)",
+                            (int)cfg->ds_profile, ZO_DS_PROFILE_COUNT - 1);
     if (cfg->backend) {
         const zo_backend *b = cfg->backend;
         if (!b->ops || b->ops->version < 1u || b->ops->version > ZO_BACKEND_OPS_VERSION || !b->ops->param_add ||
             !b->ops->full_alloc || !b->ops->full_free || !b->ops->all_gather_start || !b->ops->wait ||
             !b->ops->query || !b->ops->work_free || !b->ops->world_size || !b->ops->rank)
-            return ZO_ERR_INVALID_ARG;
+            return zo__fail_tls(ZO_ERR_INVALID_ARG,
+                                "zo_runtime_create: backend ops missing or of unknown version (need version 1..%u "
+                                "with every mandatory op)",
+                                (unsigned)ZO_BACKEND_OPS_VERSION);
         if (b->ops->world_size(b->ctx) != cfg->world_size || b->ops->rank(b->ctx) != cfg->rank)
-            return ZO_ERR_BACKEND;
+            return zo__fail_tls(ZO_ERR_BACKEND,
+                                "zo_runtime_create: backend is rank %d of world size %d, config says rank %d of %d",
+                                b->ops->rank(b->ctx), b->ops->world_size(b->ctx), cfg->rank, cfg->world_size);
         /* verify_collectives needs the version 2 exchange op */
-        if (cfg->verify_collectives && (b->ops->version < 2u || !b->ops->exchange)) return ZO_ERR_UNSUPPORTED;
+        if (cfg->verify_collectives && (b->ops->version < 2u || !b->ops->exchange))
+            return zo__fail_tls(ZO_ERR_UNSUPPORTED,
+                                "zo_runtime_create: verify_collectives needs a backend with the exchange op");
     }
     zo_runtime tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.al = cfg->allocator;
     zo_runtime *rt = zo__calloc(&tmp, 1, sizeof *rt);
-    if (!rt) return ZO_ERR_NOMEM;
+    if (!rt) return zo__fail_tls(ZO_ERR_NOMEM, "zo_runtime_create: the runtime struct");
     rt->cfg = *cfg;
     rt->al = cfg->allocator;
     rt->calls_free = ZO_NONE32;
     rt->graphs_free = ZO_NONE32;
+    rt->tag = next_tag();
     zo__coord_init(&rt->coord[0]);
     zo__coord_init(&rt->coord[1]);
     if (cfg->backend) {
@@ -113,13 +145,16 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
         zo_status s = zo_backend_host_create(&hc, &rt->backend);
         if (s) {
             zo__free(rt, rt);
-            return s;
+            char why[400];
+            snprintf(why, sizeof why, "%s", zo__tls_error());
+            return zo__fail_tls(s, "zo_runtime_create: host backend: %s", why);
         }
         rt->own_backend = 1;
         if (cfg->verify_collectives && (rt->backend->ops->version < 2u || !rt->backend->ops->exchange)) {
             zo_backend_destroy(rt->backend);
             zo__free(rt, rt);
-            return ZO_ERR_UNSUPPORTED;
+            return zo__fail_tls(ZO_ERR_UNSUPPORTED,
+                                "zo_runtime_create: verify_collectives needs a backend with the exchange op");
         }
     }
     if (cfg->verify_collectives) {
@@ -129,7 +164,7 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
         if (!rt->fp_recv) {
             if (rt->own_backend) zo_backend_destroy(rt->backend);
             zo__free(rt, rt);
-            return ZO_ERR_NOMEM;
+            return zo__fail_tls(ZO_ERR_NOMEM, "zo_runtime_create: fingerprint buffer");
         }
     }
     *out = rt;
@@ -170,6 +205,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, md->name);
     }
     zo__free(rt, rt->mods);
+    zo__free(rt, rt->mod_names);
     zo__free(rt, rt->fstack);
     free_call_storage(rt);
     zo__free(rt, rt->graphs);
@@ -198,9 +234,60 @@ static int name_ok(const char *name) {
     return !name || strlen(name) <= ZO_MAX_NAME;
 }
 
+/* FNV-1a over the parent id and the name */
+static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
+    uint64_t h = 1469598103934665603ull;
+    for (int k = 0; k < 4; k++) {
+        h ^= (parent >> (8 * k)) & 0xFFu;
+        h *= 1099511628211ull;
+    }
+    for (const unsigned char *q = (const unsigned char *)name; *q; q++) {
+        h ^= *q;
+        h *= 1099511628211ull;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* the module named name under parent, or ZO_NO_MODULE (O(1) expected) */
+static zo_module_id mod_name_find(const zo_runtime *rt, zo_module_id parent, const char *name) {
+    if (!rt->cap_mod_names) return ZO_NO_MODULE;
+    uint32_t mask = rt->cap_mod_names - 1;
+    for (uint32_t i = mod_name_hash(parent, name) & mask;; i = (i + 1) & mask) {
+        uint32_t v = rt->mod_names[i];
+        if (!v) return ZO_NO_MODULE;
+        const zo_mod *md = &rt->mods[v - 1];
+        if (md->parent == parent && strcmp(md->name, name) == 0) return v - 1;
+    }
+}
+
+static void mod_name_put(zo_runtime *rt, zo_module_id m) {
+    uint32_t mask = rt->cap_mod_names - 1;
+    uint32_t i = mod_name_hash(rt->mods[m].parent, rt->mods[m].name) & mask;
+    while (rt->mod_names[i]) i = (i + 1) & mask;
+    rt->mod_names[i] = m + 1;
+    rt->n_mod_names++;
+}
+
+/* room for one more named module (load <= 1/2); ZO_OK or ZO_ERR_NOMEM with
+ * the table unchanged */
+static zo_status mod_name_reserve(zo_runtime *rt) {
+    if ((uint64_t)(rt->n_mod_names + 1) * 2 <= rt->cap_mod_names) return ZO_OK;
+    uint32_t cap = rt->cap_mod_names ? rt->cap_mod_names * 2 : 64;
+    uint32_t *t = zo__calloc(rt, cap, sizeof *t);
+    if (!t) return ZO_ERR_NOMEM;
+    uint32_t *old = rt->mod_names, old_cap = rt->cap_mod_names;
+    rt->mod_names = t;
+    rt->cap_mod_names = cap;
+    rt->n_mod_names = 0;
+    for (uint32_t i = 0; i < old_cap; i++)
+        if (old[i]) mod_name_put(rt, old[i] - 1);
+    zo__free(rt, old);
+    return ZO_OK;
+}
+
 zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags,
                              zo_module_id *out) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: out is NULL");
     if (flags & ~(ZO_MODULE_Z3_LEAF | ZO_MODULE_GATHER_ALWAYS))
         return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: unknown flags 0x%x", flags);
@@ -211,13 +298,11 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     if (parent != ZO_NO_MODULE && parent >= rt->n_mods)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_register: unknown parent module %u", parent);
     if (rt->n_mods >= ZO_MAX_MODULES) return zo__fail(rt, ZO_ERR_LIMIT, "too many modules");
-    if (name && name[0]) {
-        for (uint32_t i = 0; i < rt->n_mods; i++)
-            if (rt->mods[i].parent == parent && rt->mods[i].name && strcmp(rt->mods[i].name, name) == 0)
-                return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
-                                parent == ZO_NO_MODULE ? -1 : (int)parent);
-    }
-    if (zo__reserve(rt, (void **)&rt->mods, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods))
+    if (name && name[0] && mod_name_find(rt, parent, name) != ZO_NO_MODULE)
+        return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
+                        parent == ZO_NO_MODULE ? -1 : (int)parent);
+    if (zo__reserve(rt, (void **)&rt->mods, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
+        (name && name[0] && mod_name_reserve(rt)))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register");
     char *nm = NULL;
     if (name && name[0]) {
@@ -246,6 +331,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
         md->grads_init = 1;
     }
     rt->n_mods++;
+    if (nm) mod_name_put(rt, id);
     rt->st.n_modules = rt->n_mods;
     rt->dirty = 1;
     invalidate_traces(rt);
@@ -255,7 +341,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
 
 zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel,
                             uint32_t elem_size, unsigned flags, zo_param_id *out) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: out is NULL");
     if (numel == 0) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: numel is 0");
     if (elem_size == 0 || elem_size > 64)
@@ -325,7 +411,7 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
 }
 
 zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (m >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown module %u", m);
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown parameter %u", p);
     zo_mod *md = &rt->mods[m];
@@ -819,11 +905,9 @@ static zo_coord *coord_of_graph(zo_runtime *rt, uint32_t gslot) {
     return &rt->coord[rt->graphs[gslot].eval ? 1 : 0];
 }
 
-static uint32_t n_bwd(const zo_runtime *rt) {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < rt->n_ctx; i++) k += rt->ctx[i].type == ZO_CTX_BWD;
-    return k;
-}
+/* backward contexts on the context stack (kept as a count: O(1), where
+ * scanning the stack made every hook O(open passes)) */
+static uint32_t n_bwd(const zo_runtime *rt) { return rt->n_bwd_ctx; }
 
 /* ------------------------------------------------------------------ */
 /* DeepSpeed-shaped policies: the coordinator's backward bookkeeping    */
@@ -982,10 +1066,16 @@ static zo_status free_call(zo_runtime *rt, uint32_t idx) {
     zo__free(rt, c->in_state);
     uint32_t gen = c->gen;
     memset(c, 0, sizeof *c);
-    c->gen = (gen + 1) & 0x1FFFFFu;
+    rt->live_calls--;
+    if (gen >= ZO_H_GEN_MASK) {
+        /* generation exhausted: retired, so no stale handle aliases it */
+        c->gen = ZO_H_GEN_MASK;
+        c->mod_next = ZO_NONE32;
+        return s;
+    }
+    c->gen = gen + 1;
     c->mod_next = rt->calls_free;
     rt->calls_free = idx;
-    rt->live_calls--;
     return s;
 }
 
@@ -1024,7 +1114,12 @@ static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
     }
     uint32_t gen = g->gen;
     memset(g, 0, sizeof *g);
-    g->gen = gen + 1 ? gen + 1 : 1;
+    if (gen == ZO_G_GEN_MAX) { /* retired, as call slots are */
+        g->gen = gen;
+        g->calls_head = ZO_NONE32;
+        return first;
+    }
+    g->gen = gen + 1;
     g->calls_head = rt->graphs_free;
     rt->graphs_free = gslot;
     return first;
@@ -1047,7 +1142,7 @@ static zo_status check_module(zo_runtime *rt, zo_module_id m, const char *fn) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out_graph) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_forward_begin: out_graph is NULL");
     if (flags & ~(ZO_FWD_ROOT | ZO_FWD_EVAL))
         return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_forward_begin: unknown flags 0x%x", flags);
@@ -1107,7 +1202,7 @@ static zo_status sweep_unheld(zo_runtime *rt, int wait_inflight) {
 }
 
 zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_forward_end: unknown graph");
     if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_FWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
@@ -1144,7 +1239,7 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
 }
 
 zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_pre_forward");
     if (s) return s;
     if (call_flags & ~ZO_CALL_GRAD)
@@ -1202,7 +1297,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
 
 zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
                           zo_grad_handle *out_handles) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_track_inputs");
     if (s) return s;
     if (n > 0 && (!requires_grad || !out_handles))
@@ -1224,7 +1319,7 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
             if (!st) return zo__fail(rt, ZO_ERR_NOMEM, "zo_track_inputs: window");
             for (size_t i = 0; i < n; i++) {
                 st[i] = requires_grad[i] ? 1 : 0;
-                out_handles[i] = requires_grad[i] ? mk_handle(ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
+                out_handles[i] = requires_grad[i] ? mk_handle(rt, ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
             }
             c->in_state = st;
             c->n_in = (uint32_t)n;
@@ -1264,7 +1359,7 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
                 md->grads_init = 1;
             }
             md->grads += 1;
-            out_handles[i] = mk_handle(ZO_H_LEGACY_IN, 0, m, 0);
+            out_handles[i] = mk_handle(rt, ZO_H_LEGACY_IN, 0, m, 0);
         } else {
             out_handles[i] = 0;
         }
@@ -1276,11 +1371,17 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
 }
 
 zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_post_forward");
     if (s) return s;
     int64_t si = find_open(rt, m);
     if (si < 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_post_forward: module %u has no open call", m);
+    if ((uint32_t)si + 1 != rt->n_fstack)
+        /* PyTorch's forward hooks nest: a child's call ends before its caller's */
+        return zo__fail(rt, ZO_ERR_PROTOCOL,
+                        "zo_post_forward: module %u's call is not the innermost open call (module %u's call "
+                        "is still open inside it: end it first, or zo_forward_abort() an exception)",
+                        m, rt->calls[rt->fstack[rt->n_fstack - 1]].m);
     uint32_t idx = rt->fstack[si];
     memmove(&rt->fstack[si], &rt->fstack[si + 1], (rt->n_fstack - (uint32_t)si - 1) * sizeof *rt->fstack);
     rt->n_fstack--;
@@ -1309,7 +1410,7 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
 
 zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
                            zo_grad_handle *out_handles) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo_status s = check_module(rt, m, "zo_track_outputs");
     if (s) return s;
     if (n > 0 && (!requires_grad || !out_handles))
@@ -1333,18 +1434,18 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
             md->ref_init = 1;
         }
         md->refcnt += (int64_t)n;
-        for (size_t i = 0; i < n; i++) out_handles[i] = mk_handle(ZO_H_LEGACY_OUT, 0, m, 0);
+        for (size_t i = 0; i < n; i++) out_handles[i] = mk_handle(rt, ZO_H_LEGACY_OUT, 0, m, 0);
         zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, vb ? before : 0, md->refcnt, 1, NULL);
         return ZO_OK;
     }
     for (size_t i = 0; i < n; i++)
-        out_handles[i] = (requires_grad[i] && c->grad) ? mk_handle(ZO_H_CALL_OUT, c->gen, idx, (uint32_t)i) : 0;
+        out_handles[i] = (requires_grad[i] && c->grad) ? mk_handle(rt, ZO_H_CALL_OUT, c->gen, idx, (uint32_t)i) : 0;
     zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
     return ZO_OK;
 }
 
 zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (catcher != ZO_NO_MODULE) {
         zo_status s = check_module(rt, catcher, "zo_forward_abort");
         if (s) return s;
@@ -1411,7 +1512,7 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_begin: unknown graph");
     zo_graph_rec *g = &rt->graphs[gslot];
@@ -1424,6 +1525,7 @@ zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
     rt->ctx[rt->n_ctx].graph = gslot;
     rt->ctx[rt->n_ctx].epoch = rt->bwd_epoch;
     rt->n_ctx++;
+    rt->n_bwd_ctx++;
     g->running = 1;
     g->retain = retain_graph != 0;
     zo__emit(rt, ZO_EV_BACKWARD_BEGIN, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, retain_graph != 0, 0, NULL);
@@ -1440,8 +1542,8 @@ static uint32_t call_of_handle(const zo_runtime *rt, zo_grad_handle h) {
 }
 
 zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
-    unsigned kind = h_kind(h);
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
+    unsigned kind = h_kind(rt, h);
     if (kind == ZO_H_LEGACY_OUT && IS_LEGACY(rt)) {
         zo_module_id m = h_idx(h);
         if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
@@ -1490,8 +1592,8 @@ zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
 }
 
 zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
-    unsigned kind = h_kind(h);
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
+    unsigned kind = h_kind(rt, h);
     if (kind == ZO_H_LEGACY_IN && IS_LEGACY(rt)) {
         zo_module_id m = h_idx(h);
         if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
@@ -1531,8 +1633,14 @@ zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
         if (idx == ZO_NONE32 || slot >= rt->calls[idx].n_in || !rt->calls[idx].in_state)
             return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: unknown or stale handle");
         zo_call_rec *c = &rt->calls[idx];
-        if (c->in_state[slot] != 1 || !c->window_open)
+        if (c->in_state[slot] == 2)
             return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: handle already used in this backward");
+        if (c->in_state[slot] != 1 || !c->window_open)
+            return zo__fail(rt, ZO_ERR_BAD_HANDLE,
+                            "zo_input_grad: stale handle: module %u's call window was closed before this "
+                            "gradient arrived (zo_release_all, zo_graph_discard, zo_forward_abort or the "
+                            "end-of-backward callback)",
+                            c->m);
         if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
         zo_module_id m = c->m;
         zo_mod *md = &rt->mods[m];
@@ -1559,7 +1667,7 @@ zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
 }
 
 zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_grad_ready: unknown parameter %u", p);
     zo_par *pr = &rt->pars[p];
     if (!pr->trainable) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_grad_ready: parameter %u is frozen", p);
@@ -1609,7 +1717,7 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
 }
 
 zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_backward_end: unknown graph");
     if (rt->n_ctx == 0 || rt->ctx[rt->n_ctx - 1].type != ZO_CTX_BWD || rt->ctx[rt->n_ctx - 1].graph != gslot)
@@ -1622,6 +1730,7 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
                             rt->calls[rt->fstack[i]].m);
     zo_graph_rec *g = &rt->graphs[gslot];
     rt->n_ctx--;
+    rt->n_bwd_ctx--;
     int outermost = n_bwd(rt) == 0;
     zo__emit(rt, ZO_EV_BACKWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, g->retain, 0, NULL);
     zo_status first = ZO_OK;
@@ -1682,7 +1791,7 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
 }
 
 zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint32_t gslot = graph_slot(rt, gh);
     if (gslot == ZO_NONE32) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_graph_discard: unknown graph");
     zo_graph_rec *g = &rt->graphs[gslot];
@@ -1703,7 +1812,7 @@ zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const void **out_data, size_t *out_bytes) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out_data) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_access: out_data is NULL");
     *out_data = NULL;
     if (out_bytes) *out_bytes = 0;
@@ -1731,7 +1840,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const v
 }
 
 zo_status zo_release_all(zo_runtime *rt) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     zo__emit(rt, ZO_EV_RELEASE_ALL, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, NULL);
     if (rt->cfg.verify_collectives) {
         /* the optimizer step's collectives: on a mismatch (or a failed
@@ -1753,7 +1862,9 @@ zo_status zo_release_all(zo_runtime *rt) {
         for (uint32_t j = 0; j < rt->n_calls; j++) {
             zo_call_rec *c = &rt->calls[j];
             if (!c->in_use) continue;
-            if (c->window_open) {
+            /* a forward still being built continues after the step and
+             * its backward comes later: its windows stay open */
+            if (c->window_open && !rt->graphs[c->graph].building) {
                 rt->st.leftovers++;
                 zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, mk_graph(rt, c->graph), c->window_count, 0, 1,
                          "window closed by release_and_reset_all");
@@ -1803,9 +1914,16 @@ zo_status zo_release_all(zo_runtime *rt) {
 }
 
 zo_status zo_reset_step(zo_runtime *rt, int eval) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
-    zo_status s = zo__coord_reset_step(rt, &rt->coord[ZO_IS_DS(rt) ? 0 : eval]); /* one coordinator (0.15+) */
+    zo_coord *co = &rt->coord[ZO_IS_DS(rt) ? 0 : eval]; /* one coordinator (0.15+) */
+    for (uint32_t i = 0; i < rt->n_fstack; i++)
+        if (coord_of_graph(rt, rt->calls[rt->fstack[i]].graph) == co)
+            return zo__fail(rt, ZO_ERR_PROTOCOL,
+                            "zo_reset_step: module %u's call of this coordinator is open (reset_step runs "
+                            "at the start of a forward, before any module call)",
+                            rt->calls[rt->fstack[i]].m);
+    zo_status s = zo__coord_reset_step(rt, co);
     if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) return s; /* no effect */
     rt->st.steps++;
     zo__emit(rt, ZO_EV_RESET_STEP, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, 0, 0, eval ? "eval" : "train");
@@ -1817,8 +1935,11 @@ zo_status zo_reset_step(zo_runtime *rt, int eval) {
 /* ------------------------------------------------------------------ */
 
 zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out) {
-    if (!rt || !out) return ZO_ERR_INVALID_ARG;
-    if (p >= rt->n_pars) return ZO_ERR_BAD_HANDLE;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_param_get_info: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_param_get_info: out is NULL");
+    if (p >= rt->n_pars)
+        return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_param_get_info: unknown parameter %u (%u registered)", p,
+                              rt->n_pars);
     const zo_par *pr = &rt->pars[p];
     memset(out, 0, sizeof *out);
     out->status = pr->status;
@@ -1858,8 +1979,11 @@ static int ga_uses(const zo_runtime *rt, zo_module_id g, zo_param_id p) {
 }
 
 zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_info *out) {
-    if (!rt || !out) return ZO_ERR_INVALID_ARG;
-    if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_module_get_info: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_module_get_info: out is NULL");
+    if (m >= rt->n_mods)
+        return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_module_get_info: unknown module %u (%u registered)", m,
+                              rt->n_mods);
     const zo_mod *md = &rt->mods[m];
     memset(out, 0, sizeof *out);
     out->parent = md->parent;
@@ -1900,8 +2024,13 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
 }
 
 zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf, size_t cap, size_t *n_out) {
-    if (!rt || !n_out || (cap > 0 && !buf)) return ZO_ERR_INVALID_ARG;
-    if (m >= rt->n_mods) return ZO_ERR_BAD_HANDLE;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_module_params: rt is NULL");
+    if (!n_out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_module_params: n_out is NULL");
+    if (cap > 0 && !buf)
+        return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_module_params: buf is NULL with cap %zu", cap);
+    if (m >= rt->n_mods)
+        return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_module_params: unknown module %u (%u registered)", m,
+                              rt->n_mods);
     if (rt->dirty) {
         zo_status s = zo__rebuild((zo_runtime *)rt);
         if (s) return s;
@@ -1913,7 +2042,8 @@ zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *bu
 }
 
 zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
-    if (!rt || !out) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_get_stats: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_get_stats: out is NULL");
     *out = rt->st;
     out->n_modules = rt->n_mods;
     out->n_params = rt->n_pars;
@@ -1922,7 +2052,10 @@ zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out) {
 }
 
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) {
-    if (!rt || !out || (eval != 0 && eval != 1)) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_get_trace_info: rt is NULL");
+    if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_get_trace_info: out is NULL");
+    if (eval != 0 && eval != 1)
+        return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_get_trace_info: eval %d is not 0 (train) or 1 (eval)", eval);
     const zo_coord *c = &rt->coord[ZO_IS_DS(rt) ? 0 : eval]; /* one coordinator (0.15+) */
     out->mode = c->mode;
     out->step_id = c->step_id;
@@ -1933,7 +2066,7 @@ zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out) 
 }
 
 zo_status zo_check_consistency(zo_runtime *rt) {
-    if (!rt) return ZO_ERR_INVALID_ARG;
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     uint64_t live = 0, plive = 0, inflight = 0;
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         const zo_par *pr = &rt->pars[p];

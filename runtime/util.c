@@ -7,6 +7,26 @@
 
 #include "internal.h"
 
+/* AddressSanitizer's allocator aborts the process on a request the system
+ * refuses (a 64 GiB shard) unless allocator_may_return_null=1.  zoffload
+ * promises ZO_ERR_NOMEM for that, so an ASan build of the library makes
+ * it the default for every program linked with it (tests, fuzz targets,
+ * zofuzz): they see the contract users of a plain build see.  ASAN_OPTIONS
+ * still overrides it.  A program with its own __asan_default_options
+ * compiles the library with -DZO_NO_ASAN_DEFAULT_OPTIONS. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ZO__ASAN 1
+#endif
+#endif
+#if !defined(ZO__ASAN) && defined(__SANITIZE_ADDRESS__)
+#define ZO__ASAN 1
+#endif
+#if defined(ZO__ASAN) && !defined(ZO_NO_ASAN_DEFAULT_OPTIONS)
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#endif
+
 void *zo__alloc(zo_runtime *rt, size_t bytes) {
     if (bytes == 0) bytes = 1;
     if (rt->al.alloc) return rt->al.alloc(rt->al.opaque, bytes);
@@ -80,6 +100,36 @@ void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo
     ev.status = ZO_OK;
     ev.detail = detail;
     rt->cfg.on_event(rt->cfg.event_user, &ev);
+}
+
+/* The message of the last failed call of this thread that had no runtime
+ * to hold it (zo_last_error(NULL)). */
+static _Thread_local char zo__tls_err[512];
+
+static void zo__vformat(char *buf, size_t cap, zo_status st, const char *fmt, va_list ap) {
+    int n = snprintf(buf, cap, "%s: ", zo_strerror(st));
+    if (n < 0) n = 0;
+    if ((size_t)n < cap) vsnprintf(buf + n, cap - (size_t)n, fmt, ap);
+}
+
+zo_status zo__fail_tls(zo_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    zo__vformat(zo__tls_err, sizeof zo__tls_err, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+const char *zo__tls_error(void) { return zo__tls_err; }
+
+zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    /* rt is never a const object (zo_runtime_create allocates it); the
+     * message buffer is the only thing written */
+    zo__vformat(((zo_runtime *)rt)->err, sizeof rt->err, st, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...) {

@@ -483,6 +483,60 @@ static void test_results_read_rejects_garbage(void **state)
     }
 }
 
+/* A call with more candidate tensors than an op may consume (ZS_MAX_USE):
+ * the generator's walk that takes the last value of every choice (a root
+ * making as many child calls as the budget allows, using all of them) must
+ * stay within zs_call.use[] and produce valid scenarios, at every
+ * --max-calls up to the largest. */
+static void test_many_children_use_bound(void **state)
+{
+    (void)state;
+    zo_enum_gen *g = malloc(sizeof *g);
+    zs_scenario *s = malloc(sizeof *s);
+    assert_true(g && s);
+    char err[256];
+    for (unsigned k = 9; k <= 16; k++) {
+        zo_enum_bounds b = {2, k, 1, 1, ZO_ENUM_F_NONE};
+        assert_int_equal(zo_enum_gen_init(g, &b), 0);
+        unsigned most = 0;
+        /* walk the path of last choices: each walk reveals the ranges of
+         * the next choices, the following walk takes their last values */
+        for (int it = 0; it < 64; it++) {
+            for (unsigned p = 0; p < g->n; p++) g->val[p] = (uint16_t)(g->range[p] ? g->range[p] - 1 : 0);
+            g->started = 0;
+            g->done = 0;
+            if (!zo_enum_next(g, s)) break;
+            if (zs_scenario_validate(s, err, sizeof err) != 0) fail_msg("K=%u: invalid scenario: %s", k, err);
+            const zs_pass *ps = &s->step[0].pass[0];
+            for (unsigned c = 0; c < ps->n_calls; c++)
+                if (ps->calls[c].n_use > most) most = ps->calls[c].n_use;
+        }
+        assert_int_equal(most, ZS_MAX_USE);
+        /* and the scenarios after it in enumeration order */
+        for (int n = 0; n < 2000 && zo_enum_next(g, s); n++)
+            if (zs_scenario_validate(s, err, sizeof err) != 0) fail_msg("K=%u: invalid scenario: %s", k, err);
+    }
+    free(s);
+    free(g);
+}
+
+/* The up-front estimate of --count: within a factor 1.5 of the exact
+ * count of bounds whose exact count is known. */
+static void test_estimate_close(void **state)
+{
+    (void)state;
+    zo_enum_bounds bs[3] = {{1, 2, 2, 0, 0}, {2, 2, 2, 0, 0}, {2, 3, 1, 0, 0}};
+    for (int i = 0; i < 3; i++) {
+        double exact = (double)zo_enum_count(&bs[i]);
+        double est = zo_enum_estimate(&bs[i], 20000, 1234);
+        print_message("bound %u/%u/%u: %.0f scenarios, estimate %.0f\n", bs[i].max_modules, bs[i].max_calls,
+                      bs[i].max_steps, exact, est);
+        assert_true(est > exact / 1.5 && est < exact * 1.5);
+    }
+    zo_enum_bounds bad = {0, 1, 1, 0, 0};
+    assert_true(zo_enum_estimate(&bad, 10, 1) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +549,8 @@ int main(void)
         cmocka_unit_test(test_all_orders_small),
         cmocka_unit_test(test_shards_merge),
         cmocka_unit_test(test_results_read_rejects_garbage),
+        cmocka_unit_test(test_many_children_use_bound),
+        cmocka_unit_test(test_estimate_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

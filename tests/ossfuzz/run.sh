@@ -121,7 +121,7 @@ run_one() {
                 check "$t.$ext beside it" cmp -s "$ROOT/fuzz/$t.$ext" "$out/$t.$ext"
             fi
         done
-        local runenv=(env ASAN_OPTIONS=detect_leaks=1:halt_on_error=1
+        local runenv=(env ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1
                       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:silence_unsigned_overflow=1
                       MSAN_OPTIONS=halt_on_error=1 LLVM_PROFILE_FILE="$d/prof-%p.profraw")
         rm -f "$d"/prof-*.profraw

@@ -1,0 +1,107 @@
+#!/bin/sh
+# cli_hostile.sh ZOFUZZ SRCDIR - zofuzz on hostile command lines and files:
+# every mistake is exit 2 with a message naming what was wrong, never a
+# silent default, a silently different reading of the input, or a run to
+# completion that then fails.  Exits non-zero on the first failure.
+set -u
+Z="$1"
+SRC="$2"
+T="${TMPDIR:-/tmp}/zofuzz-hostile.$$"
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rc() { "$@" >"$T/out" 2>"$T/err"; echo $?; }
+# expect exit 2 and a message on stderr containing $1
+bad() {
+    want="$1"
+    shift
+    r=$(rc "$@")
+    [ "$r" = 2 ] || fail "$* exited $r, expected 2: $(cat "$T/err")"
+    grep -qF -- "$want" "$T/err" || fail "$*: stderr lacks '$want': $(cat "$T/err")"
+}
+
+R="$SRC/corpus/regressions/module-reuse-albert.scn"
+
+# a file not named .scn is read as text when its content is text: its
+# parse error is reported instead of decoding the text as fuzzer bytes
+printf 'modul _\n' > "$T/typo.txt"
+bad "typo.txt:1:1" "$Z" repro "$T/typo.txt"
+bad "pass --bytes" "$Z" trace "$T/typo.txt"
+bad "typo.txt:1:1" "$Z" print "$T/typo.txt"
+sed 's/numel=4/numel=-1/' "$R" > "$T/neg"
+bad "neg:" "$Z" repro "$T/neg"
+bad "empty file" "$Z" repro /dev/null
+bad "empty file" "$Z" print /dev/null
+# asked for, they are bytes
+[ "$(rc "$Z" repro "$T/typo.txt" --bytes --quiet)" -le 1 ] || fail "repro --bytes of text: $(cat "$T/err")"
+[ "$(rc "$Z" repro /dev/null --bytes --quiet)" -le 1 ] || fail "repro --bytes /dev/null: $(cat "$T/err")"
+# text that is a scenario is still detected without the .scn name
+cp "$R" "$T/albert.txt"
+[ "$(rc "$Z" repro "$T/albert.txt" --quiet)" = 0 ] || fail "repro of a .scn without the name"
+grep -q "all invariants hold (policy per-call" "$T/out" || fail "text scenario verdict"
+
+# raw bytes replay under fuzz_hooks' policy (per-call unless ZOFUZZ_POLICY
+# says otherwise), not the policy their first byte decodes to
+sed 's/^module albert$/config policy=reset-on-forward\nmodule albert/' "$R" > "$T/rof.scn"
+[ "$(rc "$Z" compile "$T/rof.scn" -o "$T/rof.bin")" = 0 ] || fail "compile rof: $(cat "$T/err")"
+[ "$(rc "$Z" repro "$T/rof.bin" --quiet)" = 0 ] || fail "bytes replayed under their own policy byte"
+grep -q "policy per-call" "$T/out" || fail "bytes default policy: $(cat "$T/out")"
+[ "$(ZOFUZZ_POLICY=scenario rc "$Z" repro "$T/rof.bin" --quiet)" = 1 ] || fail "ZOFUZZ_POLICY=scenario"
+[ "$(ZOFUZZ_POLICY=reset-on-forward rc "$Z" repro "$T/rof.bin" --quiet)" = 1 ] || fail "ZOFUZZ_POLICY=name"
+bad "ZOFUZZ_POLICY" env ZOFUZZ_POLICY=bogus "$Z" repro "$T/rof.bin" --quiet
+# the text keeps its own policy
+[ "$(rc "$Z" repro "$T/rof.scn" --quiet)" = 1 ] || fail "text policy"
+
+# unknown or conflicting arguments are errors, never "the last one wins"
+bad "--verify must be 0 or 1, not '7'" "$Z" repro "$R" --verify 7
+bad "--text and --bytes contradict" "$Z" repro "$R" --text --bytes
+bad "--text and --bytes contradict" "$Z" print "$R" --bytes --text
+bad "--target given twice" "$Z" run --target fuzz_api --target fuzz_hooks
+bad "--policy given twice" "$Z" repro "$R" --policy per-call --policy lazy-init
+bad "unknown target 'nope'" "$Z" run --target nope
+[ "$(rc "$Z" repro "$R" --verify 1 --quiet)" = 0 ] || fail "--verify 1: $(cat "$T/err")"
+BUILD_SH="$SRC/build.sh"
+if [ -x "$BUILD_SH" ] && command -v bash >/dev/null; then
+    r=$(cd "$T" && rc "$BUILD_SH" test extra junk)
+    [ "$r" != 0 ] || fail "build.sh test extra junk accepted"
+    grep -q "takes no arguments (got: extra junk)" "$T/err" || fail "build.sh junk message: $(cat "$T/err")"
+fi
+
+# enumerate's argument errors say what was wrong, not only the usage text
+if "$Z" enumerate --help >/dev/null 2>&1; then
+    bad "--jobs '0' is not in 1..256" "$Z" enumerate --jobs 0
+    bad "--jobs '100000' is not in 1..256" "$Z" enumerate --jobs 100000
+    bad "--shard '3/2': i must be in 0..n-1" "$Z" enumerate --shard 3/2
+    bad "--shard '0/0': n must be in 1..100000" "$Z" enumerate --shard 0/0
+    bad "--max-runs '0' is not in 1..1000000" "$Z" enumerate --max-runs 0
+    bad "bad --features 'bogus'" "$Z" enumerate --features bogus
+    bad "--max-modules '9' is not in 1..6" "$Z" enumerate --max-modules 9
+    bad "--max-calls '17' is not in 1..16" "$Z" enumerate --max-calls 17
+    # an output path that cannot be written fails before the run
+    bad "--out /proc/nope/x: directory /proc/nope does not exist" "$Z" enumerate --out /proc/nope/x
+    if grep -q "^usage:" "$T/err"; then fail "enumerate error printed the whole usage"; fi
+fi
+bad "-o /proc/nope/x.scn: directory /proc/nope does not exist" "$Z" minimize "$R" --policy reset-on-forward -o /proc/nope/x.scn
+bad "minimize: --max-runs must be at least 1" "$Z" minimize "$R" --max-runs 0
+bad "is a directory" "$Z" repro "$T"
+# .scn text: a second expect line is named as such; a byte order mark is
+# skipped; tokens may be separated by tabs (docs/scenario-format.md)
+printf 'expect per-call=ok\nexpect per-call=ok\nmodule a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n' > "$T/e2.scn"
+bad "only one 'expect' line" "$Z" repro "$T/e2.scn"
+if grep -q "root module" "$T/err"; then fail "second expect blamed on modules: $(cat "$T/err")"; fi
+printf '\357\273\277module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n' > "$T/bom.scn"
+[ "$(rc "$Z" repro "$T/bom.scn" --quiet)" = 0 ] || fail "BOM: $(cat "$T/err")"
+cp "$T/bom.scn" "$T/bom.txt"
+[ "$(rc "$Z" repro "$T/bom.txt" --quiet)" = 0 ] || fail "BOM without the .scn name: $(cat "$T/err")"
+printf 'module\ta\nstep train\tloss=0\n  call a(batch_rg)\t-> 1 use(arg0)\n' > "$T/tab.scn"
+[ "$(rc "$Z" repro "$T/tab.scn" --quiet)" = 0 ] || fail "tab between tokens: $(cat "$T/err")"
+grep -q "separated by spaces or tabs" "$SRC/docs/scenario-format.md" || fail "spec and parser disagree on tabs"
+
+# enumerate --count says about how many scenarios there are before counting
+if "$Z" enumerate --help >/dev/null 2>&1; then
+    [ "$(rc "$Z" enumerate --count --max-modules 1 --max-calls 1 --max-steps 1)" = 0 ] || fail "enumerate --count"
+    [ "$(cat "$T/out")" = 180 ] || fail "enumerate --count output: $(cat "$T/out")"
+    grep -q "about .* scenarios in the bound (estimate" "$T/err" || fail "enumerate --count estimate: $(cat "$T/err")"
+fi
+
+echo "cli_hostile: ok"
