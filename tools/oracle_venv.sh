@@ -140,9 +140,10 @@ cat >"$warm/w.json" <<'JSON'
     "uses": [{"kind": "arg", "call": 0, "index": 0, "detach": false}]}]}]}],
  "order": []}
 JSON
-tp=2.x
-[[ $stack == legacy ]] && tp=1.13
-if ! DS_ACCELERATOR=cpu timeout 600 "$venv/bin/python" "$here/tools/deepspeed_oracle.py" "$warm/w.json" \
+tp=2.x dp=0.19
+[[ $stack == legacy ]] && tp=1.13 dp=0.15
+if ! DS_ACCELERATOR=cpu timeout 600 "$venv/bin/python" "$here/tools/deepspeed_oracle.py" --ds-profile "$dp" \
+        "$warm/w.json" \
         >"$warm/out" 2>&1 || ! grep -q '^POST m=0' "$warm/out"; then
     echo "oracle_venv: the DeepSpeed oracle does not run:" >&2
     tail -20 "$warm/out" >&2
