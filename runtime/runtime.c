@@ -1249,6 +1249,18 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     if (rt->n_ctx == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_pre_forward: no forward pass begun");
     if (zo__reserve(rt, (void **)&rt->fstack, &rt->cap_fstack, rt->n_fstack + 1, sizeof *rt->fstack))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: forward stack");
+    if (ZO_DS_019(rt) && n_bwd(rt) > 0) {
+        /* a recompute may charge m's frozen parameters to the module in
+         * backward (ds_charge_recompute): room for them now, so that a
+         * refused allocation leaves nothing done */
+        zo_module_id owner = ds_bwd_last(rt);
+        if (owner != ZO_NO_MODULE) {
+            zo_mod *od = &rt->mods[owner];
+            if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + rt->mods[m].n_fetch + 1,
+                            sizeof *od->recomp))
+                return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_recompute_parameters");
+        }
+    }
     uint32_t idx;
     s = alloc_call(rt, &idx);
     if (s) return zo__fail(rt, s, "zo_pre_forward: call table");

@@ -1074,6 +1074,23 @@ int main(int argc, char **argv)
         const char *shown = strstr(files[i], "corpus/");
         fail |= run_scenario(shown ? shown : files[i], &s, policy, max_k, &T);
     }
+    if (defaults[0][0]) {
+        /* the DeepSpeed-shaped policies' own bookkeeping (DeepSpeed 0.19
+         * profile): reached only under them */
+        static char path[512];
+        snprintf(path, sizeof path, "%s/tests/reliability/ds-profile.scn", ZO_SOURCE_DIR);
+        size_t len = 0;
+        char *text = slurp(path, &len);
+        static zs_scenario s;
+        zs_scn_error err;
+        if (!text || zs_scn_parse(text, len, &s, NULL, &err) != 0) {
+            fprintf(stderr, "alloc_fail: cannot read or parse %s\n", path);
+            free(text);
+            return 2;
+        }
+        free(text);
+        fail |= run_scenario("tests/reliability/ds-profile.scn", &s, ZO_GRADS_RESET_ON_FORWARD, max_k, &T);
+    }
     fail |= run_api((zo_grads_policy)policy, &T);
 
     printf("total: %llu runs with one refused allocation, %llu surfaced as ZO_ERR_NOMEM (checked: no effect, "
