@@ -948,8 +948,7 @@ static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
         int have = 0;
         for (uint32_t j = 0; j < od->n_recomp && !have; j++) have = od->recomp[j] == p;
         if (have) continue;
-        if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + 1, sizeof *od->recomp))
-            return zo__fail(rt, ZO_ERR_NOMEM, "ds_recompute_parameters");
+        if (od->n_recomp >= od->cap_recomp) break; /* cannot happen: zo_pre_forward made room */
         od->recomp[od->n_recomp++] = p;
     }
     return ZO_OK;
