@@ -333,7 +333,7 @@ mode_oss_fuzz() {
 }
 
 # ---------------------------------------------------------------------------
-# CI and reliability modes (issue 6)
+# CI and reliability modes
 # ---------------------------------------------------------------------------
 
 FUZZ_TARGETS=(fuzz_hooks fuzz_api fuzz_scn_parse)

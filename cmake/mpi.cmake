@@ -1,4 +1,4 @@
-# cmake/mpi.cmake - the MPI backend (issue 9): the CPU stand-in for
+# cmake/mpi.cmake - the MPI backend: the CPU stand-in for
 # multi-node NCCL.
 #
 # Included by the root CMakeLists.txt (include(cmake/mpi.cmake OPTIONAL))

@@ -1,4 +1,4 @@
-# cmake/nccl.cmake - the CUDA + NCCL backend (issue 5).
+# cmake/nccl.cmake - the CUDA + NCCL backend.
 #
 # Included by the root CMakeLists.txt (include(cmake/nccl.cmake OPTIONAL)),
 # after the library and test set-up and before the subdirectories.

@@ -1421,7 +1421,7 @@ int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
 /* ------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------ */
-/* --ranks: I8 over every single rank edit (issue 9)                    */
+/* --ranks: I8 over every single rank edit                    */
 /* ------------------------------------------------------------------ */
 
 /* For each base scenario of the bound: W = 2, all ranks, and either no

@@ -1,4 +1,4 @@
-# fuzz/enumerate.cmake - bounded exhaustive checking (issue 8).
+# fuzz/enumerate.cmake - bounded exhaustive checking.
 # Included at the end of fuzz/CMakeLists.txt (after zofuzz_core exists).
 #
 #   zo_enumerate       static lib: generator, order explorer, results files,
@@ -32,7 +32,7 @@ if(BUILD_TESTING AND ZO_CMOCKA_TARGET
   add_test(NAME enumerate/cli_tiny
            COMMAND zofuzz_enumerate --max-modules 2 --max-calls 2 --max-steps 1 --policy per-call
                    --jobs 2 --quiet --cex ${CMAKE_CURRENT_BINARY_DIR}/enum-cli-cex)
-  # --ranks (issue 9): every single rank edit of a tiny bound in the host
+  # --ranks: every single rank edit of a tiny bound in the host
   # world; MoE routing gives I8 unless the router gathers always, no edit
   # never does, and with verify_collectives every divergence is caught at a
   # fingerprint exchange

@@ -1,6 +1,6 @@
 /*
  * enumerate.h - bounded exhaustive checking of the zoffload runtime
- * (issue 8): every scenario of the scenario model up to a size bound, once
+ * - every scenario of the scenario model up to a size bound, once
  * per equivalence class, under the single-device engine order or every
  * ready-node order, checked against I1-I7 (check.h) under each counter
  * policy.  docs/bounded-proofs.md explains the reductions and gives the

@@ -1,5 +1,5 @@
 # fuzz/zofuzz.cmake - the .scn format, the minimiser, the zofuzz tool, the
-# fuzz_scn_parse target and the corpus tests (issue 4).  Included at the end
+# fuzz_scn_parse target and the corpus tests.  Included at the end
 # of fuzz/CMakeLists.txt (after zofuzz_core and the engine targets exist).
 #
 #   zofuzz_scn              static lib: scn.c (parser/printer) + minimize.c + export.c

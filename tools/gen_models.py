@@ -1521,7 +1521,7 @@ def mixtral_moe(leaf=False):
 
 def mixtral_moe_ranks(gather=False):
     """Per-rank routing: 4 data-parallel ranks whose routers send their own tokens to
-    different experts (issue 9).  gather: ZO_MODULE_GATHER_ALWAYS on every MoE block."""
+    different experts.  gather: ZO_MODULE_GATHER_ALWAYS on every MoE block."""
     M = mixtral_moe()
     M.fname = "mixtral_moe_ranks_gather.scn" if gather else "mixtral_moe_ranks.scn"
     M.title = ("Mixtral-8x7B-style MoE stack, 4 ranks routing their own tokens"

@@ -53,7 +53,7 @@ grep -q "^after : 1 step, 1 pass, 3 calls, 2 modules" "$T/err" || fail "minimize
 [ -s "$T/m.py" ] || fail "minimize did not write the DeepSpeed reproducer beside m.scn"
 grep -q "^Source: .*m.scn" "$T/m.py" || fail "minimize's reproducer names its .scn"
 [ "$(rc "$Z" minimize "$R")" = 1 ] || fail "minimize of a holding scenario"
-# all ranks (issue 9): repro runs every rank in the host world and names
+# all ranks: repro runs every rank in the host world and names
 # both ranks' first differing collective with their hook stacks
 M="$SRC/corpus/models/mixtral_moe_ranks.scn"
 if [ -f "$M" ]; then

@@ -36,7 +36,7 @@ cp "$f" "$T/regression.scn"
 "$Z" verify "$T/regression.scn" >"$T/out" 2>&1 || fail "the minimised crash does not verify as a regression file"
 
 # deterministic: fixed engine seed and number of runs.  The shipped corpus
-# has all-ranks Mixtral seeds whose routing diverges by design (issue 9):
+# has all-ranks Mixtral seeds whose routing diverges by design:
 # the main job's default (ZOFUZZ_INVARIANTS=all) blames I8 on the runtime
 # only where the programs do not explain it, so it counts that divergence
 # and checks every other invariant on every rank; the programs' I8 itself

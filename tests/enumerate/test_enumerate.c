@@ -1,5 +1,5 @@
 /*
- * test_enumerate.c - tests of the bounded exhaustive checker (issue 8):
+ * test_enumerate.c - tests of the bounded exhaustive checker:
  * hand-counted scenario counts, validity and uniqueness of the generated
  * scenarios, the renaming (automorphism) reduction, the known verdicts of
  * the four counter policies at a small bound, and shard/merge/results-file

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/run.sh - the one prepared GPU check of the NCCL backend (issue 5).
+# tests/gpu/run.sh - the one prepared GPU check of the NCCL backend.
 # About 5 minutes on a machine with one or more NVIDIA GPUs, one command:
 #
 #   tests/gpu/run.sh [--build-only | --no-build]

@@ -1,5 +1,5 @@
 /*
- * alloc_fail.c - allocation-failure injection over MODEL scenarios (issue 6).
+ * alloc_fail.c - allocation-failure injection over MODEL scenarios.
  *
  * For every scenario file given (corpus/models/<name>.scn by default) and every
  * k = 1, 2, ... N (N = the allocations a healthy run makes), the scenario

@@ -1,6 +1,6 @@
 /*
  * test_gather_always.c - ZO_MODULE_GATHER_ALWAYS, the rank-independent MoE
- * option (issue 9 item 5).
+ * option.
  *
  * The model is an MoE layer: root -> moe (gather-always) -> router + 4
  * experts, then a head.  Each "rank" routes its tokens to a different set
