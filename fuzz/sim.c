@@ -22,7 +22,10 @@
 /* Graph model                                                          */
 /* ------------------------------------------------------------------ */
 
-enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT };
+/* N_HOOK: torch.nn.modules._functions.BackwardHookFunction, the node a full
+ * backward hook puts over a module's tensor inputs (and another over its
+ * outputs): an identity joining them, with no trace line of its own */
+enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT, N_HOOK };
 
 #define SEQ_ACC UINT64_MAX /* AccumulateGrad's sequence_nr */
 
@@ -141,6 +144,10 @@ typedef struct sim {
     uint8_t *pset_ids;   /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
     uint32_t pset_off[ZS_MAX_MODULES + 1];
     uint8_t trainable[ZS_MAX_MODULES]; /* module's set has a trainable parameter */
+    uint8_t leaf_bwh[ZS_MAX_MODULES];  /* the module has a full backward hook: DeepSpeed 0.19's
+                                          ZeRO-3 optimizer registers reduce_leaf_module_grads
+                                          (register_full_backward_hook) on each z3 leaf whose
+                                          subtree owns a trainable parameter */
     int nomem;
 
     /* hook stack for opts.context (maintained always: a few stores per call) */
@@ -189,6 +196,14 @@ static void tr(sim *S, const char *fmt, ...)
     va_end(ap);
     if (S->o.trace) fprintf(S->o.trace, "%s\n", line);
     if (S->o.events) fprintf(S->o.events, "%s\n", line);
+}
+
+/* In the event log, after the runtime call of a line printed before its
+ * call (ENDBWD, SWEEP): the events above belong to that line, those below
+ * to the next one (tools/difftest.py reads ds_status there). */
+static void ev_end(sim *S)
+{
+    if (S->o.events) fputs("  ev - END\n", S->o.events);
 }
 
 static void torch_error(sim *S, const char *msg)
@@ -571,6 +586,18 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
         }
         X->win[ci][i] = w;
     }
+    if (S->leaf_bwh[m]) {
+        /* BackwardHook.setup_input_hook: one BackwardHookFunction over the
+         * (already wrapped) tensor inputs when one of them requires grad */
+        int32_t bh = -1;
+        for (unsigned i = 0; i < n_in; i++) {
+            if (!X->win[ci][i].rg) continue;
+            if (bh < 0 && (bh = new_node(S, N_HOOK, m)) < 0) return UNW_NO;
+            add_edge(S, bh, X->win[ci][i].prod);
+        }
+        for (unsigned i = 0; bh >= 0 && i < n_in; i++)
+            if (X->win[ci][i].rg) X->win[ci][i].prod = bh;
+    }
 
     /* body: child calls */
     for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
@@ -653,6 +680,15 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
             t.prod = nd;
         }
         X->out[ci][j] = t;
+    }
+    if (S->leaf_bwh[m] && outrg && c->n_out > 0) {
+        /* BackwardHook.setup_output_hook: one BackwardHookFunction over the
+         * outputs; in backward it waits for all of them, then every output's
+         * pre-backward function runs (a missing gradient arrives as None) */
+        int32_t bh = new_node(S, N_HOOK, m);
+        if (bh < 0) return UNW_NO;
+        for (unsigned j = 0; j < c->n_out; j++) add_edge(S, bh, X->out[ci][j].prod);
+        for (unsigned j = 0; j < c->n_out; j++) X->out[ci][j].prod = bh;
     }
     return UNW_NO;
 }
@@ -883,6 +919,7 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
     tr(S, "ENDBWD g=%d", num);
     hook_begin(S, "ENDBWD g=%d", (int)(num), 0);
     hook_end(S, zo_backward_end(S->rt, g), "zo_backward_end");
+    ev_end(S);
 }
 
 static void recompute_region(sim *S, int ri)
@@ -1152,6 +1189,7 @@ static void backward(sim *S, spass *P, int retain)
     tr(S, "ENDBWD g=%d", P->num);
     hook_begin(S, "ENDBWD g=%d", (int)(P->num), 0);
     hook_end(S, zo_backward_end(S->rt, P->g), "zo_backward_end");
+    ev_end(S);
     if (S->stop) return;
     char w[48];
     snprintf(w, sizeof w, "after ENDBWD g=%d", P->num);
@@ -1168,6 +1206,7 @@ static void sweep(sim *S)
     tr(S, "SWEEP");
     hook_begin(S, "SWEEP", (int)(0), 0);
     hook_end(S, zo_release_all(S->rt), "zo_release_all");
+    ev_end(S);
     if (!S->stop) check_i3(S, "after SWEEP");
 }
 
@@ -1341,6 +1380,17 @@ static int setup(sim *S)
         S->trainable[m] = 0;
         for (int k = 0; k < n; k++)
             if (!(s->par[tmp[k]].flags & ZS_PARAM_FROZEN)) S->trainable[m] = 1;
+        S->leaf_bwh[m] = 0;
+        if (S->legacy && s->cfg.ds_profile == ZS_DS_019 && (s->mod[m].flags & ZS_MOD_Z3_LEAF) &&
+            !zs_module_in_leaf(s, m))
+            for (unsigned p = 0; p < s->n_params && !S->leaf_bwh[m]; p++) {
+                if (s->par[p].flags & ZS_PARAM_FROZEN) continue;
+                for (unsigned a = s->par[p].owner; a != ZS_NONE; a = a ? s->mod[a].parent : ZS_NONE)
+                    if (a == m) {
+                        S->leaf_bwh[m] = 1;
+                        break;
+                    }
+            }
         if (zs_module_in_leaf(s, m) || gather_always_scope(s, m)) continue;
         zo_param_id buf[ZS_MAX_PARAMS];
         size_t nr = 0;

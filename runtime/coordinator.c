@@ -17,6 +17,7 @@
  *    position lists (O(log n) per parameter instead of O(trace)), with the
  *    same result as DeepSpeed's loop.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -214,6 +215,34 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
     return traversed >= rt->cfg.max_reuse_distance;
 }
 
+/* p in iter_params(a, recurse=True): owned in a's subtree, or one of a's
+ * external parameters */
+static int in_rec_params(const zo_runtime *rt, zo_module_id a, zo_param_id p) {
+    for (zo_module_id x = rt->pars[p].owner; x != ZO_NO_MODULE; x = rt->mods[x].parent)
+        if (x == a) return 1;
+    const zo_mod *md = &rt->mods[a];
+    for (uint32_t i = 0; i < md->n_ext; i++)
+        if (md->ext[i] == p) return 1;
+    return 0;
+}
+
+/* __params_to_release for a z3 leaf: DeepSpeed walks the trace window with
+ * iter_params(module, recurse=z3_leaf_module(submodule_to_release)), so
+ * each later module counts (and keeps) every parameter of its subtree */
+static int may_release_leaf(zo_runtime *rt, zo_coord *c, zo_param_id p) {
+    if (rt->pars[p].persistent) return 0;
+    uint64_t s = c->step_id;
+    if (p < c->n_most_recent && c->most_recent[p] > (int64_t)s) return 0;
+    uint64_t traversed = 0;
+    for (size_t j = s; j < c->n_order; j++) {
+        if (traversed >= rt->cfg.max_reuse_distance) return 1;
+        zo_module_id a = c->order[j];
+        if (in_rec_params(rt, a, p)) return 0;
+        traversed += rt->mods[a].rec_numel;
+    }
+    return 1;
+}
+
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard) {
     zo_mod *md = &rt->mods[m];
     zo_status first = ZO_OK;
@@ -224,8 +253,10 @@ zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int dis
         const zo_relcache_ent *e = rc_find(c, m, c->step_id);
         if (!e) {
             uint32_t n = 0;
+            int leaf = (md->flags & ZO_MODULE_Z3_LEAF) && !md->in_leaf;
             for (uint32_t i = 0; i < md->n_fetch; i++)
-                if (may_release(rt, c, md->fetch[i])) rt->scratch[n++] = md->fetch[i];
+                if (leaf ? may_release_leaf(rt, c, md->fetch[i]) : may_release(rt, c, md->fetch[i]))
+                    rt->scratch[n++] = md->fetch[i];
             if (rc_store(rt, c, m, c->step_id, rt->scratch, n) == ZO_OK) e = rc_find(c, m, c->step_id);
         }
         if (e) {
@@ -340,7 +371,12 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
             uint64_t stamp2 = ++rt->stamp;
             while (c->qpos < c->n_porder && numel_pf < budget) {
                 zo_ptrace pt = c->porder[c->qpos++];
-                c->most_recent[pt.p] = (int64_t)pt.step;
+                if ((int64_t)pt.step > c->most_recent[pt.p]) c->most_recent[pt.p] = (int64_t)pt.step;
+                /* DeepSpeed prefetches (and counts against the bucket) only
+                 * parameters still NOT_AVAILABLE; gathered or in-flight ones
+                 * are popped and marked as fetched for their later step, so
+                 * the loop can drain the queue past them */
+                if (ZO_IS_DS(rt) && rt->pars[pt.p].status != ZO_PARAM_NOT_AVAILABLE) continue;
                 if (rt->mark1[pt.p] != stamp2) {
                     rt->mark1[pt.p] = stamp2;
                     rt->scratch[n_pf++] = pt.p;
@@ -366,16 +402,56 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     return ZO_OK;
 }
 
+/* (rank, parameter) pairs, sorted by rank */
+typedef struct {
+    uint32_t rank;
+    zo_param_id p;
+} ds_key;
+
+static int ds_key_cmp(const void *a, const void *b) {
+    uint32_t x = ((const ds_key *)a)->rank, y = ((const ds_key *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+/* record_parameters appends a module's parameters sorted by ds_id, and
+ * DeepSpeed numbers parameters in module.parameters() order at conversion:
+ * modules in named_modules() order (= registration order, module ids),
+ * each module's own parameters in registration order.  rank[p] is that
+ * position: parameters sorted by (owner, id). */
+static void ds_param_rank(const zo_runtime *rt, uint32_t *rank, uint32_t *cnt) {
+    memset(cnt, 0, ((size_t)rt->n_mods + 1) * sizeof *cnt);
+    for (uint32_t p = 0; p < rt->n_pars; p++) cnt[rt->pars[p].owner + 1]++;
+    for (uint32_t m = 0; m < rt->n_mods; m++) cnt[m + 1] += cnt[m];
+    for (uint32_t p = 0; p < rt->n_pars; p++) rank[p] = cnt[rt->pars[p].owner]++;
+}
+
+/* The reuse-distance window's view of module a (pos, prefix): DeepSpeed's
+ * __params_to_release walks iter_params(module, recurse=False) of the later
+ * modules (own and external parameters: a z3 leaf in the window counts
+ * without its subtree; releasing a z3 leaf itself is may_release_leaf);
+ * zoffload's own policy uses the fetch list. */
+static uint32_t win_count(const zo_runtime *rt, const zo_mod *md) {
+    return ZO_IS_DS(rt) ? md->n_own + md->n_ext : md->n_fetch;
+}
+
+static zo_param_id win_param(const zo_runtime *rt, const zo_mod *md, uint32_t i) {
+    if (!ZO_IS_DS(rt)) return md->fetch[i];
+    return i < md->n_own ? md->own[i] : md->ext[i - md->n_own];
+}
+
 static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     zo_status s = zo__rebuild(rt);
     if (s) return s;
-    size_t total = 0;
-    for (size_t j = 0; j < c->n_order; j++) total += rt->mods[c->order[j]].n_fetch;
-    if (total > UINT32_MAX - 1) return ZO_ERR_LIMIT;
+    size_t total = 0, wtotal = 0;
+    for (size_t j = 0; j < c->n_order; j++) {
+        total += rt->mods[c->order[j]].n_fetch;
+        wtotal += win_count(rt, &rt->mods[c->order[j]]);
+    }
+    if (total > UINT32_MAX - 1 || wtotal > UINT32_MAX - 1) return ZO_ERR_LIMIT;
     zo_ptrace *porder = zo__calloc(rt, total ? total : 1, sizeof *porder);
     uint64_t *prefix = zo__calloc(rt, c->n_order + 1, sizeof *prefix);
     uint32_t *pos_start = zo__calloc(rt, (size_t)rt->n_pars + 1, sizeof *pos_start);
-    uint32_t *pos = zo__calloc(rt, total ? total : 1, sizeof *pos);
+    uint32_t *pos = zo__calloc(rt, wtotal ? wtotal : 1, sizeof *pos);
     int64_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
     if (!porder || !prefix || !pos_start || !pos || !most_recent) {
         zo__free(rt, porder);
@@ -385,23 +461,64 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
         zo__free(rt, most_recent);
         return ZO_ERR_NOMEM;
     }
+    /* DeepSpeed's parameter trace orders each module's parameters by ds_id
+     * (ds_param_rank); zoffload's own policy keeps id order */
+    uint32_t max_fetch = 0;
+    for (size_t j = 0; j < c->n_order; j++)
+        if (rt->mods[c->order[j]].n_fetch > max_fetch) max_fetch = rt->mods[c->order[j]].n_fetch;
+    uint32_t *rank = NULL, *cnt = NULL;
+    ds_key *keys = NULL;
+    if (ZO_IS_DS(rt)) {
+        rank = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *rank);
+        cnt = zo__calloc(rt, (size_t)rt->n_mods + 1, sizeof *cnt);
+        keys = zo__calloc(rt, max_fetch ? max_fetch : 1, sizeof *keys);
+        if (!rank || !cnt || !keys) {
+            zo__free(rt, rank);
+            zo__free(rt, cnt);
+            zo__free(rt, keys);
+            zo__free(rt, porder);
+            zo__free(rt, prefix);
+            zo__free(rt, pos_start);
+            zo__free(rt, pos);
+            zo__free(rt, most_recent);
+            return ZO_ERR_NOMEM;
+        }
+        ds_param_rank(rt, rank, cnt);
+    }
     size_t k = 0;
     for (size_t j = 0; j < c->n_order; j++) {
         const zo_mod *md = &rt->mods[c->order[j]];
-        prefix[j + 1] = prefix[j] + md->fetch_numel;
+        uint64_t wn = 0;
+        for (uint32_t i = 0, n = win_count(rt, md); i < n; i++) {
+            zo_param_id p = win_param(rt, md, i);
+            wn += rt->pars[p].numel;
+            pos_start[p + 1]++;
+        }
+        prefix[j + 1] = prefix[j] + wn;
+        if (keys) {
+            for (uint32_t i = 0; i < md->n_fetch; i++) {
+                keys[i].rank = rank[md->fetch[i]];
+                keys[i].p = md->fetch[i];
+            }
+            qsort(keys, md->n_fetch, sizeof *keys, ds_key_cmp);
+        }
         for (uint32_t i = 0; i < md->n_fetch; i++) {
-            porder[k].p = md->fetch[i];
+            zo_param_id p = keys ? keys[i].p : md->fetch[i];
+            porder[k].p = p;
             porder[k].step = c->order_step[j];
             k++;
-            pos_start[md->fetch[i] + 1]++;
         }
     }
+    zo__free(rt, rank);
+    zo__free(rt, cnt);
+    zo__free(rt, keys);
     for (uint32_t p = 0; p < rt->n_pars; p++) pos_start[p + 1] += pos_start[p];
     /* fill positions in increasing j: use most_recent as a temporary cursor */
     for (uint32_t p = 0; p < rt->n_pars; p++) most_recent[p] = pos_start[p];
     for (size_t j = 0; j < c->n_order; j++) {
         const zo_mod *md = &rt->mods[c->order[j]];
-        for (uint32_t i = 0; i < md->n_fetch; i++) pos[most_recent[md->fetch[i]]++] = (uint32_t)j;
+        for (uint32_t i = 0, n = win_count(rt, md); i < n; i++)
+            pos[most_recent[win_param(rt, md, i)]++] = (uint32_t)j;
     }
     c->porder = porder;
     c->n_porder = total;

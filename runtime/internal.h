@@ -57,6 +57,9 @@ typedef struct zo_mod {
     uint32_t n_fetch;
     uint32_t n_trainable;
     uint64_t fetch_numel;
+    uint64_t rec_numel;       /* numel of iter_params(m, recurse=True): the parameters owned in its
+                                 subtree plus its own external ones (DeepSpeed's reuse window when a
+                                 z3 leaf is released) */
     /* legacy counters */
     int64_t grads;            /* ds_grads_remaining */
     uint8_t grads_init;       /* hasattr(module, "ds_grads_remaining") */

@@ -576,6 +576,19 @@ zo_status zo__rebuild(zo_runtime *rt) {
             md->n_trainable += rt->pars[lists[m][i]].trainable;
         }
     }
+    /* rec_numel: own numel summed up the tree (a parent is registered
+     * before its children), then each module's external ones */
+    for (uint32_t m = 0; m < nm; m++) {
+        zo_mod *md = &rt->mods[m];
+        md->rec_numel = 0;
+        for (uint32_t i = 0; i < md->n_own; i++) md->rec_numel += rt->pars[md->own[i]].numel;
+    }
+    for (uint32_t m = nm; m-- > 1;)
+        if (rt->mods[m].parent != ZO_NO_MODULE) rt->mods[rt->mods[m].parent].rec_numel += rt->mods[m].rec_numel;
+    for (uint32_t m = 0; m < nm; m++) {
+        zo_mod *md = &rt->mods[m];
+        for (uint32_t i = 0; i < md->n_ext; i++) md->rec_numel += rt->pars[md->ext[i]].numel;
+    }
     for (uint32_t p = 0; p < np; p++) {
         zo__free(rt, rt->pars[p].users);
         rt->pars[p].users = ulists[p];
@@ -951,6 +964,11 @@ static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
         if (od->n_recomp >= od->cap_recomp) break; /* cannot happen: zo_pre_forward made room */
         od->recomp[od->n_recomp++] = p;
     }
+    /* update_recompute_parameters: param.ds_active_sub_modules.add(owner), so
+     * the recomputed module's own release leaves it gathered for the module
+     * in backward (capacity reserved by zo_pre_forward) */
+    for (uint32_t i = 0; i < md->n_fetch; i++)
+        if (!rt->pars[md->fetch[i]].trainable) (void)zo__act_add(rt, md->fetch[i], owner);
     return ZO_OK;
 }
 
@@ -1258,6 +1276,14 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
             if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + rt->mods[m].n_fetch + 1,
                             sizeof *od->recomp))
                 return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_recompute_parameters");
+            /* ... and in each frozen parameter's active set: m and the owner */
+            const zo_mod *md0 = &rt->mods[m];
+            for (uint32_t i = 0; i < md0->n_fetch; i++) {
+                zo_par *pr = &rt->pars[md0->fetch[i]];
+                if (!pr->trainable &&
+                    zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 2, sizeof *pr->act))
+                    return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_active_sub_modules");
+            }
         }
     }
     uint32_t idx;

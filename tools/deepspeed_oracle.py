@@ -101,6 +101,21 @@ with contextlib.redirect_stdout(io.StringIO()):
     from deepspeed.runtime.zero.partition_parameters import ZeroParamStatus  # noqa: E402
 
 logging.getLogger("DeepSpeed").setLevel(logging.ERROR)
+
+if os.environ.get("DS_ACCELERATOR") == "cpu":
+    # DeepSpeed 0.19.8's zero_grad (engine.step -> stage3.py step ->
+    # zero_grad(set_to_none=True)) calls p.grad.record_stream(
+    # get_accelerator().current_stream()) for every gradient still set; the CPU
+    # accelerator's stream is not a torch.Stream, so torch's argument parser
+    # raises "unknown parameter type".  On a GPU that call only keeps the
+    # memory alive for the stream; on CPU there is nothing to record.
+    _record_stream = torch_oracle.torch.Tensor.record_stream
+
+    def _cpu_record_stream(self, stream):
+        if self.device.type == "cpu" and not isinstance(stream, torch_oracle.torch.Stream):
+            return None
+        return _record_stream(self, stream)
+    torch_oracle.torch.Tensor.record_stream = _cpu_record_stream
 try:
     from deepspeed.utils import logger as _dslogger
     _dslogger.setLevel(logging.ERROR)
@@ -253,6 +268,32 @@ class DSRun(torch_oracle.Run):
             if self.in_leaf[mid]:
                 continue
             self.wrap_hooks(mod)
+        if self.full_engine:
+            self.wrap_leaf_hooks()
+
+    def wrap_leaf_hooks(self):
+        """DeepSpeed 0.19.8's reduce_leaf_module_grads (the full backward hook its ZeRO-3
+        optimizer puts on a z3 leaf) sets param.grad = torch.zeros_like(param) for a leaf
+        parameter without a gradient.  When the hook runs while that parameter is
+        partitioned (no input of the leaf requires grad, so torch calls it from the output
+        side before the leaf's pre-backward fetch; or the leaf's parameters were already
+        released by an earlier call's post-backward), the gradient has 0 elements and
+        DeepSpeed's own gradient handling fails later (AccumulateGrad size mismatch,
+        "unknown parameter type" in engine.step).  The simulator does not model that
+        defect: the run stops there and the scenario is listed with the reason."""
+        from deepspeed.runtime.zero.partition_parameters import ZeroParamStatus
+        leaf_params = getattr(self.engine.optimizer, "leaf_parameters", {}) or {}
+        for leaf, params in leaf_params.items():
+            for k, fn in list(leaf._backward_hooks.items()):
+                if _hook_name(fn) != "reduce_leaf_module_grads":
+                    continue
+
+                def hook(module, grad_input, grad_output, fn=fn, params=params):
+                    bad = [p for p in params if p.grad is None and p.ds_status != ZeroParamStatus.AVAILABLE]
+                    if bad:
+                        raise LeafZeroGrad(module.zo_id, [p.zo_id for p in bad], len(self.out) + 1)
+                    return fn(module, grad_input, grad_output)
+                leaf._backward_hooks[k] = hook
 
     def install_pgrad_hooks(self):
         pass  # in install_hooks, before deepspeed.initialize
@@ -437,6 +478,12 @@ class OracleTimeout(Exception):
     pass
 
 
+class LeafZeroGrad(Exception):
+    def __init__(self, mid, pids, line):
+        super().__init__("leaf %d" % mid)
+        self.mid, self.pids, self.at = mid, pids, line
+
+
 class Skip(Exception):
     """The scenario cannot be expressed under this profile: reported as
     "SKIP <reason>" (tools/difftest.py lists and counts it)."""
@@ -469,23 +516,6 @@ def trace(sc, policy="reset-on-forward"):
         # DeepSpeedZeroOptimizer_Stage3 needs a trainable parameter (torch's
         # optimizers refuse an empty parameter list)
         return ["SKIP no trainable parameter: the ZeRO-3 optimizer needs one (profile 0.19)"]
-    if prof == "0.19":
-        owner = [p["owner"] for p in sc["params"]]
-        parent = [m["parent"] for m in sc["modules"]]
-
-        def under(m, a):
-            while m >= 0:
-                if m == a:
-                    return True
-                m = parent[m]
-            return False
-        for m in sc["modules"]:
-            if m["z3_leaf"] and any(not p["frozen"] and under(owner[p["id"]], m["id"]) for p in sc["params"]):
-                return ["SKIP z3 leaf module %d with trainable parameters under the ZeRO-3 optimizer: its "
-                        "reduce_leaf_module_grads full backward hook (0.19.8 stage3.py "
-                        "create_reduce_and_remove_grad_hooks) adds autograd nodes around the leaf and fills "
-                        "missing gradients with zeros_like of the partitioned parameter, which the simulator "
-                        "does not model" % m["id"]]
     out = []
     r = None
     old = signal.signal(signal.SIGALRM, _on_alarm) if TIME_LIMIT > 0 else None
@@ -512,8 +542,20 @@ def trace(sc, policy="reset-on-forward"):
             # checkpoint region recomputed with a parameter also used
             # outside it): the real run stops there
             return ["SKIP the ZeRO-3 optimizer asserts in __reduce_and_partition_ipg_grads (0.19.8 stage3.py: "
-                    "one parameter's gradient reduced twice in one backward) at line %d" % (len(out) + 1)]
+                    "one parameter's gradient reduced twice in one backward), at line %d" % (len(out) + 1)]
+        if where is not None and "/deepspeed/" in where.filename:
+            # another of DeepSpeed's own assertions (e.g. release_sub_module's
+            # "active_backward_submodules is empty during backward pass": a
+            # post-backward reaching 0 while no module is in backward): the
+            # real run stops there; the simulator does not model it
+            return ["SKIP DeepSpeed asserts in %s (%s:%d: %s), at line %d" % (
+                where.name, where.filename.split("/deepspeed/", 1)[1], where.lineno,
+                str(e).strip().splitlines()[0][:120] if str(e).strip() else "assert", len(out) + 1)]
         raise
+    except LeafZeroGrad as e:
+        return ["SKIP DeepSpeed 0.19.8's reduce_leaf_module_grads gives a partitioned parameter of a z3 leaf "
+                "a 0-element gradient (zeros_like while NOT_AVAILABLE; its gradient handling fails after "
+                "that), at line %d" % e.at]
     except OracleTimeout:
         return ["ORACLEERROR timeout after %d s (ZO_ORACLE_TIME_LIMIT) at line %d: %s"
                 % (TIME_LIMIT, len(out) + 1, out[-1] if out else "<start>")]

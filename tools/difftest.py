@@ -140,6 +140,11 @@ def ds_expected(events_path, n_params):
         if line.startswith("  ev "):
             f = line.split()
             # "  ev 3 PARAM_STATE p=0 NOT_AVAILABLE->INFLIGHT (INFLIGHT)"
+            if pending and f[1:3] == ["-", "END"]:
+                # the simulator's mark after an ENDBWD/SWEEP call: its state
+                snap()
+                pending = False
+                continue
             if len(f) >= 5 and f[2] == "PARAM_STATE":
                 p = int(f[3][2:])
                 to = f[4].split("->")[1]
@@ -331,7 +336,12 @@ def main(argv):
                 continue
             if ora and ora[0].startswith("SKIP"):
                 skipped += 1
-                skip_reasons.setdefault(ora[0][5:].strip() or "?", []).append(name)
+                # grouped by reason; where it happened goes with the name
+                why = ora[0][5:].strip() or "?"
+                at = re.search(r",? at line (\d+)$", why)
+                if at:
+                    why, name = why[:at.start()], "%s@%s" % (name, at.group(1))
+                skip_reasons.setdefault(why, []).append(name)
                 continue
             if a.deepspeed:
                 import json
@@ -398,8 +408,9 @@ def main(argv):
                 name, verdict, ln, line, base))
         for d in status_diffs[:a.max_report]:
             name, pol, verdict, ln, sa, oa, base, ctx = d
-            print("DS_STATUS %s [simulator verdict %s] line %d (after: %s):\n  simulator: %s\n  deepspeed: %s"
-                  % (name, verdict, ln, " | ".join(ctx), sa, oa))
+            print("DS_STATUS %s [simulator verdict %s] line %d (after: %s):\n  simulator: %s\n  deepspeed: %s\n"
+                  "  files: %s.json %s.%s.events %s.%s.oracle" % (name, verdict, ln, " | ".join(ctx), sa, oa,
+                                                                base, base, pol, base, pol))
     if skipped:
         print("difftest: %d scenarios skipped by the oracle:" % skipped)
         for why, names in sorted(skip_reasons.items()):

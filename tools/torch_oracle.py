@@ -249,6 +249,9 @@ class Run:
         self.build()
         self.install_pgrad_hooks()
         self.install_hooks()
+        if not getattr(self, "full_engine", False):
+            # (the DeepSpeed oracle's full engine registers DeepSpeed's own)
+            self.install_leaf_backward_hooks()
 
     # -- output ---------------------------------------------------------
 
@@ -361,6 +364,30 @@ class Run:
             mod.register_forward_hook(self.hook_b)
             mod.register_forward_hook(self.hook_c)
             mod.register_forward_pre_hook(self.hook_d)
+
+    def install_leaf_backward_hooks(self):
+        """DeepSpeed 0.19's ZeRO-3 optimizer (stage3.py create_reduce_and_remove_grad_hooks)
+        registers a full backward hook, reduce_leaf_module_grads, on every z3 leaf module
+        whose subtree owns a trainable parameter.  The hook itself reduces gradients (no
+        trace line), but its BackwardHookFunction nodes over the module's inputs and
+        outputs change when the module's pre- and post-backward hooks run.  The upstream
+        policies under the "0.19" DeepSpeed profile model that engine, so the hook is
+        registered here too (a no-op with the same autograd structure)."""
+        if not self.legacy or self.sc["config"].get("ds_profile", "0.19") != "0.19":
+            return
+        owner = [p["owner"] for p in self.sc["params"]]
+        for mid, mod in enumerate(self.mods):
+            if not self.z3_leaf[mid] or self.in_leaf[mid]:
+                continue
+            if any(not p["frozen"] and self._is_anc(mid, owner[p["id"]]) for p in self.sc["params"]):
+                self.keep.append(mod.register_full_backward_hook(lambda m, gi, go: None))
+
+    def _is_anc(self, a, b):
+        while b >= 0:
+            if a == b:
+                return True
+            b = self.parent[b]
+        return False
 
     # -- hooks ----------------------------------------------------------
 
