@@ -157,7 +157,8 @@ typedef enum zo_grads_policy {
 /** "per-call", "reset-on-forward", "lazy-init", "init-at-register";
  *  NULL for an unknown value. */
 const char *zo_policy_name(zo_grads_policy p);
-/** Parses a policy name as above.  ZO_ERR_INVALID_ARG if unknown/NULL. */
+/** Parses a policy name as above.  ZO_ERR_INVALID_ARG if unknown/NULL
+ *  (message in zo_last_error(NULL)). */
 zo_status zo_policy_from_name(const char *name, zo_grads_policy *out);
 
 /** The DeepSpeed release whose behaviour around the hooks the DeepSpeed-
@@ -360,8 +361,9 @@ zo_status zo_runtime_destroy(zo_runtime *rt);
 /** Last error message of this runtime ("" if none); runtime-owned, valid
  *  until the next call on rt.
  *  NULL rt: the message of the last failed call of this thread that had
- *  no runtime to hold it - zo_runtime_create, zo_backend_host_create, or
- *  any function given a NULL runtime ("" if none); thread-local, valid
+ *  no runtime to hold it - zo_runtime_create, zo_policy_from_name, the
+ *  host backend and host world functions of zoffload_backend.h, or any
+ *  function given a NULL runtime ("" if none); thread-local, valid
  *  until the next such failure on this thread, not cleared by successes
  *  (NCCL's ncclGetLastError(NULL), libuv's uv_strerror of the returned
  *  code, which zoffload cannot give a cause in). */
