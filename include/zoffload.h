@@ -457,8 +457,12 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  prologue and record, fetch_sub_module(m, forward=True): all-gather m's
  *  parameters (its own; its subtree's if m is a z3 leaf; external ones),
  *  wait for them, add m to each one's active set, then prefetch per the
- *  trace.  During a running backward the call is a recompute.
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun, m is
+ *  trace.  During a running backward the call is a recompute: inside a
+ *  pass begun for it (reentrant checkpointing) or, with none, inside the
+ *  backward's own graph (torch's non-reentrant checkpoint recomputes
+ *  without a forward pass of its own).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun and
+ *  no backward running, m is
  *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM,
  *  ZO_ERR_LIMIT (2^20 call slots live or retired, see zo_grad_handle).
  *  On ZO_ERR_NOMEM, or ZO_ERR_BACKEND from issuing the gather, nothing
@@ -530,7 +534,10 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
  *  zo_release_all().  (DeepSpeed's FWD_MODULE_STACK also keeps the stale
  *  entries; it only serves external-parameter registration, which
  *  zoffload does not model.)
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (catcher not on the stack). */
+ *  With ZO_NO_MODULE the calls unwound are those of the innermost pass or
+ *  running backward (none open: nothing to unwind, ZO_OK).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass or backward
+ *  running; catcher not on the stack, or open in an outer pass). */
 zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher);
 
 /* ------------------------------------------------------------------ */
