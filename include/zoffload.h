@@ -116,7 +116,13 @@ typedef uint64_t zo_graph;
  *  of another runtime created fewer than 63 creations apart (in
  *  particular the ranks of one process-local world) is ZO_ERR_BAD_HANDLE
  *  too.  (PyTorch attaches these nodes to one autograd graph, which cannot
- *  be handed to another process group's module.) */
+ *  be handed to another process group's module.)
+ *  Under the DeepSpeed-shaped policies a handle names its module's counter
+ *  instead of a call (DeepSpeed's backward functions act on the module's
+ *  ds_grads_remaining / applied_pre_backward_ref_cnt, whichever call made
+ *  them): it stays valid while the runtime lives, also after its graph was
+ *  discarded or backpropagated; only handles of another runtime, of
+ *  another kind or malformed are ZO_ERR_BAD_HANDLE. */
 typedef uint64_t zo_grad_handle;
 
 /** ds_status of a parameter. */
@@ -461,8 +467,9 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  pass begun for it (reentrant checkpointing) or, with none, inside the
  *  backward's own graph (torch's non-reentrant checkpoint recomputes
  *  without a forward pass of its own).
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun and
- *  no backward running, m is
+ *  Errors: ZO_ERR_INVALID_ARG (call_flags other than ZO_CALL_GRAD),
+ *  ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun and no
+ *  backward running, m is
  *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM,
  *  ZO_ERR_LIMIT (2^20 call slots live or retired, see zo_grad_handle).
  *  On ZO_ERR_NOMEM, or ZO_ERR_BACKEND from issuing the gather, nothing
