@@ -1,6 +1,6 @@
 /*
  * bench_scaling - entry points whose cost per item must not grow with the
- * size of the model or of the pass stack (docs/benchmarks.md, section 7):
+ * size of the model or of the pass stack (docs/benchmarks.md, section 8):
  * the cost per item at the large size divided by the cost per item at the
  * small size, measured in the same run, must stay <= 1.5 (a scan per item
  * would make it ~100 times larger).
