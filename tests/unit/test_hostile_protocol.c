@@ -14,7 +14,15 @@
  * a framework would (abort, end backward, discard, optimizer step) and a
  * normal training step must succeed and release everything.
  *
- * ZO_PRINT_MATRIX=1 prints the observed matrix in k_expect's layout.
+ * Two policies: per-call (test_hostile_protocol.inc) and DeepSpeed upstream,
+ * reset-on-forward (test_hostile_protocol_rof.inc), whose differences are
+ * the header's: its grad handles name a module's counter (a handle of an
+ * earlier step is not stale, only early: ZO_ERR_PROTOCOL outside a
+ * backward), parameters are gathered on access only while a forward call
+ * is open (else ZO_ERR_NOT_AVAILABLE), and one coordinator serves train
+ * and eval (zo_reset_step(eval) mid-forward is ZO_ERR_PROTOCOL too).
+ *
+ * ZO_PRINT_MATRIX=1 prints the observed matrices in the tables' layout.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +45,8 @@ typedef struct ctx {
     hd_call r, f;    /* the root's and fc's calls in g */
     int in_bwd;      /* g's backward running */
 } ctx;
+
+static zo_grads_policy g_policy = ZO_GRADS_PER_CALL;
 
 static void step(ctx *c)
 {
@@ -70,6 +80,7 @@ static void make(ctx *c)
     memset(c, 0, sizeof *c);
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.param_persistence_threshold = 0;
+    cfg.grads_policy = g_policy;
     c->rt = HD_CREATE(cfg, NULL);
     c->root = HD_MODULE(c->rt, ZO_NO_MODULE, "model");
     c->fc = HD_MODULE(c->rt, c->root, "fc");
@@ -273,9 +284,15 @@ static const entry k_entries[] = {
 #define PR ZO_ERR_PROTOCOL
 #define BH ZO_ERR_BAD_HANDLE
 #define IA ZO_ERR_INVALID_ARG
+#define NA ZO_ERR_NOT_AVAILABLE
 /* clang-format off */
-static const zo_status k_expect[N_STATES][N_ENTRIES] = {
+static const zo_status k_expect_per_call[N_STATES][N_ENTRIES] = {
 #include "test_hostile_protocol.inc"
+};
+/* DeepSpeed upstream (reset-on-forward, DeepSpeed 0.19 with its optimizer):
+ * the same except where DeepSpeed's hooks act on module counters */
+static const zo_status k_expect_rof[N_STATES][N_ENTRIES] = {
+#include "test_hostile_protocol_rof.inc"
 };
 /* clang-format on */
 
@@ -308,13 +325,14 @@ static const char *code(zo_status s)
     case ZO_ERR_PROTOCOL: return "PR";
     case ZO_ERR_BAD_HANDLE: return "BH";
     case ZO_ERR_INVALID_ARG: return "IA";
+    case ZO_ERR_NOT_AVAILABLE: return "NA";
     default: return "??";
     }
 }
 
-static void test_every_entry_in_every_state(void **state)
+static void run_matrix(zo_grads_policy policy, const zo_status (*k_expect)[N_ENTRIES])
 {
-    (void)state;
+    g_policy = policy;
     int print = getenv("ZO_PRINT_MATRIX") && *getenv("ZO_PRINT_MATRIX") == '1';
     int bad = 0, cases = 0;
     zo_status got[N_STATES][N_ENTRIES];
@@ -357,15 +375,28 @@ static void test_every_entry_in_every_state(void **state)
             printf("},\n");
         }
     }
-    print_message("%d cases (%zu states x %zu entry points), %d failed\n", cases, (size_t)N_STATES,
-                  (size_t)N_ENTRIES, bad);
+    print_message("%s: %d cases (%zu states x %zu entry points), %d failed\n", zo_policy_name(policy), cases,
+                  (size_t)N_STATES, (size_t)N_ENTRIES, bad);
     assert_int_equal(bad, 0);
+}
+
+static void test_every_entry_in_every_state(void **state)
+{
+    (void)state;
+    run_matrix(ZO_GRADS_PER_CALL, k_expect_per_call);
+}
+
+static void test_every_entry_in_every_state_deepspeed(void **state)
+{
+    (void)state;
+    run_matrix(ZO_GRADS_RESET_ON_FORWARD, k_expect_rof);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_entry_in_every_state),
+        cmocka_unit_test(test_every_entry_in_every_state_deepspeed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
