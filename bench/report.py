@@ -401,6 +401,43 @@ def main():
                                                                             fmt(pick[3], 0))))
         md.append("")
 
+    # ---------------------------------------------------------------- scaling
+    sc = rows(os.path.join(raw, "scaling.tsv"), "scaling")
+    ra = rows(os.path.join(raw, "scaling.tsv"), "ratio")
+    if sc:
+        md.append("## 7. Scaling: cost per item at a large size vs a small one")
+        md.append("")
+        md.append("bench/bench_scaling.c, one run: per-item thread CPU time at each size, best of the repetitions "
+                  "(small sizes more). register: named modules under one root (1e4, 1e6); abort: nested forward "
+                  "passes with one open call each, unwound by zo_forward_abort(ZO_NO_MODULE) innermost first "
+                  "(1e4, 2^20); chain: a chain of modules, each the child of the previous one, registered and "
+                  "taken through one training step (1e4, 2e5, 4e5), and its phases. Goal: ratio <= 1.5 (a scan per "
+                  "item would give ~the size ratio, 20-105x). Stamp: %s." % stamp)
+        md.append("")
+        md.append("| case | n | ns/item | repetitions |")
+        md.append("| --- | ---: | ---: | ---: |")
+        for f in sc:
+            md.append("| %s | %s | %s | %s |" % (f[0], "{:,}".format(int(f[1])), fmt(float(f[2]), 0), f[3]))
+        md.append("")
+        md.append("| case | from n | to n | per-item ratio | goal <= 1.5 |")
+        md.append("| --- | ---: | ---: | ---: | --- |")
+        for f in ra:
+            r = float(f[3])
+            md.append("| %s | %s | %s | %.2fx | %s |" % (f[0], "{:,}".format(int(f[1])), "{:,}".format(int(f[2])), r,
+                                                          "met" if r <= 1.5 else "not met"))
+        md.append("")
+        for f in ra:
+            if f[0] in ("register", "abort"):
+                headline.append(("%s: cost per item %s vs %s" % (
+                    "named module registration" if f[0] == "register" else "nested passes aborted",
+                    "{:,}".format(int(f[2])), "{:,}".format(int(f[1]))),
+                    "%.2fx (goal <= 1.5)" % float(f[3])))
+        ch = [f for f in ra if f[0] == "chain"]
+        if ch:
+            headline.append(("deep chain of modules, register + step, cost per module",
+                             "; ".join("%s->%s: %.2fx" % ("{:,}".format(int(f[1])), "{:,}".format(int(f[2])),
+                                                           float(f[3])) for f in ch)))
+
     # ---------------------------------------------------------------- headline
     top = ["## Headline", "", "| figure | value |", "| --- | --- |"]
     top += ["| %s | %s |" % kv for kv in headline]

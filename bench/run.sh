@@ -8,7 +8,7 @@
 #               fewer repetitions and sizes, fuzz speed 3 s per engine and
 #               target, time-to-bug 3 trials capped at 20 s; every table
 #               says it is a quick run
-#   --only L    comma list of hooks,gather,fuzzspeed,ttb,memory,verify (default: all)
+#   --only L    comma list of hooks,gather,fuzzspeed,ttb,memory,verify,scaling (default: all)
 #   --out DIR   results directory (default bench/results); writes
 #               DIR/latest.md, DIR/*.png and the raw DIR/raw/*.tsv
 #   --no-build  use the build-bench-* directories as they are
@@ -29,7 +29,7 @@ main() {
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-QUICK=0 ONLY="hooks,gather,fuzzspeed,ttb,memory,verify" OUT="bench/results" BUILD=1
+QUICK=0 ONLY="hooks,gather,fuzzspeed,ttb,memory,verify,scaling" OUT="bench/results" BUILD=1
 while (($#)); do
     case "$1" in
         --quick) QUICK=1 ;;
@@ -83,7 +83,7 @@ if ((BUILD)); then
     say "building build-bench-o2 (clang -O2)"
     CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
               -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF)
-    CC=clang cmake_build build-bench-o2 bench_hooks bench_gather bench_memory bench_verify zofuzz
+    CC=clang cmake_build build-bench-o2 bench_hooks bench_gather bench_memory bench_verify bench_scaling zofuzz
     if want fuzzspeed || want ttb; then
         say "building build-bench-lf (libFuzzer, -O2)"
         CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
@@ -121,17 +121,17 @@ fi
 B=build-bench-o2/bench
 # a benchmark that fails leaves its raw file incomplete; the report says so
 if want hooks; then
-    say "1/6 hook cost: zoffload (C), modules $HOOK_MODS"
+    say "1/7 hook cost: zoffload (C), modules $HOOK_MODS"
     "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" >"$RAW/hooks.tsv" ||
         say "bench_hooks failed"
     # the same with one regime for every N (released at every post-hook, at
     # most 50 parameters live): DeepSpeed's defaults keep a model of <= 1e9
     # elements gathered from forward to backward and re-gather larger ones
-    say "1/6 hook cost: zoffload (C), uniform regime (max_reuse_distance 0, max_live_parameters 5e7)"
+    say "1/7 hook cost: zoffload (C), uniform regime (max_reuse_distance 0, max_live_parameters 5e7)"
     "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" --reuse 0 \
         --max-live 5e7 >"$RAW/hooks_uniform.tsv" || say "bench_hooks (uniform) failed"
     if [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-        say "1/6 hook cost: PyTorch baseline (python3-torch), modules $TORCH_MODS"
+        say "1/7 hook cost: PyTorch baseline (python3-torch), modules $TORCH_MODS"
         /usr/bin/python3 bench/torch_hooks_baseline.py --modules "$TORCH_MODS" --reps "$TORCH_REPS" \
             --min-events "$TORCH_EVENTS" >"$RAW/torch.tsv" || say "torch baseline failed"
     else
@@ -142,7 +142,7 @@ if want hooks; then
     : >"$RAW/hooks_ir.tsv"
     if ((!QUICK)) && command -v valgrind >/dev/null 2>&1; then
         for n in ${HOOK_MODS//,/ }; do
-            say "1/6 hook cost: callgrind instruction count, N=$n"
+            say "1/7 hook cost: callgrind instruction count, N=$n"
             cg="$RAW/callgrind.$n.out"
             if valgrind --tool=callgrind --toggle-collect=timed_step --callgrind-out-file="$cg" \
                 "$B/bench_hooks" --modules "$n" --reps 1 --min-events 7e5 >"$RAW/cg-hooks.$n.tsv" 2>/dev/null; then
@@ -155,28 +155,35 @@ if want hooks; then
     fi
 fi
 if want gather; then
-    say "2/6 host gather throughput vs memcpy, W = 1, 8, 64"
+    say "2/7 host gather throughput vs memcpy, W = 1, 8, 64"
     "$B/bench_gather" --sizes "$GATHER_SIZES" --worlds 1,8,64 --reps "$GATHER_REPS" --min-bytes "$GATHER_MIN" \
         >"$RAW/gather.tsv" || say "bench_gather failed"
 fi
 if want fuzzspeed; then
-    say "3/6 fuzzing speed: ${SPEED_S} s per target and engine"
+    say "3/7 fuzzing speed: ${SPEED_S} s per target and engine"
     /usr/bin/python3 bench/fuzzbench.py speed --seconds "$SPEED_S" --asan build-bench-asan --lf build-bench-lf \
         --afl build-bench-afl >"$RAW/fuzzspeed.tsv" || say "fuzz speed failed"
 fi
 if want ttb; then
-    say "4/6 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine"
+    say "4/7 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine"
     /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --lf build-bench-lf \
         --afl build-bench-afl --o2 build-bench-o2 >"$RAW/ttb.tsv" || say "time-to-bug failed"
 fi
 if want memory; then
-    say "5/6 memory: peak gathered numel vs minimum, blocking fetches"
+    say "5/7 memory: peak gathered numel vs minimum, blocking fetches"
     "$B/bench_memory" --latency 1,4,7 corpus/models/*.scn >"$RAW/memory.tsv" || say "bench_memory: a violation or failure"
 fi
 if want verify; then
-    say "6/6 verify_collectives: ns per collective with and without the fingerprint exchange"
+    say "6/7 verify_collectives: ns per collective with and without the fingerprint exchange"
     if ((QUICK)); then vargs=(--iters 40 --reps 3); else vargs=(--iters 200 --reps 7); fi
     "$B/bench_verify" --worlds 1,2,4 --sizes 1024,1048576 "${vargs[@]}" >"$RAW/verify.tsv" || say "bench_verify failed"
+fi
+if want scaling; then
+    # cost per item at 1e6 named modules / 2^20 aborted passes / a 2e5-deep
+    # chain vs 1e4, in one run (goal <= 1.5)
+    say "7/7 scaling: registration of 1e6 named modules, 2^20 nested passes aborted, a 2e5-deep chain vs 1e4"
+    if ((QUICK)); then sargs=(--quick); else sargs=(); fi
+    "$B/bench_scaling" "${sargs[@]}" >"$RAW/scaling.tsv" || say "bench_scaling failed"
 fi
 
 # ------------------------------------------------------------------ report

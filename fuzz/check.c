@@ -156,7 +156,7 @@ void zs_check_event(void *user, const zo_event *ev)
         break;
     }
     case ZO_EV_PREFETCH: {
-        if (!c->rt || ev->param >= c->n_params) break;
+        if (!c->rt || ev->param >= c->n_params || c->skip_budget) break;
         zo_stats st;
         zo_param_info pi;
         if (zo_get_stats(c->rt, &st) || zo_param_get_info(c->rt, ev->param, &pi)) break;

@@ -84,6 +84,11 @@ typedef struct zs_checker {
     int abort_on_violation;
     int skip_counters;    /* 1: do not check I1/I2 (fuzz_api under a legacy policy, where
                              arbitrary call orders legitimately break them) */
+    int skip_budget;      /* 1: do not check I5 (fuzz_api under a DeepSpeed-shaped policy: its
+                             prefetch budget is DeepSpeed's __n_available_params, reset to 0 at
+                             reset_step while parameters an aborted forward left gathered stay
+                             gathered, so a prefetch may exceed max_live_parameters as in
+                             DeepSpeed) */
     int mismatch_stops;   /* 1 (rank of a host world): a ZO_ERR_COLLECTIVE_MISMATCH error event
                              is a consequence of I8, recorded in `mismatch`, not a violation */
     int mismatch;         /* a ZO_ERR_COLLECTIVE_MISMATCH error event was seen (mismatch_stops) */

@@ -1754,6 +1754,7 @@ int zo_enumerate_main(int argc, char **argv)
     zo_enum_opts o = {ZO_ENUM_ORDERS_ENGINE, 0xF, 20000};
     unsigned jobs = 1, shard = 0, nshard = 1;
     const char *out = NULL, *cex = "enumerate-cex";
+    int cex_given = 0;
     int merge = 0, count_only = 0, quiet = 0;
     int first_file = -1;
     int ranks = 0, gather_always = 0, verify = 0;
@@ -1835,6 +1836,7 @@ int zo_enumerate_main(int argc, char **argv)
         } else if (!strcmp(a, "--cex")) {
             NEEDV();
             cex = v;
+            cex_given = 1;
         } else if (!strcmp(a, "--max-runs")) {
             NEEDV();
             if (parse_uint(v, &o.max_runs) || !o.max_runs)
@@ -1866,6 +1868,13 @@ int zo_enumerate_main(int argc, char **argv)
         char why[300];
         if (writable_path(out, why, sizeof why)) return uerr(prog, "--out %s: %s", out, why);
     }
+    if (cex_given) {
+        /* the counterexamples are PREFIX-<policy>-<invariant>.bin: their
+         * directory must be writable before the run, even one that finds none */
+        char probe[4096], why[300];
+        snprintf(probe, sizeof probe, "%s-per-call-I1.bin", cex);
+        if (writable_path(probe, why, sizeof why)) return uerr(prog, "--cex %s: %s", cex, why);
+    }
     if (ranks) return rk_main(prog, &b, o.policy_mask, gather_always, verify, quiet);
 
     zo_enum_results res;
@@ -1877,6 +1886,11 @@ int zo_enumerate_main(int argc, char **argv)
                 /* an option after the files: skip it and its value */
                 if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--cex")) i++;
                 continue;
+            }
+            struct stat fst;
+            if (stat(argv[i], &fst) == 0 && S_ISDIR(fst.st_mode)) {
+                if (have) zo_enum_results_free(&res);
+                return uerr(prog, "--merge %s: is a directory (give results files)", argv[i]);
             }
             FILE *f = fopen(argv[i], "r");
             if (!f) {

@@ -1346,6 +1346,10 @@ static int cmd_verify(int argc, char **argv)
         if (is_dir(a)) {
             char **v;
             size_t n = list_dir(a, ".scn", &v);
+            if (n == 0) {
+                free_list(v, n);
+                die_usage("verify: %s: a directory without .scn files", a);
+            }
             for (size_t k = 0; k < n; k++) {
                 bad += verify_file(v[k], &perr);
                 nfiles++;
@@ -1445,6 +1449,16 @@ static int cmd_seeds(int argc, char **argv)
         xsnprintf(defdir, sizeof defdir, "%s/corpus/seeds", src_dir());
         outdir = defdir;
     }
+    /* every input must provide scenarios before anything is written: an
+     * empty or mistyped directory would otherwise compile nothing and the
+     * stale-seed sweep below would delete every generated seed in DIR */
+    for (int k = 0; k < nin; k++) {
+        if (!is_dir(inputs[k])) continue;
+        char **v = NULL;
+        size_t n = list_dir(inputs[k], ".scn", &v);
+        free_list(v, n);
+        if (n == 0) die_usage("seeds: %s: a directory without .scn files", inputs[k]);
+    }
     /* names produced, for the stale-file sweep */
     char **made = NULL;
     size_t nmade = 0, capm = 0;
@@ -1491,9 +1505,10 @@ static int cmd_seeds(int argc, char **argv)
         }
         free_list(v, n);
     }
-    /* sweep stale generated seeds */
+    /* sweep stale generated seeds (not after a failed input: its seeds
+     * are not stale, only unreadable this time) */
     const char *targets[2] = {"fuzz_hooks", "fuzz_scn_parse"};
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < 2 && !err; t++) {
         char d[PATH_MAX];
         xsnprintf(d, sizeof d, "%s/%s", outdir, targets[t]);
         char **v;

@@ -177,5 +177,10 @@ if(BUILD_TESTING)
   if(EXISTS ${_tc}/cli.sh)
     add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})
     add_test(NAME corpus/cli_hostile COMMAND sh ${_tc}/cli_hostile.sh $<TARGET_FILE:zofuzz> ${_src})
+    # every subcommand x every option of its usage synopsis: missing,
+    # repeated, malformed, out-of-range, unwritable; every file operand empty,
+    # a directory, missing, binary (generated from zofuzz's own help)
+    add_test(NAME corpus/cli_matrix COMMAND bash ${_tc}/cli_matrix.sh $<TARGET_FILE:zofuzz> ${_src})
+    set_tests_properties(corpus/cli_matrix PROPERTIES TIMEOUT 300)
   endif()
 endif()

@@ -116,7 +116,13 @@ typedef uint64_t zo_graph;
  *  of another runtime created fewer than 63 creations apart (in
  *  particular the ranks of one process-local world) is ZO_ERR_BAD_HANDLE
  *  too.  (PyTorch attaches these nodes to one autograd graph, which cannot
- *  be handed to another process group's module.) */
+ *  be handed to another process group's module.)
+ *  Under the DeepSpeed-shaped policies a handle names its module's counter
+ *  instead of a call (DeepSpeed's backward functions act on the module's
+ *  ds_grads_remaining / applied_pre_backward_ref_cnt, whichever call made
+ *  them): it stays valid while the runtime lives, also after its graph was
+ *  discarded or backpropagated; only handles of another runtime, of
+ *  another kind or malformed are ZO_ERR_BAD_HANDLE. */
 typedef uint64_t zo_grad_handle;
 
 /** ds_status of a parameter. */
@@ -157,7 +163,8 @@ typedef enum zo_grads_policy {
 /** "per-call", "reset-on-forward", "lazy-init", "init-at-register";
  *  NULL for an unknown value. */
 const char *zo_policy_name(zo_grads_policy p);
-/** Parses a policy name as above.  ZO_ERR_INVALID_ARG if unknown/NULL. */
+/** Parses a policy name as above.  ZO_ERR_INVALID_ARG if unknown/NULL
+ *  (message in zo_last_error(NULL)). */
 zo_status zo_policy_from_name(const char *name, zo_grads_policy *out);
 
 /** The DeepSpeed release whose behaviour around the hooks the DeepSpeed-
@@ -360,8 +367,9 @@ zo_status zo_runtime_destroy(zo_runtime *rt);
 /** Last error message of this runtime ("" if none); runtime-owned, valid
  *  until the next call on rt.
  *  NULL rt: the message of the last failed call of this thread that had
- *  no runtime to hold it - zo_runtime_create, zo_backend_host_create, or
- *  any function given a NULL runtime ("" if none); thread-local, valid
+ *  no runtime to hold it - zo_runtime_create, zo_policy_from_name, the
+ *  host backend and host world functions of zoffload_backend.h, or any
+ *  function given a NULL runtime ("" if none); thread-local, valid
  *  until the next such failure on this thread, not cleared by successes
  *  (NCCL's ncclGetLastError(NULL), libuv's uv_strerror of the returned
  *  code, which zoffload cannot give a cause in). */
@@ -455,8 +463,13 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph g);
  *  prologue and record, fetch_sub_module(m, forward=True): all-gather m's
  *  parameters (its own; its subtree's if m is a z3 leaf; external ones),
  *  wait for them, add m to each one's active set, then prefetch per the
- *  trace.  During a running backward the call is a recompute.
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun, m is
+ *  trace.  During a running backward the call is a recompute: inside a
+ *  pass begun for it (reentrant checkpointing) or, with none, inside the
+ *  backward's own graph (torch's non-reentrant checkpoint recomputes
+ *  without a forward pass of its own).
+ *  Errors: ZO_ERR_INVALID_ARG (call_flags other than ZO_CALL_GRAD),
+ *  ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass begun and no
+ *  backward running, m is
  *  inside a z3 leaf module), ZO_ERR_TRACE, ZO_ERR_BACKEND, ZO_ERR_NOMEM,
  *  ZO_ERR_LIMIT (2^20 call slots live or retired, see zo_grad_handle).
  *  On ZO_ERR_NOMEM, or ZO_ERR_BACKEND from issuing the gather, nothing
@@ -528,7 +541,10 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
  *  zo_release_all().  (DeepSpeed's FWD_MODULE_STACK also keeps the stale
  *  entries; it only serves external-parameter registration, which
  *  zoffload does not model.)
- *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (catcher not on the stack). */
+ *  With ZO_NO_MODULE the calls unwound are those of the innermost pass or
+ *  running backward (none open: nothing to unwind, ZO_OK).
+ *  Errors: ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no forward pass or backward
+ *  running; catcher not on the stack, or open in an outer pass). */
 zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher);
 
 /* ------------------------------------------------------------------ */

@@ -172,7 +172,8 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out);
 
 /** Completes every deferred gather of a host backend now (the "network"
  *  made progress).  Returns the number completed, or a negative zo_status
- *  (ZO_ERR_INVALID_ARG if b is not a host backend). */
+ *  (ZO_ERR_INVALID_ARG if b is NULL or not a host backend; message in
+ *  zo_last_error(NULL)). */
 int zo_host_progress(zo_backend *b);
 
 /** Byte byte_index of parameter param's original full tensor: the
@@ -214,11 +215,14 @@ uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes);
  *  - Deterministic: the outcome of every call depends only on each rank's
  *    own sequence of calls, never on thread timing.
  *  The first mismatch or would-hang is recorded: zo_host_world_report.
- *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_NOMEM (allocator may be NULL: malloc). */
+ *  Errors (message in zo_last_error(NULL)): ZO_ERR_INVALID_ARG (NULL out,
+ *  world_size out of range, allocator with only one of alloc/free),
+ *  ZO_ERR_NOMEM (allocator may be NULL: malloc). */
 zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out);
 
 /** Frees the world.  Every rank's backend must have been destroyed first
- *  (ZO_ERR_STATE otherwise, nothing freed).  NULL: ZO_OK. */
+ *  (ZO_ERR_STATE otherwise, nothing freed, message in zo_last_error(NULL)).
+ *  NULL: ZO_OK. */
 zo_status zo_host_world_destroy(zo_host_world *w);
 
 /** ZO_OK if every collective so far matched and nothing would hang; else
@@ -226,6 +230,7 @@ zo_status zo_host_world_destroy(zo_host_world *w);
  *  first finding, naming both sides, e.g.
  *  "collective 7: rank 0 all-gather [p3 1024x4B] vs rank 1 all-gather [p5 1024x4B]" or
  *  "collective 7: would hang: rank 0 waits in all-gather [p3 1024x4B]; rank 1 left after 7 collectives".
+ *  NULL w: ZO_ERR_INVALID_ARG (message in zo_last_error(NULL)).
  *  Thread-safe. */
 zo_status zo_host_world_report(const zo_host_world *w, char *buf, size_t len);
 
@@ -278,8 +283,8 @@ typedef struct zo_host_fault {
 /** Arms fault f on host backend b (f is copied), replacing the previous
  *  one and restarting the operation counts; f == NULL disarms.  Works
  *  already delayed or doomed keep their fate.
- *  Errors: ZO_ERR_INVALID_ARG (b not a host backend, bad point/action,
- *  status > 0). */
+ *  Errors: ZO_ERR_INVALID_ARG (b NULL or not a host backend: message in
+ *  zo_last_error(NULL); bad point/action, status > 0). */
 zo_status zo_host_set_fault(zo_backend *b, const zo_host_fault *f);
 
 /** Operations counted at `point` since the last zo_host_set_fault()

@@ -1726,7 +1726,7 @@ int zo_host_progress(zo_backend *b)
 {
     const host_ctx *cc = host_of(b);
     if (!cc)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_progress: b is %s", b ? "not a host backend" : "NULL");
     host_ctx *c = (host_ctx *)cc;
     int n = 0;
     if (c->world)
@@ -1795,7 +1795,7 @@ zo_status zo_host_set_fault(zo_backend *b, const zo_host_fault *f)
 {
     const host_ctx *cc = host_of(b);
     if (!cc)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_set_fault: b is %s", b ? "not a host backend" : "NULL");
     host_ctx *c = (host_ctx *)cc;
     if (f) {
         if ((f->point != ZO_HOST_FAULT_GATHER && f->point != ZO_HOST_FAULT_WAIT) ||
@@ -1833,37 +1833,38 @@ uint64_t zo_host_fault_fired(const zo_backend *b)
 zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out)
 {
     if (!out)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: out is NULL");
     *out = NULL;
     if (world_size < 1 || world_size > ZO_MAX_WORLD_SIZE)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: world_size %d not in 1..%d", world_size,
+                            ZO_MAX_WORLD_SIZE);
     zo_allocator a = {NULL, NULL, NULL};
     if (allocator)
         a = *allocator;
     if (!a.alloc != !a.free)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: allocator with only one of alloc/free");
     zo_host_world *w = zo__host_alloc(&a, sizeof *w);
     if (!w)
-        return ZO_ERR_NOMEM;
+        return zo__fail_tls(ZO_ERR_NOMEM, "zo_host_world_create: out of memory");
     memset(w, 0, sizeof *w);
     w->alloc = a;
     w->W = world_size;
     w->r = zo__host_alloc(&a, (size_t)world_size * sizeof(wrank));
     if (!w->r) {
         zo__host_free(&a, w);
-        return ZO_ERR_NOMEM;
+        return zo__fail_tls(ZO_ERR_NOMEM, "zo_host_world_create: out of memory");
     }
     memset(w->r, 0, (size_t)world_size * sizeof(wrank));
     if (pthread_mutex_init(&w->mu, NULL) != 0) {
         zo__host_free(&a, w->r);
         zo__host_free(&a, w);
-        return ZO_ERR_NOMEM;
+        return zo__fail_tls(ZO_ERR_NOMEM, "zo_host_world_create: out of memory");
     }
     if (pthread_cond_init(&w->cv, NULL) != 0) {
         pthread_mutex_destroy(&w->mu);
         zo__host_free(&a, w->r);
         zo__host_free(&a, w);
-        return ZO_ERR_NOMEM;
+        return zo__fail_tls(ZO_ERR_NOMEM, "zo_host_world_create: out of memory");
     }
     w->finding_st = ZO_OK;
     *out = w;
@@ -1878,7 +1879,8 @@ zo_status zo_host_world_destroy(zo_host_world *w)
     for (int r = 0; r < w->W; r++)
         if (w->r[r].state == 1) {
             pthread_mutex_unlock(&w->mu);
-            return ZO_ERR_STATE; /* rank r's backend is still alive */
+            /* rank r's backend is still alive */
+            return zo__fail_tls(ZO_ERR_STATE, "zo_host_world_destroy: rank %d's backend is still alive", r);
         }
     /* collectives only some ranks issued: their entries are all detached */
     while (w->head) {
@@ -1901,7 +1903,7 @@ zo_status zo_host_world_destroy(zo_host_world *w)
 zo_status zo_host_world_report(const zo_host_world *cw, char *buf, size_t len)
 {
     if (!cw)
-        return ZO_ERR_INVALID_ARG;
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_report: w is NULL");
     zo_host_world *w = (zo_host_world *)cw; /* the mutex */
     pthread_mutex_lock(&w->mu);
     zo_status st = w->finding_st;

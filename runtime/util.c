@@ -215,13 +215,16 @@ const char *zo_policy_name(zo_grads_policy p) {
 }
 
 zo_status zo_policy_from_name(const char *name, zo_grads_policy *out) {
-    if (!name || !out) return ZO_ERR_INVALID_ARG;
+    if (!name || !out)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_policy_from_name: %s is NULL", name ? "out" : "name");
     for (unsigned i = 0; i < ZO_GRADS_POLICY_COUNT; i++)
         if (strcmp(name, k_policy_names[i]) == 0) {
             *out = (zo_grads_policy)i;
             return ZO_OK;
         }
-    return ZO_ERR_INVALID_ARG;
+    return zo__fail_tls(ZO_ERR_INVALID_ARG,
+                        "zo_policy_from_name: unknown policy '%.64s' (per-call, reset-on-forward, lazy-init, "
+                        "init-at-register)", name);
 }
 
 static const char *const k_event_names[ZO_EV_KIND_COUNT] = {
