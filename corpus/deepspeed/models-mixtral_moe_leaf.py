@@ -5,10 +5,10 @@ Source:     corpus/models/mixtral_moe_leaf.scn
 Made by:    zofuzz export corpus/models/mixtral_moe_leaf.scn --to deepspeed -o
             corpus/deepspeed/models-mixtral_moe_leaf.py
 Simulator:  policy reset-on-forward (DeepSpeed upstream's counters), torch
-            2.x, deepspeed 0.19: invariant I3 violated: step 3, event 3192, at
-            after eval forward, module -, param 37, policy reset-on-forward:
-            not released: non-persistent parameter 37 still AVAILABLE (0
-            active modules)
+            2.x, deepspeed 0.19: invariant I3 violated: step 3, event 3088, at
+            after eval forward, module -, param 0, policy reset-on-forward:
+            not released: non-persistent parameter 0 still AVAILABLE (0 active
+            modules)
             (under the scenario's own policy per-call: all invariants hold)
 Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python models-mixtral_moe_leaf.py
             (--hooks-only: DeepSpeed's bare hooks, deepspeed.initialize without

@@ -5,10 +5,7 @@ Source:     corpus/regressions/z3-leaf-two-outputs.scn
 Made by:    zofuzz export corpus/regressions/z3-leaf-two-outputs.scn --to
             deepspeed -o corpus/deepspeed/regressions-z3-leaf-two-outputs.py
 Simulator:  policy reset-on-forward (DeepSpeed upstream's counters), torch
-            2.x, deepspeed 0.19: invariant I3 violated: step 1, event 59, at
-            after ENDBWD g=1, module -, param 0, policy reset-on-forward: not
-            released: non-persistent parameter 0 still AVAILABLE (0 active
-            modules)
+            2.x, deepspeed 0.19: all invariants hold
             (under the scenario's own policy per-call: all invariants hold)
 Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python regressions-z3-leaf-two-outputs.py
             (--hooks-only: DeepSpeed's bare hooks, deepspeed.initialize without
