@@ -542,9 +542,16 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                     sb_printf(b, "%u, ", cl->parent);
                 sb_pystr(b, nm->mod_ref[cl->module]);
                 sb_printf(b, ", [");
-                for (unsigned i = 0; i < cl->n_in; i++) {
-                    ref_str(p, pos, &cl->in[i], rs, sizeof rs);
-                    sb_printf(b, "%s\"%s\"", i ? ", " : "", rs);
+                for (unsigned i = 0; i < (unsigned)cl->n_in + cl->n_kw; i++) {
+                    /* "kw=" a keyword input; "+" the terms of a mixed input */
+                    ref_str(p, pos, i < cl->n_in ? &cl->in[i] : &cl->kw[i - cl->n_in], rs, sizeof rs);
+                    sb_printf(b, "%s\"%s%s", i ? ", " : "", i < cl->n_in ? "" : "kw=", rs);
+                    for (unsigned k = 0; k < cl->n_mix; k++)
+                        if (cl->mix[k].slot == i) {
+                            ref_str(p, pos, &cl->mix[k].ref, rs, sizeof rs);
+                            sb_printf(b, "+%s", rs);
+                        }
+                    sb_printf(b, "\"");
                 }
                 sb_printf(b, "], %u, [", cl->n_out);
                 for (unsigned i = 0; i < cl->n_use; i++) {

@@ -151,11 +151,42 @@ static void ref_remove(zs_ref *list, uint8_t *n, unsigned i)
     memset(&list[*n], 0, sizeof list[*n]);
 }
 
-void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
+static void mix_remove(zs_call *cl, unsigned k)
+{
+    for (unsigned q = k; q + 1 < cl->n_mix; q++) cl->mix[q] = cl->mix[q + 1];
+    cl->n_mix--;
+    memset(&cl->mix[cl->n_mix], 0, sizeof cl->mix[0]);
+}
+
+/* Input slot `slot` (positional or keyword) of call c is gone: its mixed
+ * terms go, later slots move down by one. */
+static void mix_slot_gone(zs_call *cl, unsigned slot)
+{
+    for (unsigned k = cl->n_mix; k-- > 0;) {
+        if (cl->mix[k].slot == slot) mix_remove(cl, k);
+        else if (cl->mix[k].slot > slot) cl->mix[k].slot--;
+    }
+}
+
+static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i);
+
+/* Removes keyword input k of call c (ARG n_in + k in its scope). */
+static void drop_kw(zs_pass *p, unsigned c, unsigned k)
 {
     zs_call *cl = &p->calls[c];
-    if (i >= cl->n_in) return;
-    ref_remove(cl->in, &cl->n_in, i);
+    if (k >= cl->n_kw) return;
+    unsigned slot = (unsigned)cl->n_in + k;
+    ref_remove(cl->kw, &cl->n_kw, k);
+    mix_slot_gone(cl, slot);
+    drop_arg_refs(p, c, slot);
+}
+
+/* References to input slot i of call c (in its own scope: its use[], its
+ * children's inputs, keyword inputs and mixed terms) are gone; higher
+ * slots move down by one. */
+static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i)
+{
+    zs_call *cl = &p->calls[c];
     for (unsigned k = cl->n_use; k-- > 0;) {
         zs_ref *r = &cl->use[k];
         if (r->kind != ZS_REF_ARG) continue;
@@ -165,6 +196,18 @@ void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
     for (unsigned j = c + 1; j < p->n_calls; j++) {
         zs_call *ch = &p->calls[j];
         if (ch->parent != c) continue;
+        for (unsigned k = ch->n_mix; k-- > 0;) {
+            zs_ref *r = &ch->mix[k].ref;
+            if (r->kind != ZS_REF_ARG) continue;
+            if (r->index == i) mix_remove(ch, k);
+            else if (r->index > i) r->index--;
+        }
+        for (unsigned k = ch->n_kw; k-- > 0;) {
+            zs_ref *r = &ch->kw[k];
+            if (r->kind != ZS_REF_ARG) continue;
+            if (r->index == i) drop_kw(p, j, k);
+            else if (r->index > i) r->index--;
+        }
         for (unsigned k = ch->n_in; k-- > 0;) {
             zs_ref *r = &ch->in[k];
             if (r->kind != ZS_REF_ARG) continue;
@@ -172,6 +215,15 @@ void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
             else if (r->index > i) r->index--;
         }
     }
+}
+
+void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
+{
+    zs_call *cl = &p->calls[c];
+    if (i >= cl->n_in) return;
+    ref_remove(cl->in, &cl->n_in, i);
+    mix_slot_gone(cl, i);
+    drop_arg_refs(p, c, i);
 }
 
 void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
@@ -195,6 +247,18 @@ void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
     for (unsigned s = c + 1; s < p->n_calls; s++) {
         zs_call *sc = &p->calls[s];
         if (sc->parent != par) continue;
+        for (unsigned k = sc->n_mix; k-- > 0;) {
+            zs_ref *r = &sc->mix[k].ref;
+            if (r->kind != ZS_REF_OUT || r->call != c) continue;
+            if (r->index == j) mix_remove(sc, k);
+            else if (r->index > j) r->index--;
+        }
+        for (unsigned k = sc->n_kw; k-- > 0;) {
+            zs_ref *r = &sc->kw[k];
+            if (r->kind != ZS_REF_OUT || r->call != c) continue;
+            if (r->index == j) drop_kw(p, s, k);
+            else if (r->index > j) r->index--;
+        }
         for (unsigned k = sc->n_in; k-- > 0;) {
             zs_ref *r = &sc->in[k];
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
@@ -230,6 +294,10 @@ void zs_min_pass_drop_call(zs_pass *p, unsigned c)
             if (cl->in[k].kind == ZS_REF_OUT) cl->in[k].call = REMAP(cl->in[k].call);
         for (unsigned k = 0; k < cl->n_use; k++)
             if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP(cl->use[k].call);
+        for (unsigned k = 0; k < cl->n_kw; k++)
+            if (cl->kw[k].kind == ZS_REF_OUT) cl->kw[k].call = REMAP(cl->kw[k].call);
+        for (unsigned k = 0; k < cl->n_mix; k++)
+            if (cl->mix[k].ref.kind == ZS_REF_OUT) cl->mix[k].ref.call = REMAP(cl->mix[k].ref.call);
     }
 #undef REMAP
 }
@@ -318,6 +386,11 @@ static int splice_call(zs_pass *p, unsigned c)
     if (c == 0 || c >= p->n_calls) return -1;
     zs_call *cc = &p->calls[c];
     unsigned par = cc->parent, e = subtree_end(p, c);
+    /* keyword and mixed inputs around c: drop them first (C_DROP_EXT) */
+    for (unsigned j = par; j < p->n_calls; j++)
+        if ((j == c || p->calls[j].parent == c || p->calls[j].parent == par) &&
+            (p->calls[j].n_kw || p->calls[j].n_mix))
+            return -1;
     for (unsigned j = c + 1; j < e; j++)
         if ((p->calls[j].flags & ZS_CALL_RAISE) && p->calls[j].catcher == c) return -1;
     zs_call orig = *cc;
@@ -383,6 +456,10 @@ static int splice_call(zs_pass *p, unsigned c)
             if (cl->in[k].kind == ZS_REF_OUT) cl->in[k].call = REMAP1(cl->in[k].call);
         for (unsigned k = 0; k < cl->n_use; k++)
             if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP1(cl->use[k].call);
+        for (unsigned k = 0; k < cl->n_kw; k++)
+            if (cl->kw[k].kind == ZS_REF_OUT) cl->kw[k].call = REMAP1(cl->kw[k].call);
+        for (unsigned k = 0; k < cl->n_mix; k++)
+            if (cl->mix[k].ref.kind == ZS_REF_OUT) cl->mix[k].ref.call = REMAP1(cl->mix[k].ref.call);
     }
 #undef REMAP1
     return 0;
@@ -463,7 +540,7 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
             c[1] += (uint64_t)__builtin_popcount(p->loss_mask);
             for (unsigned k = 0; k < p->n_calls; k++) {
                 const zs_call *cl = &p->calls[k];
-                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use;
+                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use + cl->n_kw + cl->n_mix;
                 c[2] += (uint64_t)__builtin_popcount(cl->flags);
                 for (unsigned r = 0; r < cl->n_in; r++)
                     c[2] += (uint64_t)cl->in[r].detach + (cl->in[r].kind == ZS_REF_OUT);
@@ -523,6 +600,7 @@ enum {
     C_DROP_USE,
     C_DROP_OUTPUT,
     C_DROP_INPUT,
+    C_DROP_EXT,
     C_DROP_USEREF,
     C_DROP_LOSS,
     C_CLEAR_CALLFLAG,
@@ -543,7 +621,7 @@ enum {
 static const char *const kind_names[C_KINDS] = {
     "drop rank edit", "drop step",    "step -> train", "drop pass",    "drop module subtree", "splice module", "drop call",
     "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
-    "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
+    "drop keyword/mixed input", "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
     "clear gather_always", "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
     "param -> parent module", "order bytes"};
 
@@ -654,6 +732,7 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         return CAND_OK;
     case C_DROP_OUTPUT:
     case C_DROP_INPUT:
+    case C_DROP_EXT:
     case C_DROP_USEREF:
     case C_CLEAR_CALLFLAG:
     case C_CLEAR_DETACH:
@@ -669,6 +748,15 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         } else if (kind == C_DROP_INPUT) {
             if (slot >= cl->n_in) return CAND_SKIP;
             zs_min_pass_drop_input(p, ci, slot);
+        } else if (kind == C_DROP_EXT) {
+            /* slot < ZS_MAX_MIX: a mixed input's extra term; then the keyword inputs */
+            if (slot < ZS_MAX_MIX) {
+                if (slot >= cl->n_mix) return CAND_SKIP;
+                mix_remove(cl, slot);
+            } else {
+                if (slot - ZS_MAX_MIX >= cl->n_kw) return CAND_SKIP;
+                drop_kw(p, ci, slot - ZS_MAX_MIX);
+            }
         } else if (kind == C_DROP_USEREF) {
             if (slot >= cl->n_use) return CAND_SKIP;
             ref_remove(cl->use, &cl->n_use, slot);

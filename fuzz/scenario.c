@@ -58,6 +58,12 @@ static int call_equal(const zs_call *a, const zs_call *b)
         if (!ref_equal(&a->in[i], &b->in[i])) return 0;
     for (unsigned i = 0; i < a->n_use; i++)
         if (!ref_equal(&a->use[i], &b->use[i])) return 0;
+    if (a->n_kw != b->n_kw || a->n_mix != b->n_mix) return 0;
+    if (a->n_kw > ZS_MAX_KW || a->n_mix > ZS_MAX_MIX) return 0;
+    for (unsigned i = 0; i < a->n_kw; i++)
+        if (!ref_equal(&a->kw[i], &b->kw[i])) return 0;
+    for (unsigned i = 0; i < a->n_mix; i++)
+        if (a->mix[i].slot != b->mix[i].slot || !ref_equal(&a->mix[i].ref, &b->mix[i].ref)) return 0;
     return 1;
 }
 

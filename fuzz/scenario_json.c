@@ -117,7 +117,28 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                     if (i) fputs(", ", f);
                     json_ref(f, &c2->use[i]);
                 }
-                fputs("]}", f);
+                fputs("]", f);
+                /* keyword inputs (unwrapped; ARG n_in + j in the callee's
+                 * scope) and mixed inputs' extra terms: written only when
+                 * present, so older readers see the same JSON as before */
+                if (c2->n_kw) {
+                    fputs(", \"kw\": [", f);
+                    for (unsigned i = 0; i < c2->n_kw; i++) {
+                        if (i) fputs(", ", f);
+                        json_ref(f, &c2->kw[i]);
+                    }
+                    fputs("]", f);
+                }
+                if (c2->n_mix) {
+                    fputs(", \"mix\": [", f);
+                    for (unsigned i = 0; i < c2->n_mix; i++) {
+                        fprintf(f, "%s{\"slot\": %u, \"ref\": ", i ? ", " : "", c2->mix[i].slot);
+                        json_ref(f, &c2->mix[i].ref);
+                        fputs("}", f);
+                    }
+                    fputs("]", f);
+                }
+                fputs("}", f);
             }
             fputs("]}", f);
         }

@@ -22,7 +22,7 @@
 /* Graph model                                                          */
 /* ------------------------------------------------------------------ */
 
-enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT };
+enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT, N_MIX /* parameter-free op of a mixed input */ };
 
 #define SEQ_ACC UINT64_MAX /* AccumulateGrad's sequence_nr */
 
@@ -52,7 +52,7 @@ typedef struct xctx {
     int region;          /* non-reentrant region being recorded, -1 */
     int32_t *leaf;       /* the pass's batch leaf node (shared with recomputes) */
     int any_grad;        /* some call ran with grad enabled */
-    tensor win[ZS_MAX_CALLS][ZS_MAX_IN];
+    tensor win[ZS_MAX_CALLS][ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
     tensor out[ZS_MAX_CALLS][ZS_MAX_OUT];
 } xctx;
 
@@ -548,7 +548,11 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     hook_end(S, zo_pre_forward(S->rt, m, grad ? ZO_CALL_GRAD : 0), "zo_pre_forward");
     if (S->stop) return UNW_NO;
 
-    /* hook D */
+    /* hook D: the positional inputs; keyword inputs (after them in in[])
+     * reach the body unwrapped */
+    unsigned n_all = n_in;
+    n_in = c->n_in < n_all ? c->n_in : n_all;
+    for (unsigned i = n_in; i < n_all && i < ZS_MAX_IN + ZS_MAX_KW; i++) X->win[ci][i] = in[i];
     for (unsigned i = 0; i < n_in; i++) rg[i] = in[i].rg;
     memset(h, 0, sizeof h);
     minfo(S, m, &mi);
@@ -576,10 +580,36 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
         const zs_call *ch = &P->calls[j];
         if (ch->parent != ci) continue;
-        tensor cin[ZS_MAX_IN];
+        tensor cin[ZS_MAX_IN + ZS_MAX_KW];
         for (unsigned i = 0; i < ch->n_in; i++) cin[i] = resolve(S, X, ci, &ch->in[i]);
+        for (unsigned i = 0; i < ch->n_kw; i++) cin[ch->n_in + i] = resolve(S, X, ci, &ch->kw[i]);
+        /* mixed inputs: the body's parameter-free op (a residual sum) over
+         * the slot's tensor and its extra terms, made right before the call */
+        for (unsigned k = 0; k < ch->n_mix;) {
+            unsigned slot = ch->mix[k].slot, e = k;
+            while (e < ch->n_mix && ch->mix[e].slot == slot) e++;
+            tensor terms[1 + ZS_MAX_MIX];
+            unsigned nt = 0;
+            int any = cin[slot].rg;
+            terms[nt++] = cin[slot];
+            for (unsigned q = k; q < e; q++) {
+                terms[nt] = resolve(S, X, ci, &ch->mix[q].ref);
+                any |= terms[nt++].rg;
+            }
+            tensor t = {0, -1};
+            if (grad && any) {
+                int32_t nd = new_node(S, N_MIX, ZO_NO_MODULE);
+                if (nd < 0) return UNW_NO;
+                for (unsigned q = 0; q < nt; q++)
+                    if (terms[q].rg) add_edge(S, nd, terms[q].prod);
+                t.rg = 1;
+                t.prod = nd;
+            }
+            cin[slot] = t;
+            k = e;
+        }
         int cgrad = grad && !(ch->flags & ZS_CALL_NO_GRAD);
-        int r = run_call(S, X, j, cin, ch->n_in, cgrad);
+        int r = run_call(S, X, j, cin, (unsigned)ch->n_in + ch->n_kw, cgrad);
         if (S->stop) return UNW_NO;
         if (r == UNW_NO || r == (int)ci) continue;
         return r; /* unwound through this call */

@@ -72,6 +72,8 @@ MAX_CHILD_CALLS = 16
 MAX_IN = 4
 MAX_OUT = 4
 MAX_USE = 8
+MAX_KW = 4
+MAX_MIX = 8
 MAX_NUMEL = 0x7FFFFFFF
 NAME_LEN = 23
 
@@ -196,7 +198,10 @@ class Call:
         self.path = path
         self.no_grad = False
         self.ckpt = None  # "reentrant" / "non-reentrant"
-        self.inputs = []  # ref strings in the caller's scope
+        self.inputs = []  # ref strings in the caller's scope ("a + b": a mixed input)
+        self.kw = []  # keyword inputs that require grad (ref strings, caller's scope)
+        self.kw_nodes = {}  # id(grad_fn) of keyword input j -> j
+        self.n_mix = 0
         self.n_out = 0
         self.uses = []
         self.raised = False
@@ -284,7 +289,7 @@ class Scenario:
                     while q is not None:
                         d += 1
                         q = q.parent
-                    s = "call @%d(%s)" % (c.module, ", ".join(c.inputs))
+                    s = "call @%d(%s)" % (c.module, ", ".join(c.inputs + ["kw=" + k for k in c.kw]))
                     if c.n_out:
                         s += " -> %d" % c.n_out
                     if c.uses:
@@ -544,15 +549,20 @@ class _Recorder:
             h.remove()
         self.handles = []
 
+    def in_recompute(self):
+        """A checkpoint recompute: reentrant (counted by the wrapper) or
+        non-reentrant (module calls inside a backward)."""
+        return self.recompute > 0 or (bool(self.ctx) and self.ctx[-1] == "B")
+
     def recording(self):
-        return self.recompute == 0 and self.cur is not None
+        return not self.in_recompute() and self.cur is not None
 
     def hook_a(self, module, args, kwargs):
         mid = self.mid.get(id(module))
         if mid is None:
             return None
         path = self.module_path[mid]
-        if self.recompute == 0 and not self.stack:
+        if not self.in_recompute() and not self.stack:
             # a call made by the step's code: it must be the root module
             if mid != 0:
                 raise CaptureError("capture: the step calls module %s (%s) directly; only the model "
@@ -564,9 +574,9 @@ class _Recorder:
         if self.recording():
             ps = self.cur
             parent = self.stack[-1] if self.stack else None
-            if parent is not None and self.module_parent(mid) != parent.module:
+            if parent is not None and not self.is_ancestor(parent.module, mid):
                 raise CaptureError("capture: module %s is called from the forward of %s, which is not "
-                                   "its parent module (a call across the module tree)" % (
+                                   "an ancestor of it (a call across the module tree)" % (
                                        path, parent.path or "(root)"))
             c = Call(len(ps.calls), mid, parent, path)
             c.pass_ = ps
@@ -587,13 +597,71 @@ class _Recorder:
                 c.ckpt = self.pending_ckpt.pop()
                 if c.ckpt and (parent is None):
                     raise CaptureError("capture: checkpoint around the root module call is unsupported")
+            # keyword tensors that require grad: DeepSpeed's hook D does not
+            # see them, they reach the forward unwrapped (.scn kw=...)
             for k, v in (kwargs or {}).items():
                 for t in _tensors(v, []):
-                    if t.requires_grad and torch.is_grad_enabled():
-                        self.note(path, "keyword tensor %r requires grad (DeepSpeed's hook D does not "
-                                  "see keyword inputs; the scenario model has no keyword input)" % k)
+                    if not t.requires_grad:
+                        continue
+                    if parent is None:
+                        raise CaptureError("capture: the model is called with keyword tensor %r that "
+                                           "requires grad (pass it positionally)" % k)
+                    if c.ckpt:
+                        raise CaptureError("capture: %s is checkpointed and takes keyword tensor %r that "
+                                           "requires grad (unsupported)" % (path, k))
+                    if len(c.kw) >= MAX_KW:
+                        raise CaptureError("capture: %s takes more than %d keyword tensors that require "
+                                           "grad" % (path, MAX_KW))
+                    if t.grad_fn is None:
+                        raise CaptureError("capture: %s takes keyword leaf tensor %r that requires grad "
+                                           "(unsupported)" % (path, k))
+                    c.kw_nodes[id(t.grad_fn)] = len(c.kw)
+                    self.nodes_keep.append(t.grad_fn)
+                    c.kw.append(self.src_ref(c, t, "keyword input %r" % k))
             self.stack.append(c)
         return None
+
+    def is_ancestor(self, a, m):
+        m = self.sc.modules[m][1]
+        while m is not None:
+            if m == a:
+                return True
+            m = self.sc.modules[m][1]
+        return False
+
+    def reparent(self):
+        """The scenario's tree: each module hangs under its nearest ancestor
+        that the step calls (containers that are never called, such as an
+        nn.ModuleList of layers, keep their place in named_modules() order
+        but lose their children).  Module ids and hooks are unchanged, and
+        the order stays DFS pre-order (an ancestor of the parent is an
+        ancestor of the previous module too)."""
+        called = {0}
+        for kind, passes in self.sc.steps:
+            for ps in passes:
+                for c in ps.calls:
+                    called.add(c.module)
+        mods = self.sc.modules
+        moved = []
+        for i in range(1, len(mods)):
+            name, parent, path, cls = mods[i]
+            p = parent
+            while p not in called:
+                p = mods[p][1]
+            if p != parent:
+                moved.append(path)
+            mods[i] = (name, p, path, cls)
+        for kind, passes in self.sc.steps:
+            for ps in passes:
+                for c in ps.calls:
+                    if c.parent is not None and mods[c.module][1] != c.parent.module:
+                        raise CaptureError("capture: %s calls %s, whose nearest called ancestor is %s "
+                                           "(the scenario model's calls go from a module to its child)"
+                                           % (c.parent.path or "(root)", c.path,
+                                              mods[mods[c.module][1]][2] or "(root)"))
+        if moved:
+            self.sc.info.append("tree: %d module(s) hang under their nearest called ancestor "
+                                "(uncalled containers skipped), e.g. %s" % (len(moved), moved[0]))
 
     def grad_of(self, c):
         return c.grad
@@ -747,6 +815,9 @@ class _Recorder:
                 continue
             seen.add(id(n))
             self.nodes_keep.append(n)
+            if scope is not None and id(n) in scope.kw_nodes:
+                refs.add((0, 0, len(scope.inputs) + scope.kw_nodes[id(n)]))
+                continue
             tag = getattr(n, "zo_tag", None)
             if tag is not None:
                 kind, call, j = tag
@@ -795,25 +866,34 @@ class _Recorder:
                 raise CaptureError("capture: %s receives a parameter as input %d (unsupported)" % (path, j))
             raise CaptureError("capture: %s receives a leaf tensor that requires grad from inside the "
                                "forward of %s (unsupported)" % (path, parent.path or "(root)"))
+        return self.src_ref(call, x, "input %d" % j)
+
+    def src_ref(self, call, x, what):
+        """The .scn reference (caller's scope) of tensor x passed to `call`:
+        one source, or a mixed input "a + b" (a parameter-free op of the
+        caller over several of its tensors, such as a residual sum)."""
+        path = call.path or "(root)"
+        parent = call.parent
         refs, params, foreign, leaves, inner = self.walk([x.grad_fn], parent)
         if foreign or leaves:
-            self.note(path, "input %d reaches tensors from outside its caller's scope (cached or "
-                      "keyword tensors)" % j)
+            self.note(path, "%s reaches tensors from outside its caller's scope (cached tensors)" % what)
         if params:
-            self.note(path, "input %d is computed with parameter(s) %s read directly by the caller "
-                      "%s between child calls" % (j, ",".join(self.sc.params[p]["path"] for p in sorted(params)),
+            self.note(path, "%s is computed with parameter(s) %s read directly by the caller "
+                      "%s between child calls" % (what, ",".join(self.sc.params[p]["path"] for p in sorted(params)),
                                                   parent.path or "(root)"))
         if not refs:
-            self.note(path, "input %d requires grad but reaches nothing in its caller's scope" % j)
+            self.note(path, "%s requires grad but reaches nothing in its caller's scope" % what)
             return self.norg_ref(call)
         rs = sorted(refs)
+        if inner > len(rs) - 1 + (1 if len(rs) > 1 else 0):
+            self.note(path, "%s is %s through %d parameter-free op node(s) in the caller's body "
+                      "(modelled as %s)" % (what, "+".join(self.ref_text(r) for r in rs), inner,
+                                            "one op" if len(rs) > 1 else "a direct reference"))
         if len(rs) > 1:
-            self.note(path, "input %d combines %s (a parameter-free op between child calls); "
-                      "mapped to %s" % (j, "+".join(self.ref_text(r) for r in rs), self.ref_text(rs[-1])))
-        elif inner:
-            self.note(path, "input %d is %s through %d parameter-free op(s) in the caller's body"
-                      % (j, self.ref_text(rs[-1]), inner))
-        return self.ref_text(rs[-1])
+            if call.n_mix + len(rs) - 1 > MAX_MIX:
+                raise CaptureError("capture: %s: its inputs mix more than %d extra tensors" % (path, MAX_MIX))
+            call.n_mix += len(rs) - 1
+        return " + ".join(self.ref_text(r) for r in rs)
 
     def norg_ref(self, call):
         """A reference that does not require grad in the caller's scope."""
@@ -1111,6 +1191,7 @@ def capture(model, step_fn, steps=1):
         raise err[0]
     rec.nodes_keep = []
     rec.renumber_params()
+    rec.reparent()
     return rec.sc
 
 
