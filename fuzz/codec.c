@@ -526,7 +526,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (rs && unw == UNW_NO) unw = c->catcher == ZS_NONE ? UNW_OUT : c->catcher;
 
     if (unw != UNW_NO) {
-        if (w->enc && (c->n_out || c->n_use)) w_fail(w, "unwound call has outputs or uses");
+        if (w->enc && (c->n_out || c->n_use || c->out_norg || c->out_alias))
+            w_fail(w, "unwound call has outputs or uses");
         c->n_out = 0;
         c->n_use = 0;
         return unw;
@@ -539,6 +540,19 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         c->n_out = (uint8_t)no;
     }
     nc = use_candidates(g, ci, cand);
+    /* outputs without grad, aliased outputs: .scn only, like keyword inputs */
+    if (!w->enc) {
+        c->out_norg = 0;
+        c->out_alias = 0;
+    } else if (c->out_norg || c->out_alias) {
+        if (!w->ext_ok)
+            w_fail(w, "outputs without grad or aliased outputs have no fuzzer-byte encoding (.scn text only)");
+        else if ((c->out_norg | c->out_alias) >> c->n_out)
+            w_fail(w, "nograd/alias names an output the call does not have (n_out %u)", c->n_out);
+        for (unsigned j = 0; j < c->n_out && !w->err; j++)
+            if ((c->out_alias >> j) & 1u) walk_ref(w, &c->alias[j], cand, nc, "alias");
+        if (w->err) return UNW_NO;
+    }
     unsigned nall = nc < ZS_MAX_USE ? nc : ZS_MAX_USE;
     unsigned mode = 1;
     if (w->enc) {
@@ -1236,7 +1250,9 @@ int zs_scenario_has_ext(const zs_scenario *s)
         for (unsigned q = 0; q < s->step[i].n_passes && q < ZS_MAX_PASSES; q++) {
             const zs_pass *p = &s->step[i].pass[q];
             for (unsigned c = 0; c < p->n_calls && c < ZS_MAX_CALLS; c++)
-                if (p->calls[c].n_kw || p->calls[c].n_mix) return 1;
+                if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg ||
+                    p->calls[c].out_alias)
+                    return 1;
         }
     return 0;
 }

@@ -501,6 +501,8 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
               "#            outK.J (output J of the K-th child call of the enclosing call),\n"
               "#            REF.detach (x.detach())\n"
               "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
+              "#            nograd=J: output J never requires grad (detached / integer indices)\n"
+              "#            aliasJ=REF: output J is REF itself (returned as is, no op)\n"
               "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
               "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
               "#            raise=upK: the forward raises after its child calls; the body of\n"
@@ -561,6 +563,13 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                 sb_printf(b, "], [");
                 int nf = 0;
                 if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, "%s\"no_grad\"", nf++ ? ", " : "");
+                for (unsigned j = 0; j < cl->n_out; j++)
+                    if ((cl->out_norg >> j) & 1u) sb_printf(b, "%s\"nograd=%u\"", nf++ ? ", " : "", j);
+                for (unsigned j = 0; j < cl->n_out; j++)
+                    if ((cl->out_alias >> j) & 1u) {
+                        ref_str(p, pos, &cl->alias[j], rs, sizeof rs);
+                        sb_printf(b, "%s\"alias%u=%s\"", nf++ ? ", " : "", j, rs);
+                    }
                 if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, "%s\"ckpt=reentrant\"", nf++ ? ", " : "");
                 if (cl->flags & ZS_CALL_CKPT_NRE)
                     sb_printf(b, "%s\"ckpt=non-reentrant\"", nf++ ? ", " : "");

@@ -123,7 +123,10 @@ class Pass:
             c = dict(module=MODULE_IDS[mod], parent=-1 if parent is None else parent, n_out=n_out,
                      inputs=[(r.startswith("kw="), [parse_ref(t) for t in r[3 * r.startswith("kw="):].split("+")])
                              for r in inputs], uses=[parse_ref(r) for r in uses],
-                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1)
+                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
+                     nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
+                            for f in flags if f.startswith("alias")})
             for f in flags:
                 if f.startswith("ckpt="):
                     c["ckpt"] = f[5:]
@@ -553,7 +556,15 @@ class Runner:
 #@deepspeed
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
 #@end
-        return ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        if len(c["alias"]) < c["n_out"]:
+            outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        else:
+            outs = (None,) * c["n_out"]
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        if c["nograd"]:  # outputs that never require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 

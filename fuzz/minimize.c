@@ -193,6 +193,12 @@ static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i)
         if (r->index == i) ref_remove(cl->use, &cl->n_use, k);
         else if (r->index > i) r->index--;
     }
+    for (unsigned j = 0; j < ZS_MAX_OUT; j++) {
+        zs_ref *r = &cl->alias[j];
+        if (!((cl->out_alias >> j) & 1u) || r->kind != ZS_REF_ARG) continue;
+        if (r->index == i) cl->out_alias &= (uint8_t)~(1u << j); /* the op makes it instead */
+        else if (r->index > i) r->index--;
+    }
     for (unsigned j = c + 1; j < p->n_calls; j++) {
         zs_call *ch = &p->calls[j];
         if (ch->parent != c) continue;
@@ -231,6 +237,10 @@ void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
     zs_call *cl = &p->calls[c];
     if (j >= cl->n_out) return;
     cl->n_out--;
+    cl->out_norg = (uint8_t)((cl->out_norg & ((1u << j) - 1)) | ((cl->out_norg >> (j + 1)) << j));
+    for (unsigned q = j; q + 1 < ZS_MAX_OUT; q++) cl->alias[q] = cl->alias[q + 1];
+    memset(&cl->alias[ZS_MAX_OUT - 1], 0, sizeof cl->alias[0]);
+    cl->out_alias = (uint8_t)((cl->out_alias & ((1u << j) - 1)) | ((cl->out_alias >> (j + 1)) << j));
     unsigned par = cl->parent;
     if (par == ZS_NONE) {
         uint8_t m = p->loss_mask;
@@ -242,6 +252,12 @@ void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
         zs_ref *r = &pc->use[k];
         if (r->kind != ZS_REF_OUT || r->call != c) continue;
         if (r->index == j) ref_remove(pc->use, &pc->n_use, k);
+        else if (r->index > j) r->index--;
+    }
+    for (unsigned q = 0; q < ZS_MAX_OUT; q++) {
+        zs_ref *r = &pc->alias[q];
+        if (!((pc->out_alias >> q) & 1u) || r->kind != ZS_REF_OUT || r->call != c) continue;
+        if (r->index == j) pc->out_alias &= (uint8_t)~(1u << q); /* the op makes it instead */
         else if (r->index > j) r->index--;
     }
     for (unsigned s = c + 1; s < p->n_calls; s++) {
@@ -296,6 +312,9 @@ void zs_min_pass_drop_call(zs_pass *p, unsigned c)
             if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP(cl->use[k].call);
         for (unsigned k = 0; k < cl->n_kw; k++)
             if (cl->kw[k].kind == ZS_REF_OUT) cl->kw[k].call = REMAP(cl->kw[k].call);
+        for (unsigned k = 0; k < ZS_MAX_OUT; k++)
+            if (((cl->out_alias >> k) & 1u) && cl->alias[k].kind == ZS_REF_OUT)
+                cl->alias[k].call = REMAP(cl->alias[k].call);
         for (unsigned k = 0; k < cl->n_mix; k++)
             if (cl->mix[k].ref.kind == ZS_REF_OUT) cl->mix[k].ref.call = REMAP(cl->mix[k].ref.call);
     }
@@ -389,7 +408,7 @@ static int splice_call(zs_pass *p, unsigned c)
     /* keyword and mixed inputs around c: drop them first (C_DROP_EXT) */
     for (unsigned j = par; j < p->n_calls; j++)
         if ((j == c || p->calls[j].parent == c || p->calls[j].parent == par) &&
-            (p->calls[j].n_kw || p->calls[j].n_mix))
+            (p->calls[j].n_kw || p->calls[j].n_mix || p->calls[j].out_alias))
             return -1;
     for (unsigned j = c + 1; j < e; j++)
         if ((p->calls[j].flags & ZS_CALL_RAISE) && p->calls[j].catcher == c) return -1;
@@ -458,6 +477,9 @@ static int splice_call(zs_pass *p, unsigned c)
             if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP1(cl->use[k].call);
         for (unsigned k = 0; k < cl->n_kw; k++)
             if (cl->kw[k].kind == ZS_REF_OUT) cl->kw[k].call = REMAP1(cl->kw[k].call);
+        for (unsigned k = 0; k < ZS_MAX_OUT; k++)
+            if (((cl->out_alias >> k) & 1u) && cl->alias[k].kind == ZS_REF_OUT)
+                cl->alias[k].call = REMAP1(cl->alias[k].call);
         for (unsigned k = 0; k < cl->n_mix; k++)
             if (cl->mix[k].ref.kind == ZS_REF_OUT) cl->mix[k].ref.call = REMAP1(cl->mix[k].ref.call);
     }
@@ -540,7 +562,9 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
             c[1] += (uint64_t)__builtin_popcount(p->loss_mask);
             for (unsigned k = 0; k < p->n_calls; k++) {
                 const zs_call *cl = &p->calls[k];
-                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use + cl->n_kw + cl->n_mix;
+                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use + cl->n_kw + cl->n_mix +
+                         (uint64_t)__builtin_popcount(cl->out_norg) +
+                         (uint64_t)__builtin_popcount(cl->out_alias);
                 c[2] += (uint64_t)__builtin_popcount(cl->flags);
                 for (unsigned r = 0; r < cl->n_in; r++)
                     c[2] += (uint64_t)cl->in[r].detach + (cl->in[r].kind == ZS_REF_OUT);
@@ -749,10 +773,16 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             if (slot >= cl->n_in) return CAND_SKIP;
             zs_min_pass_drop_input(p, ci, slot);
         } else if (kind == C_DROP_EXT) {
-            /* slot < ZS_MAX_MIX: a mixed input's extra term; then the keyword inputs */
+            /* slot < ZS_MAX_MIX: a mixed input's extra term; then the keyword
+             * inputs; then the outputs without grad */
             if (slot < ZS_MAX_MIX) {
                 if (slot >= cl->n_mix) return CAND_SKIP;
                 mix_remove(cl, slot);
+            } else if (slot >= ZS_MAX_MIX + ZS_MAX_KW) {
+                unsigned j = slot - ZS_MAX_MIX - ZS_MAX_KW;
+                if (!(((cl->out_norg | cl->out_alias) >> j) & 1u)) return CAND_SKIP;
+                cl->out_norg &= (uint8_t)~(1u << j);
+                cl->out_alias &= (uint8_t)~(1u << j);
             } else {
                 if (slot - ZS_MAX_MIX >= cl->n_kw) return CAND_SKIP;
                 drop_kw(p, ci, slot - ZS_MAX_MIX);

@@ -129,6 +129,21 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                     }
                     fputs("]", f);
                 }
+                if (c2->out_alias) {
+                    fputs(", \"alias\": {", f);
+                    for (unsigned j = 0, k = 0; j < ZS_MAX_OUT; j++)
+                        if ((c2->out_alias >> j) & 1u) {
+                            fprintf(f, "%s\"%u\": ", k++ ? ", " : "", j);
+                            json_ref(f, &c2->alias[j]);
+                        }
+                    fputs("}", f);
+                }
+                if (c2->out_norg) {
+                    fputs(", \"nograd\": [", f);
+                    for (unsigned j = 0, k = 0; j < 8; j++)
+                        if ((c2->out_norg >> j) & 1u) fprintf(f, "%s%u", k++ ? ", " : "", j);
+                    fputs("]", f);
+                }
                 if (c2->n_mix) {
                     fputs(", \"mix\": [", f);
                     for (unsigned i = 0; i < c2->n_mix; i++) {

@@ -98,8 +98,8 @@ typedef struct callx {
     uint8_t nchild;
     uint8_t child[ZS_MAX_CHILD_CALLS];
     uint8_t n_pending;
-    uint8_t pending_slot[ZS_MAX_USE];
-    uref pending[ZS_MAX_USE];
+    uint8_t pending_slot[ZS_MAX_USE + ZS_MAX_OUT]; /* use[] slot, or ZS_MAX_USE + j: alias[j] */
+    uref pending[ZS_MAX_USE + ZS_MAX_OUT];
 } callx;
 
 enum { PH_START, PH_SCN, PH_EXPECT, PH_CONFIG, PH_MODULE, PH_PARAM, PH_USE, PH_STEP, PH_RANK, PH_ORDER };
@@ -852,7 +852,10 @@ static void end_pass(pstate *ps)
                         u->j, u->k, p->calls[ch].n_out, p->calls[ch].n_out == 1 ? "" : "s");
                 return;
             }
-            cl->use[x->pending_slot[q]].call = (uint8_t)ch;
+            if (x->pending_slot[q] >= ZS_MAX_USE)
+                cl->alias[x->pending_slot[q] - ZS_MAX_USE].call = (uint8_t)ch;
+            else
+                cl->use[x->pending_slot[q]].call = (uint8_t)ch;
         }
     }
     unsigned nout = p->calls[0].n_out;
@@ -1237,6 +1240,73 @@ static void st_call(pstate *ps, int parent_call)
                     }
                     i++;
                 }
+            }
+            i++;
+        } else if (is_word(ps, i, "alias")) {
+            /* alias(J=REF, ...): output J is REF itself (call's own scope) */
+            if (c->out_alias) { FAIL(ac, "alias() given twice"); return; }
+            i++;
+            if (!is_kind(ps, i, T_LP)) {
+                expected(ps, i, "'(' after alias");
+                return;
+            }
+            i++;
+            for (;;) {
+                uint64_t v;
+                if (num_tok(ps, i, 0, ZS_MAX_OUT - 1, 0, "output index", &v)) return;
+                if ((c->out_alias >> v) & 1u) { FAIL(col_of(ps, i), "output %u named twice", (unsigned)v); return; }
+                i++;
+                if (!is_kind(ps, i, T_EQ)) {
+                    expected(ps, i, "'=' after the output index in alias(...)");
+                    return;
+                }
+                i++;
+                zs_ref r;
+                uref u;
+                int is_out;
+                int rc = col_of(ps, i);
+                if (parse_ref(ps, i, &r, &u, &is_out)) return;
+                if (r.kind == ZS_REF_BATCH || r.kind == ZS_REF_BATCH_RG) {
+                    FAIL(rc, "alias(): batch/batch_rg are call inputs only");
+                    return;
+                }
+                if (is_out) {
+                    if (x->n_pending >= ZS_MAX_USE + ZS_MAX_OUT) { FAIL(rc, "too many references"); return; }
+                    x->pending_slot[x->n_pending] = (uint8_t)(ZS_MAX_USE + v);
+                    x->pending[x->n_pending++] = u;
+                }
+                c->alias[v] = r;
+                c->out_alias |= (uint8_t)(1u << v);
+                i++;
+                if (is_kind(ps, i, T_RP)) break;
+                if (!is_kind(ps, i, T_COMMA)) {
+                    expected(ps, i, "',' or ')' in alias(...)");
+                    return;
+                }
+                i++;
+            }
+            i++;
+        } else if (is_word(ps, i, "nograd")) {
+            /* nograd(J, ...): outputs that never require grad */
+            if (c->out_norg) { FAIL(ac, "nograd() given twice"); return; }
+            i++;
+            if (!is_kind(ps, i, T_LP)) {
+                expected(ps, i, "'(' after nograd");
+                return;
+            }
+            i++;
+            for (;;) {
+                uint64_t v;
+                if (num_tok(ps, i, 0, ZS_MAX_OUT - 1, 0, "output index", &v)) return;
+                if ((c->out_norg >> v) & 1u) { FAIL(col_of(ps, i), "output %u named twice", (unsigned)v); return; }
+                c->out_norg |= (uint8_t)(1u << v);
+                i++;
+                if (is_kind(ps, i, T_RP)) break;
+                if (!is_kind(ps, i, T_COMMA)) {
+                    expected(ps, i, "',' or ')' in nograd(...)");
+                    return;
+                }
+                i++;
             }
             i++;
         } else if (is_word(ps, i, "no_grad")) {
@@ -1850,6 +1920,21 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
     }
     sb_printf(b, ")");
     if (cl->n_out) sb_printf(b, " -> %u", cl->n_out);
+    if (cl->out_alias) {
+        sb_printf(b, " alias(");
+        for (unsigned j = 0, f = 0; j < ZS_MAX_OUT; j++)
+            if ((cl->out_alias >> j) & 1u) {
+                sb_printf(b, "%s%u=", f++ ? ", " : "", j);
+                print_ref(b, p, &cl->alias[j]);
+            }
+        sb_printf(b, ")");
+    }
+    if (cl->out_norg) {
+        sb_printf(b, " nograd(");
+        for (unsigned j = 0, f = 0; j < 8; j++)
+            if ((cl->out_norg >> j) & 1u) sb_printf(b, "%s%u", f++ ? ", " : "", j);
+        sb_printf(b, ")");
+    }
     if (cl->n_use) {
         sb_printf(b, " use(");
         for (unsigned i = 0; i < cl->n_use; i++) {

@@ -635,7 +635,9 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     }
     int outrg = grad && any;
     int32_t op = -1;
-    if (outrg && c->n_out > 0) {
+    unsigned n_own = 0; /* outputs the op makes (the others alias a tensor of the scope) */
+    for (unsigned j = 0; j < c->n_out; j++) n_own += !((c->out_alias >> j) & 1u);
+    if (outrg && n_own > 0) {
         op = new_node(S, N_OP, m);
         if (op < 0) return UNW_NO;
         S->nodes[op].aux = X->region;
@@ -663,7 +665,16 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     if (S->stop) return UNW_NO;
 
     /* hook C */
-    for (unsigned j = 0; j < c->n_out; j++) rg[j] = (uint8_t)outrg;
+    tensor src[ZS_MAX_OUT];
+    for (unsigned j = 0; j < c->n_out; j++) {
+        src[j].rg = (uint8_t)outrg;
+        src[j].prod = op;
+        if ((c->out_alias >> j) & 1u) {
+            src[j] = resolve(S, X, ci, &c->alias[j]);
+            src[j].rg = (uint8_t)(grad && src[j].rg);
+        }
+        rg[j] = (uint8_t)(src[j].rg && !((c->out_norg >> j) & 1u));
+    }
     memset(h, 0, sizeof h);
     hook_begin(S, "C m=%d", (int)(m), 0);
     st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
@@ -674,11 +685,11 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     if (S->stop) return UNW_NO;
     for (unsigned j = 0; j < c->n_out; j++) {
         tensor t = {0, -1};
-        if (outrg) {
+        if (rg[j]) {
             int32_t nd = new_node(S, N_PRE, m);
             if (nd < 0) return UNW_NO;
             S->nodes[nd].h = h[j];
-            add_edge(S, nd, op);
+            add_edge(S, nd, src[j].prod);
             t.rg = 1;
             t.prod = nd;
         }

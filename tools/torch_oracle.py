@@ -522,7 +522,16 @@ class Run:
         if n_out == 0:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
-        return ModuleOp.apply(n_out, *used, *mod.pset)
+        alias = c.get("alias", {})
+        if len(alias) < n_out:
+            outs = ModuleOp.apply(n_out, *used, *mod.pset)
+        else:
+            outs = (None,) * n_out
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, alias[str(j)]) if str(j) in alias else t for j, t in enumerate(outs))
+        if c.get("nograd"):  # outputs that never require grad (integer indices, detached)
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 

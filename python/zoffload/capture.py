@@ -202,6 +202,8 @@ class Call:
         self.kw = []  # keyword inputs that require grad (ref strings, caller's scope)
         self.kw_nodes = {}  # id(grad_fn) of keyword input j -> j
         self.n_mix = 0
+        self.norg = []  # outputs that do not require grad although grad mode is on
+        self.alias = {}  # output j -> ref: a tensor of the call's scope returned as is
         self.n_out = 0
         self.uses = []
         self.raised = False
@@ -292,6 +294,10 @@ class Scenario:
                     s = "call @%d(%s)" % (c.module, ", ".join(c.inputs + ["kw=" + k for k in c.kw]))
                     if c.n_out:
                         s += " -> %d" % c.n_out
+                    if c.alias:
+                        s += " alias(%s)" % ", ".join("%d=%s" % (j, c.alias[j]) for j in sorted(c.alias))
+                    if c.norg and c.n_out:
+                        s += " nograd(%s)" % ", ".join(str(j) for j in c.norg)
                     if c.uses:
                         s += " use(%s)" % ", ".join(c.uses)
                     if c.no_grad:
@@ -729,9 +735,15 @@ class _Recorder:
                 raise CaptureError("capture: %s returns %d tensors, the model holds %d"
                                    % (call.path or "(root)", len(tensors), MAX_OUT))
             call.n_out = len(tensors)
+            if torch.is_grad_enabled():
+                call.norg = [j for j, y in enumerate(tensors) if not y.requires_grad]
             if self.raise_open is not None:
                 self.close_raise(call)
-            call.uses = self.op_uses(call, tensors)
+            for j, y in enumerate(tensors):
+                r = self.direct_ref(call, y)
+                if r is not None:
+                    call.alias[j] = r
+            call.uses = self.op_uses(call, [y for j, y in enumerate(tensors) if j not in call.alias])
         befores = {p: str(self.counters[p].refs.get(mid, 0)) for p in LEGACY}
         idx = [0]
 
@@ -773,6 +785,8 @@ class _Recorder:
             call.unwound = True
             call.n_out = 0
             call.uses = []
+            call.alias = {}
+            call.norg = []
             if self.raise_open is None:
                 # the innermost unwound call is the one that raised
                 call.raised = True
@@ -902,6 +916,24 @@ class _Recorder:
         # every arg/out has a .detach form: use the caller's first input, or
         # the batch when it has none
         return "batch"
+
+    def direct_ref(self, call, y):
+        """ref text if y is a tensor of call's scope itself (its wrapped
+        input, a keyword input, a child's output), else None."""
+        if not y.requires_grad or y.grad_fn is None:
+            return None
+        n = y.grad_fn
+        if id(n) in call.kw_nodes:
+            return "arg%d" % (len(call.inputs) + call.kw_nodes[id(n)])
+        tag = getattr(n, "zo_tag", None)
+        if tag is None:
+            return None
+        kind, c, j = tag
+        if kind == "D" and c is call:
+            return "arg%d" % j
+        if kind == "C" and c is not None and c.parent is call:
+            return "out%d.%d" % (call.children.index(c), j)
+        return None
 
     def op_uses(self, call, outs):
         roots = [y.grad_fn for y in outs if y.requires_grad]
