@@ -526,7 +526,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (rs && unw == UNW_NO) unw = c->catcher == ZS_NONE ? UNW_OUT : c->catcher;
 
     if (unw != UNW_NO) {
-        if (w->enc && (c->n_out || c->n_use || c->out_norg || c->out_alias))
+        if (w->enc && (c->n_out || c->n_use || c->out_norg || c->out_alias || c->op_nosave))
             w_fail(w, "unwound call has outputs or uses");
         c->n_out = 0;
         c->n_use = 0;
@@ -544,7 +544,9 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (!w->enc) {
         c->out_norg = 0;
         c->out_alias = 0;
-    } else if (c->out_norg || c->out_alias) {
+        c->op_nosave = 0;
+    } else if (c->out_norg || c->out_alias || c->op_nosave) {
+        if (c->op_nosave > 1) w_fail(w, "op_nosave %u not 0/1", c->op_nosave);
         if (!w->ext_ok)
             w_fail(w, "outputs without grad or aliased outputs have no fuzzer-byte encoding (.scn text only)");
         else if ((c->out_norg | c->out_alias) >> c->n_out)
@@ -1251,7 +1253,7 @@ int zs_scenario_has_ext(const zs_scenario *s)
             const zs_pass *p = &s->step[i].pass[q];
             for (unsigned c = 0; c < p->n_calls && c < ZS_MAX_CALLS; c++)
                 if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg ||
-                    p->calls[c].out_alias)
+                    p->calls[c].out_alias || p->calls[c].op_nosave)
                     return 1;
         }
     return 0;

@@ -503,6 +503,7 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
               "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
               "#            nograd=J: output J never requires grad (detached / integer indices)\n"
               "#            aliasJ=REF: output J is REF itself (returned as is, no op)\n"
+              "#            nosave: the op saves no tensor (no checkpoint recompute from it)\n"
               "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
               "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
               "#            raise=upK: the forward raises after its child calls; the body of\n"
@@ -563,6 +564,7 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                 sb_printf(b, "], [");
                 int nf = 0;
                 if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, "%s\"no_grad\"", nf++ ? ", " : "");
+                if (cl->op_nosave) sb_printf(b, "%s\"nosave\"", nf++ ? ", " : "");
                 for (unsigned j = 0; j < cl->n_out; j++)
                     if ((cl->out_norg >> j) & 1u) sb_printf(b, "%s\"nograd=%u\"", nf++ ? ", " : "", j);
                 for (unsigned j = 0; j < cl->n_out; j++)

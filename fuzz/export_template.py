@@ -125,6 +125,7 @@ class Pass:
                              for r in inputs], uses=[parse_ref(r) for r in uses],
                      no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
                      nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     nosave="nosave" in flags,
                      alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
                             for f in flags if f.startswith("alias")})
             for f in flags:
@@ -557,6 +558,7 @@ class Runner:
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
 #@end
         if len(c["alias"]) < c["n_out"]:
+            mod.zo_nosave = c["nosave"]
             outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
         else:
             outs = (None,) * c["n_out"]
@@ -765,14 +767,17 @@ class ModuleOp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rt, module, n_out, *inputs):
         outs = tuple(torch.zeros(1) for _ in range(n_out))
-        ctx.save_for_backward(outs[0])
+        ctx.nosave = getattr(module, "zo_nosave", False)  # nosave: the op saves nothing
+        if not ctx.nosave:
+            ctx.save_for_backward(outs[0])
         ctx.shapes = [t.shape for t in inputs]
         ctx.rt, ctx.module = rt, module
         return outs
 
     @staticmethod
     def backward(ctx, *grads):
-        _ = ctx.saved_tensors
+        if not ctx.nosave:
+            _ = ctx.saved_tensors
 #@deepspeed
         ctx.rt.check_i4(ctx.module, "backward")
 #@end

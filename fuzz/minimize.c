@@ -564,7 +564,7 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
                 const zs_call *cl = &p->calls[k];
                 c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use + cl->n_kw + cl->n_mix +
                          (uint64_t)__builtin_popcount(cl->out_norg) +
-                         (uint64_t)__builtin_popcount(cl->out_alias);
+                         (uint64_t)__builtin_popcount(cl->out_alias) + cl->op_nosave;
                 c[2] += (uint64_t)__builtin_popcount(cl->flags);
                 for (unsigned r = 0; r < cl->n_in; r++)
                     c[2] += (uint64_t)cl->in[r].detach + (cl->in[r].kind == ZS_REF_OUT);
@@ -778,6 +778,8 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             if (slot < ZS_MAX_MIX) {
                 if (slot >= cl->n_mix) return CAND_SKIP;
                 mix_remove(cl, slot);
+            } else if (slot == 16 - 1 && cl->op_nosave && !cl->out_norg && !cl->out_alias) {
+                cl->op_nosave = 0;
             } else if (slot >= ZS_MAX_MIX + ZS_MAX_KW) {
                 unsigned j = slot - ZS_MAX_MIX - ZS_MAX_KW;
                 if (!(((cl->out_norg | cl->out_alias) >> j) & 1u)) return CAND_SKIP;

@@ -277,6 +277,9 @@ typedef struct zs_call {
     uint8_t out_alias;    /* bit j: output j is alias[j] itself, a tensor of the call's scope
                              (a child's output or an input returned as is: no op between) */
     zs_ref alias[ZS_MAX_OUT]; /* scope: as use[] */
+    uint8_t op_nosave;    /* 0/1: the own op saves no tensor for backward (a residual sum): inside
+                             a non-reentrant checkpoint its backward neither triggers the
+                             recompute nor counts towards the early stop */
     uint8_t n_mix;        /* 0..ZS_MAX_MIX extra terms of mixed inputs, slots ascending */
     zs_mix mix[ZS_MAX_MIX];
 } zs_call;
@@ -425,7 +428,7 @@ int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b);
 int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b);
 
 /** 1 if s uses a construct the byte codec does not hold (keyword or mixed
- *  inputs, outputs without grad, aliased outputs): it lives in .scn text and replays, zs_encode refuses it. */
+ *  inputs, outputs without grad, aliased outputs, ops that save nothing): it lives in .scn text and replays, zs_encode refuses it. */
 int zs_scenario_has_ext(const zs_scenario *s);
 
 /** 0 if s is valid; else -1 with a message naming the first offending

@@ -129,6 +129,7 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                     }
                     fputs("]", f);
                 }
+                if (c2->op_nosave) fputs(", \"nosave\": true", f);
                 if (c2->out_alias) {
                     fputs(", \"alias\": {", f);
                     for (unsigned j = 0, k = 0; j < ZS_MAX_OUT; j++)

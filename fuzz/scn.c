@@ -1286,6 +1286,10 @@ static void st_call(pstate *ps, int parent_call)
                 i++;
             }
             i++;
+        } else if (is_word(ps, i, "nosave")) {
+            if (c->op_nosave) { FAIL(ac, "nosave given twice"); return; }
+            c->op_nosave = 1;
+            i++;
         } else if (is_word(ps, i, "nograd")) {
             /* nograd(J, ...): outputs that never require grad */
             if (c->out_norg) { FAIL(ac, "nograd() given twice"); return; }
@@ -1943,6 +1947,7 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
         }
         sb_printf(b, ")");
     }
+    if (cl->op_nosave) sb_printf(b, " nosave");
     if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, " no_grad");
     if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, " ckpt=reentrant");
     if (cl->flags & ZS_CALL_CKPT_NRE) sb_printf(b, " ckpt=non-reentrant");

@@ -640,7 +640,8 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     if (outrg && n_own > 0) {
         op = new_node(S, N_OP, m);
         if (op < 0) return UNW_NO;
-        S->nodes[op].aux = X->region;
+        /* an op that saves nothing is no entry of a non-reentrant region */
+        S->nodes[op].aux = c->op_nosave ? -1 : X->region;
         for (unsigned k = 0; k < c->n_use; k++)
             if (used[k].rg) add_edge(S, op, used[k].prod);
         for (uint32_t k = S->pset_off[m]; k < S->pset_off[m + 1]; k++) {
@@ -655,7 +656,7 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
          * Function returns; the pack of the region's last saved tensor
          * raises _StopRecomputationError, which unwinds every call still
          * open in the recompute (no hook B or C) up to the unpack hook */
-        if (S->stop_left && --S->stop_left == 0) return UNW_STOP;
+        if (!c->op_nosave && S->stop_left && --S->stop_left == 0) return UNW_STOP;
     }
 
     /* hook B */

@@ -175,6 +175,20 @@ class ModuleOp(torch.autograd.Function):
         return (None,) + tuple(torch.zeros(s) for s in ctx.shapes)
 
 
+class ModuleOpNoSave(torch.autograd.Function):
+    """ModuleOp of a call marked nosave: the same node, no saved tensor (a
+    residual sum), so it never triggers a non-reentrant recompute."""
+
+    @staticmethod
+    def forward(ctx, n_out, *inputs):
+        ctx.shapes = [t.shape for t in inputs]
+        return tuple(torch.zeros(1) for _ in range(n_out))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
 class MixFunction(torch.autograd.Function):
     """A mixed input (.scn `arg0 + out1.0`): the caller's parameter-free op
     (a residual sum) over the input's terms, one node with an edge to each
@@ -524,7 +538,7 @@ class Run:
         used = [self.resolve(x, ci, r) for r in c["uses"]]
         alias = c.get("alias", {})
         if len(alias) < n_out:
-            outs = ModuleOp.apply(n_out, *used, *mod.pset)
+            outs = (ModuleOpNoSave if c.get("nosave") else ModuleOp).apply(n_out, *used, *mod.pset)
         else:
             outs = (None,) * n_out
         # aliased outputs: a tensor of the call's scope returned as is

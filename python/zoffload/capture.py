@@ -178,6 +178,21 @@ def _tensors(value, out):
     return out
 
 
+def _saves_tensor(node):
+    """Whether an autograd node keeps a saved tensor (what a non-reentrant
+    checkpoint's recompute is triggered by): its _raw_saved_* attributes
+    (reading _saved_* would unpack them, and run that recompute)."""
+    for a in dir(node):
+        if a.startswith("_raw_saved_"):
+            try:
+                v = getattr(node, a)
+            except Exception:
+                return True
+            if v is not None and not (isinstance(v, (tuple, list)) and not v):
+                return True
+    return False
+
+
 class _Counters:
     def __init__(self):
         self.grads = {}  # ds_grads_remaining per module id (absent = not created)
@@ -204,6 +219,7 @@ class Call:
         self.n_mix = 0
         self.norg = []  # outputs that do not require grad although grad mode is on
         self.alias = {}  # output j -> ref: a tensor of the call's scope returned as is
+        self.nosave = False  # its op's nodes save no tensor (a residual sum)
         self.n_out = 0
         self.uses = []
         self.raised = False
@@ -300,6 +316,8 @@ class Scenario:
                         s += " nograd(%s)" % ", ".join(str(j) for j in c.norg)
                     if c.uses:
                         s += " use(%s)" % ", ".join(c.uses)
+                    if c.nosave and c.n_out and len(c.alias) < c.n_out:
+                        s += " nosave"
                     if c.no_grad:
                         s += " no_grad"
                     if c.ckpt:
@@ -850,6 +868,8 @@ class _Recorder:
                     leaves.append(v)
                 continue
             inner += 1
+            if not self.saves and _saves_tensor(n):
+                self.saves = True
             for nf, _ in n.next_functions:
                 if nf is not None:
                     stack.append(nf)
@@ -937,7 +957,9 @@ class _Recorder:
 
     def op_uses(self, call, outs):
         roots = [y.grad_fn for y in outs if y.requires_grad]
+        self.saves = False
         refs, params, foreign, leaves, inner = self.walk(roots, call)
+        call.nosave = bool(roots) and not self.saves and not params
         path = call.path or "(root)"
         if foreign:
             self.note(path, "its outputs depend on tensors from outside its scope (keyword or cached "
@@ -1104,13 +1126,38 @@ def _dispatch_backward(*a, **kw):
 
 
 _orig_ckpt_fwd = tcheckpoint.CheckpointFunction.forward
-_orig_nre_gen = tcheckpoint._checkpoint_without_reentrant_generator
+# torch 2.15 calls the _impl generator; older releases the plain one
+_NRE_GEN = ("_checkpoint_without_reentrant_generator_impl"
+            if hasattr(tcheckpoint, "_checkpoint_without_reentrant_generator_impl")
+            else "_checkpoint_without_reentrant_generator")
+_orig_nre_gen = getattr(tcheckpoint, _NRE_GEN)
+
+
+def _check_region(r, fn, kind):
+    """A checkpoint region must be one module call made from a forward body
+    (checkpoint(module, *inputs)); transformers >= 5's
+    gradient_checkpointing_enable() checkpoints a layer's forward body
+    instead (its hooks run outside the region)."""
+    if r.in_recompute():
+        return
+    inner = fn
+    while hasattr(inner, "func"):
+        inner = inner.func
+    top = r.stack[-1] if r.stack else None
+    args = getattr(fn, "args", ())
+    if top is not None and args and args[0] is r.mods[top.module] and not isinstance(inner, torch.nn.Module):
+        raise CaptureError(
+            "capture: %s's forward body runs inside a %s checkpoint (transformers' "
+            "gradient_checkpointing_enable: the layer's own hooks fire outside the region); the "
+            "scenario model checkpoints whole module calls, checkpoint(module, *inputs): unsupported"
+            % (top.path or "(root)", kind))
 
 
 def _ckpt_fwd(ctx, run_function, preserve_rng_state, *args):
     r = getattr(_current, "rec", None)
     if r is None:
         return _orig_ckpt_fwd(ctx, run_function, preserve_rng_state, *args)
+    _check_region(r, run_function, "reentrant")
     state = {"n": 0}
 
     def wrapped(*a, **kw):
@@ -1146,6 +1193,7 @@ def _nre_gen(fn, *a, **kw):
     if r is None:
         yield from gen
         return
+    _check_region(r, fn, "non-reentrant")
     # the generator wraps the original forward between its two next() calls
     next(gen)
     r.pending_ckpt.append("non-reentrant")
@@ -1167,13 +1215,13 @@ class _RecomputeMarker:
 def _patch():
     torch.autograd.backward = _dispatch_backward
     tcheckpoint.CheckpointFunction.forward = staticmethod(_ckpt_fwd)
-    tcheckpoint._checkpoint_without_reentrant_generator = _nre_gen
+    setattr(tcheckpoint, _NRE_GEN, _nre_gen)
 
 
 def _unpatch():
     torch.autograd.backward = _orig_backward
     tcheckpoint.CheckpointFunction.forward = staticmethod(_orig_ckpt_fwd)
-    tcheckpoint._checkpoint_without_reentrant_generator = _orig_nre_gen
+    setattr(tcheckpoint, _NRE_GEN, _orig_nre_gen)
 
 
 def capture(model, step_fn, steps=1):
