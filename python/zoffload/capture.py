@@ -438,6 +438,9 @@ class _Recorder:
         self.nodes_keep = []
         self.module_path = {}
         self.pgrad_seen = {}
+        self.rerec = None  # calls of a reentrant region re-recorded in its recompute (grad on)
+        self.ckpt_outer_grad = []
+        self.last_ckpt_call = None
         self.build_tree()
 
     # -- tree -------------------------------------------------------------
@@ -579,7 +582,7 @@ class _Recorder:
         return self.recompute > 0 or (bool(self.ctx) and self.ctx[-1] == "B")
 
     def recording(self):
-        return not self.in_recompute() and self.cur is not None
+        return (not self.in_recompute() and self.cur is not None) or self.rerec is not None
 
     def hook_a(self, module, args, kwargs):
         mid = self.mid.get(id(module))
@@ -595,6 +598,20 @@ class _Recorder:
         if self.raise_open is not None and self.recording():
             self.close_raise(self.stack[-1] if self.stack else None)
         self.emit("A m=%d" % mid)
+        if self.rerec is not None:
+            # a reentrant recompute: the same calls in the same order, now
+            # with grad - their tensors' structure is taken from here
+            if not self.rerec or self.rerec[0].module != mid:
+                raise CaptureError("capture: the recompute of a reentrant checkpoint calls %s, not "
+                                   "what its forward called (data-dependent control flow)" % path)
+            c = self.rerec.pop(0)
+            c.rerecorded = True
+            c.grad = torch.is_grad_enabled()
+            if self.stack:  # below the checkpointed call: grad mode as the recompute runs it
+                c.no_grad = not c.grad and self.stack[-1].grad
+            c.norg = []
+            self.stack.append(c)
+            return None
         if self.recording():
             ps = self.cur
             parent = self.stack[-1] if self.stack else None
@@ -617,10 +634,23 @@ class _Recorder:
             else:
                 ps.grad = torch.is_grad_enabled()
             c.grad = torch.is_grad_enabled()
+            c.rerecorded = False
+            if parent is not None and any(q.ckpt == "reentrant" for q in [parent] + list(self._ancestors(parent))):
+                # a reentrant region's first pass runs under no_grad; what
+                # its calls do with grad is recorded in the recompute
+                c.grad = parent.grad
+                c.no_grad = False
             if self.pending_ckpt:
                 c.ckpt = self.pending_ckpt.pop()
                 if c.ckpt and (parent is None):
                     raise CaptureError("capture: checkpoint around the root module call is unsupported")
+                if c.ckpt == "reentrant":
+                    # CheckpointFunction.forward runs the region under no_grad;
+                    # the call itself is made in the caller's grad mode
+                    # (Function.forward runs with grad off: the caller's mode is its call's)
+                    c.grad = self.grad_of(parent)
+                    c.no_grad = not c.grad and self.grad_of(parent)
+                    self.last_ckpt_call = c
             # keyword tensors that require grad: DeepSpeed's hook D does not
             # see them, they reach the forward unwrapped (.scn kw=...)
             for k, v in (kwargs or {}).items():
@@ -711,11 +741,16 @@ class _Recorder:
             else:
                 befores[pol] = str(st.grads[mid]) if mid in st.grads else "?"
         call = self.stack[-1] if self.recording() and self.stack else None
+        if call is not None and self.rerec is not None and len(self.stack) == 1:
+            call.inputs_saved = call.inputs
         if call is not None:
             if len(tensors) > MAX_IN:
                 raise CaptureError("capture: %s takes %d positional tensors, the model holds %d"
                                    % (call.path or "(root)", len(tensors), MAX_IN))
-            call.inputs = [self.in_ref(call, x, j) for j, x in enumerate(tensors)]
+            if self.rerec is not None and len(self.stack) == 1:
+                pass  # the checkpointed call's inputs were recorded in the forward
+            else:
+                call.inputs = [self.in_ref(call, x, j) for j, x in enumerate(tensors)]
         idx = [0]
 
         def wrap(x):
@@ -780,8 +815,6 @@ class _Recorder:
         self.emit_per(lines)
         if call is not None:
             call.done = True
-            if call.parent is None:
-                self.cur.root_outs = wt
         return wrapped
 
     def hook_x(self, module, inputs, outputs):
@@ -796,6 +829,15 @@ class _Recorder:
         if call.module != mid:
             return None
         self.stack.pop()
+        if self.rerec is not None:
+            if not call.done:
+                raise CaptureError("capture: %s raised in a checkpoint recompute" % call.path)
+            if not self.stack:
+                if self.rerec:
+                    raise CaptureError("capture: the recompute of a reentrant checkpoint at %s made "
+                                       "fewer calls than its forward" % call.path)
+                self.rerec = None
+            return None
         if not call.done:
             if call.ckpt or any(q.ckpt for q in self._ancestors(call)):
                 raise CaptureError("capture: %s raised inside a checkpointed region (unsupported)"
@@ -840,9 +882,19 @@ class _Recorder:
         refs, params, foreign, leaves = set(), set(), [], []
         inner = 0
         seen = set()
-        stack = [n for n in roots if n is not None]
+        stack = [(n, 0) for n in roots if n is not None]
         while stack:
-            n = stack.pop()
+            n, nr = stack.pop()
+            tag = getattr(n, "zo_tag", None)
+            if tag is not None and tag[0] == "K":
+                # a reentrant checkpoint's outputs: the checkpointed call's
+                # output nr (several edges may reach it, one per output)
+                call = tag[1]
+                if call is not None and call.parent is scope and scope is not None:
+                    refs.add((1, call.parent.children.index(call), nr))
+                else:
+                    foreign.append(tag)
+                continue
             if id(n) in seen:
                 continue
             seen.add(id(n))
@@ -870,10 +922,19 @@ class _Recorder:
             inner += 1
             if not self.saves and _saves_tensor(n):
                 self.saves = True
-            for nf, _ in n.next_functions:
+            for nf, k in n.next_functions:
                 if nf is not None:
-                    stack.append(nf)
+                    stack.append((nf, k))
         return refs, params, foreign, leaves, inner
+
+    def walk_tensor(self, x, scope):
+        """walk() from tensor x (its output number counts at a checkpoint's node)."""
+        tag = getattr(x.grad_fn, "zo_tag", None)
+        if tag is not None and tag[0] == "K":
+            call = tag[1]
+            if call is not None and call.parent is scope and scope is not None:
+                return {(1, call.parent.children.index(call), x.output_nr)}, set(), [], [], 0
+        return self.walk([x.grad_fn], scope)
 
     @staticmethod
     def ref_text(r):
@@ -908,7 +969,7 @@ class _Recorder:
         caller over several of its tensors, such as a residual sum)."""
         path = call.path or "(root)"
         parent = call.parent
-        refs, params, foreign, leaves, inner = self.walk([x.grad_fn], parent)
+        refs, params, foreign, leaves, inner = self.walk_tensor(x, parent)
         if foreign or leaves:
             self.note(path, "%s reaches tensors from outside its caller's scope (cached tensors)" % what)
         if params:
@@ -949,6 +1010,9 @@ class _Recorder:
         if tag is None:
             return None
         kind, c, j = tag
+        if kind == "K":
+            j = y.output_nr
+            kind = "C"
         if kind == "D" and c is call:
             return "arg%d" % j
         if kind == "C" and c is not None and c.parent is call:
@@ -1164,16 +1228,31 @@ def _ckpt_fwd(ctx, run_function, preserve_rng_state, *args):
         state["n"] += 1
         if state["n"] == 1:
             r.pending_ckpt.append("reentrant")
+            r.last_ckpt_call = None
             try:
                 return run_function(*a, **kw)
             finally:
                 if r.pending_ckpt:
                     r.pending_ckpt.pop()
+                state["call"] = r.last_ckpt_call
         num = r.graph_count
         r.graph_count += 1
         r.emit("FWD g=%d" % num)
         r.ctx.append("F")
         r.recompute += 1
+        top = state.get("call")
+        if top is not None:
+            ps = top.pass_
+            i0 = ps.calls.index(top)
+            sub = [top]
+            for c in ps.calls[i0 + 1:]:
+                q = c.parent
+                while q is not None and q is not top:
+                    q = q.parent
+                if q is None:
+                    break
+                sub.append(c)
+            r.rerec = sub
         try:
             out = run_function(*a, **kw)
         finally:
@@ -1184,7 +1263,14 @@ def _ckpt_fwd(ctx, run_function, preserve_rng_state, *args):
         r.recompute_inner = True
         return out
 
-    return _orig_ckpt_fwd(ctx, wrapped, preserve_rng_state, *args)
+    r.ckpt_outer_grad.append(torch.is_grad_enabled())
+    try:
+        out = _orig_ckpt_fwd(ctx, wrapped, preserve_rng_state, *args)
+    finally:
+        r.ckpt_outer_grad.pop()
+    # the region's outputs come from this node: the checkpointed call's outputs
+    ctx.zo_tag = ("K", state.get("call"), 0)
+    return out
 
 
 def _nre_gen(fn, *a, **kw):
