@@ -1084,3 +1084,21 @@ done:
     free(cand);
     return 0;
 }
+
+int zs_scenario_strip_ext(zs_scenario *s)
+{
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls; c++) {
+                zs_call *cl = &p->calls[c];
+                while (cl->n_mix) mix_remove(cl, cl->n_mix - 1u);
+                while (cl->n_kw) drop_kw(p, c, cl->n_kw - 1u);
+                cl->out_norg = 0;
+                cl->out_alias = 0;
+                memset(cl->alias, 0, sizeof cl->alias);
+                cl->op_nosave = 0;
+            }
+        }
+    return zs_scenario_validate(s, NULL, 0) == 0 && !zs_scenario_has_ext(s) ? 0 : -1;
+}

@@ -1467,7 +1467,17 @@ static int cmd_seeds(int argc, char **argv)
                 err = 1;
                 continue;
             }
-            size_t len = zs_encode(&s, enc, sizeof enc);
+            /* a captured model's .scn-only constructs (keyword / mixed
+             * inputs, aliased outputs...) have no bytes: its byte seed is the
+             * scenario without them; the .scn seed keeps them */
+            static zs_scenario core;
+            core = s;
+            if (zs_scenario_has_ext(&core) && zs_scenario_strip_ext(&core) != 0) {
+                fprintf(stderr, "zofuzz seeds: %s: no byte encoding without its .scn-only constructs\n", v[q]);
+                err = 1;
+                continue;
+            }
+            size_t len = zs_encode(&core, enc, sizeof enc);
             char name[300];
             seed_name(v[q], ".bin", name, sizeof name);
             if (len == 0 || len > sizeof enc || write_seed(outdir, "fuzz_hooks", name, enc, len)) {
@@ -1632,6 +1642,7 @@ static int seed_corpus(const char *target, const char *corpus)
                 continue;
             }
             if (load_scenario(v[k], FORM_TEXT, &s, NULL, NULL)) continue;
+            if (zs_scenario_has_ext(&s) && zs_scenario_strip_ext(&s) != 0) continue;
             size_t len = zs_encode(&s, enc, sizeof enc);
             if (len == 0 || len > sizeof enc) continue;
             seed_name(v[k], ".bin", name, sizeof name);

@@ -252,6 +252,7 @@ class Scenario:
         self.steps = []    # (kind, [Pass])
         self.traces = {p: [] for p in POLICIES}
         self.notes = []    # approximations: "module path: construct"
+        self.limits = []   # bounds of the scenario model exceeded (no .scn can be written)
         self.info = []     # header comment lines
         self.checked = None
         self.expect = None
@@ -448,8 +449,7 @@ class _Recorder:
     def build_tree(self):
         mods = list(self.model.named_modules())
         if len(mods) > MAX_MODULES:
-            raise CaptureError("capture: %d modules, the scenario model holds %d (limit ZS_MAX_MODULES)"
-                               % (len(mods), MAX_MODULES))
+            self.limit("%d modules, the scenario model holds %d (ZS_MAX_MODULES)" % (len(mods), MAX_MODULES))
         self.mid = {}
         names = _short_names([p or type(m).__name__ for p, m in mods])
         for i, (path, m) in enumerate(mods):
@@ -483,8 +483,8 @@ class _Recorder:
             raise CaptureError("capture: the model (%s) has no parameters: ZeRO-3 has nothing to "
                                "partition" % type(self.model).__name__)
         if len(self.sc.params) > MAX_PARAMS:
-            raise CaptureError("capture: %d parameters, the scenario model holds %d (limit ZS_MAX_PARAMS)"
-                               % (len(self.sc.params), MAX_PARAMS))
+            self.limit("%d parameters, the scenario model holds %d (ZS_MAX_PARAMS)"
+                       % (len(self.sc.params), MAX_PARAMS))
         for i, n in enumerate(_short_names(ppaths)):
             self.sc.params[i]["name"] = n
         for i, m in enumerate(self.mods):
@@ -493,7 +493,7 @@ class _Recorder:
                 if self.sc.params[j]["owner"] != i and (i, j) not in self.sc.uses:
                     self.sc.uses.append((i, j))
         if len(self.sc.uses) > MAX_USES:
-            raise CaptureError("capture: %d tied/external uses, the model holds %d" % (len(self.sc.uses), MAX_USES))
+            self.limit("%d tied/external uses, the model holds %d (ZS_MAX_USES)" % (len(self.sc.uses), MAX_USES))
         self.pid = pid
         self.params = [None] * len(pid)
         for path, p in self.model.named_parameters():
@@ -528,6 +528,13 @@ class _Recorder:
     def emit_per(self, lines):
         for p in POLICIES:
             self.buf[p].append(lines[p])
+
+    def limit(self, what):
+        """A bound of the scenario model the capture exceeds: recorded, the
+        run goes on (its trace and timing are still measured), and capture()
+        refuses at the end."""
+        if what not in self.sc.limits and len(self.sc.limits) < 20:
+            self.sc.limits.append(what)
 
     def note(self, path, what):
         s = "%s: %s" % (path or "(root)", what)
@@ -621,15 +628,15 @@ class _Recorder:
                                        path, parent.path or "(root)"))
             c = Call(len(ps.calls), mid, parent, path)
             c.pass_ = ps
-            if len(ps.calls) >= MAX_CALLS:
-                raise CaptureError("capture: more than %d module calls in one forward pass (at %s)"
-                                   % (MAX_CALLS, path))
+            if len(ps.calls) == MAX_CALLS:
+                self.limit("more than %d module calls in one forward pass (ZS_MAX_CALLS; from %s on)"
+                           % (MAX_CALLS, path))
             ps.calls.append(c)
             if parent is not None:
                 parent.children.append(c)
-                if len(parent.children) > MAX_CHILD_CALLS:
-                    raise CaptureError("capture: %s makes more than %d child calls in one call"
-                                       % (parent.path or "(root)", MAX_CHILD_CALLS))
+                if len(parent.children) == MAX_CHILD_CALLS + 1:
+                    self.limit("%s makes more than %d child calls in one call (ZS_MAX_CHILD_CALLS)"
+                               % (parent.path or "(root)", MAX_CHILD_CALLS))
                 c.no_grad = not torch.is_grad_enabled() and self.grad_of(parent)
             else:
                 ps.grad = torch.is_grad_enabled()
@@ -745,8 +752,8 @@ class _Recorder:
             call.inputs_saved = call.inputs
         if call is not None:
             if len(tensors) > MAX_IN:
-                raise CaptureError("capture: %s takes %d positional tensors, the model holds %d"
-                                   % (call.path or "(root)", len(tensors), MAX_IN))
+                self.limit("%s takes %d positional tensors, the model holds %d (ZS_MAX_IN)"
+                           % (call.path or "(root)", len(tensors), MAX_IN))
             if self.rerec is not None and len(self.stack) == 1:
                 pass  # the checkpointed call's inputs were recorded in the forward
             else:
@@ -785,8 +792,8 @@ class _Recorder:
         call = self.stack[-1] if self.recording() and self.stack else None
         if call is not None:
             if len(tensors) > MAX_OUT:
-                raise CaptureError("capture: %s returns %d tensors, the model holds %d"
-                                   % (call.path or "(root)", len(tensors), MAX_OUT))
+                self.limit("%s returns %d tensors, the model holds %d (ZS_MAX_OUT)"
+                           % (call.path or "(root)", len(tensors), MAX_OUT))
             call.n_out = len(tensors)
             if torch.is_grad_enabled():
                 call.norg = [j for j, y in enumerate(tensors) if not y.requires_grad]
@@ -1356,6 +1363,12 @@ def capture(model, step_fn, steps=1):
     if err:
         raise err[0]
     rec.nodes_keep = []
+    if rec.sc.limits:
+        ncalls = sum(len(p.calls) for _, ps in rec.sc.steps for p in ps)
+        raise CaptureError("capture: %s does not fit the scenario model (no .scn written; the real run "
+                           "was recorded: %d module calls, %d trace lines):\n  %s" % (
+                               type(model).__name__, ncalls, len(rec.sc.traces["reset-on-forward"]),
+                               "\n  ".join(rec.sc.limits)))
     rec.renumber_params()
     rec.reparent()
     return rec.sc

@@ -115,3 +115,16 @@ def step(model, i):
     out.loss.backward()
     model.zo_opt.step()
     model.zo_opt.zero_grad()
+
+
+def step_meta(model, i):
+    """step() for a model on the meta device: a ready 4D attention mask
+    (transformers' mask code otherwise inspects the mask and position_ids
+    by value, .item(), which meta tensors cannot) and the loss from the
+    logits (no data-dependent label handling)."""
+    ids = _ids(seed=i).to("meta")
+    mask = torch.zeros(1, 1, SEQ, SEQ, device="meta")
+    out = model(input_ids=ids, attention_mask=mask)
+    out.logits.float().mean().backward()
+    model.zo_opt.step()
+    model.zo_opt.zero_grad()
