@@ -439,6 +439,8 @@ class _Recorder:
         self.nodes_keep = []
         self.module_path = {}
         self.pgrad_seen = {}
+        self.saves = False
+        self.last_raised = None
         self.rerec = None  # calls of a reentrant region re-recorded in its recompute (grad on)
         self.ckpt_outer_grad = []
         self.last_ckpt_call = None
@@ -858,6 +860,7 @@ class _Recorder:
                 # the innermost unwound call is the one that raised
                 call.raised = True
                 self.raise_open = call
+                self.last_raised = call
                 self.abort_line = len(self.buf["per-call"])
         elif self.raise_open is not None:
             self.close_raise(call)
@@ -1346,9 +1349,10 @@ def capture(model, step_fn, steps=1):
                 except CaptureError:
                     raise
                 except Exception as e:
+                    where = rec.stack[-1] if rec.stack else rec.last_raised
                     raise CaptureError("capture: step %d raised %s: %s%s" % (
                         i, type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "",
-                        " (in the forward of %s)" % rec.stack[-1].path if rec.stack else "")) from e
+                        " (in the forward of %s)" % (where.path or "the model") if where is not None else "")) from e
                 rec.end_step(i)
         except BaseException as e:
             err.append(e)
@@ -1421,6 +1425,7 @@ def main(argv=None):
     ap.add_argument("--expect", action="store_true",
                     help="measure the expect line with zofuzz (next to sim_traces) and write it")
     ap.add_argument("--comment", action="append", default=[], help="a header comment line")
+    ap.add_argument("--no-traces", action="store_true", help="do not write OUTPUT.trace.<policy>")
     a = ap.parse_args(argv)
     t0 = time.time()
     try:
@@ -1449,7 +1454,7 @@ def main(argv=None):
                 sc.expect = measure_expect(sc, os.path.join(os.path.dirname(sim), "..", "fuzz", "zofuzz"))
         else:
             sc.checked = "not checked (--no-check)"
-        sc.write_scn(a.output)
+        sc.write_scn(a.output, traces=not a.no_traces)
     except CaptureError as e:
         sys.stderr.write("%s\n" % e)
         return 2
