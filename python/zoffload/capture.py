@@ -402,17 +402,24 @@ def _first_diff(a, b):
 
 
 def _short_names(paths):
-    """.scn names (<= 23 bytes, [A-Za-z_][A-Za-z0-9_.-]*): the dotted path,
-    cut from the left at a dot when too long."""
+    """.scn names (<= 23 bytes, [A-Za-z_][A-Za-z0-9_.-]*): the dotted path's
+    last components that fit (the full path is in the line's comment); a
+    leading layer index keeps its container's initial (layers.0.mlp ->
+    l0.mlp)."""
     out = []
     for p in paths:
-        s = re.sub(r"[^A-Za-z0-9_.-]", "_", p) or "_"
-        while len(s) > NAME_LEN and "." in s:
-            s = s.split(".", 1)[1]
-        s = s[-NAME_LEN:]
-        if not re.match(r"[A-Za-z_]", s):
-            s = "_" + s[1:] if len(s) == NAME_LEN else "_" + s
-        out.append(s)
+        comps = [re.sub(r"[^A-Za-z0-9_-]", "_", c) or "_" for c in p.split(".")] if p else ["_"]
+        k = len(comps) - 1
+        name = comps[k][:NAME_LEN]
+        while k > 0:
+            cand = comps[k - 1] + "." + name
+            if len(cand) > NAME_LEN:
+                break
+            name, k = cand, k - 1
+        if not re.match(r"[A-Za-z_]", name):
+            lead = comps[k - 1][0] if k > 0 and re.match(r"[A-Za-z_]", comps[k - 1]) else "_"
+            name = (lead + name)[:NAME_LEN]
+        out.append(name)
     return out
 
 
