@@ -408,7 +408,7 @@ static int splice_call(zs_pass *p, unsigned c)
     /* keyword and mixed inputs around c: drop them first (C_DROP_EXT) */
     for (unsigned j = par; j < p->n_calls; j++)
         if ((j == c || p->calls[j].parent == c || p->calls[j].parent == par) &&
-            (p->calls[j].n_kw || p->calls[j].n_mix || p->calls[j].out_alias))
+            (p->calls[j].n_kw || p->calls[j].n_mix))
             return -1;
     for (unsigned j = c + 1; j < e; j++)
         if ((p->calls[j].flags & ZS_CALL_RAISE) && p->calls[j].catcher == c) return -1;
@@ -431,8 +431,11 @@ static int splice_call(zs_pass *p, unsigned c)
         zs_ref *r = &pc->use[k];
         if (r->kind != ZS_REF_OUT || r->call != c) continue;
         int ok = 0;
-        if (orig.n_use) {
-            zs_ref u = orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
+        if (orig.n_use || ((orig.out_alias >> r->index) & 1u)) {
+            /* an aliased output is its tensor; else what the op consumed */
+            zs_ref u = ((orig.out_alias >> r->index) & 1u)
+                           ? orig.alias[r->index]
+                           : orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
             uint8_t det = r->detach | u.detach;
             if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
             if (u.kind == ZS_REF_ARG || u.kind == ZS_REF_OUT) {
@@ -443,14 +446,32 @@ static int splice_call(zs_pass *p, unsigned c)
         }
         if (!ok) ref_remove(pc->use, &pc->n_use, k);
     }
+    for (unsigned q = 0; q < ZS_MAX_OUT; q++) {
+        zs_ref *r = &pc->alias[q];
+        if (!((pc->out_alias >> q) & 1u) || r->kind != ZS_REF_OUT || r->call != c) continue;
+        int ok = 0;
+        if ((orig.out_alias >> r->index) & 1u) {
+            zs_ref u = orig.alias[r->index];
+            uint8_t det = r->detach | u.detach;
+            if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
+            if (u.kind == ZS_REF_ARG || u.kind == ZS_REF_OUT) {
+                *r = u;
+                r->detach = det;
+                ok = 1;
+            }
+        }
+        if (!ok) pc->out_alias &= (uint8_t)~(1u << q); /* the caller's op makes it instead */
+    }
     for (unsigned s = e; s < p->n_calls; s++) {
         zs_call *sc = &p->calls[s];
         if (sc->parent != par) continue;
         for (unsigned k = sc->n_in; k-- > 0;) {
             zs_ref *r = &sc->in[k];
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
-            if (orig.n_use) {
-                zs_ref u = orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
+            if (orig.n_use || ((orig.out_alias >> r->index) & 1u)) {
+                zs_ref u = ((orig.out_alias >> r->index) & 1u)
+                               ? orig.alias[r->index]
+                               : orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
                 uint8_t det = r->detach | u.detach;
                 if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
                 *r = u;
