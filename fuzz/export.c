@@ -163,7 +163,12 @@ static void make_names(const zs_scenario *s, names *nm)
     memset(nm, 0, sizeof *nm);
     for (unsigned m = 0; m < s->n_modules; m++) {
         const char *n = s->mod[m].name;
-        if (n[0])
+        /* a name that more than one module carries (captured models: "query"
+         * under every layer) is referenced by @id, as the .scn printer does */
+        int unique = 1;
+        for (unsigned o = 0; o < s->n_modules && unique; o++)
+            if (o != m && !strcmp(s->mod[o].name, n)) unique = 0;
+        if (n[0] && unique)
             snprintf(nm->mod_ref[m], sizeof nm->mod_ref[m], "%s", n);
         else
             snprintf(nm->mod_ref[m], sizeof nm->mod_ref[m], "@%u", m);
