@@ -734,6 +734,12 @@ static int cmd_compile(int argc, char **argv)
     static zs_scenario s, back;
     if (load_scenario(file, FORM_TEXT, &s, NULL, NULL)) return 2;
     static uint8_t enc[ZS_ENCODE_MAX];
+    if (zs_scenario_has_ext(&s)) {
+        fprintf(stderr, "%s: %s: keyword/mixed inputs, aliased, nograd outputs or nosave ops (a captured "
+                        "model's constructs) have no fuzzer-byte encoding; `zofuzz seeds` compiles the "
+                        "scenario without them\n", g_prog, file);
+        return 2;
+    }
     size_t n = zs_encode(&s, enc, sizeof enc);
     if (n == 0 || n > sizeof enc) {
         fprintf(stderr, "%s: %s: cannot encode (%zu bytes)\n", g_prog, file, n);

@@ -114,14 +114,14 @@ def build_model():
     model.bert.encoder.layer_0.attention.self.query = Block("l0.attention.self.query", 13)  # module 13
     model.bert.encoder.layer_0.attention.self.key = Block("l0.attention.self.key", 14)  # module 14
     model.bert.encoder.layer_0.attention.self.value = Block("l0.attention.self.value", 15)  # module 15
-    model.bert.encoder.layer_0.attention.self.dropout = Block("attention.self.dropout", 16)  # module 16
+    model.bert.encoder.layer_0.attention.self.dropout = Block("@16", 16)  # module 16
     model.bert.encoder.layer_0.attention.output = Block("l0.attention.output", 17)  # module 17
-    model.bert.encoder.layer_0.attention.output.dense = Block("attention.output.dense", 18)  # module 18
-    model.bert.encoder.layer_0.attention.output.LayerNorm = Block("output.LayerNorm", 19)  # module 19
-    model.bert.encoder.layer_0.attention.output.dropout = Block("output.dropout", 20)  # module 20
+    model.bert.encoder.layer_0.attention.output.dense = Block("@18", 18)  # module 18
+    model.bert.encoder.layer_0.attention.output.LayerNorm = Block("@19", 19)  # module 19
+    model.bert.encoder.layer_0.attention.output.dropout = Block("@20", 20)  # module 20
     model.bert.encoder.layer_0.intermediate = Block("layer.0.intermediate", 21)  # module 21
     model.bert.encoder.layer_0.intermediate.dense = Block("l0.intermediate.dense", 22)  # module 22
-    model.bert.encoder.layer_0.intermediate.intermediate_act_fn = Block("intermediate_act_fn", 23)  # module 23
+    model.bert.encoder.layer_0.intermediate.intermediate_act_fn = Block("@23", 23)  # module 23
     model.bert.encoder.layer_0.output = Block("encoder.layer.0.output", 24)  # module 24
     model.bert.encoder.layer_0.output.dense = Block("layer.0.output.dense", 25)  # module 25
     model.bert.encoder.layer_0.output.LayerNorm = Block("l0.output.LayerNorm", 26)  # module 26
@@ -132,14 +132,14 @@ def build_model():
     model.bert.encoder.layer_1.attention.self.query = Block("l1.attention.self.query", 31)  # module 31
     model.bert.encoder.layer_1.attention.self.key = Block("l1.attention.self.key", 32)  # module 32
     model.bert.encoder.layer_1.attention.self.value = Block("l1.attention.self.value", 33)  # module 33
-    model.bert.encoder.layer_1.attention.self.dropout = Block("attention.self.dropout", 34)  # module 34
+    model.bert.encoder.layer_1.attention.self.dropout = Block("@34", 34)  # module 34
     model.bert.encoder.layer_1.attention.output = Block("l1.attention.output", 35)  # module 35
-    model.bert.encoder.layer_1.attention.output.dense = Block("attention.output.dense", 36)  # module 36
-    model.bert.encoder.layer_1.attention.output.LayerNorm = Block("output.LayerNorm", 37)  # module 37
-    model.bert.encoder.layer_1.attention.output.dropout = Block("output.dropout", 38)  # module 38
+    model.bert.encoder.layer_1.attention.output.dense = Block("@36", 36)  # module 36
+    model.bert.encoder.layer_1.attention.output.LayerNorm = Block("@37", 37)  # module 37
+    model.bert.encoder.layer_1.attention.output.dropout = Block("@38", 38)  # module 38
     model.bert.encoder.layer_1.intermediate = Block("layer.1.intermediate", 39)  # module 39
     model.bert.encoder.layer_1.intermediate.dense = Block("l1.intermediate.dense", 40)  # module 40
-    model.bert.encoder.layer_1.intermediate.intermediate_act_fn = Block("intermediate_act_fn", 41)  # module 41
+    model.bert.encoder.layer_1.intermediate.intermediate_act_fn = Block("@41", 41)  # module 41
     model.bert.encoder.layer_1.output = Block("encoder.layer.1.output", 42)  # module 42
     model.bert.encoder.layer_1.output.dense = Block("layer.1.output.dense", 43)  # module 43
     model.bert.encoder.layer_1.output.LayerNorm = Block("l1.output.LayerNorm", 44)  # module 44
@@ -198,7 +198,7 @@ def build_model():
     return modules, params
 
 
-MODULE_IDS = {"BertForMaskedLM": 0, "bert": 1, "bert.embeddings": 2, "word_embeddings": 3, "position_embeddings": 4, "token_type_embeddings": 5, "embeddings.LayerNorm": 6, "bert.embeddings.dropout": 7, "bert.encoder": 8, "bert.encoder.layer": 9, "bert.encoder.layer.0": 10, "layer.0.attention": 11, "layer.0.attention.self": 12, "l0.attention.self.query": 13, "l0.attention.self.key": 14, "l0.attention.self.value": 15, "attention.self.dropout": 16, "l0.attention.output": 17, "attention.output.dense": 18, "output.LayerNorm": 19, "output.dropout": 20, "layer.0.intermediate": 21, "l0.intermediate.dense": 22, "intermediate_act_fn": 23, "encoder.layer.0.output": 24, "layer.0.output.dense": 25, "l0.output.LayerNorm": 26, "layer.0.output.dropout": 27, "bert.encoder.layer.1": 28, "layer.1.attention": 29, "layer.1.attention.self": 30, "l1.attention.self.query": 31, "l1.attention.self.key": 32, "l1.attention.self.value": 33, "attention.self.dropout": 34, "l1.attention.output": 35, "attention.output.dense": 36, "output.LayerNorm": 37, "output.dropout": 38, "layer.1.intermediate": 39, "l1.intermediate.dense": 40, "intermediate_act_fn": 41, "encoder.layer.1.output": 42, "layer.1.output.dense": 43, "l1.output.LayerNorm": 44, "layer.1.output.dropout": 45, "cls": 46, "cls.predictions": 47, "predictions.transform": 48, "transform.dense": 49, "transform_act_fn": 50, "transform.LayerNorm": 51, "cls.predictions.decoder": 52}
+MODULE_IDS = {"BertForMaskedLM": 0, "bert": 1, "bert.embeddings": 2, "word_embeddings": 3, "position_embeddings": 4, "token_type_embeddings": 5, "embeddings.LayerNorm": 6, "bert.embeddings.dropout": 7, "bert.encoder": 8, "bert.encoder.layer": 9, "bert.encoder.layer.0": 10, "layer.0.attention": 11, "layer.0.attention.self": 12, "l0.attention.self.query": 13, "l0.attention.self.key": 14, "l0.attention.self.value": 15, "@16": 16, "l0.attention.output": 17, "@18": 18, "@19": 19, "@20": 20, "layer.0.intermediate": 21, "l0.intermediate.dense": 22, "@23": 23, "encoder.layer.0.output": 24, "layer.0.output.dense": 25, "l0.output.LayerNorm": 26, "layer.0.output.dropout": 27, "bert.encoder.layer.1": 28, "layer.1.attention": 29, "layer.1.attention.self": 30, "l1.attention.self.query": 31, "l1.attention.self.key": 32, "l1.attention.self.value": 33, "@34": 34, "l1.attention.output": 35, "@36": 36, "@37": 37, "@38": 38, "layer.1.intermediate": 39, "l1.intermediate.dense": 40, "@41": 41, "encoder.layer.1.output": 42, "layer.1.output.dense": 43, "l1.output.LayerNorm": 44, "layer.1.output.dropout": 45, "cls": 46, "cls.predictions": 47, "predictions.transform": 48, "transform.dense": 49, "transform_act_fn": 50, "transform.LayerNorm": 51, "cls.predictions.decoder": 52}
 PARAM_NAMES = ["cls.predictions.bias", "LayerNorm.weight", "LayerNorm.bias", "transform.dense.bias", "transform.dense.weight", "output.LayerNorm.weight", "l1.output.LayerNorm.bia", "l1.output.dense.bias", "l1.output.dense.weight", "intermediate.dense.bias", "dense.weight", "output.LayerNorm.weight", "output.LayerNorm.bias", "output.dense.bias", "output.dense.weight", "self.value.bias", "self.value.weight", "attention.self.key.bias", "self.key.weight", "self.query.bias", "self.query.weight", "output.LayerNorm.weight", "l0.output.LayerNorm.bia", "l0.output.dense.bias", "l0.output.dense.weight", "intermediate.dense.bias", "dense.weight", "output.LayerNorm.weight", "output.LayerNorm.bias", "output.dense.bias", "output.dense.weight", "self.value.bias", "self.value.weight", "attention.self.key.bias", "self.key.weight", "self.query.bias", "self.query.weight", "LayerNorm.weight", "LayerNorm.bias", "weight", "weight", "word_embeddings.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
@@ -251,12 +251,12 @@ STEPS = [
                         (13, 11, "l0.attention.self.key", ["arg0"], 1, ["arg0"], []),
                         (14, 11, "l0.attention.self.value", ["arg0"], 1, ["arg0"], []),
                       (15, 10, "l0.attention.output", ["out0.0", "arg0"], 1, [], ["alias0=out2.0"]),
-                        (16, 15, "attention.output.dense", ["arg0"], 1, ["arg0"], []),
-                        (17, 15, "output.dropout", ["out0.0"], 1, ["arg0"], []),
-                        (18, 15, "output.LayerNorm", ["arg1+out1.0"], 1, ["arg0"], []),
+                        (16, 15, "@18", ["arg0"], 1, ["arg0"], []),
+                        (17, 15, "@20", ["out0.0"], 1, ["arg0"], []),
+                        (18, 15, "@19", ["arg1+out1.0"], 1, ["arg0"], []),
                     (19, 9, "layer.0.intermediate", ["out0.0"], 1, [], ["alias0=out1.0"]),
                       (20, 19, "l0.intermediate.dense", ["arg0"], 1, ["arg0"], []),
-                      (21, 19, "intermediate_act_fn", ["out0.0"], 1, ["arg0"], []),
+                      (21, 19, "@23", ["out0.0"], 1, ["arg0"], []),
                     (22, 9, "encoder.layer.0.output", ["out1.0", "out0.0"], 1, [], ["alias0=out2.0"]),
                       (23, 22, "layer.0.output.dense", ["arg0"], 1, ["arg0"], []),
                       (24, 22, "layer.0.output.dropout", ["out0.0"], 1, ["arg0"], []),
@@ -268,12 +268,12 @@ STEPS = [
                         (30, 28, "l1.attention.self.key", ["arg0"], 1, ["arg0"], []),
                         (31, 28, "l1.attention.self.value", ["arg0"], 1, ["arg0"], []),
                       (32, 27, "l1.attention.output", ["out0.0", "arg0"], 1, [], ["alias0=out2.0"]),
-                        (33, 32, "attention.output.dense", ["arg0"], 1, ["arg0"], []),
-                        (34, 32, "output.dropout", ["out0.0"], 1, ["arg0"], []),
-                        (35, 32, "output.LayerNorm", ["arg1+out1.0"], 1, ["arg0"], []),
+                        (33, 32, "@36", ["arg0"], 1, ["arg0"], []),
+                        (34, 32, "@38", ["out0.0"], 1, ["arg0"], []),
+                        (35, 32, "@37", ["arg1+out1.0"], 1, ["arg0"], []),
                     (36, 26, "layer.1.intermediate", ["out0.0"], 1, [], ["alias0=out1.0"]),
                       (37, 36, "l1.intermediate.dense", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "intermediate_act_fn", ["out0.0"], 1, ["arg0"], []),
+                      (38, 36, "@41", ["out0.0"], 1, ["arg0"], []),
                     (39, 26, "encoder.layer.1.output", ["out1.0", "out0.0"], 1, [], ["alias0=out2.0"]),
                       (40, 39, "layer.1.output.dense", ["arg0"], 1, ["arg0"], []),
                       (41, 39, "layer.1.output.dropout", ["out0.0"], 1, ["arg0"], []),

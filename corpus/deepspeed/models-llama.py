@@ -114,7 +114,7 @@ def build_model():
     model.m1.layers_0.mlp.down_proj = Block("layers.0.mlp.down_proj", 13)  # module 13
     model.m1.layers_0.mlp.act_fn = Block("layers.0.mlp.act_fn", 14)  # module 14
     model.m1.layers_0.input_layernorm = Block("l0.input_layernorm", 15)  # module 15
-    model.m1.layers_0.post_attention_layernor = Block("post_attention_layernor", 16)  # module 16
+    model.m1.layers_0.post_attention_layernor = Block("@16", 16)  # module 16
     model.m1.layers_1 = Block("model.layers.1", 17)  # module 17
     model.m1.layers_1.self_attn = Block("layers.1.self_attn", 18)  # module 18
     model.m1.layers_1.self_attn.q_proj = Block("l1.self_attn.q_proj", 19)  # module 19
@@ -127,7 +127,7 @@ def build_model():
     model.m1.layers_1.mlp.down_proj = Block("layers.1.mlp.down_proj", 26)  # module 26
     model.m1.layers_1.mlp.act_fn = Block("layers.1.mlp.act_fn", 27)  # module 27
     model.m1.layers_1.input_layernorm = Block("l1.input_layernorm", 28)  # module 28
-    model.m1.layers_1.post_attention_layernor = Block("post_attention_layernor", 29)  # module 29
+    model.m1.layers_1.post_attention_layernor = Block("@29", 29)  # module 29
     model.m1.norm = Block("model.norm", 30)  # module 30
     model.m1.rotary_emb = Block("model.rotary_emb", 31)  # module 31
     model.lm_head = Block("lm_head", 32)  # module 32
@@ -157,7 +157,7 @@ def build_model():
     return modules, params
 
 
-MODULE_IDS = {"LlamaForCausalLM": 0, "model": 1, "model.embed_tokens": 2, "model.layers": 3, "model.layers.0": 4, "layers.0.self_attn": 5, "l0.self_attn.q_proj": 6, "l0.self_attn.k_proj": 7, "l0.self_attn.v_proj": 8, "l0.self_attn.o_proj": 9, "model.layers.0.mlp": 10, "layers.0.mlp.gate_proj": 11, "layers.0.mlp.up_proj": 12, "layers.0.mlp.down_proj": 13, "layers.0.mlp.act_fn": 14, "l0.input_layernorm": 15, "post_attention_layernor": 16, "model.layers.1": 17, "layers.1.self_attn": 18, "l1.self_attn.q_proj": 19, "l1.self_attn.k_proj": 20, "l1.self_attn.v_proj": 21, "l1.self_attn.o_proj": 22, "model.layers.1.mlp": 23, "layers.1.mlp.gate_proj": 24, "layers.1.mlp.up_proj": 25, "layers.1.mlp.down_proj": 26, "layers.1.mlp.act_fn": 27, "l1.input_layernorm": 28, "post_attention_layernor": 29, "model.norm": 30, "model.rotary_emb": 31, "lm_head": 32}
+MODULE_IDS = {"LlamaForCausalLM": 0, "model": 1, "model.embed_tokens": 2, "model.layers": 3, "model.layers.0": 4, "layers.0.self_attn": 5, "l0.self_attn.q_proj": 6, "l0.self_attn.k_proj": 7, "l0.self_attn.v_proj": 8, "l0.self_attn.o_proj": 9, "model.layers.0.mlp": 10, "layers.0.mlp.gate_proj": 11, "layers.0.mlp.up_proj": 12, "layers.0.mlp.down_proj": 13, "layers.0.mlp.act_fn": 14, "l0.input_layernorm": 15, "@16": 16, "model.layers.1": 17, "layers.1.self_attn": 18, "l1.self_attn.q_proj": 19, "l1.self_attn.k_proj": 20, "l1.self_attn.v_proj": 21, "l1.self_attn.o_proj": 22, "model.layers.1.mlp": 23, "layers.1.mlp.gate_proj": 24, "layers.1.mlp.up_proj": 25, "layers.1.mlp.down_proj": 26, "layers.1.mlp.act_fn": 27, "l1.input_layernorm": 28, "@29": 29, "model.norm": 30, "model.rotary_emb": 31, "lm_head": 32}
 PARAM_NAMES = ["lm_head.weight", "model.norm.weight", "l1.mlp.down_proj.weight", "l1.mlp.up_proj.weight", "l1.mlp.gate_proj.weight", "weight", "self_attn.o_proj.weight", "self_attn.v_proj.weight", "self_attn.k_proj.weight", "self_attn.q_proj.weight", "input_layernorm.weight", "l0.mlp.down_proj.weight", "l0.mlp.up_proj.weight", "l0.mlp.gate_proj.weight", "weight", "self_attn.o_proj.weight", "self_attn.v_proj.weight", "self_attn.k_proj.weight", "self_attn.q_proj.weight", "input_layernorm.weight", "embed_tokens.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
@@ -205,7 +205,7 @@ STEPS = [
                     (8, 6, "l0.self_attn.k_proj", ["arg0"], 1, ["arg0"], []),
                     (9, 6, "l0.self_attn.v_proj", ["arg0"], 1, ["arg0"], []),
                     (10, 6, "l0.self_attn.o_proj", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
-                  (11, 4, "post_attention_layernor", ["arg0+out1.0"], 1, ["arg0"], []),
+                  (11, 4, "@16", ["arg0+out1.0"], 1, ["arg0"], []),
                   (12, 4, "model.layers.0.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
                     (13, 12, "layers.0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
                     (14, 12, "layers.0.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),
@@ -218,7 +218,7 @@ STEPS = [
                     (21, 19, "l1.self_attn.k_proj", ["arg0"], 1, ["arg0"], []),
                     (22, 19, "l1.self_attn.v_proj", ["arg0"], 1, ["arg0"], []),
                     (23, 19, "l1.self_attn.o_proj", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
-                  (24, 17, "post_attention_layernor", ["arg0+out1.0"], 1, ["arg0"], []),
+                  (24, 17, "@29", ["arg0+out1.0"], 1, ["arg0"], []),
                   (25, 17, "model.layers.1.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
                     (26, 25, "layers.1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
                     (27, 25, "layers.1.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),

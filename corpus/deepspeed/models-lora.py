@@ -107,28 +107,28 @@ def build_model():
     model.base_model_model.m3.model_model_layers_0 = Block("model.model.layers.0", 6)  # module 6
     model.base_model_model.m3.model_model_layers_0.self_attn = Block("layers.0.self_attn", 7)  # module 7
     model.base_model_model.m3.model_model_layers_0.self_attn.q_proj = Block("l0.self_attn.q_proj", 8)  # module 8
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.base_layer = Block("q_proj.base_layer", 9)  # module 9
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_dropout = Block("q_proj.lora_dropout", 10)  # module 10
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.default = Block("lora_dropout.default", 11)  # module 11
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_A = Block("self_attn.q_proj.lora_A", 12)  # module 12
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_A_default = Block("q_proj.lora_A.default", 13)  # module 13
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_B = Block("self_attn.q_proj.lora_B", 14)  # module 14
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_B_default = Block("q_proj.lora_B.default", 15)  # module 15
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_A = Block("q_proj.lora_embedding_A", 16)  # module 16
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_B = Block("q_proj.lora_embedding_B", 17)  # module 17
-    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_magnitude_vector = Block("lora_magnitude_vector", 18)  # module 18
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.base_layer = Block("@9", 9)  # module 9
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_dropout = Block("@10", 10)  # module 10
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.default = Block("@11", 11)  # module 11
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_A = Block("@12", 12)  # module 12
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_A_default = Block("@13", 13)  # module 13
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_B = Block("@14", 14)  # module 14
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_B_default = Block("@15", 15)  # module 15
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_A = Block("@16", 16)  # module 16
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_B = Block("@17", 17)  # module 17
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_magnitude_vector = Block("@18", 18)  # module 18
     model.base_model_model.m3.model_model_layers_0.self_attn.k_proj = Block("l0.self_attn.k_proj", 19)  # module 19
     model.base_model_model.m3.model_model_layers_0.self_attn.v_proj = Block("l0.self_attn.v_proj", 20)  # module 20
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.base_layer = Block("v_proj.base_layer", 21)  # module 21
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_dropout = Block("v_proj.lora_dropout", 22)  # module 22
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.default = Block("lora_dropout.default", 23)  # module 23
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_A = Block("self_attn.v_proj.lora_A", 24)  # module 24
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_A_default = Block("v_proj.lora_A.default", 25)  # module 25
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_B = Block("self_attn.v_proj.lora_B", 26)  # module 26
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_B_default = Block("v_proj.lora_B.default", 27)  # module 27
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_A = Block("v_proj.lora_embedding_A", 28)  # module 28
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_B = Block("v_proj.lora_embedding_B", 29)  # module 29
-    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_magnitude_vector = Block("lora_magnitude_vector", 30)  # module 30
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.base_layer = Block("@21", 21)  # module 21
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_dropout = Block("@22", 22)  # module 22
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.default = Block("@23", 23)  # module 23
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_A = Block("@24", 24)  # module 24
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_A_default = Block("@25", 25)  # module 25
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_B = Block("@26", 26)  # module 26
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_B_default = Block("@27", 27)  # module 27
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_A = Block("@28", 28)  # module 28
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_B = Block("@29", 29)  # module 29
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_magnitude_vector = Block("@30", 30)  # module 30
     model.base_model_model.m3.model_model_layers_0.self_attn.o_proj = Block("l0.self_attn.o_proj", 31)  # module 31
     model.base_model_model.m3.model_model_layers_0.mlp = Block("model.layers.0.mlp", 32)  # module 32
     model.base_model_model.m3.model_model_layers_0.mlp.gate_proj = Block("layers.0.mlp.gate_proj", 33)  # module 33
@@ -136,32 +136,32 @@ def build_model():
     model.base_model_model.m3.model_model_layers_0.mlp.down_proj = Block("layers.0.mlp.down_proj", 35)  # module 35
     model.base_model_model.m3.model_model_layers_0.mlp.act_fn = Block("layers.0.mlp.act_fn", 36)  # module 36
     model.base_model_model.m3.model_model_layers_0.input_layernorm = Block("l0.input_layernorm", 37)  # module 37
-    model.base_model_model.m3.model_model_layers_0.post_attention_layernor = Block("post_attention_layernor", 38)  # module 38
+    model.base_model_model.m3.model_model_layers_0.post_attention_layernor = Block("@38", 38)  # module 38
     model.base_model_model.m3.model_model_layers_1 = Block("model.model.layers.1", 39)  # module 39
     model.base_model_model.m3.model_model_layers_1.self_attn = Block("layers.1.self_attn", 40)  # module 40
     model.base_model_model.m3.model_model_layers_1.self_attn.q_proj = Block("l1.self_attn.q_proj", 41)  # module 41
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.base_layer = Block("q_proj.base_layer", 42)  # module 42
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_dropout = Block("q_proj.lora_dropout", 43)  # module 43
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.default = Block("lora_dropout.default", 44)  # module 44
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_A = Block("self_attn.q_proj.lora_A", 45)  # module 45
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_A_default = Block("q_proj.lora_A.default", 46)  # module 46
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_B = Block("self_attn.q_proj.lora_B", 47)  # module 47
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_B_default = Block("q_proj.lora_B.default", 48)  # module 48
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_A = Block("q_proj.lora_embedding_A", 49)  # module 49
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_B = Block("q_proj.lora_embedding_B", 50)  # module 50
-    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_magnitude_vector = Block("lora_magnitude_vector", 51)  # module 51
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.base_layer = Block("@42", 42)  # module 42
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_dropout = Block("@43", 43)  # module 43
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.default = Block("@44", 44)  # module 44
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_A = Block("@45", 45)  # module 45
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_A_default = Block("@46", 46)  # module 46
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_B = Block("@47", 47)  # module 47
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_B_default = Block("@48", 48)  # module 48
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_A = Block("@49", 49)  # module 49
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_B = Block("@50", 50)  # module 50
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_magnitude_vector = Block("@51", 51)  # module 51
     model.base_model_model.m3.model_model_layers_1.self_attn.k_proj = Block("l1.self_attn.k_proj", 52)  # module 52
     model.base_model_model.m3.model_model_layers_1.self_attn.v_proj = Block("l1.self_attn.v_proj", 53)  # module 53
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.base_layer = Block("v_proj.base_layer", 54)  # module 54
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_dropout = Block("v_proj.lora_dropout", 55)  # module 55
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.default = Block("lora_dropout.default", 56)  # module 56
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_A = Block("self_attn.v_proj.lora_A", 57)  # module 57
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_A_default = Block("v_proj.lora_A.default", 58)  # module 58
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_B = Block("self_attn.v_proj.lora_B", 59)  # module 59
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_B_default = Block("v_proj.lora_B.default", 60)  # module 60
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_A = Block("v_proj.lora_embedding_A", 61)  # module 61
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_B = Block("v_proj.lora_embedding_B", 62)  # module 62
-    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_magnitude_vector = Block("lora_magnitude_vector", 63)  # module 63
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.base_layer = Block("@54", 54)  # module 54
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_dropout = Block("@55", 55)  # module 55
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.default = Block("@56", 56)  # module 56
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_A = Block("@57", 57)  # module 57
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_A_default = Block("@58", 58)  # module 58
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_B = Block("@59", 59)  # module 59
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_B_default = Block("@60", 60)  # module 60
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_A = Block("@61", 61)  # module 61
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_B = Block("@62", 62)  # module 62
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_magnitude_vector = Block("@63", 63)  # module 63
     model.base_model_model.m3.model_model_layers_1.self_attn.o_proj = Block("l1.self_attn.o_proj", 64)  # module 64
     model.base_model_model.m3.model_model_layers_1.mlp = Block("model.layers.1.mlp", 65)  # module 65
     model.base_model_model.m3.model_model_layers_1.mlp.gate_proj = Block("layers.1.mlp.gate_proj", 66)  # module 66
@@ -169,7 +169,7 @@ def build_model():
     model.base_model_model.m3.model_model_layers_1.mlp.down_proj = Block("layers.1.mlp.down_proj", 68)  # module 68
     model.base_model_model.m3.model_model_layers_1.mlp.act_fn = Block("layers.1.mlp.act_fn", 69)  # module 69
     model.base_model_model.m3.model_model_layers_1.input_layernorm = Block("l1.input_layernorm", 70)  # module 70
-    model.base_model_model.m3.model_model_layers_1.post_attention_layernor = Block("post_attention_layernor", 71)  # module 71
+    model.base_model_model.m3.model_model_layers_1.post_attention_layernor = Block("@71", 71)  # module 71
     model.base_model_model.m3.norm = Block("model.model.norm", 72)  # module 72
     model.base_model_model.m3.rotary_emb = Block("model.model.rotary_emb", 73)  # module 73
     model.base_model_model.lm_head = Block("model.lm_head", 74)  # module 74
@@ -207,7 +207,7 @@ def build_model():
     return modules, params
 
 
-MODULE_IDS = {"PeftModel": 0, "base_model": 1, "base_model.model": 2, "base_model.model.model": 3, "model.embed_tokens": 4, "model.model.layers": 5, "model.model.layers.0": 6, "layers.0.self_attn": 7, "l0.self_attn.q_proj": 8, "q_proj.base_layer": 9, "q_proj.lora_dropout": 10, "lora_dropout.default": 11, "self_attn.q_proj.lora_A": 12, "q_proj.lora_A.default": 13, "self_attn.q_proj.lora_B": 14, "q_proj.lora_B.default": 15, "q_proj.lora_embedding_A": 16, "q_proj.lora_embedding_B": 17, "lora_magnitude_vector": 18, "l0.self_attn.k_proj": 19, "l0.self_attn.v_proj": 20, "v_proj.base_layer": 21, "v_proj.lora_dropout": 22, "lora_dropout.default": 23, "self_attn.v_proj.lora_A": 24, "v_proj.lora_A.default": 25, "self_attn.v_proj.lora_B": 26, "v_proj.lora_B.default": 27, "v_proj.lora_embedding_A": 28, "v_proj.lora_embedding_B": 29, "lora_magnitude_vector": 30, "l0.self_attn.o_proj": 31, "model.layers.0.mlp": 32, "layers.0.mlp.gate_proj": 33, "layers.0.mlp.up_proj": 34, "layers.0.mlp.down_proj": 35, "layers.0.mlp.act_fn": 36, "l0.input_layernorm": 37, "post_attention_layernor": 38, "model.model.layers.1": 39, "layers.1.self_attn": 40, "l1.self_attn.q_proj": 41, "q_proj.base_layer": 42, "q_proj.lora_dropout": 43, "lora_dropout.default": 44, "self_attn.q_proj.lora_A": 45, "q_proj.lora_A.default": 46, "self_attn.q_proj.lora_B": 47, "q_proj.lora_B.default": 48, "q_proj.lora_embedding_A": 49, "q_proj.lora_embedding_B": 50, "lora_magnitude_vector": 51, "l1.self_attn.k_proj": 52, "l1.self_attn.v_proj": 53, "v_proj.base_layer": 54, "v_proj.lora_dropout": 55, "lora_dropout.default": 56, "self_attn.v_proj.lora_A": 57, "v_proj.lora_A.default": 58, "self_attn.v_proj.lora_B": 59, "v_proj.lora_B.default": 60, "v_proj.lora_embedding_A": 61, "v_proj.lora_embedding_B": 62, "lora_magnitude_vector": 63, "l1.self_attn.o_proj": 64, "model.layers.1.mlp": 65, "layers.1.mlp.gate_proj": 66, "layers.1.mlp.up_proj": 67, "layers.1.mlp.down_proj": 68, "layers.1.mlp.act_fn": 69, "l1.input_layernorm": 70, "post_attention_layernor": 71, "model.model.norm": 72, "model.model.rotary_emb": 73, "model.lm_head": 74}
+MODULE_IDS = {"PeftModel": 0, "base_model": 1, "base_model.model": 2, "base_model.model.model": 3, "model.embed_tokens": 4, "model.model.layers": 5, "model.model.layers.0": 6, "layers.0.self_attn": 7, "l0.self_attn.q_proj": 8, "@9": 9, "@10": 10, "@11": 11, "@12": 12, "@13": 13, "@14": 14, "@15": 15, "@16": 16, "@17": 17, "@18": 18, "l0.self_attn.k_proj": 19, "l0.self_attn.v_proj": 20, "@21": 21, "@22": 22, "@23": 23, "@24": 24, "@25": 25, "@26": 26, "@27": 27, "@28": 28, "@29": 29, "@30": 30, "l0.self_attn.o_proj": 31, "model.layers.0.mlp": 32, "layers.0.mlp.gate_proj": 33, "layers.0.mlp.up_proj": 34, "layers.0.mlp.down_proj": 35, "layers.0.mlp.act_fn": 36, "l0.input_layernorm": 37, "@38": 38, "model.model.layers.1": 39, "layers.1.self_attn": 40, "l1.self_attn.q_proj": 41, "@42": 42, "@43": 43, "@44": 44, "@45": 45, "@46": 46, "@47": 47, "@48": 48, "@49": 49, "@50": 50, "@51": 51, "l1.self_attn.k_proj": 52, "l1.self_attn.v_proj": 53, "@54": 54, "@55": 55, "@56": 56, "@57": 57, "@58": 58, "@59": 59, "@60": 60, "@61": 61, "@62": 62, "@63": 63, "l1.self_attn.o_proj": 64, "model.layers.1.mlp": 65, "layers.1.mlp.gate_proj": 66, "layers.1.mlp.up_proj": 67, "layers.1.mlp.down_proj": 68, "layers.1.mlp.act_fn": 69, "l1.input_layernorm": 70, "@71": 71, "model.model.norm": 72, "model.model.rotary_emb": 73, "model.lm_head": 74}
 PARAM_NAMES = ["lora_B.default.weight", "lora_A.default.weight", "lora_B.default.weight", "lora_A.default.weight", "lora_B.default.weight", "lora_A.default.weight", "lora_B.default.weight", "lora_A.default.weight", "embed_tokens.weight", "base_layer.weight", "self_attn.k_proj.weight", "base_layer.weight", "self_attn.o_proj.weight", "l0.mlp.gate_proj.weight", "l0.mlp.up_proj.weight", "l0.mlp.down_proj.weight", "input_layernorm.weight", "weight", "base_layer.weight", "self_attn.k_proj.weight", "base_layer.weight", "self_attn.o_proj.weight", "l1.mlp.gate_proj.weight", "l1.mlp.up_proj.weight", "l1.mlp.down_proj.weight", "input_layernorm.weight", "weight", "model.model.norm.weight", "model.lm_head.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
@@ -253,18 +253,18 @@ STEPS = [
                     (6, 5, "l0.input_layernorm", ["batch"], 1, [], ["nograd=0"]),
                     (7, 5, "layers.0.self_attn", [], 1, [], ["alias0=out3.0"]),
                       (8, 7, "l0.self_attn.q_proj", ["batch"], 1, ["out3.0"], []),
-                        (9, 8, "q_proj.base_layer", ["batch"], 1, [], ["nograd=0"]),
-                        (10, 8, "lora_dropout.default", ["batch"], 1, [], ["nograd=0"]),
-                        (11, 8, "q_proj.lora_A.default", ["batch"], 1, [], []),
-                        (12, 8, "q_proj.lora_B.default", ["out2.0"], 1, ["arg0"], []),
+                        (9, 8, "@9", ["batch"], 1, [], ["nograd=0"]),
+                        (10, 8, "@11", ["batch"], 1, [], ["nograd=0"]),
+                        (11, 8, "@13", ["batch"], 1, [], []),
+                        (12, 8, "@15", ["out2.0"], 1, ["arg0"], []),
                       (13, 7, "l0.self_attn.k_proj", ["batch"], 1, [], ["nograd=0"]),
                       (14, 7, "l0.self_attn.v_proj", ["batch"], 1, ["out3.0"], []),
-                        (15, 14, "v_proj.base_layer", ["batch"], 1, [], ["nograd=0"]),
-                        (16, 14, "lora_dropout.default", ["batch"], 1, [], ["nograd=0"]),
-                        (17, 14, "v_proj.lora_A.default", ["batch"], 1, [], []),
-                        (18, 14, "v_proj.lora_B.default", ["out2.0"], 1, ["arg0"], []),
+                        (15, 14, "@21", ["batch"], 1, [], ["nograd=0"]),
+                        (16, 14, "@23", ["batch"], 1, [], ["nograd=0"]),
+                        (17, 14, "@25", ["batch"], 1, [], []),
+                        (18, 14, "@27", ["out2.0"], 1, ["arg0"], []),
                       (19, 7, "l0.self_attn.o_proj", ["out0.0+out2.0"], 1, ["arg0"], []),
-                    (20, 5, "post_attention_layernor", ["out1.0"], 1, ["arg0"], []),
+                    (20, 5, "@38", ["out1.0"], 1, ["arg0"], []),
                     (21, 5, "model.layers.0.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
                       (22, 21, "layers.0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
                       (23, 21, "layers.0.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),
@@ -274,18 +274,18 @@ STEPS = [
                     (27, 26, "l1.input_layernorm", ["arg0"], 1, ["arg0"], []),
                     (28, 26, "layers.1.self_attn", ["kw=out0.0"], 1, [], ["alias0=out3.0"]),
                       (29, 28, "l1.self_attn.q_proj", ["arg0"], 1, ["out0.0", "out3.0"], []),
-                        (30, 29, "q_proj.base_layer", ["arg0"], 1, ["arg0"], []),
-                        (31, 29, "lora_dropout.default", ["arg0"], 1, [], ["alias0=arg0"]),
-                        (32, 29, "q_proj.lora_A.default", ["out1.0"], 1, ["arg0"], []),
-                        (33, 29, "q_proj.lora_B.default", ["out2.0"], 1, ["arg0"], []),
+                        (30, 29, "@42", ["arg0"], 1, ["arg0"], []),
+                        (31, 29, "@44", ["arg0"], 1, [], ["alias0=arg0"]),
+                        (32, 29, "@46", ["out1.0"], 1, ["arg0"], []),
+                        (33, 29, "@48", ["out2.0"], 1, ["arg0"], []),
                       (34, 28, "l1.self_attn.k_proj", ["arg0"], 1, ["arg0"], []),
                       (35, 28, "l1.self_attn.v_proj", ["arg0"], 1, ["out0.0", "out3.0"], []),
-                        (36, 35, "v_proj.base_layer", ["arg0"], 1, ["arg0"], []),
-                        (37, 35, "lora_dropout.default", ["arg0"], 1, [], ["alias0=arg0"]),
-                        (38, 35, "v_proj.lora_A.default", ["out1.0"], 1, ["arg0"], []),
-                        (39, 35, "v_proj.lora_B.default", ["out2.0"], 1, ["arg0"], []),
+                        (36, 35, "@54", ["arg0"], 1, ["arg0"], []),
+                        (37, 35, "@56", ["arg0"], 1, [], ["alias0=arg0"]),
+                        (38, 35, "@58", ["out1.0"], 1, ["arg0"], []),
+                        (39, 35, "@60", ["out2.0"], 1, ["arg0"], []),
                       (40, 28, "l1.self_attn.o_proj", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
-                    (41, 26, "post_attention_layernor", ["arg0+out1.0"], 1, ["arg0"], []),
+                    (41, 26, "@71", ["arg0+out1.0"], 1, ["arg0"], []),
                     (42, 26, "model.layers.1.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
                       (43, 42, "layers.1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
                       (44, 42, "layers.1.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),

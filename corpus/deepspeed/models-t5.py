@@ -108,23 +108,23 @@ def build_model():
     model.encoder.block_0 = Block("encoder.block.0", 5)  # module 5
     model.encoder.block_0.layer = Block("encoder.block.0.layer", 6)  # module 6
     model.encoder.block_0.layer_0 = Block("encoder.block.0.layer.0", 7)  # module 7
-    model.encoder.block_0.layer_0.SelfAttentio = Block("b0.layer.0.SelfAttentio", 8)  # module 8
-    model.encoder.block_0.layer_0.SelfAttentio.q = Block("layer.0.SelfAttention.q", 9)  # module 9
-    model.encoder.block_0.layer_0.SelfAttentio.k = Block("layer.0.SelfAttention.k", 10)  # module 10
-    model.encoder.block_0.layer_0.SelfAttentio.v = Block("layer.0.SelfAttention.v", 11)  # module 11
-    model.encoder.block_0.layer_0.SelfAttentio.o = Block("layer.0.SelfAttention.o", 12)  # module 12
-    model.encoder.block_0.layer_0.SelfAttentio.relative_attention_bias = Block("relative_attention_bias", 13)  # module 13
-    model.encoder.block_0.layer_0.layer_norm = Block("b0.layer.0.layer_norm", 14)  # module 14
-    model.encoder.block_0.layer_0.dropout = Block("block.0.layer.0.dropout", 15)  # module 15
+    model.encoder.block_0.layer_0.SelfAttentio = Block("@8", 8)  # module 8
+    model.encoder.block_0.layer_0.SelfAttentio.q = Block("@9", 9)  # module 9
+    model.encoder.block_0.layer_0.SelfAttentio.k = Block("@10", 10)  # module 10
+    model.encoder.block_0.layer_0.SelfAttentio.v = Block("@11", 11)  # module 11
+    model.encoder.block_0.layer_0.SelfAttentio.o = Block("@12", 12)  # module 12
+    model.encoder.block_0.layer_0.SelfAttentio.relative_attention_bias = Block("@13", 13)  # module 13
+    model.encoder.block_0.layer_0.layer_norm = Block("@14", 14)  # module 14
+    model.encoder.block_0.layer_0.dropout = Block("@15", 15)  # module 15
     model.encoder.block_0.layer_1 = Block("encoder.block.0.layer.1", 16)  # module 16
     model.encoder.block_0.layer_1.DenseReluDense = Block("layer.1.DenseReluDense", 17)  # module 17
     model.encoder.block_0.layer_1.DenseReluDense.wi = Block("l1.DenseReluDense.wi", 18)  # module 18
     model.encoder.block_0.layer_1.DenseReluDense.wo = Block("l1.DenseReluDense.wo", 19)  # module 19
-    model.encoder.block_0.layer_1.DenseReluDense.dropout = Block("DenseReluDense.dropout", 20)  # module 20
+    model.encoder.block_0.layer_1.DenseReluDense.dropout = Block("@20", 20)  # module 20
     model.encoder.block_0.layer_1.DenseReluDense.act = Block("l1.DenseReluDense.act", 21)  # module 21
-    model.encoder.block_0.layer_1.layer_norm = Block("b0.layer.1.layer_norm", 22)  # module 22
-    model.encoder.block_0.layer_1.dropout = Block("block.0.layer.1.dropout", 23)  # module 23
-    model.encoder.final_layer_norm = Block("final_layer_norm", 24)  # module 24
+    model.encoder.block_0.layer_1.layer_norm = Block("@22", 22)  # module 22
+    model.encoder.block_0.layer_1.dropout = Block("@23", 23)  # module 23
+    model.encoder.final_layer_norm = Block("@24", 24)  # module 24
     model.encoder.dropout = Block("encoder.dropout", 25)  # module 25
     model.decoder = Block("decoder", 26)  # module 26
     model.decoder.embed_tokens = Block("decoder.embed_tokens", 27)  # module 27
@@ -132,31 +132,31 @@ def build_model():
     model.decoder.block_0 = Block("decoder.block.0", 29)  # module 29
     model.decoder.block_0.layer = Block("decoder.block.0.layer", 30)  # module 30
     model.decoder.block_0.layer_0 = Block("decoder.block.0.layer.0", 31)  # module 31
-    model.decoder.block_0.layer_0.SelfAttentio = Block("b0.layer.0.SelfAttentio", 32)  # module 32
-    model.decoder.block_0.layer_0.SelfAttentio.q = Block("layer.0.SelfAttention.q", 33)  # module 33
-    model.decoder.block_0.layer_0.SelfAttentio.k = Block("layer.0.SelfAttention.k", 34)  # module 34
-    model.decoder.block_0.layer_0.SelfAttentio.v = Block("layer.0.SelfAttention.v", 35)  # module 35
-    model.decoder.block_0.layer_0.SelfAttentio.o = Block("layer.0.SelfAttention.o", 36)  # module 36
-    model.decoder.block_0.layer_0.SelfAttentio.relative_attention_bias = Block("relative_attention_bias", 37)  # module 37
-    model.decoder.block_0.layer_0.layer_norm = Block("b0.layer.0.layer_norm", 38)  # module 38
-    model.decoder.block_0.layer_0.dropout = Block("block.0.layer.0.dropout", 39)  # module 39
+    model.decoder.block_0.layer_0.SelfAttentio = Block("@32", 32)  # module 32
+    model.decoder.block_0.layer_0.SelfAttentio.q = Block("@33", 33)  # module 33
+    model.decoder.block_0.layer_0.SelfAttentio.k = Block("@34", 34)  # module 34
+    model.decoder.block_0.layer_0.SelfAttentio.v = Block("@35", 35)  # module 35
+    model.decoder.block_0.layer_0.SelfAttentio.o = Block("@36", 36)  # module 36
+    model.decoder.block_0.layer_0.SelfAttentio.relative_attention_bias = Block("@37", 37)  # module 37
+    model.decoder.block_0.layer_0.layer_norm = Block("@38", 38)  # module 38
+    model.decoder.block_0.layer_0.dropout = Block("@39", 39)  # module 39
     model.decoder.block_0.layer_1 = Block("decoder.block.0.layer.1", 40)  # module 40
     model.decoder.block_0.layer_1.EncDecAttention = Block("layer.1.EncDecAttention", 41)  # module 41
     model.decoder.block_0.layer_1.EncDecAttention.q = Block("l1.EncDecAttention.q", 42)  # module 42
     model.decoder.block_0.layer_1.EncDecAttention.k = Block("l1.EncDecAttention.k", 43)  # module 43
     model.decoder.block_0.layer_1.EncDecAttention.v = Block("l1.EncDecAttention.v", 44)  # module 44
     model.decoder.block_0.layer_1.EncDecAttention.o = Block("l1.EncDecAttention.o", 45)  # module 45
-    model.decoder.block_0.layer_1.layer_norm = Block("b0.layer.1.layer_norm", 46)  # module 46
-    model.decoder.block_0.layer_1.dropout = Block("block.0.layer.1.dropout", 47)  # module 47
+    model.decoder.block_0.layer_1.layer_norm = Block("@46", 46)  # module 46
+    model.decoder.block_0.layer_1.dropout = Block("@47", 47)  # module 47
     model.decoder.block_0.layer_2 = Block("decoder.block.0.layer.2", 48)  # module 48
     model.decoder.block_0.layer_2.DenseReluDense = Block("layer.2.DenseReluDense", 49)  # module 49
     model.decoder.block_0.layer_2.DenseReluDense.wi = Block("l2.DenseReluDense.wi", 50)  # module 50
     model.decoder.block_0.layer_2.DenseReluDense.wo = Block("l2.DenseReluDense.wo", 51)  # module 51
-    model.decoder.block_0.layer_2.DenseReluDense.dropout = Block("DenseReluDense.dropout", 52)  # module 52
+    model.decoder.block_0.layer_2.DenseReluDense.dropout = Block("@52", 52)  # module 52
     model.decoder.block_0.layer_2.DenseReluDense.act = Block("l2.DenseReluDense.act", 53)  # module 53
     model.decoder.block_0.layer_2.layer_norm = Block("b0.layer.2.layer_norm", 54)  # module 54
     model.decoder.block_0.layer_2.dropout = Block("block.0.layer.2.dropout", 55)  # module 55
-    model.decoder.final_layer_norm = Block("final_layer_norm", 56)  # module 56
+    model.decoder.final_layer_norm = Block("@56", 56)  # module 56
     model.decoder.dropout = Block("decoder.dropout", 57)  # module 57
     model.lm_head = Block("lm_head", 58)  # module 58
     model.decoder.final_layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 0 final_layer_norm.weight
@@ -190,7 +190,7 @@ def build_model():
     return modules, params
 
 
-MODULE_IDS = {"T5ForConditionalGenerat": 0, "shared": 1, "encoder": 2, "encoder.embed_tokens": 3, "encoder.block": 4, "encoder.block.0": 5, "encoder.block.0.layer": 6, "encoder.block.0.layer.0": 7, "b0.layer.0.SelfAttentio": 8, "layer.0.SelfAttention.q": 9, "layer.0.SelfAttention.k": 10, "layer.0.SelfAttention.v": 11, "layer.0.SelfAttention.o": 12, "relative_attention_bias": 13, "b0.layer.0.layer_norm": 14, "block.0.layer.0.dropout": 15, "encoder.block.0.layer.1": 16, "layer.1.DenseReluDense": 17, "l1.DenseReluDense.wi": 18, "l1.DenseReluDense.wo": 19, "DenseReluDense.dropout": 20, "l1.DenseReluDense.act": 21, "b0.layer.1.layer_norm": 22, "block.0.layer.1.dropout": 23, "final_layer_norm": 24, "encoder.dropout": 25, "decoder": 26, "decoder.embed_tokens": 27, "decoder.block": 28, "decoder.block.0": 29, "decoder.block.0.layer": 30, "decoder.block.0.layer.0": 31, "b0.layer.0.SelfAttentio": 32, "layer.0.SelfAttention.q": 33, "layer.0.SelfAttention.k": 34, "layer.0.SelfAttention.v": 35, "layer.0.SelfAttention.o": 36, "relative_attention_bias": 37, "b0.layer.0.layer_norm": 38, "block.0.layer.0.dropout": 39, "decoder.block.0.layer.1": 40, "layer.1.EncDecAttention": 41, "l1.EncDecAttention.q": 42, "l1.EncDecAttention.k": 43, "l1.EncDecAttention.v": 44, "l1.EncDecAttention.o": 45, "b0.layer.1.layer_norm": 46, "block.0.layer.1.dropout": 47, "decoder.block.0.layer.2": 48, "layer.2.DenseReluDense": 49, "l2.DenseReluDense.wi": 50, "l2.DenseReluDense.wo": 51, "DenseReluDense.dropout": 52, "l2.DenseReluDense.act": 53, "b0.layer.2.layer_norm": 54, "block.0.layer.2.dropout": 55, "final_layer_norm": 56, "decoder.dropout": 57, "lm_head": 58}
+MODULE_IDS = {"T5ForConditionalGenerat": 0, "shared": 1, "encoder": 2, "encoder.embed_tokens": 3, "encoder.block": 4, "encoder.block.0": 5, "encoder.block.0.layer": 6, "encoder.block.0.layer.0": 7, "@8": 8, "@9": 9, "@10": 10, "@11": 11, "@12": 12, "@13": 13, "@14": 14, "@15": 15, "encoder.block.0.layer.1": 16, "layer.1.DenseReluDense": 17, "l1.DenseReluDense.wi": 18, "l1.DenseReluDense.wo": 19, "@20": 20, "l1.DenseReluDense.act": 21, "@22": 22, "@23": 23, "@24": 24, "encoder.dropout": 25, "decoder": 26, "decoder.embed_tokens": 27, "decoder.block": 28, "decoder.block.0": 29, "decoder.block.0.layer": 30, "decoder.block.0.layer.0": 31, "@32": 32, "@33": 33, "@34": 34, "@35": 35, "@36": 36, "@37": 37, "@38": 38, "@39": 39, "decoder.block.0.layer.1": 40, "layer.1.EncDecAttention": 41, "l1.EncDecAttention.q": 42, "l1.EncDecAttention.k": 43, "l1.EncDecAttention.v": 44, "l1.EncDecAttention.o": 45, "@46": 46, "@47": 47, "decoder.block.0.layer.2": 48, "layer.2.DenseReluDense": 49, "l2.DenseReluDense.wi": 50, "l2.DenseReluDense.wo": 51, "@52": 52, "l2.DenseReluDense.act": 53, "b0.layer.2.layer_norm": 54, "block.0.layer.2.dropout": 55, "@56": 56, "decoder.dropout": 57, "lm_head": 58}
 PARAM_NAMES = ["final_layer_norm.weight", "wo.weight", "wi.weight", "l2.layer_norm.weight", "o.weight", "v.weight", "k.weight", "q.weight", "l1.layer_norm.weight", "SelfAttention.o.weight", "weight", "SelfAttention.v.weight", "SelfAttention.k.weight", "SelfAttention.q.weight", "l0.layer_norm.weight", "final_layer_norm.weight", "wo.weight", "wi.weight", "l1.layer_norm.weight", "SelfAttention.o.weight", "weight", "SelfAttention.v.weight", "SelfAttention.k.weight", "SelfAttention.q.weight", "l0.layer_norm.weight", "shared.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
@@ -233,54 +233,54 @@ STEPS = [
                 (3, 1, "encoder.dropout", ["out0.0"], 1, ["arg0"], []),
                 (4, 1, "encoder.block.0", ["out1.0"], 2, [], ["alias0=out1.0", "alias1=out0.1"]),
                   (5, 4, "encoder.block.0.layer.0", ["arg0"], 2, ["arg0", "out2.0"], ["nosave", "alias1=out1.1"]),
-                    (6, 5, "b0.layer.0.layer_norm", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "b0.layer.0.SelfAttentio", ["out0.0"], 2, ["out3.0"], ["nosave", "alias0=out4.0"]),
-                      (8, 7, "layer.0.SelfAttention.q", ["arg0"], 1, ["arg0"], []),
-                      (9, 7, "layer.0.SelfAttention.k", ["arg0"], 1, ["arg0"], []),
-                      (10, 7, "layer.0.SelfAttention.v", ["arg0"], 1, ["arg0"], []),
-                      (11, 7, "relative_attention_bias", ["batch"], 1, [], []),
-                      (12, 7, "layer.0.SelfAttention.o", ["out0.0+out1.0+out2.0+out3.0"], 1, ["arg0"], []),
-                    (13, 5, "block.0.layer.0.dropout", ["out1.0"], 1, ["arg0"], []),
+                    (6, 5, "@14", ["arg0"], 1, ["arg0"], []),
+                    (7, 5, "@8", ["out0.0"], 2, ["out3.0"], ["nosave", "alias0=out4.0"]),
+                      (8, 7, "@9", ["arg0"], 1, ["arg0"], []),
+                      (9, 7, "@10", ["arg0"], 1, ["arg0"], []),
+                      (10, 7, "@11", ["arg0"], 1, ["arg0"], []),
+                      (11, 7, "@13", ["batch"], 1, [], []),
+                      (12, 7, "@12", ["out0.0+out1.0+out2.0+out3.0"], 1, ["arg0"], []),
+                    (13, 5, "@15", ["out1.0"], 1, ["arg0"], []),
                   (14, 4, "encoder.block.0.layer.1", ["out0.0"], 1, ["arg0", "out2.0"], ["nosave"]),
-                    (15, 14, "b0.layer.1.layer_norm", ["arg0"], 1, ["arg0"], []),
+                    (15, 14, "@22", ["arg0"], 1, ["arg0"], []),
                     (16, 14, "layer.1.DenseReluDense", ["out0.0"], 1, [], ["alias0=out3.0"]),
                       (17, 16, "l1.DenseReluDense.wi", ["arg0"], 1, ["arg0"], []),
                       (18, 16, "l1.DenseReluDense.act", ["out0.0"], 1, ["arg0"], []),
-                      (19, 16, "DenseReluDense.dropout", ["out1.0"], 1, ["arg0"], []),
+                      (19, 16, "@20", ["out1.0"], 1, ["arg0"], []),
                       (20, 16, "l1.DenseReluDense.wo", ["out2.0"], 1, ["arg0"], []),
-                    (21, 14, "block.0.layer.1.dropout", ["out1.0"], 1, ["arg0"], []),
-                (22, 1, "final_layer_norm", ["out2.0"], 1, ["arg0"], []),
+                    (21, 14, "@23", ["out1.0"], 1, ["arg0"], []),
+                (22, 1, "@24", ["out2.0"], 1, ["arg0"], []),
                 (23, 1, "encoder.dropout", ["out3.0"], 1, ["arg0"], []),
               (24, 0, "decoder", ["kw=out0.0"], 1, [], ["alias0=out4.0"]),
                 (25, 24, "decoder.embed_tokens", ["batch"], 1, [], []),
                 (26, 24, "decoder.dropout", ["out0.0"], 1, ["arg0"], []),
                 (27, 24, "decoder.block.0", ["out1.0", "arg0"], 3, [], ["nograd=2", "alias0=out2.0", "alias1=out0.1"]),
                   (28, 27, "decoder.block.0.layer.0", ["arg0"], 2, ["arg0", "out2.0"], ["nosave", "alias1=out1.1"]),
-                    (29, 28, "b0.layer.0.layer_norm", ["arg0"], 1, ["arg0"], []),
-                    (30, 28, "b0.layer.0.SelfAttentio", ["out0.0"], 2, ["out3.0"], ["nosave", "alias0=out4.0"]),
-                      (31, 30, "layer.0.SelfAttention.q", ["arg0"], 1, ["arg0"], []),
-                      (32, 30, "layer.0.SelfAttention.k", ["arg0"], 1, ["arg0"], []),
-                      (33, 30, "layer.0.SelfAttention.v", ["arg0"], 1, ["arg0"], []),
-                      (34, 30, "relative_attention_bias", ["batch"], 1, [], []),
-                      (35, 30, "layer.0.SelfAttention.o", ["out0.0+out1.0+out2.0+out3.0"], 1, ["arg0"], []),
-                    (36, 28, "block.0.layer.0.dropout", ["out1.0"], 1, ["arg0"], []),
+                    (29, 28, "@38", ["arg0"], 1, ["arg0"], []),
+                    (30, 28, "@32", ["out0.0"], 2, ["out3.0"], ["nosave", "alias0=out4.0"]),
+                      (31, 30, "@33", ["arg0"], 1, ["arg0"], []),
+                      (32, 30, "@34", ["arg0"], 1, ["arg0"], []),
+                      (33, 30, "@35", ["arg0"], 1, ["arg0"], []),
+                      (34, 30, "@37", ["batch"], 1, [], []),
+                      (35, 30, "@36", ["out0.0+out1.0+out2.0+out3.0"], 1, ["arg0"], []),
+                    (36, 28, "@39", ["out1.0"], 1, ["arg0"], []),
                   (37, 27, "decoder.block.0.layer.1", ["out0.0", "kw=arg1"], 2, ["arg0", "out2.0"], ["nosave", "nograd=1"]),
-                    (38, 37, "b0.layer.1.layer_norm", ["arg0"], 1, ["arg0"], []),
+                    (38, 37, "@46", ["arg0"], 1, ["arg0"], []),
                     (39, 37, "layer.1.EncDecAttention", ["out0.0", "kw=arg1"], 2, [], ["nograd=1", "alias0=out3.0"]),
                       (40, 39, "l1.EncDecAttention.q", ["arg0"], 1, ["arg0"], []),
                       (41, 39, "l1.EncDecAttention.k", ["arg1"], 1, ["arg0"], []),
                       (42, 39, "l1.EncDecAttention.v", ["arg1"], 1, ["arg0"], []),
                       (43, 39, "l1.EncDecAttention.o", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
-                    (44, 37, "block.0.layer.1.dropout", ["out1.0"], 1, ["arg0"], []),
+                    (44, 37, "@47", ["out1.0"], 1, ["arg0"], []),
                   (45, 27, "decoder.block.0.layer.2", ["out1.0"], 1, ["arg0", "out2.0"], ["nosave"]),
                     (46, 45, "b0.layer.2.layer_norm", ["arg0"], 1, ["arg0"], []),
                     (47, 45, "layer.2.DenseReluDense", ["out0.0"], 1, [], ["alias0=out3.0"]),
                       (48, 47, "l2.DenseReluDense.wi", ["arg0"], 1, ["arg0"], []),
                       (49, 47, "l2.DenseReluDense.act", ["out0.0"], 1, ["arg0"], []),
-                      (50, 47, "DenseReluDense.dropout", ["out1.0"], 1, ["arg0"], []),
+                      (50, 47, "@52", ["out1.0"], 1, ["arg0"], []),
                       (51, 47, "l2.DenseReluDense.wo", ["out2.0"], 1, ["arg0"], []),
                     (52, 45, "block.0.layer.2.dropout", ["out1.0"], 1, ["arg0"], []),
-                (53, 24, "final_layer_norm", ["out2.0"], 1, ["arg0"], []),
+                (53, 24, "@56", ["out2.0"], 1, ["arg0"], []),
                 (54, 24, "decoder.dropout", ["out3.0"], 1, ["arg0"], []),
               (55, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
         ]),
