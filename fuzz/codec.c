@@ -28,6 +28,7 @@ typedef struct walker {
     uint8_t *out;            /* encode output (may be NULL: validate only) */
     size_t cap, len;
     int err;
+    int ext_ok;              /* encode for validation: keyword/mixed inputs allowed (.scn only) */
     char msg[240];
     char where[64];          /* "step 1 pass 0 call 3" */
     char base[48];           /* "step 1 pass 0" while walking a pass */
@@ -332,7 +333,9 @@ static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, 
                 cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0};
         }
         const zs_call *cc = &g->p->calls[caller];
-        for (unsigned i = 0; i < cc->n_in; i++) cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0};
+        /* positional, then keyword inputs (n_kw is 0 in every decoded scenario) */
+        for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++)
+            cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0};
     }
     cand[n++] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0};
     cand[n++] = (zs_ref){ZS_REF_BATCH, 0, 0, 0};
@@ -345,7 +348,8 @@ static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
 {
     unsigned n = 0;
     const zs_call *cc = &g->p->calls[c];
-    for (unsigned i = 0; i < cc->n_in; i++) cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0};
+    for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++)
+        cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0};
     for (unsigned j = c + 1; j < g->cursor; j++) {
         const zs_call *ch = &g->p->calls[j];
         if (ch->parent != c) continue;
@@ -355,7 +359,7 @@ static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
     return n;
 }
 
-#define MAX_CAND (ZS_MAX_IN + ZS_MAX_CHILD_CALLS * ZS_MAX_OUT + ZS_MAX_OUT * ZS_MAX_CALLS + 2)
+#define MAX_CAND (ZS_MAX_IN + ZS_MAX_KW + ZS_MAX_CHILD_CALLS * ZS_MAX_OUT + ZS_MAX_OUT * ZS_MAX_CALLS + 2)
 
 static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const char *what)
 {
@@ -446,6 +450,34 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     }
     if (w->err) return UNW_NO;
 
+    /* keyword and mixed inputs: .scn only (validated here, never encoded) */
+    if (!w->enc) {
+        c->n_kw = 0;
+        c->n_mix = 0;
+    } else if (c->n_kw || c->n_mix) {
+        if (!w->ext_ok)
+            w_fail(w, "keyword or mixed inputs have no fuzzer-byte encoding (.scn text only)");
+        else if (ci == 0)
+            w_fail(w, "keyword or mixed inputs on the root call");
+        else if (ck)
+            w_fail(w, "keyword or mixed inputs on a checkpointed call");
+        else if (c->n_kw > ZS_MAX_KW)
+            w_fail(w, "n_kw %u > %u", c->n_kw, ZS_MAX_KW);
+        else if (c->n_mix > ZS_MAX_MIX)
+            w_fail(w, "n_mix %u > %u", c->n_mix, ZS_MAX_MIX);
+        for (unsigned k = 0; k < c->n_kw && !w->err; k++) walk_ref(w, &c->kw[k], cand, nc, "kw");
+        for (unsigned k = 0; k < c->n_mix && !w->err; k++) {
+            if (c->mix[k].slot >= (unsigned)c->n_in + c->n_kw)
+                w_fail(w, "mix[%u]: slot %u: the call has %u inputs", k, c->mix[k].slot,
+                       (unsigned)c->n_in + c->n_kw);
+            else if (k && c->mix[k].slot < c->mix[k - 1].slot)
+                w_fail(w, "mix[%u]: slots not ascending", k);
+            else
+                walk_ref(w, &c->mix[k].ref, cand, nc, "mix");
+        }
+        if (w->err) return UNW_NO;
+    }
+
     /* child calls */
     const zs_module *mod = &s->mod[c->module];
     uint8_t kids[ZS_MAX_MODULES];
@@ -494,7 +526,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (rs && unw == UNW_NO) unw = c->catcher == ZS_NONE ? UNW_OUT : c->catcher;
 
     if (unw != UNW_NO) {
-        if (w->enc && (c->n_out || c->n_use)) w_fail(w, "unwound call has outputs or uses");
+        if (w->enc && (c->n_out || c->n_use || c->out_norg || c->out_alias || c->op_nosave))
+            w_fail(w, "unwound call has outputs or uses");
         c->n_out = 0;
         c->n_use = 0;
         return unw;
@@ -507,6 +540,21 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         c->n_out = (uint8_t)no;
     }
     nc = use_candidates(g, ci, cand);
+    /* outputs without grad, aliased outputs: .scn only, like keyword inputs */
+    if (!w->enc) {
+        c->out_norg = 0;
+        c->out_alias = 0;
+        c->op_nosave = 0;
+    } else if (c->out_norg || c->out_alias || c->op_nosave) {
+        if (c->op_nosave > 1) w_fail(w, "op_nosave %u not 0/1", c->op_nosave);
+        if (!w->ext_ok)
+            w_fail(w, "outputs without grad or aliased outputs have no fuzzer-byte encoding (.scn text only)");
+        else if ((c->out_norg | c->out_alias) >> c->n_out)
+            w_fail(w, "nograd/alias names an output the call does not have (n_out %u)", c->n_out);
+        for (unsigned j = 0; j < c->n_out && !w->err; j++)
+            if ((c->out_alias >> j) & 1u) walk_ref(w, &c->alias[j], cand, nc, "alias");
+        if (w->err) return UNW_NO;
+    }
     unsigned nall = nc < ZS_MAX_USE ? nc : ZS_MAX_USE;
     unsigned mode = 1;
     if (w->enc) {
@@ -1198,11 +1246,26 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out)
     return w.pos < w.in_size ? w.pos : w.in_size;
 }
 
-static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *err, size_t errlen)
+int zs_scenario_has_ext(const zs_scenario *s)
+{
+    for (unsigned i = 0; i < s->n_steps && i < ZS_MAX_STEPS; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes && q < ZS_MAX_PASSES; q++) {
+            const zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls && c < ZS_MAX_CALLS; c++)
+                if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg ||
+                    p->calls[c].out_alias || p->calls[c].op_nosave)
+                    return 1;
+        }
+    return 0;
+}
+
+static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *err, size_t errlen,
+                          int ext_ok)
 {
     walker w;
     memset(&w, 0, sizeof w);
     w.enc = 1;
+    w.ext_ok = ext_ok;
     w.out = buf;
     w.cap = buf ? cap : 0;
     /* the walker writes normalised fields back; work on a copy */
@@ -1218,7 +1281,7 @@ static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *
 
 size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap)
 {
-    return encode_impl(s, buf, cap, NULL, 0);
+    return encode_impl(s, buf, cap, NULL, 0, 0);
 }
 
 int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
@@ -1226,12 +1289,21 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
     static _Thread_local uint8_t buf[ZS_ENCODE_MAX];
     static _Thread_local zs_scenario back;
     if (err && errlen) err[0] = 0;
-    size_t n = encode_impl(s, buf, sizeof buf, err, errlen);
+    int ext = zs_scenario_has_ext(s);
+    if (ext && s->cfg.all_ranks) {
+        if (err && errlen)
+            snprintf(err, errlen, "keyword or mixed inputs in an all-ranks scenario (not supported)");
+        return -1;
+    }
+    size_t n = encode_impl(s, buf, sizeof buf, err, errlen, 1);
     if (n == 0) return -1;
     if (n > sizeof buf) {
         if (err && errlen) snprintf(err, errlen, "encoding larger than ZS_ENCODE_MAX");
         return -1;
     }
+    /* the round trip holds for what the byte codec encodes; a scenario with
+     * keyword or mixed inputs has no bytes of its own (.scn only) */
+    if (ext) return 0;
     zs_decode(buf, n, &back);
     if (!zs_scenario_equal(s, &back)) {
         if (err && errlen)

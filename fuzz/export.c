@@ -163,7 +163,12 @@ static void make_names(const zs_scenario *s, names *nm)
     memset(nm, 0, sizeof *nm);
     for (unsigned m = 0; m < s->n_modules; m++) {
         const char *n = s->mod[m].name;
-        if (n[0])
+        /* a name that more than one module carries (captured models: "query"
+         * under every layer) is referenced by @id, as the .scn printer does */
+        int unique = 1;
+        for (unsigned o = 0; o < s->n_modules && unique; o++)
+            if (o != m && !strcmp(s->mod[o].name, n)) unique = 0;
+        if (n[0] && unique)
             snprintf(nm->mod_ref[m], sizeof nm->mod_ref[m], "%s", n);
         else
             snprintf(nm->mod_ref[m], sizeof nm->mod_ref[m], "@%u", m);
@@ -501,6 +506,9 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
               "#            outK.J (output J of the K-th child call of the enclosing call),\n"
               "#            REF.detach (x.detach())\n"
               "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
+              "#            nograd=J: output J never requires grad (detached / integer indices)\n"
+              "#            aliasJ=REF: output J is REF itself (returned as is, no op)\n"
+              "#            nosave: the op saves no tensor (no checkpoint recompute from it)\n"
               "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
               "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
               "#            raise=upK: the forward raises after its child calls; the body of\n"
@@ -542,9 +550,16 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                     sb_printf(b, "%u, ", cl->parent);
                 sb_pystr(b, nm->mod_ref[cl->module]);
                 sb_printf(b, ", [");
-                for (unsigned i = 0; i < cl->n_in; i++) {
-                    ref_str(p, pos, &cl->in[i], rs, sizeof rs);
-                    sb_printf(b, "%s\"%s\"", i ? ", " : "", rs);
+                for (unsigned i = 0; i < (unsigned)cl->n_in + cl->n_kw; i++) {
+                    /* "kw=" a keyword input; "+" the terms of a mixed input */
+                    ref_str(p, pos, i < cl->n_in ? &cl->in[i] : &cl->kw[i - cl->n_in], rs, sizeof rs);
+                    sb_printf(b, "%s\"%s%s", i ? ", " : "", i < cl->n_in ? "" : "kw=", rs);
+                    for (unsigned k = 0; k < cl->n_mix; k++)
+                        if (cl->mix[k].slot == i) {
+                            ref_str(p, pos, &cl->mix[k].ref, rs, sizeof rs);
+                            sb_printf(b, "+%s", rs);
+                        }
+                    sb_printf(b, "\"");
                 }
                 sb_printf(b, "], %u, [", cl->n_out);
                 for (unsigned i = 0; i < cl->n_use; i++) {
@@ -554,6 +569,14 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                 sb_printf(b, "], [");
                 int nf = 0;
                 if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, "%s\"no_grad\"", nf++ ? ", " : "");
+                if (cl->op_nosave) sb_printf(b, "%s\"nosave\"", nf++ ? ", " : "");
+                for (unsigned j = 0; j < cl->n_out; j++)
+                    if ((cl->out_norg >> j) & 1u) sb_printf(b, "%s\"nograd=%u\"", nf++ ? ", " : "", j);
+                for (unsigned j = 0; j < cl->n_out; j++)
+                    if ((cl->out_alias >> j) & 1u) {
+                        ref_str(p, pos, &cl->alias[j], rs, sizeof rs);
+                        sb_printf(b, "%s\"alias%u=%s\"", nf++ ? ", " : "", j, rs);
+                    }
                 if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, "%s\"ckpt=reentrant\"", nf++ ? ", " : "");
                 if (cl->flags & ZS_CALL_CKPT_NRE)
                     sb_printf(b, "%s\"ckpt=non-reentrant\"", nf++ ? ", " : "");

@@ -151,20 +151,69 @@ static void ref_remove(zs_ref *list, uint8_t *n, unsigned i)
     memset(&list[*n], 0, sizeof list[*n]);
 }
 
-void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
+static void mix_remove(zs_call *cl, unsigned k)
+{
+    for (unsigned q = k; q + 1 < cl->n_mix; q++) cl->mix[q] = cl->mix[q + 1];
+    cl->n_mix--;
+    memset(&cl->mix[cl->n_mix], 0, sizeof cl->mix[0]);
+}
+
+/* Input slot `slot` (positional or keyword) of call c is gone: its mixed
+ * terms go, later slots move down by one. */
+static void mix_slot_gone(zs_call *cl, unsigned slot)
+{
+    for (unsigned k = cl->n_mix; k-- > 0;) {
+        if (cl->mix[k].slot == slot) mix_remove(cl, k);
+        else if (cl->mix[k].slot > slot) cl->mix[k].slot--;
+    }
+}
+
+static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i);
+
+/* Removes keyword input k of call c (ARG n_in + k in its scope). */
+static void drop_kw(zs_pass *p, unsigned c, unsigned k)
 {
     zs_call *cl = &p->calls[c];
-    if (i >= cl->n_in) return;
-    ref_remove(cl->in, &cl->n_in, i);
+    if (k >= cl->n_kw) return;
+    unsigned slot = (unsigned)cl->n_in + k;
+    ref_remove(cl->kw, &cl->n_kw, k);
+    mix_slot_gone(cl, slot);
+    drop_arg_refs(p, c, slot);
+}
+
+/* References to input slot i of call c (in its own scope: its use[], its
+ * children's inputs, keyword inputs and mixed terms) are gone; higher
+ * slots move down by one. */
+static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i)
+{
+    zs_call *cl = &p->calls[c];
     for (unsigned k = cl->n_use; k-- > 0;) {
         zs_ref *r = &cl->use[k];
         if (r->kind != ZS_REF_ARG) continue;
         if (r->index == i) ref_remove(cl->use, &cl->n_use, k);
         else if (r->index > i) r->index--;
     }
+    for (unsigned j = 0; j < ZS_MAX_OUT; j++) {
+        zs_ref *r = &cl->alias[j];
+        if (!((cl->out_alias >> j) & 1u) || r->kind != ZS_REF_ARG) continue;
+        if (r->index == i) cl->out_alias &= (uint8_t)~(1u << j); /* the op makes it instead */
+        else if (r->index > i) r->index--;
+    }
     for (unsigned j = c + 1; j < p->n_calls; j++) {
         zs_call *ch = &p->calls[j];
         if (ch->parent != c) continue;
+        for (unsigned k = ch->n_mix; k-- > 0;) {
+            zs_ref *r = &ch->mix[k].ref;
+            if (r->kind != ZS_REF_ARG) continue;
+            if (r->index == i) mix_remove(ch, k);
+            else if (r->index > i) r->index--;
+        }
+        for (unsigned k = ch->n_kw; k-- > 0;) {
+            zs_ref *r = &ch->kw[k];
+            if (r->kind != ZS_REF_ARG) continue;
+            if (r->index == i) drop_kw(p, j, k);
+            else if (r->index > i) r->index--;
+        }
         for (unsigned k = ch->n_in; k-- > 0;) {
             zs_ref *r = &ch->in[k];
             if (r->kind != ZS_REF_ARG) continue;
@@ -174,11 +223,24 @@ void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
     }
 }
 
+void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
+{
+    zs_call *cl = &p->calls[c];
+    if (i >= cl->n_in) return;
+    ref_remove(cl->in, &cl->n_in, i);
+    mix_slot_gone(cl, i);
+    drop_arg_refs(p, c, i);
+}
+
 void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
 {
     zs_call *cl = &p->calls[c];
     if (j >= cl->n_out) return;
     cl->n_out--;
+    cl->out_norg = (uint8_t)((cl->out_norg & ((1u << j) - 1)) | ((cl->out_norg >> (j + 1)) << j));
+    for (unsigned q = j; q + 1 < ZS_MAX_OUT; q++) cl->alias[q] = cl->alias[q + 1];
+    memset(&cl->alias[ZS_MAX_OUT - 1], 0, sizeof cl->alias[0]);
+    cl->out_alias = (uint8_t)((cl->out_alias & ((1u << j) - 1)) | ((cl->out_alias >> (j + 1)) << j));
     unsigned par = cl->parent;
     if (par == ZS_NONE) {
         uint8_t m = p->loss_mask;
@@ -192,9 +254,27 @@ void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
         if (r->index == j) ref_remove(pc->use, &pc->n_use, k);
         else if (r->index > j) r->index--;
     }
+    for (unsigned q = 0; q < ZS_MAX_OUT; q++) {
+        zs_ref *r = &pc->alias[q];
+        if (!((pc->out_alias >> q) & 1u) || r->kind != ZS_REF_OUT || r->call != c) continue;
+        if (r->index == j) pc->out_alias &= (uint8_t)~(1u << q); /* the op makes it instead */
+        else if (r->index > j) r->index--;
+    }
     for (unsigned s = c + 1; s < p->n_calls; s++) {
         zs_call *sc = &p->calls[s];
         if (sc->parent != par) continue;
+        for (unsigned k = sc->n_mix; k-- > 0;) {
+            zs_ref *r = &sc->mix[k].ref;
+            if (r->kind != ZS_REF_OUT || r->call != c) continue;
+            if (r->index == j) mix_remove(sc, k);
+            else if (r->index > j) r->index--;
+        }
+        for (unsigned k = sc->n_kw; k-- > 0;) {
+            zs_ref *r = &sc->kw[k];
+            if (r->kind != ZS_REF_OUT || r->call != c) continue;
+            if (r->index == j) drop_kw(p, s, k);
+            else if (r->index > j) r->index--;
+        }
         for (unsigned k = sc->n_in; k-- > 0;) {
             zs_ref *r = &sc->in[k];
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
@@ -230,6 +310,13 @@ void zs_min_pass_drop_call(zs_pass *p, unsigned c)
             if (cl->in[k].kind == ZS_REF_OUT) cl->in[k].call = REMAP(cl->in[k].call);
         for (unsigned k = 0; k < cl->n_use; k++)
             if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP(cl->use[k].call);
+        for (unsigned k = 0; k < cl->n_kw; k++)
+            if (cl->kw[k].kind == ZS_REF_OUT) cl->kw[k].call = REMAP(cl->kw[k].call);
+        for (unsigned k = 0; k < ZS_MAX_OUT; k++)
+            if (((cl->out_alias >> k) & 1u) && cl->alias[k].kind == ZS_REF_OUT)
+                cl->alias[k].call = REMAP(cl->alias[k].call);
+        for (unsigned k = 0; k < cl->n_mix; k++)
+            if (cl->mix[k].ref.kind == ZS_REF_OUT) cl->mix[k].ref.call = REMAP(cl->mix[k].ref.call);
     }
 #undef REMAP
 }
@@ -318,6 +405,11 @@ static int splice_call(zs_pass *p, unsigned c)
     if (c == 0 || c >= p->n_calls) return -1;
     zs_call *cc = &p->calls[c];
     unsigned par = cc->parent, e = subtree_end(p, c);
+    /* keyword and mixed inputs around c: drop them first (C_DROP_EXT) */
+    for (unsigned j = par; j < p->n_calls; j++)
+        if ((j == c || p->calls[j].parent == c || p->calls[j].parent == par) &&
+            (p->calls[j].n_kw || p->calls[j].n_mix))
+            return -1;
     for (unsigned j = c + 1; j < e; j++)
         if ((p->calls[j].flags & ZS_CALL_RAISE) && p->calls[j].catcher == c) return -1;
     zs_call orig = *cc;
@@ -339,8 +431,11 @@ static int splice_call(zs_pass *p, unsigned c)
         zs_ref *r = &pc->use[k];
         if (r->kind != ZS_REF_OUT || r->call != c) continue;
         int ok = 0;
-        if (orig.n_use) {
-            zs_ref u = orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
+        if (orig.n_use || ((orig.out_alias >> r->index) & 1u)) {
+            /* an aliased output is its tensor; else what the op consumed */
+            zs_ref u = ((orig.out_alias >> r->index) & 1u)
+                           ? orig.alias[r->index]
+                           : orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
             uint8_t det = r->detach | u.detach;
             if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
             if (u.kind == ZS_REF_ARG || u.kind == ZS_REF_OUT) {
@@ -351,14 +446,32 @@ static int splice_call(zs_pass *p, unsigned c)
         }
         if (!ok) ref_remove(pc->use, &pc->n_use, k);
     }
+    for (unsigned q = 0; q < ZS_MAX_OUT; q++) {
+        zs_ref *r = &pc->alias[q];
+        if (!((pc->out_alias >> q) & 1u) || r->kind != ZS_REF_OUT || r->call != c) continue;
+        int ok = 0;
+        if ((orig.out_alias >> r->index) & 1u) {
+            zs_ref u = orig.alias[r->index];
+            uint8_t det = r->detach | u.detach;
+            if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
+            if (u.kind == ZS_REF_ARG || u.kind == ZS_REF_OUT) {
+                *r = u;
+                r->detach = det;
+                ok = 1;
+            }
+        }
+        if (!ok) pc->out_alias &= (uint8_t)~(1u << q); /* the caller's op makes it instead */
+    }
     for (unsigned s = e; s < p->n_calls; s++) {
         zs_call *sc = &p->calls[s];
         if (sc->parent != par) continue;
         for (unsigned k = sc->n_in; k-- > 0;) {
             zs_ref *r = &sc->in[k];
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
-            if (orig.n_use) {
-                zs_ref u = orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
+            if (orig.n_use || ((orig.out_alias >> r->index) & 1u)) {
+                zs_ref u = ((orig.out_alias >> r->index) & 1u)
+                               ? orig.alias[r->index]
+                               : orig.use[r->index < orig.n_use ? r->index : orig.n_use - 1u];
                 uint8_t det = r->detach | u.detach;
                 if (u.kind == ZS_REF_ARG && u.index < orig.n_in) u = orig.in[u.index];
                 *r = u;
@@ -383,6 +496,13 @@ static int splice_call(zs_pass *p, unsigned c)
             if (cl->in[k].kind == ZS_REF_OUT) cl->in[k].call = REMAP1(cl->in[k].call);
         for (unsigned k = 0; k < cl->n_use; k++)
             if (cl->use[k].kind == ZS_REF_OUT) cl->use[k].call = REMAP1(cl->use[k].call);
+        for (unsigned k = 0; k < cl->n_kw; k++)
+            if (cl->kw[k].kind == ZS_REF_OUT) cl->kw[k].call = REMAP1(cl->kw[k].call);
+        for (unsigned k = 0; k < ZS_MAX_OUT; k++)
+            if (((cl->out_alias >> k) & 1u) && cl->alias[k].kind == ZS_REF_OUT)
+                cl->alias[k].call = REMAP1(cl->alias[k].call);
+        for (unsigned k = 0; k < cl->n_mix; k++)
+            if (cl->mix[k].ref.kind == ZS_REF_OUT) cl->mix[k].ref.call = REMAP1(cl->mix[k].ref.call);
     }
 #undef REMAP1
     return 0;
@@ -463,7 +583,9 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
             c[1] += (uint64_t)__builtin_popcount(p->loss_mask);
             for (unsigned k = 0; k < p->n_calls; k++) {
                 const zs_call *cl = &p->calls[k];
-                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use;
+                c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use + cl->n_kw + cl->n_mix +
+                         (uint64_t)__builtin_popcount(cl->out_norg) +
+                         (uint64_t)__builtin_popcount(cl->out_alias) + cl->op_nosave;
                 c[2] += (uint64_t)__builtin_popcount(cl->flags);
                 for (unsigned r = 0; r < cl->n_in; r++)
                     c[2] += (uint64_t)cl->in[r].detach + (cl->in[r].kind == ZS_REF_OUT);
@@ -523,6 +645,7 @@ enum {
     C_DROP_USE,
     C_DROP_OUTPUT,
     C_DROP_INPUT,
+    C_DROP_EXT,
     C_DROP_USEREF,
     C_DROP_LOSS,
     C_CLEAR_CALLFLAG,
@@ -543,7 +666,7 @@ enum {
 static const char *const kind_names[C_KINDS] = {
     "drop rank edit", "drop step",    "step -> train", "drop pass",    "drop module subtree", "splice module", "drop call",
     "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
-    "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
+    "drop keyword/mixed input", "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
     "clear gather_always", "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
     "param -> parent module", "order bytes"};
 
@@ -654,6 +777,7 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         return CAND_OK;
     case C_DROP_OUTPUT:
     case C_DROP_INPUT:
+    case C_DROP_EXT:
     case C_DROP_USEREF:
     case C_CLEAR_CALLFLAG:
     case C_CLEAR_DETACH:
@@ -669,6 +793,23 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         } else if (kind == C_DROP_INPUT) {
             if (slot >= cl->n_in) return CAND_SKIP;
             zs_min_pass_drop_input(p, ci, slot);
+        } else if (kind == C_DROP_EXT) {
+            /* slot < ZS_MAX_MIX: a mixed input's extra term; then the keyword
+             * inputs; then the outputs without grad */
+            if (slot < ZS_MAX_MIX) {
+                if (slot >= cl->n_mix) return CAND_SKIP;
+                mix_remove(cl, slot);
+            } else if (slot == 16 - 1 && cl->op_nosave && !cl->out_norg && !cl->out_alias) {
+                cl->op_nosave = 0;
+            } else if (slot >= ZS_MAX_MIX + ZS_MAX_KW) {
+                unsigned j = slot - ZS_MAX_MIX - ZS_MAX_KW;
+                if (!(((cl->out_norg | cl->out_alias) >> j) & 1u)) return CAND_SKIP;
+                cl->out_norg &= (uint8_t)~(1u << j);
+                cl->out_alias &= (uint8_t)~(1u << j);
+            } else {
+                if (slot - ZS_MAX_MIX >= cl->n_kw) return CAND_SKIP;
+                drop_kw(p, ci, slot - ZS_MAX_MIX);
+            }
         } else if (kind == C_DROP_USEREF) {
             if (slot >= cl->n_use) return CAND_SKIP;
             ref_remove(cl->use, &cl->n_use, slot);
@@ -963,4 +1104,22 @@ done:
     free(cur);
     free(cand);
     return 0;
+}
+
+int zs_scenario_strip_ext(zs_scenario *s)
+{
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes; q++) {
+            zs_pass *p = &s->step[i].pass[q];
+            for (unsigned c = 0; c < p->n_calls; c++) {
+                zs_call *cl = &p->calls[c];
+                while (cl->n_mix) mix_remove(cl, cl->n_mix - 1u);
+                while (cl->n_kw) drop_kw(p, c, cl->n_kw - 1u);
+                cl->out_norg = 0;
+                cl->out_alias = 0;
+                memset(cl->alias, 0, sizeof cl->alias);
+                cl->op_nosave = 0;
+            }
+        }
+    return zs_scenario_validate(s, NULL, 0) == 0 && !zs_scenario_has_ext(s) ? 0 : -1;
 }

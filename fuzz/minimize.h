@@ -118,6 +118,14 @@ int zs_min_drop_module(zs_scenario *s, unsigned m);
 /** Removes parameter q and the uses naming it; ids re-indexed. */
 void zs_min_drop_param(zs_scenario *s, unsigned q);
 
+/** The fuzz codec's approximation of s: keyword inputs, mixed inputs'
+ *  extra terms, aliased outputs, nograd outputs and nosave ops (the .scn-only
+ *  constructs of captured models, zs_scenario_has_ext) removed, every
+ *  reference to them dropped, so that zs_encode takes the result (seeds of
+ *  the byte-level fuzz targets).  Returns 0, or -1 if the result is not
+ *  valid (then s is unspecified). */
+int zs_scenario_strip_ext(zs_scenario *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,6 +58,16 @@ static int call_equal(const zs_call *a, const zs_call *b)
         if (!ref_equal(&a->in[i], &b->in[i])) return 0;
     for (unsigned i = 0; i < a->n_use; i++)
         if (!ref_equal(&a->use[i], &b->use[i])) return 0;
+    if (a->n_kw != b->n_kw || a->n_mix != b->n_mix || a->out_norg != b->out_norg ||
+        a->out_alias != b->out_alias || a->op_nosave != b->op_nosave)
+        return 0;
+    for (unsigned j = 0; j < ZS_MAX_OUT; j++)
+        if (((a->out_alias >> j) & 1u) && !ref_equal(&a->alias[j], &b->alias[j])) return 0;
+    if (a->n_kw > ZS_MAX_KW || a->n_mix > ZS_MAX_MIX) return 0;
+    for (unsigned i = 0; i < a->n_kw; i++)
+        if (!ref_equal(&a->kw[i], &b->kw[i])) return 0;
+    for (unsigned i = 0; i < a->n_mix; i++)
+        if (a->mix[i].slot != b->mix[i].slot || !ref_equal(&a->mix[i].ref, &b->mix[i].ref)) return 0;
     return 1;
 }
 

@@ -46,6 +46,8 @@ extern "C" {
 #define ZS_MAX_IN 4          /* input tensors of one call */
 #define ZS_MAX_OUT 4         /* output tensors of one call */
 #define ZS_MAX_USE 8         /* tensors consumed by one call's own op */
+#define ZS_MAX_KW 4          /* keyword tensor inputs of one call (.scn only, not in the byte codec) */
+#define ZS_MAX_MIX 8         /* extra terms of one call's mixed inputs (.scn only, not in the byte codec) */
 #define ZS_MAX_ORDER 256     /* fuzzed backward-order choice bytes */
 #define ZS_MAX_WORLD 8       /* world size W is 1..ZS_MAX_WORLD */
 #define ZS_MAX_NUMEL 0x7FFFFFFFu /* numel is 1..ZS_MAX_NUMEL; the codec's classes favour <= 2^20 (~1e6); real models need ~4e7 (GPT-2 wte) */
@@ -194,7 +196,8 @@ typedef struct zs_use {
 enum {
     ZS_REF_BATCH = 0,    /* the pass's batch input, requires_grad=False */
     ZS_REF_BATCH_RG = 1, /* the pass's leaf input with requires_grad=True (one leaf per pass) */
-    ZS_REF_ARG = 2,      /* input `index` of the enclosing call, as wrapped by its hook D */
+    ZS_REF_ARG = 2,      /* input `index` of the enclosing call, as wrapped by its hook D
+                            (index >= n_in: keyword input index - n_in, not wrapped) */
     ZS_REF_OUT = 3       /* output `index` of call `call` (a child call of the enclosing call made earlier) */
 };
 
@@ -213,6 +216,16 @@ typedef struct zs_ref {
 #define ZS_CALL_CKPT_NRE 0x4u  /* torch.utils.checkpoint(m, *in, use_reentrant=False) */
 #define ZS_CALL_RAISE 0x8u     /* m.forward raises after its child calls, before its own op */
 #define ZS_CALL_FLAGS_ALL 0xFu
+
+/** An extra term of a mixed input (.scn `in0+out1.0`): the caller's body
+ *  computes input `slot` of the call (0..n_in-1 positional, n_in + j keyword
+ *  j) as a parameter-free op (a residual sum, a concatenation) of in[slot]
+ *  (or kw[j]) and these terms, right before the call.  `ref` is in the
+ *  caller's scope, like in[]. */
+typedef struct zs_mix {
+    uint8_t slot;
+    zs_ref ref;
+} zs_mix;
 
 /** One module call m(*in) of a forward pass.
  *
@@ -252,6 +265,23 @@ typedef struct zs_call {
     zs_ref in[ZS_MAX_IN]; /* scope: the caller's wrapped inputs (ARG), outputs of the caller's earlier
                              child calls (OUT), BATCH, BATCH_RG; call 0: BATCH or BATCH_RG only */
     zs_ref use[ZS_MAX_USE]; /* scope: this call's own wrapped inputs (ARG) and its child calls' outputs (OUT) */
+    /* Extensions for captured models (.scn and replay only: zs_encode refuses
+     * a scenario that has them, zs_decode never makes them; validated by
+     * zs_scenario_validate).  Not on call 0, not on a checkpointed call. */
+    uint8_t n_kw;         /* 0..ZS_MAX_KW keyword tensors m(..., key=t): hook D does not see them
+                             (DeepSpeed's forward pre-hook gets the positional inputs only); in
+                             the call's scope they are ARG n_in + j, the caller's tensor itself */
+    zs_ref kw[ZS_MAX_KW]; /* scope: as in[] */
+    uint8_t out_norg;     /* bit j: output j never requires grad (integer indices, a detached
+                             tensor): hook C wraps it, its backward never runs */
+    uint8_t out_alias;    /* bit j: output j is alias[j] itself, a tensor of the call's scope
+                             (a child's output or an input returned as is: no op between) */
+    zs_ref alias[ZS_MAX_OUT]; /* scope: as use[] */
+    uint8_t op_nosave;    /* 0/1: the own op saves no tensor for backward (a residual sum): inside
+                             a non-reentrant checkpoint its backward neither triggers the
+                             recompute nor counts towards the early stop */
+    uint8_t n_mix;        /* 0..ZS_MAX_MIX extra terms of mixed inputs, slots ascending */
+    zs_mix mix[ZS_MAX_MIX];
 } zs_call;
 
 /** One forward pass (one micro-batch, one autograd graph). */
@@ -396,6 +426,10 @@ int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b);
 /** Like zs_scenario_equal but module and parameter names must match too
  *  (for the .scn printer/parser round trip). */
 int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b);
+
+/** 1 if s uses a construct the byte codec does not hold (keyword or mixed
+ *  inputs, outputs without grad, aliased outputs, ops that save nothing): it lives in .scn text and replays, zs_encode refuses it. */
+int zs_scenario_has_ext(const zs_scenario *s);
 
 /** 0 if s is valid; else -1 with a message naming the first offending
  *  field ("step 1 pass 0 call 3: in[0]: value 7 not a candidate") in

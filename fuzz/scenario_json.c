@@ -117,7 +117,44 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                     if (i) fputs(", ", f);
                     json_ref(f, &c2->use[i]);
                 }
-                fputs("]}", f);
+                fputs("]", f);
+                /* keyword inputs (unwrapped; ARG n_in + j in the callee's
+                 * scope) and mixed inputs' extra terms: written only when
+                 * present, so older readers see the same JSON as before */
+                if (c2->n_kw) {
+                    fputs(", \"kw\": [", f);
+                    for (unsigned i = 0; i < c2->n_kw; i++) {
+                        if (i) fputs(", ", f);
+                        json_ref(f, &c2->kw[i]);
+                    }
+                    fputs("]", f);
+                }
+                if (c2->op_nosave) fputs(", \"nosave\": true", f);
+                if (c2->out_alias) {
+                    fputs(", \"alias\": {", f);
+                    for (unsigned j = 0, k = 0; j < ZS_MAX_OUT; j++)
+                        if ((c2->out_alias >> j) & 1u) {
+                            fprintf(f, "%s\"%u\": ", k++ ? ", " : "", j);
+                            json_ref(f, &c2->alias[j]);
+                        }
+                    fputs("}", f);
+                }
+                if (c2->out_norg) {
+                    fputs(", \"nograd\": [", f);
+                    for (unsigned j = 0, k = 0; j < 8; j++)
+                        if ((c2->out_norg >> j) & 1u) fprintf(f, "%s%u", k++ ? ", " : "", j);
+                    fputs("]", f);
+                }
+                if (c2->n_mix) {
+                    fputs(", \"mix\": [", f);
+                    for (unsigned i = 0; i < c2->n_mix; i++) {
+                        fprintf(f, "%s{\"slot\": %u, \"ref\": ", i ? ", " : "", c2->mix[i].slot);
+                        json_ref(f, &c2->mix[i].ref);
+                        fputs("}", f);
+                    }
+                    fputs("]", f);
+                }
+                fputs("}", f);
             }
             fputs("]}", f);
         }

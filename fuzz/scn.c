@@ -67,7 +67,7 @@ int zs_scn_name_valid(const char *name)
 /* Parser state                                                         */
 /* ------------------------------------------------------------------ */
 
-enum { T_WORD, T_LP, T_RP, T_COMMA, T_EQ, T_ARROW };
+enum { T_WORD, T_LP, T_RP, T_COMMA, T_EQ, T_ARROW, T_PLUS };
 #define MAX_TOK 320
 
 typedef struct tok {
@@ -98,8 +98,8 @@ typedef struct callx {
     uint8_t nchild;
     uint8_t child[ZS_MAX_CHILD_CALLS];
     uint8_t n_pending;
-    uint8_t pending_slot[ZS_MAX_USE];
-    uref pending[ZS_MAX_USE];
+    uint8_t pending_slot[ZS_MAX_USE + ZS_MAX_OUT]; /* use[] slot, or ZS_MAX_USE + j: alias[j] */
+    uref pending[ZS_MAX_USE + ZS_MAX_OUT];
 } callx;
 
 enum { PH_START, PH_SCN, PH_EXPECT, PH_CONFIG, PH_MODULE, PH_PARAM, PH_USE, PH_STEP, PH_RANK, PH_ORDER };
@@ -179,6 +179,7 @@ static const char *tok_desc(const tok *tk)
     case T_COMMA: return "','";
     case T_EQ: return "'='";
     case T_ARROW: return "'->'";
+    case T_PLUS: return "'+'";
     default: return NULL;
     }
 }
@@ -263,6 +264,7 @@ static int tokenize(pstate *ps, const char *line, size_t n)
         else if (c == ')') tk->kind = T_RP;
         else if (c == ',') tk->kind = T_COMMA;
         else if (c == '=') tk->kind = T_EQ;
+        else if (c == '+') tk->kind = T_PLUS;
         else if (c == '-' && i + 1 < n && line[i + 1] == '>') {
             tk->kind = T_ARROW;
             tk->len = 2;
@@ -850,7 +852,10 @@ static void end_pass(pstate *ps)
                         u->j, u->k, p->calls[ch].n_out, p->calls[ch].n_out == 1 ? "" : "s");
                 return;
             }
-            cl->use[x->pending_slot[q]].call = (uint8_t)ch;
+            if (x->pending_slot[q] >= ZS_MAX_USE)
+                cl->alias[x->pending_slot[q] - ZS_MAX_USE].call = (uint8_t)ch;
+            else
+                cl->use[x->pending_slot[q]].call = (uint8_t)ch;
         }
     }
     unsigned nout = p->calls[0].n_out;
@@ -992,8 +997,9 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
     uint64_t a, b;
     if (n > 3 && !memcmp(p, "arg", 3) && is_digit((unsigned char)p[3]) &&
         parse_u64_text(p + 3, n - 3, 0, &a) == 0 && n - 3 <= 2) {
-        if (a >= ZS_MAX_IN) {
-            FAIL(tk->col, "arg%llu: a call has at most %d inputs", (unsigned long long)a, ZS_MAX_IN);
+        if (a >= ZS_MAX_IN + ZS_MAX_KW) {
+            FAIL(tk->col, "arg%llu: a call has at most %d inputs (%d positional, %d keyword)",
+                 (unsigned long long)a, ZS_MAX_IN + ZS_MAX_KW, ZS_MAX_IN, ZS_MAX_KW);
             return -1;
         }
         r->kind = ZS_REF_ARG;
@@ -1098,41 +1104,77 @@ static void st_call(pstate *ps, int parent_call)
     i++;
     if (!is_kind(ps, i, T_RP)) {
         for (;;) {
-            if (c->n_in >= ZS_MAX_IN) {
-                FAIL(col_of(ps, i), "a call has at most %d inputs", ZS_MAX_IN);
-                return;
-            }
-            zs_ref r;
-            uref u;
-            int is_out;
-            int rc = col_of(ps, i);
-            if (parse_ref(ps, i, &r, &u, &is_out)) return;
-            if (parent_call < 0 && r.kind != ZS_REF_BATCH && r.kind != ZS_REF_BATCH_RG) {
-                FAIL(rc, "the root call's inputs can only be batch or batch_rg");
-                return;
-            }
-            if (r.kind == ZS_REF_ARG && parent_call >= 0 && r.index >= p->calls[parent_call].n_in) {
-                FAIL(rc, "arg%u: the caller has %u input%s", r.index, p->calls[parent_call].n_in,
-                     p->calls[parent_call].n_in == 1 ? "" : "s");
-                return;
-            }
-            if (is_out) {
-                callx *px = &ps->cx[parent_call];
-                if (u.k >= px->nchild) {
-                    FAIL(rc, "out%u.%u: an input can only be an output of an earlier sibling call "
-                             "(%u so far)", u.k, u.j, px->nchild);
+            /* [kw=] REF { + REF } : a keyword input, a mixed input's extra terms */
+            int is_kw = 0;
+            if (is_word(ps, i, "kw") && is_kind(ps, i + 1, T_EQ)) {
+                if (parent_call < 0) {
+                    FAIL(col_of(ps, i), "the root call takes no keyword inputs");
                     return;
                 }
-                unsigned sib = px->child[u.k];
-                if (u.j >= p->calls[sib].n_out) {
-                    FAIL(rc, "out%u.%u: sibling call %u has %u output%s", u.k, u.j, u.k,
-                         p->calls[sib].n_out, p->calls[sib].n_out == 1 ? "" : "s");
+                is_kw = 1;
+                i += 2;
+            } else if (c->n_kw) {
+                FAIL(col_of(ps, i), "positional inputs come before keyword inputs (kw=...)");
+                return;
+            }
+            if (is_kw ? c->n_kw >= ZS_MAX_KW : c->n_in >= ZS_MAX_IN) {
+                FAIL(col_of(ps, i), "a call has at most %d %s inputs", is_kw ? ZS_MAX_KW : ZS_MAX_IN,
+                     is_kw ? "keyword" : "positional");
+                return;
+            }
+            unsigned slot = is_kw ? (unsigned)ZS_MAX_IN + c->n_kw : c->n_in;
+            for (int term = 0;; term++) {
+                zs_ref r;
+                uref u;
+                int is_out;
+                int rc = col_of(ps, i);
+                if (parse_ref(ps, i, &r, &u, &is_out)) return;
+                if (parent_call < 0 && r.kind != ZS_REF_BATCH && r.kind != ZS_REF_BATCH_RG) {
+                    FAIL(rc, "the root call's inputs can only be batch or batch_rg");
                     return;
                 }
-                r.call = (uint8_t)sib;
+                if (r.kind == ZS_REF_ARG && parent_call >= 0 &&
+                    r.index >= (unsigned)p->calls[parent_call].n_in + p->calls[parent_call].n_kw) {
+                    unsigned pn = (unsigned)p->calls[parent_call].n_in + p->calls[parent_call].n_kw;
+                    FAIL(rc, "arg%u: the caller has %u input%s", r.index, pn, pn == 1 ? "" : "s");
+                    return;
+                }
+                if (is_out) {
+                    callx *px = &ps->cx[parent_call];
+                    if (u.k >= px->nchild) {
+                        FAIL(rc, "out%u.%u: an input can only be an output of an earlier sibling call "
+                                 "(%u so far)", u.k, u.j, px->nchild);
+                        return;
+                    }
+                    unsigned sib = px->child[u.k];
+                    if (u.j >= p->calls[sib].n_out) {
+                        FAIL(rc, "out%u.%u: sibling call %u has %u output%s", u.k, u.j, u.k,
+                             p->calls[sib].n_out, p->calls[sib].n_out == 1 ? "" : "s");
+                        return;
+                    }
+                    r.call = (uint8_t)sib;
+                }
+                if (term == 0) {
+                    if (is_kw) c->kw[c->n_kw++] = r;
+                    else c->in[c->n_in++] = r;
+                } else {
+                    if (parent_call < 0) {
+                        FAIL(rc, "the root call's inputs cannot be mixed");
+                        return;
+                    }
+                    if (c->n_mix >= ZS_MAX_MIX) {
+                        FAIL(rc, "a call has at most %d extra terms in its mixed inputs", ZS_MAX_MIX);
+                        return;
+                    }
+                    /* slot of a keyword input: ZS_MAX_IN + j until the
+                     * positional count is final (fixed below) */
+                    c->mix[c->n_mix].slot = (uint8_t)slot;
+                    c->mix[c->n_mix++].ref = r;
+                }
+                i++;
+                if (!is_kind(ps, i, T_PLUS)) break;
+                i++;
             }
-            c->in[c->n_in++] = r;
-            i++;
             if (is_kind(ps, i, T_RP)) break;
             if (!is_kind(ps, i, T_COMMA)) {
                 expected(ps, i, "',' or ')' after an input reference");
@@ -1142,6 +1184,8 @@ static void st_call(pstate *ps, int parent_call)
         }
     }
     i++; /* ')' */
+    for (unsigned k = 0; k < c->n_mix; k++)
+        if (c->mix[k].slot >= ZS_MAX_IN) c->mix[k].slot = (uint8_t)(c->mix[k].slot - ZS_MAX_IN + c->n_in);
 
     /* attributes */
     int seen_out = 0, seen_use = 0, seen_ng = 0, seen_ck = 0, seen_rs = 0;
@@ -1177,9 +1221,10 @@ static void st_call(pstate *ps, int parent_call)
                                  "them as argI)");
                         return;
                     }
-                    if (r.kind == ZS_REF_ARG && r.index >= c->n_in) {
-                        FAIL(rc, "use(): arg%u: this call has %u input%s", r.index, c->n_in,
-                             c->n_in == 1 ? "" : "s");
+                    if (r.kind == ZS_REF_ARG && r.index >= (unsigned)c->n_in + c->n_kw) {
+                        unsigned cn = (unsigned)c->n_in + c->n_kw;
+                        FAIL(rc, "use(): arg%u: this call has %u input%s", r.index, cn,
+                             cn == 1 ? "" : "s");
                         return;
                     }
                     if (is_out) {
@@ -1195,6 +1240,77 @@ static void st_call(pstate *ps, int parent_call)
                     }
                     i++;
                 }
+            }
+            i++;
+        } else if (is_word(ps, i, "alias")) {
+            /* alias(J=REF, ...): output J is REF itself (call's own scope) */
+            if (c->out_alias) { FAIL(ac, "alias() given twice"); return; }
+            i++;
+            if (!is_kind(ps, i, T_LP)) {
+                expected(ps, i, "'(' after alias");
+                return;
+            }
+            i++;
+            for (;;) {
+                uint64_t v;
+                if (num_tok(ps, i, 0, ZS_MAX_OUT - 1, 0, "output index", &v)) return;
+                if ((c->out_alias >> v) & 1u) { FAIL(col_of(ps, i), "output %u named twice", (unsigned)v); return; }
+                i++;
+                if (!is_kind(ps, i, T_EQ)) {
+                    expected(ps, i, "'=' after the output index in alias(...)");
+                    return;
+                }
+                i++;
+                zs_ref r;
+                uref u;
+                int is_out;
+                int rc = col_of(ps, i);
+                if (parse_ref(ps, i, &r, &u, &is_out)) return;
+                if (r.kind == ZS_REF_BATCH || r.kind == ZS_REF_BATCH_RG) {
+                    FAIL(rc, "alias(): batch/batch_rg are call inputs only");
+                    return;
+                }
+                if (is_out) {
+                    if (x->n_pending >= ZS_MAX_USE + ZS_MAX_OUT) { FAIL(rc, "too many references"); return; }
+                    x->pending_slot[x->n_pending] = (uint8_t)(ZS_MAX_USE + v);
+                    x->pending[x->n_pending++] = u;
+                }
+                c->alias[v] = r;
+                c->out_alias |= (uint8_t)(1u << v);
+                i++;
+                if (is_kind(ps, i, T_RP)) break;
+                if (!is_kind(ps, i, T_COMMA)) {
+                    expected(ps, i, "',' or ')' in alias(...)");
+                    return;
+                }
+                i++;
+            }
+            i++;
+        } else if (is_word(ps, i, "nosave")) {
+            if (c->op_nosave) { FAIL(ac, "nosave given twice"); return; }
+            c->op_nosave = 1;
+            i++;
+        } else if (is_word(ps, i, "nograd")) {
+            /* nograd(J, ...): outputs that never require grad */
+            if (c->out_norg) { FAIL(ac, "nograd() given twice"); return; }
+            i++;
+            if (!is_kind(ps, i, T_LP)) {
+                expected(ps, i, "'(' after nograd");
+                return;
+            }
+            i++;
+            for (;;) {
+                uint64_t v;
+                if (num_tok(ps, i, 0, ZS_MAX_OUT - 1, 0, "output index", &v)) return;
+                if ((c->out_norg >> v) & 1u) { FAIL(col_of(ps, i), "output %u named twice", (unsigned)v); return; }
+                c->out_norg |= (uint8_t)(1u << v);
+                i++;
+                if (is_kind(ps, i, T_RP)) break;
+                if (!is_kind(ps, i, T_COMMA)) {
+                    expected(ps, i, "',' or ')' in nograd(...)");
+                    return;
+                }
+                i++;
             }
             i++;
         } else if (is_word(ps, i, "no_grad")) {
@@ -1796,12 +1912,33 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
     sb_printf(b, "call ");
     print_modref(b, s, cl->module);
     sb_printf(b, "(");
-    for (unsigned i = 0; i < cl->n_in; i++) {
+    for (unsigned i = 0; i < (unsigned)cl->n_in + cl->n_kw && i < ZS_MAX_IN + ZS_MAX_KW; i++) {
         if (i) sb_printf(b, ", ");
-        print_ref(b, p, &cl->in[i]);
+        if (i >= cl->n_in) sb_printf(b, "kw=");
+        print_ref(b, p, i < cl->n_in ? &cl->in[i] : &cl->kw[i - cl->n_in]);
+        for (unsigned k = 0; k < cl->n_mix && k < ZS_MAX_MIX; k++)
+            if (cl->mix[k].slot == i) {
+                sb_printf(b, " + ");
+                print_ref(b, p, &cl->mix[k].ref);
+            }
     }
     sb_printf(b, ")");
     if (cl->n_out) sb_printf(b, " -> %u", cl->n_out);
+    if (cl->out_alias) {
+        sb_printf(b, " alias(");
+        for (unsigned j = 0, f = 0; j < ZS_MAX_OUT; j++)
+            if ((cl->out_alias >> j) & 1u) {
+                sb_printf(b, "%s%u=", f++ ? ", " : "", j);
+                print_ref(b, p, &cl->alias[j]);
+            }
+        sb_printf(b, ")");
+    }
+    if (cl->out_norg) {
+        sb_printf(b, " nograd(");
+        for (unsigned j = 0, f = 0; j < 8; j++)
+            if ((cl->out_norg >> j) & 1u) sb_printf(b, "%s%u", f++ ? ", " : "", j);
+        sb_printf(b, ")");
+    }
     if (cl->n_use) {
         sb_printf(b, " use(");
         for (unsigned i = 0; i < cl->n_use; i++) {
@@ -1810,6 +1947,7 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
         }
         sb_printf(b, ")");
     }
+    if (cl->op_nosave) sb_printf(b, " nosave");
     if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, " no_grad");
     if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, " ckpt=reentrant");
     if (cl->flags & ZS_CALL_CKPT_NRE) sb_printf(b, " ckpt=non-reentrant");

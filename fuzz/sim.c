@@ -24,8 +24,9 @@
 
 /* N_HOOK: torch.nn.modules._functions.BackwardHookFunction, the node a full
  * backward hook puts over a module's tensor inputs (and another over its
- * outputs): an identity joining them, with no trace line of its own */
-enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT, N_HOOK };
+ * outputs): an identity joining them, with no trace line of its own.
+ * N_MIX: a parameter-free op of a mixed input. */
+enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT, N_MIX, N_HOOK };
 
 #define SEQ_ACC UINT64_MAX /* AccumulateGrad's sequence_nr */
 
@@ -55,7 +56,7 @@ typedef struct xctx {
     int region;          /* non-reentrant region being recorded, -1 */
     int32_t *leaf;       /* the pass's batch leaf node (shared with recomputes) */
     int any_grad;        /* some call ran with grad enabled */
-    tensor win[ZS_MAX_CALLS][ZS_MAX_IN];
+    tensor win[ZS_MAX_CALLS][ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
     tensor out[ZS_MAX_CALLS][ZS_MAX_OUT];
 } xctx;
 
@@ -563,7 +564,11 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     hook_end(S, zo_pre_forward(S->rt, m, grad ? ZO_CALL_GRAD : 0), "zo_pre_forward");
     if (S->stop) return UNW_NO;
 
-    /* hook D */
+    /* hook D: the positional inputs; keyword inputs (after them in in[])
+     * reach the body unwrapped */
+    unsigned n_all = n_in;
+    n_in = c->n_in < n_all ? c->n_in : n_all;
+    for (unsigned i = n_in; i < n_all && i < ZS_MAX_IN + ZS_MAX_KW; i++) X->win[ci][i] = in[i];
     for (unsigned i = 0; i < n_in; i++) rg[i] = in[i].rg;
     memset(h, 0, sizeof h);
     minfo(S, m, &mi);
@@ -603,10 +608,36 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
         const zs_call *ch = &P->calls[j];
         if (ch->parent != ci) continue;
-        tensor cin[ZS_MAX_IN];
+        tensor cin[ZS_MAX_IN + ZS_MAX_KW];
         for (unsigned i = 0; i < ch->n_in; i++) cin[i] = resolve(S, X, ci, &ch->in[i]);
+        for (unsigned i = 0; i < ch->n_kw; i++) cin[ch->n_in + i] = resolve(S, X, ci, &ch->kw[i]);
+        /* mixed inputs: the body's parameter-free op (a residual sum) over
+         * the slot's tensor and its extra terms, made right before the call */
+        for (unsigned k = 0; k < ch->n_mix;) {
+            unsigned slot = ch->mix[k].slot, e = k;
+            while (e < ch->n_mix && ch->mix[e].slot == slot) e++;
+            tensor terms[1 + ZS_MAX_MIX];
+            unsigned nt = 0;
+            int any = cin[slot].rg;
+            terms[nt++] = cin[slot];
+            for (unsigned q = k; q < e; q++) {
+                terms[nt] = resolve(S, X, ci, &ch->mix[q].ref);
+                any |= terms[nt++].rg;
+            }
+            tensor t = {0, -1};
+            if (grad && any) {
+                int32_t nd = new_node(S, N_MIX, ZO_NO_MODULE);
+                if (nd < 0) return UNW_NO;
+                for (unsigned q = 0; q < nt; q++)
+                    if (terms[q].rg) add_edge(S, nd, terms[q].prod);
+                t.rg = 1;
+                t.prod = nd;
+            }
+            cin[slot] = t;
+            k = e;
+        }
         int cgrad = grad && !(ch->flags & ZS_CALL_NO_GRAD);
-        int r = run_call(S, X, j, cin, ch->n_in, cgrad);
+        int r = run_call(S, X, j, cin, (unsigned)ch->n_in + ch->n_kw, cgrad);
         if (S->stop) return UNW_NO;
         if (r == UNW_NO || r == (int)ci) continue;
         return r; /* unwound through this call */
@@ -632,10 +663,13 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     }
     int outrg = grad && any;
     int32_t op = -1;
-    if (outrg && c->n_out > 0) {
+    unsigned n_own = 0; /* outputs the op makes (the others alias a tensor of the scope) */
+    for (unsigned j = 0; j < c->n_out; j++) n_own += !((c->out_alias >> j) & 1u);
+    if (outrg && n_own > 0) {
         op = new_node(S, N_OP, m);
         if (op < 0) return UNW_NO;
-        S->nodes[op].aux = X->region;
+        /* an op that saves nothing is no entry of a non-reentrant region */
+        S->nodes[op].aux = c->op_nosave ? -1 : X->region;
         for (unsigned k = 0; k < c->n_use; k++)
             if (used[k].rg) add_edge(S, op, used[k].prod);
         for (uint32_t k = S->pset_off[m]; k < S->pset_off[m + 1]; k++) {
@@ -650,7 +684,7 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
          * Function returns; the pack of the region's last saved tensor
          * raises _StopRecomputationError, which unwinds every call still
          * open in the recompute (no hook B or C) up to the unpack hook */
-        if (S->stop_left && --S->stop_left == 0) return UNW_STOP;
+        if (!c->op_nosave && S->stop_left && --S->stop_left == 0) return UNW_STOP;
     }
 
     /* hook B */
@@ -660,7 +694,16 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     if (S->stop) return UNW_NO;
 
     /* hook C */
-    for (unsigned j = 0; j < c->n_out; j++) rg[j] = (uint8_t)outrg;
+    tensor src[ZS_MAX_OUT];
+    for (unsigned j = 0; j < c->n_out; j++) {
+        src[j].rg = (uint8_t)outrg;
+        src[j].prod = op;
+        if ((c->out_alias >> j) & 1u) {
+            src[j] = resolve(S, X, ci, &c->alias[j]);
+            src[j].rg = (uint8_t)(grad && src[j].rg);
+        }
+        rg[j] = (uint8_t)(src[j].rg && !((c->out_norg >> j) & 1u));
+    }
     memset(h, 0, sizeof h);
     hook_begin(S, "C m=%d", (int)(m), 0);
     st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
@@ -671,24 +714,29 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     if (S->stop) return UNW_NO;
     for (unsigned j = 0; j < c->n_out; j++) {
         tensor t = {0, -1};
-        if (outrg) {
+        if (rg[j]) {
             int32_t nd = new_node(S, N_PRE, m);
             if (nd < 0) return UNW_NO;
             S->nodes[nd].h = h[j];
-            add_edge(S, nd, op);
+            add_edge(S, nd, src[j].prod);
             t.rg = 1;
             t.prod = nd;
         }
         X->out[ci][j] = t;
     }
-    if (S->leaf_bwh[m] && outrg && c->n_out > 0) {
+    if (S->leaf_bwh[m]) {
         /* BackwardHook.setup_output_hook: one BackwardHookFunction over the
-         * outputs; in backward it waits for all of them, then every output's
-         * pre-backward function runs (a missing gradient arrives as None) */
-        int32_t bh = new_node(S, N_HOOK, m);
-        if (bh < 0) return UNW_NO;
-        for (unsigned j = 0; j < c->n_out; j++) add_edge(S, bh, X->out[ci][j].prod);
-        for (unsigned j = 0; j < c->n_out; j++) X->out[ci][j].prod = bh;
+         * outputs when one of them requires grad; in backward it waits for
+         * all of them, then every output's pre-backward function runs (a
+         * missing gradient arrives as None) */
+        int32_t bh = -1;
+        for (unsigned j = 0; j < c->n_out; j++) {
+            if (!X->out[ci][j].rg) continue;
+            if (bh < 0 && (bh = new_node(S, N_HOOK, m)) < 0) return UNW_NO;
+            add_edge(S, bh, X->out[ci][j].prod);
+        }
+        for (unsigned j = 0; bh >= 0 && j < c->n_out; j++)
+            if (X->out[ci][j].rg) X->out[ci][j].prod = bh;
     }
     return UNW_NO;
 }

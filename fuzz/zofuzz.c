@@ -734,6 +734,12 @@ static int cmd_compile(int argc, char **argv)
     static zs_scenario s, back;
     if (load_scenario(file, FORM_TEXT, &s, NULL, NULL)) return 2;
     static uint8_t enc[ZS_ENCODE_MAX];
+    if (zs_scenario_has_ext(&s)) {
+        fprintf(stderr, "%s: %s: keyword/mixed inputs, aliased, nograd outputs or nosave ops (a captured "
+                        "model's constructs) have no fuzzer-byte encoding; `zofuzz seeds` compiles the "
+                        "scenario without them\n", g_prog, file);
+        return 2;
+    }
     size_t n = zs_encode(&s, enc, sizeof enc);
     if (n == 0 || n > sizeof enc) {
         fprintf(stderr, "%s: %s: cannot encode (%zu bytes)\n", g_prog, file, n);
@@ -1481,7 +1487,17 @@ static int cmd_seeds(int argc, char **argv)
                 err = 1;
                 continue;
             }
-            size_t len = zs_encode(&s, enc, sizeof enc);
+            /* a captured model's .scn-only constructs (keyword / mixed
+             * inputs, aliased outputs...) have no bytes: its byte seed is the
+             * scenario without them; the .scn seed keeps them */
+            static zs_scenario core;
+            core = s;
+            if (zs_scenario_has_ext(&core) && zs_scenario_strip_ext(&core) != 0) {
+                fprintf(stderr, "zofuzz seeds: %s: no byte encoding without its .scn-only constructs\n", v[q]);
+                err = 1;
+                continue;
+            }
+            size_t len = zs_encode(&core, enc, sizeof enc);
             char name[300];
             seed_name(v[q], ".bin", name, sizeof name);
             if (len == 0 || len > sizeof enc || write_seed(outdir, "fuzz_hooks", name, enc, len)) {
@@ -1647,6 +1663,7 @@ static int seed_corpus(const char *target, const char *corpus)
                 continue;
             }
             if (load_scenario(v[k], FORM_TEXT, &s, NULL, NULL)) continue;
+            if (zs_scenario_has_ext(&s) && zs_scenario_strip_ext(&s) != 0) continue;
             size_t len = zs_encode(&s, enc, sizeof enc);
             if (len == 0 || len > sizeof enc) continue;
             seed_name(v[k], ".bin", name, sizeof name);

@@ -13,7 +13,13 @@
 #   in a cache outside the checkout, ${ZO_VENV_CACHE:-~/.cache/zoffload}/
 #   venv-torch<T>-ds<D>, and VENV_DIR is a symbolic link to it, so a fresh
 #   clone on the same machine reuses it.  DeepSpeed is installed with
-#   DS_BUILD_OPS=0: no C++/CUDA op is compiled at install time.
+#   DS_BUILD_OPS=0: no C++/CUDA op is compiled at install time.  It also
+#   gets transformers==5.24.0 and peft==0.21.2 (ZO_TRANSFORMERS_VERSION,
+#   ZO_PEFT_VERSION) for the model capture (python/zoffload.capture,
+#   tools/capture_models.py); a cached venv without them gets them by an
+#   incremental pip install (no torch reinstall), recorded in .oracle-ok as a
+#   "capture transformers T peft P" line.  Failing to install them is a
+#   warning: the capture tests skip.
 # legacy (default VENV_DIR <repo>/.venv-oracle): deepspeed==0.15.4
 #   (ZO_DEEPSPEED_VERSION overrides) from PyPI over Debian's CPU-only
 #   python3-torch 1.13.1 (--system-site-packages).  0.15.4 is the newest
@@ -71,7 +77,32 @@ quick_check() {
 sys.exit(0 if u.find_spec("torch") and u.find_spec("deepspeed") else 1)' >/dev/null 2>&1
 }
 
+# current stack: transformers and peft for the capture, added to a cached
+# venv incrementally (its marker gets a "capture ..." line)
+hf_version=${ZO_TRANSFORMERS_VERSION:-5.24.0}
+peft_version=${ZO_PEFT_VERSION:-0.21.2}
+capture_pkgs() {
+    [[ $stack == current ]] || return 0
+    local line="capture transformers $hf_version peft $peft_version"
+    if grep -qxF "$line" "$venv/.oracle-ok" 2>/dev/null &&
+        "$venv/bin/python" -c 'import sys, importlib.util as u
+sys.exit(0 if u.find_spec("transformers") and u.find_spec("peft") else 1)' >/dev/null 2>&1; then
+        return 0
+    fi
+    echo "oracle_venv: installing transformers==$hf_version peft==$peft_version into $venv (capture)" >&2
+    if timeout 900 "$venv/bin/python" -m pip install --disable-pip-version-check -q \
+        "transformers==$hf_version" "peft==$peft_version" >&2; then
+        grep -v '^capture ' "$venv/.oracle-ok" >"$venv/.oracle-ok.tmp" 2>/dev/null || true
+        echo "$line" >>"$venv/.oracle-ok.tmp"
+        mv "$venv/.oracle-ok.tmp" "$venv/.oracle-ok"
+    else
+        echo "oracle_venv: WARNING: transformers/peft not installed; the capture tests skip" >&2
+    fi
+    return 0
+}
+
 if quick_check; then
+    capture_pkgs
     echo "$venv"
     exit 0
 fi
@@ -91,7 +122,7 @@ if [[ $stack == current ]]; then
     mkdir -p "$cache"
     if [[ -f $real/.oracle-ok ]]; then
         ln -sfn "$real" "$venv"
-        if quick_check; then echo "$venv"; exit 0; fi
+        if quick_check; then capture_pkgs; echo "$venv"; exit 0; fi
     fi
     # the registry must answer, or this is a machine without it: skip
     if ! timeout 60 "$py" -m pip download --disable-pip-version-check -q --no-deps \
@@ -160,5 +191,6 @@ DS_ACCELERATOR=cpu "$venv/bin/python" -c \
     2>/dev/null | tail -n1 >"$warm/ok"
 echo "install_seconds $((SECONDS - t0))" >>"$warm/ok"
 cp "$warm/ok" "$venv/.oracle-ok"
+capture_pkgs
 cat "$venv/.oracle-ok" >&2
 echo "$venv"

@@ -175,6 +175,35 @@ class ModuleOp(torch.autograd.Function):
         return (None,) + tuple(torch.zeros(s) for s in ctx.shapes)
 
 
+class ModuleOpNoSave(torch.autograd.Function):
+    """ModuleOp of a call marked nosave: the same node, no saved tensor (a
+    residual sum), so it never triggers a non-reentrant recompute."""
+
+    @staticmethod
+    def forward(ctx, n_out, *inputs):
+        ctx.shapes = [t.shape for t in inputs]
+        return tuple(torch.zeros(1) for _ in range(n_out))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
+class MixFunction(torch.autograd.Function):
+    """A mixed input (.scn `arg0 + out1.0`): the caller's parameter-free op
+    (a residual sum) over the input's terms, one node with an edge to each
+    term that requires grad; it saves nothing."""
+
+    @staticmethod
+    def forward(ctx, *terms):
+        ctx.shapes = [t.shape for t in terms]
+        return torch.zeros(1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(torch.zeros(s) for s in ctx.shapes)
+
+
 class LossFunction(torch.autograd.Function):
     """The loss: one node whose edges go to the summed root outputs in order."""
 
@@ -201,9 +230,10 @@ class ScenarioModule(torch.nn.Module):
         self.pset = []  # parameters its op reads (zs_module_param_set)
         self.pending = []  # (execution context, call index) of the next forward
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
-        return self.rt.body(x, ci, args)
+        # keyword inputs (not seen by hook D) follow the positional ones
+        return self.rt.body(x, ci, args + tuple(kwargs[k] for k in sorted(kwargs, key=lambda k: int(k[2:]))))
 
 
 class Execution:
@@ -450,12 +480,12 @@ class Run:
             t = x.out[(ref["call"], ref["index"])]
         return t.detach() if ref["detach"] else t
 
-    def invoke(self, x, ci, args):
-        """module(*args) for call ci in execution x."""
+    def invoke(self, x, ci, args, kwargs=None):
+        """module(*args, **kwargs) for call ci in execution x."""
         mod = self.mods[x.p.calls[ci]["module"]]
         mod.pending.append((x, ci))
         try:
-            outs = mod(*args)
+            outs = mod(*args, **(kwargs or {}))
         finally:
             if mod.pending and mod.pending[-1] == (x, ci):  # forward never ran
                 mod.pending.pop()
@@ -463,12 +493,12 @@ class Run:
             x.out[(ci, j)] = t
         return outs
 
-    def call(self, x, ci, args):
+    def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, no_grad, checkpoint."""
         c = x.p.calls[ci]
         ck = c["checkpoint"]
         if ck == "none":
-            return self.invoke(x, ci, args)
+            return self.invoke(x, ci, args, kwargs)
         p = x.p
         state = {"n": 0}
 
@@ -507,13 +537,19 @@ class Run:
         x.win[ci] = args
         for j in p.children[ci]:
             ch = p.calls[j]
-            cargs = tuple(self.resolve(x, ci, r) for r in ch["inputs"])
+            terms = [[self.resolve(x, ci, r)] for r in ch["inputs"] + ch.get("kw", [])]
+            for m in ch.get("mix", []):
+                terms[m["slot"]].append(self.resolve(x, ci, m["ref"]))
+            vals = [t[0] if len(t) == 1 else MixFunction.apply(*t) for t in terms]
+            n_in = len(ch["inputs"])
+            cargs = tuple(vals[:n_in])
+            ckw = {"kw%d" % k: v for k, v in enumerate(vals[n_in:])}
             try:
                 if ch["no_grad"]:
                     with torch.no_grad():
-                        self.call(x, j, cargs)
+                        self.call(x, j, cargs, ckw)
                 else:
-                    self.call(x, j, cargs)
+                    self.call(x, j, cargs, ckw)
             except OracleRaise as e:
                 if e.catcher_call == ci:
                     continue  # caught here: the body goes on with its next child call
@@ -527,7 +563,16 @@ class Run:
         if n_out == 0:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
-        return ModuleOp.apply(n_out, *used, *mod.pset)
+        alias = c.get("alias", {})
+        if len(alias) < n_out:
+            outs = (ModuleOpNoSave if c.get("nosave") else ModuleOp).apply(n_out, *used, *mod.pset)
+        else:
+            outs = (None,) * n_out
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, alias[str(j)]) if str(j) in alias else t for j, t in enumerate(outs))
+        if c.get("nograd"):  # outputs that never require grad (integer indices, detached)
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 

@@ -12,6 +12,10 @@ real DeepSpeed, per release.
       writes the table
       docs/upstream-findings.md and corpus/deepspeed/expected.tsv (what each
       script gives on the current stack).
+  upstream_findings.py --zofuzz BUILD/fuzz/zofuzz --only models-gpt2.py,models-bert.py
+      the same for these scripts only (NAME or a prefix such as models-);
+      every other row keeps its cells from the committed table and
+      expected.tsv (scripts whose scenario is gone are dropped)
   upstream_findings.py --check --zofuzz BUILD/fuzz/zofuzz [--jobs 2]
       the ctest entry: every committed script is what `zofuzz export` writes
       now, and on the current stack (full engine) it exits as expected.tsv
@@ -134,8 +138,37 @@ Where a row differs, and why (checked by reading the script's output):
 """
 
 
-def write_outputs(scs, cols, versions, res):
-    """expected.tsv and the docs table from the runs' results."""
+def read_previous():
+    """The committed results: {(script, column label): table cell} and
+    {script: (exit code, first word)}."""
+    cells, exp = {}, {}
+    try:
+        with open(EXPECTED) as fh:
+            for line in fh:
+                if line.startswith("#") or not line.strip():
+                    continue
+                name, rc, w = line.rstrip("\n").split("\t")
+                exp[name] = (int(rc), w)
+        with open(TABLE) as fh:
+            text = fh.read()
+    except OSError:
+        return cells, exp
+    m = re.search(r"^\| scenario \| zoffload \(reset-on-forward\) \| (.*) \|$", text, re.M)
+    labels = [x.strip() for x in m.group(1).split("|")] if m else []
+    for line in text.splitlines():
+        r = re.match(r"^\| `corpus/(\w+)/(\S+)\.scn`(?: \(rank 0\))? \| [^|]* \| (.*) \|$", line)
+        if not r:
+            continue
+        name = "%s-%s.py" % (r.group(1), r.group(2))
+        for label, cell in zip(labels, [x.strip() for x in r.group(3).split(" | ")]):
+            cells[(name, label)] = cell
+    return cells, exp
+
+
+def write_outputs(scs, cols, versions, res, prev_cells=None, prev_exp=None):
+    """expected.tsv and the docs table from the runs' results (rows not run:
+    their previous cells)."""
+    prev_cells, prev_exp = prev_cells or {}, prev_exp or {}
     with open(EXPECTED, "w") as fh:
         fh.write("# script\texit code\tfirst word of the last line, on %s (full engine);\n"
                  "# written by tools/upstream_findings.py, checked by ctest corpus/upstream_findings\n"
@@ -144,6 +177,8 @@ def write_outputs(scs, cols, versions, res):
             if (name, cols[0][0]) in res:
                 rc, last = res[(name, cols[0][0])]
                 fh.write("%s\t%d\t%s\n" % (name, rc, word(last)))
+            elif name in prev_exp:
+                fh.write("%s\t%d\t%s\n" % (name, *prev_exp[name]))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     with open(TABLE, "w") as fh:
         fh.write("# Upstream findings on real DeepSpeed\n\n")
@@ -169,13 +204,15 @@ def write_outputs(scs, cols, versions, res):
         for scn, name, verdict, ranks in scs:
             cells = []
             for label, py, _ in cols:
-                cells.append(outcome(*res[(name, label)]) if (name, label) in res else "not run")
+                cells.append(outcome(*res[(name, label)]) if (name, label) in res
+                             else prev_cells.get((name, label), "not run"))
             fh.write("| `%s`%s | %s | %s |\n" % (os.path.relpath(scn, ROOT), " (rank 0)" if ranks else "",
                                                 verdict, " | ".join(cells)))
         fh.write("\nCounted from the table:\n\n")
         found = [(name, v) for _, name, v, ranks in scs if v not in ("ok", "I8")]
         for label, py, _ in cols:
-            cell = lambda name: outcome(*res[(name, label)]) if (name, label) in res else "not run"
+            cell = lambda name: (outcome(*res[(name, label)]) if (name, label) in res
+                                 else prev_cells.get((name, label), "not run"))
             same = sum(1 for name, v in found if cell(name) == v)
             held = sum(1 for _, name, v, _ in scs if v == "ok" and cell(name) == "holds")
             n_ok = sum(1 for _, _, v, _ in scs if v == "ok")
@@ -189,6 +226,7 @@ def main(argv):
     ap.add_argument("--zofuzz", required=True)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", help="comma-separated script names or prefixes to redo")
     a = ap.parse_args(argv)
     if a.jobs < 1:
         ap.error("--jobs must be at least 1")
@@ -240,10 +278,15 @@ def main(argv):
         return 1 if bad else 0
 
     os.makedirs(OUTDIR, exist_ok=True)
+    prev_cells, prev_exp = read_previous() if a.only else ({}, {})
+    sel = lambda name: not a.only or any(name == o or name.startswith(o) for o in a.only.split(","))
+    live = set(name for _, name, _, _ in scs)
     for old in glob.glob(os.path.join(OUTDIR, "*.py")):
-        os.remove(old)
+        if sel(os.path.basename(old)) or os.path.basename(old) not in live:
+            os.remove(old)
     for scn, name, _, ranks in scs:
-        export(a.zofuzz, scn, os.path.join(OUTDIR, name), ranks)
+        if sel(name):
+            export(a.zofuzz, scn, os.path.join(OUTDIR, name), ranks)
     cols = [("DeepSpeed 0.19.8", CURRENT, ()), ("DeepSpeed 0.15.4", LEGACY, ())]
     versions = {}
     for label, py, _ in cols:
@@ -258,7 +301,7 @@ def main(argv):
     jobs = []
     for scn, name, verdict, ranks in scs:
         for label, py, extra in cols:
-            if versions[py]:
+            if versions[py] and sel(name):
                 jobs.append((name, label, py, extra))
     res = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
@@ -267,7 +310,7 @@ def main(argv):
         for fu in concurrent.futures.as_completed(futs):
             res[futs[fu]] = fu.result()
             print("%s [%s]: exit %d: %s" % (futs[fu][0], futs[fu][1], *res[futs[fu]]), flush=True)
-    write_outputs(scs, cols, versions, res)
+    write_outputs(scs, cols, versions, res, prev_cells, prev_exp)
     print("upstream_findings: %d scenarios, %.0f s; wrote %s and %s" % (
         len(scs), time.time() - t0, os.path.relpath(TABLE, ROOT), os.path.relpath(EXPECTED, ROOT)))
     return 0

@@ -5,8 +5,8 @@ Source:     corpus/models/albert.scn
 Made by:    zofuzz export corpus/models/albert.scn --to deepspeed -o
             corpus/deepspeed/models-albert.py
 Simulator:  policy reset-on-forward (DeepSpeed upstream's counters), torch
-            2.x, deepspeed 0.19: invariant I1 violated: step 0, event 2191, at
-            POST m=11, module 11, param -, policy reset-on-forward:
+            2.x, deepspeed 0.19: invariant I1 violated: step 0, event 821, at
+            POST m=14, module 14, param -, policy reset-on-forward:
             ds_grads_remaining went 0 -> -1
             (under the scenario's own policy per-call: all invariants hold)
 Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python models-albert.py
@@ -20,11 +20,6 @@ Checked: I1 ds_grads_remaining never negative; I3 every non-persistent
 parameter NOT_AVAILABLE after each backward (engine.backward), eval forward
 and optimizer step (DeepSpeed's "expected to be released" error counts);
 I4 a module's op only computes with AVAILABLE parameters.
-
-Adapted from the scenario:
-- world size 8 -> 1 (one process)
-- numels and finite thresholds divided by 3: 11813810 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib
@@ -81,9 +76,10 @@ class Block(torch.nn.Module):
         self.pset = []  # parameters its op reads (own, external/tied, a z3 leaf's subtree)
         self.pending = []  # (execution, call index) of the next forward
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
-        return RUN.body(x, ci, args)
+        # keyword inputs (hook D does not see them) follow the positional ones
+        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
 
 
 # ----------------------------------------------------------------------
@@ -92,90 +88,91 @@ class Block(torch.nn.Module):
 
 # DeepSpeed's stage3_* settings, in elements
 THRESHOLDS = {
-    "param_persistence_threshold": 33333,
+    "param_persistence_threshold": 0,
     "model_persistence_threshold": 10**15,  # infinite
-    "prefetch_bucket_size": 16666666,
-    "max_live_parameters": 333333333,
-    "max_reuse_distance": 333333333,
+    "prefetch_bucket_size": 50000000,
+    "max_live_parameters": 1000000000,
+    "max_reuse_distance": 1000000000,
 }
 
 
 def build_model():
     """The module tree (ids in registration order, as named_modules() lists
     them), then the parameters (registered after every module, in .scn order;
-    float32, numel as in the scenario divided by the scaling factor above)."""
-    model = Block("pretrain", 0)  # module 0
+    float32, numel as in the scenario)."""
+    model = Block("AlbertForMaskedLM", 0)  # module 0
     model.albert = Block("albert", 1)  # module 1
-    model.albert.emb = Block("emb", 2)  # module 2
-    model.albert.emb.word = Block("emb.word", 3)  # module 3
-    model.albert.emb.position = Block("emb.position", 4)  # module 4
-    model.albert.emb.token_type = Block("emb.token_type", 5)  # module 5
-    model.albert.emb.LN = Block("emb.LN", 6)  # module 6
-    model.albert.encoder = Block("encoder", 7)  # module 7
-    model.albert.encoder.mapping_in = Block("mapping_in", 8)  # module 8
-    model.albert.encoder.group0 = Block("group0", 9)  # module 9
-    model.albert.encoder.group0.layer0 = Block("layer0", 10)  # module 10
-    model.albert.encoder.group0.layer0.full_LN = Block("layer0.full_LN", 11)  # module 11
-    model.albert.encoder.group0.layer0.attn = Block("layer0.attn", 12)  # module 12
-    model.albert.encoder.group0.layer0.attn.query = Block("layer0.attn.query", 13)  # module 13
-    model.albert.encoder.group0.layer0.attn.key = Block("layer0.attn.key", 14)  # module 14
-    model.albert.encoder.group0.layer0.attn.value = Block("layer0.attn.value", 15)  # module 15
-    model.albert.encoder.group0.layer0.attn.dense = Block("layer0.attn.dense", 16)  # module 16
-    model.albert.encoder.group0.layer0.attn.LN = Block("layer0.attn.LN", 17)  # module 17
-    model.albert.encoder.group0.layer0.ffn = Block("layer0.ffn", 18)  # module 18
-    model.albert.encoder.group0.layer0.ffn_output = Block("layer0.ffn_output", 19)  # module 19
-    model.albert.pooler = Block("pooler", 20)  # module 20
-    model.predictions = Block("predictions", 21)  # module 21
-    model.predictions.LN = Block("predictions.LN", 22)  # module 22
-    model.predictions.dense = Block("predictions.dense", 23)  # module 23
-    model.predictions.decoder = Block("predictions.decoder", 24)  # module 24
-    model.sop_classifier = Block("sop_classifier", 25)  # module 25
-    model.sop_classifier.classifier = Block("sop.classifier", 26)  # module 26
-    model.albert.emb.word.w = torch.nn.Parameter(torch.zeros(1280000))  # param 0 emb.word.w
-    model.albert.emb.position.w = torch.nn.Parameter(torch.zeros(21845))  # param 1 emb.position.w
-    model.albert.emb.token_type.w = torch.nn.Parameter(torch.zeros(85))  # param 2 emb.token_type.w
-    model.albert.emb.LN.w = torch.nn.Parameter(torch.zeros(42))  # param 3 emb.LN.w
-    model.albert.emb.LN.b = torch.nn.Parameter(torch.zeros(42))  # param 4 emb.LN.b
-    model.albert.encoder.mapping_in.w = torch.nn.Parameter(torch.zeros(32768))  # param 5 mapping_in.w
-    model.albert.encoder.mapping_in.b = torch.nn.Parameter(torch.zeros(256))  # param 6 mapping_in.b
-    model.albert.encoder.group0.layer0.full_LN.w = torch.nn.Parameter(torch.zeros(256))  # param 7 layer0.full_LN.w
-    model.albert.encoder.group0.layer0.full_LN.b = torch.nn.Parameter(torch.zeros(256))  # param 8 layer0.full_LN.b
-    model.albert.encoder.group0.layer0.attn.query.w = torch.nn.Parameter(torch.zeros(196608))  # param 9 layer0.attn.query.w
-    model.albert.encoder.group0.layer0.attn.query.b = torch.nn.Parameter(torch.zeros(256))  # param 10 layer0.attn.query.b
-    model.albert.encoder.group0.layer0.attn.key.w = torch.nn.Parameter(torch.zeros(196608))  # param 11 layer0.attn.key.w
-    model.albert.encoder.group0.layer0.attn.key.b = torch.nn.Parameter(torch.zeros(256))  # param 12 layer0.attn.key.b
-    model.albert.encoder.group0.layer0.attn.value.w = torch.nn.Parameter(torch.zeros(196608))  # param 13 layer0.attn.value.w
-    model.albert.encoder.group0.layer0.attn.value.b = torch.nn.Parameter(torch.zeros(256))  # param 14 layer0.attn.value.b
-    model.albert.encoder.group0.layer0.attn.dense.w = torch.nn.Parameter(torch.zeros(196608))  # param 15 layer0.attn.dense.w
-    model.albert.encoder.group0.layer0.attn.dense.b = torch.nn.Parameter(torch.zeros(256))  # param 16 layer0.attn.dense.b
-    model.albert.encoder.group0.layer0.attn.LN.w = torch.nn.Parameter(torch.zeros(256))  # param 17 layer0.attn.LN.w
-    model.albert.encoder.group0.layer0.attn.LN.b = torch.nn.Parameter(torch.zeros(256))  # param 18 layer0.attn.LN.b
-    model.albert.encoder.group0.layer0.ffn.w = torch.nn.Parameter(torch.zeros(786432))  # param 19 layer0.ffn.w
-    model.albert.encoder.group0.layer0.ffn.b = torch.nn.Parameter(torch.zeros(1024))  # param 20 layer0.ffn.b
-    model.albert.encoder.group0.layer0.ffn_output.w = torch.nn.Parameter(torch.zeros(786432))  # param 21 layer0.ffn_output.w
-    model.albert.encoder.group0.layer0.ffn_output.b = torch.nn.Parameter(torch.zeros(256))  # param 22 layer0.ffn_output.b
-    model.albert.pooler.w = torch.nn.Parameter(torch.zeros(196608))  # param 23 pooler.w
-    model.albert.pooler.b = torch.nn.Parameter(torch.zeros(256))  # param 24 pooler.b
-    model.predictions.bias = torch.nn.Parameter(torch.zeros(10000))  # param 25 predictions.bias
-    model.predictions.LN.w = torch.nn.Parameter(torch.zeros(42))  # param 26 predictions.LN.w
-    model.predictions.LN.b = torch.nn.Parameter(torch.zeros(42))  # param 27 predictions.LN.b
-    model.predictions.dense.w = torch.nn.Parameter(torch.zeros(32768))  # param 28 predictions.dense.w
-    model.predictions.dense.b = torch.nn.Parameter(torch.zeros(42))  # param 29 predictions.dense.b
-    model.sop_classifier.classifier.w = torch.nn.Parameter(torch.zeros(512))  # param 30 sop.classifier.w
-    model.sop_classifier.classifier.b = torch.nn.Parameter(torch.zeros(1))  # param 31 sop.classifier.b
-    modules = [model, model.albert, model.albert.emb, model.albert.emb.word, model.albert.emb.position, model.albert.emb.token_type, model.albert.emb.LN, model.albert.encoder, model.albert.encoder.mapping_in, model.albert.encoder.group0, model.albert.encoder.group0.layer0, model.albert.encoder.group0.layer0.full_LN, model.albert.encoder.group0.layer0.attn, model.albert.encoder.group0.layer0.attn.query, model.albert.encoder.group0.layer0.attn.key, model.albert.encoder.group0.layer0.attn.value, model.albert.encoder.group0.layer0.attn.dense, model.albert.encoder.group0.layer0.attn.LN, model.albert.encoder.group0.layer0.ffn, model.albert.encoder.group0.layer0.ffn_output, model.albert.pooler, model.predictions, model.predictions.LN, model.predictions.dense, model.predictions.decoder, model.sop_classifier, model.sop_classifier.classifier]
-    params = [model.albert.emb.word.w, model.albert.emb.position.w, model.albert.emb.token_type.w, model.albert.emb.LN.w, model.albert.emb.LN.b, model.albert.encoder.mapping_in.w, model.albert.encoder.mapping_in.b, model.albert.encoder.group0.layer0.full_LN.w, model.albert.encoder.group0.layer0.full_LN.b, model.albert.encoder.group0.layer0.attn.query.w, model.albert.encoder.group0.layer0.attn.query.b, model.albert.encoder.group0.layer0.attn.key.w, model.albert.encoder.group0.layer0.attn.key.b, model.albert.encoder.group0.layer0.attn.value.w, model.albert.encoder.group0.layer0.attn.value.b, model.albert.encoder.group0.layer0.attn.dense.w, model.albert.encoder.group0.layer0.attn.dense.b, model.albert.encoder.group0.layer0.attn.LN.w, model.albert.encoder.group0.layer0.attn.LN.b, model.albert.encoder.group0.layer0.ffn.w, model.albert.encoder.group0.layer0.ffn.b, model.albert.encoder.group0.layer0.ffn_output.w, model.albert.encoder.group0.layer0.ffn_output.b, model.albert.pooler.w, model.albert.pooler.b, model.predictions.bias, model.predictions.LN.w, model.predictions.LN.b, model.predictions.dense.w, model.predictions.dense.b, model.sop_classifier.classifier.w, model.sop_classifier.classifier.b]
+    model.albert.embeddings = Block("albert.embeddings", 2)  # module 2
+    model.albert.embeddings.word_embeddings = Block("word_embeddings", 3)  # module 3
+    model.albert.embeddings.position_embeddings = Block("position_embeddings", 4)  # module 4
+    model.albert.embeddings.token_type_embeddings = Block("token_type_embeddings", 5)  # module 5
+    model.albert.embeddings.LayerNorm = Block("embeddings.LayerNorm", 6)  # module 6
+    model.albert.embeddings.dropout = Block("embeddings.dropout", 7)  # module 7
+    model.albert.encoder = Block("albert.encoder", 8)  # module 8
+    model.albert.encoder.embedding_hidden_mappin = Block("embedding_hidden_mappin", 9)  # module 9
+    model.albert.encoder.albert_layer_groups = Block("albert_layer_groups", 10)  # module 10
+    model.albert.encoder.albert_layer_groups_0 = Block("albert_layer_groups.0", 11)  # module 11
+    model.albert.encoder.albert_layer_groups_0.albert_layers = Block("a0.albert_layers", 12)  # module 12
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0 = Block("a0.albert_layers.0", 13)  # module 13
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.full_layer_layer_nor = Block("a0.full_layer_layer_nor", 14)  # module 14
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention = Block("a0.attention", 15)  # module 15
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.attention_dropout = Block("attention_dropout", 16)  # module 16
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.output_dropout = Block("output_dropout", 17)  # module 17
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.query = Block("a0.attention.query", 18)  # module 18
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.key = Block("a0.attention.key", 19)  # module 19
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.value = Block("a0.attention.value", 20)  # module 20
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.dense = Block("a0.attention.dense", 21)  # module 21
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.LayerNorm = Block("a0.attention.LayerNorm", 22)  # module 22
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn = Block("a0.albert_layers.0.ffn", 23)  # module 23
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn_output = Block("a0.ffn_output", 24)  # module 24
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.activation = Block("a0.activation", 25)  # module 25
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.dropout = Block("albert_layers.0.dropout", 26)  # module 26
+    model.predictions = Block("predictions", 27)  # module 27
+    model.predictions.LayerNorm = Block("predictions.LayerNorm", 28)  # module 28
+    model.predictions.dense = Block("predictions.dense", 29)  # module 29
+    model.predictions.decoder = Block("predictions.decoder", 30)  # module 30
+    model.predictions.activation = Block("predictions.activation", 31)  # module 31
+    model.predictions.bias = torch.nn.Parameter(torch.zeros(64))  # param 0 predictions.bias
+    model.predictions.LayerNorm.weight = torch.nn.Parameter(torch.zeros(8))  # param 1 LayerNorm.weight
+    model.predictions.LayerNorm.bias = torch.nn.Parameter(torch.zeros(8))  # param 2 LayerNorm.bias
+    model.predictions.dense.bias = torch.nn.Parameter(torch.zeros(8))  # param 3 predictions.dense.bias
+    model.predictions.dense.weight = torch.nn.Parameter(torch.zeros(128))  # param 4 dense.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.full_layer_layer_nor.weight = torch.nn.Parameter(torch.zeros(16))  # param 5 weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.full_layer_layer_nor.bias = torch.nn.Parameter(torch.zeros(16))  # param 6 bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn_output.bias = torch.nn.Parameter(torch.zeros(16))  # param 7 a0.ffn_output.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn_output.weight = torch.nn.Parameter(torch.zeros(512))  # param 8 a0.ffn_output.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn.bias = torch.nn.Parameter(torch.zeros(32))  # param 9 a0.ffn.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn.weight = torch.nn.Parameter(torch.zeros(512))  # param 10 a0.ffn.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.LayerNorm.weight = torch.nn.Parameter(torch.zeros(16))  # param 11 LayerNorm.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.LayerNorm.bias = torch.nn.Parameter(torch.zeros(16))  # param 12 LayerNorm.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.dense.bias = torch.nn.Parameter(torch.zeros(16))  # param 13 a0.attention.dense.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.dense.weight = torch.nn.Parameter(torch.zeros(256))  # param 14 attention.dense.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.value.bias = torch.nn.Parameter(torch.zeros(16))  # param 15 a0.attention.value.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.value.weight = torch.nn.Parameter(torch.zeros(256))  # param 16 attention.value.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.key.bias = torch.nn.Parameter(torch.zeros(16))  # param 17 a0.attention.key.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.key.weight = torch.nn.Parameter(torch.zeros(256))  # param 18 a0.attention.key.weight
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.query.bias = torch.nn.Parameter(torch.zeros(16))  # param 19 a0.attention.query.bias
+    model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.query.weight = torch.nn.Parameter(torch.zeros(256))  # param 20 attention.query.weight
+    model.albert.encoder.embedding_hidden_mappin.bias = torch.nn.Parameter(torch.zeros(16))  # param 21 bias
+    model.albert.encoder.embedding_hidden_mappin.weight = torch.nn.Parameter(torch.zeros(128))  # param 22 weight
+    model.albert.embeddings.LayerNorm.weight = torch.nn.Parameter(torch.zeros(8))  # param 23 LayerNorm.weight
+    model.albert.embeddings.LayerNorm.bias = torch.nn.Parameter(torch.zeros(8))  # param 24 LayerNorm.bias
+    model.albert.embeddings.position_embeddings.weight = torch.nn.Parameter(torch.zeros(256))  # param 25 weight
+    model.albert.embeddings.token_type_embeddings.weight = torch.nn.Parameter(torch.zeros(16))  # param 26 weight
+    model.albert.embeddings.word_embeddings.weight = torch.nn.Parameter(torch.zeros(512))  # param 27 word_embeddings.weight
+    modules = [model, model.albert, model.albert.embeddings, model.albert.embeddings.word_embeddings, model.albert.embeddings.position_embeddings, model.albert.embeddings.token_type_embeddings, model.albert.embeddings.LayerNorm, model.albert.embeddings.dropout, model.albert.encoder, model.albert.encoder.embedding_hidden_mappin, model.albert.encoder.albert_layer_groups, model.albert.encoder.albert_layer_groups_0, model.albert.encoder.albert_layer_groups_0.albert_layers, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.full_layer_layer_nor, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.attention_dropout, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.output_dropout, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.query, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.key, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.value, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.dense, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.LayerNorm, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn_output, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.activation, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.dropout, model.predictions, model.predictions.LayerNorm, model.predictions.dense, model.predictions.decoder, model.predictions.activation]
+    params = [model.predictions.bias, model.predictions.LayerNorm.weight, model.predictions.LayerNorm.bias, model.predictions.dense.bias, model.predictions.dense.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.full_layer_layer_nor.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.full_layer_layer_nor.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn_output.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn_output.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.ffn.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.LayerNorm.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.LayerNorm.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.dense.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.dense.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.value.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.value.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.key.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.key.weight, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.query.bias, model.albert.encoder.albert_layer_groups_0.a0_albert_layers_0.attention.query.weight, model.albert.encoder.embedding_hidden_mappin.bias, model.albert.encoder.embedding_hidden_mappin.weight, model.albert.embeddings.LayerNorm.weight, model.albert.embeddings.LayerNorm.bias, model.albert.embeddings.position_embeddings.weight, model.albert.embeddings.token_type_embeddings.weight, model.albert.embeddings.word_embeddings.weight]
     return modules, params
 
 
-MODULE_IDS = {"pretrain": 0, "albert": 1, "emb": 2, "emb.word": 3, "emb.position": 4, "emb.token_type": 5, "emb.LN": 6, "encoder": 7, "mapping_in": 8, "group0": 9, "layer0": 10, "layer0.full_LN": 11, "layer0.attn": 12, "layer0.attn.query": 13, "layer0.attn.key": 14, "layer0.attn.value": 15, "layer0.attn.dense": 16, "layer0.attn.LN": 17, "layer0.ffn": 18, "layer0.ffn_output": 19, "pooler": 20, "predictions": 21, "predictions.LN": 22, "predictions.dense": 23, "predictions.decoder": 24, "sop_classifier": 25, "sop.classifier": 26}
-PARAM_NAMES = ["emb.word.w", "emb.position.w", "emb.token_type.w", "emb.LN.w", "emb.LN.b", "mapping_in.w", "mapping_in.b", "layer0.full_LN.w", "layer0.full_LN.b", "layer0.attn.query.w", "layer0.attn.query.b", "layer0.attn.key.w", "layer0.attn.key.b", "layer0.attn.value.w", "layer0.attn.value.b", "layer0.attn.dense.w", "layer0.attn.dense.b", "layer0.attn.LN.w", "layer0.attn.LN.b", "layer0.ffn.w", "layer0.ffn.b", "layer0.ffn_output.w", "layer0.ffn_output.b", "pooler.w", "pooler.b", "predictions.bias", "predictions.LN.w", "predictions.LN.b", "predictions.dense.w", "predictions.dense.b", "sop.classifier.w", "sop.classifier.b"]
+MODULE_IDS = {"AlbertForMaskedLM": 0, "albert": 1, "albert.embeddings": 2, "word_embeddings": 3, "position_embeddings": 4, "token_type_embeddings": 5, "embeddings.LayerNorm": 6, "embeddings.dropout": 7, "albert.encoder": 8, "embedding_hidden_mappin": 9, "albert_layer_groups": 10, "albert_layer_groups.0": 11, "a0.albert_layers": 12, "a0.albert_layers.0": 13, "a0.full_layer_layer_nor": 14, "a0.attention": 15, "attention_dropout": 16, "output_dropout": 17, "a0.attention.query": 18, "a0.attention.key": 19, "a0.attention.value": 20, "a0.attention.dense": 21, "a0.attention.LayerNorm": 22, "a0.albert_layers.0.ffn": 23, "a0.ffn_output": 24, "a0.activation": 25, "albert_layers.0.dropout": 26, "predictions": 27, "predictions.LayerNorm": 28, "predictions.dense": 29, "predictions.decoder": 30, "predictions.activation": 31}
+PARAM_NAMES = ["predictions.bias", "LayerNorm.weight", "LayerNorm.bias", "predictions.dense.bias", "dense.weight", "weight", "bias", "a0.ffn_output.bias", "a0.ffn_output.weight", "a0.ffn.bias", "a0.ffn.weight", "LayerNorm.weight", "LayerNorm.bias", "a0.attention.dense.bias", "attention.dense.weight", "a0.attention.value.bias", "attention.value.weight", "a0.attention.key.bias", "a0.attention.key.weight", "a0.attention.query.bias", "attention.query.weight", "bias", "weight", "LayerNorm.weight", "LayerNorm.bias", "weight", "weight", "word_embeddings.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
 Z3_LEAF = []
 # tied / external parameter uses (module, param): the module's op also reads
 # the parameter; deepspeed.zero.register_external_parameter(module, param)
-EXTERNAL = [(24, 0), (24, 25)]  # predictions.decoder uses emb.word.w, predictions.decoder uses predictions.bias
+EXTERNAL = [(30, 0), (30, 27)]  # predictions.decoder uses predictions.bias, predictions.decoder uses word_embeddings.weight
 
 # The program: per step, its passes (micro-batches); per pass, the root outputs
 # summed into the loss and the module calls in the order their pre-forward
@@ -190,6 +187,9 @@ EXTERNAL = [(24, 0), (24, 25)]  # predictions.decoder uses emb.word.w, predictio
 #            outK.J (output J of the K-th child call of the enclosing call),
 #            REF.detach (x.detach())
 #   flags    no_grad: the caller makes the call under torch.no_grad()
+#            nograd=J: output J never requires grad (detached / integer indices)
+#            aliasJ=REF: output J is REF itself (returned as is, no op)
+#            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
 #            raise=upK: the forward raises after its child calls; the body of
@@ -202,760 +202,60 @@ EXTERNAL = [(24, 0), (24, 25)]  # predictions.decoder uses emb.word.w, predictio
 STEPS = [
     ("train", [  # step 0
         dict(loss=[0], calls=[  # pass 0
-            (0, None, "pretrain", ["batch"], 1, ["out1.0", "out2.0"], []),
-              (1, 0, "albert", ["arg0"], 2, ["out1.0", "out2.0"], []),
-                (2, 1, "emb", ["arg0"], 1, ["out3.0", "out1.0", "out2.0"], []),
-                  (3, 2, "emb.word", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "emb.token_type", ["batch"], 1, ["arg0"], []),
-                  (5, 2, "emb.position", ["batch"], 1, ["arg0"], []),
-                  (6, 2, "emb.LN", ["out0.0"], 1, ["arg0"], []),
-                (7, 1, "encoder", ["out0.0"], 1, ["out12.0"], []),
-                  (8, 7, "mapping_in", ["arg0"], 1, ["arg0"], []),
-                  (9, 7, "group0", ["out0.0"], 1, ["out0.0"], []),
-                    (10, 9, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (11, 10, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (12, 11, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (13, 11, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (14, 11, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (15, 11, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (16, 11, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (17, 10, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (18, 10, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (19, 10, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (20, 7, "group0", ["out1.0"], 1, ["out0.0"], []),
-                    (21, 20, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (22, 21, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (23, 22, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (24, 22, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (25, 22, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (26, 22, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (27, 22, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (28, 21, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (29, 21, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (30, 21, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (31, 7, "group0", ["out2.0"], 1, ["out0.0"], []),
-                    (32, 31, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (33, 32, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (34, 33, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (35, 33, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (36, 33, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (37, 33, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (38, 33, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (39, 32, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (40, 32, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (41, 32, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (42, 7, "group0", ["out3.0"], 1, ["out0.0"], []),
-                    (43, 42, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (44, 43, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (45, 44, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (46, 44, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (47, 44, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (48, 44, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (49, 44, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (50, 43, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (51, 43, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (52, 43, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (53, 7, "group0", ["out4.0"], 1, ["out0.0"], []),
-                    (54, 53, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (55, 54, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (56, 55, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (57, 55, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (58, 55, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (59, 55, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (60, 55, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (61, 54, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (62, 54, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (63, 54, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (64, 7, "group0", ["out5.0"], 1, ["out0.0"], []),
-                    (65, 64, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (66, 65, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (67, 66, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (68, 66, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (69, 66, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (70, 66, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (71, 66, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (72, 65, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (73, 65, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (74, 65, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (75, 7, "group0", ["out6.0"], 1, ["out0.0"], []),
-                    (76, 75, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (77, 76, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (78, 77, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (79, 77, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (80, 77, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (81, 77, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (82, 77, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (83, 76, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (84, 76, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (85, 76, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (86, 7, "group0", ["out7.0"], 1, ["out0.0"], []),
-                    (87, 86, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (88, 87, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (89, 88, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (90, 88, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (91, 88, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (92, 88, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (93, 88, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (94, 87, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (95, 87, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (96, 87, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (97, 7, "group0", ["out8.0"], 1, ["out0.0"], []),
-                    (98, 97, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (99, 98, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (100, 99, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (101, 99, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (102, 99, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (103, 99, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (104, 99, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (105, 98, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (106, 98, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (107, 98, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (108, 7, "group0", ["out9.0"], 1, ["out0.0"], []),
-                    (109, 108, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (110, 109, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (111, 110, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (112, 110, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (113, 110, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (114, 110, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (115, 110, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (116, 109, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (117, 109, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (118, 109, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (119, 7, "group0", ["out10.0"], 1, ["out0.0"], []),
-                    (120, 119, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (121, 120, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (122, 121, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (123, 121, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (124, 121, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (125, 121, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (126, 121, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (127, 120, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (128, 120, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (129, 120, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (130, 7, "group0", ["out11.0"], 1, ["out0.0"], []),
-                    (131, 130, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (132, 131, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (133, 132, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (134, 132, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (135, 132, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (136, 132, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (137, 132, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (138, 131, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (139, 131, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (140, 131, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                (141, 1, "pooler", ["out1.0"], 1, ["arg0"], []),
-              (142, 0, "predictions", ["out0.0"], 1, ["out2.0"], []),
-                (143, 142, "predictions.dense", ["arg0"], 1, ["arg0"], []),
-                (144, 142, "predictions.LN", ["out0.0"], 1, ["arg0"], []),
-                (145, 142, "predictions.decoder", ["out1.0"], 1, ["arg0"], []),
-              (146, 0, "sop_classifier", ["out0.1"], 1, ["out0.0"], []),
-                (147, 146, "sop.classifier", ["arg0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 1
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "pretrain", ["batch"], 1, ["out1.0", "out2.0"], []),
-              (1, 0, "albert", ["arg0"], 2, ["out1.0", "out2.0"], []),
-                (2, 1, "emb", ["arg0"], 1, ["out3.0", "out1.0", "out2.0"], []),
-                  (3, 2, "emb.word", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "emb.token_type", ["batch"], 1, ["arg0"], []),
-                  (5, 2, "emb.position", ["batch"], 1, ["arg0"], []),
-                  (6, 2, "emb.LN", ["out0.0"], 1, ["arg0"], []),
-                (7, 1, "encoder", ["out0.0"], 1, ["out12.0"], []),
-                  (8, 7, "mapping_in", ["arg0"], 1, ["arg0"], []),
-                  (9, 7, "group0", ["out0.0"], 1, ["out0.0"], []),
-                    (10, 9, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (11, 10, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (12, 11, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (13, 11, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (14, 11, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (15, 11, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (16, 11, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (17, 10, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (18, 10, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (19, 10, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (20, 7, "group0", ["out1.0"], 1, ["out0.0"], []),
-                    (21, 20, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (22, 21, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (23, 22, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (24, 22, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (25, 22, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (26, 22, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (27, 22, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (28, 21, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (29, 21, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (30, 21, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (31, 7, "group0", ["out2.0"], 1, ["out0.0"], []),
-                    (32, 31, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (33, 32, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (34, 33, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (35, 33, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (36, 33, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (37, 33, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (38, 33, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (39, 32, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (40, 32, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (41, 32, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (42, 7, "group0", ["out3.0"], 1, ["out0.0"], []),
-                    (43, 42, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (44, 43, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (45, 44, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (46, 44, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (47, 44, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (48, 44, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (49, 44, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (50, 43, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (51, 43, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (52, 43, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (53, 7, "group0", ["out4.0"], 1, ["out0.0"], []),
-                    (54, 53, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (55, 54, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (56, 55, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (57, 55, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (58, 55, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (59, 55, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (60, 55, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (61, 54, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (62, 54, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (63, 54, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (64, 7, "group0", ["out5.0"], 1, ["out0.0"], []),
-                    (65, 64, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (66, 65, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (67, 66, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (68, 66, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (69, 66, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (70, 66, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (71, 66, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (72, 65, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (73, 65, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (74, 65, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (75, 7, "group0", ["out6.0"], 1, ["out0.0"], []),
-                    (76, 75, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (77, 76, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (78, 77, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (79, 77, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (80, 77, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (81, 77, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (82, 77, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (83, 76, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (84, 76, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (85, 76, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (86, 7, "group0", ["out7.0"], 1, ["out0.0"], []),
-                    (87, 86, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (88, 87, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (89, 88, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (90, 88, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (91, 88, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (92, 88, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (93, 88, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (94, 87, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (95, 87, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (96, 87, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (97, 7, "group0", ["out8.0"], 1, ["out0.0"], []),
-                    (98, 97, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (99, 98, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (100, 99, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (101, 99, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (102, 99, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (103, 99, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (104, 99, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (105, 98, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (106, 98, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (107, 98, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (108, 7, "group0", ["out9.0"], 1, ["out0.0"], []),
-                    (109, 108, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (110, 109, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (111, 110, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (112, 110, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (113, 110, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (114, 110, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (115, 110, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (116, 109, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (117, 109, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (118, 109, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (119, 7, "group0", ["out10.0"], 1, ["out0.0"], []),
-                    (120, 119, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (121, 120, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (122, 121, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (123, 121, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (124, 121, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (125, 121, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (126, 121, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (127, 120, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (128, 120, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (129, 120, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (130, 7, "group0", ["out11.0"], 1, ["out0.0"], []),
-                    (131, 130, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (132, 131, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (133, 132, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (134, 132, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (135, 132, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (136, 132, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (137, 132, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (138, 131, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (139, 131, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (140, 131, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                (141, 1, "pooler", ["out1.0"], 1, ["arg0"], []),
-              (142, 0, "predictions", ["out0.0"], 1, ["out2.0"], []),
-                (143, 142, "predictions.dense", ["arg0"], 1, ["arg0"], []),
-                (144, 142, "predictions.LN", ["out0.0"], 1, ["arg0"], []),
-                (145, 142, "predictions.decoder", ["out1.0"], 1, ["arg0"], []),
-              (146, 0, "sop_classifier", ["out0.1"], 1, ["out0.0"], []),
-                (147, 146, "sop.classifier", ["arg0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("eval", [  # step 2
-        dict(loss=[], calls=[  # pass 0
-            (0, None, "pretrain", ["batch"], 1, ["out1.0", "out2.0"], []),
-              (1, 0, "albert", ["arg0"], 2, ["out1.0", "out2.0"], []),
-                (2, 1, "emb", ["arg0"], 1, ["out3.0", "out1.0", "out2.0"], []),
-                  (3, 2, "emb.word", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "emb.token_type", ["batch"], 1, ["arg0"], []),
-                  (5, 2, "emb.position", ["batch"], 1, ["arg0"], []),
-                  (6, 2, "emb.LN", ["out0.0"], 1, ["arg0"], []),
-                (7, 1, "encoder", ["out0.0"], 1, ["out12.0"], []),
-                  (8, 7, "mapping_in", ["arg0"], 1, ["arg0"], []),
-                  (9, 7, "group0", ["out0.0"], 1, ["out0.0"], []),
-                    (10, 9, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (11, 10, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (12, 11, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (13, 11, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (14, 11, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (15, 11, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (16, 11, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (17, 10, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (18, 10, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (19, 10, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (20, 7, "group0", ["out1.0"], 1, ["out0.0"], []),
-                    (21, 20, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (22, 21, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (23, 22, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (24, 22, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (25, 22, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (26, 22, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (27, 22, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (28, 21, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (29, 21, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (30, 21, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (31, 7, "group0", ["out2.0"], 1, ["out0.0"], []),
-                    (32, 31, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (33, 32, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (34, 33, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (35, 33, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (36, 33, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (37, 33, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (38, 33, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (39, 32, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (40, 32, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (41, 32, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (42, 7, "group0", ["out3.0"], 1, ["out0.0"], []),
-                    (43, 42, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (44, 43, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (45, 44, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (46, 44, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (47, 44, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (48, 44, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (49, 44, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (50, 43, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (51, 43, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (52, 43, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (53, 7, "group0", ["out4.0"], 1, ["out0.0"], []),
-                    (54, 53, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (55, 54, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (56, 55, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (57, 55, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (58, 55, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (59, 55, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (60, 55, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (61, 54, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (62, 54, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (63, 54, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (64, 7, "group0", ["out5.0"], 1, ["out0.0"], []),
-                    (65, 64, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (66, 65, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (67, 66, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (68, 66, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (69, 66, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (70, 66, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (71, 66, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (72, 65, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (73, 65, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (74, 65, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (75, 7, "group0", ["out6.0"], 1, ["out0.0"], []),
-                    (76, 75, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (77, 76, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (78, 77, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (79, 77, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (80, 77, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (81, 77, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (82, 77, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (83, 76, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (84, 76, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (85, 76, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (86, 7, "group0", ["out7.0"], 1, ["out0.0"], []),
-                    (87, 86, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (88, 87, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (89, 88, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (90, 88, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (91, 88, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (92, 88, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (93, 88, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (94, 87, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (95, 87, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (96, 87, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (97, 7, "group0", ["out8.0"], 1, ["out0.0"], []),
-                    (98, 97, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (99, 98, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (100, 99, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (101, 99, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (102, 99, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (103, 99, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (104, 99, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (105, 98, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (106, 98, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (107, 98, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (108, 7, "group0", ["out9.0"], 1, ["out0.0"], []),
-                    (109, 108, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (110, 109, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (111, 110, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (112, 110, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (113, 110, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (114, 110, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (115, 110, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (116, 109, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (117, 109, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (118, 109, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (119, 7, "group0", ["out10.0"], 1, ["out0.0"], []),
-                    (120, 119, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (121, 120, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (122, 121, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (123, 121, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (124, 121, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (125, 121, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (126, 121, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (127, 120, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (128, 120, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (129, 120, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (130, 7, "group0", ["out11.0"], 1, ["out0.0"], []),
-                    (131, 130, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (132, 131, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (133, 132, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (134, 132, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (135, 132, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (136, 132, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (137, 132, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (138, 131, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (139, 131, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (140, 131, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                (141, 1, "pooler", ["out1.0"], 1, ["arg0"], []),
-              (142, 0, "predictions", ["out0.0"], 1, ["out2.0"], []),
-                (143, 142, "predictions.dense", ["arg0"], 1, ["arg0"], []),
-                (144, 142, "predictions.LN", ["out0.0"], 1, ["arg0"], []),
-                (145, 142, "predictions.decoder", ["out1.0"], 1, ["arg0"], []),
-              (146, 0, "sop_classifier", ["out0.1"], 1, ["out0.0"], []),
-                (147, 146, "sop.classifier", ["arg0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("accum", [  # step 3
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "pretrain", ["batch"], 1, ["out1.0", "out2.0"], []),
-              (1, 0, "albert", ["arg0"], 2, ["out1.0", "out2.0"], []),
-                (2, 1, "emb", ["arg0"], 1, ["out3.0", "out1.0", "out2.0"], []),
-                  (3, 2, "emb.word", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "emb.token_type", ["batch"], 1, ["arg0"], []),
-                  (5, 2, "emb.position", ["batch"], 1, ["arg0"], []),
-                  (6, 2, "emb.LN", ["out0.0"], 1, ["arg0"], []),
-                (7, 1, "encoder", ["out0.0"], 1, ["out12.0"], []),
-                  (8, 7, "mapping_in", ["arg0"], 1, ["arg0"], []),
-                  (9, 7, "group0", ["out0.0"], 1, ["out0.0"], []),
-                    (10, 9, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (11, 10, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (12, 11, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (13, 11, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (14, 11, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (15, 11, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (16, 11, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (17, 10, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (18, 10, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (19, 10, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (20, 7, "group0", ["out1.0"], 1, ["out0.0"], []),
-                    (21, 20, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (22, 21, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (23, 22, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (24, 22, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (25, 22, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (26, 22, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (27, 22, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (28, 21, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (29, 21, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (30, 21, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (31, 7, "group0", ["out2.0"], 1, ["out0.0"], []),
-                    (32, 31, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (33, 32, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (34, 33, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (35, 33, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (36, 33, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (37, 33, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (38, 33, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (39, 32, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (40, 32, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (41, 32, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (42, 7, "group0", ["out3.0"], 1, ["out0.0"], []),
-                    (43, 42, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (44, 43, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (45, 44, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (46, 44, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (47, 44, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (48, 44, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (49, 44, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (50, 43, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (51, 43, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (52, 43, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (53, 7, "group0", ["out4.0"], 1, ["out0.0"], []),
-                    (54, 53, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (55, 54, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (56, 55, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (57, 55, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (58, 55, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (59, 55, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (60, 55, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (61, 54, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (62, 54, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (63, 54, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (64, 7, "group0", ["out5.0"], 1, ["out0.0"], []),
-                    (65, 64, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (66, 65, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (67, 66, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (68, 66, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (69, 66, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (70, 66, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (71, 66, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (72, 65, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (73, 65, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (74, 65, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (75, 7, "group0", ["out6.0"], 1, ["out0.0"], []),
-                    (76, 75, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (77, 76, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (78, 77, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (79, 77, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (80, 77, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (81, 77, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (82, 77, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (83, 76, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (84, 76, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (85, 76, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (86, 7, "group0", ["out7.0"], 1, ["out0.0"], []),
-                    (87, 86, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (88, 87, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (89, 88, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (90, 88, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (91, 88, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (92, 88, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (93, 88, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (94, 87, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (95, 87, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (96, 87, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (97, 7, "group0", ["out8.0"], 1, ["out0.0"], []),
-                    (98, 97, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (99, 98, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (100, 99, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (101, 99, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (102, 99, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (103, 99, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (104, 99, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (105, 98, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (106, 98, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (107, 98, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (108, 7, "group0", ["out9.0"], 1, ["out0.0"], []),
-                    (109, 108, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (110, 109, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (111, 110, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (112, 110, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (113, 110, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (114, 110, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (115, 110, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (116, 109, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (117, 109, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (118, 109, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (119, 7, "group0", ["out10.0"], 1, ["out0.0"], []),
-                    (120, 119, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (121, 120, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (122, 121, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (123, 121, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (124, 121, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (125, 121, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (126, 121, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (127, 120, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (128, 120, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (129, 120, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (130, 7, "group0", ["out11.0"], 1, ["out0.0"], []),
-                    (131, 130, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (132, 131, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (133, 132, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (134, 132, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (135, 132, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (136, 132, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (137, 132, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (138, 131, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (139, 131, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (140, 131, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                (141, 1, "pooler", ["out1.0"], 1, ["arg0"], []),
-              (142, 0, "predictions", ["out0.0"], 1, ["out2.0"], []),
-                (143, 142, "predictions.dense", ["arg0"], 1, ["arg0"], []),
-                (144, 142, "predictions.LN", ["out0.0"], 1, ["arg0"], []),
-                (145, 142, "predictions.decoder", ["out1.0"], 1, ["arg0"], []),
-              (146, 0, "sop_classifier", ["out0.1"], 1, ["out0.0"], []),
-                (147, 146, "sop.classifier", ["arg0"], 1, ["arg0"], []),
-        ]),
-        dict(loss=[0], calls=[  # pass 1
-            (0, None, "pretrain", ["batch"], 1, ["out1.0", "out2.0"], []),
-              (1, 0, "albert", ["arg0"], 2, ["out1.0", "out2.0"], []),
-                (2, 1, "emb", ["arg0"], 1, ["out3.0", "out1.0", "out2.0"], []),
-                  (3, 2, "emb.word", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "emb.token_type", ["batch"], 1, ["arg0"], []),
-                  (5, 2, "emb.position", ["batch"], 1, ["arg0"], []),
-                  (6, 2, "emb.LN", ["out0.0"], 1, ["arg0"], []),
-                (7, 1, "encoder", ["out0.0"], 1, ["out12.0"], []),
-                  (8, 7, "mapping_in", ["arg0"], 1, ["arg0"], []),
-                  (9, 7, "group0", ["out0.0"], 1, ["out0.0"], []),
-                    (10, 9, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (11, 10, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (12, 11, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (13, 11, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (14, 11, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (15, 11, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (16, 11, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (17, 10, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (18, 10, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (19, 10, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (20, 7, "group0", ["out1.0"], 1, ["out0.0"], []),
-                    (21, 20, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (22, 21, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (23, 22, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (24, 22, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (25, 22, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (26, 22, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (27, 22, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (28, 21, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (29, 21, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (30, 21, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (31, 7, "group0", ["out2.0"], 1, ["out0.0"], []),
-                    (32, 31, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (33, 32, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (34, 33, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (35, 33, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (36, 33, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (37, 33, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (38, 33, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (39, 32, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (40, 32, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (41, 32, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (42, 7, "group0", ["out3.0"], 1, ["out0.0"], []),
-                    (43, 42, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (44, 43, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (45, 44, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (46, 44, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (47, 44, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (48, 44, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (49, 44, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (50, 43, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (51, 43, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (52, 43, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (53, 7, "group0", ["out4.0"], 1, ["out0.0"], []),
-                    (54, 53, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (55, 54, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (56, 55, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (57, 55, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (58, 55, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (59, 55, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (60, 55, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (61, 54, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (62, 54, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (63, 54, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (64, 7, "group0", ["out5.0"], 1, ["out0.0"], []),
-                    (65, 64, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (66, 65, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (67, 66, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (68, 66, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (69, 66, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (70, 66, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (71, 66, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (72, 65, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (73, 65, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (74, 65, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (75, 7, "group0", ["out6.0"], 1, ["out0.0"], []),
-                    (76, 75, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (77, 76, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (78, 77, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (79, 77, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (80, 77, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (81, 77, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (82, 77, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (83, 76, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (84, 76, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (85, 76, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (86, 7, "group0", ["out7.0"], 1, ["out0.0"], []),
-                    (87, 86, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (88, 87, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (89, 88, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (90, 88, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (91, 88, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (92, 88, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (93, 88, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (94, 87, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (95, 87, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (96, 87, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (97, 7, "group0", ["out8.0"], 1, ["out0.0"], []),
-                    (98, 97, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (99, 98, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (100, 99, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (101, 99, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (102, 99, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (103, 99, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (104, 99, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (105, 98, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (106, 98, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (107, 98, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (108, 7, "group0", ["out9.0"], 1, ["out0.0"], []),
-                    (109, 108, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (110, 109, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (111, 110, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (112, 110, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (113, 110, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (114, 110, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (115, 110, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (116, 109, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (117, 109, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (118, 109, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (119, 7, "group0", ["out10.0"], 1, ["out0.0"], []),
-                    (120, 119, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (121, 120, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (122, 121, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (123, 121, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (124, 121, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (125, 121, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (126, 121, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (127, 120, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (128, 120, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (129, 120, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                  (130, 7, "group0", ["out11.0"], 1, ["out0.0"], []),
-                    (131, 130, "layer0", ["arg0"], 1, ["out3.0", "out0.0"], []),
-                      (132, 131, "layer0.attn", ["arg0"], 1, ["out4.0", "out0.0", "out1.0", "arg0"], []),
-                        (133, 132, "layer0.attn.query", ["arg0"], 1, ["arg0"], []),
-                        (134, 132, "layer0.attn.key", ["arg0"], 1, ["arg0"], []),
-                        (135, 132, "layer0.attn.value", ["arg0"], 1, ["arg0"], []),
-                        (136, 132, "layer0.attn.dense", ["out2.0"], 1, ["arg0"], []),
-                        (137, 132, "layer0.attn.LN", ["out3.0"], 1, ["arg0"], []),
-                      (138, 131, "layer0.ffn", ["out0.0"], 1, ["arg0"], []),
-                      (139, 131, "layer0.ffn_output", ["out1.0"], 1, ["arg0"], []),
-                      (140, 131, "layer0.full_LN", ["out2.0"], 1, ["arg0"], []),
-                (141, 1, "pooler", ["out1.0"], 1, ["arg0"], []),
-              (142, 0, "predictions", ["out0.0"], 1, ["out2.0"], []),
-                (143, 142, "predictions.dense", ["arg0"], 1, ["arg0"], []),
-                (144, 142, "predictions.LN", ["out0.0"], 1, ["arg0"], []),
-                (145, 142, "predictions.decoder", ["out1.0"], 1, ["arg0"], []),
-              (146, 0, "sop_classifier", ["out0.1"], 1, ["out0.0"], []),
-                (147, 146, "sop.classifier", ["arg0"], 1, ["arg0"], []),
+            (0, None, "AlbertForMaskedLM", [], 2, ["out1.0"], ["alias1=out1.0"]),
+              (1, 0, "albert", [], 1, [], ["alias0=out1.0"]),
+                (2, 1, "albert.embeddings", ["batch"], 1, [], ["alias0=out4.0"]),
+                  (3, 2, "word_embeddings", ["batch"], 1, [], []),
+                  (4, 2, "token_type_embeddings", ["batch"], 1, [], []),
+                  (5, 2, "position_embeddings", ["batch"], 1, [], []),
+                  (6, 2, "embeddings.LayerNorm", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                  (7, 2, "embeddings.dropout", ["out3.0"], 1, [], ["alias0=arg0"]),
+                (8, 1, "albert.encoder", ["out0.0"], 1, [], ["alias0=out3.0"]),
+                  (9, 8, "embedding_hidden_mappin", ["arg0"], 1, ["arg0"], []),
+                  (10, 8, "albert_layer_groups.0", ["out0.0"], 1, [], ["alias0=out0.0"]),
+                    (11, 10, "a0.albert_layers.0", ["arg0"], 1, [], ["alias0=out4.0"]),
+                      (12, 11, "a0.attention", ["arg0"], 1, [], ["alias0=out5.0"]),
+                        (13, 12, "a0.attention.query", ["arg0"], 1, ["arg0"], []),
+                        (14, 12, "a0.attention.key", ["arg0"], 1, ["arg0"], []),
+                        (15, 12, "a0.attention.value", ["arg0"], 1, ["arg0"], []),
+                        (16, 12, "a0.attention.dense", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                        (17, 12, "output_dropout", ["out3.0"], 1, [], ["alias0=arg0"]),
+                        (18, 12, "a0.attention.LayerNorm", ["arg0+out4.0"], 1, ["arg0"], []),
+                      (19, 11, "a0.albert_layers.0.ffn", ["out0.0"], 1, ["arg0"], []),
+                      (20, 11, "a0.activation", ["out1.0"], 1, ["arg0"], []),
+                      (21, 11, "a0.ffn_output", ["out2.0"], 1, ["arg0"], []),
+                      (22, 11, "a0.full_layer_layer_nor", ["out0.0+out3.0"], 1, ["arg0"], []),
+                  (23, 8, "albert_layer_groups.0", ["out1.0"], 1, [], ["alias0=out0.0"]),
+                    (24, 23, "a0.albert_layers.0", ["arg0"], 1, [], ["alias0=out4.0"]),
+                      (25, 24, "a0.attention", ["arg0"], 1, [], ["alias0=out5.0"]),
+                        (26, 25, "a0.attention.query", ["arg0"], 1, ["arg0"], []),
+                        (27, 25, "a0.attention.key", ["arg0"], 1, ["arg0"], []),
+                        (28, 25, "a0.attention.value", ["arg0"], 1, ["arg0"], []),
+                        (29, 25, "a0.attention.dense", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                        (30, 25, "output_dropout", ["out3.0"], 1, [], ["alias0=arg0"]),
+                        (31, 25, "a0.attention.LayerNorm", ["arg0+out4.0"], 1, ["arg0"], []),
+                      (32, 24, "a0.albert_layers.0.ffn", ["out0.0"], 1, ["arg0"], []),
+                      (33, 24, "a0.activation", ["out1.0"], 1, ["arg0"], []),
+                      (34, 24, "a0.ffn_output", ["out2.0"], 1, ["arg0"], []),
+                      (35, 24, "a0.full_layer_layer_nor", ["out0.0+out3.0"], 1, ["arg0"], []),
+                  (36, 8, "albert_layer_groups.0", ["out2.0"], 1, [], ["alias0=out0.0"]),
+                    (37, 36, "a0.albert_layers.0", ["arg0"], 1, [], ["alias0=out4.0"]),
+                      (38, 37, "a0.attention", ["arg0"], 1, [], ["alias0=out5.0"]),
+                        (39, 38, "a0.attention.query", ["arg0"], 1, ["arg0"], []),
+                        (40, 38, "a0.attention.key", ["arg0"], 1, ["arg0"], []),
+                        (41, 38, "a0.attention.value", ["arg0"], 1, ["arg0"], []),
+                        (42, 38, "a0.attention.dense", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                        (43, 38, "output_dropout", ["out3.0"], 1, [], ["alias0=arg0"]),
+                        (44, 38, "a0.attention.LayerNorm", ["arg0+out4.0"], 1, ["arg0"], []),
+                      (45, 37, "a0.albert_layers.0.ffn", ["out0.0"], 1, ["arg0"], []),
+                      (46, 37, "a0.activation", ["out1.0"], 1, ["arg0"], []),
+                      (47, 37, "a0.ffn_output", ["out2.0"], 1, ["arg0"], []),
+                      (48, 37, "a0.full_layer_layer_nor", ["out0.0+out3.0"], 1, ["arg0"], []),
+              (49, 0, "predictions", ["out0.0"], 1, [], ["alias0=out3.0"]),
+                (50, 49, "predictions.dense", ["arg0"], 1, ["arg0"], []),
+                (51, 49, "predictions.activation", ["out0.0"], 1, ["arg0"], []),
+                (52, 49, "predictions.LayerNorm", ["out1.0"], 1, ["arg0"], []),
+                (53, 49, "predictions.decoder", ["out2.0"], 1, ["arg0"], []),
         ]),
     ]),
 ]
@@ -1006,9 +306,16 @@ class Pass:
         self.calls = []
         self.children = {}
         for ci, parent, mod, inputs, n_out, uses, flags in spec["calls"]:
+            # an input is "REF", "REF+REF..." (a parameter-free op of the caller
+            # over the terms, e.g. a residual sum) or "kw=..." (a keyword input)
             c = dict(module=MODULE_IDS[mod], parent=-1 if parent is None else parent, n_out=n_out,
-                     inputs=[parse_ref(r) for r in inputs], uses=[parse_ref(r) for r in uses],
-                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1)
+                     inputs=[(r.startswith("kw="), [parse_ref(t) for t in r[3 * r.startswith("kw="):].split("+")])
+                             for r in inputs], uses=[parse_ref(r) for r in uses],
+                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
+                     nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     nosave="nosave" in flags,
+                     alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
+                            for f in flags if f.startswith("alias")})
             for f in flags:
                 if f.startswith("ckpt="):
                     c["ckpt"] = f[5:]
@@ -1303,11 +610,11 @@ class Runner:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
 
-    def invoke(self, x, ci, args):
+    def invoke(self, x, ci, args, kwargs=None):
         mod = self.mods[x.p.calls[ci]["module"]]
         mod.pending.append((x, ci))
         try:
-            outs = mod(*args)
+            outs = mod(*args, **(kwargs or {}))
         finally:
             if mod.pending and mod.pending[-1] == (x, ci):  # its forward never ran
                 mod.pending.pop()
@@ -1315,11 +622,11 @@ class Runner:
             x.out[(ci, j)] = t
         return outs
 
-    def call(self, x, ci, args):
+    def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
         if ck == "none":
-            return self.invoke(x, ci, args)
+            return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
         def run_function(*a):
@@ -1351,13 +658,21 @@ class Runner:
         x.win[ci] = args
         for j in p.children.get(ci, []):
             ch = p.calls[j]
-            cargs = tuple(self.resolve(x, ci, r) for r in ch["inputs"])
+            cargs, ckw = [], {}
+            for is_kw, terms in ch["inputs"]:
+                ts = [self.resolve(x, ci, r) for r in terms]
+                t = ts[0] if len(ts) == 1 else MixFunction.apply(*ts)
+                if is_kw:
+                    ckw["kw%d" % len(ckw)] = t
+                else:
+                    cargs.append(t)
+            cargs = tuple(cargs)
             try:
                 if ch["no_grad"]:
                     with torch.no_grad():
-                        self.call(x, j, cargs)
+                        self.call(x, j, cargs, ckw)
                 else:
-                    self.call(x, j, cargs)
+                    self.call(x, j, cargs, ckw)
             except ScenarioRaise as e:
                 if e.catcher_call == ci:
                     continue  # caught here: the body goes on with its next child call
@@ -1371,7 +686,16 @@ class Runner:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
-        return ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        if len(c["alias"]) < c["n_out"]:
+            mod.zo_nosave = c["nosave"]
+            outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        else:
+            outs = (None,) * c["n_out"]
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        if c["nograd"]:  # outputs that never require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 
@@ -1394,7 +718,7 @@ class Runner:
         self.line("FWD g=%d" % p.num)
         x = Execution(p)
         c0 = p.calls[0]
-        args = tuple(self.resolve(x, -1, r) for r in c0["inputs"])
+        args = tuple(self.resolve(x, -1, terms[0]) for _, terms in c0["inputs"])  # batch / batch_rg
         try:
             if evalmode or c0["no_grad"]:
                 with torch.no_grad():
@@ -1519,16 +843,33 @@ class ModuleOp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rt, module, n_out, *inputs):
         outs = tuple(torch.zeros(1) for _ in range(n_out))
-        ctx.save_for_backward(outs[0])
+        ctx.nosave = getattr(module, "zo_nosave", False)  # nosave: the op saves nothing
+        if not ctx.nosave:
+            ctx.save_for_backward(outs[0])
         ctx.shapes = [t.shape for t in inputs]
         ctx.rt, ctx.module = rt, module
         return outs
 
     @staticmethod
     def backward(ctx, *grads):
-        _ = ctx.saved_tensors
+        if not ctx.nosave:
+            _ = ctx.saved_tensors
         ctx.rt.check_i4(ctx.module, "backward")
         return (None, None, None) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
+class MixFunction(torch.autograd.Function):
+    """A mixed input: the caller's parameter-free op (a residual sum) over
+    its terms, one node with an edge to each term that requires grad."""
+
+    @staticmethod
+    def forward(ctx, *terms):
+        ctx.shapes = [t.shape for t in terms]
+        return torch.zeros(1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(torch.zeros(s) for s in ctx.shapes)
 
 
 class LossFunction(torch.autograd.Function):

@@ -5,10 +5,7 @@ Source:     corpus/models/gpt2.scn
 Made by:    zofuzz export corpus/models/gpt2.scn --to deepspeed -o
             corpus/deepspeed/models-gpt2.py
 Simulator:  policy reset-on-forward (DeepSpeed upstream's counters), torch
-            2.x, deepspeed 0.19: invariant I3 violated: step 2, event 5715, at
-            after eval forward, module -, param 0, policy reset-on-forward:
-            not released: non-persistent parameter 0 still AVAILABLE (0 active
-            modules)
+            2.x, deepspeed 0.19: all invariants hold
             (under the scenario's own policy per-call: all invariants hold)
 Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python models-gpt2.py
             (--hooks-only: DeepSpeed's bare hooks, deepspeed.initialize without
@@ -21,11 +18,6 @@ Checked: I1 ds_grads_remaining never negative; I3 every non-persistent
 parameter NOT_AVAILABLE after each backward (engine.backward), eval forward
 and optimizer step (DeepSpeed's "expected to be released" error counts);
 I4 a module's op only computes with AVAILABLE parameters.
-
-Adapted from the scenario:
-- world size 8 -> 1 (one process)
-- numels and finite thresholds divided by 30: 124439808 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib
@@ -82,9 +74,10 @@ class Block(torch.nn.Module):
         self.pset = []  # parameters its op reads (own, external/tied, a z3 leaf's subtree)
         self.pending = []  # (execution, call index) of the next forward
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
-        return RUN.body(x, ci, args)
+        # keyword inputs (hook D does not see them) follow the positional ones
+        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
 
 
 # ----------------------------------------------------------------------
@@ -93,293 +86,93 @@ class Block(torch.nn.Module):
 
 # DeepSpeed's stage3_* settings, in elements
 THRESHOLDS = {
-    "param_persistence_threshold": 3333,
+    "param_persistence_threshold": 0,
     "model_persistence_threshold": 10**15,  # infinite
-    "prefetch_bucket_size": 1666666,
-    "max_live_parameters": 33333333,
-    "max_reuse_distance": 33333333,
+    "prefetch_bucket_size": 50000000,
+    "max_live_parameters": 1000000000,
+    "max_reuse_distance": 1000000000,
 }
 
 
 def build_model():
     """The module tree (ids in registration order, as named_modules() lists
     them), then the parameters (registered after every module, in .scn order;
-    float32, numel as in the scenario divided by the scaling factor above)."""
-    model = Block("lm", 0)  # module 0
+    float32, numel as in the scenario)."""
+    model = Block("GPT2LMHeadModel", 0)  # module 0
     model.transformer = Block("transformer", 1)  # module 1
-    model.transformer.wte = Block("wte", 2)  # module 2
-    model.transformer.wpe = Block("wpe", 3)  # module 3
-    model.transformer.h_0 = Block("h.0", 4)  # module 4
-    model.transformer.h_0.ln_1 = Block("h.0.ln_1", 5)  # module 5
-    model.transformer.h_0.attn = Block("h.0.attn", 6)  # module 6
-    model.transformer.h_0.attn.c_attn = Block("h.0.attn.c_attn", 7)  # module 7
-    model.transformer.h_0.attn.c_proj = Block("h.0.attn.c_proj", 8)  # module 8
-    model.transformer.h_0.ln_2 = Block("h.0.ln_2", 9)  # module 9
-    model.transformer.h_0.mlp = Block("h.0.mlp", 10)  # module 10
-    model.transformer.h_0.mlp.c_fc = Block("h.0.mlp.c_fc", 11)  # module 11
-    model.transformer.h_0.mlp.c_proj = Block("h.0.mlp.c_proj", 12)  # module 12
-    model.transformer.h_1 = Block("h.1", 13)  # module 13
-    model.transformer.h_1.ln_1 = Block("h.1.ln_1", 14)  # module 14
-    model.transformer.h_1.attn = Block("h.1.attn", 15)  # module 15
-    model.transformer.h_1.attn.c_attn = Block("h.1.attn.c_attn", 16)  # module 16
-    model.transformer.h_1.attn.c_proj = Block("h.1.attn.c_proj", 17)  # module 17
-    model.transformer.h_1.ln_2 = Block("h.1.ln_2", 18)  # module 18
-    model.transformer.h_1.mlp = Block("h.1.mlp", 19)  # module 19
-    model.transformer.h_1.mlp.c_fc = Block("h.1.mlp.c_fc", 20)  # module 20
-    model.transformer.h_1.mlp.c_proj = Block("h.1.mlp.c_proj", 21)  # module 21
-    model.transformer.h_2 = Block("h.2", 22)  # module 22
-    model.transformer.h_2.ln_1 = Block("h.2.ln_1", 23)  # module 23
-    model.transformer.h_2.attn = Block("h.2.attn", 24)  # module 24
-    model.transformer.h_2.attn.c_attn = Block("h.2.attn.c_attn", 25)  # module 25
-    model.transformer.h_2.attn.c_proj = Block("h.2.attn.c_proj", 26)  # module 26
-    model.transformer.h_2.ln_2 = Block("h.2.ln_2", 27)  # module 27
-    model.transformer.h_2.mlp = Block("h.2.mlp", 28)  # module 28
-    model.transformer.h_2.mlp.c_fc = Block("h.2.mlp.c_fc", 29)  # module 29
-    model.transformer.h_2.mlp.c_proj = Block("h.2.mlp.c_proj", 30)  # module 30
-    model.transformer.h_3 = Block("h.3", 31)  # module 31
-    model.transformer.h_3.ln_1 = Block("h.3.ln_1", 32)  # module 32
-    model.transformer.h_3.attn = Block("h.3.attn", 33)  # module 33
-    model.transformer.h_3.attn.c_attn = Block("h.3.attn.c_attn", 34)  # module 34
-    model.transformer.h_3.attn.c_proj = Block("h.3.attn.c_proj", 35)  # module 35
-    model.transformer.h_3.ln_2 = Block("h.3.ln_2", 36)  # module 36
-    model.transformer.h_3.mlp = Block("h.3.mlp", 37)  # module 37
-    model.transformer.h_3.mlp.c_fc = Block("h.3.mlp.c_fc", 38)  # module 38
-    model.transformer.h_3.mlp.c_proj = Block("h.3.mlp.c_proj", 39)  # module 39
-    model.transformer.h_4 = Block("h.4", 40)  # module 40
-    model.transformer.h_4.ln_1 = Block("h.4.ln_1", 41)  # module 41
-    model.transformer.h_4.attn = Block("h.4.attn", 42)  # module 42
-    model.transformer.h_4.attn.c_attn = Block("h.4.attn.c_attn", 43)  # module 43
-    model.transformer.h_4.attn.c_proj = Block("h.4.attn.c_proj", 44)  # module 44
-    model.transformer.h_4.ln_2 = Block("h.4.ln_2", 45)  # module 45
-    model.transformer.h_4.mlp = Block("h.4.mlp", 46)  # module 46
-    model.transformer.h_4.mlp.c_fc = Block("h.4.mlp.c_fc", 47)  # module 47
-    model.transformer.h_4.mlp.c_proj = Block("h.4.mlp.c_proj", 48)  # module 48
-    model.transformer.h_5 = Block("h.5", 49)  # module 49
-    model.transformer.h_5.ln_1 = Block("h.5.ln_1", 50)  # module 50
-    model.transformer.h_5.attn = Block("h.5.attn", 51)  # module 51
-    model.transformer.h_5.attn.c_attn = Block("h.5.attn.c_attn", 52)  # module 52
-    model.transformer.h_5.attn.c_proj = Block("h.5.attn.c_proj", 53)  # module 53
-    model.transformer.h_5.ln_2 = Block("h.5.ln_2", 54)  # module 54
-    model.transformer.h_5.mlp = Block("h.5.mlp", 55)  # module 55
-    model.transformer.h_5.mlp.c_fc = Block("h.5.mlp.c_fc", 56)  # module 56
-    model.transformer.h_5.mlp.c_proj = Block("h.5.mlp.c_proj", 57)  # module 57
-    model.transformer.h_6 = Block("h.6", 58)  # module 58
-    model.transformer.h_6.ln_1 = Block("h.6.ln_1", 59)  # module 59
-    model.transformer.h_6.attn = Block("h.6.attn", 60)  # module 60
-    model.transformer.h_6.attn.c_attn = Block("h.6.attn.c_attn", 61)  # module 61
-    model.transformer.h_6.attn.c_proj = Block("h.6.attn.c_proj", 62)  # module 62
-    model.transformer.h_6.ln_2 = Block("h.6.ln_2", 63)  # module 63
-    model.transformer.h_6.mlp = Block("h.6.mlp", 64)  # module 64
-    model.transformer.h_6.mlp.c_fc = Block("h.6.mlp.c_fc", 65)  # module 65
-    model.transformer.h_6.mlp.c_proj = Block("h.6.mlp.c_proj", 66)  # module 66
-    model.transformer.h_7 = Block("h.7", 67)  # module 67
-    model.transformer.h_7.ln_1 = Block("h.7.ln_1", 68)  # module 68
-    model.transformer.h_7.attn = Block("h.7.attn", 69)  # module 69
-    model.transformer.h_7.attn.c_attn = Block("h.7.attn.c_attn", 70)  # module 70
-    model.transformer.h_7.attn.c_proj = Block("h.7.attn.c_proj", 71)  # module 71
-    model.transformer.h_7.ln_2 = Block("h.7.ln_2", 72)  # module 72
-    model.transformer.h_7.mlp = Block("h.7.mlp", 73)  # module 73
-    model.transformer.h_7.mlp.c_fc = Block("h.7.mlp.c_fc", 74)  # module 74
-    model.transformer.h_7.mlp.c_proj = Block("h.7.mlp.c_proj", 75)  # module 75
-    model.transformer.h_8 = Block("h.8", 76)  # module 76
-    model.transformer.h_8.ln_1 = Block("h.8.ln_1", 77)  # module 77
-    model.transformer.h_8.attn = Block("h.8.attn", 78)  # module 78
-    model.transformer.h_8.attn.c_attn = Block("h.8.attn.c_attn", 79)  # module 79
-    model.transformer.h_8.attn.c_proj = Block("h.8.attn.c_proj", 80)  # module 80
-    model.transformer.h_8.ln_2 = Block("h.8.ln_2", 81)  # module 81
-    model.transformer.h_8.mlp = Block("h.8.mlp", 82)  # module 82
-    model.transformer.h_8.mlp.c_fc = Block("h.8.mlp.c_fc", 83)  # module 83
-    model.transformer.h_8.mlp.c_proj = Block("h.8.mlp.c_proj", 84)  # module 84
-    model.transformer.h_9 = Block("h.9", 85)  # module 85
-    model.transformer.h_9.ln_1 = Block("h.9.ln_1", 86)  # module 86
-    model.transformer.h_9.attn = Block("h.9.attn", 87)  # module 87
-    model.transformer.h_9.attn.c_attn = Block("h.9.attn.c_attn", 88)  # module 88
-    model.transformer.h_9.attn.c_proj = Block("h.9.attn.c_proj", 89)  # module 89
-    model.transformer.h_9.ln_2 = Block("h.9.ln_2", 90)  # module 90
-    model.transformer.h_9.mlp = Block("h.9.mlp", 91)  # module 91
-    model.transformer.h_9.mlp.c_fc = Block("h.9.mlp.c_fc", 92)  # module 92
-    model.transformer.h_9.mlp.c_proj = Block("h.9.mlp.c_proj", 93)  # module 93
-    model.transformer.h_10 = Block("h.10", 94)  # module 94
-    model.transformer.h_10.ln_1 = Block("h.10.ln_1", 95)  # module 95
-    model.transformer.h_10.attn = Block("h.10.attn", 96)  # module 96
-    model.transformer.h_10.attn.c_attn = Block("h.10.attn.c_attn", 97)  # module 97
-    model.transformer.h_10.attn.c_proj = Block("h.10.attn.c_proj", 98)  # module 98
-    model.transformer.h_10.ln_2 = Block("h.10.ln_2", 99)  # module 99
-    model.transformer.h_10.mlp = Block("h.10.mlp", 100)  # module 100
-    model.transformer.h_10.mlp.c_fc = Block("h.10.mlp.c_fc", 101)  # module 101
-    model.transformer.h_10.mlp.c_proj = Block("h.10.mlp.c_proj", 102)  # module 102
-    model.transformer.h_11 = Block("h.11", 103)  # module 103
-    model.transformer.h_11.ln_1 = Block("h.11.ln_1", 104)  # module 104
-    model.transformer.h_11.attn = Block("h.11.attn", 105)  # module 105
-    model.transformer.h_11.attn.c_attn = Block("h.11.attn.c_attn", 106)  # module 106
-    model.transformer.h_11.attn.c_proj = Block("h.11.attn.c_proj", 107)  # module 107
-    model.transformer.h_11.ln_2 = Block("h.11.ln_2", 108)  # module 108
-    model.transformer.h_11.mlp = Block("h.11.mlp", 109)  # module 109
-    model.transformer.h_11.mlp.c_fc = Block("h.11.mlp.c_fc", 110)  # module 110
-    model.transformer.h_11.mlp.c_proj = Block("h.11.mlp.c_proj", 111)  # module 111
-    model.transformer.ln_f = Block("ln_f", 112)  # module 112
-    model.lm_head = Block("lm_head", 113)  # module 113
-    model.transformer.wte.w = torch.nn.Parameter(torch.zeros(1286579))  # param 0 wte.w
-    model.transformer.wpe.w = torch.nn.Parameter(torch.zeros(26214))  # param 1 wpe.w
-    model.transformer.h_0.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 2 h.0.ln_1.w
-    model.transformer.h_0.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 3 h.0.ln_1.b
-    model.transformer.h_0.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 4 h.0.attn.c_attn.w
-    model.transformer.h_0.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 5 h.0.attn.c_attn.b
-    model.transformer.h_0.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 6 h.0.attn.c_proj.w
-    model.transformer.h_0.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 7 h.0.attn.c_proj.b
-    model.transformer.h_0.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 8 h.0.ln_2.w
-    model.transformer.h_0.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 9 h.0.ln_2.b
-    model.transformer.h_0.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 10 h.0.mlp.c_fc.w
-    model.transformer.h_0.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 11 h.0.mlp.c_fc.b
-    model.transformer.h_0.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 12 h.0.mlp.c_proj.w
-    model.transformer.h_0.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 13 h.0.mlp.c_proj.b
-    model.transformer.h_1.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 14 h.1.ln_1.w
-    model.transformer.h_1.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 15 h.1.ln_1.b
-    model.transformer.h_1.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 16 h.1.attn.c_attn.w
-    model.transformer.h_1.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 17 h.1.attn.c_attn.b
-    model.transformer.h_1.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 18 h.1.attn.c_proj.w
-    model.transformer.h_1.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 19 h.1.attn.c_proj.b
-    model.transformer.h_1.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 20 h.1.ln_2.w
-    model.transformer.h_1.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 21 h.1.ln_2.b
-    model.transformer.h_1.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 22 h.1.mlp.c_fc.w
-    model.transformer.h_1.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 23 h.1.mlp.c_fc.b
-    model.transformer.h_1.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 24 h.1.mlp.c_proj.w
-    model.transformer.h_1.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 25 h.1.mlp.c_proj.b
-    model.transformer.h_2.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 26 h.2.ln_1.w
-    model.transformer.h_2.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 27 h.2.ln_1.b
-    model.transformer.h_2.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 28 h.2.attn.c_attn.w
-    model.transformer.h_2.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 29 h.2.attn.c_attn.b
-    model.transformer.h_2.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 30 h.2.attn.c_proj.w
-    model.transformer.h_2.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 31 h.2.attn.c_proj.b
-    model.transformer.h_2.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 32 h.2.ln_2.w
-    model.transformer.h_2.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 33 h.2.ln_2.b
-    model.transformer.h_2.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 34 h.2.mlp.c_fc.w
-    model.transformer.h_2.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 35 h.2.mlp.c_fc.b
-    model.transformer.h_2.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 36 h.2.mlp.c_proj.w
-    model.transformer.h_2.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 37 h.2.mlp.c_proj.b
-    model.transformer.h_3.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 38 h.3.ln_1.w
-    model.transformer.h_3.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 39 h.3.ln_1.b
-    model.transformer.h_3.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 40 h.3.attn.c_attn.w
-    model.transformer.h_3.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 41 h.3.attn.c_attn.b
-    model.transformer.h_3.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 42 h.3.attn.c_proj.w
-    model.transformer.h_3.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 43 h.3.attn.c_proj.b
-    model.transformer.h_3.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 44 h.3.ln_2.w
-    model.transformer.h_3.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 45 h.3.ln_2.b
-    model.transformer.h_3.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 46 h.3.mlp.c_fc.w
-    model.transformer.h_3.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 47 h.3.mlp.c_fc.b
-    model.transformer.h_3.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 48 h.3.mlp.c_proj.w
-    model.transformer.h_3.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 49 h.3.mlp.c_proj.b
-    model.transformer.h_4.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 50 h.4.ln_1.w
-    model.transformer.h_4.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 51 h.4.ln_1.b
-    model.transformer.h_4.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 52 h.4.attn.c_attn.w
-    model.transformer.h_4.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 53 h.4.attn.c_attn.b
-    model.transformer.h_4.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 54 h.4.attn.c_proj.w
-    model.transformer.h_4.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 55 h.4.attn.c_proj.b
-    model.transformer.h_4.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 56 h.4.ln_2.w
-    model.transformer.h_4.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 57 h.4.ln_2.b
-    model.transformer.h_4.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 58 h.4.mlp.c_fc.w
-    model.transformer.h_4.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 59 h.4.mlp.c_fc.b
-    model.transformer.h_4.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 60 h.4.mlp.c_proj.w
-    model.transformer.h_4.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 61 h.4.mlp.c_proj.b
-    model.transformer.h_5.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 62 h.5.ln_1.w
-    model.transformer.h_5.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 63 h.5.ln_1.b
-    model.transformer.h_5.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 64 h.5.attn.c_attn.w
-    model.transformer.h_5.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 65 h.5.attn.c_attn.b
-    model.transformer.h_5.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 66 h.5.attn.c_proj.w
-    model.transformer.h_5.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 67 h.5.attn.c_proj.b
-    model.transformer.h_5.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 68 h.5.ln_2.w
-    model.transformer.h_5.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 69 h.5.ln_2.b
-    model.transformer.h_5.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 70 h.5.mlp.c_fc.w
-    model.transformer.h_5.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 71 h.5.mlp.c_fc.b
-    model.transformer.h_5.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 72 h.5.mlp.c_proj.w
-    model.transformer.h_5.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 73 h.5.mlp.c_proj.b
-    model.transformer.h_6.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 74 h.6.ln_1.w
-    model.transformer.h_6.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 75 h.6.ln_1.b
-    model.transformer.h_6.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 76 h.6.attn.c_attn.w
-    model.transformer.h_6.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 77 h.6.attn.c_attn.b
-    model.transformer.h_6.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 78 h.6.attn.c_proj.w
-    model.transformer.h_6.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 79 h.6.attn.c_proj.b
-    model.transformer.h_6.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 80 h.6.ln_2.w
-    model.transformer.h_6.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 81 h.6.ln_2.b
-    model.transformer.h_6.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 82 h.6.mlp.c_fc.w
-    model.transformer.h_6.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 83 h.6.mlp.c_fc.b
-    model.transformer.h_6.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 84 h.6.mlp.c_proj.w
-    model.transformer.h_6.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 85 h.6.mlp.c_proj.b
-    model.transformer.h_7.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 86 h.7.ln_1.w
-    model.transformer.h_7.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 87 h.7.ln_1.b
-    model.transformer.h_7.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 88 h.7.attn.c_attn.w
-    model.transformer.h_7.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 89 h.7.attn.c_attn.b
-    model.transformer.h_7.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 90 h.7.attn.c_proj.w
-    model.transformer.h_7.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 91 h.7.attn.c_proj.b
-    model.transformer.h_7.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 92 h.7.ln_2.w
-    model.transformer.h_7.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 93 h.7.ln_2.b
-    model.transformer.h_7.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 94 h.7.mlp.c_fc.w
-    model.transformer.h_7.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 95 h.7.mlp.c_fc.b
-    model.transformer.h_7.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 96 h.7.mlp.c_proj.w
-    model.transformer.h_7.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 97 h.7.mlp.c_proj.b
-    model.transformer.h_8.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 98 h.8.ln_1.w
-    model.transformer.h_8.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 99 h.8.ln_1.b
-    model.transformer.h_8.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 100 h.8.attn.c_attn.w
-    model.transformer.h_8.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 101 h.8.attn.c_attn.b
-    model.transformer.h_8.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 102 h.8.attn.c_proj.w
-    model.transformer.h_8.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 103 h.8.attn.c_proj.b
-    model.transformer.h_8.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 104 h.8.ln_2.w
-    model.transformer.h_8.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 105 h.8.ln_2.b
-    model.transformer.h_8.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 106 h.8.mlp.c_fc.w
-    model.transformer.h_8.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 107 h.8.mlp.c_fc.b
-    model.transformer.h_8.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 108 h.8.mlp.c_proj.w
-    model.transformer.h_8.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 109 h.8.mlp.c_proj.b
-    model.transformer.h_9.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 110 h.9.ln_1.w
-    model.transformer.h_9.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 111 h.9.ln_1.b
-    model.transformer.h_9.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 112 h.9.attn.c_attn.w
-    model.transformer.h_9.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 113 h.9.attn.c_attn.b
-    model.transformer.h_9.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 114 h.9.attn.c_proj.w
-    model.transformer.h_9.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 115 h.9.attn.c_proj.b
-    model.transformer.h_9.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 116 h.9.ln_2.w
-    model.transformer.h_9.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 117 h.9.ln_2.b
-    model.transformer.h_9.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 118 h.9.mlp.c_fc.w
-    model.transformer.h_9.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 119 h.9.mlp.c_fc.b
-    model.transformer.h_9.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 120 h.9.mlp.c_proj.w
-    model.transformer.h_9.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 121 h.9.mlp.c_proj.b
-    model.transformer.h_10.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 122 h.10.ln_1.w
-    model.transformer.h_10.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 123 h.10.ln_1.b
-    model.transformer.h_10.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 124 h.10.attn.c_attn.w
-    model.transformer.h_10.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 125 h.10.attn.c_attn.b
-    model.transformer.h_10.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 126 h.10.attn.c_proj.w
-    model.transformer.h_10.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 127 h.10.attn.c_proj.b
-    model.transformer.h_10.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 128 h.10.ln_2.w
-    model.transformer.h_10.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 129 h.10.ln_2.b
-    model.transformer.h_10.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 130 h.10.mlp.c_fc.w
-    model.transformer.h_10.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 131 h.10.mlp.c_fc.b
-    model.transformer.h_10.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 132 h.10.mlp.c_proj.w
-    model.transformer.h_10.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 133 h.10.mlp.c_proj.b
-    model.transformer.h_11.ln_1.w = torch.nn.Parameter(torch.zeros(25))  # param 134 h.11.ln_1.w
-    model.transformer.h_11.ln_1.b = torch.nn.Parameter(torch.zeros(25))  # param 135 h.11.ln_1.b
-    model.transformer.h_11.attn.c_attn.w = torch.nn.Parameter(torch.zeros(58982))  # param 136 h.11.attn.c_attn.w
-    model.transformer.h_11.attn.c_attn.b = torch.nn.Parameter(torch.zeros(76))  # param 137 h.11.attn.c_attn.b
-    model.transformer.h_11.attn.c_proj.w = torch.nn.Parameter(torch.zeros(19660))  # param 138 h.11.attn.c_proj.w
-    model.transformer.h_11.attn.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 139 h.11.attn.c_proj.b
-    model.transformer.h_11.ln_2.w = torch.nn.Parameter(torch.zeros(25))  # param 140 h.11.ln_2.w
-    model.transformer.h_11.ln_2.b = torch.nn.Parameter(torch.zeros(25))  # param 141 h.11.ln_2.b
-    model.transformer.h_11.mlp.c_fc.w = torch.nn.Parameter(torch.zeros(78643))  # param 142 h.11.mlp.c_fc.w
-    model.transformer.h_11.mlp.c_fc.b = torch.nn.Parameter(torch.zeros(102))  # param 143 h.11.mlp.c_fc.b
-    model.transformer.h_11.mlp.c_proj.w = torch.nn.Parameter(torch.zeros(78643))  # param 144 h.11.mlp.c_proj.w
-    model.transformer.h_11.mlp.c_proj.b = torch.nn.Parameter(torch.zeros(25))  # param 145 h.11.mlp.c_proj.b
-    model.transformer.ln_f.w = torch.nn.Parameter(torch.zeros(25))  # param 146 ln_f.w
-    model.transformer.ln_f.b = torch.nn.Parameter(torch.zeros(25))  # param 147 ln_f.b
-    modules = [model, model.transformer, model.transformer.wte, model.transformer.wpe, model.transformer.h_0, model.transformer.h_0.ln_1, model.transformer.h_0.attn, model.transformer.h_0.attn.c_attn, model.transformer.h_0.attn.c_proj, model.transformer.h_0.ln_2, model.transformer.h_0.mlp, model.transformer.h_0.mlp.c_fc, model.transformer.h_0.mlp.c_proj, model.transformer.h_1, model.transformer.h_1.ln_1, model.transformer.h_1.attn, model.transformer.h_1.attn.c_attn, model.transformer.h_1.attn.c_proj, model.transformer.h_1.ln_2, model.transformer.h_1.mlp, model.transformer.h_1.mlp.c_fc, model.transformer.h_1.mlp.c_proj, model.transformer.h_2, model.transformer.h_2.ln_1, model.transformer.h_2.attn, model.transformer.h_2.attn.c_attn, model.transformer.h_2.attn.c_proj, model.transformer.h_2.ln_2, model.transformer.h_2.mlp, model.transformer.h_2.mlp.c_fc, model.transformer.h_2.mlp.c_proj, model.transformer.h_3, model.transformer.h_3.ln_1, model.transformer.h_3.attn, model.transformer.h_3.attn.c_attn, model.transformer.h_3.attn.c_proj, model.transformer.h_3.ln_2, model.transformer.h_3.mlp, model.transformer.h_3.mlp.c_fc, model.transformer.h_3.mlp.c_proj, model.transformer.h_4, model.transformer.h_4.ln_1, model.transformer.h_4.attn, model.transformer.h_4.attn.c_attn, model.transformer.h_4.attn.c_proj, model.transformer.h_4.ln_2, model.transformer.h_4.mlp, model.transformer.h_4.mlp.c_fc, model.transformer.h_4.mlp.c_proj, model.transformer.h_5, model.transformer.h_5.ln_1, model.transformer.h_5.attn, model.transformer.h_5.attn.c_attn, model.transformer.h_5.attn.c_proj, model.transformer.h_5.ln_2, model.transformer.h_5.mlp, model.transformer.h_5.mlp.c_fc, model.transformer.h_5.mlp.c_proj, model.transformer.h_6, model.transformer.h_6.ln_1, model.transformer.h_6.attn, model.transformer.h_6.attn.c_attn, model.transformer.h_6.attn.c_proj, model.transformer.h_6.ln_2, model.transformer.h_6.mlp, model.transformer.h_6.mlp.c_fc, model.transformer.h_6.mlp.c_proj, model.transformer.h_7, model.transformer.h_7.ln_1, model.transformer.h_7.attn, model.transformer.h_7.attn.c_attn, model.transformer.h_7.attn.c_proj, model.transformer.h_7.ln_2, model.transformer.h_7.mlp, model.transformer.h_7.mlp.c_fc, model.transformer.h_7.mlp.c_proj, model.transformer.h_8, model.transformer.h_8.ln_1, model.transformer.h_8.attn, model.transformer.h_8.attn.c_attn, model.transformer.h_8.attn.c_proj, model.transformer.h_8.ln_2, model.transformer.h_8.mlp, model.transformer.h_8.mlp.c_fc, model.transformer.h_8.mlp.c_proj, model.transformer.h_9, model.transformer.h_9.ln_1, model.transformer.h_9.attn, model.transformer.h_9.attn.c_attn, model.transformer.h_9.attn.c_proj, model.transformer.h_9.ln_2, model.transformer.h_9.mlp, model.transformer.h_9.mlp.c_fc, model.transformer.h_9.mlp.c_proj, model.transformer.h_10, model.transformer.h_10.ln_1, model.transformer.h_10.attn, model.transformer.h_10.attn.c_attn, model.transformer.h_10.attn.c_proj, model.transformer.h_10.ln_2, model.transformer.h_10.mlp, model.transformer.h_10.mlp.c_fc, model.transformer.h_10.mlp.c_proj, model.transformer.h_11, model.transformer.h_11.ln_1, model.transformer.h_11.attn, model.transformer.h_11.attn.c_attn, model.transformer.h_11.attn.c_proj, model.transformer.h_11.ln_2, model.transformer.h_11.mlp, model.transformer.h_11.mlp.c_fc, model.transformer.h_11.mlp.c_proj, model.transformer.ln_f, model.lm_head]
-    params = [model.transformer.wte.w, model.transformer.wpe.w, model.transformer.h_0.ln_1.w, model.transformer.h_0.ln_1.b, model.transformer.h_0.attn.c_attn.w, model.transformer.h_0.attn.c_attn.b, model.transformer.h_0.attn.c_proj.w, model.transformer.h_0.attn.c_proj.b, model.transformer.h_0.ln_2.w, model.transformer.h_0.ln_2.b, model.transformer.h_0.mlp.c_fc.w, model.transformer.h_0.mlp.c_fc.b, model.transformer.h_0.mlp.c_proj.w, model.transformer.h_0.mlp.c_proj.b, model.transformer.h_1.ln_1.w, model.transformer.h_1.ln_1.b, model.transformer.h_1.attn.c_attn.w, model.transformer.h_1.attn.c_attn.b, model.transformer.h_1.attn.c_proj.w, model.transformer.h_1.attn.c_proj.b, model.transformer.h_1.ln_2.w, model.transformer.h_1.ln_2.b, model.transformer.h_1.mlp.c_fc.w, model.transformer.h_1.mlp.c_fc.b, model.transformer.h_1.mlp.c_proj.w, model.transformer.h_1.mlp.c_proj.b, model.transformer.h_2.ln_1.w, model.transformer.h_2.ln_1.b, model.transformer.h_2.attn.c_attn.w, model.transformer.h_2.attn.c_attn.b, model.transformer.h_2.attn.c_proj.w, model.transformer.h_2.attn.c_proj.b, model.transformer.h_2.ln_2.w, model.transformer.h_2.ln_2.b, model.transformer.h_2.mlp.c_fc.w, model.transformer.h_2.mlp.c_fc.b, model.transformer.h_2.mlp.c_proj.w, model.transformer.h_2.mlp.c_proj.b, model.transformer.h_3.ln_1.w, model.transformer.h_3.ln_1.b, model.transformer.h_3.attn.c_attn.w, model.transformer.h_3.attn.c_attn.b, model.transformer.h_3.attn.c_proj.w, model.transformer.h_3.attn.c_proj.b, model.transformer.h_3.ln_2.w, model.transformer.h_3.ln_2.b, model.transformer.h_3.mlp.c_fc.w, model.transformer.h_3.mlp.c_fc.b, model.transformer.h_3.mlp.c_proj.w, model.transformer.h_3.mlp.c_proj.b, model.transformer.h_4.ln_1.w, model.transformer.h_4.ln_1.b, model.transformer.h_4.attn.c_attn.w, model.transformer.h_4.attn.c_attn.b, model.transformer.h_4.attn.c_proj.w, model.transformer.h_4.attn.c_proj.b, model.transformer.h_4.ln_2.w, model.transformer.h_4.ln_2.b, model.transformer.h_4.mlp.c_fc.w, model.transformer.h_4.mlp.c_fc.b, model.transformer.h_4.mlp.c_proj.w, model.transformer.h_4.mlp.c_proj.b, model.transformer.h_5.ln_1.w, model.transformer.h_5.ln_1.b, model.transformer.h_5.attn.c_attn.w, model.transformer.h_5.attn.c_attn.b, model.transformer.h_5.attn.c_proj.w, model.transformer.h_5.attn.c_proj.b, model.transformer.h_5.ln_2.w, model.transformer.h_5.ln_2.b, model.transformer.h_5.mlp.c_fc.w, model.transformer.h_5.mlp.c_fc.b, model.transformer.h_5.mlp.c_proj.w, model.transformer.h_5.mlp.c_proj.b, model.transformer.h_6.ln_1.w, model.transformer.h_6.ln_1.b, model.transformer.h_6.attn.c_attn.w, model.transformer.h_6.attn.c_attn.b, model.transformer.h_6.attn.c_proj.w, model.transformer.h_6.attn.c_proj.b, model.transformer.h_6.ln_2.w, model.transformer.h_6.ln_2.b, model.transformer.h_6.mlp.c_fc.w, model.transformer.h_6.mlp.c_fc.b, model.transformer.h_6.mlp.c_proj.w, model.transformer.h_6.mlp.c_proj.b, model.transformer.h_7.ln_1.w, model.transformer.h_7.ln_1.b, model.transformer.h_7.attn.c_attn.w, model.transformer.h_7.attn.c_attn.b, model.transformer.h_7.attn.c_proj.w, model.transformer.h_7.attn.c_proj.b, model.transformer.h_7.ln_2.w, model.transformer.h_7.ln_2.b, model.transformer.h_7.mlp.c_fc.w, model.transformer.h_7.mlp.c_fc.b, model.transformer.h_7.mlp.c_proj.w, model.transformer.h_7.mlp.c_proj.b, model.transformer.h_8.ln_1.w, model.transformer.h_8.ln_1.b, model.transformer.h_8.attn.c_attn.w, model.transformer.h_8.attn.c_attn.b, model.transformer.h_8.attn.c_proj.w, model.transformer.h_8.attn.c_proj.b, model.transformer.h_8.ln_2.w, model.transformer.h_8.ln_2.b, model.transformer.h_8.mlp.c_fc.w, model.transformer.h_8.mlp.c_fc.b, model.transformer.h_8.mlp.c_proj.w, model.transformer.h_8.mlp.c_proj.b, model.transformer.h_9.ln_1.w, model.transformer.h_9.ln_1.b, model.transformer.h_9.attn.c_attn.w, model.transformer.h_9.attn.c_attn.b, model.transformer.h_9.attn.c_proj.w, model.transformer.h_9.attn.c_proj.b, model.transformer.h_9.ln_2.w, model.transformer.h_9.ln_2.b, model.transformer.h_9.mlp.c_fc.w, model.transformer.h_9.mlp.c_fc.b, model.transformer.h_9.mlp.c_proj.w, model.transformer.h_9.mlp.c_proj.b, model.transformer.h_10.ln_1.w, model.transformer.h_10.ln_1.b, model.transformer.h_10.attn.c_attn.w, model.transformer.h_10.attn.c_attn.b, model.transformer.h_10.attn.c_proj.w, model.transformer.h_10.attn.c_proj.b, model.transformer.h_10.ln_2.w, model.transformer.h_10.ln_2.b, model.transformer.h_10.mlp.c_fc.w, model.transformer.h_10.mlp.c_fc.b, model.transformer.h_10.mlp.c_proj.w, model.transformer.h_10.mlp.c_proj.b, model.transformer.h_11.ln_1.w, model.transformer.h_11.ln_1.b, model.transformer.h_11.attn.c_attn.w, model.transformer.h_11.attn.c_attn.b, model.transformer.h_11.attn.c_proj.w, model.transformer.h_11.attn.c_proj.b, model.transformer.h_11.ln_2.w, model.transformer.h_11.ln_2.b, model.transformer.h_11.mlp.c_fc.w, model.transformer.h_11.mlp.c_fc.b, model.transformer.h_11.mlp.c_proj.w, model.transformer.h_11.mlp.c_proj.b, model.transformer.ln_f.w, model.transformer.ln_f.b]
+    model.transformer.wte = Block("transformer.wte", 2)  # module 2
+    model.transformer.wpe = Block("transformer.wpe", 3)  # module 3
+    model.transformer.drop = Block("transformer.drop", 4)  # module 4
+    model.transformer.h = Block("transformer.h", 5)  # module 5
+    model.transformer.h_0 = Block("transformer.h.0", 6)  # module 6
+    model.transformer.h_0.ln_1 = Block("transformer.h.0.ln_1", 7)  # module 7
+    model.transformer.h_0.attn = Block("transformer.h.0.attn", 8)  # module 8
+    model.transformer.h_0.attn.c_attn = Block("h.0.attn.c_attn", 9)  # module 9
+    model.transformer.h_0.attn.c_proj = Block("h.0.attn.c_proj", 10)  # module 10
+    model.transformer.h_0.attn.attn_dropout = Block("h.0.attn.attn_dropout", 11)  # module 11
+    model.transformer.h_0.attn.resid_dropout = Block("h.0.attn.resid_dropout", 12)  # module 12
+    model.transformer.h_0.ln_2 = Block("transformer.h.0.ln_2", 13)  # module 13
+    model.transformer.h_0.mlp = Block("transformer.h.0.mlp", 14)  # module 14
+    model.transformer.h_0.mlp.c_fc = Block("h.0.mlp.c_fc", 15)  # module 15
+    model.transformer.h_0.mlp.c_proj = Block("h.0.mlp.c_proj", 16)  # module 16
+    model.transformer.h_0.mlp.act = Block("transformer.h.0.mlp.act", 17)  # module 17
+    model.transformer.h_0.mlp.dropout = Block("h.0.mlp.dropout", 18)  # module 18
+    model.transformer.h_1 = Block("transformer.h.1", 19)  # module 19
+    model.transformer.h_1.ln_1 = Block("transformer.h.1.ln_1", 20)  # module 20
+    model.transformer.h_1.attn = Block("transformer.h.1.attn", 21)  # module 21
+    model.transformer.h_1.attn.c_attn = Block("h.1.attn.c_attn", 22)  # module 22
+    model.transformer.h_1.attn.c_proj = Block("h.1.attn.c_proj", 23)  # module 23
+    model.transformer.h_1.attn.attn_dropout = Block("h.1.attn.attn_dropout", 24)  # module 24
+    model.transformer.h_1.attn.resid_dropout = Block("h.1.attn.resid_dropout", 25)  # module 25
+    model.transformer.h_1.ln_2 = Block("transformer.h.1.ln_2", 26)  # module 26
+    model.transformer.h_1.mlp = Block("transformer.h.1.mlp", 27)  # module 27
+    model.transformer.h_1.mlp.c_fc = Block("h.1.mlp.c_fc", 28)  # module 28
+    model.transformer.h_1.mlp.c_proj = Block("h.1.mlp.c_proj", 29)  # module 29
+    model.transformer.h_1.mlp.act = Block("transformer.h.1.mlp.act", 30)  # module 30
+    model.transformer.h_1.mlp.dropout = Block("h.1.mlp.dropout", 31)  # module 31
+    model.transformer.ln_f = Block("transformer.ln_f", 32)  # module 32
+    model.lm_head = Block("lm_head", 33)  # module 33
+    model.transformer.ln_f.weight = torch.nn.Parameter(torch.zeros(16))  # param 0 transformer.ln_f.weight
+    model.transformer.ln_f.bias = torch.nn.Parameter(torch.zeros(16))  # param 1 transformer.ln_f.bias
+    model.transformer.h_1.mlp.c_proj.bias = torch.nn.Parameter(torch.zeros(16))  # param 2 h.1.mlp.c_proj.bias
+    model.transformer.h_1.mlp.c_proj.weight = torch.nn.Parameter(torch.zeros(1024))  # param 3 h.1.mlp.c_proj.weight
+    model.transformer.h_1.mlp.c_fc.bias = torch.nn.Parameter(torch.zeros(64))  # param 4 h.1.mlp.c_fc.bias
+    model.transformer.h_1.mlp.c_fc.weight = torch.nn.Parameter(torch.zeros(1024))  # param 5 h.1.mlp.c_fc.weight
+    model.transformer.h_1.ln_2.weight = torch.nn.Parameter(torch.zeros(16))  # param 6 h.1.ln_2.weight
+    model.transformer.h_1.ln_2.bias = torch.nn.Parameter(torch.zeros(16))  # param 7 h.1.ln_2.bias
+    model.transformer.h_1.attn.c_proj.bias = torch.nn.Parameter(torch.zeros(16))  # param 8 h.1.attn.c_proj.bias
+    model.transformer.h_1.attn.c_proj.weight = torch.nn.Parameter(torch.zeros(256))  # param 9 h.1.attn.c_proj.weight
+    model.transformer.h_1.attn.c_attn.bias = torch.nn.Parameter(torch.zeros(48))  # param 10 h.1.attn.c_attn.bias
+    model.transformer.h_1.attn.c_attn.weight = torch.nn.Parameter(torch.zeros(768))  # param 11 h.1.attn.c_attn.weight
+    model.transformer.h_1.ln_1.weight = torch.nn.Parameter(torch.zeros(16))  # param 12 h.1.ln_1.weight
+    model.transformer.h_1.ln_1.bias = torch.nn.Parameter(torch.zeros(16))  # param 13 h.1.ln_1.bias
+    model.transformer.h_0.mlp.c_proj.bias = torch.nn.Parameter(torch.zeros(16))  # param 14 h.0.mlp.c_proj.bias
+    model.transformer.h_0.mlp.c_proj.weight = torch.nn.Parameter(torch.zeros(1024))  # param 15 h.0.mlp.c_proj.weight
+    model.transformer.h_0.mlp.c_fc.bias = torch.nn.Parameter(torch.zeros(64))  # param 16 h.0.mlp.c_fc.bias
+    model.transformer.h_0.mlp.c_fc.weight = torch.nn.Parameter(torch.zeros(1024))  # param 17 h.0.mlp.c_fc.weight
+    model.transformer.h_0.ln_2.weight = torch.nn.Parameter(torch.zeros(16))  # param 18 h.0.ln_2.weight
+    model.transformer.h_0.ln_2.bias = torch.nn.Parameter(torch.zeros(16))  # param 19 h.0.ln_2.bias
+    model.transformer.h_0.attn.c_proj.bias = torch.nn.Parameter(torch.zeros(16))  # param 20 h.0.attn.c_proj.bias
+    model.transformer.h_0.attn.c_proj.weight = torch.nn.Parameter(torch.zeros(256))  # param 21 h.0.attn.c_proj.weight
+    model.transformer.h_0.attn.c_attn.bias = torch.nn.Parameter(torch.zeros(48))  # param 22 h.0.attn.c_attn.bias
+    model.transformer.h_0.attn.c_attn.weight = torch.nn.Parameter(torch.zeros(768))  # param 23 h.0.attn.c_attn.weight
+    model.transformer.h_0.ln_1.weight = torch.nn.Parameter(torch.zeros(16))  # param 24 h.0.ln_1.weight
+    model.transformer.h_0.ln_1.bias = torch.nn.Parameter(torch.zeros(16))  # param 25 h.0.ln_1.bias
+    model.transformer.wpe.weight = torch.nn.Parameter(torch.zeros(512))  # param 26 transformer.wpe.weight
+    model.transformer.wte.weight = torch.nn.Parameter(torch.zeros(1024))  # param 27 transformer.wte.weight
+    modules = [model, model.transformer, model.transformer.wte, model.transformer.wpe, model.transformer.drop, model.transformer.h, model.transformer.h_0, model.transformer.h_0.ln_1, model.transformer.h_0.attn, model.transformer.h_0.attn.c_attn, model.transformer.h_0.attn.c_proj, model.transformer.h_0.attn.attn_dropout, model.transformer.h_0.attn.resid_dropout, model.transformer.h_0.ln_2, model.transformer.h_0.mlp, model.transformer.h_0.mlp.c_fc, model.transformer.h_0.mlp.c_proj, model.transformer.h_0.mlp.act, model.transformer.h_0.mlp.dropout, model.transformer.h_1, model.transformer.h_1.ln_1, model.transformer.h_1.attn, model.transformer.h_1.attn.c_attn, model.transformer.h_1.attn.c_proj, model.transformer.h_1.attn.attn_dropout, model.transformer.h_1.attn.resid_dropout, model.transformer.h_1.ln_2, model.transformer.h_1.mlp, model.transformer.h_1.mlp.c_fc, model.transformer.h_1.mlp.c_proj, model.transformer.h_1.mlp.act, model.transformer.h_1.mlp.dropout, model.transformer.ln_f, model.lm_head]
+    params = [model.transformer.ln_f.weight, model.transformer.ln_f.bias, model.transformer.h_1.mlp.c_proj.bias, model.transformer.h_1.mlp.c_proj.weight, model.transformer.h_1.mlp.c_fc.bias, model.transformer.h_1.mlp.c_fc.weight, model.transformer.h_1.ln_2.weight, model.transformer.h_1.ln_2.bias, model.transformer.h_1.attn.c_proj.bias, model.transformer.h_1.attn.c_proj.weight, model.transformer.h_1.attn.c_attn.bias, model.transformer.h_1.attn.c_attn.weight, model.transformer.h_1.ln_1.weight, model.transformer.h_1.ln_1.bias, model.transformer.h_0.mlp.c_proj.bias, model.transformer.h_0.mlp.c_proj.weight, model.transformer.h_0.mlp.c_fc.bias, model.transformer.h_0.mlp.c_fc.weight, model.transformer.h_0.ln_2.weight, model.transformer.h_0.ln_2.bias, model.transformer.h_0.attn.c_proj.bias, model.transformer.h_0.attn.c_proj.weight, model.transformer.h_0.attn.c_attn.bias, model.transformer.h_0.attn.c_attn.weight, model.transformer.h_0.ln_1.weight, model.transformer.h_0.ln_1.bias, model.transformer.wpe.weight, model.transformer.wte.weight]
     return modules, params
 
 
-MODULE_IDS = {"lm": 0, "transformer": 1, "wte": 2, "wpe": 3, "h.0": 4, "h.0.ln_1": 5, "h.0.attn": 6, "h.0.attn.c_attn": 7, "h.0.attn.c_proj": 8, "h.0.ln_2": 9, "h.0.mlp": 10, "h.0.mlp.c_fc": 11, "h.0.mlp.c_proj": 12, "h.1": 13, "h.1.ln_1": 14, "h.1.attn": 15, "h.1.attn.c_attn": 16, "h.1.attn.c_proj": 17, "h.1.ln_2": 18, "h.1.mlp": 19, "h.1.mlp.c_fc": 20, "h.1.mlp.c_proj": 21, "h.2": 22, "h.2.ln_1": 23, "h.2.attn": 24, "h.2.attn.c_attn": 25, "h.2.attn.c_proj": 26, "h.2.ln_2": 27, "h.2.mlp": 28, "h.2.mlp.c_fc": 29, "h.2.mlp.c_proj": 30, "h.3": 31, "h.3.ln_1": 32, "h.3.attn": 33, "h.3.attn.c_attn": 34, "h.3.attn.c_proj": 35, "h.3.ln_2": 36, "h.3.mlp": 37, "h.3.mlp.c_fc": 38, "h.3.mlp.c_proj": 39, "h.4": 40, "h.4.ln_1": 41, "h.4.attn": 42, "h.4.attn.c_attn": 43, "h.4.attn.c_proj": 44, "h.4.ln_2": 45, "h.4.mlp": 46, "h.4.mlp.c_fc": 47, "h.4.mlp.c_proj": 48, "h.5": 49, "h.5.ln_1": 50, "h.5.attn": 51, "h.5.attn.c_attn": 52, "h.5.attn.c_proj": 53, "h.5.ln_2": 54, "h.5.mlp": 55, "h.5.mlp.c_fc": 56, "h.5.mlp.c_proj": 57, "h.6": 58, "h.6.ln_1": 59, "h.6.attn": 60, "h.6.attn.c_attn": 61, "h.6.attn.c_proj": 62, "h.6.ln_2": 63, "h.6.mlp": 64, "h.6.mlp.c_fc": 65, "h.6.mlp.c_proj": 66, "h.7": 67, "h.7.ln_1": 68, "h.7.attn": 69, "h.7.attn.c_attn": 70, "h.7.attn.c_proj": 71, "h.7.ln_2": 72, "h.7.mlp": 73, "h.7.mlp.c_fc": 74, "h.7.mlp.c_proj": 75, "h.8": 76, "h.8.ln_1": 77, "h.8.attn": 78, "h.8.attn.c_attn": 79, "h.8.attn.c_proj": 80, "h.8.ln_2": 81, "h.8.mlp": 82, "h.8.mlp.c_fc": 83, "h.8.mlp.c_proj": 84, "h.9": 85, "h.9.ln_1": 86, "h.9.attn": 87, "h.9.attn.c_attn": 88, "h.9.attn.c_proj": 89, "h.9.ln_2": 90, "h.9.mlp": 91, "h.9.mlp.c_fc": 92, "h.9.mlp.c_proj": 93, "h.10": 94, "h.10.ln_1": 95, "h.10.attn": 96, "h.10.attn.c_attn": 97, "h.10.attn.c_proj": 98, "h.10.ln_2": 99, "h.10.mlp": 100, "h.10.mlp.c_fc": 101, "h.10.mlp.c_proj": 102, "h.11": 103, "h.11.ln_1": 104, "h.11.attn": 105, "h.11.attn.c_attn": 106, "h.11.attn.c_proj": 107, "h.11.ln_2": 108, "h.11.mlp": 109, "h.11.mlp.c_fc": 110, "h.11.mlp.c_proj": 111, "ln_f": 112, "lm_head": 113}
-PARAM_NAMES = ["wte.w", "wpe.w", "h.0.ln_1.w", "h.0.ln_1.b", "h.0.attn.c_attn.w", "h.0.attn.c_attn.b", "h.0.attn.c_proj.w", "h.0.attn.c_proj.b", "h.0.ln_2.w", "h.0.ln_2.b", "h.0.mlp.c_fc.w", "h.0.mlp.c_fc.b", "h.0.mlp.c_proj.w", "h.0.mlp.c_proj.b", "h.1.ln_1.w", "h.1.ln_1.b", "h.1.attn.c_attn.w", "h.1.attn.c_attn.b", "h.1.attn.c_proj.w", "h.1.attn.c_proj.b", "h.1.ln_2.w", "h.1.ln_2.b", "h.1.mlp.c_fc.w", "h.1.mlp.c_fc.b", "h.1.mlp.c_proj.w", "h.1.mlp.c_proj.b", "h.2.ln_1.w", "h.2.ln_1.b", "h.2.attn.c_attn.w", "h.2.attn.c_attn.b", "h.2.attn.c_proj.w", "h.2.attn.c_proj.b", "h.2.ln_2.w", "h.2.ln_2.b", "h.2.mlp.c_fc.w", "h.2.mlp.c_fc.b", "h.2.mlp.c_proj.w", "h.2.mlp.c_proj.b", "h.3.ln_1.w", "h.3.ln_1.b", "h.3.attn.c_attn.w", "h.3.attn.c_attn.b", "h.3.attn.c_proj.w", "h.3.attn.c_proj.b", "h.3.ln_2.w", "h.3.ln_2.b", "h.3.mlp.c_fc.w", "h.3.mlp.c_fc.b", "h.3.mlp.c_proj.w", "h.3.mlp.c_proj.b", "h.4.ln_1.w", "h.4.ln_1.b", "h.4.attn.c_attn.w", "h.4.attn.c_attn.b", "h.4.attn.c_proj.w", "h.4.attn.c_proj.b", "h.4.ln_2.w", "h.4.ln_2.b", "h.4.mlp.c_fc.w", "h.4.mlp.c_fc.b", "h.4.mlp.c_proj.w", "h.4.mlp.c_proj.b", "h.5.ln_1.w", "h.5.ln_1.b", "h.5.attn.c_attn.w", "h.5.attn.c_attn.b", "h.5.attn.c_proj.w", "h.5.attn.c_proj.b", "h.5.ln_2.w", "h.5.ln_2.b", "h.5.mlp.c_fc.w", "h.5.mlp.c_fc.b", "h.5.mlp.c_proj.w", "h.5.mlp.c_proj.b", "h.6.ln_1.w", "h.6.ln_1.b", "h.6.attn.c_attn.w", "h.6.attn.c_attn.b", "h.6.attn.c_proj.w", "h.6.attn.c_proj.b", "h.6.ln_2.w", "h.6.ln_2.b", "h.6.mlp.c_fc.w", "h.6.mlp.c_fc.b", "h.6.mlp.c_proj.w", "h.6.mlp.c_proj.b", "h.7.ln_1.w", "h.7.ln_1.b", "h.7.attn.c_attn.w", "h.7.attn.c_attn.b", "h.7.attn.c_proj.w", "h.7.attn.c_proj.b", "h.7.ln_2.w", "h.7.ln_2.b", "h.7.mlp.c_fc.w", "h.7.mlp.c_fc.b", "h.7.mlp.c_proj.w", "h.7.mlp.c_proj.b", "h.8.ln_1.w", "h.8.ln_1.b", "h.8.attn.c_attn.w", "h.8.attn.c_attn.b", "h.8.attn.c_proj.w", "h.8.attn.c_proj.b", "h.8.ln_2.w", "h.8.ln_2.b", "h.8.mlp.c_fc.w", "h.8.mlp.c_fc.b", "h.8.mlp.c_proj.w", "h.8.mlp.c_proj.b", "h.9.ln_1.w", "h.9.ln_1.b", "h.9.attn.c_attn.w", "h.9.attn.c_attn.b", "h.9.attn.c_proj.w", "h.9.attn.c_proj.b", "h.9.ln_2.w", "h.9.ln_2.b", "h.9.mlp.c_fc.w", "h.9.mlp.c_fc.b", "h.9.mlp.c_proj.w", "h.9.mlp.c_proj.b", "h.10.ln_1.w", "h.10.ln_1.b", "h.10.attn.c_attn.w", "h.10.attn.c_attn.b", "h.10.attn.c_proj.w", "h.10.attn.c_proj.b", "h.10.ln_2.w", "h.10.ln_2.b", "h.10.mlp.c_fc.w", "h.10.mlp.c_fc.b", "h.10.mlp.c_proj.w", "h.10.mlp.c_proj.b", "h.11.ln_1.w", "h.11.ln_1.b", "h.11.attn.c_attn.w", "h.11.attn.c_attn.b", "h.11.attn.c_proj.w", "h.11.attn.c_proj.b", "h.11.ln_2.w", "h.11.ln_2.b", "h.11.mlp.c_fc.w", "h.11.mlp.c_fc.b", "h.11.mlp.c_proj.w", "h.11.mlp.c_proj.b", "ln_f.w", "ln_f.b"]
+MODULE_IDS = {"GPT2LMHeadModel": 0, "transformer": 1, "transformer.wte": 2, "transformer.wpe": 3, "transformer.drop": 4, "transformer.h": 5, "transformer.h.0": 6, "transformer.h.0.ln_1": 7, "transformer.h.0.attn": 8, "h.0.attn.c_attn": 9, "h.0.attn.c_proj": 10, "h.0.attn.attn_dropout": 11, "h.0.attn.resid_dropout": 12, "transformer.h.0.ln_2": 13, "transformer.h.0.mlp": 14, "h.0.mlp.c_fc": 15, "h.0.mlp.c_proj": 16, "transformer.h.0.mlp.act": 17, "h.0.mlp.dropout": 18, "transformer.h.1": 19, "transformer.h.1.ln_1": 20, "transformer.h.1.attn": 21, "h.1.attn.c_attn": 22, "h.1.attn.c_proj": 23, "h.1.attn.attn_dropout": 24, "h.1.attn.resid_dropout": 25, "transformer.h.1.ln_2": 26, "transformer.h.1.mlp": 27, "h.1.mlp.c_fc": 28, "h.1.mlp.c_proj": 29, "transformer.h.1.mlp.act": 30, "h.1.mlp.dropout": 31, "transformer.ln_f": 32, "lm_head": 33}
+PARAM_NAMES = ["transformer.ln_f.weight", "transformer.ln_f.bias", "h.1.mlp.c_proj.bias", "h.1.mlp.c_proj.weight", "h.1.mlp.c_fc.bias", "h.1.mlp.c_fc.weight", "h.1.ln_2.weight", "h.1.ln_2.bias", "h.1.attn.c_proj.bias", "h.1.attn.c_proj.weight", "h.1.attn.c_attn.bias", "h.1.attn.c_attn.weight", "h.1.ln_1.weight", "h.1.ln_1.bias", "h.0.mlp.c_proj.bias", "h.0.mlp.c_proj.weight", "h.0.mlp.c_fc.bias", "h.0.mlp.c_fc.weight", "h.0.ln_2.weight", "h.0.ln_2.bias", "h.0.attn.c_proj.bias", "h.0.attn.c_proj.weight", "h.0.attn.c_attn.bias", "h.0.attn.c_attn.weight", "h.0.ln_1.weight", "h.0.ln_1.bias", "transformer.wpe.weight", "transformer.wte.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
 Z3_LEAF = []
 # tied / external parameter uses (module, param): the module's op also reads
 # the parameter; deepspeed.zero.register_external_parameter(module, param)
-EXTERNAL = [(113, 0)]  # lm_head uses wte.w
+EXTERNAL = [(33, 27)]  # lm_head uses transformer.wte.weight
 
 # The program: per step, its passes (micro-batches); per pass, the root outputs
 # summed into the loss and the module calls in the order their pre-forward
@@ -394,6 +187,9 @@ EXTERNAL = [(113, 0)]  # lm_head uses wte.w
 #            outK.J (output J of the K-th child call of the enclosing call),
 #            REF.detach (x.detach())
 #   flags    no_grad: the caller makes the call under torch.no_grad()
+#            nograd=J: output J never requires grad (detached / integer indices)
+#            aliasJ=REF: output J is REF itself (returned as is, no op)
+#            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
 #            raise=upK: the forward raises after its child calls; the body of
@@ -406,590 +202,37 @@ EXTERNAL = [(113, 0)]  # lm_head uses wte.w
 STEPS = [
     ("train", [  # step 0
         dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "transformer", ["arg0"], 1, ["out14.0", "out1.0"], []),
-                (2, 1, "wte", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "wpe", ["batch"], 1, ["arg0"], []),
-                (4, 1, "h.0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (5, 4, "h.0.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (6, 4, "h.0.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (7, 6, "h.0.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (8, 6, "h.0.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (9, 4, "h.0.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (10, 4, "h.0.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (11, 10, "h.0.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (12, 10, "h.0.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (13, 1, "h.1", ["out2.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (14, 13, "h.1.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (15, 13, "h.1.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (16, 15, "h.1.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (17, 15, "h.1.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (18, 13, "h.1.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (19, 13, "h.1.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (20, 19, "h.1.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (21, 19, "h.1.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (22, 1, "h.2", ["out3.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (23, 22, "h.2.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (24, 22, "h.2.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (25, 24, "h.2.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (26, 24, "h.2.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (27, 22, "h.2.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (28, 22, "h.2.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (29, 28, "h.2.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (30, 28, "h.2.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (31, 1, "h.3", ["out4.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (32, 31, "h.3.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (33, 31, "h.3.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (34, 33, "h.3.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (35, 33, "h.3.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (36, 31, "h.3.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (37, 31, "h.3.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (38, 37, "h.3.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (39, 37, "h.3.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (40, 1, "h.4", ["out5.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (41, 40, "h.4.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (42, 40, "h.4.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (43, 42, "h.4.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (44, 42, "h.4.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (45, 40, "h.4.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (46, 40, "h.4.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (47, 46, "h.4.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (48, 46, "h.4.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (49, 1, "h.5", ["out6.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (50, 49, "h.5.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (51, 49, "h.5.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (52, 51, "h.5.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "h.5.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (54, 49, "h.5.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (55, 49, "h.5.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (56, 55, "h.5.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (57, 55, "h.5.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (58, 1, "h.6", ["out7.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (59, 58, "h.6.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (60, 58, "h.6.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (61, 60, "h.6.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (62, 60, "h.6.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (63, 58, "h.6.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (64, 58, "h.6.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (65, 64, "h.6.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "h.6.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (67, 1, "h.7", ["out8.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (68, 67, "h.7.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (69, 67, "h.7.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (70, 69, "h.7.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (71, 69, "h.7.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (72, 67, "h.7.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (73, 67, "h.7.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (74, 73, "h.7.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (75, 73, "h.7.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (76, 1, "h.8", ["out9.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (77, 76, "h.8.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (78, 76, "h.8.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (79, 78, "h.8.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (80, 78, "h.8.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (81, 76, "h.8.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (82, 76, "h.8.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (83, 82, "h.8.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (84, 82, "h.8.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (85, 1, "h.9", ["out10.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (86, 85, "h.9.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (87, 85, "h.9.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (88, 87, "h.9.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (89, 87, "h.9.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (90, 85, "h.9.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (91, 85, "h.9.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (92, 91, "h.9.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (93, 91, "h.9.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (94, 1, "h.10", ["out11.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (95, 94, "h.10.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (96, 94, "h.10.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (97, 96, "h.10.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (98, 96, "h.10.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (99, 94, "h.10.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (100, 94, "h.10.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (101, 100, "h.10.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (102, 100, "h.10.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (103, 1, "h.11", ["out12.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (104, 103, "h.11.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (105, 103, "h.11.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (106, 105, "h.11.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (107, 105, "h.11.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (108, 103, "h.11.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (109, 103, "h.11.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (110, 109, "h.11.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (111, 109, "h.11.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (112, 1, "ln_f", ["out13.0"], 1, ["arg0"], []),
-              (113, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 1
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "transformer", ["arg0"], 1, ["out14.0", "out1.0"], []),
-                (2, 1, "wte", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "wpe", ["batch"], 1, ["arg0"], []),
-                (4, 1, "h.0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (5, 4, "h.0.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (6, 4, "h.0.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (7, 6, "h.0.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (8, 6, "h.0.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (9, 4, "h.0.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (10, 4, "h.0.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (11, 10, "h.0.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (12, 10, "h.0.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (13, 1, "h.1", ["out2.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (14, 13, "h.1.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (15, 13, "h.1.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (16, 15, "h.1.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (17, 15, "h.1.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (18, 13, "h.1.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (19, 13, "h.1.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (20, 19, "h.1.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (21, 19, "h.1.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (22, 1, "h.2", ["out3.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (23, 22, "h.2.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (24, 22, "h.2.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (25, 24, "h.2.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (26, 24, "h.2.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (27, 22, "h.2.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (28, 22, "h.2.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (29, 28, "h.2.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (30, 28, "h.2.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (31, 1, "h.3", ["out4.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (32, 31, "h.3.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (33, 31, "h.3.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (34, 33, "h.3.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (35, 33, "h.3.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (36, 31, "h.3.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (37, 31, "h.3.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (38, 37, "h.3.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (39, 37, "h.3.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (40, 1, "h.4", ["out5.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (41, 40, "h.4.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (42, 40, "h.4.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (43, 42, "h.4.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (44, 42, "h.4.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (45, 40, "h.4.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (46, 40, "h.4.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (47, 46, "h.4.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (48, 46, "h.4.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (49, 1, "h.5", ["out6.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (50, 49, "h.5.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (51, 49, "h.5.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (52, 51, "h.5.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "h.5.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (54, 49, "h.5.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (55, 49, "h.5.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (56, 55, "h.5.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (57, 55, "h.5.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (58, 1, "h.6", ["out7.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (59, 58, "h.6.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (60, 58, "h.6.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (61, 60, "h.6.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (62, 60, "h.6.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (63, 58, "h.6.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (64, 58, "h.6.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (65, 64, "h.6.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "h.6.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (67, 1, "h.7", ["out8.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (68, 67, "h.7.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (69, 67, "h.7.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (70, 69, "h.7.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (71, 69, "h.7.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (72, 67, "h.7.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (73, 67, "h.7.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (74, 73, "h.7.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (75, 73, "h.7.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (76, 1, "h.8", ["out9.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (77, 76, "h.8.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (78, 76, "h.8.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (79, 78, "h.8.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (80, 78, "h.8.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (81, 76, "h.8.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (82, 76, "h.8.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (83, 82, "h.8.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (84, 82, "h.8.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (85, 1, "h.9", ["out10.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (86, 85, "h.9.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (87, 85, "h.9.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (88, 87, "h.9.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (89, 87, "h.9.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (90, 85, "h.9.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (91, 85, "h.9.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (92, 91, "h.9.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (93, 91, "h.9.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (94, 1, "h.10", ["out11.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (95, 94, "h.10.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (96, 94, "h.10.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (97, 96, "h.10.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (98, 96, "h.10.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (99, 94, "h.10.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (100, 94, "h.10.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (101, 100, "h.10.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (102, 100, "h.10.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (103, 1, "h.11", ["out12.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (104, 103, "h.11.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (105, 103, "h.11.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (106, 105, "h.11.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (107, 105, "h.11.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (108, 103, "h.11.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (109, 103, "h.11.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (110, 109, "h.11.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (111, 109, "h.11.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (112, 1, "ln_f", ["out13.0"], 1, ["arg0"], []),
-              (113, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("eval", [  # step 2
-        dict(loss=[], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "transformer", ["arg0"], 1, ["out14.0", "out1.0"], []),
-                (2, 1, "wte", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "wpe", ["batch"], 1, ["arg0"], []),
-                (4, 1, "h.0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (5, 4, "h.0.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (6, 4, "h.0.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (7, 6, "h.0.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (8, 6, "h.0.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (9, 4, "h.0.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (10, 4, "h.0.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (11, 10, "h.0.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (12, 10, "h.0.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (13, 1, "h.1", ["out2.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (14, 13, "h.1.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (15, 13, "h.1.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (16, 15, "h.1.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (17, 15, "h.1.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (18, 13, "h.1.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (19, 13, "h.1.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (20, 19, "h.1.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (21, 19, "h.1.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (22, 1, "h.2", ["out3.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (23, 22, "h.2.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (24, 22, "h.2.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (25, 24, "h.2.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (26, 24, "h.2.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (27, 22, "h.2.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (28, 22, "h.2.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (29, 28, "h.2.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (30, 28, "h.2.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (31, 1, "h.3", ["out4.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (32, 31, "h.3.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (33, 31, "h.3.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (34, 33, "h.3.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (35, 33, "h.3.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (36, 31, "h.3.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (37, 31, "h.3.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (38, 37, "h.3.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (39, 37, "h.3.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (40, 1, "h.4", ["out5.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (41, 40, "h.4.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (42, 40, "h.4.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (43, 42, "h.4.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (44, 42, "h.4.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (45, 40, "h.4.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (46, 40, "h.4.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (47, 46, "h.4.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (48, 46, "h.4.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (49, 1, "h.5", ["out6.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (50, 49, "h.5.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (51, 49, "h.5.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (52, 51, "h.5.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "h.5.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (54, 49, "h.5.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (55, 49, "h.5.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (56, 55, "h.5.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (57, 55, "h.5.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (58, 1, "h.6", ["out7.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (59, 58, "h.6.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (60, 58, "h.6.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (61, 60, "h.6.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (62, 60, "h.6.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (63, 58, "h.6.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (64, 58, "h.6.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (65, 64, "h.6.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "h.6.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (67, 1, "h.7", ["out8.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (68, 67, "h.7.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (69, 67, "h.7.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (70, 69, "h.7.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (71, 69, "h.7.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (72, 67, "h.7.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (73, 67, "h.7.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (74, 73, "h.7.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (75, 73, "h.7.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (76, 1, "h.8", ["out9.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (77, 76, "h.8.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (78, 76, "h.8.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (79, 78, "h.8.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (80, 78, "h.8.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (81, 76, "h.8.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (82, 76, "h.8.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (83, 82, "h.8.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (84, 82, "h.8.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (85, 1, "h.9", ["out10.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (86, 85, "h.9.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (87, 85, "h.9.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (88, 87, "h.9.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (89, 87, "h.9.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (90, 85, "h.9.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (91, 85, "h.9.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (92, 91, "h.9.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (93, 91, "h.9.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (94, 1, "h.10", ["out11.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (95, 94, "h.10.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (96, 94, "h.10.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (97, 96, "h.10.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (98, 96, "h.10.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (99, 94, "h.10.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (100, 94, "h.10.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (101, 100, "h.10.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (102, 100, "h.10.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (103, 1, "h.11", ["out12.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (104, 103, "h.11.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (105, 103, "h.11.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (106, 105, "h.11.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (107, 105, "h.11.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (108, 103, "h.11.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (109, 103, "h.11.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (110, 109, "h.11.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (111, 109, "h.11.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (112, 1, "ln_f", ["out13.0"], 1, ["arg0"], []),
-              (113, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("accum", [  # step 3
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "transformer", ["arg0"], 1, ["out14.0", "out1.0"], []),
-                (2, 1, "wte", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "wpe", ["batch"], 1, ["arg0"], []),
-                (4, 1, "h.0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (5, 4, "h.0.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (6, 4, "h.0.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (7, 6, "h.0.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (8, 6, "h.0.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (9, 4, "h.0.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (10, 4, "h.0.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (11, 10, "h.0.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (12, 10, "h.0.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (13, 1, "h.1", ["out2.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (14, 13, "h.1.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (15, 13, "h.1.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (16, 15, "h.1.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (17, 15, "h.1.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (18, 13, "h.1.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (19, 13, "h.1.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (20, 19, "h.1.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (21, 19, "h.1.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (22, 1, "h.2", ["out3.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (23, 22, "h.2.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (24, 22, "h.2.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (25, 24, "h.2.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (26, 24, "h.2.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (27, 22, "h.2.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (28, 22, "h.2.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (29, 28, "h.2.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (30, 28, "h.2.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (31, 1, "h.3", ["out4.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (32, 31, "h.3.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (33, 31, "h.3.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (34, 33, "h.3.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (35, 33, "h.3.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (36, 31, "h.3.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (37, 31, "h.3.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (38, 37, "h.3.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (39, 37, "h.3.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (40, 1, "h.4", ["out5.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (41, 40, "h.4.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (42, 40, "h.4.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (43, 42, "h.4.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (44, 42, "h.4.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (45, 40, "h.4.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (46, 40, "h.4.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (47, 46, "h.4.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (48, 46, "h.4.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (49, 1, "h.5", ["out6.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (50, 49, "h.5.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (51, 49, "h.5.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (52, 51, "h.5.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "h.5.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (54, 49, "h.5.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (55, 49, "h.5.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (56, 55, "h.5.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (57, 55, "h.5.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (58, 1, "h.6", ["out7.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (59, 58, "h.6.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (60, 58, "h.6.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (61, 60, "h.6.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (62, 60, "h.6.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (63, 58, "h.6.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (64, 58, "h.6.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (65, 64, "h.6.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "h.6.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (67, 1, "h.7", ["out8.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (68, 67, "h.7.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (69, 67, "h.7.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (70, 69, "h.7.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (71, 69, "h.7.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (72, 67, "h.7.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (73, 67, "h.7.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (74, 73, "h.7.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (75, 73, "h.7.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (76, 1, "h.8", ["out9.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (77, 76, "h.8.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (78, 76, "h.8.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (79, 78, "h.8.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (80, 78, "h.8.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (81, 76, "h.8.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (82, 76, "h.8.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (83, 82, "h.8.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (84, 82, "h.8.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (85, 1, "h.9", ["out10.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (86, 85, "h.9.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (87, 85, "h.9.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (88, 87, "h.9.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (89, 87, "h.9.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (90, 85, "h.9.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (91, 85, "h.9.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (92, 91, "h.9.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (93, 91, "h.9.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (94, 1, "h.10", ["out11.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (95, 94, "h.10.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (96, 94, "h.10.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (97, 96, "h.10.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (98, 96, "h.10.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (99, 94, "h.10.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (100, 94, "h.10.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (101, 100, "h.10.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (102, 100, "h.10.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (103, 1, "h.11", ["out12.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (104, 103, "h.11.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (105, 103, "h.11.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (106, 105, "h.11.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (107, 105, "h.11.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (108, 103, "h.11.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (109, 103, "h.11.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (110, 109, "h.11.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (111, 109, "h.11.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (112, 1, "ln_f", ["out13.0"], 1, ["arg0"], []),
-              (113, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-        dict(loss=[0], calls=[  # pass 1
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "transformer", ["arg0"], 1, ["out14.0", "out1.0"], []),
-                (2, 1, "wte", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "wpe", ["batch"], 1, ["arg0"], []),
-                (4, 1, "h.0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (5, 4, "h.0.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (6, 4, "h.0.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (7, 6, "h.0.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (8, 6, "h.0.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (9, 4, "h.0.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (10, 4, "h.0.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (11, 10, "h.0.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (12, 10, "h.0.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (13, 1, "h.1", ["out2.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (14, 13, "h.1.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (15, 13, "h.1.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (16, 15, "h.1.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (17, 15, "h.1.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (18, 13, "h.1.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (19, 13, "h.1.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (20, 19, "h.1.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (21, 19, "h.1.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (22, 1, "h.2", ["out3.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (23, 22, "h.2.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (24, 22, "h.2.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (25, 24, "h.2.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (26, 24, "h.2.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (27, 22, "h.2.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (28, 22, "h.2.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (29, 28, "h.2.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (30, 28, "h.2.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (31, 1, "h.3", ["out4.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (32, 31, "h.3.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (33, 31, "h.3.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (34, 33, "h.3.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (35, 33, "h.3.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (36, 31, "h.3.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (37, 31, "h.3.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (38, 37, "h.3.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (39, 37, "h.3.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (40, 1, "h.4", ["out5.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (41, 40, "h.4.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (42, 40, "h.4.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (43, 42, "h.4.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (44, 42, "h.4.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (45, 40, "h.4.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (46, 40, "h.4.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (47, 46, "h.4.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (48, 46, "h.4.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (49, 1, "h.5", ["out6.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (50, 49, "h.5.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (51, 49, "h.5.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (52, 51, "h.5.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "h.5.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (54, 49, "h.5.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (55, 49, "h.5.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (56, 55, "h.5.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (57, 55, "h.5.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (58, 1, "h.6", ["out7.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (59, 58, "h.6.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (60, 58, "h.6.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (61, 60, "h.6.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (62, 60, "h.6.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (63, 58, "h.6.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (64, 58, "h.6.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (65, 64, "h.6.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "h.6.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (67, 1, "h.7", ["out8.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (68, 67, "h.7.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (69, 67, "h.7.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (70, 69, "h.7.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (71, 69, "h.7.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (72, 67, "h.7.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (73, 67, "h.7.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (74, 73, "h.7.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (75, 73, "h.7.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (76, 1, "h.8", ["out9.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (77, 76, "h.8.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (78, 76, "h.8.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (79, 78, "h.8.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (80, 78, "h.8.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (81, 76, "h.8.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (82, 76, "h.8.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (83, 82, "h.8.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (84, 82, "h.8.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (85, 1, "h.9", ["out10.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (86, 85, "h.9.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (87, 85, "h.9.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (88, 87, "h.9.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (89, 87, "h.9.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (90, 85, "h.9.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (91, 85, "h.9.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (92, 91, "h.9.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (93, 91, "h.9.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (94, 1, "h.10", ["out11.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (95, 94, "h.10.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (96, 94, "h.10.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (97, 96, "h.10.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (98, 96, "h.10.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (99, 94, "h.10.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (100, 94, "h.10.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (101, 100, "h.10.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (102, 100, "h.10.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (103, 1, "h.11", ["out12.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (104, 103, "h.11.ln_1", ["arg0"], 1, ["arg0"], []),
-                  (105, 103, "h.11.attn", ["out0.0"], 1, ["out1.0"], []),
-                    (106, 105, "h.11.attn.c_attn", ["arg0"], 1, ["arg0"], []),
-                    (107, 105, "h.11.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
-                  (108, 103, "h.11.ln_2", ["out1.0"], 1, ["arg0"], []),
-                  (109, 103, "h.11.mlp", ["out2.0"], 1, ["out1.0"], []),
-                    (110, 109, "h.11.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
-                    (111, 109, "h.11.mlp.c_proj", ["out0.0"], 1, ["arg0"], []),
-                (112, 1, "ln_f", ["out13.0"], 1, ["arg0"], []),
-              (113, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
+            (0, None, "GPT2LMHeadModel", [], 2, ["out1.0"], ["alias1=out1.0"]),
+              (1, 0, "transformer", ["batch"], 1, ["out5.0"], ["nosave"]),
+                (2, 1, "transformer.wte", ["batch"], 1, [], []),
+                (3, 1, "transformer.wpe", ["batch"], 1, [], []),
+                (4, 1, "transformer.drop", ["out0.0+out1.0"], 1, ["arg0"], []),
+                (5, 1, "transformer.h.0", ["out2.0"], 1, ["arg0", "out1.0", "out3.0"], ["nosave"]),
+                  (6, 5, "transformer.h.0.ln_1", ["arg0"], 1, ["arg0"], []),
+                  (7, 5, "transformer.h.0.attn", ["out0.0"], 1, [], ["alias0=out2.0"]),
+                    (8, 7, "h.0.attn.c_attn", ["arg0"], 1, ["arg0"], []),
+                    (9, 7, "h.0.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
+                    (10, 7, "h.0.attn.resid_dropout", ["out1.0"], 1, ["arg0"], []),
+                  (11, 5, "transformer.h.0.ln_2", ["arg0+out1.0"], 1, ["arg0"], []),
+                  (12, 5, "transformer.h.0.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
+                    (13, 12, "h.0.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
+                    (14, 12, "transformer.h.0.mlp.act", ["out0.0"], 1, ["arg0"], []),
+                    (15, 12, "h.0.mlp.c_proj", ["out1.0"], 1, ["arg0"], []),
+                    (16, 12, "h.0.mlp.dropout", ["out2.0"], 1, ["arg0"], []),
+                (17, 1, "transformer.h.1", ["out3.0"], 1, ["arg0", "out1.0", "out3.0"], ["nosave"]),
+                  (18, 17, "transformer.h.1.ln_1", ["arg0"], 1, ["arg0"], []),
+                  (19, 17, "transformer.h.1.attn", ["out0.0"], 1, [], ["alias0=out2.0"]),
+                    (20, 19, "h.1.attn.c_attn", ["arg0"], 1, ["arg0"], []),
+                    (21, 19, "h.1.attn.c_proj", ["out0.0"], 1, ["arg0"], []),
+                    (22, 19, "h.1.attn.resid_dropout", ["out1.0"], 1, ["arg0"], []),
+                  (23, 17, "transformer.h.1.ln_2", ["arg0+out1.0"], 1, ["arg0"], []),
+                  (24, 17, "transformer.h.1.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
+                    (25, 24, "h.1.mlp.c_fc", ["arg0"], 1, ["arg0"], []),
+                    (26, 24, "transformer.h.1.mlp.act", ["out0.0"], 1, ["arg0"], []),
+                    (27, 24, "h.1.mlp.c_proj", ["out1.0"], 1, ["arg0"], []),
+                    (28, 24, "h.1.mlp.dropout", ["out2.0"], 1, ["arg0"], []),
+                (29, 1, "transformer.ln_f", ["out4.0"], 1, ["arg0"], []),
+              (30, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
         ]),
     ]),
 ]
@@ -1040,9 +283,16 @@ class Pass:
         self.calls = []
         self.children = {}
         for ci, parent, mod, inputs, n_out, uses, flags in spec["calls"]:
+            # an input is "REF", "REF+REF..." (a parameter-free op of the caller
+            # over the terms, e.g. a residual sum) or "kw=..." (a keyword input)
             c = dict(module=MODULE_IDS[mod], parent=-1 if parent is None else parent, n_out=n_out,
-                     inputs=[parse_ref(r) for r in inputs], uses=[parse_ref(r) for r in uses],
-                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1)
+                     inputs=[(r.startswith("kw="), [parse_ref(t) for t in r[3 * r.startswith("kw="):].split("+")])
+                             for r in inputs], uses=[parse_ref(r) for r in uses],
+                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
+                     nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     nosave="nosave" in flags,
+                     alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
+                            for f in flags if f.startswith("alias")})
             for f in flags:
                 if f.startswith("ckpt="):
                     c["ckpt"] = f[5:]
@@ -1337,11 +587,11 @@ class Runner:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
 
-    def invoke(self, x, ci, args):
+    def invoke(self, x, ci, args, kwargs=None):
         mod = self.mods[x.p.calls[ci]["module"]]
         mod.pending.append((x, ci))
         try:
-            outs = mod(*args)
+            outs = mod(*args, **(kwargs or {}))
         finally:
             if mod.pending and mod.pending[-1] == (x, ci):  # its forward never ran
                 mod.pending.pop()
@@ -1349,11 +599,11 @@ class Runner:
             x.out[(ci, j)] = t
         return outs
 
-    def call(self, x, ci, args):
+    def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
         if ck == "none":
-            return self.invoke(x, ci, args)
+            return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
         def run_function(*a):
@@ -1385,13 +635,21 @@ class Runner:
         x.win[ci] = args
         for j in p.children.get(ci, []):
             ch = p.calls[j]
-            cargs = tuple(self.resolve(x, ci, r) for r in ch["inputs"])
+            cargs, ckw = [], {}
+            for is_kw, terms in ch["inputs"]:
+                ts = [self.resolve(x, ci, r) for r in terms]
+                t = ts[0] if len(ts) == 1 else MixFunction.apply(*ts)
+                if is_kw:
+                    ckw["kw%d" % len(ckw)] = t
+                else:
+                    cargs.append(t)
+            cargs = tuple(cargs)
             try:
                 if ch["no_grad"]:
                     with torch.no_grad():
-                        self.call(x, j, cargs)
+                        self.call(x, j, cargs, ckw)
                 else:
-                    self.call(x, j, cargs)
+                    self.call(x, j, cargs, ckw)
             except ScenarioRaise as e:
                 if e.catcher_call == ci:
                     continue  # caught here: the body goes on with its next child call
@@ -1405,7 +663,16 @@ class Runner:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
-        return ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        if len(c["alias"]) < c["n_out"]:
+            mod.zo_nosave = c["nosave"]
+            outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        else:
+            outs = (None,) * c["n_out"]
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        if c["nograd"]:  # outputs that never require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 
@@ -1428,7 +695,7 @@ class Runner:
         self.line("FWD g=%d" % p.num)
         x = Execution(p)
         c0 = p.calls[0]
-        args = tuple(self.resolve(x, -1, r) for r in c0["inputs"])
+        args = tuple(self.resolve(x, -1, terms[0]) for _, terms in c0["inputs"])  # batch / batch_rg
         try:
             if evalmode or c0["no_grad"]:
                 with torch.no_grad():
@@ -1553,16 +820,33 @@ class ModuleOp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rt, module, n_out, *inputs):
         outs = tuple(torch.zeros(1) for _ in range(n_out))
-        ctx.save_for_backward(outs[0])
+        ctx.nosave = getattr(module, "zo_nosave", False)  # nosave: the op saves nothing
+        if not ctx.nosave:
+            ctx.save_for_backward(outs[0])
         ctx.shapes = [t.shape for t in inputs]
         ctx.rt, ctx.module = rt, module
         return outs
 
     @staticmethod
     def backward(ctx, *grads):
-        _ = ctx.saved_tensors
+        if not ctx.nosave:
+            _ = ctx.saved_tensors
         ctx.rt.check_i4(ctx.module, "backward")
         return (None, None, None) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
+class MixFunction(torch.autograd.Function):
+    """A mixed input: the caller's parameter-free op (a residual sum) over
+    its terms, one node with an edge to each term that requires grad."""
+
+    @staticmethod
+    def forward(ctx, *terms):
+        ctx.shapes = [t.shape for t in terms]
+        return torch.zeros(1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(torch.zeros(s) for s in ctx.shapes)
 
 
 class LossFunction(torch.autograd.Function):

@@ -5,10 +5,7 @@ Source:     corpus/models/lora.scn
 Made by:    zofuzz export corpus/models/lora.scn --to deepspeed -o
             corpus/deepspeed/models-lora.py
 Simulator:  policy reset-on-forward (DeepSpeed upstream's counters), torch
-            2.x, deepspeed 0.19: invariant I3 violated: step 2, event 1385, at
-            after eval forward, module -, param 8, policy reset-on-forward:
-            not released: non-persistent parameter 8 still AVAILABLE (0 active
-            modules)
+            2.x, deepspeed 0.19: all invariants hold
             (under the scenario's own policy per-call: all invariants hold)
 Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python models-lora.py
             (--hooks-only: DeepSpeed's bare hooks, deepspeed.initialize without
@@ -21,11 +18,6 @@ Checked: I1 ds_grads_remaining never negative; I3 every non-persistent
 parameter NOT_AVAILABLE after each backward (engine.backward), eval forward
 and optimizer step (DeepSpeed's "expected to be released" error counts);
 I4 a module's op only computes with AVAILABLE parameters.
-
-Adapted from the scenario:
-- world size 8 -> 1 (one process)
-- numels and finite thresholds divided by 53: 219265024 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib
@@ -82,9 +74,10 @@ class Block(torch.nn.Module):
         self.pset = []  # parameters its op reads (own, external/tied, a z3 leaf's subtree)
         self.pending = []  # (execution, call index) of the next forward
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
-        return RUN.body(x, ci, args)
+        # keyword inputs (hook D does not see them) follow the positional ones
+        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
 
 
 # ----------------------------------------------------------------------
@@ -93,96 +86,129 @@ class Block(torch.nn.Module):
 
 # DeepSpeed's stage3_* settings, in elements
 THRESHOLDS = {
-    "param_persistence_threshold": 1886,
+    "param_persistence_threshold": 0,
     "model_persistence_threshold": 10**15,  # infinite
-    "prefetch_bucket_size": 943396,
-    "max_live_parameters": 18867924,
-    "max_reuse_distance": 18867924,
+    "prefetch_bucket_size": 50000000,
+    "max_live_parameters": 1000000000,
+    "max_reuse_distance": 1000000000,
 }
 
 
 def build_model():
     """The module tree (ids in registration order, as named_modules() lists
     them), then the parameters (registered after every module, in .scn order;
-    float32, numel as in the scenario divided by the scaling factor above)."""
-    model = Block("peft_model", 0)  # module 0
+    float32, numel as in the scenario)."""
+    model = Block("PeftModel", 0)  # module 0
     model.base_model = Block("base_model", 1)  # module 1
-    model.base_model.m2 = Block("model", 2)  # module 2
-    model.base_model.m2.embed_tokens = Block("model.embed_tokens", 3)  # module 3
-    model.base_model.m2.l0 = Block("l0", 4)  # module 4
-    model.base_model.m2.l0.attn = Block("l0.attn", 5)  # module 5
-    model.base_model.m2.l0.attn.q_proj = Block("l0.attn.q_proj", 6)  # module 6
-    model.base_model.m2.l0.attn.q_proj.base = Block("l0.attn.q_proj.base", 7)  # module 7
-    model.base_model.m2.l0.attn.q_proj.lora_A = Block("l0.attn.q_proj.lora_A", 8)  # module 8
-    model.base_model.m2.l0.attn.q_proj.lora_B = Block("l0.attn.q_proj.lora_B", 9)  # module 9
-    model.base_model.m2.l0.attn.k_proj = Block("l0.attn.k_proj", 10)  # module 10
-    model.base_model.m2.l0.attn.v_proj = Block("l0.attn.v_proj", 11)  # module 11
-    model.base_model.m2.l0.attn.v_proj.base = Block("l0.attn.v_proj.base", 12)  # module 12
-    model.base_model.m2.l0.attn.v_proj.lora_A = Block("l0.attn.v_proj.lora_A", 13)  # module 13
-    model.base_model.m2.l0.attn.v_proj.lora_B = Block("l0.attn.v_proj.lora_B", 14)  # module 14
-    model.base_model.m2.l0.attn.o_proj = Block("l0.attn.o_proj", 15)  # module 15
-    model.base_model.m2.l0.mlp = Block("l0.mlp", 16)  # module 16
-    model.base_model.m2.l0.mlp.gate_proj = Block("l0.mlp.gate_proj", 17)  # module 17
-    model.base_model.m2.l0.mlp.up_proj = Block("l0.mlp.up_proj", 18)  # module 18
-    model.base_model.m2.l0.mlp.down_proj = Block("l0.mlp.down_proj", 19)  # module 19
-    model.base_model.m2.l0.in_ln = Block("l0.in_ln", 20)  # module 20
-    model.base_model.m2.l0.post_ln = Block("l0.post_ln", 21)  # module 21
-    model.base_model.m2.l1 = Block("l1", 22)  # module 22
-    model.base_model.m2.l1.attn = Block("l1.attn", 23)  # module 23
-    model.base_model.m2.l1.attn.q_proj = Block("l1.attn.q_proj", 24)  # module 24
-    model.base_model.m2.l1.attn.q_proj.base = Block("l1.attn.q_proj.base", 25)  # module 25
-    model.base_model.m2.l1.attn.q_proj.lora_A = Block("l1.attn.q_proj.lora_A", 26)  # module 26
-    model.base_model.m2.l1.attn.q_proj.lora_B = Block("l1.attn.q_proj.lora_B", 27)  # module 27
-    model.base_model.m2.l1.attn.k_proj = Block("l1.attn.k_proj", 28)  # module 28
-    model.base_model.m2.l1.attn.v_proj = Block("l1.attn.v_proj", 29)  # module 29
-    model.base_model.m2.l1.attn.v_proj.base = Block("l1.attn.v_proj.base", 30)  # module 30
-    model.base_model.m2.l1.attn.v_proj.lora_A = Block("l1.attn.v_proj.lora_A", 31)  # module 31
-    model.base_model.m2.l1.attn.v_proj.lora_B = Block("l1.attn.v_proj.lora_B", 32)  # module 32
-    model.base_model.m2.l1.attn.o_proj = Block("l1.attn.o_proj", 33)  # module 33
-    model.base_model.m2.l1.mlp = Block("l1.mlp", 34)  # module 34
-    model.base_model.m2.l1.mlp.gate_proj = Block("l1.mlp.gate_proj", 35)  # module 35
-    model.base_model.m2.l1.mlp.up_proj = Block("l1.mlp.up_proj", 36)  # module 36
-    model.base_model.m2.l1.mlp.down_proj = Block("l1.mlp.down_proj", 37)  # module 37
-    model.base_model.m2.l1.in_ln = Block("l1.in_ln", 38)  # module 38
-    model.base_model.m2.l1.post_ln = Block("l1.post_ln", 39)  # module 39
-    model.base_model.m2.norm = Block("model.norm", 40)  # module 40
-    model.base_model.lm_head = Block("lm_head", 41)  # module 41
-    model.base_model.m2.embed_tokens.w = torch.nn.Parameter(torch.zeros(1236528), requires_grad=False)  # param 0 model.embed_tokens.w (frozen)
-    model.base_model.m2.l0.attn.q_proj.base.w = torch.nn.Parameter(torch.zeros(79137), requires_grad=False)  # param 1 l0.attn.q_proj.base.w (frozen)
-    model.base_model.m2.l0.attn.q_proj.lora_A.w = torch.nn.Parameter(torch.zeros(309))  # param 2 l0.attn.q_proj.lora_A.w
-    model.base_model.m2.l0.attn.q_proj.lora_B.w = torch.nn.Parameter(torch.zeros(309))  # param 3 l0.attn.q_proj.lora_B.w
-    model.base_model.m2.l0.attn.k_proj.w = torch.nn.Parameter(torch.zeros(9892), requires_grad=False)  # param 4 l0.attn.k_proj.w (frozen)
-    model.base_model.m2.l0.attn.v_proj.base.w = torch.nn.Parameter(torch.zeros(9892), requires_grad=False)  # param 5 l0.attn.v_proj.base.w (frozen)
-    model.base_model.m2.l0.attn.v_proj.lora_A.w = torch.nn.Parameter(torch.zeros(309))  # param 6 l0.attn.v_proj.lora_A.w
-    model.base_model.m2.l0.attn.v_proj.lora_B.w = torch.nn.Parameter(torch.zeros(38))  # param 7 l0.attn.v_proj.lora_B.w
-    model.base_model.m2.l0.attn.o_proj.w = torch.nn.Parameter(torch.zeros(79137), requires_grad=False)  # param 8 l0.attn.o_proj.w (frozen)
-    model.base_model.m2.l0.mlp.gate_proj.w = torch.nn.Parameter(torch.zeros(217628), requires_grad=False)  # param 9 l0.mlp.gate_proj.w (frozen)
-    model.base_model.m2.l0.mlp.up_proj.w = torch.nn.Parameter(torch.zeros(217628), requires_grad=False)  # param 10 l0.mlp.up_proj.w (frozen)
-    model.base_model.m2.l0.mlp.down_proj.w = torch.nn.Parameter(torch.zeros(217628), requires_grad=False)  # param 11 l0.mlp.down_proj.w (frozen)
-    model.base_model.m2.l0.in_ln.w = torch.nn.Parameter(torch.zeros(38), requires_grad=False)  # param 12 l0.in_ln.w (frozen)
-    model.base_model.m2.l0.post_ln.w = torch.nn.Parameter(torch.zeros(38), requires_grad=False)  # param 13 l0.post_ln.w (frozen)
-    model.base_model.m2.l1.attn.q_proj.base.w = torch.nn.Parameter(torch.zeros(79137), requires_grad=False)  # param 14 l1.attn.q_proj.base.w (frozen)
-    model.base_model.m2.l1.attn.q_proj.lora_A.w = torch.nn.Parameter(torch.zeros(309))  # param 15 l1.attn.q_proj.lora_A.w
-    model.base_model.m2.l1.attn.q_proj.lora_B.w = torch.nn.Parameter(torch.zeros(309))  # param 16 l1.attn.q_proj.lora_B.w
-    model.base_model.m2.l1.attn.k_proj.w = torch.nn.Parameter(torch.zeros(9892), requires_grad=False)  # param 17 l1.attn.k_proj.w (frozen)
-    model.base_model.m2.l1.attn.v_proj.base.w = torch.nn.Parameter(torch.zeros(9892), requires_grad=False)  # param 18 l1.attn.v_proj.base.w (frozen)
-    model.base_model.m2.l1.attn.v_proj.lora_A.w = torch.nn.Parameter(torch.zeros(309))  # param 19 l1.attn.v_proj.lora_A.w
-    model.base_model.m2.l1.attn.v_proj.lora_B.w = torch.nn.Parameter(torch.zeros(38))  # param 20 l1.attn.v_proj.lora_B.w
-    model.base_model.m2.l1.attn.o_proj.w = torch.nn.Parameter(torch.zeros(79137), requires_grad=False)  # param 21 l1.attn.o_proj.w (frozen)
-    model.base_model.m2.l1.mlp.gate_proj.w = torch.nn.Parameter(torch.zeros(217628), requires_grad=False)  # param 22 l1.mlp.gate_proj.w (frozen)
-    model.base_model.m2.l1.mlp.up_proj.w = torch.nn.Parameter(torch.zeros(217628), requires_grad=False)  # param 23 l1.mlp.up_proj.w (frozen)
-    model.base_model.m2.l1.mlp.down_proj.w = torch.nn.Parameter(torch.zeros(217628), requires_grad=False)  # param 24 l1.mlp.down_proj.w (frozen)
-    model.base_model.m2.l1.in_ln.w = torch.nn.Parameter(torch.zeros(38), requires_grad=False)  # param 25 l1.in_ln.w (frozen)
-    model.base_model.m2.l1.post_ln.w = torch.nn.Parameter(torch.zeros(38), requires_grad=False)  # param 26 l1.post_ln.w (frozen)
-    model.base_model.m2.norm.w = torch.nn.Parameter(torch.zeros(38), requires_grad=False)  # param 27 model.norm.w (frozen)
-    model.base_model.lm_head.w = torch.nn.Parameter(torch.zeros(1236528), requires_grad=False)  # param 28 lm_head.w (frozen)
-    modules = [model, model.base_model, model.base_model.m2, model.base_model.m2.embed_tokens, model.base_model.m2.l0, model.base_model.m2.l0.attn, model.base_model.m2.l0.attn.q_proj, model.base_model.m2.l0.attn.q_proj.base, model.base_model.m2.l0.attn.q_proj.lora_A, model.base_model.m2.l0.attn.q_proj.lora_B, model.base_model.m2.l0.attn.k_proj, model.base_model.m2.l0.attn.v_proj, model.base_model.m2.l0.attn.v_proj.base, model.base_model.m2.l0.attn.v_proj.lora_A, model.base_model.m2.l0.attn.v_proj.lora_B, model.base_model.m2.l0.attn.o_proj, model.base_model.m2.l0.mlp, model.base_model.m2.l0.mlp.gate_proj, model.base_model.m2.l0.mlp.up_proj, model.base_model.m2.l0.mlp.down_proj, model.base_model.m2.l0.in_ln, model.base_model.m2.l0.post_ln, model.base_model.m2.l1, model.base_model.m2.l1.attn, model.base_model.m2.l1.attn.q_proj, model.base_model.m2.l1.attn.q_proj.base, model.base_model.m2.l1.attn.q_proj.lora_A, model.base_model.m2.l1.attn.q_proj.lora_B, model.base_model.m2.l1.attn.k_proj, model.base_model.m2.l1.attn.v_proj, model.base_model.m2.l1.attn.v_proj.base, model.base_model.m2.l1.attn.v_proj.lora_A, model.base_model.m2.l1.attn.v_proj.lora_B, model.base_model.m2.l1.attn.o_proj, model.base_model.m2.l1.mlp, model.base_model.m2.l1.mlp.gate_proj, model.base_model.m2.l1.mlp.up_proj, model.base_model.m2.l1.mlp.down_proj, model.base_model.m2.l1.in_ln, model.base_model.m2.l1.post_ln, model.base_model.m2.norm, model.base_model.lm_head]
-    params = [model.base_model.m2.embed_tokens.w, model.base_model.m2.l0.attn.q_proj.base.w, model.base_model.m2.l0.attn.q_proj.lora_A.w, model.base_model.m2.l0.attn.q_proj.lora_B.w, model.base_model.m2.l0.attn.k_proj.w, model.base_model.m2.l0.attn.v_proj.base.w, model.base_model.m2.l0.attn.v_proj.lora_A.w, model.base_model.m2.l0.attn.v_proj.lora_B.w, model.base_model.m2.l0.attn.o_proj.w, model.base_model.m2.l0.mlp.gate_proj.w, model.base_model.m2.l0.mlp.up_proj.w, model.base_model.m2.l0.mlp.down_proj.w, model.base_model.m2.l0.in_ln.w, model.base_model.m2.l0.post_ln.w, model.base_model.m2.l1.attn.q_proj.base.w, model.base_model.m2.l1.attn.q_proj.lora_A.w, model.base_model.m2.l1.attn.q_proj.lora_B.w, model.base_model.m2.l1.attn.k_proj.w, model.base_model.m2.l1.attn.v_proj.base.w, model.base_model.m2.l1.attn.v_proj.lora_A.w, model.base_model.m2.l1.attn.v_proj.lora_B.w, model.base_model.m2.l1.attn.o_proj.w, model.base_model.m2.l1.mlp.gate_proj.w, model.base_model.m2.l1.mlp.up_proj.w, model.base_model.m2.l1.mlp.down_proj.w, model.base_model.m2.l1.in_ln.w, model.base_model.m2.l1.post_ln.w, model.base_model.m2.norm.w, model.base_model.lm_head.w]
+    model.base_model_model = Block("base_model.model", 2)  # module 2
+    model.base_model_model.m3 = Block("base_model.model.model", 3)  # module 3
+    model.base_model_model.m3.embed_tokens = Block("model.embed_tokens", 4)  # module 4
+    model.base_model_model.m3.layers = Block("model.model.layers", 5)  # module 5
+    model.base_model_model.m3.model_model_layers_0 = Block("model.model.layers.0", 6)  # module 6
+    model.base_model_model.m3.model_model_layers_0.self_attn = Block("layers.0.self_attn", 7)  # module 7
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj = Block("l0.self_attn.q_proj", 8)  # module 8
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.base_layer = Block("@9", 9)  # module 9
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_dropout = Block("@10", 10)  # module 10
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.default = Block("@11", 11)  # module 11
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_A = Block("@12", 12)  # module 12
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_A_default = Block("@13", 13)  # module 13
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_B = Block("@14", 14)  # module 14
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_B_default = Block("@15", 15)  # module 15
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_A = Block("@16", 16)  # module 16
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_B = Block("@17", 17)  # module 17
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_magnitude_vector = Block("@18", 18)  # module 18
+    model.base_model_model.m3.model_model_layers_0.self_attn.k_proj = Block("l0.self_attn.k_proj", 19)  # module 19
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj = Block("l0.self_attn.v_proj", 20)  # module 20
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.base_layer = Block("@21", 21)  # module 21
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_dropout = Block("@22", 22)  # module 22
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.default = Block("@23", 23)  # module 23
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_A = Block("@24", 24)  # module 24
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_A_default = Block("@25", 25)  # module 25
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_B = Block("@26", 26)  # module 26
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_B_default = Block("@27", 27)  # module 27
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_A = Block("@28", 28)  # module 28
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_B = Block("@29", 29)  # module 29
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_magnitude_vector = Block("@30", 30)  # module 30
+    model.base_model_model.m3.model_model_layers_0.self_attn.o_proj = Block("l0.self_attn.o_proj", 31)  # module 31
+    model.base_model_model.m3.model_model_layers_0.mlp = Block("model.layers.0.mlp", 32)  # module 32
+    model.base_model_model.m3.model_model_layers_0.mlp.gate_proj = Block("layers.0.mlp.gate_proj", 33)  # module 33
+    model.base_model_model.m3.model_model_layers_0.mlp.up_proj = Block("layers.0.mlp.up_proj", 34)  # module 34
+    model.base_model_model.m3.model_model_layers_0.mlp.down_proj = Block("layers.0.mlp.down_proj", 35)  # module 35
+    model.base_model_model.m3.model_model_layers_0.mlp.act_fn = Block("layers.0.mlp.act_fn", 36)  # module 36
+    model.base_model_model.m3.model_model_layers_0.input_layernorm = Block("l0.input_layernorm", 37)  # module 37
+    model.base_model_model.m3.model_model_layers_0.post_attention_layernor = Block("@38", 38)  # module 38
+    model.base_model_model.m3.model_model_layers_1 = Block("model.model.layers.1", 39)  # module 39
+    model.base_model_model.m3.model_model_layers_1.self_attn = Block("layers.1.self_attn", 40)  # module 40
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj = Block("l1.self_attn.q_proj", 41)  # module 41
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.base_layer = Block("@42", 42)  # module 42
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_dropout = Block("@43", 43)  # module 43
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.default = Block("@44", 44)  # module 44
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_A = Block("@45", 45)  # module 45
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_A_default = Block("@46", 46)  # module 46
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_B = Block("@47", 47)  # module 47
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_B_default = Block("@48", 48)  # module 48
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_A = Block("@49", 49)  # module 49
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_B = Block("@50", 50)  # module 50
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_magnitude_vector = Block("@51", 51)  # module 51
+    model.base_model_model.m3.model_model_layers_1.self_attn.k_proj = Block("l1.self_attn.k_proj", 52)  # module 52
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj = Block("l1.self_attn.v_proj", 53)  # module 53
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.base_layer = Block("@54", 54)  # module 54
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_dropout = Block("@55", 55)  # module 55
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.default = Block("@56", 56)  # module 56
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_A = Block("@57", 57)  # module 57
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_A_default = Block("@58", 58)  # module 58
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_B = Block("@59", 59)  # module 59
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_B_default = Block("@60", 60)  # module 60
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_A = Block("@61", 61)  # module 61
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_B = Block("@62", 62)  # module 62
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_magnitude_vector = Block("@63", 63)  # module 63
+    model.base_model_model.m3.model_model_layers_1.self_attn.o_proj = Block("l1.self_attn.o_proj", 64)  # module 64
+    model.base_model_model.m3.model_model_layers_1.mlp = Block("model.layers.1.mlp", 65)  # module 65
+    model.base_model_model.m3.model_model_layers_1.mlp.gate_proj = Block("layers.1.mlp.gate_proj", 66)  # module 66
+    model.base_model_model.m3.model_model_layers_1.mlp.up_proj = Block("layers.1.mlp.up_proj", 67)  # module 67
+    model.base_model_model.m3.model_model_layers_1.mlp.down_proj = Block("layers.1.mlp.down_proj", 68)  # module 68
+    model.base_model_model.m3.model_model_layers_1.mlp.act_fn = Block("layers.1.mlp.act_fn", 69)  # module 69
+    model.base_model_model.m3.model_model_layers_1.input_layernorm = Block("l1.input_layernorm", 70)  # module 70
+    model.base_model_model.m3.model_model_layers_1.post_attention_layernor = Block("@71", 71)  # module 71
+    model.base_model_model.m3.norm = Block("model.model.norm", 72)  # module 72
+    model.base_model_model.m3.rotary_emb = Block("model.model.rotary_emb", 73)  # module 73
+    model.base_model_model.lm_head = Block("model.lm_head", 74)  # module 74
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_B_default.weight = torch.nn.Parameter(torch.zeros(16))  # param 0 lora_B.default.weight
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_A_default.weight = torch.nn.Parameter(torch.zeros(32))  # param 1 lora_A.default.weight
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_B_default.weight = torch.nn.Parameter(torch.zeros(32))  # param 2 lora_B.default.weight
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_A_default.weight = torch.nn.Parameter(torch.zeros(32))  # param 3 lora_A.default.weight
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_B_default.weight = torch.nn.Parameter(torch.zeros(16))  # param 4 lora_B.default.weight
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_A_default.weight = torch.nn.Parameter(torch.zeros(32))  # param 5 lora_A.default.weight
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_B_default.weight = torch.nn.Parameter(torch.zeros(32))  # param 6 lora_B.default.weight
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_A_default.weight = torch.nn.Parameter(torch.zeros(32))  # param 7 lora_A.default.weight
+    model.base_model_model.m3.embed_tokens.weight = torch.nn.Parameter(torch.zeros(1024), requires_grad=False)  # param 8 embed_tokens.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.base_layer.weight = torch.nn.Parameter(torch.zeros(256), requires_grad=False)  # param 9 base_layer.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.self_attn.k_proj.weight = torch.nn.Parameter(torch.zeros(128), requires_grad=False)  # param 10 self_attn.k_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.base_layer.weight = torch.nn.Parameter(torch.zeros(128), requires_grad=False)  # param 11 base_layer.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.self_attn.o_proj.weight = torch.nn.Parameter(torch.zeros(256), requires_grad=False)  # param 12 self_attn.o_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.mlp.gate_proj.weight = torch.nn.Parameter(torch.zeros(512), requires_grad=False)  # param 13 l0.mlp.gate_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.mlp.up_proj.weight = torch.nn.Parameter(torch.zeros(512), requires_grad=False)  # param 14 l0.mlp.up_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.mlp.down_proj.weight = torch.nn.Parameter(torch.zeros(512), requires_grad=False)  # param 15 l0.mlp.down_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.input_layernorm.weight = torch.nn.Parameter(torch.zeros(16), requires_grad=False)  # param 16 input_layernorm.weight (frozen)
+    model.base_model_model.m3.model_model_layers_0.post_attention_layernor.weight = torch.nn.Parameter(torch.zeros(16), requires_grad=False)  # param 17 weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.base_layer.weight = torch.nn.Parameter(torch.zeros(256), requires_grad=False)  # param 18 base_layer.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.self_attn.k_proj.weight = torch.nn.Parameter(torch.zeros(128), requires_grad=False)  # param 19 self_attn.k_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.base_layer.weight = torch.nn.Parameter(torch.zeros(128), requires_grad=False)  # param 20 base_layer.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.self_attn.o_proj.weight = torch.nn.Parameter(torch.zeros(256), requires_grad=False)  # param 21 self_attn.o_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.mlp.gate_proj.weight = torch.nn.Parameter(torch.zeros(512), requires_grad=False)  # param 22 l1.mlp.gate_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.mlp.up_proj.weight = torch.nn.Parameter(torch.zeros(512), requires_grad=False)  # param 23 l1.mlp.up_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.mlp.down_proj.weight = torch.nn.Parameter(torch.zeros(512), requires_grad=False)  # param 24 l1.mlp.down_proj.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.input_layernorm.weight = torch.nn.Parameter(torch.zeros(16), requires_grad=False)  # param 25 input_layernorm.weight (frozen)
+    model.base_model_model.m3.model_model_layers_1.post_attention_layernor.weight = torch.nn.Parameter(torch.zeros(16), requires_grad=False)  # param 26 weight (frozen)
+    model.base_model_model.m3.norm.weight = torch.nn.Parameter(torch.zeros(16), requires_grad=False)  # param 27 model.model.norm.weight (frozen)
+    model.base_model_model.lm_head.weight = torch.nn.Parameter(torch.zeros(1024), requires_grad=False)  # param 28 model.lm_head.weight (frozen)
+    modules = [model, model.base_model, model.base_model_model, model.base_model_model.m3, model.base_model_model.m3.embed_tokens, model.base_model_model.m3.layers, model.base_model_model.m3.model_model_layers_0, model.base_model_model.m3.model_model_layers_0.self_attn, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.base_layer, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_dropout, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.default, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_A, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_A_default, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_B, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_B_default, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_A, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_embedding_B, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.lora_magnitude_vector, model.base_model_model.m3.model_model_layers_0.self_attn.k_proj, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.base_layer, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_dropout, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.default, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_A, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_A_default, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_B, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_B_default, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_A, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_embedding_B, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.lora_magnitude_vector, model.base_model_model.m3.model_model_layers_0.self_attn.o_proj, model.base_model_model.m3.model_model_layers_0.mlp, model.base_model_model.m3.model_model_layers_0.mlp.gate_proj, model.base_model_model.m3.model_model_layers_0.mlp.up_proj, model.base_model_model.m3.model_model_layers_0.mlp.down_proj, model.base_model_model.m3.model_model_layers_0.mlp.act_fn, model.base_model_model.m3.model_model_layers_0.input_layernorm, model.base_model_model.m3.model_model_layers_0.post_attention_layernor, model.base_model_model.m3.model_model_layers_1, model.base_model_model.m3.model_model_layers_1.self_attn, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.base_layer, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_dropout, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.default, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_A, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_A_default, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_B, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_B_default, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_A, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_embedding_B, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.lora_magnitude_vector, model.base_model_model.m3.model_model_layers_1.self_attn.k_proj, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.base_layer, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_dropout, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.default, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_A, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_A_default, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_B, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_B_default, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_A, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_embedding_B, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.lora_magnitude_vector, model.base_model_model.m3.model_model_layers_1.self_attn.o_proj, model.base_model_model.m3.model_model_layers_1.mlp, model.base_model_model.m3.model_model_layers_1.mlp.gate_proj, model.base_model_model.m3.model_model_layers_1.mlp.up_proj, model.base_model_model.m3.model_model_layers_1.mlp.down_proj, model.base_model_model.m3.model_model_layers_1.mlp.act_fn, model.base_model_model.m3.model_model_layers_1.input_layernorm, model.base_model_model.m3.model_model_layers_1.post_attention_layernor, model.base_model_model.m3.norm, model.base_model_model.m3.rotary_emb, model.base_model_model.lm_head]
+    params = [model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_B_default.weight, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.v_proj_lora_A_default.weight, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_B_default.weight, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.q_proj_lora_A_default.weight, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_B_default.weight, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.v_proj_lora_A_default.weight, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_B_default.weight, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.q_proj_lora_A_default.weight, model.base_model_model.m3.embed_tokens.weight, model.base_model_model.m3.model_model_layers_0.self_attn.q_proj.base_layer.weight, model.base_model_model.m3.model_model_layers_0.self_attn.k_proj.weight, model.base_model_model.m3.model_model_layers_0.self_attn.v_proj.base_layer.weight, model.base_model_model.m3.model_model_layers_0.self_attn.o_proj.weight, model.base_model_model.m3.model_model_layers_0.mlp.gate_proj.weight, model.base_model_model.m3.model_model_layers_0.mlp.up_proj.weight, model.base_model_model.m3.model_model_layers_0.mlp.down_proj.weight, model.base_model_model.m3.model_model_layers_0.input_layernorm.weight, model.base_model_model.m3.model_model_layers_0.post_attention_layernor.weight, model.base_model_model.m3.model_model_layers_1.self_attn.q_proj.base_layer.weight, model.base_model_model.m3.model_model_layers_1.self_attn.k_proj.weight, model.base_model_model.m3.model_model_layers_1.self_attn.v_proj.base_layer.weight, model.base_model_model.m3.model_model_layers_1.self_attn.o_proj.weight, model.base_model_model.m3.model_model_layers_1.mlp.gate_proj.weight, model.base_model_model.m3.model_model_layers_1.mlp.up_proj.weight, model.base_model_model.m3.model_model_layers_1.mlp.down_proj.weight, model.base_model_model.m3.model_model_layers_1.input_layernorm.weight, model.base_model_model.m3.model_model_layers_1.post_attention_layernor.weight, model.base_model_model.m3.norm.weight, model.base_model_model.lm_head.weight]
     return modules, params
 
 
-MODULE_IDS = {"peft_model": 0, "base_model": 1, "model": 2, "model.embed_tokens": 3, "l0": 4, "l0.attn": 5, "l0.attn.q_proj": 6, "l0.attn.q_proj.base": 7, "l0.attn.q_proj.lora_A": 8, "l0.attn.q_proj.lora_B": 9, "l0.attn.k_proj": 10, "l0.attn.v_proj": 11, "l0.attn.v_proj.base": 12, "l0.attn.v_proj.lora_A": 13, "l0.attn.v_proj.lora_B": 14, "l0.attn.o_proj": 15, "l0.mlp": 16, "l0.mlp.gate_proj": 17, "l0.mlp.up_proj": 18, "l0.mlp.down_proj": 19, "l0.in_ln": 20, "l0.post_ln": 21, "l1": 22, "l1.attn": 23, "l1.attn.q_proj": 24, "l1.attn.q_proj.base": 25, "l1.attn.q_proj.lora_A": 26, "l1.attn.q_proj.lora_B": 27, "l1.attn.k_proj": 28, "l1.attn.v_proj": 29, "l1.attn.v_proj.base": 30, "l1.attn.v_proj.lora_A": 31, "l1.attn.v_proj.lora_B": 32, "l1.attn.o_proj": 33, "l1.mlp": 34, "l1.mlp.gate_proj": 35, "l1.mlp.up_proj": 36, "l1.mlp.down_proj": 37, "l1.in_ln": 38, "l1.post_ln": 39, "model.norm": 40, "lm_head": 41}
-PARAM_NAMES = ["model.embed_tokens.w", "l0.attn.q_proj.base.w", "l0.attn.q_proj.lora_A.w", "l0.attn.q_proj.lora_B.w", "l0.attn.k_proj.w", "l0.attn.v_proj.base.w", "l0.attn.v_proj.lora_A.w", "l0.attn.v_proj.lora_B.w", "l0.attn.o_proj.w", "l0.mlp.gate_proj.w", "l0.mlp.up_proj.w", "l0.mlp.down_proj.w", "l0.in_ln.w", "l0.post_ln.w", "l1.attn.q_proj.base.w", "l1.attn.q_proj.lora_A.w", "l1.attn.q_proj.lora_B.w", "l1.attn.k_proj.w", "l1.attn.v_proj.base.w", "l1.attn.v_proj.lora_A.w", "l1.attn.v_proj.lora_B.w", "l1.attn.o_proj.w", "l1.mlp.gate_proj.w", "l1.mlp.up_proj.w", "l1.mlp.down_proj.w", "l1.in_ln.w", "l1.post_ln.w", "model.norm.w", "lm_head.w"]
+MODULE_IDS = {"PeftModel": 0, "base_model": 1, "base_model.model": 2, "base_model.model.model": 3, "model.embed_tokens": 4, "model.model.layers": 5, "model.model.layers.0": 6, "layers.0.self_attn": 7, "l0.self_attn.q_proj": 8, "@9": 9, "@10": 10, "@11": 11, "@12": 12, "@13": 13, "@14": 14, "@15": 15, "@16": 16, "@17": 17, "@18": 18, "l0.self_attn.k_proj": 19, "l0.self_attn.v_proj": 20, "@21": 21, "@22": 22, "@23": 23, "@24": 24, "@25": 25, "@26": 26, "@27": 27, "@28": 28, "@29": 29, "@30": 30, "l0.self_attn.o_proj": 31, "model.layers.0.mlp": 32, "layers.0.mlp.gate_proj": 33, "layers.0.mlp.up_proj": 34, "layers.0.mlp.down_proj": 35, "layers.0.mlp.act_fn": 36, "l0.input_layernorm": 37, "@38": 38, "model.model.layers.1": 39, "layers.1.self_attn": 40, "l1.self_attn.q_proj": 41, "@42": 42, "@43": 43, "@44": 44, "@45": 45, "@46": 46, "@47": 47, "@48": 48, "@49": 49, "@50": 50, "@51": 51, "l1.self_attn.k_proj": 52, "l1.self_attn.v_proj": 53, "@54": 54, "@55": 55, "@56": 56, "@57": 57, "@58": 58, "@59": 59, "@60": 60, "@61": 61, "@62": 62, "@63": 63, "l1.self_attn.o_proj": 64, "model.layers.1.mlp": 65, "layers.1.mlp.gate_proj": 66, "layers.1.mlp.up_proj": 67, "layers.1.mlp.down_proj": 68, "layers.1.mlp.act_fn": 69, "l1.input_layernorm": 70, "@71": 71, "model.model.norm": 72, "model.model.rotary_emb": 73, "model.lm_head": 74}
+PARAM_NAMES = ["lora_B.default.weight", "lora_A.default.weight", "lora_B.default.weight", "lora_A.default.weight", "lora_B.default.weight", "lora_A.default.weight", "lora_B.default.weight", "lora_A.default.weight", "embed_tokens.weight", "base_layer.weight", "self_attn.k_proj.weight", "base_layer.weight", "self_attn.o_proj.weight", "l0.mlp.gate_proj.weight", "l0.mlp.up_proj.weight", "l0.mlp.down_proj.weight", "input_layernorm.weight", "weight", "base_layer.weight", "self_attn.k_proj.weight", "base_layer.weight", "self_attn.o_proj.weight", "l1.mlp.gate_proj.weight", "l1.mlp.up_proj.weight", "l1.mlp.down_proj.weight", "input_layernorm.weight", "weight", "model.model.norm.weight", "model.lm_head.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
 Z3_LEAF = []
@@ -203,6 +229,9 @@ EXTERNAL = []
 #            outK.J (output J of the K-th child call of the enclosing call),
 #            REF.detach (x.detach())
 #   flags    no_grad: the caller makes the call under torch.no_grad()
+#            nograd=J: output J never requires grad (detached / integer indices)
+#            aliasJ=REF: output J is REF itself (returned as is, no op)
+#            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
 #            raise=upK: the forward raises after its child calls; the body of
@@ -215,322 +244,55 @@ EXTERNAL = []
 STEPS = [
     ("train", [  # step 0
         dict(loss=[0], calls=[  # pass 0
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 1
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("eval", [  # step 2
-        dict(loss=[], calls=[  # pass 0
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("accum", [  # step 3
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-        dict(loss=[0], calls=[  # pass 1
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 4
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 5
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "peft_model", ["batch"], 1, ["out0.0"], []),
-              (1, 0, "base_model", ["arg0"], 1, ["out1.0"], []),
-                (2, 1, "model", ["arg0"], 1, ["out3.0"], []),
-                  (3, 2, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                  (4, 2, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                    (5, 4, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (7, 6, "l0.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (8, 7, "l0.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (9, 7, "l0.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (10, 7, "l0.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (11, 6, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (12, 6, "l0.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (13, 12, "l0.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (14, 12, "l0.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (15, 12, "l0.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (16, 6, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (17, 4, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (18, 4, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (19, 18, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (20, 18, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (21, 18, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (22, 2, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                    (23, 22, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                    (24, 22, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                      (25, 24, "l1.attn.q_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (26, 25, "l1.attn.q_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (27, 25, "l1.attn.q_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (28, 25, "l1.attn.q_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (29, 24, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                      (30, 24, "l1.attn.v_proj", ["arg0"], 1, ["out0.0", "out2.0"], []),
-                        (31, 30, "l1.attn.v_proj.base", ["arg0"], 1, ["arg0"], []),
-                        (32, 30, "l1.attn.v_proj.lora_A", ["arg0"], 1, ["arg0"], []),
-                        (33, 30, "l1.attn.v_proj.lora_B", ["out1.0"], 1, ["arg0"], []),
-                      (34, 24, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                    (35, 22, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                    (36, 22, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                      (37, 36, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                      (38, 36, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                      (39, 36, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                  (40, 2, "model.norm", ["out2.0"], 1, ["arg0"], []),
-                (41, 1, "lm_head", ["out0.0"], 1, ["arg0"], []),
+            (0, None, "PeftModel", [], 2, [], ["alias0=out0.0", "alias1=out0.1"]),
+              (1, 0, "base_model.model", [], 2, ["out1.0"], ["alias1=out1.0"]),
+                (2, 1, "base_model.model.model", [], 1, [], ["alias0=out4.0"]),
+                  (3, 2, "model.embed_tokens", ["batch"], 1, [], ["nograd=0"]),
+                  (4, 2, "model.model.rotary_emb", ["batch"], 2, [], ["nograd=0", "nograd=1"]),
+                  (5, 2, "model.model.layers.0", ["batch"], 1, ["out1.0", "out3.0"], ["nosave"]),
+                    (6, 5, "l0.input_layernorm", ["batch"], 1, [], ["nograd=0"]),
+                    (7, 5, "layers.0.self_attn", [], 1, [], ["alias0=out3.0"]),
+                      (8, 7, "l0.self_attn.q_proj", ["batch"], 1, ["out3.0"], []),
+                        (9, 8, "@9", ["batch"], 1, [], ["nograd=0"]),
+                        (10, 8, "@11", ["batch"], 1, [], ["nograd=0"]),
+                        (11, 8, "@13", ["batch"], 1, [], []),
+                        (12, 8, "@15", ["out2.0"], 1, ["arg0"], []),
+                      (13, 7, "l0.self_attn.k_proj", ["batch"], 1, [], ["nograd=0"]),
+                      (14, 7, "l0.self_attn.v_proj", ["batch"], 1, ["out3.0"], []),
+                        (15, 14, "@21", ["batch"], 1, [], ["nograd=0"]),
+                        (16, 14, "@23", ["batch"], 1, [], ["nograd=0"]),
+                        (17, 14, "@25", ["batch"], 1, [], []),
+                        (18, 14, "@27", ["out2.0"], 1, ["arg0"], []),
+                      (19, 7, "l0.self_attn.o_proj", ["out0.0+out2.0"], 1, ["arg0"], []),
+                    (20, 5, "@38", ["out1.0"], 1, ["arg0"], []),
+                    (21, 5, "model.layers.0.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
+                      (22, 21, "layers.0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
+                      (23, 21, "layers.0.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),
+                      (24, 21, "layers.0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
+                      (25, 21, "layers.0.mlp.down_proj", ["out1.0+out2.0"], 1, ["arg0"], []),
+                  (26, 2, "model.model.layers.1", ["out2.0"], 1, ["arg0", "out1.0", "out3.0"], ["nosave"]),
+                    (27, 26, "l1.input_layernorm", ["arg0"], 1, ["arg0"], []),
+                    (28, 26, "layers.1.self_attn", ["kw=out0.0"], 1, [], ["alias0=out3.0"]),
+                      (29, 28, "l1.self_attn.q_proj", ["arg0"], 1, ["out0.0", "out3.0"], []),
+                        (30, 29, "@42", ["arg0"], 1, ["arg0"], []),
+                        (31, 29, "@44", ["arg0"], 1, [], ["alias0=arg0"]),
+                        (32, 29, "@46", ["out1.0"], 1, ["arg0"], []),
+                        (33, 29, "@48", ["out2.0"], 1, ["arg0"], []),
+                      (34, 28, "l1.self_attn.k_proj", ["arg0"], 1, ["arg0"], []),
+                      (35, 28, "l1.self_attn.v_proj", ["arg0"], 1, ["out0.0", "out3.0"], []),
+                        (36, 35, "@54", ["arg0"], 1, ["arg0"], []),
+                        (37, 35, "@56", ["arg0"], 1, [], ["alias0=arg0"]),
+                        (38, 35, "@58", ["out1.0"], 1, ["arg0"], []),
+                        (39, 35, "@60", ["out2.0"], 1, ["arg0"], []),
+                      (40, 28, "l1.self_attn.o_proj", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                    (41, 26, "@71", ["arg0+out1.0"], 1, ["arg0"], []),
+                    (42, 26, "model.layers.1.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
+                      (43, 42, "layers.1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
+                      (44, 42, "layers.1.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),
+                      (45, 42, "layers.1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
+                      (46, 42, "layers.1.mlp.down_proj", ["out1.0+out2.0"], 1, ["arg0"], []),
+                  (47, 2, "model.model.norm", ["out3.0"], 1, ["arg0"], []),
+                (48, 1, "model.lm_head", ["out0.0"], 1, ["arg0"], []),
         ]),
     ]),
 ]
@@ -581,9 +343,16 @@ class Pass:
         self.calls = []
         self.children = {}
         for ci, parent, mod, inputs, n_out, uses, flags in spec["calls"]:
+            # an input is "REF", "REF+REF..." (a parameter-free op of the caller
+            # over the terms, e.g. a residual sum) or "kw=..." (a keyword input)
             c = dict(module=MODULE_IDS[mod], parent=-1 if parent is None else parent, n_out=n_out,
-                     inputs=[parse_ref(r) for r in inputs], uses=[parse_ref(r) for r in uses],
-                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1)
+                     inputs=[(r.startswith("kw="), [parse_ref(t) for t in r[3 * r.startswith("kw="):].split("+")])
+                             for r in inputs], uses=[parse_ref(r) for r in uses],
+                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
+                     nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     nosave="nosave" in flags,
+                     alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
+                            for f in flags if f.startswith("alias")})
             for f in flags:
                 if f.startswith("ckpt="):
                     c["ckpt"] = f[5:]
@@ -878,11 +647,11 @@ class Runner:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
 
-    def invoke(self, x, ci, args):
+    def invoke(self, x, ci, args, kwargs=None):
         mod = self.mods[x.p.calls[ci]["module"]]
         mod.pending.append((x, ci))
         try:
-            outs = mod(*args)
+            outs = mod(*args, **(kwargs or {}))
         finally:
             if mod.pending and mod.pending[-1] == (x, ci):  # its forward never ran
                 mod.pending.pop()
@@ -890,11 +659,11 @@ class Runner:
             x.out[(ci, j)] = t
         return outs
 
-    def call(self, x, ci, args):
+    def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
         if ck == "none":
-            return self.invoke(x, ci, args)
+            return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
         def run_function(*a):
@@ -926,13 +695,21 @@ class Runner:
         x.win[ci] = args
         for j in p.children.get(ci, []):
             ch = p.calls[j]
-            cargs = tuple(self.resolve(x, ci, r) for r in ch["inputs"])
+            cargs, ckw = [], {}
+            for is_kw, terms in ch["inputs"]:
+                ts = [self.resolve(x, ci, r) for r in terms]
+                t = ts[0] if len(ts) == 1 else MixFunction.apply(*ts)
+                if is_kw:
+                    ckw["kw%d" % len(ckw)] = t
+                else:
+                    cargs.append(t)
+            cargs = tuple(cargs)
             try:
                 if ch["no_grad"]:
                     with torch.no_grad():
-                        self.call(x, j, cargs)
+                        self.call(x, j, cargs, ckw)
                 else:
-                    self.call(x, j, cargs)
+                    self.call(x, j, cargs, ckw)
             except ScenarioRaise as e:
                 if e.catcher_call == ci:
                     continue  # caught here: the body goes on with its next child call
@@ -946,7 +723,16 @@ class Runner:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
-        return ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        if len(c["alias"]) < c["n_out"]:
+            mod.zo_nosave = c["nosave"]
+            outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        else:
+            outs = (None,) * c["n_out"]
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        if c["nograd"]:  # outputs that never require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 
@@ -969,7 +755,7 @@ class Runner:
         self.line("FWD g=%d" % p.num)
         x = Execution(p)
         c0 = p.calls[0]
-        args = tuple(self.resolve(x, -1, r) for r in c0["inputs"])
+        args = tuple(self.resolve(x, -1, terms[0]) for _, terms in c0["inputs"])  # batch / batch_rg
         try:
             if evalmode or c0["no_grad"]:
                 with torch.no_grad():
@@ -1094,16 +880,33 @@ class ModuleOp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rt, module, n_out, *inputs):
         outs = tuple(torch.zeros(1) for _ in range(n_out))
-        ctx.save_for_backward(outs[0])
+        ctx.nosave = getattr(module, "zo_nosave", False)  # nosave: the op saves nothing
+        if not ctx.nosave:
+            ctx.save_for_backward(outs[0])
         ctx.shapes = [t.shape for t in inputs]
         ctx.rt, ctx.module = rt, module
         return outs
 
     @staticmethod
     def backward(ctx, *grads):
-        _ = ctx.saved_tensors
+        if not ctx.nosave:
+            _ = ctx.saved_tensors
         ctx.rt.check_i4(ctx.module, "backward")
         return (None, None, None) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
+class MixFunction(torch.autograd.Function):
+    """A mixed input: the caller's parameter-free op (a residual sum) over
+    its terms, one node with an edge to each term that requires grad."""
+
+    @staticmethod
+    def forward(ctx, *terms):
+        ctx.shapes = [t.shape for t in terms]
+        return torch.zeros(1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(torch.zeros(s) for s in ctx.shapes)
 
 
 class LossFunction(torch.autograd.Function):

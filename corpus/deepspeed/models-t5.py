@@ -5,10 +5,9 @@ Source:     corpus/models/t5.scn
 Made by:    zofuzz export corpus/models/t5.scn --to deepspeed -o
             corpus/deepspeed/models-t5.py
 Simulator:  policy reset-on-forward (DeepSpeed upstream's counters), torch
-            2.x, deepspeed 0.19: invariant I3 violated: step 2, event 7103, at
-            after eval forward, module -, param 0, policy reset-on-forward:
-            not released: non-persistent parameter 0 still AVAILABLE (0 active
-            modules)
+            2.x, deepspeed 0.19: invariant I1 violated: step 0, event 611, at
+            POST m=57, module 57, param -, policy reset-on-forward:
+            ds_grads_remaining went 0 -> -1
             (under the scenario's own policy per-call: all invariants hold)
 Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python models-t5.py
             (--hooks-only: DeepSpeed's bare hooks, deepspeed.initialize without
@@ -21,11 +20,6 @@ Checked: I1 ds_grads_remaining never negative; I3 every non-persistent
 parameter NOT_AVAILABLE after each backward (engine.backward), eval forward
 and optimizer step (DeepSpeed's "expected to be released" error counts);
 I4 a module's op only computes with AVAILABLE parameters.
-
-Adapted from the scenario:
-- world size 8 -> 1 (one process)
-- numels and finite thresholds divided by 15: 60506624 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib
@@ -82,9 +76,10 @@ class Block(torch.nn.Module):
         self.pset = []  # parameters its op reads (own, external/tied, a z3 leaf's subtree)
         self.pending = []  # (execution, call index) of the next forward
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
-        return RUN.body(x, ci, args)
+        # keyword inputs (hook D does not see them) follow the positional ones
+        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
 
 
 # ----------------------------------------------------------------------
@@ -93,371 +88,116 @@ class Block(torch.nn.Module):
 
 # DeepSpeed's stage3_* settings, in elements
 THRESHOLDS = {
-    "param_persistence_threshold": 6666,
+    "param_persistence_threshold": 0,
     "model_persistence_threshold": 10**15,  # infinite
-    "prefetch_bucket_size": 3333333,
-    "max_live_parameters": 66666666,
-    "max_reuse_distance": 66666666,
+    "prefetch_bucket_size": 50000000,
+    "max_live_parameters": 1000000000,
+    "max_reuse_distance": 1000000000,
 }
 
 
 def build_model():
     """The module tree (ids in registration order, as named_modules() lists
     them), then the parameters (registered after every module, in .scn order;
-    float32, numel as in the scenario divided by the scaling factor above)."""
-    model = Block("t5", 0)  # module 0
+    float32, numel as in the scenario)."""
+    model = Block("T5ForConditionalGenerat", 0)  # module 0
     model.shared = Block("shared", 1)  # module 1
     model.encoder = Block("encoder", 2)  # module 2
     model.encoder.embed_tokens = Block("encoder.embed_tokens", 3)  # module 3
-    model.encoder.e0 = Block("e0", 4)  # module 4
-    model.encoder.e0.sa = Block("e0.sa", 5)  # module 5
-    model.encoder.e0.sa.attn = Block("e0.sa.attn", 6)  # module 6
-    model.encoder.e0.sa.attn.q = Block("e0.sa.attn.q", 7)  # module 7
-    model.encoder.e0.sa.attn.k = Block("e0.sa.attn.k", 8)  # module 8
-    model.encoder.e0.sa.attn.v = Block("e0.sa.attn.v", 9)  # module 9
-    model.encoder.e0.sa.attn.o = Block("e0.sa.attn.o", 10)  # module 10
-    model.encoder.e0.sa.attn.rel_bias = Block("e0.sa.attn.rel_bias", 11)  # module 11
-    model.encoder.e0.sa.ln = Block("e0.sa.ln", 12)  # module 12
-    model.encoder.e0.ff = Block("e0.ff", 13)  # module 13
-    model.encoder.e0.ff.dense = Block("e0.ff.dense", 14)  # module 14
-    model.encoder.e0.ff.dense.wi = Block("e0.ff.dense.wi", 15)  # module 15
-    model.encoder.e0.ff.dense.wo = Block("e0.ff.dense.wo", 16)  # module 16
-    model.encoder.e0.ff.ln = Block("e0.ff.ln", 17)  # module 17
-    model.encoder.e1 = Block("e1", 18)  # module 18
-    model.encoder.e1.sa = Block("e1.sa", 19)  # module 19
-    model.encoder.e1.sa.attn = Block("e1.sa.attn", 20)  # module 20
-    model.encoder.e1.sa.attn.q = Block("e1.sa.attn.q", 21)  # module 21
-    model.encoder.e1.sa.attn.k = Block("e1.sa.attn.k", 22)  # module 22
-    model.encoder.e1.sa.attn.v = Block("e1.sa.attn.v", 23)  # module 23
-    model.encoder.e1.sa.attn.o = Block("e1.sa.attn.o", 24)  # module 24
-    model.encoder.e1.sa.ln = Block("e1.sa.ln", 25)  # module 25
-    model.encoder.e1.ff = Block("e1.ff", 26)  # module 26
-    model.encoder.e1.ff.dense = Block("e1.ff.dense", 27)  # module 27
-    model.encoder.e1.ff.dense.wi = Block("e1.ff.dense.wi", 28)  # module 28
-    model.encoder.e1.ff.dense.wo = Block("e1.ff.dense.wo", 29)  # module 29
-    model.encoder.e1.ff.ln = Block("e1.ff.ln", 30)  # module 30
-    model.encoder.e2 = Block("e2", 31)  # module 31
-    model.encoder.e2.sa = Block("e2.sa", 32)  # module 32
-    model.encoder.e2.sa.attn = Block("e2.sa.attn", 33)  # module 33
-    model.encoder.e2.sa.attn.q = Block("e2.sa.attn.q", 34)  # module 34
-    model.encoder.e2.sa.attn.k = Block("e2.sa.attn.k", 35)  # module 35
-    model.encoder.e2.sa.attn.v = Block("e2.sa.attn.v", 36)  # module 36
-    model.encoder.e2.sa.attn.o = Block("e2.sa.attn.o", 37)  # module 37
-    model.encoder.e2.sa.ln = Block("e2.sa.ln", 38)  # module 38
-    model.encoder.e2.ff = Block("e2.ff", 39)  # module 39
-    model.encoder.e2.ff.dense = Block("e2.ff.dense", 40)  # module 40
-    model.encoder.e2.ff.dense.wi = Block("e2.ff.dense.wi", 41)  # module 41
-    model.encoder.e2.ff.dense.wo = Block("e2.ff.dense.wo", 42)  # module 42
-    model.encoder.e2.ff.ln = Block("e2.ff.ln", 43)  # module 43
-    model.encoder.e3 = Block("e3", 44)  # module 44
-    model.encoder.e3.sa = Block("e3.sa", 45)  # module 45
-    model.encoder.e3.sa.attn = Block("e3.sa.attn", 46)  # module 46
-    model.encoder.e3.sa.attn.q = Block("e3.sa.attn.q", 47)  # module 47
-    model.encoder.e3.sa.attn.k = Block("e3.sa.attn.k", 48)  # module 48
-    model.encoder.e3.sa.attn.v = Block("e3.sa.attn.v", 49)  # module 49
-    model.encoder.e3.sa.attn.o = Block("e3.sa.attn.o", 50)  # module 50
-    model.encoder.e3.sa.ln = Block("e3.sa.ln", 51)  # module 51
-    model.encoder.e3.ff = Block("e3.ff", 52)  # module 52
-    model.encoder.e3.ff.dense = Block("e3.ff.dense", 53)  # module 53
-    model.encoder.e3.ff.dense.wi = Block("e3.ff.dense.wi", 54)  # module 54
-    model.encoder.e3.ff.dense.wo = Block("e3.ff.dense.wo", 55)  # module 55
-    model.encoder.e3.ff.ln = Block("e3.ff.ln", 56)  # module 56
-    model.encoder.e4 = Block("e4", 57)  # module 57
-    model.encoder.e4.sa = Block("e4.sa", 58)  # module 58
-    model.encoder.e4.sa.attn = Block("e4.sa.attn", 59)  # module 59
-    model.encoder.e4.sa.attn.q = Block("e4.sa.attn.q", 60)  # module 60
-    model.encoder.e4.sa.attn.k = Block("e4.sa.attn.k", 61)  # module 61
-    model.encoder.e4.sa.attn.v = Block("e4.sa.attn.v", 62)  # module 62
-    model.encoder.e4.sa.attn.o = Block("e4.sa.attn.o", 63)  # module 63
-    model.encoder.e4.sa.ln = Block("e4.sa.ln", 64)  # module 64
-    model.encoder.e4.ff = Block("e4.ff", 65)  # module 65
-    model.encoder.e4.ff.dense = Block("e4.ff.dense", 66)  # module 66
-    model.encoder.e4.ff.dense.wi = Block("e4.ff.dense.wi", 67)  # module 67
-    model.encoder.e4.ff.dense.wo = Block("e4.ff.dense.wo", 68)  # module 68
-    model.encoder.e4.ff.ln = Block("e4.ff.ln", 69)  # module 69
-    model.encoder.e5 = Block("e5", 70)  # module 70
-    model.encoder.e5.sa = Block("e5.sa", 71)  # module 71
-    model.encoder.e5.sa.attn = Block("e5.sa.attn", 72)  # module 72
-    model.encoder.e5.sa.attn.q = Block("e5.sa.attn.q", 73)  # module 73
-    model.encoder.e5.sa.attn.k = Block("e5.sa.attn.k", 74)  # module 74
-    model.encoder.e5.sa.attn.v = Block("e5.sa.attn.v", 75)  # module 75
-    model.encoder.e5.sa.attn.o = Block("e5.sa.attn.o", 76)  # module 76
-    model.encoder.e5.sa.ln = Block("e5.sa.ln", 77)  # module 77
-    model.encoder.e5.ff = Block("e5.ff", 78)  # module 78
-    model.encoder.e5.ff.dense = Block("e5.ff.dense", 79)  # module 79
-    model.encoder.e5.ff.dense.wi = Block("e5.ff.dense.wi", 80)  # module 80
-    model.encoder.e5.ff.dense.wo = Block("e5.ff.dense.wo", 81)  # module 81
-    model.encoder.e5.ff.ln = Block("e5.ff.ln", 82)  # module 82
-    model.encoder.final_ln = Block("encoder.final_ln", 83)  # module 83
-    model.decoder = Block("decoder", 84)  # module 84
-    model.decoder.embed_tokens = Block("decoder.embed_tokens", 85)  # module 85
-    model.decoder.d0 = Block("d0", 86)  # module 86
-    model.decoder.d0.sa = Block("d0.sa", 87)  # module 87
-    model.decoder.d0.sa.attn = Block("d0.sa.attn", 88)  # module 88
-    model.decoder.d0.sa.attn.q = Block("d0.sa.attn.q", 89)  # module 89
-    model.decoder.d0.sa.attn.k = Block("d0.sa.attn.k", 90)  # module 90
-    model.decoder.d0.sa.attn.v = Block("d0.sa.attn.v", 91)  # module 91
-    model.decoder.d0.sa.attn.o = Block("d0.sa.attn.o", 92)  # module 92
-    model.decoder.d0.sa.attn.rel_bias = Block("d0.sa.attn.rel_bias", 93)  # module 93
-    model.decoder.d0.sa.ln = Block("d0.sa.ln", 94)  # module 94
-    model.decoder.d0.ca = Block("d0.ca", 95)  # module 95
-    model.decoder.d0.ca.attn = Block("d0.ca.attn", 96)  # module 96
-    model.decoder.d0.ca.attn.q = Block("d0.ca.attn.q", 97)  # module 97
-    model.decoder.d0.ca.attn.k = Block("d0.ca.attn.k", 98)  # module 98
-    model.decoder.d0.ca.attn.v = Block("d0.ca.attn.v", 99)  # module 99
-    model.decoder.d0.ca.attn.o = Block("d0.ca.attn.o", 100)  # module 100
-    model.decoder.d0.ca.ln = Block("d0.ca.ln", 101)  # module 101
-    model.decoder.d0.ff = Block("d0.ff", 102)  # module 102
-    model.decoder.d0.ff.dense = Block("d0.ff.dense", 103)  # module 103
-    model.decoder.d0.ff.dense.wi = Block("d0.ff.dense.wi", 104)  # module 104
-    model.decoder.d0.ff.dense.wo = Block("d0.ff.dense.wo", 105)  # module 105
-    model.decoder.d0.ff.ln = Block("d0.ff.ln", 106)  # module 106
-    model.decoder.d1 = Block("d1", 107)  # module 107
-    model.decoder.d1.sa = Block("d1.sa", 108)  # module 108
-    model.decoder.d1.sa.attn = Block("d1.sa.attn", 109)  # module 109
-    model.decoder.d1.sa.attn.q = Block("d1.sa.attn.q", 110)  # module 110
-    model.decoder.d1.sa.attn.k = Block("d1.sa.attn.k", 111)  # module 111
-    model.decoder.d1.sa.attn.v = Block("d1.sa.attn.v", 112)  # module 112
-    model.decoder.d1.sa.attn.o = Block("d1.sa.attn.o", 113)  # module 113
-    model.decoder.d1.sa.ln = Block("d1.sa.ln", 114)  # module 114
-    model.decoder.d1.ca = Block("d1.ca", 115)  # module 115
-    model.decoder.d1.ca.attn = Block("d1.ca.attn", 116)  # module 116
-    model.decoder.d1.ca.attn.q = Block("d1.ca.attn.q", 117)  # module 117
-    model.decoder.d1.ca.attn.k = Block("d1.ca.attn.k", 118)  # module 118
-    model.decoder.d1.ca.attn.v = Block("d1.ca.attn.v", 119)  # module 119
-    model.decoder.d1.ca.attn.o = Block("d1.ca.attn.o", 120)  # module 120
-    model.decoder.d1.ca.ln = Block("d1.ca.ln", 121)  # module 121
-    model.decoder.d1.ff = Block("d1.ff", 122)  # module 122
-    model.decoder.d1.ff.dense = Block("d1.ff.dense", 123)  # module 123
-    model.decoder.d1.ff.dense.wi = Block("d1.ff.dense.wi", 124)  # module 124
-    model.decoder.d1.ff.dense.wo = Block("d1.ff.dense.wo", 125)  # module 125
-    model.decoder.d1.ff.ln = Block("d1.ff.ln", 126)  # module 126
-    model.decoder.d2 = Block("d2", 127)  # module 127
-    model.decoder.d2.sa = Block("d2.sa", 128)  # module 128
-    model.decoder.d2.sa.attn = Block("d2.sa.attn", 129)  # module 129
-    model.decoder.d2.sa.attn.q = Block("d2.sa.attn.q", 130)  # module 130
-    model.decoder.d2.sa.attn.k = Block("d2.sa.attn.k", 131)  # module 131
-    model.decoder.d2.sa.attn.v = Block("d2.sa.attn.v", 132)  # module 132
-    model.decoder.d2.sa.attn.o = Block("d2.sa.attn.o", 133)  # module 133
-    model.decoder.d2.sa.ln = Block("d2.sa.ln", 134)  # module 134
-    model.decoder.d2.ca = Block("d2.ca", 135)  # module 135
-    model.decoder.d2.ca.attn = Block("d2.ca.attn", 136)  # module 136
-    model.decoder.d2.ca.attn.q = Block("d2.ca.attn.q", 137)  # module 137
-    model.decoder.d2.ca.attn.k = Block("d2.ca.attn.k", 138)  # module 138
-    model.decoder.d2.ca.attn.v = Block("d2.ca.attn.v", 139)  # module 139
-    model.decoder.d2.ca.attn.o = Block("d2.ca.attn.o", 140)  # module 140
-    model.decoder.d2.ca.ln = Block("d2.ca.ln", 141)  # module 141
-    model.decoder.d2.ff = Block("d2.ff", 142)  # module 142
-    model.decoder.d2.ff.dense = Block("d2.ff.dense", 143)  # module 143
-    model.decoder.d2.ff.dense.wi = Block("d2.ff.dense.wi", 144)  # module 144
-    model.decoder.d2.ff.dense.wo = Block("d2.ff.dense.wo", 145)  # module 145
-    model.decoder.d2.ff.ln = Block("d2.ff.ln", 146)  # module 146
-    model.decoder.d3 = Block("d3", 147)  # module 147
-    model.decoder.d3.sa = Block("d3.sa", 148)  # module 148
-    model.decoder.d3.sa.attn = Block("d3.sa.attn", 149)  # module 149
-    model.decoder.d3.sa.attn.q = Block("d3.sa.attn.q", 150)  # module 150
-    model.decoder.d3.sa.attn.k = Block("d3.sa.attn.k", 151)  # module 151
-    model.decoder.d3.sa.attn.v = Block("d3.sa.attn.v", 152)  # module 152
-    model.decoder.d3.sa.attn.o = Block("d3.sa.attn.o", 153)  # module 153
-    model.decoder.d3.sa.ln = Block("d3.sa.ln", 154)  # module 154
-    model.decoder.d3.ca = Block("d3.ca", 155)  # module 155
-    model.decoder.d3.ca.attn = Block("d3.ca.attn", 156)  # module 156
-    model.decoder.d3.ca.attn.q = Block("d3.ca.attn.q", 157)  # module 157
-    model.decoder.d3.ca.attn.k = Block("d3.ca.attn.k", 158)  # module 158
-    model.decoder.d3.ca.attn.v = Block("d3.ca.attn.v", 159)  # module 159
-    model.decoder.d3.ca.attn.o = Block("d3.ca.attn.o", 160)  # module 160
-    model.decoder.d3.ca.ln = Block("d3.ca.ln", 161)  # module 161
-    model.decoder.d3.ff = Block("d3.ff", 162)  # module 162
-    model.decoder.d3.ff.dense = Block("d3.ff.dense", 163)  # module 163
-    model.decoder.d3.ff.dense.wi = Block("d3.ff.dense.wi", 164)  # module 164
-    model.decoder.d3.ff.dense.wo = Block("d3.ff.dense.wo", 165)  # module 165
-    model.decoder.d3.ff.ln = Block("d3.ff.ln", 166)  # module 166
-    model.decoder.d4 = Block("d4", 167)  # module 167
-    model.decoder.d4.sa = Block("d4.sa", 168)  # module 168
-    model.decoder.d4.sa.attn = Block("d4.sa.attn", 169)  # module 169
-    model.decoder.d4.sa.attn.q = Block("d4.sa.attn.q", 170)  # module 170
-    model.decoder.d4.sa.attn.k = Block("d4.sa.attn.k", 171)  # module 171
-    model.decoder.d4.sa.attn.v = Block("d4.sa.attn.v", 172)  # module 172
-    model.decoder.d4.sa.attn.o = Block("d4.sa.attn.o", 173)  # module 173
-    model.decoder.d4.sa.ln = Block("d4.sa.ln", 174)  # module 174
-    model.decoder.d4.ca = Block("d4.ca", 175)  # module 175
-    model.decoder.d4.ca.attn = Block("d4.ca.attn", 176)  # module 176
-    model.decoder.d4.ca.attn.q = Block("d4.ca.attn.q", 177)  # module 177
-    model.decoder.d4.ca.attn.k = Block("d4.ca.attn.k", 178)  # module 178
-    model.decoder.d4.ca.attn.v = Block("d4.ca.attn.v", 179)  # module 179
-    model.decoder.d4.ca.attn.o = Block("d4.ca.attn.o", 180)  # module 180
-    model.decoder.d4.ca.ln = Block("d4.ca.ln", 181)  # module 181
-    model.decoder.d4.ff = Block("d4.ff", 182)  # module 182
-    model.decoder.d4.ff.dense = Block("d4.ff.dense", 183)  # module 183
-    model.decoder.d4.ff.dense.wi = Block("d4.ff.dense.wi", 184)  # module 184
-    model.decoder.d4.ff.dense.wo = Block("d4.ff.dense.wo", 185)  # module 185
-    model.decoder.d4.ff.ln = Block("d4.ff.ln", 186)  # module 186
-    model.decoder.d5 = Block("d5", 187)  # module 187
-    model.decoder.d5.sa = Block("d5.sa", 188)  # module 188
-    model.decoder.d5.sa.attn = Block("d5.sa.attn", 189)  # module 189
-    model.decoder.d5.sa.attn.q = Block("d5.sa.attn.q", 190)  # module 190
-    model.decoder.d5.sa.attn.k = Block("d5.sa.attn.k", 191)  # module 191
-    model.decoder.d5.sa.attn.v = Block("d5.sa.attn.v", 192)  # module 192
-    model.decoder.d5.sa.attn.o = Block("d5.sa.attn.o", 193)  # module 193
-    model.decoder.d5.sa.ln = Block("d5.sa.ln", 194)  # module 194
-    model.decoder.d5.ca = Block("d5.ca", 195)  # module 195
-    model.decoder.d5.ca.attn = Block("d5.ca.attn", 196)  # module 196
-    model.decoder.d5.ca.attn.q = Block("d5.ca.attn.q", 197)  # module 197
-    model.decoder.d5.ca.attn.k = Block("d5.ca.attn.k", 198)  # module 198
-    model.decoder.d5.ca.attn.v = Block("d5.ca.attn.v", 199)  # module 199
-    model.decoder.d5.ca.attn.o = Block("d5.ca.attn.o", 200)  # module 200
-    model.decoder.d5.ca.ln = Block("d5.ca.ln", 201)  # module 201
-    model.decoder.d5.ff = Block("d5.ff", 202)  # module 202
-    model.decoder.d5.ff.dense = Block("d5.ff.dense", 203)  # module 203
-    model.decoder.d5.ff.dense.wi = Block("d5.ff.dense.wi", 204)  # module 204
-    model.decoder.d5.ff.dense.wo = Block("d5.ff.dense.wo", 205)  # module 205
-    model.decoder.d5.ff.ln = Block("d5.ff.ln", 206)  # module 206
-    model.decoder.final_ln = Block("decoder.final_ln", 207)  # module 207
-    model.lm_head = Block("lm_head", 208)  # module 208
-    model.shared.w = torch.nn.Parameter(torch.zeros(1096635))  # param 0 shared.w
-    model.encoder.e0.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 1 e0.sa.attn.q.w
-    model.encoder.e0.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 2 e0.sa.attn.k.w
-    model.encoder.e0.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 3 e0.sa.attn.v.w
-    model.encoder.e0.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 4 e0.sa.attn.o.w
-    model.encoder.e0.sa.attn.rel_bias.w = torch.nn.Parameter(torch.zeros(17))  # param 5 e0.sa.attn.rel_bias.w
-    model.encoder.e0.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 6 e0.sa.ln.w
-    model.encoder.e0.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 7 e0.ff.dense.wi.w
-    model.encoder.e0.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 8 e0.ff.dense.wo.w
-    model.encoder.e0.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 9 e0.ff.ln.w
-    model.encoder.e1.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 10 e1.sa.attn.q.w
-    model.encoder.e1.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 11 e1.sa.attn.k.w
-    model.encoder.e1.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 12 e1.sa.attn.v.w
-    model.encoder.e1.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 13 e1.sa.attn.o.w
-    model.encoder.e1.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 14 e1.sa.ln.w
-    model.encoder.e1.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 15 e1.ff.dense.wi.w
-    model.encoder.e1.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 16 e1.ff.dense.wo.w
-    model.encoder.e1.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 17 e1.ff.ln.w
-    model.encoder.e2.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 18 e2.sa.attn.q.w
-    model.encoder.e2.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 19 e2.sa.attn.k.w
-    model.encoder.e2.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 20 e2.sa.attn.v.w
-    model.encoder.e2.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 21 e2.sa.attn.o.w
-    model.encoder.e2.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 22 e2.sa.ln.w
-    model.encoder.e2.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 23 e2.ff.dense.wi.w
-    model.encoder.e2.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 24 e2.ff.dense.wo.w
-    model.encoder.e2.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 25 e2.ff.ln.w
-    model.encoder.e3.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 26 e3.sa.attn.q.w
-    model.encoder.e3.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 27 e3.sa.attn.k.w
-    model.encoder.e3.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 28 e3.sa.attn.v.w
-    model.encoder.e3.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 29 e3.sa.attn.o.w
-    model.encoder.e3.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 30 e3.sa.ln.w
-    model.encoder.e3.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 31 e3.ff.dense.wi.w
-    model.encoder.e3.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 32 e3.ff.dense.wo.w
-    model.encoder.e3.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 33 e3.ff.ln.w
-    model.encoder.e4.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 34 e4.sa.attn.q.w
-    model.encoder.e4.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 35 e4.sa.attn.k.w
-    model.encoder.e4.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 36 e4.sa.attn.v.w
-    model.encoder.e4.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 37 e4.sa.attn.o.w
-    model.encoder.e4.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 38 e4.sa.ln.w
-    model.encoder.e4.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 39 e4.ff.dense.wi.w
-    model.encoder.e4.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 40 e4.ff.dense.wo.w
-    model.encoder.e4.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 41 e4.ff.ln.w
-    model.encoder.e5.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 42 e5.sa.attn.q.w
-    model.encoder.e5.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 43 e5.sa.attn.k.w
-    model.encoder.e5.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 44 e5.sa.attn.v.w
-    model.encoder.e5.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 45 e5.sa.attn.o.w
-    model.encoder.e5.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 46 e5.sa.ln.w
-    model.encoder.e5.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 47 e5.ff.dense.wi.w
-    model.encoder.e5.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 48 e5.ff.dense.wo.w
-    model.encoder.e5.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 49 e5.ff.ln.w
-    model.encoder.final_ln.w = torch.nn.Parameter(torch.zeros(34))  # param 50 encoder.final_ln.w
-    model.decoder.d0.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 51 d0.sa.attn.q.w
-    model.decoder.d0.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 52 d0.sa.attn.k.w
-    model.decoder.d0.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 53 d0.sa.attn.v.w
-    model.decoder.d0.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 54 d0.sa.attn.o.w
-    model.decoder.d0.sa.attn.rel_bias.w = torch.nn.Parameter(torch.zeros(17))  # param 55 d0.sa.attn.rel_bias.w
-    model.decoder.d0.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 56 d0.sa.ln.w
-    model.decoder.d0.ca.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 57 d0.ca.attn.q.w
-    model.decoder.d0.ca.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 58 d0.ca.attn.k.w
-    model.decoder.d0.ca.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 59 d0.ca.attn.v.w
-    model.decoder.d0.ca.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 60 d0.ca.attn.o.w
-    model.decoder.d0.ca.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 61 d0.ca.ln.w
-    model.decoder.d0.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 62 d0.ff.dense.wi.w
-    model.decoder.d0.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 63 d0.ff.dense.wo.w
-    model.decoder.d0.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 64 d0.ff.ln.w
-    model.decoder.d1.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 65 d1.sa.attn.q.w
-    model.decoder.d1.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 66 d1.sa.attn.k.w
-    model.decoder.d1.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 67 d1.sa.attn.v.w
-    model.decoder.d1.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 68 d1.sa.attn.o.w
-    model.decoder.d1.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 69 d1.sa.ln.w
-    model.decoder.d1.ca.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 70 d1.ca.attn.q.w
-    model.decoder.d1.ca.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 71 d1.ca.attn.k.w
-    model.decoder.d1.ca.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 72 d1.ca.attn.v.w
-    model.decoder.d1.ca.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 73 d1.ca.attn.o.w
-    model.decoder.d1.ca.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 74 d1.ca.ln.w
-    model.decoder.d1.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 75 d1.ff.dense.wi.w
-    model.decoder.d1.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 76 d1.ff.dense.wo.w
-    model.decoder.d1.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 77 d1.ff.ln.w
-    model.decoder.d2.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 78 d2.sa.attn.q.w
-    model.decoder.d2.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 79 d2.sa.attn.k.w
-    model.decoder.d2.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 80 d2.sa.attn.v.w
-    model.decoder.d2.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 81 d2.sa.attn.o.w
-    model.decoder.d2.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 82 d2.sa.ln.w
-    model.decoder.d2.ca.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 83 d2.ca.attn.q.w
-    model.decoder.d2.ca.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 84 d2.ca.attn.k.w
-    model.decoder.d2.ca.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 85 d2.ca.attn.v.w
-    model.decoder.d2.ca.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 86 d2.ca.attn.o.w
-    model.decoder.d2.ca.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 87 d2.ca.ln.w
-    model.decoder.d2.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 88 d2.ff.dense.wi.w
-    model.decoder.d2.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 89 d2.ff.dense.wo.w
-    model.decoder.d2.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 90 d2.ff.ln.w
-    model.decoder.d3.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 91 d3.sa.attn.q.w
-    model.decoder.d3.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 92 d3.sa.attn.k.w
-    model.decoder.d3.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 93 d3.sa.attn.v.w
-    model.decoder.d3.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 94 d3.sa.attn.o.w
-    model.decoder.d3.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 95 d3.sa.ln.w
-    model.decoder.d3.ca.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 96 d3.ca.attn.q.w
-    model.decoder.d3.ca.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 97 d3.ca.attn.k.w
-    model.decoder.d3.ca.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 98 d3.ca.attn.v.w
-    model.decoder.d3.ca.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 99 d3.ca.attn.o.w
-    model.decoder.d3.ca.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 100 d3.ca.ln.w
-    model.decoder.d3.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 101 d3.ff.dense.wi.w
-    model.decoder.d3.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 102 d3.ff.dense.wo.w
-    model.decoder.d3.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 103 d3.ff.ln.w
-    model.decoder.d4.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 104 d4.sa.attn.q.w
-    model.decoder.d4.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 105 d4.sa.attn.k.w
-    model.decoder.d4.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 106 d4.sa.attn.v.w
-    model.decoder.d4.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 107 d4.sa.attn.o.w
-    model.decoder.d4.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 108 d4.sa.ln.w
-    model.decoder.d4.ca.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 109 d4.ca.attn.q.w
-    model.decoder.d4.ca.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 110 d4.ca.attn.k.w
-    model.decoder.d4.ca.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 111 d4.ca.attn.v.w
-    model.decoder.d4.ca.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 112 d4.ca.attn.o.w
-    model.decoder.d4.ca.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 113 d4.ca.ln.w
-    model.decoder.d4.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 114 d4.ff.dense.wi.w
-    model.decoder.d4.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 115 d4.ff.dense.wo.w
-    model.decoder.d4.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 116 d4.ff.ln.w
-    model.decoder.d5.sa.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 117 d5.sa.attn.q.w
-    model.decoder.d5.sa.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 118 d5.sa.attn.k.w
-    model.decoder.d5.sa.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 119 d5.sa.attn.v.w
-    model.decoder.d5.sa.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 120 d5.sa.attn.o.w
-    model.decoder.d5.sa.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 121 d5.sa.ln.w
-    model.decoder.d5.ca.attn.q.w = torch.nn.Parameter(torch.zeros(17476))  # param 122 d5.ca.attn.q.w
-    model.decoder.d5.ca.attn.k.w = torch.nn.Parameter(torch.zeros(17476))  # param 123 d5.ca.attn.k.w
-    model.decoder.d5.ca.attn.v.w = torch.nn.Parameter(torch.zeros(17476))  # param 124 d5.ca.attn.v.w
-    model.decoder.d5.ca.attn.o.w = torch.nn.Parameter(torch.zeros(17476))  # param 125 d5.ca.attn.o.w
-    model.decoder.d5.ca.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 126 d5.ca.ln.w
-    model.decoder.d5.ff.dense.wi.w = torch.nn.Parameter(torch.zeros(69905))  # param 127 d5.ff.dense.wi.w
-    model.decoder.d5.ff.dense.wo.w = torch.nn.Parameter(torch.zeros(69905))  # param 128 d5.ff.dense.wo.w
-    model.decoder.d5.ff.ln.w = torch.nn.Parameter(torch.zeros(34))  # param 129 d5.ff.ln.w
-    model.decoder.final_ln.w = torch.nn.Parameter(torch.zeros(34))  # param 130 decoder.final_ln.w
-    modules = [model, model.shared, model.encoder, model.encoder.embed_tokens, model.encoder.e0, model.encoder.e0.sa, model.encoder.e0.sa.attn, model.encoder.e0.sa.attn.q, model.encoder.e0.sa.attn.k, model.encoder.e0.sa.attn.v, model.encoder.e0.sa.attn.o, model.encoder.e0.sa.attn.rel_bias, model.encoder.e0.sa.ln, model.encoder.e0.ff, model.encoder.e0.ff.dense, model.encoder.e0.ff.dense.wi, model.encoder.e0.ff.dense.wo, model.encoder.e0.ff.ln, model.encoder.e1, model.encoder.e1.sa, model.encoder.e1.sa.attn, model.encoder.e1.sa.attn.q, model.encoder.e1.sa.attn.k, model.encoder.e1.sa.attn.v, model.encoder.e1.sa.attn.o, model.encoder.e1.sa.ln, model.encoder.e1.ff, model.encoder.e1.ff.dense, model.encoder.e1.ff.dense.wi, model.encoder.e1.ff.dense.wo, model.encoder.e1.ff.ln, model.encoder.e2, model.encoder.e2.sa, model.encoder.e2.sa.attn, model.encoder.e2.sa.attn.q, model.encoder.e2.sa.attn.k, model.encoder.e2.sa.attn.v, model.encoder.e2.sa.attn.o, model.encoder.e2.sa.ln, model.encoder.e2.ff, model.encoder.e2.ff.dense, model.encoder.e2.ff.dense.wi, model.encoder.e2.ff.dense.wo, model.encoder.e2.ff.ln, model.encoder.e3, model.encoder.e3.sa, model.encoder.e3.sa.attn, model.encoder.e3.sa.attn.q, model.encoder.e3.sa.attn.k, model.encoder.e3.sa.attn.v, model.encoder.e3.sa.attn.o, model.encoder.e3.sa.ln, model.encoder.e3.ff, model.encoder.e3.ff.dense, model.encoder.e3.ff.dense.wi, model.encoder.e3.ff.dense.wo, model.encoder.e3.ff.ln, model.encoder.e4, model.encoder.e4.sa, model.encoder.e4.sa.attn, model.encoder.e4.sa.attn.q, model.encoder.e4.sa.attn.k, model.encoder.e4.sa.attn.v, model.encoder.e4.sa.attn.o, model.encoder.e4.sa.ln, model.encoder.e4.ff, model.encoder.e4.ff.dense, model.encoder.e4.ff.dense.wi, model.encoder.e4.ff.dense.wo, model.encoder.e4.ff.ln, model.encoder.e5, model.encoder.e5.sa, model.encoder.e5.sa.attn, model.encoder.e5.sa.attn.q, model.encoder.e5.sa.attn.k, model.encoder.e5.sa.attn.v, model.encoder.e5.sa.attn.o, model.encoder.e5.sa.ln, model.encoder.e5.ff, model.encoder.e5.ff.dense, model.encoder.e5.ff.dense.wi, model.encoder.e5.ff.dense.wo, model.encoder.e5.ff.ln, model.encoder.final_ln, model.decoder, model.decoder.embed_tokens, model.decoder.d0, model.decoder.d0.sa, model.decoder.d0.sa.attn, model.decoder.d0.sa.attn.q, model.decoder.d0.sa.attn.k, model.decoder.d0.sa.attn.v, model.decoder.d0.sa.attn.o, model.decoder.d0.sa.attn.rel_bias, model.decoder.d0.sa.ln, model.decoder.d0.ca, model.decoder.d0.ca.attn, model.decoder.d0.ca.attn.q, model.decoder.d0.ca.attn.k, model.decoder.d0.ca.attn.v, model.decoder.d0.ca.attn.o, model.decoder.d0.ca.ln, model.decoder.d0.ff, model.decoder.d0.ff.dense, model.decoder.d0.ff.dense.wi, model.decoder.d0.ff.dense.wo, model.decoder.d0.ff.ln, model.decoder.d1, model.decoder.d1.sa, model.decoder.d1.sa.attn, model.decoder.d1.sa.attn.q, model.decoder.d1.sa.attn.k, model.decoder.d1.sa.attn.v, model.decoder.d1.sa.attn.o, model.decoder.d1.sa.ln, model.decoder.d1.ca, model.decoder.d1.ca.attn, model.decoder.d1.ca.attn.q, model.decoder.d1.ca.attn.k, model.decoder.d1.ca.attn.v, model.decoder.d1.ca.attn.o, model.decoder.d1.ca.ln, model.decoder.d1.ff, model.decoder.d1.ff.dense, model.decoder.d1.ff.dense.wi, model.decoder.d1.ff.dense.wo, model.decoder.d1.ff.ln, model.decoder.d2, model.decoder.d2.sa, model.decoder.d2.sa.attn, model.decoder.d2.sa.attn.q, model.decoder.d2.sa.attn.k, model.decoder.d2.sa.attn.v, model.decoder.d2.sa.attn.o, model.decoder.d2.sa.ln, model.decoder.d2.ca, model.decoder.d2.ca.attn, model.decoder.d2.ca.attn.q, model.decoder.d2.ca.attn.k, model.decoder.d2.ca.attn.v, model.decoder.d2.ca.attn.o, model.decoder.d2.ca.ln, model.decoder.d2.ff, model.decoder.d2.ff.dense, model.decoder.d2.ff.dense.wi, model.decoder.d2.ff.dense.wo, model.decoder.d2.ff.ln, model.decoder.d3, model.decoder.d3.sa, model.decoder.d3.sa.attn, model.decoder.d3.sa.attn.q, model.decoder.d3.sa.attn.k, model.decoder.d3.sa.attn.v, model.decoder.d3.sa.attn.o, model.decoder.d3.sa.ln, model.decoder.d3.ca, model.decoder.d3.ca.attn, model.decoder.d3.ca.attn.q, model.decoder.d3.ca.attn.k, model.decoder.d3.ca.attn.v, model.decoder.d3.ca.attn.o, model.decoder.d3.ca.ln, model.decoder.d3.ff, model.decoder.d3.ff.dense, model.decoder.d3.ff.dense.wi, model.decoder.d3.ff.dense.wo, model.decoder.d3.ff.ln, model.decoder.d4, model.decoder.d4.sa, model.decoder.d4.sa.attn, model.decoder.d4.sa.attn.q, model.decoder.d4.sa.attn.k, model.decoder.d4.sa.attn.v, model.decoder.d4.sa.attn.o, model.decoder.d4.sa.ln, model.decoder.d4.ca, model.decoder.d4.ca.attn, model.decoder.d4.ca.attn.q, model.decoder.d4.ca.attn.k, model.decoder.d4.ca.attn.v, model.decoder.d4.ca.attn.o, model.decoder.d4.ca.ln, model.decoder.d4.ff, model.decoder.d4.ff.dense, model.decoder.d4.ff.dense.wi, model.decoder.d4.ff.dense.wo, model.decoder.d4.ff.ln, model.decoder.d5, model.decoder.d5.sa, model.decoder.d5.sa.attn, model.decoder.d5.sa.attn.q, model.decoder.d5.sa.attn.k, model.decoder.d5.sa.attn.v, model.decoder.d5.sa.attn.o, model.decoder.d5.sa.ln, model.decoder.d5.ca, model.decoder.d5.ca.attn, model.decoder.d5.ca.attn.q, model.decoder.d5.ca.attn.k, model.decoder.d5.ca.attn.v, model.decoder.d5.ca.attn.o, model.decoder.d5.ca.ln, model.decoder.d5.ff, model.decoder.d5.ff.dense, model.decoder.d5.ff.dense.wi, model.decoder.d5.ff.dense.wo, model.decoder.d5.ff.ln, model.decoder.final_ln, model.lm_head]
-    params = [model.shared.w, model.encoder.e0.sa.attn.q.w, model.encoder.e0.sa.attn.k.w, model.encoder.e0.sa.attn.v.w, model.encoder.e0.sa.attn.o.w, model.encoder.e0.sa.attn.rel_bias.w, model.encoder.e0.sa.ln.w, model.encoder.e0.ff.dense.wi.w, model.encoder.e0.ff.dense.wo.w, model.encoder.e0.ff.ln.w, model.encoder.e1.sa.attn.q.w, model.encoder.e1.sa.attn.k.w, model.encoder.e1.sa.attn.v.w, model.encoder.e1.sa.attn.o.w, model.encoder.e1.sa.ln.w, model.encoder.e1.ff.dense.wi.w, model.encoder.e1.ff.dense.wo.w, model.encoder.e1.ff.ln.w, model.encoder.e2.sa.attn.q.w, model.encoder.e2.sa.attn.k.w, model.encoder.e2.sa.attn.v.w, model.encoder.e2.sa.attn.o.w, model.encoder.e2.sa.ln.w, model.encoder.e2.ff.dense.wi.w, model.encoder.e2.ff.dense.wo.w, model.encoder.e2.ff.ln.w, model.encoder.e3.sa.attn.q.w, model.encoder.e3.sa.attn.k.w, model.encoder.e3.sa.attn.v.w, model.encoder.e3.sa.attn.o.w, model.encoder.e3.sa.ln.w, model.encoder.e3.ff.dense.wi.w, model.encoder.e3.ff.dense.wo.w, model.encoder.e3.ff.ln.w, model.encoder.e4.sa.attn.q.w, model.encoder.e4.sa.attn.k.w, model.encoder.e4.sa.attn.v.w, model.encoder.e4.sa.attn.o.w, model.encoder.e4.sa.ln.w, model.encoder.e4.ff.dense.wi.w, model.encoder.e4.ff.dense.wo.w, model.encoder.e4.ff.ln.w, model.encoder.e5.sa.attn.q.w, model.encoder.e5.sa.attn.k.w, model.encoder.e5.sa.attn.v.w, model.encoder.e5.sa.attn.o.w, model.encoder.e5.sa.ln.w, model.encoder.e5.ff.dense.wi.w, model.encoder.e5.ff.dense.wo.w, model.encoder.e5.ff.ln.w, model.encoder.final_ln.w, model.decoder.d0.sa.attn.q.w, model.decoder.d0.sa.attn.k.w, model.decoder.d0.sa.attn.v.w, model.decoder.d0.sa.attn.o.w, model.decoder.d0.sa.attn.rel_bias.w, model.decoder.d0.sa.ln.w, model.decoder.d0.ca.attn.q.w, model.decoder.d0.ca.attn.k.w, model.decoder.d0.ca.attn.v.w, model.decoder.d0.ca.attn.o.w, model.decoder.d0.ca.ln.w, model.decoder.d0.ff.dense.wi.w, model.decoder.d0.ff.dense.wo.w, model.decoder.d0.ff.ln.w, model.decoder.d1.sa.attn.q.w, model.decoder.d1.sa.attn.k.w, model.decoder.d1.sa.attn.v.w, model.decoder.d1.sa.attn.o.w, model.decoder.d1.sa.ln.w, model.decoder.d1.ca.attn.q.w, model.decoder.d1.ca.attn.k.w, model.decoder.d1.ca.attn.v.w, model.decoder.d1.ca.attn.o.w, model.decoder.d1.ca.ln.w, model.decoder.d1.ff.dense.wi.w, model.decoder.d1.ff.dense.wo.w, model.decoder.d1.ff.ln.w, model.decoder.d2.sa.attn.q.w, model.decoder.d2.sa.attn.k.w, model.decoder.d2.sa.attn.v.w, model.decoder.d2.sa.attn.o.w, model.decoder.d2.sa.ln.w, model.decoder.d2.ca.attn.q.w, model.decoder.d2.ca.attn.k.w, model.decoder.d2.ca.attn.v.w, model.decoder.d2.ca.attn.o.w, model.decoder.d2.ca.ln.w, model.decoder.d2.ff.dense.wi.w, model.decoder.d2.ff.dense.wo.w, model.decoder.d2.ff.ln.w, model.decoder.d3.sa.attn.q.w, model.decoder.d3.sa.attn.k.w, model.decoder.d3.sa.attn.v.w, model.decoder.d3.sa.attn.o.w, model.decoder.d3.sa.ln.w, model.decoder.d3.ca.attn.q.w, model.decoder.d3.ca.attn.k.w, model.decoder.d3.ca.attn.v.w, model.decoder.d3.ca.attn.o.w, model.decoder.d3.ca.ln.w, model.decoder.d3.ff.dense.wi.w, model.decoder.d3.ff.dense.wo.w, model.decoder.d3.ff.ln.w, model.decoder.d4.sa.attn.q.w, model.decoder.d4.sa.attn.k.w, model.decoder.d4.sa.attn.v.w, model.decoder.d4.sa.attn.o.w, model.decoder.d4.sa.ln.w, model.decoder.d4.ca.attn.q.w, model.decoder.d4.ca.attn.k.w, model.decoder.d4.ca.attn.v.w, model.decoder.d4.ca.attn.o.w, model.decoder.d4.ca.ln.w, model.decoder.d4.ff.dense.wi.w, model.decoder.d4.ff.dense.wo.w, model.decoder.d4.ff.ln.w, model.decoder.d5.sa.attn.q.w, model.decoder.d5.sa.attn.k.w, model.decoder.d5.sa.attn.v.w, model.decoder.d5.sa.attn.o.w, model.decoder.d5.sa.ln.w, model.decoder.d5.ca.attn.q.w, model.decoder.d5.ca.attn.k.w, model.decoder.d5.ca.attn.v.w, model.decoder.d5.ca.attn.o.w, model.decoder.d5.ca.ln.w, model.decoder.d5.ff.dense.wi.w, model.decoder.d5.ff.dense.wo.w, model.decoder.d5.ff.ln.w, model.decoder.final_ln.w]
+    model.encoder.block = Block("encoder.block", 4)  # module 4
+    model.encoder.block_0 = Block("encoder.block.0", 5)  # module 5
+    model.encoder.block_0.layer = Block("encoder.block.0.layer", 6)  # module 6
+    model.encoder.block_0.layer_0 = Block("encoder.block.0.layer.0", 7)  # module 7
+    model.encoder.block_0.layer_0.SelfAttentio = Block("@8", 8)  # module 8
+    model.encoder.block_0.layer_0.SelfAttentio.q = Block("@9", 9)  # module 9
+    model.encoder.block_0.layer_0.SelfAttentio.k = Block("@10", 10)  # module 10
+    model.encoder.block_0.layer_0.SelfAttentio.v = Block("@11", 11)  # module 11
+    model.encoder.block_0.layer_0.SelfAttentio.o = Block("@12", 12)  # module 12
+    model.encoder.block_0.layer_0.SelfAttentio.relative_attention_bias = Block("@13", 13)  # module 13
+    model.encoder.block_0.layer_0.layer_norm = Block("@14", 14)  # module 14
+    model.encoder.block_0.layer_0.dropout = Block("@15", 15)  # module 15
+    model.encoder.block_0.layer_1 = Block("encoder.block.0.layer.1", 16)  # module 16
+    model.encoder.block_0.layer_1.DenseReluDense = Block("layer.1.DenseReluDense", 17)  # module 17
+    model.encoder.block_0.layer_1.DenseReluDense.wi = Block("l1.DenseReluDense.wi", 18)  # module 18
+    model.encoder.block_0.layer_1.DenseReluDense.wo = Block("l1.DenseReluDense.wo", 19)  # module 19
+    model.encoder.block_0.layer_1.DenseReluDense.dropout = Block("@20", 20)  # module 20
+    model.encoder.block_0.layer_1.DenseReluDense.act = Block("l1.DenseReluDense.act", 21)  # module 21
+    model.encoder.block_0.layer_1.layer_norm = Block("@22", 22)  # module 22
+    model.encoder.block_0.layer_1.dropout = Block("@23", 23)  # module 23
+    model.encoder.final_layer_norm = Block("@24", 24)  # module 24
+    model.encoder.dropout = Block("encoder.dropout", 25)  # module 25
+    model.decoder = Block("decoder", 26)  # module 26
+    model.decoder.embed_tokens = Block("decoder.embed_tokens", 27)  # module 27
+    model.decoder.block = Block("decoder.block", 28)  # module 28
+    model.decoder.block_0 = Block("decoder.block.0", 29)  # module 29
+    model.decoder.block_0.layer = Block("decoder.block.0.layer", 30)  # module 30
+    model.decoder.block_0.layer_0 = Block("decoder.block.0.layer.0", 31)  # module 31
+    model.decoder.block_0.layer_0.SelfAttentio = Block("@32", 32)  # module 32
+    model.decoder.block_0.layer_0.SelfAttentio.q = Block("@33", 33)  # module 33
+    model.decoder.block_0.layer_0.SelfAttentio.k = Block("@34", 34)  # module 34
+    model.decoder.block_0.layer_0.SelfAttentio.v = Block("@35", 35)  # module 35
+    model.decoder.block_0.layer_0.SelfAttentio.o = Block("@36", 36)  # module 36
+    model.decoder.block_0.layer_0.SelfAttentio.relative_attention_bias = Block("@37", 37)  # module 37
+    model.decoder.block_0.layer_0.layer_norm = Block("@38", 38)  # module 38
+    model.decoder.block_0.layer_0.dropout = Block("@39", 39)  # module 39
+    model.decoder.block_0.layer_1 = Block("decoder.block.0.layer.1", 40)  # module 40
+    model.decoder.block_0.layer_1.EncDecAttention = Block("layer.1.EncDecAttention", 41)  # module 41
+    model.decoder.block_0.layer_1.EncDecAttention.q = Block("l1.EncDecAttention.q", 42)  # module 42
+    model.decoder.block_0.layer_1.EncDecAttention.k = Block("l1.EncDecAttention.k", 43)  # module 43
+    model.decoder.block_0.layer_1.EncDecAttention.v = Block("l1.EncDecAttention.v", 44)  # module 44
+    model.decoder.block_0.layer_1.EncDecAttention.o = Block("l1.EncDecAttention.o", 45)  # module 45
+    model.decoder.block_0.layer_1.layer_norm = Block("@46", 46)  # module 46
+    model.decoder.block_0.layer_1.dropout = Block("@47", 47)  # module 47
+    model.decoder.block_0.layer_2 = Block("decoder.block.0.layer.2", 48)  # module 48
+    model.decoder.block_0.layer_2.DenseReluDense = Block("layer.2.DenseReluDense", 49)  # module 49
+    model.decoder.block_0.layer_2.DenseReluDense.wi = Block("l2.DenseReluDense.wi", 50)  # module 50
+    model.decoder.block_0.layer_2.DenseReluDense.wo = Block("l2.DenseReluDense.wo", 51)  # module 51
+    model.decoder.block_0.layer_2.DenseReluDense.dropout = Block("@52", 52)  # module 52
+    model.decoder.block_0.layer_2.DenseReluDense.act = Block("l2.DenseReluDense.act", 53)  # module 53
+    model.decoder.block_0.layer_2.layer_norm = Block("b0.layer.2.layer_norm", 54)  # module 54
+    model.decoder.block_0.layer_2.dropout = Block("block.0.layer.2.dropout", 55)  # module 55
+    model.decoder.final_layer_norm = Block("@56", 56)  # module 56
+    model.decoder.dropout = Block("decoder.dropout", 57)  # module 57
+    model.lm_head = Block("lm_head", 58)  # module 58
+    model.decoder.final_layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 0 final_layer_norm.weight
+    model.decoder.block_0.layer_2.DenseReluDense.wo.weight = torch.nn.Parameter(torch.zeros(512))  # param 1 wo.weight
+    model.decoder.block_0.layer_2.DenseReluDense.wi.weight = torch.nn.Parameter(torch.zeros(512))  # param 2 wi.weight
+    model.decoder.block_0.layer_2.layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 3 l2.layer_norm.weight
+    model.decoder.block_0.layer_1.EncDecAttention.o.weight = torch.nn.Parameter(torch.zeros(256))  # param 4 o.weight
+    model.decoder.block_0.layer_1.EncDecAttention.v.weight = torch.nn.Parameter(torch.zeros(256))  # param 5 v.weight
+    model.decoder.block_0.layer_1.EncDecAttention.k.weight = torch.nn.Parameter(torch.zeros(256))  # param 6 k.weight
+    model.decoder.block_0.layer_1.EncDecAttention.q.weight = torch.nn.Parameter(torch.zeros(256))  # param 7 q.weight
+    model.decoder.block_0.layer_1.layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 8 l1.layer_norm.weight
+    model.decoder.block_0.layer_0.SelfAttentio.o.weight = torch.nn.Parameter(torch.zeros(256))  # param 9 SelfAttention.o.weight
+    model.decoder.block_0.layer_0.SelfAttentio.relative_attention_bias.weight = torch.nn.Parameter(torch.zeros(64))  # param 10 weight
+    model.decoder.block_0.layer_0.SelfAttentio.v.weight = torch.nn.Parameter(torch.zeros(256))  # param 11 SelfAttention.v.weight
+    model.decoder.block_0.layer_0.SelfAttentio.k.weight = torch.nn.Parameter(torch.zeros(256))  # param 12 SelfAttention.k.weight
+    model.decoder.block_0.layer_0.SelfAttentio.q.weight = torch.nn.Parameter(torch.zeros(256))  # param 13 SelfAttention.q.weight
+    model.decoder.block_0.layer_0.layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 14 l0.layer_norm.weight
+    model.encoder.final_layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 15 final_layer_norm.weight
+    model.encoder.block_0.layer_1.DenseReluDense.wo.weight = torch.nn.Parameter(torch.zeros(512))  # param 16 wo.weight
+    model.encoder.block_0.layer_1.DenseReluDense.wi.weight = torch.nn.Parameter(torch.zeros(512))  # param 17 wi.weight
+    model.encoder.block_0.layer_1.layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 18 l1.layer_norm.weight
+    model.encoder.block_0.layer_0.SelfAttentio.o.weight = torch.nn.Parameter(torch.zeros(256))  # param 19 SelfAttention.o.weight
+    model.encoder.block_0.layer_0.SelfAttentio.relative_attention_bias.weight = torch.nn.Parameter(torch.zeros(64))  # param 20 weight
+    model.encoder.block_0.layer_0.SelfAttentio.v.weight = torch.nn.Parameter(torch.zeros(256))  # param 21 SelfAttention.v.weight
+    model.encoder.block_0.layer_0.SelfAttentio.k.weight = torch.nn.Parameter(torch.zeros(256))  # param 22 SelfAttention.k.weight
+    model.encoder.block_0.layer_0.SelfAttentio.q.weight = torch.nn.Parameter(torch.zeros(256))  # param 23 SelfAttention.q.weight
+    model.encoder.block_0.layer_0.layer_norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 24 l0.layer_norm.weight
+    model.shared.weight = torch.nn.Parameter(torch.zeros(1024))  # param 25 shared.weight
+    modules = [model, model.shared, model.encoder, model.encoder.embed_tokens, model.encoder.block, model.encoder.block_0, model.encoder.block_0.layer, model.encoder.block_0.layer_0, model.encoder.block_0.layer_0.SelfAttentio, model.encoder.block_0.layer_0.SelfAttentio.q, model.encoder.block_0.layer_0.SelfAttentio.k, model.encoder.block_0.layer_0.SelfAttentio.v, model.encoder.block_0.layer_0.SelfAttentio.o, model.encoder.block_0.layer_0.SelfAttentio.relative_attention_bias, model.encoder.block_0.layer_0.layer_norm, model.encoder.block_0.layer_0.dropout, model.encoder.block_0.layer_1, model.encoder.block_0.layer_1.DenseReluDense, model.encoder.block_0.layer_1.DenseReluDense.wi, model.encoder.block_0.layer_1.DenseReluDense.wo, model.encoder.block_0.layer_1.DenseReluDense.dropout, model.encoder.block_0.layer_1.DenseReluDense.act, model.encoder.block_0.layer_1.layer_norm, model.encoder.block_0.layer_1.dropout, model.encoder.final_layer_norm, model.encoder.dropout, model.decoder, model.decoder.embed_tokens, model.decoder.block, model.decoder.block_0, model.decoder.block_0.layer, model.decoder.block_0.layer_0, model.decoder.block_0.layer_0.SelfAttentio, model.decoder.block_0.layer_0.SelfAttentio.q, model.decoder.block_0.layer_0.SelfAttentio.k, model.decoder.block_0.layer_0.SelfAttentio.v, model.decoder.block_0.layer_0.SelfAttentio.o, model.decoder.block_0.layer_0.SelfAttentio.relative_attention_bias, model.decoder.block_0.layer_0.layer_norm, model.decoder.block_0.layer_0.dropout, model.decoder.block_0.layer_1, model.decoder.block_0.layer_1.EncDecAttention, model.decoder.block_0.layer_1.EncDecAttention.q, model.decoder.block_0.layer_1.EncDecAttention.k, model.decoder.block_0.layer_1.EncDecAttention.v, model.decoder.block_0.layer_1.EncDecAttention.o, model.decoder.block_0.layer_1.layer_norm, model.decoder.block_0.layer_1.dropout, model.decoder.block_0.layer_2, model.decoder.block_0.layer_2.DenseReluDense, model.decoder.block_0.layer_2.DenseReluDense.wi, model.decoder.block_0.layer_2.DenseReluDense.wo, model.decoder.block_0.layer_2.DenseReluDense.dropout, model.decoder.block_0.layer_2.DenseReluDense.act, model.decoder.block_0.layer_2.layer_norm, model.decoder.block_0.layer_2.dropout, model.decoder.final_layer_norm, model.decoder.dropout, model.lm_head]
+    params = [model.decoder.final_layer_norm.weight, model.decoder.block_0.layer_2.DenseReluDense.wo.weight, model.decoder.block_0.layer_2.DenseReluDense.wi.weight, model.decoder.block_0.layer_2.layer_norm.weight, model.decoder.block_0.layer_1.EncDecAttention.o.weight, model.decoder.block_0.layer_1.EncDecAttention.v.weight, model.decoder.block_0.layer_1.EncDecAttention.k.weight, model.decoder.block_0.layer_1.EncDecAttention.q.weight, model.decoder.block_0.layer_1.layer_norm.weight, model.decoder.block_0.layer_0.SelfAttentio.o.weight, model.decoder.block_0.layer_0.SelfAttentio.relative_attention_bias.weight, model.decoder.block_0.layer_0.SelfAttentio.v.weight, model.decoder.block_0.layer_0.SelfAttentio.k.weight, model.decoder.block_0.layer_0.SelfAttentio.q.weight, model.decoder.block_0.layer_0.layer_norm.weight, model.encoder.final_layer_norm.weight, model.encoder.block_0.layer_1.DenseReluDense.wo.weight, model.encoder.block_0.layer_1.DenseReluDense.wi.weight, model.encoder.block_0.layer_1.layer_norm.weight, model.encoder.block_0.layer_0.SelfAttentio.o.weight, model.encoder.block_0.layer_0.SelfAttentio.relative_attention_bias.weight, model.encoder.block_0.layer_0.SelfAttentio.v.weight, model.encoder.block_0.layer_0.SelfAttentio.k.weight, model.encoder.block_0.layer_0.SelfAttentio.q.weight, model.encoder.block_0.layer_0.layer_norm.weight, model.shared.weight]
     return modules, params
 
 
-MODULE_IDS = {"t5": 0, "shared": 1, "encoder": 2, "encoder.embed_tokens": 3, "e0": 4, "e0.sa": 5, "e0.sa.attn": 6, "e0.sa.attn.q": 7, "e0.sa.attn.k": 8, "e0.sa.attn.v": 9, "e0.sa.attn.o": 10, "e0.sa.attn.rel_bias": 11, "e0.sa.ln": 12, "e0.ff": 13, "e0.ff.dense": 14, "e0.ff.dense.wi": 15, "e0.ff.dense.wo": 16, "e0.ff.ln": 17, "e1": 18, "e1.sa": 19, "e1.sa.attn": 20, "e1.sa.attn.q": 21, "e1.sa.attn.k": 22, "e1.sa.attn.v": 23, "e1.sa.attn.o": 24, "e1.sa.ln": 25, "e1.ff": 26, "e1.ff.dense": 27, "e1.ff.dense.wi": 28, "e1.ff.dense.wo": 29, "e1.ff.ln": 30, "e2": 31, "e2.sa": 32, "e2.sa.attn": 33, "e2.sa.attn.q": 34, "e2.sa.attn.k": 35, "e2.sa.attn.v": 36, "e2.sa.attn.o": 37, "e2.sa.ln": 38, "e2.ff": 39, "e2.ff.dense": 40, "e2.ff.dense.wi": 41, "e2.ff.dense.wo": 42, "e2.ff.ln": 43, "e3": 44, "e3.sa": 45, "e3.sa.attn": 46, "e3.sa.attn.q": 47, "e3.sa.attn.k": 48, "e3.sa.attn.v": 49, "e3.sa.attn.o": 50, "e3.sa.ln": 51, "e3.ff": 52, "e3.ff.dense": 53, "e3.ff.dense.wi": 54, "e3.ff.dense.wo": 55, "e3.ff.ln": 56, "e4": 57, "e4.sa": 58, "e4.sa.attn": 59, "e4.sa.attn.q": 60, "e4.sa.attn.k": 61, "e4.sa.attn.v": 62, "e4.sa.attn.o": 63, "e4.sa.ln": 64, "e4.ff": 65, "e4.ff.dense": 66, "e4.ff.dense.wi": 67, "e4.ff.dense.wo": 68, "e4.ff.ln": 69, "e5": 70, "e5.sa": 71, "e5.sa.attn": 72, "e5.sa.attn.q": 73, "e5.sa.attn.k": 74, "e5.sa.attn.v": 75, "e5.sa.attn.o": 76, "e5.sa.ln": 77, "e5.ff": 78, "e5.ff.dense": 79, "e5.ff.dense.wi": 80, "e5.ff.dense.wo": 81, "e5.ff.ln": 82, "encoder.final_ln": 83, "decoder": 84, "decoder.embed_tokens": 85, "d0": 86, "d0.sa": 87, "d0.sa.attn": 88, "d0.sa.attn.q": 89, "d0.sa.attn.k": 90, "d0.sa.attn.v": 91, "d0.sa.attn.o": 92, "d0.sa.attn.rel_bias": 93, "d0.sa.ln": 94, "d0.ca": 95, "d0.ca.attn": 96, "d0.ca.attn.q": 97, "d0.ca.attn.k": 98, "d0.ca.attn.v": 99, "d0.ca.attn.o": 100, "d0.ca.ln": 101, "d0.ff": 102, "d0.ff.dense": 103, "d0.ff.dense.wi": 104, "d0.ff.dense.wo": 105, "d0.ff.ln": 106, "d1": 107, "d1.sa": 108, "d1.sa.attn": 109, "d1.sa.attn.q": 110, "d1.sa.attn.k": 111, "d1.sa.attn.v": 112, "d1.sa.attn.o": 113, "d1.sa.ln": 114, "d1.ca": 115, "d1.ca.attn": 116, "d1.ca.attn.q": 117, "d1.ca.attn.k": 118, "d1.ca.attn.v": 119, "d1.ca.attn.o": 120, "d1.ca.ln": 121, "d1.ff": 122, "d1.ff.dense": 123, "d1.ff.dense.wi": 124, "d1.ff.dense.wo": 125, "d1.ff.ln": 126, "d2": 127, "d2.sa": 128, "d2.sa.attn": 129, "d2.sa.attn.q": 130, "d2.sa.attn.k": 131, "d2.sa.attn.v": 132, "d2.sa.attn.o": 133, "d2.sa.ln": 134, "d2.ca": 135, "d2.ca.attn": 136, "d2.ca.attn.q": 137, "d2.ca.attn.k": 138, "d2.ca.attn.v": 139, "d2.ca.attn.o": 140, "d2.ca.ln": 141, "d2.ff": 142, "d2.ff.dense": 143, "d2.ff.dense.wi": 144, "d2.ff.dense.wo": 145, "d2.ff.ln": 146, "d3": 147, "d3.sa": 148, "d3.sa.attn": 149, "d3.sa.attn.q": 150, "d3.sa.attn.k": 151, "d3.sa.attn.v": 152, "d3.sa.attn.o": 153, "d3.sa.ln": 154, "d3.ca": 155, "d3.ca.attn": 156, "d3.ca.attn.q": 157, "d3.ca.attn.k": 158, "d3.ca.attn.v": 159, "d3.ca.attn.o": 160, "d3.ca.ln": 161, "d3.ff": 162, "d3.ff.dense": 163, "d3.ff.dense.wi": 164, "d3.ff.dense.wo": 165, "d3.ff.ln": 166, "d4": 167, "d4.sa": 168, "d4.sa.attn": 169, "d4.sa.attn.q": 170, "d4.sa.attn.k": 171, "d4.sa.attn.v": 172, "d4.sa.attn.o": 173, "d4.sa.ln": 174, "d4.ca": 175, "d4.ca.attn": 176, "d4.ca.attn.q": 177, "d4.ca.attn.k": 178, "d4.ca.attn.v": 179, "d4.ca.attn.o": 180, "d4.ca.ln": 181, "d4.ff": 182, "d4.ff.dense": 183, "d4.ff.dense.wi": 184, "d4.ff.dense.wo": 185, "d4.ff.ln": 186, "d5": 187, "d5.sa": 188, "d5.sa.attn": 189, "d5.sa.attn.q": 190, "d5.sa.attn.k": 191, "d5.sa.attn.v": 192, "d5.sa.attn.o": 193, "d5.sa.ln": 194, "d5.ca": 195, "d5.ca.attn": 196, "d5.ca.attn.q": 197, "d5.ca.attn.k": 198, "d5.ca.attn.v": 199, "d5.ca.attn.o": 200, "d5.ca.ln": 201, "d5.ff": 202, "d5.ff.dense": 203, "d5.ff.dense.wi": 204, "d5.ff.dense.wo": 205, "d5.ff.ln": 206, "decoder.final_ln": 207, "lm_head": 208}
-PARAM_NAMES = ["shared.w", "e0.sa.attn.q.w", "e0.sa.attn.k.w", "e0.sa.attn.v.w", "e0.sa.attn.o.w", "e0.sa.attn.rel_bias.w", "e0.sa.ln.w", "e0.ff.dense.wi.w", "e0.ff.dense.wo.w", "e0.ff.ln.w", "e1.sa.attn.q.w", "e1.sa.attn.k.w", "e1.sa.attn.v.w", "e1.sa.attn.o.w", "e1.sa.ln.w", "e1.ff.dense.wi.w", "e1.ff.dense.wo.w", "e1.ff.ln.w", "e2.sa.attn.q.w", "e2.sa.attn.k.w", "e2.sa.attn.v.w", "e2.sa.attn.o.w", "e2.sa.ln.w", "e2.ff.dense.wi.w", "e2.ff.dense.wo.w", "e2.ff.ln.w", "e3.sa.attn.q.w", "e3.sa.attn.k.w", "e3.sa.attn.v.w", "e3.sa.attn.o.w", "e3.sa.ln.w", "e3.ff.dense.wi.w", "e3.ff.dense.wo.w", "e3.ff.ln.w", "e4.sa.attn.q.w", "e4.sa.attn.k.w", "e4.sa.attn.v.w", "e4.sa.attn.o.w", "e4.sa.ln.w", "e4.ff.dense.wi.w", "e4.ff.dense.wo.w", "e4.ff.ln.w", "e5.sa.attn.q.w", "e5.sa.attn.k.w", "e5.sa.attn.v.w", "e5.sa.attn.o.w", "e5.sa.ln.w", "e5.ff.dense.wi.w", "e5.ff.dense.wo.w", "e5.ff.ln.w", "encoder.final_ln.w", "d0.sa.attn.q.w", "d0.sa.attn.k.w", "d0.sa.attn.v.w", "d0.sa.attn.o.w", "d0.sa.attn.rel_bias.w", "d0.sa.ln.w", "d0.ca.attn.q.w", "d0.ca.attn.k.w", "d0.ca.attn.v.w", "d0.ca.attn.o.w", "d0.ca.ln.w", "d0.ff.dense.wi.w", "d0.ff.dense.wo.w", "d0.ff.ln.w", "d1.sa.attn.q.w", "d1.sa.attn.k.w", "d1.sa.attn.v.w", "d1.sa.attn.o.w", "d1.sa.ln.w", "d1.ca.attn.q.w", "d1.ca.attn.k.w", "d1.ca.attn.v.w", "d1.ca.attn.o.w", "d1.ca.ln.w", "d1.ff.dense.wi.w", "d1.ff.dense.wo.w", "d1.ff.ln.w", "d2.sa.attn.q.w", "d2.sa.attn.k.w", "d2.sa.attn.v.w", "d2.sa.attn.o.w", "d2.sa.ln.w", "d2.ca.attn.q.w", "d2.ca.attn.k.w", "d2.ca.attn.v.w", "d2.ca.attn.o.w", "d2.ca.ln.w", "d2.ff.dense.wi.w", "d2.ff.dense.wo.w", "d2.ff.ln.w", "d3.sa.attn.q.w", "d3.sa.attn.k.w", "d3.sa.attn.v.w", "d3.sa.attn.o.w", "d3.sa.ln.w", "d3.ca.attn.q.w", "d3.ca.attn.k.w", "d3.ca.attn.v.w", "d3.ca.attn.o.w", "d3.ca.ln.w", "d3.ff.dense.wi.w", "d3.ff.dense.wo.w", "d3.ff.ln.w", "d4.sa.attn.q.w", "d4.sa.attn.k.w", "d4.sa.attn.v.w", "d4.sa.attn.o.w", "d4.sa.ln.w", "d4.ca.attn.q.w", "d4.ca.attn.k.w", "d4.ca.attn.v.w", "d4.ca.attn.o.w", "d4.ca.ln.w", "d4.ff.dense.wi.w", "d4.ff.dense.wo.w", "d4.ff.ln.w", "d5.sa.attn.q.w", "d5.sa.attn.k.w", "d5.sa.attn.v.w", "d5.sa.attn.o.w", "d5.sa.ln.w", "d5.ca.attn.q.w", "d5.ca.attn.k.w", "d5.ca.attn.v.w", "d5.ca.attn.o.w", "d5.ca.ln.w", "d5.ff.dense.wi.w", "d5.ff.dense.wo.w", "d5.ff.ln.w", "decoder.final_ln.w"]
+MODULE_IDS = {"T5ForConditionalGenerat": 0, "shared": 1, "encoder": 2, "encoder.embed_tokens": 3, "encoder.block": 4, "encoder.block.0": 5, "encoder.block.0.layer": 6, "encoder.block.0.layer.0": 7, "@8": 8, "@9": 9, "@10": 10, "@11": 11, "@12": 12, "@13": 13, "@14": 14, "@15": 15, "encoder.block.0.layer.1": 16, "layer.1.DenseReluDense": 17, "l1.DenseReluDense.wi": 18, "l1.DenseReluDense.wo": 19, "@20": 20, "l1.DenseReluDense.act": 21, "@22": 22, "@23": 23, "@24": 24, "encoder.dropout": 25, "decoder": 26, "decoder.embed_tokens": 27, "decoder.block": 28, "decoder.block.0": 29, "decoder.block.0.layer": 30, "decoder.block.0.layer.0": 31, "@32": 32, "@33": 33, "@34": 34, "@35": 35, "@36": 36, "@37": 37, "@38": 38, "@39": 39, "decoder.block.0.layer.1": 40, "layer.1.EncDecAttention": 41, "l1.EncDecAttention.q": 42, "l1.EncDecAttention.k": 43, "l1.EncDecAttention.v": 44, "l1.EncDecAttention.o": 45, "@46": 46, "@47": 47, "decoder.block.0.layer.2": 48, "layer.2.DenseReluDense": 49, "l2.DenseReluDense.wi": 50, "l2.DenseReluDense.wo": 51, "@52": 52, "l2.DenseReluDense.act": 53, "b0.layer.2.layer_norm": 54, "block.0.layer.2.dropout": 55, "@56": 56, "decoder.dropout": 57, "lm_head": 58}
+PARAM_NAMES = ["final_layer_norm.weight", "wo.weight", "wi.weight", "l2.layer_norm.weight", "o.weight", "v.weight", "k.weight", "q.weight", "l1.layer_norm.weight", "SelfAttention.o.weight", "weight", "SelfAttention.v.weight", "SelfAttention.k.weight", "SelfAttention.q.weight", "l0.layer_norm.weight", "final_layer_norm.weight", "wo.weight", "wi.weight", "l1.layer_norm.weight", "SelfAttention.o.weight", "weight", "SelfAttention.v.weight", "SelfAttention.k.weight", "SelfAttention.q.weight", "l0.layer_norm.weight", "shared.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
 Z3_LEAF = []
 # tied / external parameter uses (module, param): the module's op also reads
 # the parameter; deepspeed.zero.register_external_parameter(module, param)
-EXTERNAL = [(3, 0), (85, 0), (208, 0)]  # encoder.embed_tokens uses shared.w, decoder.embed_tokens uses shared.w, lm_head uses shared.w
+EXTERNAL = [(3, 25), (27, 25), (58, 25)]  # encoder.embed_tokens uses shared.weight, decoder.embed_tokens uses shared.weight, lm_head uses shared.weight
 
 # The program: per step, its passes (micro-batches); per pass, the root outputs
 # summed into the loss and the module calls in the order their pre-forward
@@ -472,6 +212,9 @@ EXTERNAL = [(3, 0), (85, 0), (208, 0)]  # encoder.embed_tokens uses shared.w, de
 #            outK.J (output J of the K-th child call of the enclosing call),
 #            REF.detach (x.detach())
 #   flags    no_grad: the caller makes the call under torch.no_grad()
+#            nograd=J: output J never requires grad (detached / integer indices)
+#            aliasJ=REF: output J is REF itself (returned as is, no op)
+#            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
 #            raise=upK: the forward raises after its child calls; the body of
@@ -484,1060 +227,62 @@ EXTERNAL = [(3, 0), (85, 0), (208, 0)]  # encoder.embed_tokens uses shared.w, de
 STEPS = [
     ("train", [  # step 0
         dict(loss=[0], calls=[  # pass 0
-            (0, None, "t5", ["batch"], 1, ["out2.0"], []),
-              (1, 0, "encoder", ["arg0"], 1, ["out7.0"], []),
-                (2, 1, "encoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "e0", ["out0.0"], 2, ["out1.0", "out0.1"], []),
-                  (4, 3, "e0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (5, 4, "e0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "e0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (7, 6, "e0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (8, 6, "e0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (9, 6, "e0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (10, 6, "e0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (11, 6, "e0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (12, 3, "e0.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (13, 12, "e0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (14, 12, "e0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (15, 14, "e0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (16, 14, "e0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (17, 1, "e1", ["out1.0", "out1.1"], 2, ["out1.0", "out0.1"], []),
-                  (18, 17, "e1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (19, 18, "e1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (20, 18, "e1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (21, 20, "e1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (22, 20, "e1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (23, 20, "e1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (24, 20, "e1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (25, 17, "e1.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (26, 25, "e1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (27, 25, "e1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (28, 27, "e1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (29, 27, "e1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (30, 1, "e2", ["out2.0", "out2.1"], 2, ["out1.0", "out0.1"], []),
-                  (31, 30, "e2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (32, 31, "e2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (33, 31, "e2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (34, 33, "e2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (35, 33, "e2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (36, 33, "e2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (37, 33, "e2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (38, 30, "e2.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (39, 38, "e2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (40, 38, "e2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (41, 40, "e2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (42, 40, "e2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (43, 1, "e3", ["out3.0", "out3.1"], 2, ["out1.0", "out0.1"], []),
-                  (44, 43, "e3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (45, 44, "e3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (46, 44, "e3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (47, 46, "e3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (48, 46, "e3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (49, 46, "e3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (50, 46, "e3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (51, 43, "e3.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (52, 51, "e3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "e3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (54, 53, "e3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (55, 53, "e3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (56, 1, "e4", ["out4.0", "out4.1"], 2, ["out1.0", "out0.1"], []),
-                  (57, 56, "e4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (58, 57, "e4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (59, 57, "e4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (60, 59, "e4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (61, 59, "e4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (62, 59, "e4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (63, 59, "e4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (64, 56, "e4.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (65, 64, "e4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "e4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (67, 66, "e4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (68, 66, "e4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (69, 1, "e5", ["out5.0", "out5.1"], 2, ["out1.0", "out0.1"], []),
-                  (70, 69, "e5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (71, 70, "e5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (72, 70, "e5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (73, 72, "e5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (74, 72, "e5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (75, 72, "e5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (76, 72, "e5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (77, 69, "e5.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (78, 77, "e5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (79, 77, "e5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (80, 79, "e5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (81, 79, "e5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (82, 1, "encoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (83, 0, "decoder", ["arg0", "out0.0"], 1, ["out7.0"], []),
-                (84, 83, "decoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (85, 83, "d0", ["out0.0", "arg1"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (86, 85, "d0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (87, 86, "d0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (88, 86, "d0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (89, 88, "d0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (90, 88, "d0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (91, 88, "d0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (92, 88, "d0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (93, 88, "d0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (94, 85, "d0.ca", ["out0.0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (95, 94, "d0.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (96, 94, "d0.ca.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0"], []),
-                      (97, 96, "d0.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (98, 96, "d0.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (99, 96, "d0.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (100, 96, "d0.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (101, 85, "d0.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (102, 101, "d0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (103, 101, "d0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (104, 103, "d0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (105, 103, "d0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (106, 83, "d1", ["out1.0", "out1.1", "arg1", "out1.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (107, 106, "d1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (108, 107, "d1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (109, 107, "d1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (110, 109, "d1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (111, 109, "d1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (112, 109, "d1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (113, 109, "d1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (114, 106, "d1.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (115, 114, "d1.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (116, 114, "d1.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (117, 116, "d1.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (118, 116, "d1.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (119, 116, "d1.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (120, 116, "d1.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (121, 106, "d1.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (122, 121, "d1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (123, 121, "d1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (124, 123, "d1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (125, 123, "d1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (126, 83, "d2", ["out2.0", "out2.1", "arg1", "out2.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (127, 126, "d2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (128, 127, "d2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (129, 127, "d2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (130, 129, "d2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (131, 129, "d2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (132, 129, "d2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (133, 129, "d2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (134, 126, "d2.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (135, 134, "d2.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (136, 134, "d2.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (137, 136, "d2.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (138, 136, "d2.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (139, 136, "d2.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (140, 136, "d2.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (141, 126, "d2.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (142, 141, "d2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (143, 141, "d2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (144, 143, "d2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (145, 143, "d2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (146, 83, "d3", ["out3.0", "out3.1", "arg1", "out3.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (147, 146, "d3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (148, 147, "d3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (149, 147, "d3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (150, 149, "d3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (151, 149, "d3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (152, 149, "d3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (153, 149, "d3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (154, 146, "d3.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (155, 154, "d3.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (156, 154, "d3.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (157, 156, "d3.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (158, 156, "d3.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (159, 156, "d3.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (160, 156, "d3.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (161, 146, "d3.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (162, 161, "d3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (163, 161, "d3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (164, 163, "d3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (165, 163, "d3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (166, 83, "d4", ["out4.0", "out4.1", "arg1", "out4.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (167, 166, "d4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (168, 167, "d4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (169, 167, "d4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (170, 169, "d4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (171, 169, "d4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (172, 169, "d4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (173, 169, "d4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (174, 166, "d4.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (175, 174, "d4.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (176, 174, "d4.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (177, 176, "d4.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (178, 176, "d4.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (179, 176, "d4.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (180, 176, "d4.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (181, 166, "d4.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (182, 181, "d4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (183, 181, "d4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (184, 183, "d4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (185, 183, "d4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (186, 83, "d5", ["out5.0", "out5.1", "arg1", "out5.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (187, 186, "d5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (188, 187, "d5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (189, 187, "d5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (190, 189, "d5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (191, 189, "d5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (192, 189, "d5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (193, 189, "d5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (194, 186, "d5.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (195, 194, "d5.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (196, 194, "d5.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (197, 196, "d5.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (198, 196, "d5.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (199, 196, "d5.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (200, 196, "d5.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (201, 186, "d5.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (202, 201, "d5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (203, 201, "d5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (204, 203, "d5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (205, 203, "d5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (206, 83, "decoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (207, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 1
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "t5", ["batch"], 1, ["out2.0"], []),
-              (1, 0, "encoder", ["arg0"], 1, ["out7.0"], []),
-                (2, 1, "encoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "e0", ["out0.0"], 2, ["out1.0", "out0.1"], []),
-                  (4, 3, "e0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (5, 4, "e0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "e0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (7, 6, "e0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (8, 6, "e0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (9, 6, "e0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (10, 6, "e0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (11, 6, "e0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (12, 3, "e0.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (13, 12, "e0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (14, 12, "e0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (15, 14, "e0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (16, 14, "e0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (17, 1, "e1", ["out1.0", "out1.1"], 2, ["out1.0", "out0.1"], []),
-                  (18, 17, "e1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (19, 18, "e1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (20, 18, "e1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (21, 20, "e1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (22, 20, "e1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (23, 20, "e1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (24, 20, "e1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (25, 17, "e1.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (26, 25, "e1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (27, 25, "e1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (28, 27, "e1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (29, 27, "e1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (30, 1, "e2", ["out2.0", "out2.1"], 2, ["out1.0", "out0.1"], []),
-                  (31, 30, "e2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (32, 31, "e2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (33, 31, "e2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (34, 33, "e2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (35, 33, "e2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (36, 33, "e2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (37, 33, "e2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (38, 30, "e2.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (39, 38, "e2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (40, 38, "e2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (41, 40, "e2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (42, 40, "e2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (43, 1, "e3", ["out3.0", "out3.1"], 2, ["out1.0", "out0.1"], []),
-                  (44, 43, "e3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (45, 44, "e3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (46, 44, "e3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (47, 46, "e3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (48, 46, "e3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (49, 46, "e3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (50, 46, "e3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (51, 43, "e3.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (52, 51, "e3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "e3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (54, 53, "e3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (55, 53, "e3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (56, 1, "e4", ["out4.0", "out4.1"], 2, ["out1.0", "out0.1"], []),
-                  (57, 56, "e4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (58, 57, "e4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (59, 57, "e4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (60, 59, "e4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (61, 59, "e4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (62, 59, "e4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (63, 59, "e4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (64, 56, "e4.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (65, 64, "e4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "e4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (67, 66, "e4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (68, 66, "e4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (69, 1, "e5", ["out5.0", "out5.1"], 2, ["out1.0", "out0.1"], []),
-                  (70, 69, "e5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (71, 70, "e5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (72, 70, "e5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (73, 72, "e5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (74, 72, "e5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (75, 72, "e5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (76, 72, "e5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (77, 69, "e5.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (78, 77, "e5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (79, 77, "e5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (80, 79, "e5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (81, 79, "e5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (82, 1, "encoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (83, 0, "decoder", ["arg0", "out0.0"], 1, ["out7.0"], []),
-                (84, 83, "decoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (85, 83, "d0", ["out0.0", "arg1"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (86, 85, "d0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (87, 86, "d0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (88, 86, "d0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (89, 88, "d0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (90, 88, "d0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (91, 88, "d0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (92, 88, "d0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (93, 88, "d0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (94, 85, "d0.ca", ["out0.0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (95, 94, "d0.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (96, 94, "d0.ca.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0"], []),
-                      (97, 96, "d0.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (98, 96, "d0.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (99, 96, "d0.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (100, 96, "d0.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (101, 85, "d0.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (102, 101, "d0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (103, 101, "d0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (104, 103, "d0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (105, 103, "d0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (106, 83, "d1", ["out1.0", "out1.1", "arg1", "out1.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (107, 106, "d1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (108, 107, "d1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (109, 107, "d1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (110, 109, "d1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (111, 109, "d1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (112, 109, "d1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (113, 109, "d1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (114, 106, "d1.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (115, 114, "d1.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (116, 114, "d1.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (117, 116, "d1.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (118, 116, "d1.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (119, 116, "d1.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (120, 116, "d1.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (121, 106, "d1.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (122, 121, "d1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (123, 121, "d1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (124, 123, "d1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (125, 123, "d1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (126, 83, "d2", ["out2.0", "out2.1", "arg1", "out2.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (127, 126, "d2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (128, 127, "d2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (129, 127, "d2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (130, 129, "d2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (131, 129, "d2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (132, 129, "d2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (133, 129, "d2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (134, 126, "d2.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (135, 134, "d2.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (136, 134, "d2.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (137, 136, "d2.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (138, 136, "d2.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (139, 136, "d2.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (140, 136, "d2.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (141, 126, "d2.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (142, 141, "d2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (143, 141, "d2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (144, 143, "d2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (145, 143, "d2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (146, 83, "d3", ["out3.0", "out3.1", "arg1", "out3.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (147, 146, "d3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (148, 147, "d3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (149, 147, "d3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (150, 149, "d3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (151, 149, "d3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (152, 149, "d3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (153, 149, "d3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (154, 146, "d3.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (155, 154, "d3.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (156, 154, "d3.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (157, 156, "d3.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (158, 156, "d3.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (159, 156, "d3.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (160, 156, "d3.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (161, 146, "d3.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (162, 161, "d3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (163, 161, "d3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (164, 163, "d3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (165, 163, "d3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (166, 83, "d4", ["out4.0", "out4.1", "arg1", "out4.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (167, 166, "d4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (168, 167, "d4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (169, 167, "d4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (170, 169, "d4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (171, 169, "d4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (172, 169, "d4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (173, 169, "d4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (174, 166, "d4.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (175, 174, "d4.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (176, 174, "d4.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (177, 176, "d4.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (178, 176, "d4.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (179, 176, "d4.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (180, 176, "d4.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (181, 166, "d4.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (182, 181, "d4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (183, 181, "d4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (184, 183, "d4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (185, 183, "d4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (186, 83, "d5", ["out5.0", "out5.1", "arg1", "out5.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (187, 186, "d5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (188, 187, "d5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (189, 187, "d5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (190, 189, "d5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (191, 189, "d5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (192, 189, "d5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (193, 189, "d5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (194, 186, "d5.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (195, 194, "d5.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (196, 194, "d5.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (197, 196, "d5.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (198, 196, "d5.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (199, 196, "d5.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (200, 196, "d5.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (201, 186, "d5.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (202, 201, "d5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (203, 201, "d5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (204, 203, "d5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (205, 203, "d5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (206, 83, "decoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (207, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("eval", [  # step 2
-        dict(loss=[], calls=[  # pass 0
-            (0, None, "t5", ["batch"], 1, ["out2.0"], []),
-              (1, 0, "encoder", ["arg0"], 1, ["out7.0"], []),
-                (2, 1, "encoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "e0", ["out0.0"], 2, ["out1.0", "out0.1"], []),
-                  (4, 3, "e0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (5, 4, "e0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "e0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (7, 6, "e0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (8, 6, "e0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (9, 6, "e0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (10, 6, "e0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (11, 6, "e0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (12, 3, "e0.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (13, 12, "e0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (14, 12, "e0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (15, 14, "e0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (16, 14, "e0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (17, 1, "e1", ["out1.0", "out1.1"], 2, ["out1.0", "out0.1"], []),
-                  (18, 17, "e1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (19, 18, "e1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (20, 18, "e1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (21, 20, "e1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (22, 20, "e1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (23, 20, "e1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (24, 20, "e1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (25, 17, "e1.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (26, 25, "e1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (27, 25, "e1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (28, 27, "e1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (29, 27, "e1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (30, 1, "e2", ["out2.0", "out2.1"], 2, ["out1.0", "out0.1"], []),
-                  (31, 30, "e2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (32, 31, "e2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (33, 31, "e2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (34, 33, "e2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (35, 33, "e2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (36, 33, "e2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (37, 33, "e2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (38, 30, "e2.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (39, 38, "e2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (40, 38, "e2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (41, 40, "e2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (42, 40, "e2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (43, 1, "e3", ["out3.0", "out3.1"], 2, ["out1.0", "out0.1"], []),
-                  (44, 43, "e3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (45, 44, "e3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (46, 44, "e3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (47, 46, "e3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (48, 46, "e3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (49, 46, "e3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (50, 46, "e3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (51, 43, "e3.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (52, 51, "e3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "e3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (54, 53, "e3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (55, 53, "e3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (56, 1, "e4", ["out4.0", "out4.1"], 2, ["out1.0", "out0.1"], []),
-                  (57, 56, "e4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (58, 57, "e4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (59, 57, "e4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (60, 59, "e4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (61, 59, "e4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (62, 59, "e4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (63, 59, "e4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (64, 56, "e4.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (65, 64, "e4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "e4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (67, 66, "e4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (68, 66, "e4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (69, 1, "e5", ["out5.0", "out5.1"], 2, ["out1.0", "out0.1"], []),
-                  (70, 69, "e5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (71, 70, "e5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (72, 70, "e5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (73, 72, "e5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (74, 72, "e5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (75, 72, "e5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (76, 72, "e5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (77, 69, "e5.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (78, 77, "e5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (79, 77, "e5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (80, 79, "e5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (81, 79, "e5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (82, 1, "encoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (83, 0, "decoder", ["arg0", "out0.0"], 1, ["out7.0"], []),
-                (84, 83, "decoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (85, 83, "d0", ["out0.0", "arg1"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (86, 85, "d0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (87, 86, "d0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (88, 86, "d0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (89, 88, "d0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (90, 88, "d0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (91, 88, "d0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (92, 88, "d0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (93, 88, "d0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (94, 85, "d0.ca", ["out0.0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (95, 94, "d0.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (96, 94, "d0.ca.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0"], []),
-                      (97, 96, "d0.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (98, 96, "d0.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (99, 96, "d0.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (100, 96, "d0.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (101, 85, "d0.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (102, 101, "d0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (103, 101, "d0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (104, 103, "d0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (105, 103, "d0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (106, 83, "d1", ["out1.0", "out1.1", "arg1", "out1.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (107, 106, "d1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (108, 107, "d1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (109, 107, "d1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (110, 109, "d1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (111, 109, "d1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (112, 109, "d1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (113, 109, "d1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (114, 106, "d1.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (115, 114, "d1.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (116, 114, "d1.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (117, 116, "d1.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (118, 116, "d1.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (119, 116, "d1.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (120, 116, "d1.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (121, 106, "d1.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (122, 121, "d1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (123, 121, "d1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (124, 123, "d1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (125, 123, "d1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (126, 83, "d2", ["out2.0", "out2.1", "arg1", "out2.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (127, 126, "d2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (128, 127, "d2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (129, 127, "d2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (130, 129, "d2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (131, 129, "d2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (132, 129, "d2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (133, 129, "d2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (134, 126, "d2.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (135, 134, "d2.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (136, 134, "d2.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (137, 136, "d2.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (138, 136, "d2.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (139, 136, "d2.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (140, 136, "d2.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (141, 126, "d2.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (142, 141, "d2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (143, 141, "d2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (144, 143, "d2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (145, 143, "d2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (146, 83, "d3", ["out3.0", "out3.1", "arg1", "out3.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (147, 146, "d3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (148, 147, "d3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (149, 147, "d3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (150, 149, "d3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (151, 149, "d3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (152, 149, "d3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (153, 149, "d3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (154, 146, "d3.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (155, 154, "d3.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (156, 154, "d3.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (157, 156, "d3.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (158, 156, "d3.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (159, 156, "d3.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (160, 156, "d3.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (161, 146, "d3.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (162, 161, "d3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (163, 161, "d3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (164, 163, "d3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (165, 163, "d3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (166, 83, "d4", ["out4.0", "out4.1", "arg1", "out4.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (167, 166, "d4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (168, 167, "d4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (169, 167, "d4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (170, 169, "d4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (171, 169, "d4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (172, 169, "d4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (173, 169, "d4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (174, 166, "d4.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (175, 174, "d4.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (176, 174, "d4.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (177, 176, "d4.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (178, 176, "d4.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (179, 176, "d4.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (180, 176, "d4.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (181, 166, "d4.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (182, 181, "d4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (183, 181, "d4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (184, 183, "d4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (185, 183, "d4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (186, 83, "d5", ["out5.0", "out5.1", "arg1", "out5.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (187, 186, "d5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (188, 187, "d5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (189, 187, "d5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (190, 189, "d5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (191, 189, "d5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (192, 189, "d5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (193, 189, "d5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (194, 186, "d5.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (195, 194, "d5.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (196, 194, "d5.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (197, 196, "d5.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (198, 196, "d5.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (199, 196, "d5.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (200, 196, "d5.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (201, 186, "d5.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (202, 201, "d5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (203, 201, "d5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (204, 203, "d5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (205, 203, "d5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (206, 83, "decoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (207, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("accum", [  # step 3
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "t5", ["batch"], 1, ["out2.0"], []),
-              (1, 0, "encoder", ["arg0"], 1, ["out7.0"], []),
-                (2, 1, "encoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "e0", ["out0.0"], 2, ["out1.0", "out0.1"], []),
-                  (4, 3, "e0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (5, 4, "e0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "e0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (7, 6, "e0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (8, 6, "e0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (9, 6, "e0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (10, 6, "e0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (11, 6, "e0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (12, 3, "e0.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (13, 12, "e0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (14, 12, "e0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (15, 14, "e0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (16, 14, "e0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (17, 1, "e1", ["out1.0", "out1.1"], 2, ["out1.0", "out0.1"], []),
-                  (18, 17, "e1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (19, 18, "e1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (20, 18, "e1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (21, 20, "e1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (22, 20, "e1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (23, 20, "e1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (24, 20, "e1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (25, 17, "e1.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (26, 25, "e1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (27, 25, "e1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (28, 27, "e1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (29, 27, "e1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (30, 1, "e2", ["out2.0", "out2.1"], 2, ["out1.0", "out0.1"], []),
-                  (31, 30, "e2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (32, 31, "e2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (33, 31, "e2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (34, 33, "e2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (35, 33, "e2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (36, 33, "e2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (37, 33, "e2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (38, 30, "e2.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (39, 38, "e2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (40, 38, "e2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (41, 40, "e2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (42, 40, "e2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (43, 1, "e3", ["out3.0", "out3.1"], 2, ["out1.0", "out0.1"], []),
-                  (44, 43, "e3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (45, 44, "e3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (46, 44, "e3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (47, 46, "e3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (48, 46, "e3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (49, 46, "e3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (50, 46, "e3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (51, 43, "e3.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (52, 51, "e3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "e3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (54, 53, "e3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (55, 53, "e3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (56, 1, "e4", ["out4.0", "out4.1"], 2, ["out1.0", "out0.1"], []),
-                  (57, 56, "e4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (58, 57, "e4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (59, 57, "e4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (60, 59, "e4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (61, 59, "e4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (62, 59, "e4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (63, 59, "e4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (64, 56, "e4.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (65, 64, "e4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "e4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (67, 66, "e4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (68, 66, "e4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (69, 1, "e5", ["out5.0", "out5.1"], 2, ["out1.0", "out0.1"], []),
-                  (70, 69, "e5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (71, 70, "e5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (72, 70, "e5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (73, 72, "e5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (74, 72, "e5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (75, 72, "e5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (76, 72, "e5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (77, 69, "e5.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (78, 77, "e5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (79, 77, "e5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (80, 79, "e5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (81, 79, "e5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (82, 1, "encoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (83, 0, "decoder", ["arg0", "out0.0"], 1, ["out7.0"], []),
-                (84, 83, "decoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (85, 83, "d0", ["out0.0", "arg1"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (86, 85, "d0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (87, 86, "d0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (88, 86, "d0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (89, 88, "d0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (90, 88, "d0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (91, 88, "d0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (92, 88, "d0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (93, 88, "d0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (94, 85, "d0.ca", ["out0.0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (95, 94, "d0.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (96, 94, "d0.ca.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0"], []),
-                      (97, 96, "d0.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (98, 96, "d0.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (99, 96, "d0.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (100, 96, "d0.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (101, 85, "d0.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (102, 101, "d0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (103, 101, "d0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (104, 103, "d0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (105, 103, "d0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (106, 83, "d1", ["out1.0", "out1.1", "arg1", "out1.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (107, 106, "d1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (108, 107, "d1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (109, 107, "d1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (110, 109, "d1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (111, 109, "d1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (112, 109, "d1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (113, 109, "d1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (114, 106, "d1.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (115, 114, "d1.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (116, 114, "d1.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (117, 116, "d1.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (118, 116, "d1.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (119, 116, "d1.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (120, 116, "d1.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (121, 106, "d1.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (122, 121, "d1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (123, 121, "d1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (124, 123, "d1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (125, 123, "d1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (126, 83, "d2", ["out2.0", "out2.1", "arg1", "out2.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (127, 126, "d2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (128, 127, "d2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (129, 127, "d2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (130, 129, "d2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (131, 129, "d2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (132, 129, "d2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (133, 129, "d2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (134, 126, "d2.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (135, 134, "d2.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (136, 134, "d2.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (137, 136, "d2.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (138, 136, "d2.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (139, 136, "d2.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (140, 136, "d2.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (141, 126, "d2.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (142, 141, "d2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (143, 141, "d2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (144, 143, "d2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (145, 143, "d2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (146, 83, "d3", ["out3.0", "out3.1", "arg1", "out3.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (147, 146, "d3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (148, 147, "d3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (149, 147, "d3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (150, 149, "d3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (151, 149, "d3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (152, 149, "d3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (153, 149, "d3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (154, 146, "d3.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (155, 154, "d3.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (156, 154, "d3.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (157, 156, "d3.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (158, 156, "d3.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (159, 156, "d3.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (160, 156, "d3.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (161, 146, "d3.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (162, 161, "d3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (163, 161, "d3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (164, 163, "d3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (165, 163, "d3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (166, 83, "d4", ["out4.0", "out4.1", "arg1", "out4.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (167, 166, "d4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (168, 167, "d4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (169, 167, "d4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (170, 169, "d4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (171, 169, "d4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (172, 169, "d4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (173, 169, "d4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (174, 166, "d4.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (175, 174, "d4.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (176, 174, "d4.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (177, 176, "d4.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (178, 176, "d4.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (179, 176, "d4.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (180, 176, "d4.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (181, 166, "d4.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (182, 181, "d4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (183, 181, "d4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (184, 183, "d4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (185, 183, "d4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (186, 83, "d5", ["out5.0", "out5.1", "arg1", "out5.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (187, 186, "d5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (188, 187, "d5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (189, 187, "d5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (190, 189, "d5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (191, 189, "d5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (192, 189, "d5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (193, 189, "d5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (194, 186, "d5.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (195, 194, "d5.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (196, 194, "d5.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (197, 196, "d5.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (198, 196, "d5.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (199, 196, "d5.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (200, 196, "d5.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (201, 186, "d5.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (202, 201, "d5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (203, 201, "d5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (204, 203, "d5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (205, 203, "d5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (206, 83, "decoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (207, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
-        ]),
-        dict(loss=[0], calls=[  # pass 1
-            (0, None, "t5", ["batch"], 1, ["out2.0"], []),
-              (1, 0, "encoder", ["arg0"], 1, ["out7.0"], []),
-                (2, 1, "encoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "e0", ["out0.0"], 2, ["out1.0", "out0.1"], []),
-                  (4, 3, "e0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (5, 4, "e0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (6, 4, "e0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (7, 6, "e0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (8, 6, "e0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (9, 6, "e0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (10, 6, "e0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (11, 6, "e0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (12, 3, "e0.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (13, 12, "e0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (14, 12, "e0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (15, 14, "e0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (16, 14, "e0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (17, 1, "e1", ["out1.0", "out1.1"], 2, ["out1.0", "out0.1"], []),
-                  (18, 17, "e1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (19, 18, "e1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (20, 18, "e1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (21, 20, "e1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (22, 20, "e1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (23, 20, "e1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (24, 20, "e1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (25, 17, "e1.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (26, 25, "e1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (27, 25, "e1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (28, 27, "e1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (29, 27, "e1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (30, 1, "e2", ["out2.0", "out2.1"], 2, ["out1.0", "out0.1"], []),
-                  (31, 30, "e2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (32, 31, "e2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (33, 31, "e2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (34, 33, "e2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (35, 33, "e2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (36, 33, "e2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (37, 33, "e2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (38, 30, "e2.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (39, 38, "e2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (40, 38, "e2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (41, 40, "e2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (42, 40, "e2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (43, 1, "e3", ["out3.0", "out3.1"], 2, ["out1.0", "out0.1"], []),
-                  (44, 43, "e3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (45, 44, "e3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (46, 44, "e3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (47, 46, "e3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (48, 46, "e3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (49, 46, "e3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (50, 46, "e3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (51, 43, "e3.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (52, 51, "e3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (53, 51, "e3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (54, 53, "e3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (55, 53, "e3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (56, 1, "e4", ["out4.0", "out4.1"], 2, ["out1.0", "out0.1"], []),
-                  (57, 56, "e4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (58, 57, "e4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (59, 57, "e4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (60, 59, "e4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (61, 59, "e4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (62, 59, "e4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (63, 59, "e4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (64, 56, "e4.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (65, 64, "e4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (66, 64, "e4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (67, 66, "e4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (68, 66, "e4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (69, 1, "e5", ["out5.0", "out5.1"], 2, ["out1.0", "out0.1"], []),
-                  (70, 69, "e5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (71, 70, "e5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (72, 70, "e5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (73, 72, "e5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (74, 72, "e5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (75, 72, "e5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (76, 72, "e5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (77, 69, "e5.ff", ["out0.0"], 1, ["out1.0", "arg0"], []),
-                    (78, 77, "e5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (79, 77, "e5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (80, 79, "e5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (81, 79, "e5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (82, 1, "encoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (83, 0, "decoder", ["arg0", "out0.0"], 1, ["out7.0"], []),
-                (84, 83, "decoder.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (85, 83, "d0", ["out0.0", "arg1"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (86, 85, "d0.sa", ["arg0"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (87, 86, "d0.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (88, 86, "d0.sa.attn", ["out0.0"], 2, ["out4.0", "out0.0", "out1.0", "out3.0"], []),
-                      (89, 88, "d0.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (90, 88, "d0.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (91, 88, "d0.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (92, 88, "d0.sa.attn.rel_bias", ["batch"], 1, ["arg0"], []),
-                      (93, 88, "d0.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (94, 85, "d0.ca", ["out0.0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (95, 94, "d0.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (96, 94, "d0.ca.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0"], []),
-                      (97, 96, "d0.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (98, 96, "d0.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (99, 96, "d0.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (100, 96, "d0.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (101, 85, "d0.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (102, 101, "d0.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (103, 101, "d0.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (104, 103, "d0.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (105, 103, "d0.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (106, 83, "d1", ["out1.0", "out1.1", "arg1", "out1.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (107, 106, "d1.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (108, 107, "d1.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (109, 107, "d1.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (110, 109, "d1.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (111, 109, "d1.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (112, 109, "d1.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (113, 109, "d1.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (114, 106, "d1.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (115, 114, "d1.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (116, 114, "d1.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (117, 116, "d1.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (118, 116, "d1.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (119, 116, "d1.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (120, 116, "d1.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (121, 106, "d1.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (122, 121, "d1.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (123, 121, "d1.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (124, 123, "d1.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (125, 123, "d1.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (126, 83, "d2", ["out2.0", "out2.1", "arg1", "out2.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (127, 126, "d2.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (128, 127, "d2.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (129, 127, "d2.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (130, 129, "d2.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (131, 129, "d2.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (132, 129, "d2.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (133, 129, "d2.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (134, 126, "d2.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (135, 134, "d2.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (136, 134, "d2.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (137, 136, "d2.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (138, 136, "d2.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (139, 136, "d2.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (140, 136, "d2.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (141, 126, "d2.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (142, 141, "d2.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (143, 141, "d2.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (144, 143, "d2.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (145, 143, "d2.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (146, 83, "d3", ["out3.0", "out3.1", "arg1", "out3.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (147, 146, "d3.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (148, 147, "d3.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (149, 147, "d3.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (150, 149, "d3.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (151, 149, "d3.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (152, 149, "d3.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (153, 149, "d3.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (154, 146, "d3.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (155, 154, "d3.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (156, 154, "d3.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (157, 156, "d3.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (158, 156, "d3.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (159, 156, "d3.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (160, 156, "d3.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (161, 146, "d3.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (162, 161, "d3.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (163, 161, "d3.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (164, 163, "d3.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (165, 163, "d3.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (166, 83, "d4", ["out4.0", "out4.1", "arg1", "out4.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (167, 166, "d4.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (168, 167, "d4.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (169, 167, "d4.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (170, 169, "d4.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (171, 169, "d4.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (172, 169, "d4.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (173, 169, "d4.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (174, 166, "d4.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (175, 174, "d4.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (176, 174, "d4.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (177, 176, "d4.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (178, 176, "d4.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (179, 176, "d4.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (180, 176, "d4.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (181, 166, "d4.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (182, 181, "d4.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (183, 181, "d4.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (184, 183, "d4.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (185, 183, "d4.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (186, 83, "d5", ["out5.0", "out5.1", "arg1", "out5.2.detach"], 3, ["out2.0", "out0.1", "out1.1"], []),
-                  (187, 186, "d5.sa", ["arg0", "arg1"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (188, 187, "d5.sa.ln", ["arg0"], 1, ["arg0"], []),
-                    (189, 187, "d5.sa.attn", ["out0.0", "arg1"], 2, ["out3.0", "out0.0", "out1.0", "arg1"], []),
-                      (190, 189, "d5.sa.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (191, 189, "d5.sa.attn.k", ["arg0"], 1, ["arg0"], []),
-                      (192, 189, "d5.sa.attn.v", ["arg0"], 1, ["arg0"], []),
-                      (193, 189, "d5.sa.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (194, 186, "d5.ca", ["out0.0", "arg2", "arg3"], 2, ["out1.0", "arg0", "out1.1"], []),
-                    (195, 194, "d5.ca.ln", ["arg0"], 1, ["arg0"], []),
-                    (196, 194, "d5.ca.attn", ["out0.0", "arg1", "arg2"], 2, ["out3.0", "out0.0", "out1.0", "arg2"], []),
-                      (197, 196, "d5.ca.attn.q", ["arg0"], 1, ["arg0"], []),
-                      (198, 196, "d5.ca.attn.k", ["arg1"], 1, ["arg0"], []),
-                      (199, 196, "d5.ca.attn.v", ["arg1"], 1, ["arg0"], []),
-                      (200, 196, "d5.ca.attn.o", ["out2.0"], 1, ["arg0"], []),
-                  (201, 186, "d5.ff", ["out1.0"], 1, ["out1.0", "arg0"], []),
-                    (202, 201, "d5.ff.ln", ["arg0"], 1, ["arg0"], []),
-                    (203, 201, "d5.ff.dense", ["out0.0"], 1, ["out1.0"], []),
-                      (204, 203, "d5.ff.dense.wi", ["arg0"], 1, ["arg0"], []),
-                      (205, 203, "d5.ff.dense.wo", ["out0.0"], 1, ["arg0"], []),
-                (206, 83, "decoder.final_ln", ["out6.0"], 1, ["arg0"], []),
-              (207, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
+            (0, None, "T5ForConditionalGenerat", [], 3, ["out2.0"], ["alias1=out2.0", "alias2=out0.0"]),
+              (1, 0, "encoder", [], 1, [], ["alias0=out4.0"]),
+                (2, 1, "encoder.embed_tokens", ["batch"], 1, [], []),
+                (3, 1, "encoder.dropout", ["out0.0"], 1, ["arg0"], []),
+                (4, 1, "encoder.block.0", ["out1.0"], 2, [], ["alias0=out1.0", "alias1=out0.1"]),
+                  (5, 4, "encoder.block.0.layer.0", ["arg0"], 2, ["arg0", "out2.0"], ["nosave", "alias1=out1.1"]),
+                    (6, 5, "@14", ["arg0"], 1, ["arg0"], []),
+                    (7, 5, "@8", ["out0.0"], 2, ["out3.0"], ["nosave", "alias0=out4.0"]),
+                      (8, 7, "@9", ["arg0"], 1, ["arg0"], []),
+                      (9, 7, "@10", ["arg0"], 1, ["arg0"], []),
+                      (10, 7, "@11", ["arg0"], 1, ["arg0"], []),
+                      (11, 7, "@13", ["batch"], 1, [], []),
+                      (12, 7, "@12", ["out0.0+out1.0+out2.0+out3.0"], 1, ["arg0"], []),
+                    (13, 5, "@15", ["out1.0"], 1, ["arg0"], []),
+                  (14, 4, "encoder.block.0.layer.1", ["out0.0"], 1, ["arg0", "out2.0"], ["nosave"]),
+                    (15, 14, "@22", ["arg0"], 1, ["arg0"], []),
+                    (16, 14, "layer.1.DenseReluDense", ["out0.0"], 1, [], ["alias0=out3.0"]),
+                      (17, 16, "l1.DenseReluDense.wi", ["arg0"], 1, ["arg0"], []),
+                      (18, 16, "l1.DenseReluDense.act", ["out0.0"], 1, ["arg0"], []),
+                      (19, 16, "@20", ["out1.0"], 1, ["arg0"], []),
+                      (20, 16, "l1.DenseReluDense.wo", ["out2.0"], 1, ["arg0"], []),
+                    (21, 14, "@23", ["out1.0"], 1, ["arg0"], []),
+                (22, 1, "@24", ["out2.0"], 1, ["arg0"], []),
+                (23, 1, "encoder.dropout", ["out3.0"], 1, ["arg0"], []),
+              (24, 0, "decoder", ["kw=out0.0"], 1, [], ["alias0=out4.0"]),
+                (25, 24, "decoder.embed_tokens", ["batch"], 1, [], []),
+                (26, 24, "decoder.dropout", ["out0.0"], 1, ["arg0"], []),
+                (27, 24, "decoder.block.0", ["out1.0", "arg0"], 3, [], ["nograd=2", "alias0=out2.0", "alias1=out0.1"]),
+                  (28, 27, "decoder.block.0.layer.0", ["arg0"], 2, ["arg0", "out2.0"], ["nosave", "alias1=out1.1"]),
+                    (29, 28, "@38", ["arg0"], 1, ["arg0"], []),
+                    (30, 28, "@32", ["out0.0"], 2, ["out3.0"], ["nosave", "alias0=out4.0"]),
+                      (31, 30, "@33", ["arg0"], 1, ["arg0"], []),
+                      (32, 30, "@34", ["arg0"], 1, ["arg0"], []),
+                      (33, 30, "@35", ["arg0"], 1, ["arg0"], []),
+                      (34, 30, "@37", ["batch"], 1, [], []),
+                      (35, 30, "@36", ["out0.0+out1.0+out2.0+out3.0"], 1, ["arg0"], []),
+                    (36, 28, "@39", ["out1.0"], 1, ["arg0"], []),
+                  (37, 27, "decoder.block.0.layer.1", ["out0.0", "kw=arg1"], 2, ["arg0", "out2.0"], ["nosave", "nograd=1"]),
+                    (38, 37, "@46", ["arg0"], 1, ["arg0"], []),
+                    (39, 37, "layer.1.EncDecAttention", ["out0.0", "kw=arg1"], 2, [], ["nograd=1", "alias0=out3.0"]),
+                      (40, 39, "l1.EncDecAttention.q", ["arg0"], 1, ["arg0"], []),
+                      (41, 39, "l1.EncDecAttention.k", ["arg1"], 1, ["arg0"], []),
+                      (42, 39, "l1.EncDecAttention.v", ["arg1"], 1, ["arg0"], []),
+                      (43, 39, "l1.EncDecAttention.o", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                    (44, 37, "@47", ["out1.0"], 1, ["arg0"], []),
+                  (45, 27, "decoder.block.0.layer.2", ["out1.0"], 1, ["arg0", "out2.0"], ["nosave"]),
+                    (46, 45, "b0.layer.2.layer_norm", ["arg0"], 1, ["arg0"], []),
+                    (47, 45, "layer.2.DenseReluDense", ["out0.0"], 1, [], ["alias0=out3.0"]),
+                      (48, 47, "l2.DenseReluDense.wi", ["arg0"], 1, ["arg0"], []),
+                      (49, 47, "l2.DenseReluDense.act", ["out0.0"], 1, ["arg0"], []),
+                      (50, 47, "@52", ["out1.0"], 1, ["arg0"], []),
+                      (51, 47, "l2.DenseReluDense.wo", ["out2.0"], 1, ["arg0"], []),
+                    (52, 45, "block.0.layer.2.dropout", ["out1.0"], 1, ["arg0"], []),
+                (53, 24, "@56", ["out2.0"], 1, ["arg0"], []),
+                (54, 24, "decoder.dropout", ["out3.0"], 1, ["arg0"], []),
+              (55, 0, "lm_head", ["out1.0"], 1, ["arg0"], []),
         ]),
     ]),
 ]
@@ -1588,9 +333,16 @@ class Pass:
         self.calls = []
         self.children = {}
         for ci, parent, mod, inputs, n_out, uses, flags in spec["calls"]:
+            # an input is "REF", "REF+REF..." (a parameter-free op of the caller
+            # over the terms, e.g. a residual sum) or "kw=..." (a keyword input)
             c = dict(module=MODULE_IDS[mod], parent=-1 if parent is None else parent, n_out=n_out,
-                     inputs=[parse_ref(r) for r in inputs], uses=[parse_ref(r) for r in uses],
-                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1)
+                     inputs=[(r.startswith("kw="), [parse_ref(t) for t in r[3 * r.startswith("kw="):].split("+")])
+                             for r in inputs], uses=[parse_ref(r) for r in uses],
+                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
+                     nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     nosave="nosave" in flags,
+                     alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
+                            for f in flags if f.startswith("alias")})
             for f in flags:
                 if f.startswith("ckpt="):
                     c["ckpt"] = f[5:]
@@ -1885,11 +637,11 @@ class Runner:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
 
-    def invoke(self, x, ci, args):
+    def invoke(self, x, ci, args, kwargs=None):
         mod = self.mods[x.p.calls[ci]["module"]]
         mod.pending.append((x, ci))
         try:
-            outs = mod(*args)
+            outs = mod(*args, **(kwargs or {}))
         finally:
             if mod.pending and mod.pending[-1] == (x, ci):  # its forward never ran
                 mod.pending.pop()
@@ -1897,11 +649,11 @@ class Runner:
             x.out[(ci, j)] = t
         return outs
 
-    def call(self, x, ci, args):
+    def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
         if ck == "none":
-            return self.invoke(x, ci, args)
+            return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
         def run_function(*a):
@@ -1933,13 +685,21 @@ class Runner:
         x.win[ci] = args
         for j in p.children.get(ci, []):
             ch = p.calls[j]
-            cargs = tuple(self.resolve(x, ci, r) for r in ch["inputs"])
+            cargs, ckw = [], {}
+            for is_kw, terms in ch["inputs"]:
+                ts = [self.resolve(x, ci, r) for r in terms]
+                t = ts[0] if len(ts) == 1 else MixFunction.apply(*ts)
+                if is_kw:
+                    ckw["kw%d" % len(ckw)] = t
+                else:
+                    cargs.append(t)
+            cargs = tuple(cargs)
             try:
                 if ch["no_grad"]:
                     with torch.no_grad():
-                        self.call(x, j, cargs)
+                        self.call(x, j, cargs, ckw)
                 else:
-                    self.call(x, j, cargs)
+                    self.call(x, j, cargs, ckw)
             except ScenarioRaise as e:
                 if e.catcher_call == ci:
                     continue  # caught here: the body goes on with its next child call
@@ -1953,7 +713,16 @@ class Runner:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
-        return ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        if len(c["alias"]) < c["n_out"]:
+            mod.zo_nosave = c["nosave"]
+            outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        else:
+            outs = (None,) * c["n_out"]
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        if c["nograd"]:  # outputs that never require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 
@@ -1976,7 +745,7 @@ class Runner:
         self.line("FWD g=%d" % p.num)
         x = Execution(p)
         c0 = p.calls[0]
-        args = tuple(self.resolve(x, -1, r) for r in c0["inputs"])
+        args = tuple(self.resolve(x, -1, terms[0]) for _, terms in c0["inputs"])  # batch / batch_rg
         try:
             if evalmode or c0["no_grad"]:
                 with torch.no_grad():
@@ -2101,16 +870,33 @@ class ModuleOp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rt, module, n_out, *inputs):
         outs = tuple(torch.zeros(1) for _ in range(n_out))
-        ctx.save_for_backward(outs[0])
+        ctx.nosave = getattr(module, "zo_nosave", False)  # nosave: the op saves nothing
+        if not ctx.nosave:
+            ctx.save_for_backward(outs[0])
         ctx.shapes = [t.shape for t in inputs]
         ctx.rt, ctx.module = rt, module
         return outs
 
     @staticmethod
     def backward(ctx, *grads):
-        _ = ctx.saved_tensors
+        if not ctx.nosave:
+            _ = ctx.saved_tensors
         ctx.rt.check_i4(ctx.module, "backward")
         return (None, None, None) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
+class MixFunction(torch.autograd.Function):
+    """A mixed input: the caller's parameter-free op (a residual sum) over
+    its terms, one node with an edge to each term that requires grad."""
+
+    @staticmethod
+    def forward(ctx, *terms):
+        ctx.shapes = [t.shape for t in terms]
+        return torch.zeros(1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(torch.zeros(s) for s in ctx.shapes)
 
 
 class LossFunction(torch.autograd.Function):

@@ -1,0 +1,113 @@
+"""Inputs the capture must refuse with a clear message (and no file):
+tests/capture/test_capture_errors.py runs each builder/step pair."""
+import torch
+import torch.utils.checkpoint as cp
+
+
+class NoParams(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Small(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Wide(torch.nn.Module):
+    """20 child calls in one forward: over the scenario model's 16."""
+
+    def __init__(self):
+        super().__init__()
+        self.fcs = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(20)])
+
+    def forward(self, x):
+        for f in self.fcs:
+            x = f(x)
+        return x
+
+
+class Split(torch.nn.Module):
+    """A module whose own weights are read before and after a child call
+    (MixtralExperts does this): the scenario model's op runs after the
+    children, so the gradient order differs and the capture says so."""
+
+    def __init__(self):
+        super().__init__()
+        self.w_in = torch.nn.Parameter(torch.randn(4, 4))
+        self.w_out = torch.nn.Parameter(torch.randn(4, 4))
+        self.act = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.act(x @ self.w_in) @ self.w_out
+
+
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.split = Split()
+
+    def forward(self, x):
+        return self.split(x)
+
+
+class BodyCkpt(torch.nn.Module):
+    """checkpoint() around a module's own forward body, as transformers >= 5's
+    gradient_checkpointing_enable() does."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = Small()
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+def build_noparams():
+    return NoParams()
+
+
+def build_small():
+    torch.manual_seed(0)
+    return Small()
+
+
+def build_not_module():
+    return object()
+
+
+def build_wide():
+    torch.manual_seed(0)
+    return Wide()
+
+
+def build_split():
+    torch.manual_seed(0)
+    return Outer()
+
+
+def build_body_ckpt():
+    torch.manual_seed(0)
+    m = BodyCkpt()
+    inner = m.layer
+    fwd = type(inner).forward
+    inner.forward = lambda x: cp.checkpoint(lambda y: fwd(inner, y), x, use_reentrant=False)
+    import functools
+    inner.forward = lambda x: cp.checkpoint(functools.partial(fwd, inner), x, use_reentrant=False)
+    return m
+
+
+def step(model, i):
+    model(torch.randn(2, 4)).sum().backward()
+
+
+def step_raises(model, i):
+    model(torch.randn(2, 3))  # wrong width: Linear raises
+
+
+def step_no_backward(model, i):
+    model(torch.randn(2, 4)).sum()

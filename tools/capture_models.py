@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""capture_models.py - the captured-model corpus: real PyTorch models (HF
+transformers built from tiny configs with random weights, peft LoRA, and
+small torch models, one per construct) captured with python/zoffload.capture.
+
+  capture_models.py --check --sim-traces BUILD/tools/sim_traces [--venv .venv-current]
+        ctest tools/capture_models: captures every model again in a temporary
+        directory through `python -m zoffload.capture` (which fails unless the
+        simulator's trace equals the real trace under all four policies),
+        then compares the .scn with the committed corpus/models/<name>.scn
+        (comment lines and the expect line aside)
+  capture_models.py --write --sim-traces ... [--only NAME,...]
+        (re)writes corpus/models/<name>.scn with the measured expect line
+        (zofuzz repro under every policy, next to sim_traces)
+
+The models run on .venv-current (tools/oracle_venv.sh --current: torch
+2.15.0, transformers, peft).  Exit 77 (ctest's skip) when that venv or its
+transformers/peft is missing; 1 when a capture fails or differs; 0 when
+every model captures exactly.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+HF = "tools/capture/hf_models.py"
+TC = "tools/capture/constructs.py"
+
+# name, script, builder, step function, steps, header comment
+MODELS = [
+    ("gpt2", HF, "build_gpt2", "step", 1,
+     "GPT-2 (transformers GPT2LMHeadModel, tiny config: 2 layers, n_embd 16, vocab 64; tied lm_head)"),
+    ("bert", HF, "build_bert", "step", 1,
+     "BERT (transformers BertForMaskedLM, tiny config: 2 layers, hidden 16; decoder tied to word embeddings)"),
+    ("albert", HF, "build_albert", "step", 1,
+     "ALBERT (transformers AlbertForMaskedLM, tiny config: one shared layer called 3 times)"),
+    ("t5", HF, "build_t5", "step", 1,
+     "T5 (transformers T5ForConditionalGeneration, tiny config: 1 encoder + 1 decoder block)"),
+    ("llama", HF, "build_llama", "step", 1,
+     "LLaMA (transformers LlamaForCausalLM, tiny config: 2 layers, GQA 2/1 heads)"),
+    ("lora", HF, "build_lora", "step", 1,
+     "peft LoRA (r=2 on q_proj, v_proj) over the tiny LLaMA: base weights frozen"),
+    ("torch_mixed", TC, "build", "step_mixed", 5,
+     "small torch model: train, eval, retain_graph, accumulation and interleaved steps"),
+    ("torch_reuse", TC, "build_reuse", "step", 1,
+     "small torch model: one block called twice (ALBERT-style reuse)"),
+    ("torch_ckpt", TC, "build_ckpt", "step_mixed", 5,
+     "small torch model: checkpoint(block, x, use_reentrant=False) per block, every step kind"),
+    ("torch_ckpt_reentrant", TC, "build_ckpt_reentrant", "step_mixed", 5,
+     "small torch model: checkpoint(block, x, use_reentrant=True) per block, every step kind"),
+    ("torch_raise", TC, "build_raise", "step", 1,
+     "small torch model: an exception raised in a block's forward, caught by the model"),
+    ("torch_tied", TC, "build_tied", "step", 1,
+     "small torch model: a tied weight on two modules and a frozen bias"),
+]
+
+
+def body(text):
+    """The scenario lines of a .scn: no comments, no expect line."""
+    out = []
+    for ln in text.splitlines():
+        s = ln.split("#", 1)[0].rstrip()
+        if s and not s.startswith("expect "):
+            out.append(s)
+    return out
+
+
+def venv_ok(venv):
+    py = os.path.join(venv, "bin", "python")
+    if not os.access(py, os.X_OK):
+        return None, "no %s (tools/oracle_venv.sh --current)" % py
+    r = subprocess.run([py, "-c", "import importlib.util as u, sys; "
+                        "sys.exit(0 if all(u.find_spec(m) for m in ('torch', 'transformers', 'peft')) else 1)"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if r.returncode != 0:
+        return None, "%s lacks torch, transformers or peft (tools/oracle_venv.sh --current installs them)" % venv
+    return py, None
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--check", action="store_true")
+    g.add_argument("--write", action="store_true")
+    ap.add_argument("--sim-traces", required=True)
+    ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-current"))
+    ap.add_argument("--only", help="comma-separated model names")
+    a = ap.parse_args(argv)
+    py, why = venv_ok(a.venv)
+    if py is None:
+        print("capture_models: SKIP: %s" % why)
+        return 77
+    models = MODELS
+    if a.only:
+        want = a.only.split(",")
+        models = [m for m in MODELS if m[0] in want]
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), TRANSFORMERS_VERBOSITY="error",
+               PYTHONWARNINGS="ignore", HF_HUB_OFFLINE="1")
+    bad = 0
+    work = tempfile.mkdtemp(prefix="zo-capture-models-")
+    t_all = time.time()
+    for name, script, build, step, steps, comment in models:
+        out = os.path.join(work, name + ".scn") if a.check else os.path.join(ROOT, "corpus", "models", name + ".scn")
+        cmd = [py, "-m", "zoffload.capture", "%s:%s" % (os.path.join(ROOT, script), step), "--build", build,
+               "--steps", str(steps), "-o", out, "--sim-traces", a.sim_traces, "--comment", comment,
+               "--comment", "made by: tools/capture_models.py --write (python -m zoffload.capture %s:%s "
+               "--build %s --steps %d)" % (script, step, build, steps)]
+        if a.write:
+            cmd += ["--expect", "--no-traces"]
+        t0 = time.time()
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+        dt = time.time() - t0
+        if r.returncode != 0:
+            bad += 1
+            print("FAIL %-22s %5.1fs capture failed:\n%s" % (name, dt, r.stdout.strip()))
+            continue
+        if a.check:
+            ref = os.path.join(ROOT, "corpus", "models", name + ".scn")
+            try:
+                with open(ref) as f:
+                    want = body(f.read())
+            except FileNotFoundError:
+                want = None
+            with open(out) as f:
+                got = body(f.read())
+            if want != got:
+                bad += 1
+                if want is None:
+                    print("FAIL %-22s %5.1fs exact, but %s is missing (capture_models.py --write)" % (name, dt, ref))
+                else:
+                    i = next((k for k in range(max(len(want), len(got)))
+                              if k >= len(want) or k >= len(got) or want[k] != got[k]), 0)
+                    print("FAIL %-22s %5.1fs exact, but differs from %s at scenario line %d:\n  corpus:  %s\n"
+                          "  capture: %s" % (name, dt, os.path.relpath(ref, ROOT), i + 1,
+                                             want[i] if i < len(want) else "<end>",
+                                             got[i] if i < len(got) else "<end>"))
+                continue
+        print("ok   %-22s %5.1fs %s" % (name, dt, r.stdout.strip().split("; ", 1)[-1]))
+    print("capture_models: %d of %d models captured exactly (%.0f s)" % (len(models) - bad, len(models),
+                                                                         time.time() - t_all))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
