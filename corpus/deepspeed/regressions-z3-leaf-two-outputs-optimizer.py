@@ -75,9 +75,10 @@ class Block(torch.nn.Module):
         self.pset = []  # parameters its op reads (own, external/tied, a z3 leaf's subtree)
         self.pending = []  # (execution, call index) of the next forward
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
-        return RUN.body(x, ci, args)
+        # keyword inputs (hook D does not see them) follow the positional ones
+        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
 
 
 # ----------------------------------------------------------------------
@@ -129,6 +130,9 @@ EXTERNAL = []
 #            outK.J (output J of the K-th child call of the enclosing call),
 #            REF.detach (x.detach())
 #   flags    no_grad: the caller makes the call under torch.no_grad()
+#            nograd=J: output J never requires grad (detached / integer indices)
+#            aliasJ=REF: output J is REF itself (returned as is, no op)
+#            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
 #            raise=upK: the forward raises after its child calls; the body of
@@ -199,9 +203,16 @@ class Pass:
         self.calls = []
         self.children = {}
         for ci, parent, mod, inputs, n_out, uses, flags in spec["calls"]:
+            # an input is "REF", "REF+REF..." (a parameter-free op of the caller
+            # over the terms, e.g. a residual sum) or "kw=..." (a keyword input)
             c = dict(module=MODULE_IDS[mod], parent=-1 if parent is None else parent, n_out=n_out,
-                     inputs=[parse_ref(r) for r in inputs], uses=[parse_ref(r) for r in uses],
-                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1)
+                     inputs=[(r.startswith("kw="), [parse_ref(t) for t in r[3 * r.startswith("kw="):].split("+")])
+                             for r in inputs], uses=[parse_ref(r) for r in uses],
+                     no_grad="no_grad" in flags, ckpt="none", raise_=False, catcher=-1,
+                     nograd=[int(f[len("nograd="):]) for f in flags if f.startswith("nograd=")],
+                     nosave="nosave" in flags,
+                     alias={int(f[5:f.index("=")]): parse_ref(f[f.index("=") + 1:])
+                            for f in flags if f.startswith("alias")})
             for f in flags:
                 if f.startswith("ckpt="):
                     c["ckpt"] = f[5:]
@@ -496,11 +507,11 @@ class Runner:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
 
-    def invoke(self, x, ci, args):
+    def invoke(self, x, ci, args, kwargs=None):
         mod = self.mods[x.p.calls[ci]["module"]]
         mod.pending.append((x, ci))
         try:
-            outs = mod(*args)
+            outs = mod(*args, **(kwargs or {}))
         finally:
             if mod.pending and mod.pending[-1] == (x, ci):  # its forward never ran
                 mod.pending.pop()
@@ -508,11 +519,11 @@ class Runner:
             x.out[(ci, j)] = t
         return outs
 
-    def call(self, x, ci, args):
+    def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
         if ck == "none":
-            return self.invoke(x, ci, args)
+            return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
         def run_function(*a):
@@ -544,13 +555,21 @@ class Runner:
         x.win[ci] = args
         for j in p.children.get(ci, []):
             ch = p.calls[j]
-            cargs = tuple(self.resolve(x, ci, r) for r in ch["inputs"])
+            cargs, ckw = [], {}
+            for is_kw, terms in ch["inputs"]:
+                ts = [self.resolve(x, ci, r) for r in terms]
+                t = ts[0] if len(ts) == 1 else MixFunction.apply(*ts)
+                if is_kw:
+                    ckw["kw%d" % len(ckw)] = t
+                else:
+                    cargs.append(t)
+            cargs = tuple(cargs)
             try:
                 if ch["no_grad"]:
                     with torch.no_grad():
-                        self.call(x, j, cargs)
+                        self.call(x, j, cargs, ckw)
                 else:
-                    self.call(x, j, cargs)
+                    self.call(x, j, cargs, ckw)
             except ScenarioRaise as e:
                 if e.catcher_call == ci:
                     continue  # caught here: the body goes on with its next child call
@@ -564,7 +583,16 @@ class Runner:
             return ()
         used = [self.resolve(x, ci, r) for r in c["uses"]]
         self.check_i4(mod, "the forward" if self.phase == "forward" else "a recompute in " + self.phase)
-        return ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        if len(c["alias"]) < c["n_out"]:
+            mod.zo_nosave = c["nosave"]
+            outs = ModuleOp.apply(self, mod, c["n_out"], *used, *mod.pset)
+        else:
+            outs = (None,) * c["n_out"]
+        # aliased outputs: a tensor of the call's scope returned as is
+        outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        if c["nograd"]:  # outputs that never require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
+        return outs
 
     # -- steps ------------------------------------------------------------
 
@@ -587,7 +615,7 @@ class Runner:
         self.line("FWD g=%d" % p.num)
         x = Execution(p)
         c0 = p.calls[0]
-        args = tuple(self.resolve(x, -1, r) for r in c0["inputs"])
+        args = tuple(self.resolve(x, -1, terms[0]) for _, terms in c0["inputs"])  # batch / batch_rg
         try:
             if evalmode or c0["no_grad"]:
                 with torch.no_grad():
@@ -712,16 +740,33 @@ class ModuleOp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rt, module, n_out, *inputs):
         outs = tuple(torch.zeros(1) for _ in range(n_out))
-        ctx.save_for_backward(outs[0])
+        ctx.nosave = getattr(module, "zo_nosave", False)  # nosave: the op saves nothing
+        if not ctx.nosave:
+            ctx.save_for_backward(outs[0])
         ctx.shapes = [t.shape for t in inputs]
         ctx.rt, ctx.module = rt, module
         return outs
 
     @staticmethod
     def backward(ctx, *grads):
-        _ = ctx.saved_tensors
+        if not ctx.nosave:
+            _ = ctx.saved_tensors
         ctx.rt.check_i4(ctx.module, "backward")
         return (None, None, None) + tuple(torch.zeros(s) for s in ctx.shapes)
+
+
+class MixFunction(torch.autograd.Function):
+    """A mixed input: the caller's parameter-free op (a residual sum) over
+    its terms, one node with an edge to each term that requires grad."""
+
+    @staticmethod
+    def forward(ctx, *terms):
+        ctx.shapes = [t.shape for t in terms]
+        return torch.zeros(1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(torch.zeros(s) for s in ctx.shapes)
 
 
 class LossFunction(torch.autograd.Function):
