@@ -453,14 +453,6 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     uint32_t *pos_start = zo__calloc(rt, (size_t)rt->n_pars + 1, sizeof *pos_start);
     uint32_t *pos = zo__calloc(rt, wtotal ? wtotal : 1, sizeof *pos);
     int64_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
-    if (!porder || !prefix || !pos_start || !pos || !most_recent) {
-        zo__free(rt, porder);
-        zo__free(rt, prefix);
-        zo__free(rt, pos_start);
-        zo__free(rt, pos);
-        zo__free(rt, most_recent);
-        return ZO_ERR_NOMEM;
-    }
     /* DeepSpeed's parameter trace orders each module's parameters by ds_id
      * (ds_param_rank); zoffload's own policy keeps id order */
     uint32_t max_fetch = 0;
@@ -468,23 +460,24 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
         if (rt->mods[c->order[j]].n_fetch > max_fetch) max_fetch = rt->mods[c->order[j]].n_fetch;
     uint32_t *rank = NULL, *cnt = NULL;
     ds_key *keys = NULL;
-    if (ZO_IS_DS(rt)) {
+    int ds = ZO_IS_DS(rt);
+    if (ds) {
         rank = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *rank);
         cnt = zo__calloc(rt, (size_t)rt->n_mods + 1, sizeof *cnt);
         keys = zo__calloc(rt, max_fetch ? max_fetch : 1, sizeof *keys);
-        if (!rank || !cnt || !keys) {
-            zo__free(rt, rank);
-            zo__free(rt, cnt);
-            zo__free(rt, keys);
-            zo__free(rt, porder);
-            zo__free(rt, prefix);
-            zo__free(rt, pos_start);
-            zo__free(rt, pos);
-            zo__free(rt, most_recent);
-            return ZO_ERR_NOMEM;
-        }
-        ds_param_rank(rt, rank, cnt);
     }
+    if (!porder || !prefix || !pos_start || !pos || !most_recent || (ds && (!rank || !cnt || !keys))) {
+        zo__free(rt, rank);
+        zo__free(rt, cnt);
+        zo__free(rt, keys);
+        zo__free(rt, porder);
+        zo__free(rt, prefix);
+        zo__free(rt, pos_start);
+        zo__free(rt, pos);
+        zo__free(rt, most_recent);
+        return ZO_ERR_NOMEM;
+    }
+    if (ds) ds_param_rank(rt, rank, cnt);
     size_t k = 0;
     for (size_t j = 0; j < c->n_order; j++) {
         const zo_mod *md = &rt->mods[c->order[j]];
