@@ -880,7 +880,9 @@ zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m) {
     const zo_mod *md = &rt->mods[m];
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_par *pr = &rt->pars[md->fetch[i]];
-        if (zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 1, sizeof *pr->act))
+        /* room for m and, under DeepSpeed 0.19, the module in backward that a
+         * recompute charges a frozen parameter to (ds_charge_recompute) */
+        if (zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 2, sizeof *pr->act))
             return ZO_ERR_NOMEM;
     }
     return ZO_OK;
@@ -966,7 +968,7 @@ static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
     }
     /* update_recompute_parameters: param.ds_active_sub_modules.add(owner), so
      * the recomputed module's own release leaves it gathered for the module
-     * in backward (capacity reserved by zo_pre_forward) */
+     * in backward (capacity reserved by zo__reserve_act in the fetch) */
     for (uint32_t i = 0; i < md->n_fetch; i++)
         if (!rt->pars[md->fetch[i]].trainable) (void)zo__act_add(rt, md->fetch[i], owner);
     return ZO_OK;
@@ -1276,14 +1278,6 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
             if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + rt->mods[m].n_fetch + 1,
                             sizeof *od->recomp))
                 return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_recompute_parameters");
-            /* ... and in each frozen parameter's active set: m and the owner */
-            const zo_mod *md0 = &rt->mods[m];
-            for (uint32_t i = 0; i < md0->n_fetch; i++) {
-                zo_par *pr = &rt->pars[md0->fetch[i]];
-                if (!pr->trainable &&
-                    zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 2, sizeof *pr->act))
-                    return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_active_sub_modules");
-            }
         }
     }
     uint32_t idx;
