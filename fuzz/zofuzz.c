@@ -1969,6 +1969,9 @@ static int cmd_run(int argc, char **argv)
         die_usage("run: unknown target '%s' (fuzz_hooks, fuzz_api, fuzz_scn_parse)", target);
     for (int k = 0; k < ncorp; k++)
         if (!is_dir(corpora[k])) die_usage("run: %s is not a directory", corpora[k]);
+    /* an unusable --work is an argument error, said before anything else */
+    if (work && (mkdirs(work) || access(work, W_OK)))
+        die_usage("run: --work %s: cannot create or write it (%s)", work, strerror(errno));
 
     char engine[PATH_MAX];
     xsnprintf(engine, sizeof engine, "%s/%s", g_selfdir, target);
