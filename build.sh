@@ -55,7 +55,7 @@ usage: ./build.sh [MODE] [ARGS...]
   gpu         the prepared GPU check, tests/gpu/run.sh (needs CUDA, NCCL
               and a GPU; see docs/gpu.md)
 
-  CI and reliability (issue 6; .ci/run runs them all, docs/ci-fuzzing.md):
+  CI and reliability (.ci/run runs them all, docs/ci-fuzzing.md):
   replay      every fuzz target's corpus (corpus/seeds/<t>, corpus/regressions,
               the .scn texts, fuzz_api's smoke corpus if any) through its
               engine-less regression driver (<t>_replay), ASan+UBSan
@@ -272,7 +272,7 @@ mode_run() {
     build_dir build-fuzz
     local zofuzz="build-fuzz/fuzz/zofuzz"
     if [[ ! -x "$zofuzz" ]]; then
-        die "$zofuzz was not built: the corpus tool (fuzz/zofuzz.c, issue 4) is not in this tree yet"
+        die "$zofuzz was not built: the corpus tool (fuzz/zofuzz.c) is missing from this tree"
     fi
     exec "$zofuzz" run "$@"
 }
@@ -642,7 +642,7 @@ case "$mode" in
     deps)        ensure_deps ;;
     help|-h|--help) usage ;;
     bench)
-        [[ -x bench/run.sh ]] || not_yet bench "issue 7: benchmarks (bench/run.sh)"
+        [[ -x bench/run.sh ]] || not_yet bench "benchmarks (bench/run.sh)"
         exec bench/run.sh "$@" ;;
     replay)      mode_replay ;;
     smoke)       mode_smoke "$@" ;;

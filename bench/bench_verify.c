@@ -1,6 +1,6 @@
 /*
  * bench_verify - the cost of zo_config.verify_collectives per collective
- * (issue 9; docs/benchmarks.md, benchmark 6).
+ * (docs/benchmarks.md, benchmark 6).
  *
  * With verify_collectives every rank exchanges a 64-byte fingerprint
  * (backend exchange op: one extra small all-gather) before each all-gather

@@ -1,5 +1,5 @@
 /*
- * enumerate.c - bounded exhaustive checking (issue 8, see enumerate.h and
+ * enumerate.c - bounded exhaustive checking (see enumerate.h and
  * docs/bounded-proofs.md).
  *
  * Generator.  A scenario is built by one deterministic walk that asks a

@@ -12,7 +12,7 @@ add_library(zo_enumerate STATIC ${CMAKE_CURRENT_SOURCE_DIR}/enumerate.c)
 target_link_libraries(zo_enumerate PUBLIC zofuzz_core)
 target_include_directories(zo_enumerate PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 
-# The .scn printer (library zofuzz_scn from fuzz/zofuzz.cmake, issue 4)
+# The .scn printer (library zofuzz_scn from fuzz/zofuzz.cmake)
 # prints counterexamples when that target exists (it may be defined after
 # this file is included: generator expressions are resolved at generate
 # time); without it they are printed as bytes (hex), JSON-able with zs_tool.

@@ -17,7 +17,7 @@
  *   ZOFUZZ_SKIP_DISCARD_I3=1  triage only: skip the I3 check after a graph
  *                   discard, to look past that finding class while it is open
  *
- * All-ranks inputs (cfg.all_ranks, per-rank programs: issue 9) run every
+ * All-ranks inputs (cfg.all_ranks, per-rank programs) run every
  * rank in one host world (fuzz/world.h: W threads) and also check I8
  * (identical collective sequences across ranks):
  *   ZOFUZZ_INVARIANTS=all     (default) I8 only where the runtime is to blame

@@ -50,7 +50,7 @@ typedef struct zs_sim_opts {
     void (*on_choice)(void *user, unsigned k, unsigned n_ready);
     void *choice_user;
 
-    /* ---- many ranks (issue 9; fuzz/world.h sets these) ---- */
+    /* ---- many ranks (fuzz/world.h sets these) ---- */
     /* a multi-rank host world to join: the host backend is created with
      * zo_host_config.world = world, rank = s->cfg.rank (the world's size
      * must be s->cfg.world_size); deferred completion and zo_host_progress

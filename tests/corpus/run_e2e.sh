@@ -24,7 +24,7 @@ f=$(find "$T/w1" -name 'crash-*.scn' | head -n 1)
 n=$(grep -v '^#' "$f" | grep -c .)
 echo "minimised crash: $n lines (expect line included)"
 cat "$f"
-# "a few lines": with -seed=1 the crash found depends on the codec (issue 9's
+# "a few lines": with -seed=1 the crash found depends on the codec (the many-rank
 # tail changed it); the minimised forms seen are 7-10 lines, expect line included
 [ "$n" -le 12 ] || fail "minimised scenario has $n lines"
 # ... with the DeepSpeed reproducer beside it (zofuzz export), named in the output

@@ -1,7 +1,7 @@
 /*
  * nccl_bench.c - all-gather throughput of the NCCL backend against
  * cudaMemcpyAsync device-to-device of the same number of bytes, in the
- * same run (issue 5's gather benchmark; run by tests/gpu/run.sh).
+ * same run (the gather benchmark; run by tests/gpu/run.sh).
  *
  *   nccl_bench [--iters N] [--max-mib M] [--world W]
  *

@@ -741,7 +741,7 @@ static int run_scenario(const char *path, const zs_scenario *s, int policy, uint
         }                                                                                              \
     } while (0)
 
-/* Issue 9's allocation sites: a host world (one rank, so one thread
+/* The many-rank allocation sites: a host world (one rank, so one thread
  * completes every collective) and a runtime with verify_collectives (its
  * fingerprint receive buffer, the exchange before every all-gather and at
  * the optimizer step). */

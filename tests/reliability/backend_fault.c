@@ -1,6 +1,6 @@
 /*
  * backend_fault.c - host backend fault injection (zo_host_set_fault) under
- * a training scenario (issue 6, reliability).
+ * a training scenario (reliability).
  *
  * For every fault kind - an all-gather that fails (FAIL at GATHER), a wait
  * or query that fails transiently (FAIL at WAIT), a slow all-gather (DELAY
@@ -350,7 +350,7 @@ int main(int argc, char **argv)
     /* default: the faults a runtime must survive today (transient failures,
      * delays); --collective-failures: a collective that itself fails
      * (FAIL_WORK) - an open finding until zo__wait_param recovers from a
-     * failed work (see the report of issue 6) */
+     * failed work (see docs/ci-fuzzing.md) */
     int collective = argc > 1 && strcmp(argv[1], "--collective-failures") == 0;
     if (argc > 1 && !collective) {
         fprintf(stderr, "usage: reliability_backend_fault [--collective-failures]\n");

@@ -1,7 +1,7 @@
 /*
  * test_host_fault.c - the host backend's fault injection (zo_host_set_fault)
  * at the data-plane level, and host backend defensive paths the other
- * tests leave uncovered (issue 6: coverage of runtime/).
+ * tests leave uncovered (coverage of runtime/).
  *
  * Every case drives the backend vtable directly, the way the runtime does:
  * param_add, full_alloc, all_gather_start, query/wait, work_free.

@@ -1,7 +1,7 @@
 /*
  * test_policies.c - the four ds_grads_remaining policies driven through
  * realistic hook sequences in the order PyTorch fires DeepSpeed's hooks,
- * and the three scenarios of issue 2 asserted exactly:
+ * and the three scenarios of the reference protocol asserted exactly:
  *
  *  (a) a module called twice in one forward, then one backward
  *      (ALBERT-style sharing): RESET_ON_FORWARD counts 1, 1 in forward,

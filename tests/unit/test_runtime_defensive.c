@@ -1,6 +1,6 @@
 /*
  * test_runtime_defensive.c - runtime paths that only a misbehaving caller
- * or a corrupted state reaches (issue 6: coverage of runtime/): forged
+ * or a corrupted state reaches (coverage of runtime/): forged
  * legacy grad handles (a handle is a plain uint64 the framework stores, so
  * a caller can hand back one for a module that never ran hook C or D), and
  * zo_check_consistency() catching each kind of internal inconsistency
