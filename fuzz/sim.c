@@ -531,6 +531,22 @@ static void module_compute(sim *S, unsigned m)
     }
 }
 
+/* A full backward hook's BackwardHookFunction (N_HOOK) over the tensors
+ * t[0..n) when one of them requires grad: one node joining them, which
+ * then produces each of them.  -1 when out of memory. */
+static int join_hook(sim *S, unsigned m, tensor *t, unsigned n)
+{
+    int32_t bh = -1;
+    for (unsigned i = 0; i < n; i++) {
+        if (!t[i].rg) continue;
+        if (bh < 0 && (bh = new_node(S, N_HOOK, m)) < 0) return -1;
+        add_edge(S, bh, t[i].prod);
+    }
+    for (unsigned i = 0; bh >= 0 && i < n; i++)
+        if (t[i].rg) t[i].prod = bh;
+    return 0;
+}
+
 static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad);
 
 /* One call with its frame on the hook stack. */
@@ -591,18 +607,8 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
         }
         X->win[ci][i] = w;
     }
-    if (S->leaf_bwh[m]) {
-        /* BackwardHook.setup_input_hook: one BackwardHookFunction over the
-         * (already wrapped) tensor inputs when one of them requires grad */
-        int32_t bh = -1;
-        for (unsigned i = 0; i < n_in; i++) {
-            if (!X->win[ci][i].rg) continue;
-            if (bh < 0 && (bh = new_node(S, N_HOOK, m)) < 0) return UNW_NO;
-            add_edge(S, bh, X->win[ci][i].prod);
-        }
-        for (unsigned i = 0; bh >= 0 && i < n_in; i++)
-            if (X->win[ci][i].rg) X->win[ci][i].prod = bh;
-    }
+    /* BackwardHook.setup_input_hook over the (already wrapped) inputs */
+    if (S->leaf_bwh[m] && join_hook(S, m, X->win[ci], n_in) < 0) return UNW_NO;
 
     /* body: child calls */
     for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
@@ -724,20 +730,10 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
         }
         X->out[ci][j] = t;
     }
-    if (S->leaf_bwh[m]) {
-        /* BackwardHook.setup_output_hook: one BackwardHookFunction over the
-         * outputs when one of them requires grad; in backward it waits for
-         * all of them, then every output's pre-backward function runs (a
-         * missing gradient arrives as None) */
-        int32_t bh = -1;
-        for (unsigned j = 0; j < c->n_out; j++) {
-            if (!X->out[ci][j].rg) continue;
-            if (bh < 0 && (bh = new_node(S, N_HOOK, m)) < 0) return UNW_NO;
-            add_edge(S, bh, X->out[ci][j].prod);
-        }
-        for (unsigned j = 0; bh >= 0 && j < c->n_out; j++)
-            if (X->out[ci][j].rg) X->out[ci][j].prod = bh;
-    }
+    /* BackwardHook.setup_output_hook: in backward the joint node waits for
+     * every output, then each output's pre-backward function runs (a
+     * missing gradient arrives as None) */
+    if (S->leaf_bwh[m] && join_hook(S, m, X->out[ci], c->n_out) < 0) return UNW_NO;
     return UNW_NO;
 }
 

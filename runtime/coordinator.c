@@ -196,6 +196,13 @@ static size_t next_pos(const zo_coord *c, zo_param_id p, size_t s) {
     return c->pos[lo];
 }
 
+/* the first two rules of __params_to_release with a complete trace: not
+ * persistent, and not popped by a prefetch for a later step */
+static int may_release_now(const zo_runtime *rt, const zo_coord *c, zo_param_id p) {
+    if (rt->pars[p].persistent) return 0;
+    return !(p < c->n_most_recent && c->most_recent[p] > (int64_t)c->step_id);
+}
+
 /* __params_to_release: 1 if p may be released when module m is released at
  * the coordinator's current step id. */
 static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
@@ -206,8 +213,8 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
     if (c->mode != ZO_TRACE_COMPLETE && ZO_IS_DS(rt)) return 1;
     if (rt->pars[p].persistent) return 0;
     if (c->mode != ZO_TRACE_COMPLETE) return 1;
+    if (!may_release_now(rt, c, p)) return 0;
     uint64_t s = c->step_id;
-    if (p < c->n_most_recent && c->most_recent[p] > (int64_t)s) return 0;
     if (s > c->n_order) return 1;
     size_t j = next_pos(c, p, (size_t)s);
     if (j == SIZE_MAX) return 1;
@@ -230,9 +237,8 @@ static int in_rec_params(const zo_runtime *rt, zo_module_id a, zo_param_id p) {
  * iter_params(module, recurse=z3_leaf_module(submodule_to_release)), so
  * each later module counts (and keeps) every parameter of its subtree */
 static int may_release_leaf(zo_runtime *rt, zo_coord *c, zo_param_id p) {
-    if (rt->pars[p].persistent) return 0;
+    if (!may_release_now(rt, c, p)) return 0;
     uint64_t s = c->step_id;
-    if (p < c->n_most_recent && c->most_recent[p] > (int64_t)s) return 0;
     uint64_t traversed = 0;
     for (size_t j = s; j < c->n_order; j++) {
         if (traversed >= rt->cfg.max_reuse_distance) return 1;
