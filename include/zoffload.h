@@ -59,23 +59,46 @@ extern "C" {
 /** 0 on success, a negative ZO_ERR_* code otherwise. */
 typedef int zo_status;
 
+/** Every status code, once (libuv's UV_ERRNO_MAP): XX(NAME, value, text)
+ *  gives ZO_ERR_NAME = value and zo_strerror's "ZO_ERR_NAME: text".  Tools
+ *  that need the list (the Python binding, the docs) read it from here. */
+#define ZO_STATUS_MAP(XX)                                                                        \
+    /* NULL pointer, value out of range, numel 0 */                                             \
+    XX(INVALID_ARG, -1, "invalid argument")                                                      \
+    /* the allocator returned NULL */                                                           \
+    XX(NOMEM, -2, "out of memory")                                                               \
+    /* unknown or stale module/param/graph/grad handle */                                       \
+    XX(BAD_HANDLE, -3, "unknown or stale handle")                                                \
+    /* hook called out of protocol order */                                                     \
+    XX(PROTOCOL, -4, "hook called out of protocol order")                                        \
+    /* double registration */                                                                   \
+    XX(EXISTS, -5, "already registered")                                                         \
+    /* numel * elem_size or a total overflows */                                                \
+    XX(OVERFLOW, -6, "size overflow")                                                            \
+    /* the data-plane backend reported an error */                                              \
+    XX(BACKEND, -7, "backend error")                                                             \
+    /* DeepSpeed's "tracing error" (prefetch queue mismatch) */                                 \
+    XX(TRACE, -8, "tracing error")                                                               \
+    /* illegal parameter state transition / internal inconsistency */                           \
+    XX(STATE, -9, "inconsistent state")                                                          \
+    /* parameter read while not AVAILABLE and the policy does not gather on access */           \
+    XX(NOT_AVAILABLE, -10, "parameter not available")                                            \
+    /* config struct size/version not understood */                                            \
+    XX(VERSION, -11, "config version not understood")                                            \
+    /* a fixed limit (ids, world size) would be exceeded */                                     \
+    XX(LIMIT, -12, "limit exceeded")                                                             \
+    /* operation not offered by this backend/build */                                           \
+    XX(UNSUPPORTED, -13, "not supported")                                                        \
+    /* no (or too few) accelerator devices */                                                   \
+    XX(NO_DEVICE, -14, "no device")                                                              \
+    /* ranks issued different collectives */                                                    \
+    XX(COLLECTIVE_MISMATCH, -15, "ranks issued different collectives")
+
 enum {
     ZO_OK = 0,
-    ZO_ERR_INVALID_ARG = -1,   /**< NULL pointer, value out of range, numel 0 */
-    ZO_ERR_NOMEM = -2,         /**< the allocator returned NULL */
-    ZO_ERR_BAD_HANDLE = -3,    /**< unknown or stale module/param/graph/grad handle */
-    ZO_ERR_PROTOCOL = -4,      /**< hook called out of protocol order */
-    ZO_ERR_EXISTS = -5,        /**< double registration */
-    ZO_ERR_OVERFLOW = -6,      /**< numel * elem_size or a total overflows */
-    ZO_ERR_BACKEND = -7,       /**< the data-plane backend reported an error */
-    ZO_ERR_TRACE = -8,         /**< DeepSpeed's "tracing error" (prefetch queue mismatch) */
-    ZO_ERR_STATE = -9,         /**< illegal parameter state transition / internal inconsistency */
-    ZO_ERR_NOT_AVAILABLE = -10,/**< parameter read while not AVAILABLE and the policy does not gather on access */
-    ZO_ERR_VERSION = -11,      /**< config struct size/version not understood */
-    ZO_ERR_LIMIT = -12,        /**< a fixed limit (ids, world size) would be exceeded */
-    ZO_ERR_UNSUPPORTED = -13,  /**< operation not offered by this backend/build */
-    ZO_ERR_NO_DEVICE = -14,    /**< no (or too few) accelerator devices */
-    ZO_ERR_COLLECTIVE_MISMATCH = -15 /**< ranks issued different collectives */
+#define ZO__STATUS_ENUM(name, value, text) ZO_ERR_##name = (value),
+    ZO_STATUS_MAP(ZO__STATUS_ENUM)
+#undef ZO__STATUS_ENUM
 };
 
 /** Static string for a status code ("ZO_ERR_NOMEM: out of memory"); never NULL. */
@@ -141,22 +164,35 @@ typedef enum zo_param_status {
 int zo_transition_legal(zo_param_status from, zo_param_status to);
 const char *zo_param_status_name(zo_param_status s);
 
-/** How ds_grads_remaining is kept (see docs/protocol.md). */
+/** How ds_grads_remaining is kept (see docs/protocol.md).  One list,
+ *  XX(NAME, value, "name"): ZO_GRADS_NAME = value, zo_policy_name's string.
+ *
+ *  PER_CALL, "per-call": zoffload's default: one window per forward call
+ *  made with grad enabled and at least one input requiring grad;
+ *  pre-backward fetch on every output-gradient arrival; release at window
+ *  close, when every trainable parameter of the module produced its
+ *  gradient, and at the end-of-backward callback; no release at
+ *  post-forward during a recompute; gather on access; forward abort.
+ *
+ *  RESET_ON_FORWARD, "reset-on-forward": DeepSpeed upstream:
+ *  ds_grads_remaining = 0 in hook D on every call, signed, may go
+ *  negative.  Legacy, for regression analysis.
+ *
+ *  LAZY_INIT, "lazy-init": seed PR, first version: created as 0 on first
+ *  access, never reset.
+ *
+ *  INIT_AT_REGISTER, "init-at-register": seed PR, final version: 0 at
+ *  registration, never reset. */
+#define ZO_GRADS_POLICY_MAP(XX)                   \
+    XX(PER_CALL, 0, "per-call")                   \
+    XX(RESET_ON_FORWARD, 1, "reset-on-forward")   \
+    XX(LAZY_INIT, 2, "lazy-init")                 \
+    XX(INIT_AT_REGISTER, 3, "init-at-register")
+
 typedef enum zo_grads_policy {
-    /** zoffload's default: one window per forward call made with grad
-     *  enabled and at least one input requiring grad; pre-backward fetch on
-     *  every output-gradient arrival; release at window close, when every
-     *  trainable parameter of the module produced its gradient, and at the
-     *  end-of-backward callback; no release at post-forward during a
-     *  recompute; gather on access; forward abort. */
-    ZO_GRADS_PER_CALL = 0,
-    /** DeepSpeed upstream: ds_grads_remaining = 0 in hook D on every call,
-     *  signed, may go negative.  Legacy, for regression analysis. */
-    ZO_GRADS_RESET_ON_FORWARD = 1,
-    /** Seed PR, first version: created as 0 on first access, never reset. */
-    ZO_GRADS_LAZY_INIT = 2,
-    /** Seed PR, final version: 0 at registration, never reset. */
-    ZO_GRADS_INIT_AT_REGISTER = 3
+#define ZO__POLICY_ENUM(name, value, text) ZO_GRADS_##name = (value),
+    ZO_GRADS_POLICY_MAP(ZO__POLICY_ENUM)
+#undef ZO__POLICY_ENUM
 } zo_grads_policy;
 #define ZO_GRADS_POLICY_COUNT 4
 
@@ -189,31 +225,39 @@ zo_status zo_policy_from_name(const char *name, zo_grads_policy *out);
  *     other parameter (the next fetch gathers them again).
  *  Out-of-range values make zo_runtime_create return ZO_ERR_INVALID_ARG
  *  (message in zo_last_error(NULL)). */
+/*  0_19, "0.19": default.  DeepSpeed 0.19 (0.19.8) with the ZeRO-3
+ *  optimizer (deepspeed.initialize with an optimizer; engine.backward,
+ *  engine.step), what users run.  Besides the common rules:
+ *   - zo_backward_end of the outermost backward runs
+ *     release_backward_leftovers() (DeepSpeedZeroOptimizer_Stage3.
+ *     backward_epilogue): every module whose pre-backward fetched
+ *     (fetch_sub_module(forward=False)) and whose post-backward release
+ *     never ran leaves its parameters' active sets, and those that are
+ *     not persistent are released;
+ *   - frozen parameters fetched by a call made while a backward runs
+ *     (an activation-checkpoint recompute) are charged to the module
+ *     most recently fetched by a pre-backward that is still in backward
+ *     (update_recompute_parameters) and released with it (its
+ *     post-backward release or the leftovers), unless persistent.
+ *  Gradients are partitioned at the post-accumulate-grad hook (param.grad
+ *  emptied), so a retained graph's second backward into such a
+ *  parameter fails in PyTorch (the framework's concern, not a hook).
+ *
+ *  0_19_HOOKS, "0.19-hooks": DeepSpeed 0.19 (0.19.8) hooks only:
+ *  DeepSpeedZeRoOffload without an optimizer.  The common rules and the
+ *  recompute charging of frozen parameters above (the coordinator's), no
+ *  end-of-backward release.
+ *
+ *  0_15, "0.15": DeepSpeed 0.15 (0.15.4) hooks only: the common rules. */
+#define ZO_DS_PROFILE_MAP(XX)          \
+    XX(0_19, 0, "0.19")                \
+    XX(0_19_HOOKS, 1, "0.19-hooks")    \
+    XX(0_15, 2, "0.15")
+
 typedef enum zo_ds_profile {
-    /** Default.  DeepSpeed 0.19 (0.19.8) with the ZeRO-3 optimizer
-     *  (deepspeed.initialize with an optimizer; engine.backward,
-     *  engine.step), what users run.  Besides the common rules:
-     *   - zo_backward_end of the outermost backward runs
-     *     release_backward_leftovers() (DeepSpeedZeroOptimizer_Stage3.
-     *     backward_epilogue): every module whose pre-backward fetched
-     *     (fetch_sub_module(forward=False)) and whose post-backward release
-     *     never ran leaves its parameters' active sets, and those that are
-     *     not persistent are released;
-     *   - frozen parameters fetched by a call made while a backward runs
-     *     (an activation-checkpoint recompute) are charged to the module
-     *     most recently fetched by a pre-backward that is still in backward
-     *     (update_recompute_parameters) and released with it (its
-     *     post-backward release or the leftovers), unless persistent.
-     *  Gradients are partitioned at the post-accumulate-grad hook (param.grad
-     *  emptied), so a retained graph's second backward into such a
-     *  parameter fails in PyTorch (the framework's concern, not a hook). */
-    ZO_DS_0_19 = 0,
-    /** DeepSpeed 0.19 (0.19.8) hooks only: DeepSpeedZeRoOffload without an
-     *  optimizer.  The common rules and the recompute charging of frozen
-     *  parameters above (the coordinator's), no end-of-backward release. */
-    ZO_DS_0_19_HOOKS = 1,
-    /** DeepSpeed 0.15 (0.15.4) hooks only: the common rules. */
-    ZO_DS_0_15 = 2
+#define ZO__DS_PROFILE_ENUM(name, value, text) ZO_DS_##name = (value),
+    ZO_DS_PROFILE_MAP(ZO__DS_PROFILE_ENUM)
+#undef ZO__DS_PROFILE_ENUM
 } zo_ds_profile;
 #define ZO_DS_PROFILE_COUNT 3
 
@@ -232,37 +276,46 @@ typedef struct zo_allocator {
 /* Events (observability)                                               */
 /* ------------------------------------------------------------------ */
 
+/** Event kinds, one list: XX(NAME) gives ZO_EV_NAME (0, 1, 2, ... in list
+ *  order) and zo_event_kind_name's "NAME". */
+#define ZO_EVENT_KIND_MAP(XX)                                                             \
+    /* hook and autograd entry points, one event per call */                             \
+    XX(FORWARD_BEGIN)                                                                     \
+    XX(FORWARD_END)                                                                       \
+    XX(PRE_FORWARD)       /* hook A */                                                    \
+    XX(TRACK_INPUTS)      /* hook D; counter before/after */                              \
+    XX(POST_FORWARD)      /* hook B */                                                    \
+    XX(TRACK_OUTPUTS)     /* hook C; applied_pre_backward_ref_cnt before/after */         \
+    XX(OUTPUT_GRAD)       /* pre-backward; ref count before/after (legacy) */             \
+    XX(INPUT_GRAD)        /* post-backward; counter before/after */                       \
+    XX(PARAM_GRAD_READY)                                                                  \
+    XX(PARAM_ACCESS)                                                                      \
+    XX(BACKWARD_BEGIN)                                                                    \
+    XX(BACKWARD_END)                                                                      \
+    XX(FORWARD_ABORT)                                                                     \
+    XX(RELEASE_ALL)                                                                       \
+    XX(RESET_STEP)                                                                        \
+    /* data plane and coordinator */                                                     \
+    XX(PARAM_STATE)       /* a ds_status change: from -> to */                            \
+    XX(GATHER)            /* all-gather issued for param (fetch) */                       \
+    XX(PREFETCH)          /* all-gather issued for param by the prefetcher */             \
+    XX(WAIT)              /* blocking wait on an in-flight param */                       \
+    XX(RELEASE)           /* param partitioned (full buffer freed) */                     \
+    XX(UNPLANNED_FETCH)   /* gather on access (a stall, not a fault) */                   \
+    XX(WINDOW_OPEN)       /* per-call: window opened (counter_after = inputs counted) */  \
+    XX(WINDOW_CLOSE)      /* per-call: window closed by its last input gradient */        \
+    XX(LEFTOVER)          /* window closed / module released by the end-of-backward       \
+                             callback or release_all */                                   \
+    XX(COUNTER_UNINIT)    /* counter read or written before initialisation (Python        \
+                             AttributeError) */                                           \
+    XX(TRACE_COMPLETE)    /* trace RECORD -> COMPLETE */                                  \
+    XX(TRACE_INVALIDATED) /* trace -> INVALID */                                          \
+    XX(ERROR)             /* an entry point returned an error; status set */
+
 typedef enum zo_event_kind {
-    /* hook and autograd entry points, one event per call */
-    ZO_EV_FORWARD_BEGIN = 0,
-    ZO_EV_FORWARD_END,
-    ZO_EV_PRE_FORWARD,       /* hook A */
-    ZO_EV_TRACK_INPUTS,      /* hook D; counter before/after */
-    ZO_EV_POST_FORWARD,      /* hook B */
-    ZO_EV_TRACK_OUTPUTS,     /* hook C; applied_pre_backward_ref_cnt before/after */
-    ZO_EV_OUTPUT_GRAD,       /* pre-backward; ref count before/after (legacy) */
-    ZO_EV_INPUT_GRAD,        /* post-backward; counter before/after */
-    ZO_EV_PARAM_GRAD_READY,
-    ZO_EV_PARAM_ACCESS,
-    ZO_EV_BACKWARD_BEGIN,
-    ZO_EV_BACKWARD_END,
-    ZO_EV_FORWARD_ABORT,
-    ZO_EV_RELEASE_ALL,
-    ZO_EV_RESET_STEP,
-    /* data plane and coordinator */
-    ZO_EV_PARAM_STATE,       /* a ds_status change: from -> to */
-    ZO_EV_GATHER,            /* all-gather issued for param (fetch) */
-    ZO_EV_PREFETCH,          /* all-gather issued for param by the prefetcher */
-    ZO_EV_WAIT,              /* blocking wait on an in-flight param */
-    ZO_EV_RELEASE,           /* param partitioned (full buffer freed) */
-    ZO_EV_UNPLANNED_FETCH,   /* gather on access (a stall, not a fault) */
-    ZO_EV_WINDOW_OPEN,       /* per-call: window opened (counter_after = inputs counted) */
-    ZO_EV_WINDOW_CLOSE,      /* per-call: window closed by its last input gradient */
-    ZO_EV_LEFTOVER,          /* window closed / module released by the end-of-backward callback or release_all */
-    ZO_EV_COUNTER_UNINIT,    /* counter read or written before initialisation (Python AttributeError) */
-    ZO_EV_TRACE_COMPLETE,    /* trace RECORD -> COMPLETE */
-    ZO_EV_TRACE_INVALIDATED, /* trace -> INVALID */
-    ZO_EV_ERROR              /* an entry point returned an error; status set */
+#define ZO__EVENT_ENUM(name) ZO_EV_##name,
+    ZO_EVENT_KIND_MAP(ZO__EVENT_ENUM)
+#undef ZO__EVENT_ENUM
 } zo_event_kind;
 #define ZO_EV_KIND_COUNT (ZO_EV_ERROR + 1)
 const char *zo_event_kind_name(zo_event_kind k);

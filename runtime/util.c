@@ -158,21 +158,10 @@ zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...) {
 const char *zo_strerror(zo_status s) {
     switch (s) {
     case ZO_OK: return "ZO_OK: success";
-    case ZO_ERR_INVALID_ARG: return "ZO_ERR_INVALID_ARG: invalid argument";
-    case ZO_ERR_NOMEM: return "ZO_ERR_NOMEM: out of memory";
-    case ZO_ERR_BAD_HANDLE: return "ZO_ERR_BAD_HANDLE: unknown or stale handle";
-    case ZO_ERR_PROTOCOL: return "ZO_ERR_PROTOCOL: hook called out of protocol order";
-    case ZO_ERR_EXISTS: return "ZO_ERR_EXISTS: already registered";
-    case ZO_ERR_OVERFLOW: return "ZO_ERR_OVERFLOW: size overflow";
-    case ZO_ERR_BACKEND: return "ZO_ERR_BACKEND: backend error";
-    case ZO_ERR_TRACE: return "ZO_ERR_TRACE: tracing error";
-    case ZO_ERR_STATE: return "ZO_ERR_STATE: inconsistent state";
-    case ZO_ERR_NOT_AVAILABLE: return "ZO_ERR_NOT_AVAILABLE: parameter not available";
-    case ZO_ERR_VERSION: return "ZO_ERR_VERSION: config version not understood";
-    case ZO_ERR_LIMIT: return "ZO_ERR_LIMIT: limit exceeded";
-    case ZO_ERR_UNSUPPORTED: return "ZO_ERR_UNSUPPORTED: not supported";
-    case ZO_ERR_NO_DEVICE: return "ZO_ERR_NO_DEVICE: no device";
-    case ZO_ERR_COLLECTIVE_MISMATCH: return "ZO_ERR_COLLECTIVE_MISMATCH: ranks issued different collectives";
+#define ZO__STRERROR(name, value, text) \
+    case ZO_ERR_##name: return "ZO_ERR_" #name ": " text;
+        ZO_STATUS_MAP(ZO__STRERROR)
+#undef ZO__STRERROR
     default: return "ZO_ERR_UNKNOWN: unknown status code";
     }
 }
@@ -199,10 +188,14 @@ const char *zo_param_status_name(zo_param_status s) {
     }
 }
 
-static const char *const k_policy_names[ZO_GRADS_POLICY_COUNT] = {
-    "per-call", "reset-on-forward", "lazy-init", "init-at-register"};
-
-static const char *const k_ds_profile_names[ZO_DS_PROFILE_COUNT] = {"0.19", "0.19-hooks", "0.15"};
+#define ZO__ONE(...) +1
+_Static_assert(0 ZO_GRADS_POLICY_MAP(ZO__ONE) == ZO_GRADS_POLICY_COUNT, "ZO_GRADS_POLICY_COUNT");
+_Static_assert(0 ZO_DS_PROFILE_MAP(ZO__ONE) == ZO_DS_PROFILE_COUNT, "ZO_DS_PROFILE_COUNT");
+#undef ZO__ONE
+#define ZO__NAME_AT(name, value, text) [value] = text,
+static const char *const k_policy_names[ZO_GRADS_POLICY_COUNT] = {ZO_GRADS_POLICY_MAP(ZO__NAME_AT)};
+static const char *const k_ds_profile_names[ZO_DS_PROFILE_COUNT] = {ZO_DS_PROFILE_MAP(ZO__NAME_AT)};
+#undef ZO__NAME_AT
 
 const char *zo_ds_profile_name(zo_ds_profile p) {
     if ((unsigned)p >= ZO_DS_PROFILE_COUNT) return NULL;
@@ -222,18 +215,16 @@ zo_status zo_policy_from_name(const char *name, zo_grads_policy *out) {
             *out = (zo_grads_policy)i;
             return ZO_OK;
         }
-    return zo__fail_tls(ZO_ERR_INVALID_ARG,
-                        "zo_policy_from_name: unknown policy '%.64s' (per-call, reset-on-forward, lazy-init, "
-                        "init-at-register)", name);
+#define ZO__LISTED(name, value, text) text ", "
+    static const char k_all[] = ZO_GRADS_POLICY_MAP(ZO__LISTED);
+#undef ZO__LISTED
+    return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_policy_from_name: unknown policy '%.64s' (%.*s)", name,
+                        (int)(sizeof k_all - 3), k_all);
 }
 
-static const char *const k_event_names[ZO_EV_KIND_COUNT] = {
-    "FORWARD_BEGIN", "FORWARD_END", "PRE_FORWARD", "TRACK_INPUTS", "POST_FORWARD",
-    "TRACK_OUTPUTS", "OUTPUT_GRAD", "INPUT_GRAD", "PARAM_GRAD_READY", "PARAM_ACCESS",
-    "BACKWARD_BEGIN", "BACKWARD_END", "FORWARD_ABORT", "RELEASE_ALL", "RESET_STEP",
-    "PARAM_STATE", "GATHER", "PREFETCH", "WAIT", "RELEASE", "UNPLANNED_FETCH",
-    "WINDOW_OPEN", "WINDOW_CLOSE", "LEFTOVER", "COUNTER_UNINIT", "TRACE_COMPLETE",
-    "TRACE_INVALIDATED", "ERROR"};
+#define ZO__EVENT_NAME(name) #name,
+static const char *const k_event_names[ZO_EV_KIND_COUNT] = {ZO_EVENT_KIND_MAP(ZO__EVENT_NAME)};
+#undef ZO__EVENT_NAME
 
 const char *zo_event_kind_name(zo_event_kind k) {
     if ((unsigned)k >= ZO_EV_KIND_COUNT) return "UNKNOWN";
