@@ -129,7 +129,7 @@ except Exception:  # pragma: no cover
 #               partition_all_parameters() at the step
 #   0.15        as 0.19-hooks, plus the coordinator's reset_step() after every
 #               backward (the reference the simulator was first checked against)
-DS_PROFILES = ("0.19", "0.19-hooks", "0.15")
+from zo_names import DS_PROFILES  # noqa: E402  (include/zoffload.h)
 PROFILE_OVERRIDE = None  # --ds-profile
 TIME_LIMIT = int(os.environ.get("ZO_ORACLE_TIME_LIMIT", "120"))  # seconds per scenario
 MAX_TOTAL_NUMEL = 1 << 22  # = sim_traces.c DS_MAX_TOTAL_NUMEL (it scales bigger scenarios down)

@@ -48,7 +48,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-POLICIES = ("per-call", "reset-on-forward", "lazy-init", "init-at-register")
+sys.path.insert(0, HERE)
+from zo_names import POLICIES, DS_PROFILES  # noqa: E402  (include/zoffload.h)
 COUNTER_RE = re.compile(r" [cr]=\S+$")
 
 
@@ -75,7 +76,6 @@ def corpus_files(corpus):
 
 RANK_ARGS = []  # ["--rank", R] from --rank, then ["--torch-profile", P]
 PROFILE_ARGS = []  # ["--ds-profile", P] in DeepSpeed mode
-DS_PROFILES = ("0.19", "0.19-hooks", "0.15")
 
 
 def run_sim(sim_traces, outdir, args, ds=False):

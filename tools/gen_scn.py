@@ -27,6 +27,9 @@ import os
 import random
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zo_names import POLICIES  # noqa: E402  (include/zoffload.h)
+
 
 class Gen:
     def __init__(self, seed):
@@ -269,7 +272,7 @@ class Gen:
         self.modules()
         self.params()
         lines = ["# gen_scn.py --seed %d" % self.seed]
-        cfg = ["policy=%s" % r.choice(["per-call", "reset-on-forward", "lazy-init", "init-at-register"])]
+        cfg = ["policy=%s" % r.choice(POLICIES)]
         w = r.choice([1, 1, 2, 3, 8])
         cfg.append("world_size=%d rank=%d" % (w, r.randrange(w)))
         if self.chance(0.3):

@@ -45,7 +45,8 @@ import torch.utils.checkpoint as tcheckpoint
 
 warnings.filterwarnings("ignore")
 
-POLICIES = ("per-call", "reset-on-forward", "lazy-init", "init-at-register")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zo_names import POLICIES  # noqa: E402  (include/zoffload.h)
 TORCH_PROFILES = ("2.x", "2.x-no-early-stop", "1.13")
 
 
