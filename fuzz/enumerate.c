@@ -16,7 +16,8 @@
  *
  * Checker.  `engine`: one zs_sim_run per policy in ZS_ORDER_ENGINE.  `all`:
  * a depth-first search over the order[] bytes of the fuzzed order mode
- * (see explore()); every simulator run is one real ready-node order, each
+ * (explore_exact(): the simulator reports the ready nodes at every
+ * choice, sim.h's on_choice); every simulator run is one real ready-node order, each
  * distinct runtime-observable run (hash of the simulator's event stream)
  * counts once.
  */
@@ -705,7 +706,6 @@ typedef struct explorer {
     zs_scenario *s;
     int policy;
     unsigned max_runs;
-    unsigned dmax;            /* decision positions explored (order bytes) */
     FILE *ev;
     hsink sink;
     /* distinct observable runs of this scenario/policy */
@@ -723,14 +723,11 @@ typedef struct explorer {
     uint64_t torch;
     int setup;
     int uninit_full;          /* an uninitialised counter access in some whole run */
-#ifdef ZS_SIM_HAS_ON_CHOICE
     unsigned n_dec;           /* choices of the last run */
     uint16_t nready[ZS_MAX_ORDER]; /* n_ready of each of them (first ZS_MAX_ORDER) */
     int past_order;           /* the last run had a choice with n_ready > 1 past ZS_MAX_ORDER */
-#endif
 } explorer;
 
-#ifdef ZS_SIM_HAS_ON_CHOICE
 static void on_choice(void *user, unsigned k, unsigned n_ready)
 {
     explorer *E = user;
@@ -741,7 +738,6 @@ static void on_choice(void *user, unsigned k, unsigned n_ready)
         E->past_order = 1;
     }
 }
-#endif
 
 static int seen_add(explorer *E, uint64_t h)
 {
@@ -794,12 +790,10 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
         E->sink.h = 1469598103934665603ull;
         o.events = E->ev;
     }
-#ifdef ZS_SIM_HAS_ON_CHOICE
     E->n_dec = 0;
     E->past_order = 0;
     o.on_choice = on_choice;
     o.choice_user = E;
-#endif
     int rc = zs_sim_run(s, &o, &r);
     E->runs++;
     uint64_t h = 0;
@@ -855,85 +849,6 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
     return h;
 }
 
-#define PMAX 24 /* largest ready-set size detected at one decision */
-
-#ifndef ZS_SIM_HAS_ON_CHOICE
-/* 1 if setting every byte of pre[k..q) to 1, 2 or 3 (zeros after q)
- * changes the observable run h0 of pre[0..k) followed by zeros: some
- * position in [k, q) has an observable choice. */
-static int choice_in(explorer *E, uint8_t *pre, unsigned k, unsigned q, uint64_t h0)
-{
-    for (unsigned c = 1; c <= 3; c++) {
-        memset(pre + k, (int)c, q - k);
-        if (run_order(E, pre, (int)q) != h0) return 1;
-    }
-    return 0;
-}
-
-/* Depth-first search over the order bytes (docs/bounded-proofs.md, "Every
- * ready-node order").  pre[0..k) is fixed; h0 is the hash of the run
- * pre[0..k) followed by zeros.
- *   1. Is there any observable choice at a position >= k?  (probe: every
- *      later byte 1, 2, 3).  No: this run is a leaf.
- *   2. The first such position j: binary search with the same probes on
- *      [k, q) (positions before j have one ready node, or choices that
- *      change nothing observable).
- *   3. n_ready at j: the period of b -> run(pre, 0.., b at j, 0...)
- *      (byte b picks ready[b % n_ready]), confirmed over a second period.
- *   4. Recurse into each b < n_ready. */
-static void explore(explorer *E, uint8_t *pre, unsigned k, uint64_t h0)
-{
-    if (E->runs >= E->max_runs) {
-        E->cap_hit = 1;
-        return;
-    }
-    if (k >= E->dmax || !choice_in(E, pre, k, E->dmax, h0)) return;
-    unsigned lo = k + 1, hi = E->dmax; /* smallest q with a choice in [k, q) */
-    while (lo < hi) {
-        unsigned mid = lo + (hi - lo) / 2;
-        if (choice_in(E, pre, k, mid, h0))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    unsigned j = lo - 1;
-    memset(pre + k, 0, j - k + 1);
-    uint64_t f[2 * PMAX + 2];
-    f[0] = h0;
-    unsigned period = 0;
-    for (unsigned b = 1; b < 2 * PMAX + 2 && !period; b++) {
-        pre[j] = (uint8_t)b;
-        f[b] = run_order(E, pre, (int)j + 1);
-        for (unsigned q = 1; q <= b; q++) {
-            unsigned need = q == 1 ? 2 : 2 * q - 1;
-            if (b < need) break;
-            int ok = 1;
-            for (unsigned i = q; i <= b && ok; i++) ok = f[i] == f[i % q];
-            if (ok) {
-                period = q;
-                break;
-            }
-        }
-        if (E->runs >= E->max_runs) break;
-    }
-    if (!period) {
-        E->cap_hit = 1;
-        period = PMAX;
-    }
-    for (unsigned b = 0; b < period; b++) {
-        pre[j] = (uint8_t)b;
-        explore(E, pre, j + 1, f[b]);
-        if (E->runs >= E->max_runs) {
-            E->cap_hit = 1;
-            break;
-        }
-    }
-    memset(pre + k, 0, j - k + 1);
-}
-
-#endif /* !ZS_SIM_HAS_ON_CHOICE */
-
-#ifdef ZS_SIM_HAS_ON_CHOICE
 /* Exact search (the simulator reports n_ready at every choice): the run
  * pre[0..k) followed by zeros is one order; every other order agrees with it
  * up to some position j >= k and takes a value b in 1..n_ready(j)-1 there.
@@ -964,22 +879,6 @@ static void explore_exact(explorer *E, uint8_t *pre, unsigned k)
         pre[j] = 0;
     }
 }
-#endif
-
-/* Upper bound on the ready-node decisions of one run (nodes popped over
- * every backward, recomputes included). */
-static unsigned decision_bound(const zs_scenario *s)
-{
-    unsigned d = 0;
-    for (unsigned i = 0; i < s->n_steps; i++) {
-        const zs_step *st = &s->step[i];
-        for (unsigned k = 0; k < st->n_passes; k++) {
-            unsigned nodes = 8 * st->pass[k].n_calls + 2 * s->n_params + 6;
-            d += st->kind == ZS_STEP_RETAIN ? 2 * nodes : nodes;
-        }
-    }
-    return d < ZS_MAX_ORDER ? d : ZS_MAX_ORDER;
-}
 
 static FILE *hash_file(hsink *k)
 {
@@ -1008,15 +907,9 @@ int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_result
         E.max_runs = o->max_runs ? o->max_runs : 20000;
         if (o->orders == ZO_ENUM_ORDERS_ALL) {
             E.ev = hash_file(&E.sink);
-            E.dmax = decision_bound(s);
             memset(pre, 0, sizeof pre);
             (void)run_order(&E, pre, -1); /* the engine order itself */
-#ifdef ZS_SIM_HAS_ON_CHOICE
             explore_exact(&E, pre, 0);
-#else
-            uint64_t h0 = run_order(&E, pre, 0);
-            explore(&E, pre, 0, h0);
-#endif
             if (E.ev) fclose(E.ev);
         } else {
             (void)run_order(&E, pre, -1);

@@ -82,7 +82,6 @@ typedef struct zs_sim_opts {
                                 recorded (before abort_on_violation aborts) */
     void *violation_user;
 } zs_sim_opts;
-#define ZS_SIM_HAS_ON_CHOICE 1
 #define ZS_SIM_HAS_WORLD 1
 
 /** Defaults: scenario's policy, order and verify_collectives, cap
