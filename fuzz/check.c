@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const inv_names[ZS_INV_COUNT] = {"none", "I1", "I2", "I3", "I4",
-                                                    "I5",   "I6", "I7", "ERR", "I8"};
+#define ZS__INV_NAME(name, value, text) [value] = text,
+static const char *const inv_names[ZS_INV_COUNT] = {ZS_INV_MAP(ZS__INV_NAME)};
+#undef ZS__INV_NAME
 
 const char *zs_inv_name(int inv)
 {

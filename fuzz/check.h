@@ -47,18 +47,27 @@
 extern "C" {
 #endif
 
+/** The invariants, one list: XX(NAME, value, "name") gives ZS_INV_NAME =
+ *  value and zs_inv_name's string; a .scn expect line names the same
+ *  verdicts ("ok" for NONE).  docs/fuzzing.md says what each checks. */
+#define ZS_INV_MAP(XX)                                                                     \
+    XX(NONE, 0, "none")                                                                    \
+    XX(I1, 1, "I1")                                                                        \
+    XX(I2, 2, "I2")                                                                        \
+    XX(I3, 3, "I3")                                                                        \
+    XX(I4, 4, "I4")                                                                        \
+    XX(I5, 5, "I5")                                                                        \
+    XX(I6, 6, "I6")                                                                        \
+    XX(I7, 7, "I7")                                                                        \
+    XX(ERR, 8, "ERR")                                                                      \
+    /* all-ranks runs only (fuzz/world.h): collective sequences differ across ranks */    \
+    XX(I8, 9, "I8")
+
 enum {
-    ZS_INV_NONE = 0,
-    ZS_INV_I1 = 1,
-    ZS_INV_I2 = 2,
-    ZS_INV_I3 = 3,
-    ZS_INV_I4 = 4,
-    ZS_INV_I5 = 5,
-    ZS_INV_I6 = 6,
-    ZS_INV_I7 = 7,
-    ZS_INV_ERR = 8,
-    ZS_INV_I8 = 9,  /* all-ranks runs only (fuzz/world.h): collective sequences differ across ranks */
-    ZS_INV_COUNT = 10
+#define ZS__INV_ENUM(name, value, text) ZS_INV_##name = (value),
+    ZS_INV_MAP(ZS__INV_ENUM)
+#undef ZS__INV_ENUM
+    ZS_INV_COUNT /* one past the last */
 };
 /** "I1".."I7", "ERR", "I8", "none". */
 const char *zs_inv_name(int inv);

@@ -23,11 +23,11 @@
 /* Names                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char *const verdict_names[ZS_INV_COUNT] = {"ok", "I1", "I2", "I3", "I4", "I5", "I6", "I7", "ERR", "I8"};
-
+/* verdicts are the invariants' names (check.h's ZS_INV_MAP), "ok" for none */
 const char *zs_scn_verdict_name(int v)
 {
-    if (v >= 0 && v < ZS_INV_COUNT) return verdict_names[v];
+    if (v == ZS_INV_NONE) return "ok";
+    if (v > 0 && v < ZS_INV_COUNT) return zs_inv_name(v);
     if (v == ZS_SCN_SETUP) return "setup";
     return "?";
 }
@@ -35,8 +35,9 @@ const char *zs_scn_verdict_name(int v)
 int zs_scn_verdict_from_name(const char *name)
 {
     if (!name) return -1;
-    for (int i = 0; i < ZS_INV_COUNT; i++)
-        if (!strcmp(name, verdict_names[i])) return i;
+    if (!strcmp(name, "ok")) return ZS_INV_NONE;
+    for (int i = 1; i < ZS_INV_COUNT; i++)
+        if (!strcmp(name, zs_inv_name(i))) return i;
     if (!strcmp(name, "setup")) return ZS_SCN_SETUP;
     return -1;
 }
