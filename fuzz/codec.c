@@ -15,6 +15,7 @@
  * (e.g. n_outputs 1, loss sums output 0); see docs/scenario-model.md.
  */
 #include "scenario.h"
+#include "zoffload.h" /* ZO_GRADS_POLICY_COUNT */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,7 +180,7 @@ static uint64_t w_threshold(walker *w, uint64_t v, int which)
 
 static void walk_config(walker *w, zs_config *c)
 {
-    W_U8(w, c->policy, 0, 3, 0, "policy");
+    W_U8(w, c->policy, 0, ZO_GRADS_POLICY_COUNT - 1, 0, "policy");
     W_U8(w, c->world_size, 1, ZS_MAX_WORLD, 1, "world_size");
     W_U8(w, c->rank, 0, c->world_size ? c->world_size - 1 : 0, 0, "rank");
     if (w->enc && c->world_size == 0) w_fail(w, "world_size 0");

@@ -4,6 +4,8 @@
  */
 #include "scenario.h"
 
+#include "zoffload.h" /* the policy names and count */
+
 #include <string.h>
 
 const uint64_t zs_threshold_classes[ZS_TH_COUNT][ZS_TH_CLASSES] = {
@@ -230,19 +232,17 @@ int zs_call_depth(const zs_pass *p, unsigned c)
     return d;
 }
 
-static const char *const policy_names[4] = {"per-call", "reset-on-forward", "lazy-init",
-                                            "init-at-register"};
-
+/* the runtime's names (zoffload.h's ZO_GRADS_POLICY_MAP) */
 const char *zs_policy_name(unsigned policy)
 {
-    return policy < 4 ? policy_names[policy] : NULL;
+    return policy < ZO_GRADS_POLICY_COUNT ? zo_policy_name((zo_grads_policy)policy) : NULL;
 }
 
 int zs_policy_from_name(const char *name)
 {
     if (!name) return -1;
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, policy_names[i]) == 0) return i;
+    for (unsigned i = 0; i < ZO_GRADS_POLICY_COUNT; i++)
+        if (strcmp(name, zo_policy_name((zo_grads_policy)i)) == 0) return (int)i;
     return -1;
 }
 
