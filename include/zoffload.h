@@ -29,6 +29,9 @@
  *   zo_backward_end(graph)                       end-of-backward callback
  *   zo_release_all()                             release_and_reset_all (optimizer step)
  *
+ * zo_module_enter() is hooks A and D in one call, zo_module_exit() hooks B
+ * and C, for frameworks that need nothing between them.
+ *
  * Computations read parameters through zo_param_access().
  *
  * Thread safety: a zo_runtime is not thread-safe; one thread at a time.
@@ -576,6 +579,35 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m);
  *  ZO_ERR_LIMIT (n >= 2^20). */
 zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
                            const uint8_t *requires_grad, zo_grad_handle *out_handles);
+
+/** A module call's start as one call: zo_pre_forward(m, call_flags) (hook
+ *  A) then zo_track_inputs(m, n_in, requires_grad, out_handles) (hook D),
+ *  what nn.Module.__call__ does with DeepSpeed's forward pre-hook and its
+ *  PostBackwardFunctionModule wrapping of the inputs.  Units and handles as
+ *  those two; frameworks that need something between the two hooks call
+ *  them separately.
+ *  Errors: ZO_ERR_INVALID_ARG (rt NULL, unknown call_flags, NULL arrays
+ *  with n_in > 0) and ZO_ERR_LIMIT (n_in >= 2^20) are found before either
+ *  hook runs and have no effect; otherwise zo_pre_forward's errors, with
+ *  its effects (a failed prefetch or verify_collectives mismatch leaves the
+ *  call open: zo_forward_abort() it), and then zo_track_inputs' (only
+ *  ZO_ERR_NOMEM can occur there: the call is open without hook D, as when
+ *  a forward pre-hook raises in PyTorch; zo_forward_abort() it). */
+zo_status zo_module_enter(zo_runtime *rt, zo_module_id m, unsigned call_flags, size_t n_in,
+                          const uint8_t *requires_grad, zo_grad_handle *out_handles);
+
+/** A module call's end as one call: zo_post_forward(m) (hook B) then
+ *  zo_track_outputs(m, n_out, requires_grad, out_handles) (hook C), what
+ *  nn.Module.__call__ does with DeepSpeed's forward hook and its
+ *  PreBackwardFunctionForModule wrapping of the outputs.  Units and handles
+ *  as those two.
+ *  Errors: ZO_ERR_INVALID_ARG (rt NULL, NULL arrays with n_out > 0) and
+ *  ZO_ERR_LIMIT (n_out >= 2^20) before either hook runs, no effect;
+ *  zo_post_forward's errors (ZO_ERR_BAD_HANDLE and ZO_ERR_PROTOCOL with no
+ *  effect; ZO_ERR_BACKEND from the release: the call has ended and hook C
+ *  did not run, as when DeepSpeed's release raises in the forward hook). */
+zo_status zo_module_exit(zo_runtime *rt, zo_module_id m, size_t n_out, const uint8_t *requires_grad,
+                         zo_grad_handle *out_handles);
 
 /** An exception unwound the forward stack down to module catcher (which
  *  caught it and continues; ZO_NO_MODULE: caught outside every module).

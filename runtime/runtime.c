@@ -1475,6 +1475,29 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
     return ZO_OK;
 }
 
+zo_status zo_module_enter(zo_runtime *rt, zo_module_id m, unsigned call_flags, size_t n_in,
+                          const uint8_t *requires_grad, zo_grad_handle *out_handles) {
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
+    /* hook D's argument checks first: a refused call has no effect */
+    if (n_in > 0 && (!requires_grad || !out_handles))
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_enter: NULL arrays for %zu inputs", n_in);
+    if (n_in >= (1u << 20)) return zo__fail(rt, ZO_ERR_LIMIT, "zo_module_enter: %zu inputs", n_in);
+    zo_status s = zo_pre_forward(rt, m, call_flags);
+    if (s) return s;
+    return zo_track_inputs(rt, m, n_in, requires_grad, out_handles);
+}
+
+zo_status zo_module_exit(zo_runtime *rt, zo_module_id m, size_t n_out, const uint8_t *requires_grad,
+                         zo_grad_handle *out_handles) {
+    if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
+    if (n_out > 0 && (!requires_grad || !out_handles))
+        return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_exit: NULL arrays for %zu outputs", n_out);
+    if (n_out >= (1u << 20)) return zo__fail(rt, ZO_ERR_LIMIT, "zo_module_exit: %zu outputs", n_out);
+    zo_status s = zo_post_forward(rt, m);
+    if (s) return s;
+    return zo_track_outputs(rt, m, n_out, requires_grad, out_handles);
+}
+
 zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (catcher != ZO_NO_MODULE) {

@@ -188,6 +188,35 @@ CASE(c_tout_rt, return in_pass(f, 3);)
 CASE(c_tout_rg, return in_pass(f, 4);)
 CASE(c_tout_out, return in_pass(f, 5);)
 CASE(c_post_rt, return in_pass(f, 6);)
+/* the paired entry points: refused before either hook runs, so the pass
+ * is left as it was (nothing open) */
+static int64_t paired(fx *f, int which)
+{
+    zo_graph g;
+    if (zo_forward_begin(f->rt, ZO_FWD_ROOT, &g)) return 99;
+    zo_status st = 99;
+    if (which == 0) st = zo_module_enter(NULL, f->root, ZO_CALL_GRAD, 2, g_rg, g_h);
+    if (which == 1) st = zo_module_enter(f->rt, f->root, ZO_CALL_GRAD, 2, NULL, g_h);
+    if (which == 2) st = zo_module_enter(f->rt, f->root, ZO_CALL_GRAD, 2, g_rg, NULL);
+    if (which >= 3) {
+        if (zo_module_enter(f->rt, f->root, ZO_CALL_GRAD, 2, g_rg, g_h)) return 99;
+        if (which == 3) st = zo_module_exit(NULL, f->root, 2, g_rg, g_h);
+        if (which == 4) st = zo_module_exit(f->rt, f->root, 2, NULL, g_h);
+        if (which == 5) st = zo_module_exit(f->rt, f->root, 2, g_rg, NULL);
+        /* refused: the call is still open, and still ends normally */
+        if (zo_module_exit(f->rt, f->root, 2, g_rg, g_h) != ZO_OK) return 96;
+    }
+    zo_status e = zo_forward_end(f->rt, g); /* a pass with no call ends its graph */
+    if (e == ZO_OK && which >= 3) e = zo_graph_discard(f->rt, g);
+    if (e != ZO_OK) return 97;
+    return st;
+}
+CASE(c_enter_rt, return paired(f, 0);)
+CASE(c_enter_rg, return paired(f, 1);)
+CASE(c_enter_out, return paired(f, 2);)
+CASE(c_exit_rt, return paired(f, 3);)
+CASE(c_exit_rg, return paired(f, 4);)
+CASE(c_exit_out, return paired(f, 5);)
 CASE(c_abort_rt, return zo_forward_abort(NULL, ZO_NO_MODULE);)
 CASE(c_bbegin_rt, return zo_backward_begin(NULL, 1, 0);)
 CASE(c_ograd_rt, return zo_output_grad(NULL, 1);)
@@ -261,6 +290,12 @@ static const row k_rows[] = {
     {"zo_track_outputs", "rt", ST, E, CH_TLS, "rt is NULL", c_tout_rt},
     {"zo_track_outputs", "requires_grad", ST, E, CH_RT, "NULL", c_tout_rg},
     {"zo_track_outputs", "out_handles", ST, E, CH_RT, "NULL", c_tout_out},
+    {"zo_module_enter", "rt", ST, E, CH_TLS, "rt is NULL", c_enter_rt},
+    {"zo_module_enter", "requires_grad", ST, E, CH_RT, "NULL arrays", c_enter_rg},
+    {"zo_module_enter", "out_handles", ST, E, CH_RT, "NULL arrays", c_enter_out},
+    {"zo_module_exit", "rt", ST, E, CH_TLS, "rt is NULL", c_exit_rt},
+    {"zo_module_exit", "requires_grad", ST, E, CH_RT, "NULL arrays", c_exit_rg},
+    {"zo_module_exit", "out_handles", ST, E, CH_RT, "NULL arrays", c_exit_out},
     {"zo_forward_abort", "rt", ST, E, CH_TLS, "rt is NULL", c_abort_rt},
     {"zo_backward_begin", "rt", ST, E, CH_TLS, "rt is NULL", c_bbegin_rt},
     {"zo_output_grad", "rt", ST, E, CH_TLS, "rt is NULL", c_ograd_rt},

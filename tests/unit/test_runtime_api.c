@@ -542,6 +542,111 @@ static void test_forward_protocol_errors(void **state)
  * stays alive, waiting for its backward (or for zo_graph_discard() /
  * zo_release_all()).  A pass in which no call had grad enabled ... ends
  * here and g becomes stale (ZO_ERR_BAD_HANDLE afterwards)". */
+/* zo_module_enter / zo_module_exit are hooks A+D and B+C: the same event
+ * stream (kinds, modules, params, counters) as the four calls, under every
+ * policy; refused arguments have no effect. */
+static hd_events g_ev2;
+
+static void pair_step(small_model *s, int paired)
+{
+    zo_runtime *rt = s->rt;
+    uint8_t y = 1;
+    zo_grad_handle xr = 0, xm = 0, om = 0, orr = 0;
+    zo_graph g = HD_FWD_BEGIN(rt);
+    if (paired) {
+        HD_OK(rt, zo_module_enter(rt, s->r, ZO_CALL_GRAD, 1, &y, &xr));
+        HD_OK(rt, zo_module_enter(rt, s->m, ZO_CALL_GRAD, 1, &y, &xm));
+        HD_OK(rt, zo_module_exit(rt, s->m, 1, &y, &om));
+        HD_OK(rt, zo_module_exit(rt, s->r, 1, &y, &orr));
+    } else {
+        HD_OK(rt, zo_pre_forward(rt, s->r, ZO_CALL_GRAD));
+        HD_OK(rt, zo_track_inputs(rt, s->r, 1, &y, &xr));
+        HD_OK(rt, zo_pre_forward(rt, s->m, ZO_CALL_GRAD));
+        HD_OK(rt, zo_track_inputs(rt, s->m, 1, &y, &xm));
+        HD_OK(rt, zo_post_forward(rt, s->m));
+        HD_OK(rt, zo_track_outputs(rt, s->m, 1, &y, &om));
+        HD_OK(rt, zo_post_forward(rt, s->r));
+        HD_OK(rt, zo_track_outputs(rt, s->r, 1, &y, &orr));
+    }
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, orr);
+    HD_OUT_GRAD(rt, om);
+    HD_IN_GRAD(rt, xm);
+    HD_GRAD_READY(rt, s->pm);
+    HD_IN_GRAD(rt, xr);
+    HD_GRAD_READY(rt, s->pr);
+    HD_BWD_END(rt, g);
+    HD_RELEASE_ALL(rt);
+}
+
+static void test_module_enter_exit(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        small_model a = small_model_make((zo_grads_policy)pol);
+        hd_events_reset(&g_ev2);
+        zo_config cfg = hd_policy_config((zo_grads_policy)pol);
+        small_model b = {HD_CREATE(cfg, &g_ev2), &g_ev2, 0, 0, 0, 0};
+        b.r = HD_MODULE(b.rt, ZO_NO_MODULE, "r");
+        b.m = HD_MODULE(b.rt, b.r, "m");
+        b.pr = HD_PARAM(b.rt, b.r, "w", 64);
+        b.pm = HD_PARAM(b.rt, b.m, "w", 100);
+
+        /* refused before either hook: no event, nothing open */
+        uint8_t y = 1;
+        zo_grad_handle h = 0;
+        zo_graph g = HD_FWD_BEGIN(b.rt);
+        size_t n0 = g_ev2.n;
+        HD_ERR(b.rt, zo_module_enter(b.rt, b.r, ZO_CALL_GRAD, 1, NULL, &h), ZO_ERR_INVALID_ARG);
+        HD_ERR(b.rt, zo_module_enter(b.rt, b.r, ZO_CALL_GRAD, 1, &y, NULL), ZO_ERR_INVALID_ARG);
+        HD_ERR(b.rt, zo_module_enter(b.rt, b.r, ZO_CALL_GRAD, (size_t)1 << 20, &y, &h), ZO_ERR_LIMIT);
+        HD_ERR(b.rt, zo_module_enter(b.rt, 99, ZO_CALL_GRAD, 1, &y, &h), ZO_ERR_BAD_HANDLE);
+        HD_ERR(b.rt, zo_module_enter(b.rt, b.r, 0x80u, 1, &y, &h), ZO_ERR_INVALID_ARG);
+        HD_ERR(b.rt, zo_module_exit(b.rt, b.r, 1, &y, &h), ZO_ERR_PROTOCOL); /* no open call */
+        for (size_t i = n0; i < g_ev2.n; i++) assert_int_equal(g_ev2.ev[i].kind, ZO_EV_ERROR);
+        HD_OK(b.rt, zo_module_enter(b.rt, b.r, ZO_CALL_GRAD, 1, &y, &h));
+        HD_OK(b.rt, zo_module_enter(b.rt, b.m, ZO_CALL_GRAD, 1, &y, &h));
+        size_t n1 = g_ev2.n;
+        HD_ERR(b.rt, zo_module_exit(b.rt, b.m, 1, NULL, &h), ZO_ERR_INVALID_ARG);
+        HD_ERR(b.rt, zo_module_exit(b.rt, b.m, (size_t)1 << 20, &y, &h), ZO_ERR_LIMIT);
+        HD_ERR(b.rt, zo_module_exit(b.rt, b.r, 1, &y, &h), ZO_ERR_PROTOCOL); /* m is open inside r */
+        /* only the ERROR events of the refusals were emitted */
+        for (size_t i = n1; i < g_ev2.n; i++) assert_int_equal(g_ev2.ev[i].kind, ZO_EV_ERROR);
+        HD_OK(b.rt, zo_forward_abort(b.rt, ZO_NO_MODULE));
+        HD_ERR(b.rt, zo_forward_end(b.rt, g), ZO_ERR_BAD_HANDLE); /* the abort ended the pass */
+        HD_RELEASE_ALL(b.rt);
+
+        /* a fresh runtime for the comparison (the refusals' pass above
+         * recorded a trace) */
+        assert_int_equal(zo_runtime_destroy(b.rt), ZO_OK);
+        b.rt = HD_CREATE(cfg, &g_ev2);
+        b.r = HD_MODULE(b.rt, ZO_NO_MODULE, "r");
+        b.m = HD_MODULE(b.rt, b.r, "m");
+        b.pr = HD_PARAM(b.rt, b.r, "w", 64);
+        b.pm = HD_PARAM(b.rt, b.m, "w", 100);
+        hd_events_reset(a.ev);
+        hd_events_reset(&g_ev2);
+        pair_step(&a, 0);
+        pair_step(&b, 1);
+        assert_int_equal(a.ev->n, g_ev2.n);
+        for (size_t i = 0; i < a.ev->n; i++) {
+            const zo_event *x = &a.ev->ev[i], *z = &g_ev2.ev[i];
+            assert_int_equal(x->kind, z->kind);
+            assert_int_equal(x->module, z->module);
+            assert_int_equal(x->param, z->param);
+            assert_int_equal(x->counter_valid, z->counter_valid);
+            assert_int_equal(x->counter_before, z->counter_before);
+            assert_int_equal(x->counter_after, z->counter_after);
+        }
+        assert_true(a.ev->n > 20);
+        HD_ALL_RELEASED(b.rt);
+        HD_OK(b.rt, zo_check_consistency(b.rt));
+        assert_int_equal(zo_runtime_destroy(b.rt), ZO_OK);
+        small_model_done(&a);
+    }
+}
+
 static void test_graph_lifetime_after_forward_end(void **state)
 {
     (void)state;
@@ -1200,6 +1305,7 @@ int main(void)
         cmocka_unit_test(test_register_padded_overflow),
         cmocka_unit_test(test_param_too_big_for_allocator),
         cmocka_unit_test(test_forward_protocol_errors),
+        cmocka_unit_test(test_module_enter_exit),
         cmocka_unit_test(test_graph_lifetime_after_forward_end),
         cmocka_unit_test(test_backward_protocol_errors),
         cmocka_unit_test(test_huge_tensor_counts),
