@@ -197,7 +197,9 @@ typedef enum zo_grads_policy {
     ZO_GRADS_POLICY_MAP(ZO__POLICY_ENUM)
 #undef ZO__POLICY_ENUM
 } zo_grads_policy;
-#define ZO_GRADS_POLICY_COUNT 4
+#define ZO__COUNT_ONE(...) +1
+/** Number of policies (the entries of ZO_GRADS_POLICY_MAP, valued 0..N-1). */
+#define ZO_GRADS_POLICY_COUNT (0 ZO_GRADS_POLICY_MAP(ZO__COUNT_ONE))
 
 /** "per-call", "reset-on-forward", "lazy-init", "init-at-register";
  *  NULL for an unknown value. */
@@ -262,7 +264,8 @@ typedef enum zo_ds_profile {
     ZO_DS_PROFILE_MAP(ZO__DS_PROFILE_ENUM)
 #undef ZO__DS_PROFILE_ENUM
 } zo_ds_profile;
-#define ZO_DS_PROFILE_COUNT 3
+/** Number of profiles (the entries of ZO_DS_PROFILE_MAP, valued 0..N-1). */
+#define ZO_DS_PROFILE_COUNT (0 ZO_DS_PROFILE_MAP(ZO__COUNT_ONE))
 
 /** "0.19", "0.19-hooks", "0.15"; NULL for an unknown value. */
 const char *zo_ds_profile_name(zo_ds_profile p);

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy.h"
 
 #define MOST_RECENT_NONE ((int64_t)-10000000000LL)
 

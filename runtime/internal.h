@@ -188,8 +188,11 @@ typedef struct zo_relcache_ent {
     size_t start;             /* in rc_pool */
 } zo_relcache_ent;
 
+typedef struct zo_policy zo_policy; /* policy.h */
+
 struct zo_runtime {
     zo_config cfg;
+    const zo_policy *pol;     /* cfg.grads_policy's hooks (policy.h) */
     zo_allocator al;
     zo_backend *backend;
     int own_backend;
@@ -304,14 +307,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p);
  * partition() of a ds_persist one: the DeepSpeed-shaped policies) */
 #define ZO_REL_PERSIST 2
 zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
-/* the DeepSpeed-shaped policies (they share DeepSpeed's coordinator) */
-#define ZO_IS_DS(rt) ((rt)->cfg.grads_policy != ZO_GRADS_PER_CALL)
-/* ... under a DeepSpeed 0.19 profile (engine or hooks only) */
-#define ZO_DS_019(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile != ZO_DS_0_15)
-/* ... with 0.19's ZeRO-3 optimizer */
-#define ZO_DS_ENGINE(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile == ZO_DS_0_19)
-/* the release flags of a DeepSpeed release point */
-#define ZO_DS_REL(rt) (ZO_IS_DS(rt) ? ZO_REL_PERSIST : 0)
+/* ZO_IS_DS and the DeepSpeed profile tests: policy.h */
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);

@@ -9,38 +9,13 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "internal.h"
-
-#define IS_LEGACY(rt) ((rt)->cfg.grads_policy != ZO_GRADS_PER_CALL)
+#include "policy.h"
 
 /* ------------------------------------------------------------------ */
 /* handles                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Grad handle: kind-1 (2 bits) | tag (6) | gen (16) | call slot (20) |
- * tensor index (20).  Graph handle: tag (6) | 0 (6) | gen (32) | slot (20).
- * tag is the runtime's (1..63, never 0, so no handle is 0), so a handle
- * of another runtime is not one of this runtime's; gen is the slot's
- * generation, and a slot whose generation is exhausted is retired (never
- * reused), so a stale handle can never name a live record again. */
-#define ZO_H_GEN_MASK 0xFFFFu
-#define ZO_G_GEN_MAX UINT32_MAX
-static zo_grad_handle mk_handle(const zo_runtime *rt, unsigned kind, uint32_t gen, uint32_t idx, uint32_t slot) {
-    return ((uint64_t)(kind - 1u) << 62) | ((uint64_t)rt->tag << 56) | ((uint64_t)(gen & ZO_H_GEN_MASK) << 40) |
-           ((uint64_t)(idx & 0xFFFFFu) << 20) | (uint64_t)(slot & 0xFFFFFu);
-}
-/* kind of a handle of this runtime, 0 for a handle of another runtime or 0 */
-static unsigned h_kind(const zo_runtime *rt, zo_grad_handle h) {
-    if (h == 0 || ((h >> 56) & 0x3Fu) != rt->tag) return 0;
-    return (unsigned)(h >> 62) + 1u;
-}
-static uint32_t h_gen(zo_grad_handle h) { return (uint32_t)((h >> 40) & ZO_H_GEN_MASK); }
-static uint32_t h_idx(zo_grad_handle h) { return (uint32_t)((h >> 20) & 0xFFFFFu); }
-static uint32_t h_slot(zo_grad_handle h) { return (uint32_t)(h & 0xFFFFFu); }
 
-static zo_graph mk_graph(const zo_runtime *rt, uint32_t slot) {
-    return ((uint64_t)rt->tag << 58) | ((uint64_t)rt->graphs[slot].gen << 20) | (uint64_t)slot;
-}
 
 /* graph slot of a live graph handle of this runtime, or ZO_NONE32 */
 static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
@@ -51,6 +26,11 @@ static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
     if (!rt->graphs[slot].in_use || rt->graphs[slot].gen != (uint32_t)((g >> 20) & 0xFFFFFFFFu)) return ZO_NONE32;
     return slot;
 }
+
+/* the counter policies, by zo_grads_policy (policy.h) */
+#define ZO__POLICY_AT(name, value, text) [value] = &zo__policy_##name,
+static const zo_policy *const k_policies[ZO_GRADS_POLICY_COUNT] = {ZO_GRADS_POLICY_MAP(ZO__POLICY_AT)};
+#undef ZO__POLICY_AT
 
 /* the handle tag of the next runtime: 1..63 in turn, process-wide */
 static uint8_t next_tag(void) {
@@ -129,6 +109,7 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     zo_runtime *rt = zo__calloc(&tmp, 1, sizeof *rt);
     if (!rt) return zo__fail_tls(ZO_ERR_NOMEM, "zo_runtime_create: the runtime struct");
     rt->cfg = *cfg;
+    rt->pol = k_policies[cfg->grads_policy];
     rt->al = cfg->allocator;
     rt->calls_free = ZO_NONE32;
     rt->graphs_free = ZO_NONE32;
@@ -326,7 +307,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     }
     /* inside a z3 leaf or below another gather-always module: no effect */
     md->ga = (flags & ZO_MODULE_GATHER_ALWAYS) && !md->in_leaf && md->ga_holder == ZO_NO_MODULE;
-    if (rt->cfg.grads_policy == ZO_GRADS_INIT_AT_REGISTER) {
+    if (rt->pol->counter_at_register) {
         md->grads = 0;
         md->grads_init = 1;
     }
@@ -912,133 +893,6 @@ void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
 /* calls, graphs, contexts                                              */
 /* ------------------------------------------------------------------ */
 
-static zo_coord *coord_of_graph(zo_runtime *rt, uint32_t gslot) {
-    /* DeepSpeed >= 0.15 has one coordinator for both modes
-     * (DeepSpeedZeRoOffload.get_param_coordinator()); per-call keeps one per
-     * mode, as DeepSpeed 0.14 did */
-    if (ZO_IS_DS(rt)) return &rt->coord[0];
-    return &rt->coord[rt->graphs[gslot].eval ? 1 : 0];
-}
-
-/* backward contexts on the context stack (kept as a count: O(1), where
- * scanning the stack made every hook O(open passes)) */
-static uint32_t n_bwd(const zo_runtime *rt) { return rt->n_bwd_ctx; }
-
-/* ------------------------------------------------------------------ */
-/* DeepSpeed-shaped policies: the coordinator's backward bookkeeping    */
-/* (DeepSpeed 0.19.8 partitioned_param_coordinator.py)                  */
-/* ------------------------------------------------------------------ */
-
-/* __active_backward_submodules[m.ds_id] = m at fetch_sub_module(forward=
- * False): a dict, so a module already in it keeps its place */
-static void ds_bwd_enter(zo_runtime *rt, zo_module_id m) {
-    if (!rt->mods[m].bwd_seq) rt->mods[m].bwd_seq = ++rt->bwd_seq;
-}
-
-/* next(reversed(__active_backward_submodules)), or ZO_NO_MODULE */
-static zo_module_id ds_bwd_last(const zo_runtime *rt) {
-    zo_module_id best = ZO_NO_MODULE;
-    uint64_t seq = 0;
-    for (uint32_t m = 0; m < rt->n_mods; m++)
-        if (rt->mods[m].bwd_seq > seq) {
-            seq = rt->mods[m].bwd_seq;
-            best = m;
-        }
-    return best;
-}
-
-/* fetch_sub_module(forward=True) inside a running backward (a checkpoint
- * recompute: torch._C._current_graph_task_id() != -1) with a module in
- * backward: each frozen parameter fetched is added to that module's
- * ds_recompute_parameters (update_recompute_parameters); trainable ones are
- * released by their own module's backward. */
-static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
-    zo_module_id owner = ds_bwd_last(rt);
-    if (owner == ZO_NO_MODULE) return ZO_OK;
-    const zo_mod *md = &rt->mods[m];
-    zo_mod *od = &rt->mods[owner];
-    for (uint32_t i = 0; i < md->n_fetch; i++) {
-        zo_param_id p = md->fetch[i];
-        if (rt->pars[p].trainable) continue;
-        int have = 0;
-        for (uint32_t j = 0; j < od->n_recomp && !have; j++) have = od->recomp[j] == p;
-        if (have) continue;
-        if (od->n_recomp >= od->cap_recomp) break; /* cannot happen: zo_pre_forward made room */
-        od->recomp[od->n_recomp++] = p;
-    }
-    /* update_recompute_parameters: param.ds_active_sub_modules.add(owner), so
-     * the recomputed module's own release leaves it gathered for the module
-     * in backward (capacity reserved by zo__reserve_act in the fetch) */
-    for (uint32_t i = 0; i < md->n_fetch; i++)
-        if (!rt->pars[md->fetch[i]].trainable) (void)zo__act_add(rt, md->fetch[i], owner);
-    return ZO_OK;
-}
-
-/* the recompute parameters of m leave with it (release_sub_module(forward=
- * False) and release_backward_leftovers): m is discarded from their active
- * sets and those that are not persistent are released */
-static zo_status ds_release_recompute(zo_runtime *rt, zo_module_id m) {
-    zo_mod *md = &rt->mods[m];
-    zo_status first = ZO_OK;
-    for (uint32_t j = 0; j < md->n_recomp; j++) {
-        zo_param_id p = md->recomp[j];
-        zo__act_discard(rt, p, m);
-        if (!rt->pars[p].persistent) {
-            zo_status s = zo__release_param(rt, p, 0);
-            if (s && !first) first = s;
-        }
-    }
-    md->n_recomp = 0;
-    return first;
-}
-
-/* release_backward_leftovers (DeepSpeedZeroOptimizer_Stage3.
- * backward_epilogue, 0.19): the modules still in backward leave, most
- * recent first, releasing their non-persistent parameters */
-static zo_status ds_release_backward_leftovers(zo_runtime *rt, zo_graph gh) {
-    zo_status first = ZO_OK;
-    for (;;) {
-        zo_module_id m = ds_bwd_last(rt);
-        if (m == ZO_NO_MODULE) break;
-        zo_mod *md = &rt->mods[m];
-        md->bwd_seq = 0;
-        rt->st.leftovers++;
-        zo__emit(rt, ZO_EV_LEFTOVER, m, ZO_NO_PARAM, gh, md->grads, md->grads, md->grads_init,
-                 "release_backward_leftovers: post-backward never released the module");
-        zo_status s = ds_release_recompute(rt, m);
-        if (s && !first) first = s;
-        for (uint32_t i = 0; i < md->n_fetch; i++) {
-            zo_param_id p = md->fetch[i];
-            zo__act_discard(rt, p, m);
-            if (!rt->pars[p].persistent) {
-                s = zo__release_param(rt, p, 0);
-                if (s && !first) first = s;
-            }
-        }
-    }
-    return first;
-}
-
-/* activation flags of per-call records; the module is active while any is set */
-static void act_set(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
-    if (*flag) return;
-    *flag = 1;
-    rt->mods[c->m].activations++;
-}
-
-/* clears a flag; returns 1 when the module became inactive */
-static int act_clear(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
-    if (!*flag) return 0;
-    *flag = 0;
-    zo_mod *md = &rt->mods[c->m];
-    md->activations--;
-    return md->activations == 0;
-}
-
-/* release_sub_module for the per-call policy once the module is inactive */
-static zo_status release_module(zo_runtime *rt, zo_module_id m, zo_coord *c) {
-    return zo__coord_release(rt, c, m, 1);
-}
 
 static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
     if (rt->calls_free != ZO_NONE32) {
@@ -1054,28 +908,18 @@ static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
     return ZO_OK;
 }
 
-static void window_close(zo_runtime *rt, zo_call_rec *c) {
-    if (!c->window_open) return;
-    zo_mod *md = &rt->mods[c->m];
-    md->open_windows--;
-    md->window_sum -= c->window_count;
-    c->window_open = 0;
-    c->window_count = 0;
-    rt->st.open_windows--;
-}
-
 /* unlinks and frees a call record (not on the stack); per-call holds are
  * dropped and the module released if it becomes inactive. */
 static zo_status free_call(zo_runtime *rt, uint32_t idx) {
     zo_call_rec *c = &rt->calls[idx];
     zo_status s = ZO_OK;
     zo_mod *md = &rt->mods[c->m];
-    window_close(rt, c);
+    zo__window_close(rt, c);
     int rel = 0;
-    rel |= act_clear(rt, c, &c->fwd_active);
-    rel |= act_clear(rt, c, &c->bwd_active);
-    rel |= act_clear(rt, c, &c->hold);
-    if (rel) s = release_module(rt, c->m, &rt->coord[0]);
+    rel |= zo__act_clear(rt, c, &c->fwd_active);
+    rel |= zo__act_clear(rt, c, &c->bwd_active);
+    rel |= zo__act_clear(rt, c, &c->hold);
+    if (rel) s = zo__release_module(rt, c->m, &rt->coord[0]);
     if (c->mod_prev != ZO_NONE32)
         rt->calls[c->mod_prev].mod_next = c->mod_next;
     else
@@ -1116,7 +960,7 @@ static zo_status alloc_graph(zo_runtime *rt, uint32_t *out) {
  * reported as leftovers when `leftover` is set. */
 static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
     zo_graph_rec *g = &rt->graphs[gslot];
-    zo_graph gh = mk_graph(rt, gslot);
+    zo_graph gh = zo__mk_graph(rt, gslot);
     zo_status first = ZO_OK;
     uint32_t idx = g->calls_head;
     while (idx != ZO_NONE32) {
@@ -1193,14 +1037,12 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
     rt->ctx[rt->n_ctx].graph = gslot;
     rt->ctx[rt->n_ctx].epoch = 0;
     rt->n_ctx++;
-    *out_graph = mk_graph(rt, gslot);
+    *out_graph = zo__mk_graph(rt, gslot);
     zo__emit(rt, ZO_EV_FORWARD_BEGIN, ZO_NO_MODULE, ZO_NO_PARAM, *out_graph, 0, 0, 0, NULL);
     return ZO_OK;
 }
 
-/* releases every non-persistent parameter no module holds; with
- * wait_inflight also waits and releases in-flight gathers. */
-static zo_status sweep_unheld(zo_runtime *rt, int wait_inflight) {
+zo_status zo__sweep_unheld(zo_runtime *rt, int wait_inflight) {
     zo_status first = ZO_OK;
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         zo_par *pr = &rt->pars[p];
@@ -1249,8 +1091,8 @@ zo_status zo_forward_end(zo_runtime *rt, zo_graph gh) {
         /* nothing to backpropagate: the graph ends here */
         zo_status s = free_graph(rt, gslot, 1);
         if (s && !first) first = s;
-        if (!IS_LEGACY(rt) && rt->n_ctx == 0) {
-            s = sweep_unheld(rt, 1);
+        if (rt->pol->sweep && rt->n_ctx == 0) {
+            s = rt->pol->sweep(rt, 1);
             if (s && !first) first = s;
         }
     }
@@ -1268,17 +1110,9 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     if (rt->n_ctx == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_pre_forward: no forward pass begun");
     if (zo__reserve(rt, (void **)&rt->fstack, &rt->cap_fstack, rt->n_fstack + 1, sizeof *rt->fstack))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: forward stack");
-    if (ZO_DS_019(rt) && n_bwd(rt) > 0) {
-        /* a recompute may charge m's frozen parameters to the module in
-         * backward (ds_charge_recompute): room for them now, so that a
-         * refused allocation leaves nothing done */
-        zo_module_id owner = ds_bwd_last(rt);
-        if (owner != ZO_NO_MODULE) {
-            zo_mod *od = &rt->mods[owner];
-            if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + rt->mods[m].n_fetch + 1,
-                            sizeof *od->recomp))
-                return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_recompute_parameters");
-        }
+    if (rt->pol->pre_forward_reserve) {
+        s = rt->pol->pre_forward_reserve(rt, m);
+        if (s) return s;
     }
     uint32_t idx;
     s = alloc_call(rt, &idx);
@@ -1293,7 +1127,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     c->m = m;
     c->graph = gslot;
     c->on_stack = 1;
-    c->recompute = n_bwd(rt) > 0;
+    c->recompute = zo__n_bwd(rt) > 0;
     c->grad = (call_flags & ZO_CALL_GRAD) != 0;
     zo_mod *md = &rt->mods[m];
     /* link */
@@ -1308,11 +1142,11 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     rt->live_calls++;
     rt->fstack[rt->n_fstack++] = idx;
     md->open_calls++;
-    zo__emit(rt, ZO_EV_PRE_FORWARD, m, ZO_NO_PARAM, mk_graph(rt, gslot), 0, 0, 0,
+    zo__emit(rt, ZO_EV_PRE_FORWARD, m, ZO_NO_PARAM, zo__mk_graph(rt, gslot), 0, 0, 0,
              c->recompute ? "recompute" : NULL);
     /* fetch_sub_module(m, forward=True) */
     int activated = 0;
-    s = zo__coord_fetch(rt, coord_of_graph(rt, gslot), m, &activated);
+    s = zo__coord_fetch(rt, zo__coord_of_graph(rt, gslot), m, &activated);
     if (!activated) {
         /* nothing happened: undo the push (idx is still the head of its graph's list) */
         rt->n_fstack--;
@@ -1321,9 +1155,7 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
         (void)free_call(rt, idx);
         return s;
     }
-    if (!IS_LEGACY(rt)) act_set(rt, c, &c->fwd_active);
-    if (ZO_DS_019(rt) && c->recompute && s == ZO_OK) s = ds_charge_recompute(rt, m);
-    return s;
+    return rt->pol->pre_forward ? rt->pol->pre_forward(rt, idx, s) : s;
 }
 
 zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
@@ -1339,66 +1171,9 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
     uint32_t idx = rt->fstack[si];
     zo_call_rec *c = &rt->calls[idx];
     if (c->d_done) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_inputs: hook D already ran for this call of %u", m);
-    zo_mod *md = &rt->mods[m];
-    zo_graph gh = mk_graph(rt, c->graph);
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) k += requires_grad[i] != 0;
-    if (!IS_LEGACY(rt)) {
-        int top_fwd = rt->n_ctx > 0 && rt->ctx[rt->n_ctx - 1].type == ZO_CTX_FWD;
-        if (c->grad && k > 0 && top_fwd) {
-            uint8_t *st = zo__calloc(rt, n, 1);
-            if (!st) return zo__fail(rt, ZO_ERR_NOMEM, "zo_track_inputs: window");
-            for (size_t i = 0; i < n; i++) {
-                st[i] = requires_grad[i] ? 1 : 0;
-                out_handles[i] = requires_grad[i] ? mk_handle(rt, ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
-            }
-            c->in_state = st;
-            c->n_in = (uint32_t)n;
-            c->has_window = 1;
-            c->window_open = 1;
-            c->window_count = k;
-            c->n_tracked = k;
-            md->open_windows++;
-            md->window_sum += k;
-            rt->st.open_windows++;
-            c->d_done = 1;
-            zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, 0, k, 1, NULL);
-            zo__emit(rt, ZO_EV_WINDOW_OPEN, m, ZO_NO_PARAM, gh, 0, k, 1, NULL);
-        } else {
-            for (size_t i = 0; i < n; i++) out_handles[i] = 0;
-            c->d_done = 1;
-            zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, 0, 0, 1, "no window");
-        }
-        return ZO_OK;
-    }
-    /* legacy: DeepSpeed's _post_backward_module_hook */
-    int64_t before = md->grads;
-    int valid_before = md->grads_init;
-    if (rt->cfg.grads_policy == ZO_GRADS_RESET_ON_FORWARD) {
-        md->grads = 0; /* module.ds_grads_remaining = 0 */
-        md->grads_init = 1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (requires_grad[i]) {
-            if (!md->grads_init) {
-                if (rt->cfg.grads_policy != ZO_GRADS_LAZY_INIT) {
-                    rt->st.uninit_counter_events++;
-                    zo__emit(rt, ZO_EV_COUNTER_UNINIT, m, ZO_NO_PARAM, gh, 0, 0, 0,
-                             "ds_grads_remaining += 1 before initialisation");
-                }
-                md->grads = 0;
-                md->grads_init = 1;
-            }
-            md->grads += 1;
-            out_handles[i] = mk_handle(rt, ZO_H_LEGACY_IN, 0, m, 0);
-        } else {
-            out_handles[i] = 0;
-        }
-    }
-    c->d_done = 1;
-    zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, valid_before ? before : 0, md->grads,
-             md->grads_init ? 1 : 0, valid_before ? NULL : "counter was uninitialised before");
-    return ZO_OK;
+    return rt->pol->track_inputs(rt, idx, n, requires_grad, k, out_handles);
 }
 
 zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
@@ -1423,20 +1198,9 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
     c->ended = 1;
     md->last_ended = idx;
     md->last_ended_gen = c->gen;
-    zo__emit(rt, ZO_EV_POST_FORWARD, m, ZO_NO_PARAM, mk_graph(rt, c->graph), 0, 0, 0,
+    zo__emit(rt, ZO_EV_POST_FORWARD, m, ZO_NO_PARAM, zo__mk_graph(rt, c->graph), 0, 0, 0,
              c->recompute ? "recompute" : NULL);
-    zo_coord *co = coord_of_graph(rt, c->graph);
-    if (IS_LEGACY(rt)) return zo__coord_release(rt, co, m, 1);
-    if (c->recompute) {
-        /* keep the parameters for the backward that follows the recompute */
-        if (c->fwd_active) {
-            c->fwd_active = 0;
-            c->hold = 1; /* activation moves from fwd to hold */
-        }
-        return ZO_OK;
-    }
-    if (act_clear(rt, c, &c->fwd_active)) return release_module(rt, m, co);
-    return ZO_OK;
+    return rt->pol->post_forward(rt, idx, zo__coord_of_graph(rt, c->graph));
 }
 
 zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
@@ -1453,26 +1217,10 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
         rt->calls[idx].c_done)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_outputs: module %u has no call that just ended", m);
     zo_call_rec *c = &rt->calls[idx];
-    zo_graph gh = mk_graph(rt, c->graph);
     c->c_done = 1;
     c->n_out = (uint32_t)n;
     md->last_ended = ZO_NONE32;
-    if (IS_LEGACY(rt)) {
-        int64_t before = md->refcnt;
-        int vb = md->ref_init;
-        if (!md->ref_init) {
-            md->refcnt = 0;
-            md->ref_init = 1;
-        }
-        md->refcnt += (int64_t)n;
-        for (size_t i = 0; i < n; i++) out_handles[i] = mk_handle(rt, ZO_H_LEGACY_OUT, 0, m, 0);
-        zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, vb ? before : 0, md->refcnt, 1, NULL);
-        return ZO_OK;
-    }
-    for (size_t i = 0; i < n; i++)
-        out_handles[i] = (requires_grad[i] && c->grad) ? mk_handle(rt, ZO_H_CALL_OUT, c->gen, idx, (uint32_t)i) : 0;
-    zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
-    return ZO_OK;
+    return rt->pol->track_outputs(rt, idx, n, requires_grad, out_handles);
 }
 
 zo_status zo_module_enter(zo_runtime *rt, zo_module_id m, unsigned call_flags, size_t n_in,
@@ -1516,7 +1264,7 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
             return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_abort: catcher %u is not on the forward stack", catcher);
         keep = (uint32_t)si + 1;
     }
-    zo__emit(rt, ZO_EV_FORWARD_ABORT, catcher, ZO_NO_PARAM, mk_graph(rt, cur), 0, 0, 0, NULL);
+    zo__emit(rt, ZO_EV_FORWARD_ABORT, catcher, ZO_NO_PARAM, zo__mk_graph(rt, cur), 0, 0, 0, NULL);
     zo_status first = ZO_OK;
     while (rt->n_fstack > keep) {
         uint32_t idx = rt->fstack[--rt->n_fstack];
@@ -1526,24 +1274,8 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
         c->on_stack = 0;
         c->ended = 1;
         c->c_done = 1; /* hook C never runs */
-        if (IS_LEGACY(rt)) continue; /* DeepSpeed: B and C never run, parameters stay gathered */
-        if (c->recompute) {
-            /* a recompute stopped early (torch 2.x non-reentrant checkpoint):
-             * keep what it fetched for the region's backward, as its
-             * post-forward would have */
-            if (c->fwd_active) {
-                c->fwd_active = 0;
-                c->hold = 1;
-            }
-            continue;
-        }
-        if (c->window_open) window_close(rt, c);
-        c->has_window = 0;
-        if (c->in_state) memset(c->in_state, 0, c->n_in);
-        int rel = act_clear(rt, c, &c->fwd_active);
-        rel |= act_clear(rt, c, &c->hold);
-        if (rel) {
-            zo_status s = release_module(rt, c->m, coord_of_graph(rt, c->graph));
+        if (rt->pol->unwound) {
+            zo_status s = rt->pol->unwound(rt, idx);
             if (s && !first) first = s;
         }
     }
@@ -1551,10 +1283,10 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
         /* caught outside every module: this forward pass is over */
         rt->n_ctx--;
         rt->graphs[cur].building = 0;
-        zo_status s = free_graph(rt, cur, !IS_LEGACY(rt));
+        zo_status s = free_graph(rt, cur, 1);
         if (s && !first) first = s;
-        if (!IS_LEGACY(rt) && n_bwd(rt) == 0 && rt->n_fstack == 0) {
-            s = sweep_unheld(rt, rt->n_ctx == 0);
+        if (rt->pol->sweep && zo__n_bwd(rt) == 0 && rt->n_fstack == 0) {
+            s = rt->pol->sweep(rt, rt->n_ctx == 0);
             if (s && !first) first = s;
         }
     }
@@ -1574,7 +1306,7 @@ zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
     if (g->running) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_backward_begin: graph already being backpropagated");
     if (zo__reserve(rt, (void **)&rt->ctx, &rt->cap_ctx, rt->n_ctx + 1, sizeof *rt->ctx))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_backward_begin");
-    if (n_bwd(rt) == 0) rt->bwd_epoch++;
+    if (zo__n_bwd(rt) == 0) rt->bwd_epoch++;
     rt->ctx[rt->n_ctx].type = ZO_CTX_BWD;
     rt->ctx[rt->n_ctx].graph = gslot;
     rt->ctx[rt->n_ctx].epoch = rt->bwd_epoch;
@@ -1586,138 +1318,14 @@ zo_status zo_backward_begin(zo_runtime *rt, zo_graph gh, int retain_graph) {
     return ZO_OK;
 }
 
-/* resolves a per-call handle; returns the call index or ZO_NONE32 */
-static uint32_t call_of_handle(const zo_runtime *rt, zo_grad_handle h) {
-    uint32_t idx = h_idx(h);
-    if (idx >= rt->n_calls) return ZO_NONE32;
-    const zo_call_rec *c = &rt->calls[idx];
-    if (!c->in_use || c->gen != h_gen(h)) return ZO_NONE32;
-    return idx;
-}
-
 zo_status zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
-    unsigned kind = h_kind(rt, h);
-    if (kind == ZO_H_LEGACY_OUT && IS_LEGACY(rt)) {
-        zo_module_id m = h_idx(h);
-        if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
-            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: bad handle");
-        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
-        zo_mod *md = &rt->mods[m];
-        zo_graph gh = mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
-        if (!md->ref_init) {
-            rt->st.uninit_counter_events++;
-            zo__emit(rt, ZO_EV_COUNTER_UNINIT, m, ZO_NO_PARAM, gh, 0, 0, 0,
-                     "applied_pre_backward_ref_cnt read before initialisation");
-            md->ref_init = 1;
-            md->refcnt = 0;
-        }
-        int64_t before = md->refcnt;
-        zo_status s = ZO_OK;
-        if (md->refcnt > 0) {
-            int activated = 0;
-            /* fetch_sub_module(forward=False) enters the module in
-             * __active_backward_submodules before fetching (0.19) */
-            if (ZO_DS_019(rt)) ds_bwd_enter(rt, m);
-            s = zo__coord_fetch(rt, &rt->coord[0], m, &activated); /* pre_sub_module_backward_function */
-            if (s == ZO_OK) md->refcnt -= 1; /* Python raises before the decrement */
-        }
-        zo__emit(rt, ZO_EV_OUTPUT_GRAD, m, ZO_NO_PARAM, gh, before, md->refcnt, 1, NULL);
-        return s;
-    }
-    if (kind == ZO_H_CALL_OUT && !IS_LEGACY(rt)) {
-        uint32_t idx = call_of_handle(rt, h);
-        if (idx == ZO_NONE32 || h_slot(h) >= rt->calls[idx].n_out)
-            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: unknown or stale handle");
-        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
-        zo_call_rec *c = &rt->calls[idx];
-        zo_module_id m = c->m;
-        zo_graph gh = mk_graph(rt, c->graph);
-        zo_status s = ZO_OK;
-        if (!c->bwd_active) {
-            int activated = 0;
-            s = zo__coord_fetch(rt, &rt->coord[0], m, &activated);
-            if (activated) act_set(rt, &rt->calls[idx], &rt->calls[idx].bwd_active);
-        }
-        zo__emit(rt, ZO_EV_OUTPUT_GRAD, m, ZO_NO_PARAM, gh, 0, 0, 0, NULL);
-        return s;
-    }
-    return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: not an output handle of this runtime");
+    return rt->pol->output_grad(rt, h, zo__h_kind(rt, h));
 }
 
 zo_status zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
-    unsigned kind = h_kind(rt, h);
-    if (kind == ZO_H_LEGACY_IN && IS_LEGACY(rt)) {
-        zo_module_id m = h_idx(h);
-        if (m >= rt->n_mods || h_gen(h) != 0 || h_slot(h) != 0)
-            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: bad handle");
-        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
-        zo_mod *md = &rt->mods[m];
-        zo_graph gh = mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
-        int vb = md->grads_init;
-        if (!md->grads_init) {
-            if (rt->cfg.grads_policy != ZO_GRADS_LAZY_INIT) {
-                rt->st.uninit_counter_events++;
-                zo__emit(rt, ZO_EV_COUNTER_UNINIT, m, ZO_NO_PARAM, gh, 0, 0, 0,
-                         "ds_grads_remaining -= 1 before initialisation");
-            }
-            md->grads = 0;
-            md->grads_init = 1;
-        }
-        int64_t before = md->grads;
-        md->grads -= 1;
-        zo__emit(rt, ZO_EV_INPUT_GRAD, m, ZO_NO_PARAM, gh, vb ? before : 0, md->grads, 1, NULL);
-        if (md->grads != 0) return ZO_OK;
-        /* post_sub_module_backward_function -> release_sub_module(forward=
-         * False), in a retain_graph backward too (DeepSpeed has no special
-         * case for it); 0.19 also releases the module's recompute
-         * parameters and takes it out of __active_backward_submodules */
-        zo_status s = zo__coord_release(rt, &rt->coord[0], m, 1);
-        if (ZO_DS_019(rt)) {
-            zo_status s2 = ds_release_recompute(rt, m);
-            if (s2 && !s) s = s2;
-            md->bwd_seq = 0;
-        }
-        return s;
-    }
-    if (kind == ZO_H_CALL_IN && !IS_LEGACY(rt)) {
-        uint32_t idx = call_of_handle(rt, h);
-        uint32_t slot = h_slot(h);
-        if (idx == ZO_NONE32 || slot >= rt->calls[idx].n_in || !rt->calls[idx].in_state)
-            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: unknown or stale handle");
-        zo_call_rec *c = &rt->calls[idx];
-        if (c->in_state[slot] == 2)
-            return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: handle already used in this backward");
-        if (c->in_state[slot] != 1 || !c->window_open)
-            return zo__fail(rt, ZO_ERR_BAD_HANDLE,
-                            "zo_input_grad: stale handle: module %u's call window was closed before this "
-                            "gradient arrived (zo_release_all, zo_graph_discard, zo_forward_abort or the "
-                            "end-of-backward callback)",
-                            c->m);
-        if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
-        zo_module_id m = c->m;
-        zo_mod *md = &rt->mods[m];
-        zo_graph gh = mk_graph(rt, c->graph);
-        c->in_state[slot] = 2;
-        int64_t before = c->window_count;
-        c->window_count--;
-        md->window_sum--;
-        zo__emit(rt, ZO_EV_INPUT_GRAD, m, ZO_NO_PARAM, gh, before, c->window_count, 1, NULL);
-        if (c->window_count > 0) return ZO_OK;
-        window_close(rt, c);
-        zo__emit(rt, ZO_EV_WINDOW_CLOSE, m, ZO_NO_PARAM, gh, 0, 0, 1, NULL);
-        int rel = act_clear(rt, c, &c->bwd_active);
-        rel |= act_clear(rt, c, &c->hold);
-        /* recompute calls of the module without a window served this backward too */
-        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
-            zo_call_rec *o = &rt->calls[j];
-            if (o->hold && !o->has_window && !o->on_stack) rel |= act_clear(rt, o, &o->hold);
-        }
-        if (rel) return release_module(rt, m, &rt->coord[0]);
-        return ZO_OK;
-    }
-    return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: not an input handle of this runtime");
+    return rt->pol->input_grad(rt, h, zo__h_kind(rt, h));
 }
 
 zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
@@ -1725,49 +1333,11 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_grad_ready: unknown parameter %u", p);
     zo_par *pr = &rt->pars[p];
     if (!pr->trainable) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_grad_ready: parameter %u is frozen", p);
-    if (n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_param_grad_ready: no backward running");
+    if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_param_grad_ready: no backward running");
     zo_status s = zo__rebuild(rt);
     if (s) return s;
     zo__emit(rt, ZO_EV_PARAM_GRAD_READY, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
-    if (IS_LEGACY(rt)) {
-        rt->ds_step_grads++;
-        return ZO_OK;
-    }
-    uint64_t epoch = rt->bwd_epoch;
-    if (pr->ready_epoch == epoch) return ZO_OK;
-    pr->ready_epoch = epoch;
-    zo_status first = ZO_OK;
-    for (uint32_t u = 0; u < pr->n_users; u++) {
-        zo_module_id m = pr->users[u];
-        zo_mod *md = &rt->mods[m];
-        /* Not for a gather-always holder: when all of its block's trainable
-         * parameters are ready depends on which experts ran on this rank
-         * (an unused expert never gets a gradient) and on frozen parameters
-         * its held modules still compute with; releasing then would make
-         * availability, and so the next all-gathers, rank-dependent.  It
-         * is released at its window's close (its post-backward, after every
-         * held module's) and by the end-of-backward callback. */
-        if (md->ga) continue;
-        if (md->ready_epoch != epoch) {
-            md->ready_epoch = epoch;
-            md->ready_count = 0;
-        }
-        md->ready_count++;
-        if (md->ready_count != md->n_trainable) continue;
-        /* every trainable parameter of m has its gradient: m's backward is done */
-        int rel = 0;
-        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
-            zo_call_rec *o = &rt->calls[j];
-            if (o->on_stack) continue;
-            rel |= act_clear(rt, o, &o->bwd_active);
-            rel |= act_clear(rt, o, &o->hold);
-        }
-        if (rel) {
-            s = release_module(rt, m, &rt->coord[0]);
-            if (s && !first) first = s;
-        }
-    }
-    return first;
+    return rt->pol->param_grad_ready(rt, p);
 }
 
 zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
@@ -1785,60 +1355,16 @@ zo_status zo_backward_end(zo_runtime *rt, zo_graph gh) {
     zo_graph_rec *g = &rt->graphs[gslot];
     rt->n_ctx--;
     rt->n_bwd_ctx--;
-    int outermost = n_bwd(rt) == 0;
+    int outermost = zo__n_bwd(rt) == 0;
     zo__emit(rt, ZO_EV_BACKWARD_END, ZO_NO_MODULE, ZO_NO_PARAM, gh, 0, g->retain, 0, NULL);
-    zo_status first = ZO_OK;
-    if (IS_LEGACY(rt)) {
-        /* DeepSpeed 0.19's ZeRO-3 optimizer: engine.backward's epilogue
-         * after the autograd call returns */
-        if (outermost && ZO_DS_ENGINE(rt)) first = ds_release_backward_leftovers(rt, gh);
-        g->running = 0;
-        if (!g->retain) {
-            zo_status s = free_graph(rt, gslot, 0);
-            if (s && !first) first = s;
-        }
-        return first;
-    }
-    /* end-of-backward callback: close (or re-arm) this graph's windows */
-    for (uint32_t j = g->calls_head; j != ZO_NONE32; j = rt->calls[j].graph_next) {
-        zo_call_rec *c = &rt->calls[j];
-        if (!c->has_window) continue;
-        if (c->window_open) {
-            rt->st.leftovers++;
-            zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, gh, c->window_count, 0, 1,
-                     "window closed by the end-of-backward callback");
-            window_close(rt, c);
-        }
-        if (g->retain) {
-            zo_mod *md = &rt->mods[c->m];
-            for (uint32_t i = 0; i < c->n_in; i++)
-                if (c->in_state[i] == 2) c->in_state[i] = 1;
-            c->window_open = 1;
-            c->window_count = c->n_tracked;
-            md->open_windows++;
-            md->window_sum += c->n_tracked;
-            rt->st.open_windows++;
-        }
-    }
-    /* drop backward activations: every call (outermost) or this graph's */
-    for (uint32_t j = 0; j < rt->n_calls; j++) {
-        zo_call_rec *c = &rt->calls[j];
-        if (!c->in_use || c->on_stack) continue;
-        if (!outermost && c->graph != gslot) continue;
-        int rel = act_clear(rt, c, &c->bwd_active);
-        rel |= act_clear(rt, c, &c->hold);
-        if (rel) {
-            zo_status s = release_module(rt, c->m, &rt->coord[0]);
-            if (s && !first) first = s;
-        }
-    }
+    zo_status first = rt->pol->backward_end(rt, gslot, gh, outermost);
     g->running = 0;
     if (!g->retain) {
         zo_status s = free_graph(rt, gslot, 0);
         if (s && !first) first = s;
     }
-    if (outermost) {
-        zo_status s = sweep_unheld(rt, 1);
+    if (outermost && rt->pol->sweep) {
+        zo_status s = rt->pol->sweep(rt, 1);
         if (s && !first) first = s;
     }
     return first;
@@ -1851,11 +1377,11 @@ zo_status zo_graph_discard(zo_runtime *rt, zo_graph gh) {
     zo_graph_rec *g = &rt->graphs[gslot];
     if (g->building || g->running)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_graph_discard: graph is being built or backpropagated");
-    zo_status first = free_graph(rt, gslot, !IS_LEGACY(rt));
-    if (!IS_LEGACY(rt) && rt->n_ctx == 0) {
+    zo_status first = free_graph(rt, gslot, 1);
+    if (rt->pol->sweep && rt->n_ctx == 0) {
         /* nothing else is running: what the discarded pass gathered or
          * prefetched for its backward is released now */
-        zo_status s = sweep_unheld(rt, 1);
+        zo_status s = rt->pol->sweep(rt, 1);
         if (s && !first) first = s;
     }
     return first;
@@ -1876,7 +1402,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const v
     zo_par *pr = &rt->pars[p];
     zo__emit(rt, ZO_EV_PARAM_ACCESS, m, p, 0, 0, 0, 0, zo_param_status_name(pr->status));
     if (pr->status == ZO_PARAM_NOT_AVAILABLE) {
-        if (IS_LEGACY(rt) && rt->n_fstack == 0)
+        if (ZO_IS_DS(rt) && rt->n_fstack == 0) /* DeepSpeed gathers on access only inside a forward */
             return zo__fail(rt, ZO_ERR_NOT_AVAILABLE,
                             "module %u read parameter %u while it is NOT_AVAILABLE (no gather outside forward)", m, p);
         s = zo__gather(rt, &p, 1, 0);
@@ -1912,50 +1438,17 @@ zo_status zo_release_all(zo_runtime *rt) {
         pr->n_act = 0;  /* ds_active_sub_modules.clear() */
         pr->ds_reg = 0; /* __inflight_param_registry.pop(param) */
     }
-    if (!IS_LEGACY(rt)) {
-        for (uint32_t j = 0; j < rt->n_calls; j++) {
-            zo_call_rec *c = &rt->calls[j];
-            if (!c->in_use) continue;
-            /* a forward still being built continues after the step and
-             * its backward comes later: its windows stay open */
-            if (c->window_open && !rt->graphs[c->graph].building) {
-                rt->st.leftovers++;
-                zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, mk_graph(rt, c->graph), c->window_count, 0, 1,
-                         "window closed by release_and_reset_all");
-                window_close(rt, c);
-                c->has_window = 0;
-                if (c->in_state) memset(c->in_state, 0, c->n_in);
-            }
-            (void)act_clear(rt, c, &c->bwd_active);
-            (void)act_clear(rt, c, &c->hold);
-        }
-    }
+    if (rt->pol->release_all_calls) rt->pol->release_all_calls(rt);
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         /* release_and_reset_all: DeepSpeed partitions ds_persist parameters
          * too (the next fetch gathers them again); per-call keeps them */
         zo_status s = zo__release_param(rt, p, 1 | ZO_DS_REL(rt));
         if (s && !first) first = s;
     }
-    /* DeepSpeed 0.19's ZeRO-3 optimizer step (stage3.py step): after
-     * _partition_all_parameters() and the update, _post_step() gathers the
-     * ds_persist parameters again (persistent_parameters[0].all_gather),
-     * held by no module.  A step without any gradient fails before that
-     * (_get_norm_groups), so it only partitions. */
-    if (ZO_DS_ENGINE(rt) && rt->ds_step_grads > 0 && zo__rebuild(rt) == ZO_OK) {
-        uint32_t n = 0;
-        for (uint32_t p = 0; p < rt->n_pars; p++)
-            if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_NOT_AVAILABLE) rt->scratch[n++] = p;
-        if (n) {
-            zo_status s = zo__gather(rt, rt->scratch, n, 0);
-            if (s && !first) first = s;
-            for (uint32_t p = 0; p < rt->n_pars && !s; p++)
-                if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_INFLIGHT) {
-                    zo_status w = zo__wait_param(rt, p);
-                    if (w && !first) first = w;
-                }
-        }
+    if (rt->pol->step_end) {
+        zo_status s = rt->pol->step_end(rt);
+        if (s && !first) first = s;
     }
-    rt->ds_step_grads = 0;
     /* idle graphs end here */
     for (uint32_t gs = 0; gs < rt->n_graphs; gs++) {
         zo_graph_rec *g = &rt->graphs[gs];
@@ -1972,7 +1465,7 @@ zo_status zo_reset_step(zo_runtime *rt, int eval) {
     if (eval != 0 && eval != 1) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_reset_step: eval must be 0 or 1");
     zo_coord *co = &rt->coord[ZO_IS_DS(rt) ? 0 : eval]; /* one coordinator (0.15+) */
     for (uint32_t i = 0; i < rt->n_fstack; i++)
-        if (coord_of_graph(rt, rt->calls[rt->fstack[i]].graph) == co)
+        if (zo__coord_of_graph(rt, rt->calls[rt->fstack[i]].graph) == co)
             return zo__fail(rt, ZO_ERR_PROTOCOL,
                             "zo_reset_step: module %u's call of this coordinator is open (reset_step runs "
                             "at the start of a forward, before any module call)",
@@ -2043,7 +1536,7 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
     out->parent = md->parent;
     out->flags = md->flags;
     out->in_leaf = md->in_leaf;
-    if (rt->cfg.grads_policy == ZO_GRADS_PER_CALL) {
+    if (!ZO_IS_DS(rt)) {
         out->grads_remaining = md->window_sum;
         out->grads_initialised = 1;
     } else {
@@ -2179,7 +1672,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
     }
     for (uint32_t m = 0; m < rt->n_mods; m++) {
         const zo_mod *md = &rt->mods[m];
-        if (rt->cfg.grads_policy == ZO_GRADS_PER_CALL && md->window_sum < 0) {
+        if (!ZO_IS_DS(rt) && md->window_sum < 0) {
             snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u has a negative window count", m);
             return ZO_ERR_STATE;
         }

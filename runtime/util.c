@@ -188,10 +188,8 @@ const char *zo_param_status_name(zo_param_status s) {
     }
 }
 
-#define ZO__ONE(...) +1
-_Static_assert(0 ZO_GRADS_POLICY_MAP(ZO__ONE) == ZO_GRADS_POLICY_COUNT, "ZO_GRADS_POLICY_COUNT");
-_Static_assert(0 ZO_DS_PROFILE_MAP(ZO__ONE) == ZO_DS_PROFILE_COUNT, "ZO_DS_PROFILE_COUNT");
-#undef ZO__ONE
+/* indexed by value (a value >= COUNT does not compile; the unit tests
+ * check that every value below COUNT has a name) */
 #define ZO__NAME_AT(name, value, text) [value] = text,
 static const char *const k_policy_names[ZO_GRADS_POLICY_COUNT] = {ZO_GRADS_POLICY_MAP(ZO__NAME_AT)};
 static const char *const k_ds_profile_names[ZO_DS_PROFILE_COUNT] = {ZO_DS_PROFILE_MAP(ZO__NAME_AT)};
