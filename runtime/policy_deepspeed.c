@@ -198,14 +198,27 @@ zo_status zo__ds_track_outputs(zo_runtime *rt, uint32_t idx, size_t n, const uin
     return ZO_OK;
 }
 
+/* the module a DeepSpeed grad handle names (hooks C and D hand out one
+ * handle per module, not per call): ZO_NO_MODULE after reporting why not */
+static zo_module_id ds_handle_module(zo_runtime *rt, zo_grad_handle h, unsigned kind, unsigned want,
+                                     const char *fn, const char *what) {
+    if (kind != want) {
+        (void)zo__fail(rt, ZO_ERR_BAD_HANDLE, "%s: not an %s handle of this runtime", fn, what);
+        return ZO_NO_MODULE;
+    }
+    zo_module_id m = zo__h_idx(h);
+    if (m >= rt->n_mods || zo__h_gen(h) != 0 || zo__h_slot(h) != 0) {
+        (void)zo__fail(rt, ZO_ERR_BAD_HANDLE, "%s: bad handle", fn);
+        return ZO_NO_MODULE;
+    }
+    return m;
+}
+
 /* PreBackwardFunctionForModule.backward -> _run_before_backward_function:
  * pre_sub_module_backward_function while applied_pre_backward_ref_cnt > 0 */
 zo_status zo__ds_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
-    if (kind != ZO_H_LEGACY_OUT)
-        return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: not an output handle of this runtime");
-    zo_module_id m = zo__h_idx(h);
-    if (m >= rt->n_mods || zo__h_gen(h) != 0 || zo__h_slot(h) != 0)
-        return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: bad handle");
+    zo_module_id m = ds_handle_module(rt, h, kind, ZO_H_LEGACY_OUT, "zo_output_grad", "output");
+    if (m == ZO_NO_MODULE) return ZO_ERR_BAD_HANDLE;
     if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
     zo_mod *md = &rt->mods[m];
     zo_graph gh = zo__mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
@@ -233,11 +246,8 @@ zo_status zo__ds_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
 /* PostBackwardFunctionModule.backward -> _run_after_backward_function:
  * ds_grads_remaining -= 1, post_sub_module_backward_function at 0 */
 zo_status zo__ds_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
-    if (kind != ZO_H_LEGACY_IN)
-        return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: not an input handle of this runtime");
-    zo_module_id m = zo__h_idx(h);
-    if (m >= rt->n_mods || zo__h_gen(h) != 0 || zo__h_slot(h) != 0)
-        return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: bad handle");
+    zo_module_id m = ds_handle_module(rt, h, kind, ZO_H_LEGACY_IN, "zo_input_grad", "input");
+    if (m == ZO_NO_MODULE) return ZO_ERR_BAD_HANDLE;
     if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
     zo_mod *md = &rt->mods[m];
     zo_graph gh = zo__mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
