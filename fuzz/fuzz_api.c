@@ -56,6 +56,7 @@
 
 #include "check.h"
 #include "scenario.h"
+#include "settings.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
 
@@ -500,14 +501,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rd r = {data, size, 0};
     if (g_trace < 0) {
-        const char *t = getenv("ZOFUZZ_TRACE");
-        g_trace = t && *t && strcmp(t, "0");
-        const char *p = getenv("ZOFUZZ_POLICY");
-        g_policy = (p && *p) ? zs_policy_from_name(p) : -1;
-        if (p && *p && g_policy < 0) {
-            fprintf(stderr, "fuzz_api: unknown ZOFUZZ_POLICY '%s'\n", p);
+        /* the settings table (fuzz/settings.h): ZOFUZZ_TRACE, and
+         * ZOFUZZ_POLICY (unset: each input's own policy byte) */
+        zs_settings st;
+        zs_settings_init(&st);
+        char err[300];
+        if (zs_settings_from_env(&st, err, sizeof err) != 0) {
+            fprintf(stderr, "fuzz_api: %s\n", err);
             exit(2);
         }
+        g_trace = st.trace;
+        g_policy = (st.set & (1u << ZS_SET_POLICY)) ? st.policy : -1;
     }
     static world W;
     world *w = &W;
@@ -522,7 +526,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (zo_backend_host_create(&hc, &w->be) != ZO_OK) return 0;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = hc.world_size;
-    cfg.grads_policy = (zo_grads_policy)(g_policy >= 0 ? g_policy : pol % 4);
+    cfg.grads_policy = (zo_grads_policy)(g_policy >= 0 ? g_policy : pol % ZO_GRADS_POLICY_COUNT);
     cfg.param_persistence_threshold = (fl & 2) ? 64 : 0;
     cfg.max_live_parameters = (fl & 4) ? 100 : 1000000000ull;
     cfg.prefetch_bucket_size = (fl & 8) ? 0 : 50;

@@ -1136,26 +1136,6 @@ int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err
     return -1;
 }
 
-int zs_world_env_read(zs_world_env *e, char *err, size_t errlen)
-{
-    static const char *const knobs[][2] = {
-        {"ZOFUZZ_INVARIANTS", "invariants"}, {"ZOFUZZ_GATHER_ALWAYS", "gather-always"}, {"ZOFUZZ_EDITS", "edits"}};
-    e->edit_mask = ~0u;
-    e->protect_routers = 0;
-    e->only_i8 = 0;
-    e->skip_i8 = 0;
-    e->blame_runtime = 1;
-    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
-        const char *v = getenv(knobs[i][0]);
-        char msg[160];
-        if (v && zs_world_env_set(e, knobs[i][1], v, msg, sizeof msg) != 0) {
-            snprintf(err, errlen, "%s: %s", knobs[i][0], msg);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 void zs_world_env_apply(const zs_world_env *e, zs_scenario *s)
 {
     if (!s->cfg.all_ranks) return;

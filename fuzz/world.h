@@ -171,11 +171,9 @@ typedef struct zs_world_env {
  *  "gather-always" (routers; "" or "0" = off), "edits" (a comma list of
  *  edit kinds; "" or "all" = every kind).  Returns 0, or -1 with a message
  *  in err[0..errlen) for an unknown knob or value.  Shared by
- *  zs_world_env_read and zofuzz's --invariants/--edits/--gather-always. */
+ *  the settings table (fuzz/settings.h) for the environment and zofuzz's
+ *  --invariants/--edits/--gather-always. */
 int zs_world_env_set(zs_world_env *e, const char *knob, const char *value, char *err, size_t errlen);
-/** Reads the knobs from the environment.  Returns 0, or -1 with a message
- *  in err for a bad value. */
-int zs_world_env_read(zs_world_env *e, char *err, size_t errlen);
 /** Applies edit_mask and protect_routers to an all-ranks scenario (no
  *  effect on others). */
 void zs_world_env_apply(const zs_world_env *e, zs_scenario *s);

@@ -34,6 +34,7 @@
 #include "minimize.h"
 #include "scenario.h"
 #include "scn.h"
+#include "settings.h"
 #include "world.h"
 #include "sim.h"
 #ifdef ZOFUZZ_HAVE_ENUMERATE
@@ -99,15 +100,17 @@ static int opt_policy(const char *v)
     return p;
 }
 
-static int opt_order(const char *v)
+/* the option of a setting of the table (fuzz/settings.h), parsed by it */
+static zs_settings opt_setting(zs_setting_id id, const char *v)
 {
-    if (!strcmp(v, "engine")) return ZS_ORDER_ENGINE;
-    if (!strcmp(v, "fuzzed")) return ZS_ORDER_FUZZED;
-    if (!strcmp(v, "scenario")) return -1;
-    die_usage("unknown order '%s' (engine, fuzzed, scenario)", v);
-    return -1;
+    zs_settings st;
+    zs_settings_init(&st);
+    char err[300];
+    if (zs_settings_set(&st, id, v, err, sizeof err) != 0) die_usage("--%s", err);
+    return st;
 }
 
+static int opt_order(const char *v) { return opt_setting(ZS_SET_ORDER, v).order_mode; }
 static unsigned long opt_ulong(const char *name, const char *v)
 {
     char *end;
@@ -125,13 +128,6 @@ static const char *optval(int argc, char **argv, int *i)
 }
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
-
-/* 0 or 1, nothing else (a flag value) */
-static int opt_bool(const char *name, const char *v)
-{
-    if (strcmp(v, "0") && strcmp(v, "1")) die_usage("%s must be 0 or 1, not '%s'", name, v);
-    return v[0] == '1';
-}
 
 /* An option word: "-x" or "--xyz" (not "-", a lone dash meaning stdin or
  * stdout, and not a negative number, which is a bad value the option's
@@ -387,17 +383,12 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
  * value fuzz_hooks would refuse. */
 static int bytes_default_policy(const zs_scenario *s)
 {
-    const char *p = getenv("ZOFUZZ_POLICY");
-    if (!p || !*p) return ZO_GRADS_PER_CALL;
-    if (!strcmp(p, "scenario")) return s->cfg.policy;
-    int v = zs_policy_from_name(p);
-    if (v < 0)
-        die_usage("unknown ZOFUZZ_POLICY '%s' (per-call, reset-on-forward, lazy-init, init-at-register, "
-                  "scenario)",
-                  p);
-    return v;
+    zs_settings st;
+    zs_settings_init(&st);
+    char err[300];
+    if (zs_settings_from_env(&st, err, sizeof err) != 0) die_usage("%s", err);
+    return st.policy < 0 ? s->cfg.policy : st.policy;
 }
-
 /* the expect line of s measured by running it under every policy */
 static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e)
 {
@@ -413,8 +404,11 @@ static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *
 
 static const char *src_dir(void)
 {
-    const char *e = getenv("ZOFUZZ_SOURCE_DIR");
-    return e && *e ? e : ZO_SOURCE_DIR;
+    zs_settings st; /* ZOFUZZ_SOURCE_DIR (checked at start) */
+    zs_settings_init(&st);
+    char err[300];
+    if (zs_settings_from_env(&st, err, sizeof err) != 0 || !st.source_dir) return ZO_SOURCE_DIR;
+    return st.source_dir;
 }
 
 static int is_dir(const char *p)
@@ -532,7 +526,7 @@ static void min_use_world_knobs(zs_min_opts *mo, zs_world_pred *pred, const zs_w
 
 static const char *const repro_help =
     "usage: zofuzz repro FILE [--policy P] [--order engine|fuzzed|scenario] [--text|--bytes]\n"
-    "                         [--quiet] [--cap BYTES]\n"
+    "                         [--quiet] [--cap BYTES] [--verify 0|1|scenario] [--only-i8]\n"
     "\n"
     "Runs one scenario against the real runtime with the simulator and prints the\n"
     "event trace.  FILE is .scn text when it is named *.scn or its content is text\n"
@@ -553,7 +547,8 @@ static const char *const repro_help =
     "  --order O    backward ready-node order (default: the scenario's)\n"
     "  --quiet      no trace, only the verdict\n"
     "  --cap B      host backend bytes stored per parameter (default 64; 0 = all)\n"
-    "  --verify 0|1 zo_config.verify_collectives (default: the scenario's)\n"
+    "  --verify V   0 | 1 | scenario: zo_config.verify_collectives (default: the\n"
+    "               scenario's)\n"
     "  --only-i8    all-ranks scenarios: check only I8 (ranks run past their own\n"
     "               violations)\n"
     "\n"
@@ -584,13 +579,13 @@ static int cmd_repro(int argc, char **argv, int trace_only)
             fputs(trace_only ? trace_help : repro_help, stdout);
             return 0;
         } else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--verify")) verify = opt_bool("--verify", optval(argc, argv, &i));
+        else if (!strcmp(a, "--verify")) verify = opt_setting(ZS_SET_VERIFY, optval(argc, argv, &i)).verify;
         else if (!strcmp(a, "--only-i8")) only_i8 = 1;
         else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
         else if (!strcmp(a, "--quiet") && !trace_only) quiet = 1;
-        else if (!strcmp(a, "--cap")) cap = opt_ulong("--cap", optval(argc, argv, &i));
+        else if (!strcmp(a, "--cap")) cap = opt_setting(ZS_SET_CAP, optval(argc, argv, &i)).cap;
         else if (a[0] == '-' && a[1]) die_usage("%s: unknown option %s (see --help)", argv[1], a);
         else if (!file) file = a;
         else die_usage("%s: one FILE only", argv[1]);
@@ -1866,9 +1861,11 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     static zs_scenario s;
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
     /* the target's all-ranks knobs changed the scenario before running it */
-    zs_world_env env = {~0u, 0, 0, 0, 1};
-    char envmsg[200];
-    if (zs_world_env_read(&env, envmsg, sizeof envmsg) != 0) env = (zs_world_env){~0u, 0, 0, 0, 1};
+    zs_settings set;
+    zs_settings_init(&set);
+    char envmsg[300];
+    if (zs_settings_from_env(&set, envmsg, sizeof envmsg) != 0) zs_settings_init(&set); /* checked at start */
+    zs_world_env env = set.world;
     zs_world_pred pred;
     pred.env = env;
     zs_world_opts_init(&pred.wo);
@@ -1984,11 +1981,15 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
 
-    /* work directory */
+    /* work directory: --work, else ZOFUZZ_WORK (fuzz/settings.h) */
+    zs_settings envset;
+    zs_settings_init(&envset);
+    char enverr[300];
+    if (zs_settings_from_env(&envset, enverr, sizeof enverr) != 0) die_usage("%s", enverr);
     char wbase[PATH_MAX], wdir[PATH_MAX], corpus[PATH_MAX], crashes[PATH_MAX], logp[PATH_MAX];
     if (work) snprintf(wbase, sizeof wbase, "%s", work);
-    else if (getenv("ZOFUZZ_WORK") && *getenv("ZOFUZZ_WORK"))
-        xsnprintf(wbase, sizeof wbase, "%s", getenv("ZOFUZZ_WORK"));
+    else if (envset.work)
+        xsnprintf(wbase, sizeof wbase, "%s", envset.work);
     else {
         xsnprintf(wbase, sizeof wbase, "%s/zofuzz-work", g_selfdir);
         if (mkdirs(wbase) || access(wbase, W_OK)) {
@@ -2225,6 +2226,35 @@ static int cmd_run(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* settings                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *const settings_help =
+    "usage: zofuzz settings [--markdown]\n"
+    "\n"
+    "Every setting of the fuzz targets and of zofuzz (fuzz/settings.h): its\n"
+    "environment variable (read by fuzz_hooks, fuzz_api and zofuzz), its zofuzz\n"
+    "option where it has one, the values it takes and its default.  An unknown\n"
+    "value is an error (exit 2) wherever it is given.\n"
+    "  --markdown   the same as the Markdown table of docs/fuzzing.md\n";
+
+static int cmd_settings(int argc, char **argv)
+{
+    int md = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(settings_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--markdown")) md = 1;
+        else if (a[0] == '-' && a[1]) die_usage("settings: unknown option %s", a);
+        else die_usage("settings: no operands (see --help)");
+    }
+    zs_settings_print(stdout, md);
+    return 0;
+}
+
 static const char *const main_help =
     "usage: zofuzz COMMAND [ARGS...]   (zofuzz COMMAND --help for each)\n"
     "\n"
@@ -2239,6 +2269,7 @@ static const char *const main_help =
     "  verify    regression check of .scn files against their expect lines\n"
     "  seeds     compile corpus/models + corpus/regressions into corpus/seeds/<target>/\n"
     "  export    a scenario as a standalone Python script for real torch / DeepSpeed\n"
+    "  settings  every setting: environment variable, option, values, default\n"
 #ifdef ZOFUZZ_HAVE_ENUMERATE
     "  enumerate exhaustive small-scope check: every scenario and order up to a bound\n"
     "            (docs/bounded-proofs.md; same as zofuzz_enumerate)\n"
@@ -2263,6 +2294,14 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     check_args(argc, argv);
+    {
+        /* the ZOFUZZ_* environment (fuzz/settings.h): a bad value is an
+         * error here as in the fuzz targets */
+        zs_settings st;
+        zs_settings_init(&st);
+        char err[300];
+        if (zs_settings_from_env(&st, err, sizeof err) != 0) die_usage("%s", err);
+    }
     if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
     if (!strcmp(cmd, "repro")) return cmd_repro(argc, argv, 0);
     if (!strcmp(cmd, "trace")) return cmd_repro(argc, argv, 1);
@@ -2273,6 +2312,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "verify")) return cmd_verify(argc, argv);
     if (!strcmp(cmd, "seeds")) return cmd_seeds(argc, argv);
     if (!strcmp(cmd, "export")) return cmd_export(argc, argv);
+    if (!strcmp(cmd, "settings")) return cmd_settings(argc, argv);
 #ifdef ZOFUZZ_HAVE_ENUMERATE
     if (!strcmp(cmd, "enumerate")) return zo_enumerate_main(argc - 1, argv + 1);
 #endif

@@ -177,6 +177,8 @@ if(BUILD_TESTING)
   if(EXISTS ${_tc}/cli.sh)
     add_test(NAME corpus/cli COMMAND sh ${_tc}/cli.sh $<TARGET_FILE:zofuzz> ${_src})
     add_test(NAME corpus/cli_hostile COMMAND sh ${_tc}/cli_hostile.sh $<TARGET_FILE:zofuzz> ${_src})
+    # docs/fuzzing.md carries the settings table zofuzz prints (fuzz/settings.h)
+    add_test(NAME corpus/settings_docs COMMAND sh ${_tc}/settings_docs.sh $<TARGET_FILE:zofuzz> ${_src}/docs/fuzzing.md)
     # every subcommand x every option of its usage synopsis: missing,
     # repeated, malformed, out-of-range, unwritable; every file operand empty,
     # a directory, missing, binary (generated from zofuzz's own help)

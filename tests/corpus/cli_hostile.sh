@@ -49,11 +49,16 @@ grep -q "policy per-call" "$T/out" || fail "bytes default policy: $(cat "$T/out"
 [ "$(ZOFUZZ_POLICY=scenario rc "$Z" repro "$T/rof.bin" --quiet)" = 1 ] || fail "ZOFUZZ_POLICY=scenario"
 [ "$(ZOFUZZ_POLICY=reset-on-forward rc "$Z" repro "$T/rof.bin" --quiet)" = 1 ] || fail "ZOFUZZ_POLICY=name"
 bad "ZOFUZZ_POLICY" env ZOFUZZ_POLICY=bogus "$Z" repro "$T/rof.bin" --quiet
+# every setting's environment variable is checked (fuzz/settings.h), not
+# only the one the command reads: a typo is never silently ignored
+bad "ZOFUZZ_ORDER: order: 'engin' is not one of" env ZOFUZZ_ORDER=engin "$Z" repro "$R" --quiet
+bad "ZOFUZZ_TRACE: trace: 'yes' is not one of: 0|1" env ZOFUZZ_TRACE=yes "$Z" print "$R"
+bad "ZOFUZZ_CAP: cap: '12x' is not one of" env ZOFUZZ_CAP=12x "$Z" repro "$R" --quiet
 # the text keeps its own policy
 [ "$(rc "$Z" repro "$T/rof.scn" --quiet)" = 1 ] || fail "text policy"
 
 # unknown or conflicting arguments are errors, never "the last one wins"
-bad "--verify must be 0 or 1, not '7'" "$Z" repro "$R" --verify 7
+bad "--verify: '7' is not one of: 0|1|scenario" "$Z" repro "$R" --verify 7
 bad "--text and --bytes contradict" "$Z" repro "$R" --text --bytes
 bad "--text and --bytes contradict" "$Z" print "$R" --bytes --text
 bad "--target given twice" "$Z" run --target fuzz_api --target fuzz_hooks

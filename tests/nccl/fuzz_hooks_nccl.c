@@ -31,6 +31,7 @@
 
 #include "mirror_backend.h"
 #include "scenario.h"
+#include "settings.h"
 #include "sim.h"
 #include "zoffload_nccl.h"
 
@@ -68,12 +69,19 @@ static void init(void)
     if (g_init)
         return;
     g_init = 1;
-    const char *p = getenv("ZOFUZZ_POLICY");
-    if (p && *p && (g_policy = zs_policy_from_name(p)) < 0) {
-        fprintf(stderr, "fuzz_hooks_nccl: unknown ZOFUZZ_POLICY '%s'\n", p);
+    zs_settings set; /* ZOFUZZ_POLICY, ZOFUZZ_CAP as fuzz_hooks reads them (fuzz/settings.h) */
+    zs_settings_init(&set);
+    char err[300];
+    if (zs_settings_from_env(&set, err, sizeof err) != 0) {
+        fprintf(stderr, "fuzz_hooks_nccl: %s\n", err);
         exit(2);
     }
-    g_cap = env_u64("ZOFUZZ_CAP", ZS_SIM_DEFAULT_CAP);
+    if (set.policy < 0) {
+        fprintf(stderr, "fuzz_hooks_nccl: ZOFUZZ_POLICY=scenario is not offered here (name a policy)\n");
+        exit(2);
+    }
+    g_policy = set.policy;
+    g_cap = set.cap;
     g_max = env_u64("ZO_MIRROR_MAX_BYTES", g_max);
     g_cmp = env_u64("ZO_MIRROR_COMPARE_BYTES", g_cmp);
     zo_nccl_config cfg = ZO_NCCL_CONFIG_INIT;
