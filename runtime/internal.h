@@ -77,6 +77,7 @@ typedef struct zo_mod {
     uint32_t last_ended_gen;
     /* DeepSpeed-shaped policies (zo_config.ds_profile) */
     uint64_t bwd_seq;         /* key order in __active_backward_submodules; 0: not in it */
+    zo_module_id bwd_prev, bwd_next; /* its neighbours in that order (while bwd_seq != 0) */
     zo_param_id *recomp;      /* ds_recompute_parameters (ZO_DS_0_19*) */
     uint32_t n_recomp, cap_recomp;
 } zo_mod;
@@ -229,6 +230,8 @@ struct zo_runtime {
     uint32_t n_bwd_ctx;       /* entries of ctx of type ZO_CTX_BWD */
     uint64_t bwd_epoch;       /* outermost backward counter */
     uint64_t bwd_seq;         /* last key order given in __active_backward_submodules */
+    zo_module_id bwd_head, bwd_tail; /* its oldest and newest module (while n_bwd_mods > 0) */
+    uint32_t n_bwd_mods;      /* modules in it */
     uint64_t ds_step_grads;   /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
     int64_t ds_n_available;   /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
                                  prefetch budget): += numel gathered by the coordinator, -= numel

@@ -21,23 +21,43 @@
 /* the coordinator's backward bookkeeping (DeepSpeed 0.19.8)            */
 /* ------------------------------------------------------------------ */
 
+/* __active_backward_submodules, a dict in insertion order: a list of the
+ * modules in it, oldest first, so its last key is O(1) */
+
 /* __active_backward_submodules[m.ds_id] = m at fetch_sub_module(forward=
- * False): a dict, so a module already in it keeps its place */
+ * False): a module already in it keeps its place */
 static void ds_bwd_enter(zo_runtime *rt, zo_module_id m) {
-    if (!rt->mods[m].bwd_seq) rt->mods[m].bwd_seq = ++rt->bwd_seq;
+    zo_mod *md = &rt->mods[m];
+    if (md->bwd_seq) return;
+    md->bwd_seq = ++rt->bwd_seq;
+    md->bwd_next = ZO_NO_MODULE;
+    md->bwd_prev = rt->n_bwd_mods ? rt->bwd_tail : ZO_NO_MODULE;
+    if (rt->n_bwd_mods)
+        rt->mods[rt->bwd_tail].bwd_next = m;
+    else
+        rt->bwd_head = m;
+    rt->bwd_tail = m;
+    rt->n_bwd_mods++;
+}
+
+/* __active_backward_submodules.pop(m.ds_id, None) */
+static void ds_bwd_leave(zo_runtime *rt, zo_module_id m) {
+    zo_mod *md = &rt->mods[m];
+    if (!md->bwd_seq) return;
+    if (md->bwd_prev != ZO_NO_MODULE)
+        rt->mods[md->bwd_prev].bwd_next = md->bwd_next;
+    else
+        rt->bwd_head = md->bwd_next;
+    if (md->bwd_next != ZO_NO_MODULE)
+        rt->mods[md->bwd_next].bwd_prev = md->bwd_prev;
+    else
+        rt->bwd_tail = md->bwd_prev;
+    md->bwd_seq = 0;
+    rt->n_bwd_mods--;
 }
 
 /* next(reversed(__active_backward_submodules)), or ZO_NO_MODULE */
-static zo_module_id ds_bwd_last(const zo_runtime *rt) {
-    zo_module_id best = ZO_NO_MODULE;
-    uint64_t seq = 0;
-    for (uint32_t m = 0; m < rt->n_mods; m++)
-        if (rt->mods[m].bwd_seq > seq) {
-            seq = rt->mods[m].bwd_seq;
-            best = m;
-        }
-    return best;
-}
+static zo_module_id ds_bwd_last(const zo_runtime *rt) { return rt->n_bwd_mods ? rt->bwd_tail : ZO_NO_MODULE; }
 
 /* fetch_sub_module(forward=True) inside a running backward (a checkpoint
  * recompute: torch._C._current_graph_task_id() != -1) with a module in
@@ -93,7 +113,7 @@ static zo_status ds_release_backward_leftovers(zo_runtime *rt, zo_graph gh) {
         zo_module_id m = ds_bwd_last(rt);
         if (m == ZO_NO_MODULE) break;
         zo_mod *md = &rt->mods[m];
-        md->bwd_seq = 0;
+        ds_bwd_leave(rt, m);
         rt->st.leftovers++;
         zo__emit(rt, ZO_EV_LEFTOVER, m, ZO_NO_PARAM, gh, md->grads, md->grads, md->grads_init,
                  "release_backward_leftovers: post-backward never released the module");
@@ -273,7 +293,7 @@ zo_status zo__ds_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
     if (ZO_DS_019(rt)) {
         zo_status s2 = ds_release_recompute(rt, m);
         if (s2 && !s) s = s2;
-        md->bwd_seq = 0;
+        ds_bwd_leave(rt, m);
     }
     return s;
 }
