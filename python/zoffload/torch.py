@@ -351,7 +351,7 @@ class LiveModel:
     def __init__(self, model, policy="per-call", ds_profile="0.19", world_size=1, rank=0,
                  param_persistence_threshold=0, prefetch_bucket_size=50000000,
                  max_live_parameters=1000000000, max_reuse_distance=1000000000,
-                 check=True, on_violation="raise"):
+                 check=True, on_violation="raise", grad_hooks="tensor"):
         if not isinstance(model, _torch.nn.Module):
             raise ZoffloadError("zoffload.torch.wrap: %s is not a torch.nn.Module" % type(model).__name__)
         for path, m in model.named_modules():
@@ -363,6 +363,9 @@ class LiveModel:
             if p.device.type != "cpu":
                 raise ZoffloadError("zoffload.torch.wrap: parameter on %s; the torch backend is CPU only"
                                     % p.device)
+        if grad_hooks not in ("tensor", "function"):
+            raise ZoffloadError("zoffload.torch.wrap: grad_hooks is 'tensor' or 'function', not %r" % (grad_hooks,))
+        self.grad_hooks = grad_hooks
         self.model = model
         self.policy = policy
         self.world_size, self.rank = world_size, rank
@@ -578,6 +581,11 @@ class LiveModel:
         if not any(handles):
             return None
         g = self._graph_now()
+        if self.grad_hooks == "tensor":
+            for h, x in zip(handles, tensors):
+                if h and x.requires_grad:
+                    self._on_grad(x, self._input_grad, h, g)
+            return None
         it = iter(handles)
 
         def wrap_t(x):
@@ -601,7 +609,11 @@ class LiveModel:
         handles = self.rt.track_outputs(mid, rg)
         g = self._graph_now()
         result = None
-        if any(handles):
+        if any(handles) and self.grad_hooks == "tensor":
+            for h, y in zip(handles, tensors):
+                if h and y.requires_grad:
+                    self._on_grad(y, self._output_grad, h, g)
+        elif any(handles):
             it = iter(handles)
 
             def wrap_t(y):
@@ -636,6 +648,26 @@ class LiveModel:
         return None
 
     # -- backward --------------------------------------------------------
+
+    def _on_grad(self, t, fn, h, g):
+        """grad_hooks="tensor": fn(h, g) when t's gradient is complete.  One
+        tensor hook per tensor runs every callback registered on it, the
+        last registered first: the order DeepSpeed's Functions, each
+        wrapping the tensor the previous one returned, fire in."""
+        cbs = t.__dict__.get("_zo_grad_cbs")
+        if cbs is None:
+            cbs = t.__dict__["_zo_grad_cbs"] = []
+            t.register_hook(self._make_grad_hook(cbs))
+        cbs.append((fn, h, g))
+
+    def _make_grad_hook(self, cbs):
+        def hook(grad):
+            for fn, h, g in reversed(list(cbs)):
+                if fn.__self__.rt.alive and fn.__self__.bwd and fn.__self__.bwd[0] != g:
+                    continue  # a tensor of another pass (a leaf input used twice)
+                fn(h, g)
+            return None
+        return hook
 
     def _ensure_backward(self, g):
         if self.bwd:
