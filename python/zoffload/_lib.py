@@ -268,10 +268,18 @@ def last_error(rt_ptr=None):
     return (lib().zo_last_error(rt_ptr) or b"").decode(errors="replace")
 
 
+def error_text(call, status, message):
+    """"call: ZO_ERR_X: what: message" (the message's own status prefix not repeated)."""
+    head = strerror(status)
+    if message.startswith(head):
+        return "%s: %s" % (call, message)
+    return "%s: %s: %s" % (call, head, message) if message else "%s: %s" % (call, head)
+
+
 def check(status, rt_ptr, call):
-    """Raises ZoffloadError for a non-zero status: "call: ZO_ERR_X: what: message"."""
+    """Raises ZoffloadError for a non-zero status, with zo_last_error(rt_ptr)."""
     if status != OK:
-        raise ZoffloadError("%s: %s: %s" % (call, strerror(status), last_error(rt_ptr)), status, call)
+        raise ZoffloadError(error_text(call, status, last_error(rt_ptr)), status, call)
 
 
 def policy_from_name(name):
@@ -320,7 +328,7 @@ class Runtime:
         h = self._rt(name)
         st = getattr(self._L, name)(h, *args)
         if st != OK:
-            raise ZoffloadError("%s: %s: %s" % (name, strerror(st), last_error(h)), st, name)
+            raise ZoffloadError(error_text(name, st, last_error(h)), st, name)
         if self.after_call is not None:
             self.after_call(name)
 
@@ -415,7 +423,7 @@ class Runtime:
         h = self._rt(name)
         st = getattr(self._L, name)(h, *args)
         if st != OK:
-            raise ZoffloadError("%s: %s: %s" % (name, strerror(st), last_error(h)), st, name)
+            raise ZoffloadError(error_text(name, st, last_error(h)), st, name)
 
     def param_info(self, p):
         out = ParamInfo()

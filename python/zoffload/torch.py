@@ -69,9 +69,10 @@ class LiveViolation(ZoffloadError):
     """An invariant (fuzz/check.c's I1..I7, ERR) broke on the live event
     stream.  .inv ("I1"...), .module_path, .param_name, .what."""
 
-    def __init__(self, message, inv, module_path=None, param_name=None, what=None):
+    def __init__(self, message, inv, module_path=None, param_name=None, what=None, module=None, param=None):
         super().__init__(message)
         self.inv, self.module_path, self.param_name, self.what = inv, module_path, param_name, what
+        self.module, self.param = module, param
 
 
 # ----------------------------------------------------------------------
@@ -301,6 +302,7 @@ def _on_param_registration(module, name, param):
     path = live.paths[mid]
     if param is not None and name in module._parameters and id(param) not in live._pid:
         # what the runtime says about registering it where it is now
+        live._probing = True
         try:
             live.rt.param_register(mid, name, max(param.numel(), 1), param.element_size(),
                                    0 if param.requires_grad else _lib.PARAM_FROZEN)
@@ -308,6 +310,8 @@ def _on_param_registration(module, name, param):
             raise ZoffloadError("zoffload.torch: parameter %r of %s set after wrapping (the model "
                                 "changed; unwrap() and wrap again): %s" % (name, path or "(root)", e),
                                 e.status, e.call) from None
+        finally:
+            live._probing = False
     raise ZoffloadError("zoffload.torch: parameter %r of %s set after wrapping: the model changed; "
                         "unwrap() and wrap again" % (name, path or "(root)"))
 
@@ -384,6 +388,8 @@ class LiveModel:
         cfg.on_event = _lib.ctypes.cast(self._event_cb, _lib.c_vp)
         self.checker = LiveChecker(self, policy, max_live_parameters) if check else None
         self.on_violation = on_violation
+        self.step_index = 0  # optimizer steps (end_step calls) so far: the step of the checker's messages
+        self._probing = False  # a refused registration asked of the runtime: its error event is expected
         self.events = None  # a list to record (kind, module, param, before, after) into, if set
         self.rt = _lib.Runtime(cfg, keep=[self._event_cb, self.backend])
         self.rt.after_call = self._after_call
@@ -406,7 +412,8 @@ class LiveModel:
             self.rt.destroy()
             raise
         self._install()
-        object.__setattr__(model, "_zoffload_live", self)
+        for m in self.modules:
+            object.__setattr__(m, "_zoffload_live", self)
         _live_models.add(self)
         _patch(True)
         self._patched = True
@@ -497,7 +504,7 @@ class LiveModel:
             if self.events is not None:
                 self.events.append((_lib.EVENT_KINDS[ev.kind], ev.module, ev.param, ev.counter_before,
                                     ev.counter_after))
-            if self.checker is not None:
+            if self.checker is not None and not self._probing:
                 self.checker.event(ev)
         except Exception as e:  # never unwind through C; reported after the call
             if self.checker is not None and self.checker.violation is None:
@@ -726,6 +733,7 @@ class LiveModel:
         """The optimizer-step boundary without an optimizer: zo_release_all
         (gradient shards are kept)."""
         self.rt.release_all()
+        self.step_index += 1
         self._refresh_gathered()
         if self.checker is not None:
             self.checker.released("optimizer step")
@@ -771,10 +779,11 @@ class LiveModel:
             if self._patched:
                 self._patched = False
                 _patch(False)
-            try:
-                object.__delattr__(self.model, "_zoffload_live")
-            except AttributeError:
-                pass
+            for m in self.modules:
+                try:
+                    object.__delattr__(m, "_zoffload_live")
+                except AttributeError:
+                    pass
 
     def unwrap(self):
         """close(restore=True): the model is a plain model again, with the trained values."""
@@ -850,12 +859,12 @@ class LiveChecker:
         pname = self.live.pnames[pid] if pid is not None and pid < len(self.live.pnames) else None
         text = ("invariant %s violated: step %d, event %d, at %s, module %s, param %s, policy %s: %s"
                 % (inv, self.step, self.n_events, what, path or "-", pname or "-", self.policy, msg))
-        self.violation = LiveViolation(text, inv, path, pname, what)
+        self.violation = LiveViolation(text, inv, path, pname, what, mid, pid)
 
     def event(self, ev):
         self.n_events += 1
         k = _lib.EVENT_KINDS[ev.kind]
-        self.step = ev.step
+        self.step = self.live.step_index
         mid = ev.module if ev.module != _lib.NO_MODULE else None
         what = "%s m=%s" % (k, mid if mid is not None else "-")
         if k in ("TRACK_INPUTS", "INPUT_GRAD") and ev.counter_valid and ev.counter_after < 0:
