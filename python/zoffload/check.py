@@ -52,7 +52,9 @@ def run_live(build, step, steps, policy, ds_profile):
             step(model, i)
             live.end_step()
             done += 1
-        return None, live.stats(), done
+        st = live.stats()
+        st["peak_live_bytes"] = st["peak_live_numel"] * _elem_size(live)
+        return None, st, done
     except zt.LiveViolation as v:
         return v, live.stats(), done
     finally:
@@ -62,19 +64,55 @@ def run_live(build, step, steps, policy, ds_profile):
             pass
 
 
+def _elem_size(live):
+    sizes = {p.element_size() for p in live.params}
+    return sizes.pop() if len(sizes) == 1 else 0
+
+
 _VERDICT = re.compile(r"invariant (\S+) violated: step (\d+), event (\d+), at (.*?), module (\S+), param (\S+)")
 
 
+_STATE = re.compile(r"^\s*ev \d+ PARAM_STATE p=(\d+) (\w+)->(\w+)")
+_PARAM = re.compile(r"^param \S+ .*\bnumel=(\d+)")
+
+
+def sim_peak(scn, trace):
+    """The simulator's peak gathered elements for .scn file scn from its
+    zofuzz repro trace: the largest sum of the numels of the parameters not
+    NOT_AVAILABLE (zo_stats.peak_live_numel's definition), param ids in the
+    file's order."""
+    numel = []
+    with open(scn) as f:
+        for ln in f:
+            m = _PARAM.match(ln.strip())
+            if m:
+                numel.append(int(m.group(1)))
+    live = peak = 0
+    for ln in trace.splitlines():
+        m = _STATE.match(ln)
+        if not m:
+            continue
+        p, a, b = int(m.group(1)), m.group(2), m.group(3)
+        if a == "NOT_AVAILABLE" and b != "NOT_AVAILABLE":
+            live += numel[p]
+        elif b == "NOT_AVAILABLE" and a != "NOT_AVAILABLE":
+            live -= numel[p]
+        peak = max(peak, live)
+    return peak
+
+
 def zofuzz_verdict(zofuzz, scn, policy):
+    """(verdict, (text, module) or None, simulator peak elements)"""
     r = subprocess.run([zofuzz, "repro", scn, "--policy", policy], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     m = _VERDICT.search(r.stdout)
+    peak = sim_peak(scn, r.stdout)
     if r.returncode == 0:
-        return "ok", None
+        return "ok", None, peak
     if m:
         line = [ln for ln in r.stdout.splitlines() if "violated" in ln][-1]
-        return m.group(1), (line.split("violated: ", 1)[-1], m.group(5))
-    return "?", (r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "exit %d" % r.returncode, None)
+        return m.group(1), (line.split("violated: ", 1)[-1], m.group(5)), peak
+    return "?", (r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "exit %d" % r.returncode, None), peak
 
 
 def main(argv=None):
@@ -144,7 +182,7 @@ def main(argv=None):
     print("check: wrote %s (%s)" % (out, sc.checked))
     zofuzz = os.path.join(os.path.dirname(os.path.dirname(sim)), "fuzz", "zofuzz") if sim else None
     if zofuzz and os.access(zofuzz, os.X_OK):
-        inv, detail = zofuzz_verdict(zofuzz, out, a.policy)
+        inv, detail, speak = zofuzz_verdict(zofuzz, out, a.policy)
         live_inv = v.inv if v else "ok"
         print("check: zofuzz repro %s --policy %s: %s%s" % (out, a.policy, inv,
                                                              (": " + detail[0]) if detail else ""))
@@ -152,6 +190,11 @@ def main(argv=None):
         print("check: the live run and the simulator %s (live %s%s, simulator %s%s)" % (
             "agree" if same else "DIFFER", live_inv, " module %s" % v.module if v else "",
             inv, " module %s" % detail[1] if detail and detail[1] else ""))
+        if v is None:
+            lp = st["peak_live_numel"]
+            print("check: peak gathered: live %s elements (%s bytes, zo_get_stats), simulator %s elements: %s"
+                  % ("{:,}".format(lp), "{:,}".format(st["peak_live_bytes"]), "{:,}".format(speak),
+                     "equal" if lp == speak else "DIFFERENT"))
     print("check: minimise with: zofuzz minimize %s --policy %s -o %s" % (
         out, a.policy, out.replace(".scn", "-min.scn")))
     return 1 if v else 0
