@@ -119,14 +119,14 @@ OPTS = {"sgd": (torch.optim.SGD, dict(lr=0.05, momentum=0.9)),
         "adam": (torch.optim.Adam, dict(lr=1e-2))}
 
 
-def run_case(name, optname, steps, policy, zt):
+def run_case(name, optname, steps, policy, zt, persist=0, grad_hooks="tensor"):
     build, step, default_steps = CASES[name]
     steps = steps or default_steps
     cls, kw = OPTS[optname]
     plain = build()
     ref_opt = cls([p for p in plain.parameters() if p.requires_grad], **kw)
     model = build()
-    live = zt.wrap(model, policy=policy)
+    live = zt.wrap(model, policy=policy, param_persistence_threshold=persist, grad_hooks=grad_hooks)
     opt = live.optimizer(cls, **kw)
     problems = []
     try:
@@ -163,6 +163,11 @@ def main():
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--policy", default="per-call")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--persist", default="0",
+                    help="param_persistence_threshold values to run, comma separated (elements; 0: every "
+                         "parameter is released; DeepSpeed's default is 100000: small ones stay gathered "
+                         "and are refreshed after the optimizer step)")
+    ap.add_argument("--grad-hooks", default="tensor", choices=("tensor", "function"))
     a = ap.parse_args()
     if a.list:
         print(" ".join(CASES))
@@ -175,16 +180,16 @@ def main():
         return 77
     import zoffload.torch as zt
     fails = 0
-    for name in a.models.split(","):
+    for name, persist in [(n, int(t)) for t in a.persist.split(",") for n in a.models.split(",")]:
         for optname in a.opts.split(","):
             t0 = time.time()
             try:
-                problems, n_eq, st = run_case(name, optname, a.steps, a.policy, zt)
+                problems, n_eq, st = run_case(name, optname, a.steps, a.policy, zt, persist, a.grad_hooks)
             except zt.ZoffloadError as e:
                 problems, n_eq, st = ["%s: %s" % (type(e).__name__, e)], 0, {}
             verdict = "ok" if not problems else "FAIL"
-            print("%-12s %-4s %s: %d parameters equal, %s gathers, peak %s elements (%.1f s)"
-                  % (name, optname, verdict, n_eq, st.get("gathers"), st.get("peak_live_numel"),
+            print("%-12s %-4s persist %-6d %s: %d parameters equal, %s gathers, peak %s elements (%.1f s)"
+                  % (name, optname, persist, verdict, n_eq, st.get("gathers"), st.get("peak_live_numel"),
                      time.time() - t0))
             for p in problems[:5]:
                 print("    " + p)
