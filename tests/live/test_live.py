@@ -107,13 +107,16 @@ CASES = {
     "llama": (HF.build_llama, step_plain(hf_loss), 3),
     "llama_ckpt": (HF.build_llama_ckpt, step_plain(hf_loss), 3),
     "lora": (HF.build_lora, step_plain(hf_loss), 3),
+    "mixtral": (HF.build_mixtral, step_plain(hf_loss), 3),
     "torch_mixed": (TC.build, step_mixed, 5),
     "torch_reuse": (TC.build_reuse, step_plain(tc_loss), 3),
     "torch_ckpt": (TC.build_ckpt, step_mixed, 5),
+    "torch_ckpt_reentrant": (TC.build_ckpt_reentrant, step_mixed, 5),
     "torch_raise": (TC.build_raise, step_plain(tc_loss), 3),
     "torch_tied": (TC.build_tied, step_plain(tc_loss), 3),
 }
-DEFAULT = ["gpt2", "bert", "llama", "llama_ckpt", "lora", "torch_mixed", "torch_reuse", "torch_ckpt",
+DEFAULT = ["gpt2", "bert", "llama", "llama_ckpt", "lora", "mixtral", "torch_mixed", "torch_reuse", "torch_ckpt",
+           "torch_ckpt_reentrant",
            "torch_raise", "torch_tied"]
 OPTS = {"sgd": (torch.optim.SGD, dict(lr=0.05, momentum=0.9)),
         "adam": (torch.optim.Adam, dict(lr=1e-2))}

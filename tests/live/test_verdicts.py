@@ -40,6 +40,7 @@ MODELS = {
     "torch_mixed": (TC.build, TC.step_mixed, 5),
     "torch_reuse": (TC.build_reuse, TC.step, 1),
     "torch_ckpt": (TC.build_ckpt, TC.step_mixed, 5),
+    "torch_ckpt_reentrant": (TC.build_ckpt_reentrant, TC.step_mixed, 5),
     "torch_raise": (TC.build_raise, TC.step, 1),
     "torch_tied": (TC.build_tied, TC.step, 1),
 }
