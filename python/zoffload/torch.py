@@ -80,6 +80,68 @@ class LiveViolation(ZoffloadError):
 # ----------------------------------------------------------------------
 
 
+class MpiComm:
+    """MPI_COMM_WORLD of Open MPI through ctypes (libmpi's C API; the
+    handles are Open MPI's predefined globals, as its mpi.h defines
+    MPI_COMM_WORLD, MPI_BYTE, MPI_FLOAT, MPI_SUM).  MPI_Init on first use
+    when not initialised, MPI_Finalize at exit then.  Blocking collectives."""
+
+    _inst = None
+
+    @classmethod
+    def get(cls):
+        if cls._inst is None:
+            cls._inst = cls()
+        return cls._inst
+
+    def __init__(self):
+        import atexit
+        import ctypes
+        import ctypes.util
+        path = ctypes.util.find_library("mpi")
+        if not path:
+            raise ZoffloadError("zoffload.torch: backend='mpi' needs Open MPI's libmpi (apt-get install "
+                                "libopenmpi-dev openmpi-bin)")
+        L = self.L = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        try:
+            g = lambda name: ctypes.addressof(ctypes.c_char.in_dll(L, name))  # noqa: E731
+            self.world, self.byte, self.float = g("ompi_mpi_comm_world"), g("ompi_mpi_byte"), g("ompi_mpi_float")
+            self.sum = g("ompi_mpi_op_sum")
+        except ValueError as e:
+            raise ZoffloadError("zoffload.torch: backend='mpi' supports Open MPI only (%s: %s)" % (path, e))
+        vp, ci = ctypes.c_void_p, ctypes.c_int
+        L.MPI_Allgather.argtypes = [vp, ci, vp, vp, ci, vp, vp]
+        L.MPI_Reduce_scatter_block.argtypes = [vp, vp, ci, vp, vp, vp]
+        L.MPI_Comm_rank.argtypes = L.MPI_Comm_size.argtypes = [vp, ctypes.POINTER(ci)]
+        flag = ci()
+        L.MPI_Initialized(ctypes.byref(flag))
+        if not flag.value:
+            if L.MPI_Init(None, None) != 0:
+                raise ZoffloadError("zoffload.torch: MPI_Init failed")
+            atexit.register(self._finalize)
+        r, n = ci(), ci()
+        L.MPI_Comm_rank(self.world, ctypes.byref(r))
+        L.MPI_Comm_size(self.world, ctypes.byref(n))
+        self.rank, self.size = r.value, n.value
+
+    def _finalize(self):
+        flag = _lib.ctypes.c_int()
+        self.L.MPI_Finalized(_lib.ctypes.byref(flag))
+        if not flag.value:
+            self.L.MPI_Finalize()
+
+    def _ok(self, rc, what):
+        if rc != 0:
+            raise RuntimeError("%s failed: MPI error %d" % (what, rc))
+
+    def allgather(self, send, nbytes, recv):
+        self._ok(self.L.MPI_Allgather(send, nbytes, self.byte, recv, nbytes, self.byte, self.world), "MPI_Allgather")
+
+    def reduce_scatter_sum(self, send, recv, count):
+        self._ok(self.L.MPI_Reduce_scatter_block(send, recv, count, self.float, self.sum, self.world),
+                 "MPI_Reduce_scatter_block")
+
+
 class TorchBackend:
     """A zo_backend whose shards and full buffers are torch CPU tensors.
     Single view of a world of W ranks (as zo_backend_host_create without a
@@ -89,7 +151,10 @@ class TorchBackend:
     gradient: every rank of a single view has the same gradient, so the
     average is the gradient itself (no arithmetic, bit exact)."""
 
-    def __init__(self, world_size=1, rank=0):
+    def __init__(self, world_size=1, rank=0, comm=None):
+        self.comm = comm  # MpiComm: one rank per process, this rank's shard only
+        if comm is not None:
+            world_size, rank = comm.size, comm.rank
         self.W, self.rank = world_size, rank
         self.shards = {}    # pid -> uint8 tensor of W * part * elem_size bytes
         self.meta = {}      # pid -> (numel, elem_size, part)
@@ -147,7 +212,8 @@ class TorchBackend:
         return run
 
     def _param_add(self, ctx, pid, numel, elem_size, part):
-        self.shards[pid] = _torch.zeros(self.W * part * elem_size, dtype=_torch.uint8)
+        n = part if self.comm is not None else self.W * part
+        self.shards[pid] = _torch.zeros(n * elem_size, dtype=_torch.uint8)
         self.meta[pid] = (numel, elem_size, part)
 
     def _param_remove(self, ctx, pid):
@@ -173,7 +239,10 @@ class TorchBackend:
             it = items[i]
             _, buf = self.full[it.full]
             src = self.shards[it.param]
-            buf[:src.numel()].copy_(src)
+            if self.comm is not None:
+                self.comm.allgather(src.data_ptr(), src.numel(), buf.data_ptr())
+            else:
+                buf[:src.numel()].copy_(src)
         w = self._next_work
         self._next_work += 1
         self.works[w] = True
@@ -188,6 +257,9 @@ class TorchBackend:
         done[0] = 1
 
     def _exchange(self, ctx, send, nbytes, recv):
+        if self.comm is not None:
+            self.comm.allgather(send, nbytes, recv)
+            return
         for r in range(self.W):
             _lib.ctypes.memmove(recv + r * nbytes, send, nbytes)
 
@@ -197,15 +269,48 @@ class TorchBackend:
         """Rank `rank`'s (default this rank's) shard of pid as a flat tensor
         of dtype sharing the backend's storage (the optimizer updates it in place)."""
         numel, es, part = self.meta[pid]
+        if self.comm is not None:
+            return self.shards[pid].view(dtype)
         r = self.rank if rank is None else rank
         return self.shards[pid].view(dtype)[r * part:(r + 1) * part]
 
-    def full_image(self, pid, dtype):
-        """The padded image of every rank's shard, flat, dtype (a view)."""
-        return self.shards[pid].view(dtype)
+    def set_initial(self, pid, flat):
+        """Stores the initial full value (flat tensor of numel elements):
+        this rank's slice (MPI), or every rank's (single view)."""
+        numel, es, part = self.meta[pid]
+        if self.comm is not None:
+            lo, hi = self.rank * part, min((self.rank + 1) * part, numel)
+            if hi > lo:
+                self.shards[pid].view(flat.dtype)[:hi - lo].copy_(flat[lo:hi])
+        else:
+            self.shards[pid].view(flat.dtype)[:numel].copy_(flat)
+
+    def full_value(self, pid, dtype, out=None):
+        """The full padded image (W * part elements of dtype) of every rank's
+        shard: a view (single view) or a new gathered tensor (MPI:
+        collective, every rank calls it for the same pid), or copied into
+        out (a uint8 tensor of the full buffer)."""
+        numel, es, part = self.meta[pid]
+        src = self.shards[pid]
+        if self.comm is None:
+            if out is not None:
+                out[:src.numel()].copy_(src)
+            return src.view(dtype)
+        if out is None:
+            out = _torch.empty(self.W * src.numel(), dtype=_torch.uint8)
+        self.comm.allgather(src.data_ptr(), src.numel(), out.data_ptr())
+        return out.view(dtype)
 
     def reduce_scatter(self, pid, grad_flat):
         numel, es, part = self.meta[pid]
+        if self.comm is not None:
+            if grad_flat.dtype != _torch.float32:
+                raise ZoffloadError("zoffload.torch: the MPI reduce-scatter is float32 only (%s)" % grad_flat.dtype)
+            full = _torch.zeros(self.W * part, dtype=_torch.float32)
+            full[:numel].copy_(grad_flat)
+            out = _torch.empty(part, dtype=_torch.float32)
+            self.comm.reduce_scatter_sum(full.data_ptr(), out.data_ptr(), part)
+            return out.div_(self.W)  # ZO_REDUCE_AVG
         lo = self.rank * part
         hi = min(lo + part, numel)
         out = _torch.zeros(part, dtype=grad_flat.dtype)
@@ -355,7 +460,7 @@ class LiveModel:
     def __init__(self, model, policy="per-call", ds_profile="0.19", world_size=1, rank=0,
                  param_persistence_threshold=0, prefetch_bucket_size=50000000,
                  max_live_parameters=1000000000, max_reuse_distance=1000000000,
-                 check=True, on_violation="raise", grad_hooks="tensor"):
+                 check=True, on_violation="raise", grad_hooks="tensor", backend="torch"):
         if not isinstance(model, _torch.nn.Module):
             raise ZoffloadError("zoffload.torch.wrap: %s is not a torch.nn.Module" % type(model).__name__)
         for path, m in model.named_modules():
@@ -373,7 +478,10 @@ class LiveModel:
         self.model = model
         self.policy = policy
         self.world_size, self.rank = world_size, rank
-        self.backend = TorchBackend(world_size, rank)
+        if backend not in ("torch", "mpi"):
+            raise ZoffloadError("zoffload.torch.wrap: backend is 'torch' or 'mpi', not %r" % (backend,))
+        self.backend = TorchBackend(world_size, rank, MpiComm.get() if backend == "mpi" else None)
+        world_size, rank = self.backend.W, self.backend.rank
         self.backend.on_full_free = self._on_full_free
         cfg = _lib.config_init()
         cfg.world_size, cfg.rank = world_size, rank
@@ -455,8 +563,7 @@ class LiveModel:
                 self._status.append(_lib.NOT_AVAILABLE)
                 self._shapes.append(p.shape)
                 self._mod_params[mid].append(pid)
-                img = self.backend.full_image(pid, p.dtype)
-                img[:p.numel()].copy_(p.detach().reshape(-1))
+                self.backend.set_initial(pid, p.detach().reshape(-1))
         # partitioned: only the shards hold the values now (ZeRO-3)
         for p in self.params:
             p.data = _torch.empty(0, dtype=p.dtype)
@@ -739,16 +846,16 @@ class LiveModel:
             self.checker.released("optimizer step")
 
     def _refresh_gathered(self):
-        for pid, buf in list(self.backend.full_of.items()):
-            src = self.backend.shards[pid]
-            buf[:src.numel()].copy_(src)
+        for pid in sorted(self.backend.full_of):  # MPI: every rank the same collectives, same order
+            p = self.params[pid]
+            self.backend.full_value(pid, p.dtype, out=self.backend.full_of[pid])
 
     def full_state(self):
         """{parameter name: full tensor} from the shards (copies; tied
         parameters under their first name)."""
         out = {}
         for pid, p in enumerate(self.params):
-            img = self.backend.full_image(pid, p.dtype)
+            img = self.backend.full_value(pid, p.dtype)
             out[self.pnames[pid]] = img[:self._numel(pid)].clone().view(self._shape[pid])
         return out
 
@@ -901,7 +1008,8 @@ class LiveChecker:
         p = live.params[pid]
         buf = live.backend.full_of.get(pid)
         img = live.backend.shards[pid]
-        if buf is None or not _torch.equal(buf[:img.numel()], img):
+        lo = live.backend.rank * img.numel() if live.backend.comm is not None else 0
+        if buf is None or not _torch.equal(buf[lo:lo + img.numel()], img):
             self.fail("I4", "PARAM_ACCESS m=%d" % mid, mid, pid,
                       "the gathered bytes differ from the shards" if buf is not None else
                       "no full buffer after a successful access")
