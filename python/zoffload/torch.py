@@ -496,6 +496,7 @@ class LiveModel:
         cfg.on_event = _lib.ctypes.cast(self._event_cb, _lib.c_vp)
         self.checker = LiveChecker(self, policy, max_live_parameters) if check else None
         self.on_violation = on_violation
+        self._cb_error = None  # an exception in the event handler, raised by _after_call
         self.step_index = 0  # optimizer steps (end_step calls) so far: the step of the checker's messages
         self._probing = False  # a refused registration asked of the runtime: its error event is expected
         self.events = None  # a list to record (kind, module, param, before, after) into, if set
@@ -613,9 +614,9 @@ class LiveModel:
                                     ev.counter_after))
             if self.checker is not None and not self._probing:
                 self.checker.event(ev)
-        except Exception as e:  # never unwind through C; reported after the call
-            if self.checker is not None and self.checker.violation is None:
-                self.checker.internal = e
+        except Exception as e:  # never unwind through C; raised after the call returns
+            if self._cb_error is None:
+                self._cb_error = e
 
     def _bind(self, pid):
         p = self.params[pid]
@@ -640,12 +641,13 @@ class LiveModel:
         return self._shapes
 
     def _after_call(self, name):
+        if self._cb_error is not None:
+            e, self._cb_error = self._cb_error, None
+            raise ZoffloadError("zoffload.torch: the event handler failed in %s: %s: %s"
+                                % (name, type(e).__name__, e)) from e
         c = self.checker
         if c is None:
             return
-        if c.internal is not None:
-            e, c.internal = c.internal, None
-            raise ZoffloadError("zoffload.torch: event handler failed in %s: %r" % (name, e))
         if c.violation is not None and not c.reported:
             c.reported = True
             if self.on_violation == "raise":
@@ -949,7 +951,6 @@ class LiveChecker:
         self.live, self.policy, self.max_live = live, policy, max_live
         self.violation = None
         self.reported = False
-        self.internal = None
         self.n_events = 0
         self.step = 0
         self.live_numel = 0

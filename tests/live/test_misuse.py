@@ -113,6 +113,42 @@ def run(grad_hooks):
     check("wrap again after unwrap", zt.wrap(m2, **kw).close() is None)
 
 
+def binding():
+    """zoffload._lib directly: a hook out of protocol order raises with the
+    runtime's own message, and the runtime stays usable."""
+    from zoffload import _lib
+    print("-- zoffload._lib")
+    cfg = _lib.config_init()
+    cfg.param_persistence_threshold = 0  # the default 1e5 would keep the 16 elements gathered
+    rt = _lib.Runtime(cfg)
+    root = rt.module_register(_lib.NO_MODULE, "root")
+    fc = rt.module_register(root, "fc")
+    w = rt.param_register(fc, "weight", 16, 4)
+    expect_raise("zo_pre_forward without a forward pass", lambda: rt.pre_forward(fc, _lib.CALL_GRAD),
+                 "zo_pre_forward", "ZO_ERR_PROTOCOL")
+    expect_raise("zo_module_register with an unknown parent", lambda: rt.module_register(77, "x"),
+                 "zo_module_register", "ZO_ERR_BAD_HANDLE")
+    expect_raise("zo_param_register numel 0", lambda: rt.param_register(fc, "b", 0, 4),
+                 "zo_param_register", "ZO_ERR_INVALID_ARG")
+    g = rt.forward_begin(_lib.FWD_ROOT)
+    rt.pre_forward(root, _lib.CALL_GRAD)
+    rt.pre_forward(fc, _lib.CALL_GRAD)
+    addr, nbytes = rt.param_access(fc, w)
+    check("zo_param_access gives the full tensor", addr is not None and nbytes == 64, "(%d bytes)" % nbytes)
+    expect_raise("zo_post_forward of the caller first", lambda: rt.post_forward(root),
+                 "zo_post_forward", "ZO_ERR_PROTOCOL")
+    rt.post_forward(fc)
+    rt.post_forward(root)
+    rt.forward_end(g)
+    rt.release_all()
+    info = rt.param_info(w)
+    check("released after the step", info.status == _lib.NOT_AVAILABLE and info.gathers == 1,
+          "(%s, %d gathers)" % (_lib.param_status_name(info.status), info.gathers))
+    rt.destroy()
+    expect_raise("a call after zo_runtime_destroy", lambda: rt.stats(), "destroyed")
+
+
+binding()
 for gh in ("tensor", "function"):
     run(gh)
 print("test_misuse: %s" % ("%d failure(s)" % len(FAILS) if FAILS else "all raised as expected"))
