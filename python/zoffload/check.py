@@ -34,7 +34,6 @@ import subprocess
 import sys
 import time
 
-import torch
 
 from . import capture as _cap
 from . import torch as zt

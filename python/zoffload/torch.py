@@ -16,14 +16,15 @@ parameter_offload.py names, checked against deepspeed 0.19.8 on torch 2.15.0):
                                          a second owner: zo_module_use_param
   forward pre-hook A                     zo_forward_begin(ROOT) for the top-level call,
                                          zo_pre_forward, zo_param_access per own parameter
-  forward pre-hook D                     zo_track_inputs; every positional tensor input that
-                                         requires grad passes through a PostBackwardFunctionModule
-                                         (its backward: zo_input_grad)
+  forward pre-hook D                     zo_track_inputs; for every positional tensor input
+                                         that requires grad, zo_input_grad when its gradient
+                                         is ready (grad_hooks="function": it passes through a
+                                         PostBackwardFunctionModule, whose backward calls it)
   forward hook B                         zo_post_forward
-  forward hook C                         zo_track_outputs; every output tensor that requires
-                                         grad passes through a PreBackwardFunctionForModule
-                                         (its backward: zo_output_grad); the top-level call's
-                                         zo_forward_end
+  forward hook C                         zo_track_outputs; for every output tensor that
+                                         requires grad, zo_output_grad when its gradient is
+                                         ready ("function": a PreBackwardFunctionForModule);
+                                         the top-level call's zo_forward_end
   always-call forward hook               an exception unwinding module calls: zo_forward_abort
                                          (a non-reentrant checkpoint's early-stopped recompute too)
   first backward node of a backward      zo_backward_begin (retain_graph from torch.autograd.backward)
@@ -32,9 +33,18 @@ parameter_offload.py names, checked against deepspeed 0.19.8 on torch 2.15.0):
                                          shard, p.grad = None, zo_param_grad_ready
   LiveOptimizer.step()                   torch.optim on the shards, then zo_release_all
 
+grad_hooks="tensor" (default) uses tensor hooks, which leave the model's
+autograd graph as it is: training is bit for bit plain training's.
+grad_hooks="function" inserts DeepSpeed's identity Functions, DeepSpeed's
+exact hook timing; their node on a module input sums the gradient of a
+tensor used inside and outside the module in another order (float
+rounding differences, as under DeepSpeed).
+
 Data plane: a backend (include/zoffload_backend.h vtable) implemented here
-over torch CPU tensors, world size W in one process with every rank's
-shard (the host backend's single view; W = 1 is real training).  The
+over torch CPU tensors: world size W in one process with every rank's
+shard (the host backend's single view; W = 1 is real training), or
+backend="mpi", one rank per process under mpirun with this rank's shard
+only and Open MPI collectives (MpiComm).  The
 full buffers it hands the runtime (full_alloc) are torch tensors, so while
 a parameter is AVAILABLE its .data is a view of exactly the bytes the
 runtime gathered (no copy), and after its release .data is an empty
@@ -56,7 +66,6 @@ import threading
 import weakref
 
 import torch as _torch
-from torch.utils.hooks import RemovableHandle
 
 from . import _lib
 from ._lib import ZoffloadError

@@ -19,8 +19,10 @@ if [ ! -f "$lib" ]; then
     exit 77
 fi
 if grep -q __asan_init "$lib" 2>/dev/null; then
-    cc=${CC:-clang}
+    # the runtime of the compiler that built it (ZO_LIVE_CC: CMAKE_C_COMPILER)
+    cc=${ZO_LIVE_CC:-${CC:-clang}}
     asan=$("$cc" -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
+    [ -f "$asan" ] || asan=$("$cc" -print-file-name=libasan.so 2>/dev/null)
     if [ ! -f "$asan" ]; then
         echo "live: $lib is sanitized but the ASan runtime library was not found: skip"
         exit 77

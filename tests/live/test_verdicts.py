@@ -11,7 +11,6 @@ invariant fires.
 Exit 0 all agree, 1 a difference, 77 without the current-stack venv."""
 import argparse
 import os
-import re
 import sys
 import time
 
