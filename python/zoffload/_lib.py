@@ -46,6 +46,7 @@ EVENT_KINDS = ("FORWARD_BEGIN", "FORWARD_END", "PRE_FORWARD", "TRACK_INPUTS", "P
                "WINDOW_OPEN", "WINDOW_CLOSE", "LEFTOVER", "COUNTER_UNINIT", "TRACE_COMPLETE",
                "TRACE_INVALIDATED", "ERROR")
 EV = {name: i for i, name in enumerate(EVENT_KINDS)}
+EVENT_KINDS_LIVE = list(EVENT_KINDS)  # the loaded library's names, index = zo_event_kind
 
 
 class ZoffloadError(Exception):
@@ -237,10 +238,29 @@ def lib():
             f = getattr(L, name)
             f.restype, f.argtypes = res, args
         L.zo_path = path
+        _sync_event_kinds(L)
         _LIB = L
         return L
     raise ZoffloadError("libzoffload not found; build it (./build.sh, or cmake --build BUILD --target "
                         "zoffload_shared) or set $ZOFFLOAD_LIB.  Tried: " + "; ".join(tried))
+
+
+def _sync_event_kinds(L):
+    """EVENT_KINDS / EV from the library's own zo_event_kind_name (the
+    list above is its order when this was written), so a library with
+    more kinds is still read right."""
+    names = []
+    for k in range(256):
+        n = L.zo_event_kind_name(k)
+        if not n or n == b"UNKNOWN":
+            break
+        names.append(n.decode())
+    if names and tuple(names) != EVENT_KINDS:
+        EVENT_KINDS_LIVE[:] = names
+    else:
+        EVENT_KINDS_LIVE[:] = list(EVENT_KINDS)
+    EV.clear()
+    EV.update({name: i for i, name in enumerate(EVENT_KINDS_LIVE)})
 
 
 def _needs_asan(path):

@@ -619,7 +619,7 @@ class LiveModel:
                     elif ev.to == _lib.NOT_AVAILABLE:
                         self._unbind(p)
             if self.events is not None:
-                self.events.append((_lib.EVENT_KINDS[ev.kind], ev.module, ev.param, ev.counter_before,
+                self.events.append((_lib.EVENT_KINDS_LIVE[ev.kind], ev.module, ev.param, ev.counter_before,
                                     ev.counter_after))
             if self.checker is not None and not self._probing:
                 self.checker.event(ev)
@@ -980,7 +980,7 @@ class LiveChecker:
 
     def event(self, ev):
         self.n_events += 1
-        k = _lib.EVENT_KINDS[ev.kind]
+        k = _lib.EVENT_KINDS_LIVE[ev.kind]
         self.step = self.live.step_index
         mid = ev.module if ev.module != _lib.NO_MODULE else None
         what = "%s m=%s" % (k, mid if mid is not None else "-")
