@@ -1,0 +1,155 @@
+"""Live mode misuse raises a Python exception (zoffload's ZoffloadError,
+with the runtime's message where the runtime is the one refusing), and
+never crashes the interpreter: a second wrap of the same model, a model
+changed after wrapping (a parameter replaced, a module added), a backward
+after the runtime was destroyed, a parameter read while released where
+the policy does not gather on access (reset-on-forward, outside a
+forward: ZO_ERR_NOT_AVAILABLE), and an unknown policy.  Under per-call the
+same read gathers the parameter (an unplanned fetch) with the shard's
+values.  Both gradient hook kinds.  Exit 0 all as expected, 1 otherwise,
+77 without torch."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+try:
+    import torch
+except ImportError:
+    print("test_misuse: torch not importable: skip")
+    sys.exit(77)
+import zoffload.torch as zt
+
+FAILS = []
+
+
+def build():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+
+
+def x():
+    return torch.randn(3, 4, generator=torch.Generator().manual_seed(1))
+
+
+def expect_raise(what, fn, *needles):
+    try:
+        fn()
+    except zt.ZoffloadError as e:
+        msg = str(e)
+        missing = [n for n in needles if n not in msg]
+        if missing:
+            FAILS.append("%s: message %r lacks %r" % (what, msg, missing))
+            print("FAIL %s: %s" % (what, msg))
+        else:
+            print("ok   %s: %s: %s" % (what, type(e).__name__, msg))
+        return e
+    except Exception as e:  # noqa: BLE001 - any other type is a failure
+        FAILS.append("%s: %s: %s (expected ZoffloadError)" % (what, type(e).__name__, e))
+        print("FAIL %s: %s: %s" % (what, type(e).__name__, e))
+        return None
+    FAILS.append("%s: no exception" % what)
+    print("FAIL %s: no exception" % what)
+    return None
+
+
+def check(what, cond, detail=""):
+    print("%s %s %s" % ("ok  " if cond else "FAIL", what, detail))
+    if not cond:
+        FAILS.append(what)
+
+
+def run(grad_hooks):
+    print("-- grad_hooks=%s" % grad_hooks)
+    kw = dict(grad_hooks=grad_hooks)
+    # a second wrap of the same model, and of a submodule of a wrapped model
+    m = build()
+    live = zt.wrap(m, **kw)
+    expect_raise("second wrap", lambda: zt.wrap(m, **kw), "already wrapped")
+    expect_raise("wrap of a wrapped model's submodule", lambda: zt.wrap(m[0], **kw), "already wrapped")
+    expect_raise("unknown policy", lambda: zt.wrap(build(), policy="sometimes", **kw),
+                 "zo_policy_from_name", "ZO_ERR_INVALID_ARG")
+    # a parameter replaced after wrapping: the runtime refuses the name (ZO_ERR_EXISTS)
+    expect_raise("parameter replaced after wrapping",
+                 lambda: setattr(m[0], "weight", torch.nn.Parameter(torch.zeros(8, 4))),
+                 "ZO_ERR_EXISTS", "0.weight" if False else "weight")
+    expect_raise("parameter added after wrapping",
+                 lambda: m[2].register_parameter("extra", torch.nn.Parameter(torch.zeros(2))),
+                 "extra", "changed")
+    expect_raise("module added after wrapping", lambda: m.add_module("extra", torch.nn.Linear(2, 2)),
+                 "extra", "changed")
+    # still usable after the refused changes: one step trains
+    opt = live.optimizer(torch.optim.SGD, lr=0.1)
+    loss = m(x()).pow(2).sum()
+    loss.backward()
+    opt.step()
+    check("training after refused changes", live.stats()["steps"] == 1)
+    # a parameter read while released, per-call: gathered on access, shard values
+    before = live.stats()["unplanned_fetches"]
+    w = m[0].weight
+    check("per-call read after release gathers",
+          w.numel() == 32 and torch.equal(w.detach().reshape(-1), live.full_state()["0.weight"].reshape(-1))
+          and live.stats()["unplanned_fetches"] == before + 1,
+          "(unplanned fetches %d -> %d)" % (before, live.stats()["unplanned_fetches"]))
+    # a backward after the runtime was destroyed
+    loss = m(x()).pow(2).sum()
+    live.close()
+    expect_raise("backward after close", lambda: loss.backward(), "runtime was destroyed")
+    check("closed parameters are empty", m[0].weight.numel() == 0)
+
+    # reset-on-forward: a released parameter read outside a forward raises
+    m2 = build()
+    live2 = zt.wrap(m2, policy="reset-on-forward", **kw)
+    opt2 = live2.optimizer(torch.optim.SGD, lr=0.1)
+    m2(x()).pow(2).sum().backward()
+    opt2.step()
+    expect_raise("parameter read after release (reset-on-forward)", lambda: m2[2].weight,
+                 "zo_param_access", "ZO_ERR_NOT_AVAILABLE")
+    check("released parameter .data is empty", m2[2]._parameters.get("weight").numel() == 0)
+    # unwrap gives the trained values back
+    state = live2.full_state()
+    live2.unwrap()
+    check("unwrap restores the values", torch.equal(m2[2].weight.detach(), state["2.weight"]))
+    check("wrap again after unwrap", zt.wrap(m2, **kw).close() is None)
+
+
+def binding():
+    """zoffload._lib directly: a hook out of protocol order raises with the
+    runtime's own message, and the runtime stays usable."""
+    from zoffload import _lib
+    print("-- zoffload._lib")
+    cfg = _lib.config_init()
+    cfg.param_persistence_threshold = 0  # the default 1e5 would keep the 16 elements gathered
+    rt = _lib.Runtime(cfg)
+    root = rt.module_register(_lib.NO_MODULE, "root")
+    fc = rt.module_register(root, "fc")
+    w = rt.param_register(fc, "weight", 16, 4)
+    expect_raise("zo_pre_forward without a forward pass", lambda: rt.pre_forward(fc, _lib.CALL_GRAD),
+                 "zo_pre_forward", "ZO_ERR_PROTOCOL")
+    expect_raise("zo_module_register with an unknown parent", lambda: rt.module_register(77, "x"),
+                 "zo_module_register", "ZO_ERR_BAD_HANDLE")
+    expect_raise("zo_param_register numel 0", lambda: rt.param_register(fc, "b", 0, 4),
+                 "zo_param_register", "ZO_ERR_INVALID_ARG")
+    g = rt.forward_begin(_lib.FWD_ROOT)
+    rt.pre_forward(root, _lib.CALL_GRAD)
+    rt.pre_forward(fc, _lib.CALL_GRAD)
+    addr, nbytes = rt.param_access(fc, w)
+    check("zo_param_access gives the full tensor", addr is not None and nbytes == 64, "(%d bytes)" % nbytes)
+    expect_raise("zo_post_forward of the caller first", lambda: rt.post_forward(root),
+                 "zo_post_forward", "ZO_ERR_PROTOCOL")
+    rt.post_forward(fc)
+    rt.post_forward(root)
+    rt.forward_end(g)
+    rt.release_all()
+    info = rt.param_info(w)
+    check("released after the step", info.status == _lib.NOT_AVAILABLE and info.gathers == 1,
+          "(%s, %d gathers)" % (_lib.param_status_name(info.status), info.gathers))
+    rt.destroy()
+    expect_raise("a call after zo_runtime_destroy", lambda: rt.stats(), "destroyed")
+
+
+binding()
+for gh in ("tensor", "function"):
+    run(gh)
+print("test_misuse: %s" % ("%d failure(s)" % len(FAILS) if FAILS else "all raised as expected"))
+sys.exit(1 if FAILS else 0)
