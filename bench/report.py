@@ -328,9 +328,11 @@ def main():
             if rs:
                 ex = [x[3] for (p, e), v in tbd.items() if e == eng for x in v if x[0] and x[3] >= 0]
                 headline.append(("time-to-bug %s / unguided (RMST; > 1 = guided slower)" % eng,
-                                 "%s-%sx over the 3 policies; median %s executions to bug%s" % (
-                                     fmt(min(rs), 1), fmt(max(rs), 1), fmt(med(ex), 0) if ex else "-",
-                                     " (quick: 3 x 20 s)" if quick else "")))
+                                 "%s-%sx over %d polic%s; median %s executions to bug%s" % (
+                                     fmt(min(rs), 1), fmt(max(rs), 1), len(rs), "y" if len(rs) == 1 else "ies",
+                                     fmt(med(ex), 0) if ex else "-",
+                                     " (quick: %s x %s s)" % (m.get("ttb_trials", "?"), m.get("ttb_cap", "?"))
+                                     if quick else "")))
     md.append("")
 
     # ---------------------------------------------------------------- memory
