@@ -30,8 +30,15 @@ usage: ./build.sh [MODE] [ARGS...]
               build the library, unit tests, tools and engine-less replay
               drivers (no sanitizers; fuzz engine binaries: `fuzz`)
   test        install missing dependencies, build build-test/ with clang,
-              ASan+UBSan and libFuzzer, run the whole ctest suite (with
-              Open MPI: the 4-process tests mpi/* under mpiexec as well)
+              ASan+UBSan and libFuzzer, run the ctest suite less the tests
+              labelled `long` (with Open MPI: the 4-process tests mpi/*
+              under mpiexec as well): every oracle and property test in
+              its fast set (a few minutes on 2 cores)
+  test-long   the same build, then only the ctest label `long`: the full
+              sets of the oracle runs (difftests against torch and
+              DeepSpeed at seeds 1..250, every captured model, every
+              exported DeepSpeed script) and of the codec's random round
+              trips (.ci/run runs it as its own step)
   fuzz        build build-fuzz/: clang, ASan+UBSan, libFuzzer targets
   run [ARGS]  the main job: build build-fuzz/ if needed (incremental), then
               run `zofuzz run ARGS` - fuzz the runtime on the shipped corpus
@@ -41,7 +48,7 @@ usage: ./build.sh [MODE] [ARGS...]
               $LIB_FUZZING_ENGINE, targets + .dict/.options/_seed_corpus.zip
               copied to $OUT, no CUDA, no apt
   bench [ARGS] the benchmarks: exec bench/run.sh ARGS (--quick: under 2
-              minutes; `./build.sh bench --help`)
+              minutes after the builds; `./build.sh bench --help`)
   deps        only install missing dependencies (apt-get)
   help        this text
 
@@ -246,15 +253,31 @@ ensure_oracle() {
     fi
 }
 
-mode_test() {
+# The test build: ASan+UBSan, libFuzzer, the 0xA5 poison fill of gathered
+# buffers on (ZO_POISON: a read before the gather completed is visibly
+# wrong; the default of a sanitizer build, stated here so that no cache
+# entry can turn it off).
+build_test() {
     ensure_deps
     ensure_oracle
-    configure_sanitized build-test -DBUILD_TESTING=ON
+    configure_sanitized build-test -DBUILD_TESTING=ON -DZO_POISON=ON
     build_dir build-test
-    # ctest prints its own closing summary ("100% tests passed, 0 tests
-    # failed out of N"); its exit status is ours.
+}
+
+# ctest prints its own closing summary ("100% tests passed, 0 tests failed
+# out of N"); its exit status is ours.  The label `long` marks the full sets
+# of the long oracle and property runs (each has a fast set of its own in
+# the default run): `test` leaves them out, `test-long` runs only them.
+mode_test() {
+    build_test
     cd build-test
-    ctest --output-on-failure --no-tests=error --timeout 900 -j"$JOBS"
+    ctest --output-on-failure --no-tests=error --timeout 900 -j"$JOBS" -LE long
+}
+
+mode_test_long() {
+    build_test
+    cd build-test
+    ctest --output-on-failure --no-tests=error --timeout 2400 -j"$JOBS" -L long
 }
 
 mode_fuzz() {
@@ -484,13 +507,13 @@ mode_valgrind() {
     command -v clang >/dev/null 2>&1 && cc=clang
     # DWARF 4: valgrind 3.16 cannot read clang 14's default DWARF 5
     CC=$cc configure build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gdwarf-4" \
-        -DBUILD_TESTING=ON -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF -DZO_MPI=OFF
+        -DBUILD_TESTING=ON -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF -DZO_MPI=OFF -DZO_POISON=ON
     local units=() f
     for f in tests/unit/test_*.c; do units+=("$(basename "$f" .c)"); done
     cmake --build build-valgrind -j"$JOBS" --target "${units[@]}" fuzz_hooks_replay fuzz_api_replay \
         fuzz_scn_parse_replay >&2
     CC=$cc build_reliability build-valgrind/reliability -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gdwarf-4" -DZO_SANITIZE=OFF
+        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gdwarf-4" -DZO_SANITIZE=OFF -DZO_POISON=ON
     # memcheck verdict: exit 99 on an error; "ERROR SUMMARY: 0 errors" must be
     # in the log (a valgrind that gave up exits 1 without one)
     local vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
@@ -557,18 +580,18 @@ mode_coverage() {
     local B="$ROOT/build-coverage"
     local covflags="-fprofile-instr-generate -fcoverage-mapping -O0 -g"
     CC=clang CFLAGS="$covflags" configure "$B" -DCMAKE_BUILD_TYPE= -DBUILD_TESTING=ON \
-        -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_FUZZ_INSTRUMENT=OFF -DZO_NCCL=OFF
+        -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_FUZZ_INSTRUMENT=OFF -DZO_NCCL=OFF -DZO_POISON=ON
     build_dir "$B"
-    CC=clang CFLAGS="$covflags" build_reliability "$B/reliability" -DCMAKE_BUILD_TYPE= -DZO_SANITIZE=OFF
+    CC=clang CFLAGS="$covflags" build_reliability "$B/reliability" -DCMAKE_BUILD_TYPE= -DZO_SANITIZE=OFF -DZO_POISON=ON
     rm -rf "$B/profiles"; mkdir -p "$B/profiles"
     export LLVM_PROFILE_FILE="$B/profiles/%p-%m.profraw"
     # 1. the test suites (a failing test does not stop the report: the
     #    coverage of what ran is still measured; the failures are listed),
     #    less the long oracle runs that ./build.sh test already made and
     #    that add no runtime coverage (DeepSpeed difftests, the exported
-    #    upstream scripts, the model captures)
+    #    upstream scripts, the model captures; the full sets, label long)
     local rc=0
-    (cd "$B" && ctest --timeout 900 -j"$JOBS" -E '^(tools/difftest_deepspeed|corpus/upstream_findings|tools/capture_)' >"$B/ctest.log" 2>&1) || rc=$?
+    (cd "$B" && ctest --timeout 900 -j"$JOBS" -LE long -E '^(tools/difftest_deepspeed|corpus/upstream_findings|tools/capture_)' >"$B/ctest.log" 2>&1) || rc=$?
     grep -E 'tests passed|\*\*\*Failed|Not Run|Timeout' "$B/ctest.log" >&2 || true
     (cd "$B/reliability" && ctest --timeout 1800 -j"$JOBS" >"$B/ctest-reliability.log" 2>&1) || rc=$?
     grep -E 'tests passed|\*\*\*Failed' "$B/ctest-reliability.log" >&2 || true
@@ -626,7 +649,7 @@ fi
 
 # modes that take no arguments refuse extra ones instead of ignoring them
 case "$mode" in
-    ""|test|fuzz|oss-fuzz|deps|replay|msan|valgrind|reliability|coverage)
+    ""|test|test-long|fuzz|oss-fuzz|deps|replay|msan|valgrind|reliability|coverage)
         if [[ $# -gt 0 ]]; then
             usage >&2
             die "mode '${mode:-default}' takes no arguments (got: $*)"
@@ -636,6 +659,7 @@ esac
 case "$mode" in
     "")          mode_default ;;
     test)        mode_test ;;
+    test-long)   mode_test_long ;;
     fuzz)        mode_fuzz ;;
     run)         mode_run "$@" ;;
     oss-fuzz)    mode_oss_fuzz ;;

@@ -7,9 +7,18 @@
  * after the other inside every repetition so that their ratio holds on a
  * noisy machine:
  *
- *   memcpy   memcpy(dst, src, S) between two preallocated, pre-touched
- *            buffers (the copy an ideal all-gather does: every byte of the
- *            full tensor written once)
+ *   memcpy   memcpy(dst, src, S) between two preallocated, pre-touched,
+ *            page-aligned buffers (the copy an ideal all-gather does: every
+ *            byte of the full tensor written once) at the fastest of
+ *            MEMCPY_NOFF source/destination offset pairs, chosen once per
+ *            cell before the repetitions (each pair timed over the same
+ *            number of copies; choosing per repetition would make the
+ *            baseline the maximum of four noisy samples against single
+ *            samples of the others): glibc's memcpy depends on where the two buffers
+ *            fall relative to each other (two mallocs 16 bytes apart modulo
+ *            4096 copied at 1.7 GB/s instead of 37-50 GB/s here: 4K
+ *            aliasing of loads and stores), so one arbitrary placement is
+ *            no baseline
  *   backend  the host backend's data plane alone: param_add once, one full
  *            buffer from full_alloc once, then all_gather_start + wait +
  *            work_free repeated (W shard copies into the full buffer)
@@ -20,14 +29,16 @@
  *            all-gather, zo_param_access, zo_post_forward: release
  *            (full_free: back to the cache), zo_forward_end), i.e. what one
  *            fetch+release of a parameter costs in the host backend's copy
- *            mode with the default zo_host_config (the runtime creates it)
- *   runtime_np  the same with a host backend created with no_poison = 1
- *            (no 0xA5 fill; otherwise ZO_HOST_CONFIG_INIT): the difference
- *            to runtime is what the poison fill costs
+ *            mode with the default zo_host_config (the runtime creates it);
+ *            whether that fills with 0xA5 is the build's ZO_POISON
+ *            (zo_host_poison_default(): off in bench/run.sh's release build)
+ *   runtime_poison  the same with a host backend created with no_poison = 0
+ *            (0xA5 fill of every fetched buffer; otherwise
+ *            ZO_HOST_CONFIG_INIT): what a test/fuzz build's gather costs
  *
  * Memory: the host backend stores every rank's shard of the parameter in
  * one block (W * ceil(numel/W) elements, about S), plus one full buffer
- * (S), plus the memcpy pair (2S): about 4S for any W, 1 GiB at S = 256 MiB;
+ * (S), plus the memcpy pair (2S + 2 pages of offset room): about 4S for any W, 1 GiB at S = 256 MiB;
  * the two runtime cases add 2S each (shards + one full buffer, cached
  * between fetches), 2 GiB in all at 256 MiB.
  *
@@ -35,11 +46,17 @@
  * so page faults count), which is what the process really spent on a
  * machine shared with other jobs.
  *
- * Output (stdout, one line per size x W x repetition, tab-separated):
- *   gather <W> <bytes> <rep> <memcpy_GBps> <backend_GBps> <runtime_GBps> <runtime_np_GBps>
+ * Output (stdout, tab-separated): first one line
+ *   gather_config poison_default <0|1>
+ * (zo_host_poison_default() of the library measured), then one line per
+ * size x W x repetition:
+ *   gather <W> <bytes> <rep> <memcpy_GBps> <backend_GBps> <runtime_GBps> <runtime_poison_GBps> <memcpy_worst_GBps>
+ * (memcpy: the fastest offset pair; memcpy_worst: the slowest pair in the
+ * choice, the same on every repetition of a cell, to show the spread the
+ * placement makes)
  *
  * usage: bench_gather [--sizes B,B,...] [--worlds W,W,...] [--reps R]
- *                     [--min-bytes B] [--only memcpy|backend|runtime|runtime_np]
+ *                     [--min-bytes B] [--only memcpy|backend|runtime|runtime_poison]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -81,6 +98,28 @@ __attribute__((noinline)) static double time_memcpy(uint8_t *dst, const uint8_t 
         g_sink ^= dst[(size_t)i % bytes];
     }
     return cpu_s() - a;
+}
+
+/* Source and destination offsets from page-aligned blocks: equal offsets
+ * (both page-aligned), the destination one cache line and half a page
+ * ahead, and a 16-byte misalignment of both. */
+#define MEMCPY_NOFF 4
+static const size_t k_memcpy_off[MEMCPY_NOFF][2] = {{0, 0}, {0, 64}, {0, 2048}, {16, 16}};
+#define MEMCPY_SLACK 4096
+
+/* Times every offset pair over `iters` copies; returns the index of the
+ * fastest, *worst_s the slowest pair's time. */
+static int choose_memcpy_pair(uint8_t *dst_page, const uint8_t *src_page, size_t bytes, int iters, double *worst_s)
+{
+    double best = 0, bad = 0;
+    int kb = 0;
+    for (int k = 0; k < MEMCPY_NOFF; k++) {
+        double t = time_memcpy(dst_page + k_memcpy_off[k][1], src_page + k_memcpy_off[k][0], bytes, iters);
+        if (k == 0 || t < best) best = t, kb = k;
+        if (k == 0 || t > bad) bad = t;
+    }
+    *worst_s = bad;
+    return kb;
 }
 
 typedef struct backend_case {
@@ -143,20 +182,21 @@ typedef struct runtime_case {
         if (s_ != ZO_OK) die(#call, s_, zo_last_error((rc)->rt));          \
     } while (0)
 
-/* no_poison 0: the runtime creates its host backend (ZO_HOST_CONFIG_INIT:
- * copy mode, immediate, cache on, poison on); 1: the same configuration
- * with no_poison = 1, created here and passed as cfg.backend. */
-static void runtime_setup(runtime_case *rc, int W, size_t bytes, int no_poison)
+/* poison 0: the runtime creates its host backend (ZO_HOST_CONFIG_INIT:
+ * copy mode, immediate, cache on, poison as the build's default); 1: the
+ * same configuration with no_poison = 0 (always fill), created here and
+ * passed as cfg.backend. */
+static void runtime_setup(runtime_case *rc, int W, size_t bytes, int poison)
 {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = W;
     rc->be = NULL;
-    if (no_poison) {
+    if (poison) {
         zo_host_config hc = ZO_HOST_CONFIG_INIT;
         hc.world_size = W;
-        hc.no_poison = 1;
+        hc.no_poison = 0;
         zo_status s = zo_backend_host_create(&hc, &rc->be);
-        if (s) die("zo_backend_host_create(no_poison)", s, NULL);
+        if (s) die("zo_backend_host_create(no_poison = 0)", s, NULL);
         cfg.backend = rc->be;
     }
     /* stage3_param_persistence_threshold defaults to 1e5 elements: a
@@ -222,7 +262,7 @@ int main(int argc, char **argv)
     const char *sizes_s = "4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456";
     const char *worlds_s = "1,8,64";
     int reps = 5;
-    const char *only = NULL; /* --only memcpy|backend|runtime|runtime_np: profile one path (others print 0) */
+    const char *only = NULL; /* --only memcpy|backend|runtime|runtime_poison: profile one path (others print 0) */
     double min_bytes = 512.0 * 1024 * 1024;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes_s = argv[++i];
@@ -232,13 +272,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else {
             fprintf(stderr, "usage: bench_gather [--sizes B,B,...] [--worlds W,W,...] [--reps R] [--min-bytes B] "
-                            "[--only memcpy|backend|runtime|runtime_np]\n");
+                            "[--only memcpy|backend|runtime|runtime_poison]\n");
             return 2;
         }
     }
     unsigned long long sizes[32], worlds[16];
     size_t ns = parse_list(sizes_s, sizes, 32), nw = parse_list(worlds_s, worlds, 16);
     if (!ns || !nw || reps < 1) return 2;
+    printf("gather_config\tpoison_default\t%d\n", zo_host_poison_default());
     for (size_t wi = 0; wi < nw; wi++) {
         int W = (int)worlds[wi];
         for (size_t si = 0; si < ns; si++) {
@@ -250,13 +291,15 @@ int main(int argc, char **argv)
             int iters = (int)(min_bytes / (double)bytes);
             if (iters < 2) iters = 2;
             fprintf(stderr, "[bench] gather: W=%d size %zu bytes, %d copies x %d reps\n", W, bytes, iters, reps);
-            uint8_t *src = malloc(bytes), *dst = malloc(bytes);
+            /* page-aligned, with room for the offsets (time_memcpy_best) */
+            uint8_t *src = aligned_alloc(4096, (bytes + MEMCPY_SLACK + 4095) / 4096 * 4096);
+            uint8_t *dst = aligned_alloc(4096, (bytes + MEMCPY_SLACK + 4095) / 4096 * 4096);
             if (!src || !dst) {
                 fprintf(stderr, "bench_gather: out of memory for %zu bytes\n", bytes);
                 return 1;
             }
-            memset(src, 1, bytes);
-            memset(dst, 2, bytes);
+            memset(src, 1, bytes + MEMCPY_SLACK);
+            memset(dst, 2, bytes + MEMCPY_SLACK);
             backend_case bc;
             runtime_case rc, rn;
             backend_setup(&bc, W, bytes);
@@ -264,19 +307,22 @@ int main(int argc, char **argv)
             runtime_setup(&rn, W, bytes, 1);
             /* warm-up: fault every page in, reach steady state (the
              * runtime cases' full buffer is then in the backend's cache) */
-            time_memcpy(dst, src, bytes, 1);
+            double worst_s = 0;
+            int kb = choose_memcpy_pair(dst, src, bytes, iters, &worst_s);
+            uint8_t *msrc = src + k_memcpy_off[kb][0], *mdst = dst + k_memcpy_off[kb][1];
             time_backend(&bc, bytes, 1);
             time_runtime(&rc, bytes, 1);
             time_runtime(&rn, bytes, 1);
             for (int r = 0; r < reps; r++) {
                 double tm = 0, tb = 0, tr = 0, tn = 0;
-                if (!only || !strcmp(only, "memcpy")) tm = time_memcpy(dst, src, bytes, iters);
+                if (!only || !strcmp(only, "memcpy")) tm = time_memcpy(mdst, msrc, bytes, iters);
                 if (!only || !strcmp(only, "backend")) tb = time_backend(&bc, bytes, iters);
                 if (!only || !strcmp(only, "runtime")) tr = time_runtime(&rc, bytes, iters);
-                if (!only || !strcmp(only, "runtime_np")) tn = time_runtime(&rn, bytes, iters);
+                if (!only || !strcmp(only, "runtime_poison")) tn = time_runtime(&rn, bytes, iters);
                 double tot = (double)bytes * iters;
-                printf("gather\t%d\t%zu\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", W, bytes, r, tm > 0 ? tot / tm / 1e9 : 0,
-                       tb > 0 ? tot / tb / 1e9 : 0, tr > 0 ? tot / tr / 1e9 : 0, tn > 0 ? tot / tn / 1e9 : 0);
+                printf("gather\t%d\t%zu\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", W, bytes, r,
+                       tm > 0 ? tot / tm / 1e9 : 0, tb > 0 ? tot / tb / 1e9 : 0, tr > 0 ? tot / tr / 1e9 : 0,
+                       tn > 0 ? tot / tn / 1e9 : 0, worst_s > 0 ? tot / worst_s / 1e9 : 0);
                 fflush(stdout);
             }
             /* the gathered content must be the parameter (a benchmark that

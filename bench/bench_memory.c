@@ -42,6 +42,12 @@
  *     hit = 1 - blocking(prefetch on) / blocking(prefetch off)
  * the fraction of blocking fetches that prefetching removed.
  *
+ * All-ranks models (config ranks=all): the memory rows run every rank in
+ * one host world (zs_min_verdict; peak = rank 0's), rank edits past the
+ * two steps dropped; the latency rows run rank 0's program alone
+ * (zs_scenario_for_rank), since a world completes a gather when its last
+ * rank issues it, not after k hook calls.
+ *
  * Output (stdout, tab-separated):
  *   memory <model> <reuse> <prefetch 0|1> <peak> <min> <min_stack> <persist> <verdict>
  *   latency <model> <reuse> <k> <blocking_off> <blocking_on> <gathers_on> <prefetches_on> <verdict>
@@ -120,11 +126,26 @@ static void minimums(const zs_scenario *s, uint64_t *min_single, uint64_t *min_s
         }
 }
 
+/* After n_steps was lowered: drops the rank edits of an all-ranks
+ * scenario (MoE routing, skips, ...) that name a step past the program,
+ * which zs_scenario_for_rank refuses ("step 2 not in the program"): the
+ * setup error that left both all-ranks models without figures. */
+static void keep_steps(zs_scenario *s)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < s->n_edits; i++)
+        if (s->edit[i].step < s->n_steps) s->edit[k++] = s->edit[i];
+    s->n_edits = (uint8_t)k;
+}
+
 /* per-call policy, engine order, the default physical cap (numel
  * accounting sees full sizes) */
 static int run(const zs_scenario *s, zs_sim_result *r)
 {
-    return zs_min_verdict(s, ZO_GRADS_PER_CALL, ZS_ORDER_ENGINE, ZS_SIM_DEFAULT_CAP, r);
+    int v = zs_min_verdict(s, ZO_GRADS_PER_CALL, ZS_ORDER_ENGINE, ZS_SIM_DEFAULT_CAP, r);
+    if (v == ZS_SCN_SETUP)
+        fprintf(stderr, "bench_memory: setup error: %s\n", r->setup_msg[0] ? r->setup_msg : "(no message)");
+    return v;
 }
 
 static const char *vname(int v) { return zs_scn_verdict_name(v); }
@@ -175,8 +196,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "[bench] memory: %s\n", model);
         one = s;
         one.n_steps = 1;
+        keep_steps(&one);
         two = s;
         two.n_steps = 2;
+        keep_steps(&two);
         uint64_t mn, mstack;
         minimums(&two, &mn, &mstack);
         for (int ru = 0; ru <= 1; ru++)
@@ -193,12 +216,31 @@ int main(int argc, char **argv)
                    (unsigned long long)r.stats.peak_live_numel, (unsigned long long)mn,
                    (unsigned long long)mstack, (unsigned long long)r.stats.persistent_live_numel, vname(v));
         }
+        /* latency: an all-ranks model as rank 0's program on its own.  In
+         * a host world a gather completes when the last rank issues it
+         * (deferred mode and progress_every do not apply), so the world's
+         * blocking waits depend on thread scheduling and step 2 minus
+         * step 1 was not even non-negative; rank 0's program in the single
+         * view has the simulated latency this benchmark measures. */
+        static zs_scenario lone, ltwo;
+        lone = one;
+        ltwo = two;
+        if (s.cfg.all_ranks) {
+            char e1[256], e2[256];
+            if (zs_scenario_for_rank(&one, 0, &lone, e1, sizeof e1) ||
+                zs_scenario_for_rank(&two, 0, &ltwo, e2, sizeof e2)) {
+                fprintf(stderr, "bench_memory: %s: rank 0's program: %s%s\n", model, e1, e2);
+                bad = 1;
+                continue;
+            }
+            fprintf(stderr, "[bench] memory: %s: latency rows are rank 0's program (all-ranks model)\n", model);
+        }
         for (int ru = 0; ru <= 1; ru++)
         for (int li = 0; li < nlat; li++) {
             uint64_t blk[2], gat = 0, pre = 0;
             int vv = 0;
             for (int pf = 0; pf <= 1; pf++) {
-                zs_scenario t1 = one, t2 = two;
+                zs_scenario t1 = lone, t2 = ltwo;
                 t1.cfg.deferred = t2.cfg.deferred = 1;
                 t1.cfg.progress_every = t2.cfg.progress_every = (uint8_t)lat[li];
                 if (!pf) t1.cfg.prefetch_bucket_size = t2.cfg.prefetch_bucket_size = 0;

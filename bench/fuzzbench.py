@@ -52,6 +52,27 @@ AFL_ENV = {
 }
 
 
+# Sanitizer options for every run, set (not defaulted: ./build.sh exports
+# its own, abort_on_error=0 among them, and afl-fuzz refuses to start when
+# ASAN_OPTIONS lacks abort_on_error=1 or symbolize=0, or LSAN_OPTIONS or
+# UBSAN_OPTIONS lack symbolize=0 - AFL++ 4.04c's check_asan_opts - which
+# made every AFL++ row 0 exec/s).  No leak check: a benchmark measures
+# executions, and a leak report at exit would count as a crash.
+SANITIZER_ENV = {
+    "ASAN_OPTIONS": "abort_on_error=1:symbolize=0:detect_leaks=0:allocator_may_return_null=1",
+    "UBSAN_OPTIONS": "halt_on_error=1:abort_on_error=1:symbolize=0",
+    "LSAN_OPTIONS": "symbolize=0",
+    "MSAN_OPTIONS": "exit_code=86:symbolize=0",
+}
+
+
+def bench_env(extra):
+    env = dict(os.environ)
+    env.update(SANITIZER_ENV)
+    env.update(extra)
+    return env
+
+
 def log(msg):
     print("[bench] " + msg, file=sys.stderr, flush=True)
 
@@ -150,12 +171,9 @@ def cmd_speed(a):
     if a.engines:
         builds = [b for b in builds if b[0] in a.engines.split(",")]
     work = tempfile.mkdtemp(prefix="zo-bench-speed-")
-    base_env = dict(os.environ)
-    base_env["ZOFUZZ_POLICY"] = "per-call"
     # the open per-call finding class (I3 after a graph discard) would stop
     # libFuzzer at its first hit; this benchmark measures speed, not findings
-    base_env["ZOFUZZ_SKIP_DISCARD_I3"] = "1"
-    base_env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:symbolize=0")
+    base_env = bench_env({"ZOFUZZ_POLICY": "per-call", "ZOFUZZ_SKIP_DISCARD_I3": "1"})
     try:
         for target in (a.targets.split(",") if a.targets else TARGETS):
             seeds = seed_dir(target, work)
@@ -226,10 +244,8 @@ def cmd_ttb(a):
     work = tempfile.mkdtemp(prefix="zo-bench-ttb-")
     zofuzz = os.path.join(a.o2, "fuzz", "zofuzz")
     try:
-        for policy in POLICIES:
-            env = dict(os.environ)
-            env["ZOFUZZ_POLICY"] = policy
-            env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:symbolize=0")
+        for policy in (a.policies.split(",") if a.policies else POLICIES):
+            env = bench_env({"ZOFUZZ_POLICY": policy})
             for engine in ["libfuzzer-O2", "aflpp-O2", "unguided"]:
                 log("time-to-bug: %s, %s, %d trials capped at %d s" % (policy, engine, a.trials, a.cap))
                 for t in range(a.trials):
@@ -256,7 +272,11 @@ def cmd_ttb(a):
                         rc, wall, out = run_afl(os.path.join(a.afl, "fuzz", "fuzz_hooks"), "fuzz_hooks", seeds,
                                                 outdir, a.cap, env, until_crash=True, seed=1000 + t)
                         crashes = [c for c in glob.glob(os.path.join(outdir, "default", "crashes", "id:*"))]
-                        execs = int(afl_stats(outdir).get("execs_done", -1))
+                        st = afl_stats(outdir)
+                        execs = int(st.get("execs_done", -1))
+                        if not st:  # it never ran: no time-to-bug to report
+                            inv = "afl-fuzz-failed"
+                            log("afl-fuzz failed: " + (out.strip().splitlines() or ["no output"])[-1][:120])
                         if crashes:
                             found, secs = 1, min(wall, float(a.cap))
                             inv = classify(zofuzz, sorted(crashes)[0], policy)
@@ -298,6 +318,7 @@ def main():
     t = sub.add_parser("ttb")
     t.add_argument("--trials", type=int, default=10)
     t.add_argument("--cap", type=int, default=120)
+    t.add_argument("--policies", default="", help="comma list of legacy policies (default: all three)")
     t.add_argument("--lf", required=True)
     t.add_argument("--afl", required=True)
     t.add_argument("--o2", required=True, help="build dir with fuzz/zofuzz")

@@ -4,10 +4,10 @@
 #
 # usage: bench/run.sh [--quick] [--only LIST] [--out DIR] [--no-build]
 #
-#   --quick     the short run (under 2 minutes on 2 cores, builds included):
+#   --quick     the short run (under 2 minutes on 2 cores after the builds):
 #               fewer repetitions and sizes, fuzz speed 3 s per engine and
-#               target, time-to-bug 3 trials capped at 20 s; every table
-#               says it is a quick run
+#               target, time-to-bug of reset-on-forward only, 2 trials
+#               capped at 10 s per engine; every table says it is a quick run
 #   --only L    comma list of hooks,gather,fuzzspeed,ttb,memory,verify,scaling (default: all)
 #   --out DIR   results directory (default bench/results); writes
 #               DIR/latest.md, DIR/*.png and the raw DIR/raw/*.tsv
@@ -105,18 +105,19 @@ if ((BUILD)); then
     fi
 fi
 say "builds done ($(( $(date +%s) - T_START )) s)"
+T_RUNS=$(date +%s)
 
 # ------------------------------------------------------------------ runs
 if ((QUICK)); then
     HOOK_MODS=100,1000,10000,100000 HOOK_REPS=3 HOOK_EVENTS=7e5
     TORCH_MODS=100,1000,10000 TORCH_REPS=2 TORCH_EVENTS=3e4
     GATHER_SIZES=4096,65536,1048576,16777216,67108864 GATHER_REPS=3 GATHER_MIN=1.28e8
-    SPEED_S=3 TTB_TRIALS=3 TTB_CAP=20
+    SPEED_S=3 TTB_TRIALS=2 TTB_CAP=10 TTB_POLICIES=reset-on-forward
 else
     HOOK_MODS=100,1000,10000,100000 HOOK_REPS=7 HOOK_EVENTS=4e6
     TORCH_MODS=100,1000,10000,100000 TORCH_REPS=3 TORCH_EVENTS=2e5
     GATHER_SIZES=4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456 GATHER_REPS=5 GATHER_MIN=1e9
-    SPEED_S=30 TTB_TRIALS=10 TTB_CAP=120
+    SPEED_S=30 TTB_TRIALS=10 TTB_CAP=120 TTB_POLICIES=reset-on-forward,lazy-init,init-at-register
 fi
 B=build-bench-o2/bench
 # a benchmark that fails leaves its raw file incomplete; the report says so
@@ -166,7 +167,7 @@ if want fuzzspeed; then
 fi
 if want ttb; then
     say "4/7 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine"
-    /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --lf build-bench-lf \
+    /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --policies "$TTB_POLICIES" --lf build-bench-lf \
         --afl build-bench-afl --o2 build-bench-o2 >"$RAW/ttb.tsv" || say "time-to-bug failed"
 fi
 if want memory; then
@@ -200,7 +201,8 @@ fi
     echo "afl=$(afl-fuzz -h 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^afl-fuzz++\([0-9][^ ]*\).*/\1/p' | head -n1)"
     echo "gpu=$(command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | head -n1 || echo absent)"
     echo "elapsed_s=$(( $(date +%s) - T_START ))"
-    echo "hook_mods=$HOOK_MODS torch_mods=$TORCH_MODS speed_s=$SPEED_S ttb_trials=$TTB_TRIALS ttb_cap=$TTB_CAP"
+    echo "runs_s=$(( $(date +%s) - T_RUNS ))"
+    echo "hook_mods=$HOOK_MODS torch_mods=$TORCH_MODS speed_s=$SPEED_S ttb_trials=$TTB_TRIALS ttb_cap=$TTB_CAP ttb_policies=$TTB_POLICIES"
 } >"$RAW/machine.txt"
 /usr/bin/python3 bench/report.py "$OUT"
 say "done in $(( $(date +%s) - T_START )) s: $OUT/latest.md"

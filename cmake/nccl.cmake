@@ -106,9 +106,16 @@ function(_zo_nccl_fuzz_targets)
       if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/corpus/${_dir}/fuzz_hooks")
         add_test(NAME nccl/fake_replay_${_dir}
                  COMMAND fuzz_hooks_nccl_fake_replay "${PROJECT_SOURCE_DIR}/corpus/${_dir}/fuzz_hooks")
-        # parameters above 4 MiB stay host-only and 64 KiB of each is compared here
-        # (pattern fill of BERT-size tensors costs seconds under ASan); the GPU script does more
+        # fast set: parameters above 64 KiB stay host-only and 64 KiB of each
+        # is compared (the same comparison as the full set's on every
+        # parameter that fits; the pattern fill and copies of larger
+        # tensors cost seconds under ASan); the long set mirrors up to 4 MiB
+        # per parameter; the GPU script does more
         set_tests_properties(nccl/fake_replay_${_dir} PROPERTIES
+          ENVIRONMENT "FAKE_CUDA_NDEV=1;ZO_MIRROR_MAX_BYTES=65536;ZO_MIRROR_COMPARE_BYTES=65536;WORLD_SIZE=1;RANK=0;LOCAL_RANK=0")
+        add_test(NAME nccl/fake_replay_${_dir}_full
+                 COMMAND fuzz_hooks_nccl_fake_replay "${PROJECT_SOURCE_DIR}/corpus/${_dir}/fuzz_hooks")
+        set_tests_properties(nccl/fake_replay_${_dir}_full PROPERTIES LABELS long
           ENVIRONMENT "FAKE_CUDA_NDEV=1;ZO_MIRROR_MAX_BYTES=4194304;ZO_MIRROR_COMPARE_BYTES=65536;WORLD_SIZE=1;RANK=0;LOCAL_RANK=0")
       endif()
     endforeach()

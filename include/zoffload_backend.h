@@ -145,10 +145,16 @@ typedef struct zo_host_config {
                                ZO_HOST_CACHE_BYTES_DEFAULT; version 1 configs: 0. */
     int no_poison;        /**< 1: full_alloc does not fill buffers with the 0xA5 poison byte (their
                                content before the gather completes is unspecified: stale bytes of a
-                               reused buffer or fresh memory) - benchmarks and production-like runs.
-                               0 (default): every buffer handed out, fresh or reused, is filled with
-                               0xA5 first, so data read before its gather completed (or a gather that
-                               copied nothing) is visibly wrong; tests and fault injection rely on it. */
+                               reused buffer or fresh memory) - production and benchmarks.
+                               0: every buffer handed out, fresh or reused, is filled with 0xA5
+                               first, so data read before its gather completed (or a gather that
+                               copied nothing) is visibly wrong; tests and fault injection rely on
+                               it.  The fill is a full write of the buffer: it costs about as much
+                               as the gather's own copy (a gather at ~0.6x memcpy instead of ~1x).
+                               ZO_HOST_POISON_BUILD_DEFAULT (-1, what ZO_HOST_CONFIG_INIT sets):
+                               the library's build setting, zo_host_poison_default() - 0 (fill)
+                               in sanitizer, fuzzing and test builds (CMake ZO_POISON=ON), 1 (no
+                               fill) in a plain release build.  Other values: ZO_ERR_INVALID_ARG. */
 } zo_host_config;
 
 /** sizeof(zo_host_config) of version 1 (no world): still accepted. */
@@ -158,14 +164,33 @@ typedef struct zo_host_config {
  *  for reuse per host backend (per rank in a world). */
 #define ZO_HOST_CACHE_BYTES_DEFAULT (1ull << 30)
 
+/** zo_host_config.no_poison: follow the library's build setting
+ *  (zo_host_poison_default()). */
+#define ZO_HOST_POISON_BUILD_DEFAULT (-1)
+
 #define ZO_HOST_CONFIG_INIT \
     { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL}, NULL, \
-      ZO_HOST_CACHE_BYTES_DEFAULT, 0 }
+      ZO_HOST_CACHE_BYTES_DEFAULT, ZO_HOST_POISON_BUILD_DEFAULT }
+
+/** 1 if this library was built to poison-fill gathered buffers by default
+ *  (CMake option ZO_POISON, compile definition ZO_BUILD_POISON=1: on by
+ *  default in builds with sanitizers, a fuzz engine or CMAKE_BUILD_TYPE
+ *  Debug, which is what `./build.sh test`, `fuzz`, `run`, the CI and
+ *  OSS-Fuzz builds are), else 0 (a plain release build: `./build.sh`,
+ *  the benchmarks).  It decides what no_poison = ZO_HOST_POISON_BUILD_DEFAULT
+ *  means for the host backend and whether the MPI backend fills its buffers
+ *  (zoffload_mpi.h).  Neither PyTorch nor DeepSpeed fills a gathered
+ *  parameter before the all-gather: DeepSpeed 0.19.8's all-gather of
+ *  partitioned parameters (runtime/zero/partition_parameters.py) allocates
+ *  the full buffer with torch.empty, uninitialised memory in torch 2.15.0; the fill is a debugging aid of
+ *  this library.  Never fails. */
+int zo_host_poison_default(void);
 
 /** Creates a host backend; *out is owned by the caller (zo_backend_destroy).
  *  Errors, each with its cause in zo_last_error(NULL) (thread-local, see
  *  zoffload.h): ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range,
- *  flags not 0/1, allocator with only one of alloc/free, a world of
+ *  deferred/no_copy not 0/1, no_poison not -1/0/1, allocator with only one
+ *  of alloc/free, a world of
  *  another size, a rank that joined already, a cap differing from the
  *  world's), ZO_ERR_VERSION, ZO_ERR_NOMEM. */
 zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out);

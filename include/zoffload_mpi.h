@@ -17,9 +17,13 @@
  *                    every rank's gathered tensor can be compared with the
  *                    host backend's.
  *   full_alloc       allocator memory (malloc by default) of
- *                    min(bytes, max_bytes_per_param) bytes, filled with the
- *                    poison byte 0xA5 (as the host backend), so data read
- *                    before a gather completed is visibly wrong.
+ *                    min(bytes, max_bytes_per_param) bytes; in a library
+ *                    built with poisoning (zo_host_poison_default() = 1:
+ *                    sanitizer, fuzz and test builds, CMake ZO_POISON) filled
+ *                    with the poison byte 0xA5 (as the host backend), so data
+ *                    read before a gather completed is visibly wrong; in a
+ *                    release build not filled (unspecified content until the
+ *                    gather, as DeepSpeed's torch.empty buffer).
  *   all_gather_start one nonblocking collective per item, all issued before
  *                    returning (DeepSpeed's AllGatherCoalescedHandle over
  *                    torch.distributed all_gather_into_tensor; NCCL's

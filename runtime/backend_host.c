@@ -50,7 +50,9 @@
  *   not done, so INFLIGHT is observable.  A full buffer is filled with 0xA5
  *   when allocated (fresh or taken from the cache), so data read before the
  *   gather completed is wrong content, not stale-but-right content;
- *   no_poison = 1 skips the fill (content then unspecified until the gather).
+ *   no_poison = 1 skips the fill (content then unspecified until the gather);
+ *   no_poison = -1 (ZO_HOST_CONFIG_INIT) follows the build (ZO_BUILD_POISON:
+ *   fill in sanitizer/fuzz/test builds, none in a release build).
  *
  * Full buffer cache (zo_host_config.cache_bytes, section "Full buffer cache")
  *   full_free keeps the buffer for reuse while the cached bytes stay within
@@ -1662,9 +1664,12 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     if (cfg->rank < 0 || cfg->rank >= cfg->world_size)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d not in 0..%d (world_size %d)",
                             cfg->rank, cfg->world_size - 1, cfg->world_size);
-    if ((cfg->deferred != 0 && cfg->deferred != 1) || (cfg->no_copy != 0 && cfg->no_copy != 1) ||
-        (cfg->no_poison != 0 && cfg->no_poison != 1))
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: deferred, no_copy and no_poison must be 0 or 1");
+    if ((cfg->deferred != 0 && cfg->deferred != 1) || (cfg->no_copy != 0 && cfg->no_copy != 1))
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: deferred and no_copy must be 0 or 1");
+    if (cfg->no_poison != 0 && cfg->no_poison != 1 && cfg->no_poison != ZO_HOST_POISON_BUILD_DEFAULT)
+        return zo__fail_tls(ZO_ERR_INVALID_ARG,
+                            "zo_backend_host_create: no_poison %d must be 0, 1 or ZO_HOST_POISON_BUILD_DEFAULT (-1)",
+                            cfg->no_poison);
     if (!cfg->allocator.alloc != !cfg->allocator.free)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: allocator has only one of alloc/free");
     host_ctx *c = zo__host_alloc(&cfg->allocator, sizeof *c);
@@ -1676,7 +1681,7 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     c->rank = cfg->rank;
     c->deferred = cfg->deferred;
     c->no_copy = cfg->no_copy;
-    c->no_poison = cfg->no_poison;
+    c->no_poison = cfg->no_poison == ZO_HOST_POISON_BUILD_DEFAULT ? !zo_host_poison_default() : cfg->no_poison;
     c->cache_budget = cfg->cache_bytes;
     c->cap = cfg->max_bytes_per_param;
     c->pub.ops = &host_ops;
@@ -1738,6 +1743,11 @@ int zo_host_progress(zo_backend *b)
                 n++;
         }
     return n;
+}
+
+int zo_host_poison_default(void)
+{
+    return ZO_BUILD_POISON ? 1 : 0;
 }
 
 uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes)

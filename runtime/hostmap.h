@@ -39,6 +39,13 @@
  * all-gather completed is wrong content, not stale-but-right content. */
 #define ZO__HOST_POISON 0xA5
 
+/* Whether full buffers are poison-filled by default (zo_host_poison_default,
+ * zoffload_backend.h): CMake's ZO_POISON sets ZO_BUILD_POISON to 0 or 1;
+ * compiled without CMake, a release build: no fill. */
+#ifndef ZO_BUILD_POISON
+#define ZO_BUILD_POISON 0
+#endif
+
 /* util.c: records the message of a failed call that has no runtime
  * (zo_last_error(NULL), thread-local); returns st. */
 zo_status zo__fail_tls(zo_status st, const char *fmt, ...)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -17,6 +18,16 @@
 
 static zs_scenario a, b, c;
 static uint8_t in[4096], enc1[ZS_ENCODE_MAX], enc2[ZS_ENCODE_MAX];
+
+/* How many random trials a property test runs: `full` (the long set,
+ * ZO_TEST_LONG=1: ctest label long, ./build.sh test-long) or an eighth of
+ * it (./build.sh test's fast set); the same seeds, so the fast set's
+ * inputs are the first trials of the long set's. */
+static uint64_t n_trials(uint64_t full)
+{
+    const char *e = getenv("ZO_TEST_LONG");
+    return e && !strcmp(e, "1") ? full : full / 8;
+}
 
 static void assert_roundtrip(const zs_scenario *s)
 {
@@ -67,7 +78,8 @@ static void test_random_roundtrip(void **state)
 {
     (void)state;
     unsigned long calls = 0, modules = 0, maxcalls = 0;
-    for (uint64_t t = 0; t < 5000; t++) {
+    const uint64_t trials = n_trials(5000);
+    for (uint64_t t = 0; t < trials; t++) {
         size_t n = zs_rand_input(42, t, in, t % 3 == 0 ? 64 : sizeof in);
         size_t used = zs_decode(in, n, &a);
         assert_true(used <= n);
@@ -84,7 +96,7 @@ static void test_random_roundtrip(void **state)
             }
     }
     /* the decoder reaches structure, not only trivial scenarios */
-    assert_true(modules / 5000 >= 4);
+    assert_true(modules / trials >= 4);
     assert_true(maxcalls >= 20);
     (void)calls;
 }
@@ -599,7 +611,8 @@ static void test_tail_compat(void **state)
 static void test_random_tails(void **state)
 {
     (void)state;
-    unsigned long kinds[ZS_EDIT_KINDS] = {0}, with_edits = 0, ga = 0, trials = 4000;
+    unsigned long kinds[ZS_EDIT_KINDS] = {0}, with_edits = 0, ga = 0;
+    const unsigned long trials = (unsigned long)n_trials(4000);
     for (uint64_t t = 0; t < trials; t++) {
         /* a random base scenario with W >= 2 and the engine order */
         size_t n = zs_rand_input(7, t, in, 600);
@@ -630,8 +643,9 @@ static void test_random_tails(void **state)
     fprintf(stderr, "random tails: %lu/%lu with edits; route %lu skip %lu exit %lu raise %lu skip-step %lu; gather-always modules %lu\n",
             with_edits, trials, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], ga);
     assert_true(with_edits > trials / 4);
-    for (unsigned k = 0; k < ZS_EDIT_KINDS; k++) assert_true(kinds[k] > 50);
-    assert_true(ga > 100);
+    /* per 4000 trials: more than 50 of each edit kind, 100 gather-always modules */
+    for (unsigned k = 0; k < ZS_EDIT_KINDS; k++) assert_true(kinds[k] * 4000 > 50 * trials);
+    assert_true(ga * 4000 > 100 * trials);
 }
 
 /* Any byte string: decode -> valid -> every rank's program valid. */
@@ -639,7 +653,8 @@ static void test_random_bytes_for_rank(void **state)
 {
     (void)state;
     unsigned long all = 0;
-    for (uint64_t t = 0; t < 3000; t++) {
+    const uint64_t trials = n_trials(3000);
+    for (uint64_t t = 0; t < trials; t++) {
         size_t n = zs_rand_input(99, t, in, t % 2 ? 300 : sizeof in);
         zs_decode(in, n, &a);
         char err[256];

@@ -67,11 +67,14 @@ static void ca_free(void *opaque, void *p)
     }
 }
 
+/* Poison on whatever the build's default (these tests read the 0xA5 fill;
+ * test_no_poison covers the other settings). */
 static zo_host_config host_cfg(int W, int rank)
 {
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     cfg.world_size = W;
     cfg.rank = rank;
+    cfg.no_poison = 0;
     return cfg;
 }
 
@@ -189,8 +192,8 @@ static void test_create_bad_args(void **state)
         {5, -1, ZO_ERR_INVALID_ARG},               /* no_copy */
         {6, 0, ZO_ERR_INVALID_ARG},                /* allocator: alloc only */
         {7, 0, ZO_ERR_INVALID_ARG},                /* allocator: free only */
-        {8, 2, ZO_ERR_INVALID_ARG},                /* no_poison */
-        {8, -1, ZO_ERR_INVALID_ARG},
+        {8, 2, ZO_ERR_INVALID_ARG},                /* no_poison: 0, 1 or -1 (build default) */
+        {8, -2, ZO_ERR_INVALID_ARG},
     };
     counting_alloc ca = {0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -894,7 +897,7 @@ static void test_cache_default_on(void **state)
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     assert_int_equal(cfg.cache_bytes, ZO_HOST_CACHE_BYTES_DEFAULT);
     assert_true(cfg.cache_bytes >= (256u << 20)); /* a 256 MiB parameter fits */
-    assert_int_equal(cfg.no_poison, 0);
+    assert_int_equal(cfg.no_poison, ZO_HOST_POISON_BUILD_DEFAULT);
     assert_int_equal(zo_host_cached_full_buffers(NULL), 0);
     assert_int_equal(zo_host_cached_bytes(NULL), 0);
     assert_int_equal(zo_host_cache_hits(NULL), 0);
@@ -1090,14 +1093,27 @@ static void test_cache_cancelled_gather_never_writes(void **state)
     assert_int_equal(ca.live, 0);
 }
 
-/* no_poison: neither a fresh nor a reused buffer is filled. */
+/* The library's default is the build's ZO_POISON (the same compile
+ * definition reaches this file); ./build.sh test builds with it on. */
+static void test_poison_build_default(void **state)
+{
+    (void)state;
+    assert_int_equal(zo_host_poison_default(), ZO_BUILD_POISON);
+#if defined(TEST_ASAN)
+    assert_int_equal(zo_host_poison_default(), 1); /* sanitizer builds poison */
+#endif
+}
+
+/* no_poison 1: neither a fresh nor a reused buffer is filled; 0: both are;
+ * -1 (ZO_HOST_CONFIG_INIT): as zo_host_poison_default() says. */
 static void test_no_poison(void **state)
 {
     (void)state;
-    for (int np = 0; np <= 1; np++) {
+    for (int setting = -1; setting <= 1; setting++) {
         counting_alloc ca = {0};
         zo_host_config cfg = cache_cfg(2, &ca, 1u << 20);
-        cfg.no_poison = np;
+        cfg.no_poison = setting;
+        int np = setting == ZO_HOST_POISON_BUILD_DEFAULT ? !zo_host_poison_default() : setting;
         zo_backend *b = make(&cfg);
         assert_int_equal(add(b, 0, 100, 4), ZO_OK);
         assert_int_equal(add(b, 1, 100, 4), ZO_OK);
@@ -1251,6 +1267,7 @@ int main(void)
         cmocka_unit_test(test_cache_reuse_lifo_repoison),
         cmocka_unit_test(test_cache_budget),
         cmocka_unit_test(test_cache_cancelled_gather_never_writes),
+        cmocka_unit_test(test_poison_build_default),
         cmocka_unit_test(test_no_poison),
         cmocka_unit_test(test_cache_v1_config_off),
         cmocka_unit_test(test_cache_world),

@@ -115,6 +115,7 @@ static void fx_init(world_fx *fx, int W, uint64_t cap)
         cfg.rank = r;
         cfg.max_bytes_per_param = cap;
         cfg.world = fx->world;
+        cfg.no_poison = 0; /* a failed collective must leave the 0xA5 fill */
         assert_int_equal(zo_backend_host_create(&cfg, &fx->b[r]), ZO_OK);
     }
 }
