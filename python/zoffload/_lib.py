@@ -239,6 +239,7 @@ def lib():
             f.restype, f.argtypes = res, args
         L.zo_path = path
         _sync_event_kinds(L)
+        _check_names(L)
         _LIB = L
         return L
     raise ZoffloadError("libzoffload not found; build it (./build.sh, or cmake --build BUILD --target "
@@ -261,6 +262,35 @@ def _sync_event_kinds(L):
         EVENT_KINDS_LIVE[:] = list(EVENT_KINDS)
     EV.clear()
     EV.update({name: i for i, name in enumerate(EVENT_KINDS_LIVE)})
+
+
+def _check_names(L):
+    """The policy and DeepSpeed profile names and the status codes above
+    are the library's (zoffload.h's X-macro lists, read through
+    zo_policy_name / zo_ds_profile_name / zo_strerror): a library whose lists
+    differ is refused, so no name is silently mapped to another value."""
+    def names(fn):
+        out = []
+        for k in range(64):
+            n = fn(k)
+            if not n:
+                break
+            out.append(n.decode())
+        return tuple(out)
+    pol = names(L.zo_policy_name)
+    prof = names(L.zo_ds_profile_name)
+    status = {}
+    for k in range(1, 64):
+        head = L.zo_strerror(-k).decode().split(":")[0]
+        if head == "ZO_ERR_UNKNOWN":
+            break
+        status[head[len("ZO_"):]] = -k
+    mine = {k: v for k, v in globals().items() if k.startswith("ERR_") and isinstance(v, int)}
+    if pol != POLICIES or prof != DS_PROFILES or status != mine:
+        raise ZoffloadError("%s does not match this binding: policies %s (binding %s), DeepSpeed profiles %s "
+                            "(binding %s), status codes %s (binding %s)"
+                            % (L.zo_path, pol, POLICIES, prof, DS_PROFILES, sorted(status.items()),
+                               sorted(mine.items())))
 
 
 def _needs_asan(path):

@@ -146,6 +146,16 @@ def binding():
           "(%s, %d gathers)" % (_lib.param_status_name(info.status), info.gathers))
     rt.destroy()
     expect_raise("a call after zo_runtime_destroy", lambda: rt.stats(), "destroyed")
+    # the binding's names are checked against the library's own lists
+    L = _lib.lib()
+    saved = _lib.POLICIES
+    _lib.POLICIES = saved + ("fifth",)
+    try:
+        expect_raise("a library whose policy list differs", lambda: _lib._check_names(L),
+                     "does not match this binding", "fifth")
+    finally:
+        _lib.POLICIES = saved
+    _lib._check_names(L)  # and the real lists agree
 
 
 binding()
