@@ -408,7 +408,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
 
     /* flags */
     uint8_t fl = w->enc ? c->flags : 0;
-    if (w->enc && (fl & ~ZS_CALL_FLAGS_ALL)) w_fail(w, "unknown call flags");
+    if (w->enc && (fl & ~(ZS_CALL_FLAGS_ALL | ZS_CALL_CKPT_BODY))) w_fail(w, "unknown call flags");
     uint8_t ng = w_flag(w, fl & ZS_CALL_NO_GRAD ? 1 : 0, 8, "no_grad");
     uint8_t ck = 0; /* 0 none, 1 reentrant, 2 non-reentrant */
     if (!in_ckpt && ci != 0) {
@@ -428,9 +428,19 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         rs = w_flag(w, fl & ZS_CALL_RAISE ? 1 : 0, 16, "raise");
     else if (w->enc && (fl & ZS_CALL_RAISE))
         w_fail(w, "raise inside a checkpointed call");
+    /* a checkpointed body: .scn only, like keyword inputs */
+    uint8_t body = 0;
+    if (w->enc && (fl & ZS_CALL_CKPT_BODY)) {
+        if (!w->ext_ok)
+            w_fail(w, "a checkpointed body has no fuzzer-byte encoding (.scn text only)");
+        else if (!ck)
+            w_fail(w, "checkpointed body without a checkpoint kind (reentrant or non-reentrant)");
+        body = 1;
+    }
     if (w->err) return UNW_NO;
     c->flags = (uint8_t)((ng ? ZS_CALL_NO_GRAD : 0) | (ck == 1 ? ZS_CALL_CKPT_RE : 0) |
-                         (ck == 2 ? ZS_CALL_CKPT_NRE : 0) | (rs ? ZS_CALL_RAISE : 0));
+                         (ck == 2 ? ZS_CALL_CKPT_NRE : 0) | (rs ? ZS_CALL_RAISE : 0) |
+                         (body ? ZS_CALL_CKPT_BODY : 0));
 
     if (rs) {
         /* catcher: the caller, its ancestors up to the root call, then outside */
@@ -1253,7 +1263,8 @@ int zs_scenario_has_ext(const zs_scenario *s)
             const zs_pass *p = &s->step[i].pass[q];
             for (unsigned c = 0; c < p->n_calls && c < ZS_MAX_CALLS; c++)
                 if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg ||
-                    p->calls[c].out_alias || p->calls[c].op_nosave)
+                    p->calls[c].out_alias || p->calls[c].op_nosave ||
+                    (p->calls[c].flags & ZS_CALL_CKPT_BODY))
                     return 1;
         }
     return 0;

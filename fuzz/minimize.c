@@ -814,9 +814,12 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             if (slot >= cl->n_use) return CAND_SKIP;
             ref_remove(cl->use, &cl->n_use, slot);
         } else if (kind == C_CLEAR_CALLFLAG) {
-            if (slot >= 4 || !(cl->flags & (1u << slot))) return CAND_SKIP;
+            /* slots 0..3: ZS_CALL_FLAGS_ALL's bits; slot 4: ZS_CALL_CKPT_BODY (the
+             * body's checkpoint becomes the call's); a checkpoint kind goes with it */
+            if (slot >= 5 || !(cl->flags & (1u << slot))) return CAND_SKIP;
             cl->flags &= (uint8_t)~(1u << slot);
             if ((1u << slot) == ZS_CALL_RAISE) cl->catcher = ZS_NONE;
+            if ((1u << slot) & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE)) cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY;
         } else if (kind == C_REF_TO_ARG) {
             /* a child output consumed by the op, or a sibling output passed as
              * an input, becomes the enclosing call's first input instead
@@ -1119,6 +1122,7 @@ int zs_scenario_strip_ext(zs_scenario *s)
                 cl->out_alias = 0;
                 memset(cl->alias, 0, sizeof cl->alias);
                 cl->op_nosave = 0;
+                cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY; /* the call's checkpoint instead */
             }
         }
     return zs_scenario_validate(s, NULL, 0) == 0 && !zs_scenario_has_ext(s) ? 0 : -1;

@@ -216,6 +216,19 @@ typedef struct zs_ref {
 #define ZS_CALL_CKPT_NRE 0x4u  /* torch.utils.checkpoint(m, *in, use_reentrant=False) */
 #define ZS_CALL_RAISE 0x8u     /* m.forward raises after its child calls, before its own op */
 #define ZS_CALL_FLAGS_ALL 0xFu
+/* Extension (.scn and replay only, like keyword inputs): with CKPT_RE or
+ * CKPT_NRE, the checkpoint region is the call's BODY, not the call: the
+ * module's forward is checkpoint(partial(forward, self, **kw), *args,
+ * use_reentrant=...) - transformers 5.x's GradientCheckpointingLayer after
+ * gradient_checkpointing_enable() (checked against transformers 5.24.0,
+ * torch 2.15.0).  Hooks A and D fire before the region (with grad, on the
+ * positional inputs), the child calls and the own op run inside it, hooks
+ * B and C fire after it on the region's outputs; the recompute reruns the
+ * child calls and the own op only (the children's hooks fire again, the
+ * module's own never do).  Every rule of the checkpoint flags holds
+ * (at most one kind, not on call 0, not inside a checkpointed subtree, no
+ * RAISE in or on it, no keyword or mixed inputs on it). */
+#define ZS_CALL_CKPT_BODY 0x10u
 
 /** An extra term of a mixed input (.scn `in0+out1.0`): the caller's body
  *  computes input `slot` of the call (0..n_in-1 positional, n_in + j keyword
@@ -428,7 +441,8 @@ int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b);
 int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b);
 
 /** 1 if s uses a construct the byte codec does not hold (keyword or mixed
- *  inputs, outputs without grad, aliased outputs, ops that save nothing): it lives in .scn text and replays, zs_encode refuses it. */
+ *  inputs, outputs without grad, aliased outputs, ops that save nothing,
+ *  checkpointed bodies): it lives in .scn text and replays, zs_encode refuses it. */
 int zs_scenario_has_ext(const zs_scenario *s);
 
 /** 0 if s is valid; else -1 with a message naming the first offending

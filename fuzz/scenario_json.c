@@ -118,6 +118,9 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                     json_ref(f, &c2->use[i]);
                 }
                 fputs("]", f);
+                /* ZS_CALL_CKPT_BODY: "checkpoint" is the body's region (the
+                 * module's hooks outside it); written only when set */
+                if (c2->flags & ZS_CALL_CKPT_BODY) fputs(", \"checkpoint_body\": true", f);
                 /* keyword inputs (unwrapped; ARG n_in + j in the callee's
                  * scope) and mixed inputs' extra terms: written only when
                  * present, so older readers see the same JSON as before */

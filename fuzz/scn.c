@@ -1324,7 +1324,9 @@ static void st_call(pstate *ps, int parent_call)
             if (v < 0) return;
             if (is_word(ps, v, "reentrant")) c->flags |= ZS_CALL_CKPT_RE;
             else if (is_word(ps, v, "non-reentrant")) c->flags |= ZS_CALL_CKPT_NRE;
-            else { expected(ps, v, "reentrant or non-reentrant"); return; }
+            else if (is_word(ps, v, "body-reentrant")) c->flags |= ZS_CALL_CKPT_RE | ZS_CALL_CKPT_BODY;
+            else if (is_word(ps, v, "body-non-reentrant")) c->flags |= ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY;
+            else { expected(ps, v, "reentrant, non-reentrant, body-reentrant or body-non-reentrant"); return; }
             i = v + 1;
         } else if (is_word(ps, i, "raise")) {
             if (seen_rs++) { FAIL(ac, "raise given twice"); return; }
@@ -1949,8 +1951,9 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
     }
     if (cl->op_nosave) sb_printf(b, " nosave");
     if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, " no_grad");
-    if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, " ckpt=reentrant");
-    if (cl->flags & ZS_CALL_CKPT_NRE) sb_printf(b, " ckpt=non-reentrant");
+    if (cl->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE))
+        sb_printf(b, " ckpt=%s%s", (cl->flags & ZS_CALL_CKPT_BODY) ? "body-" : "",
+                  (cl->flags & ZS_CALL_CKPT_RE) ? "reentrant" : "non-reentrant");
     if (cl->flags & ZS_CALL_RAISE) {
         if (cl->catcher == ZS_NONE) {
             sb_printf(b, " raise=outside");
