@@ -511,6 +511,9 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
               "#            nosave: the op saves no tensor (no checkpoint recompute from it)\n"
               "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
               "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
+              "#            ckpt=body-reentrant / ckpt=body-non-reentrant: the module's forward\n"
+              "#              runs its body as checkpoint(body, *inputs, use_reentrant=...), its\n"
+              "#              hooks outside the region (transformers' gradient_checkpointing_enable)\n"
               "#            raise=upK: the forward raises after its child calls; the body of\n"
               "#              the K-th enclosing call catches it and goes on\n"
               "#            raise=outside: the training loop catches it (no backward)\n"
@@ -577,9 +580,10 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                         ref_str(p, pos, &cl->alias[j], rs, sizeof rs);
                         sb_printf(b, "%s\"alias%u=%s\"", nf++ ? ", " : "", j, rs);
                     }
-                if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, "%s\"ckpt=reentrant\"", nf++ ? ", " : "");
-                if (cl->flags & ZS_CALL_CKPT_NRE)
-                    sb_printf(b, "%s\"ckpt=non-reentrant\"", nf++ ? ", " : "");
+                if (cl->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE))
+                    sb_printf(b, "%s\"ckpt=%s%s\"", nf++ ? ", " : "",
+                              (cl->flags & ZS_CALL_CKPT_BODY) ? "body-" : "",
+                              (cl->flags & ZS_CALL_CKPT_RE) ? "reentrant" : "non-reentrant");
                 if (cl->flags & ZS_CALL_RAISE) {
                     if (cl->catcher == ZS_NONE)
                         sb_printf(b, "%s\"raise=outside\"", nf++ ? ", " : "");

@@ -65,7 +65,10 @@ class Block(torch.nn.Module):
     def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
         # keyword inputs (hook D does not see them) follow the positional ones
-        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
+        args = args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs)))
+        if x.p.calls[ci]["ckpt"].startswith("body-") and torch.is_grad_enabled():
+            return RUN.body_checkpoint(x, ci, args)
+        return RUN.body(x, ci, args)
 
 
 #@@SCENARIO@@
@@ -494,7 +497,7 @@ class Runner:
     def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
-        if ck == "none":
+        if ck == "none" or ck.startswith("body-"):  # (a checkpointed body: Block.forward's)
             return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
@@ -518,6 +521,37 @@ class Runner:
             outs = (outs,)
         for j, t in enumerate(outs):
             x.out[(ci, j)] = t
+        return outs
+
+    def body_checkpoint(self, x, ci, args):
+        """Block.forward of a call whose body is checkpointed, as transformers'
+        GradientCheckpointingLayer runs a layer after gradient_checkpointing_enable():
+        checkpoint(body, *args, use_reentrant=...) inside the module call, so the
+        module's hooks fire outside the region; a recompute reruns the body alone."""
+        c = x.p.calls[ci]
+        reentrant = c["ckpt"] == "body-reentrant"
+        state = {"n": 0}
+
+        def run_function(*a):
+            state["n"] += 1
+            if state["n"] == 1:  # the original forward
+                return self.body(x, ci, a)
+            x2 = Execution(x.p)  # the recompute in backward
+            if reentrant:
+                num = self.graph_count  # a new forward pass (graph) with its own backward
+                self.graph_count += 1
+                self.line("FWD g=%d" % num)
+                outs = self.body(x2, ci, a)
+                self.line("ENDFWD g=%d" % num)
+                self.pending_inner.append(num)
+                return outs
+            return self.body(x2, ci, a)
+
+        outs = tcheckpoint.checkpoint(run_function, *args, use_reentrant=reentrant)
+        if isinstance(outs, torch.Tensor):
+            outs = (outs,)
+        if c["nograd"]:  # what hook C sees (CheckpointFunction's outputs all require grad)
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs
 
     def body(self, x, ci, args):
