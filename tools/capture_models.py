@@ -43,6 +43,18 @@ MODELS = [
      "T5 (transformers T5ForConditionalGeneration, tiny config: 1 encoder + 1 decoder block)"),
     ("llama", HF, "build_llama", "step", 1,
      "LLaMA (transformers LlamaForCausalLM, tiny config: 2 layers, GQA 2/1 heads)"),
+    ("llama_ckpt", HF, "build_llama_ckpt", "step", 1,
+     "LLaMA (tiny config: 2 layers, GQA 2/1 heads) with model.gradient_checkpointing_enable(): transformers 5.24.0 "
+     "checkpoints each decoder layer's forward body, non-reentrant (ckpt=body-non-reentrant)"),
+    ("llama_ckpt_reentrant", HF, "build_llama_ckpt_reentrant", "step", 1,
+     "LLaMA (tiny config: 2 layers, GQA 2/1 heads) with gradient_checkpointing_enable("
+     "gradient_checkpointing_kwargs={'use_reentrant': True}) (ckpt=body-reentrant)"),
+    ("gpt2_ckpt", HF, "build_gpt2_ckpt", "step", 1,
+     "GPT-2 (tiny config: 2 layers, n_embd 16) with model.gradient_checkpointing_enable(), non-reentrant "
+     "in transformers 5.24.0 (ckpt=body-non-reentrant)"),
+    ("bert_ckpt", HF, "build_bert_ckpt", "step", 1,
+     "BERT (tiny config: 2 layers, hidden 16) with model.gradient_checkpointing_enable(), non-reentrant "
+     "in transformers 5.24.0 (ckpt=body-non-reentrant)"),
     ("lora", HF, "build_lora", "step", 1,
      "peft LoRA (r=2 on q_proj, v_proj) over the tiny LLaMA: base weights frozen"),
     ("torch_mixed", TC, "build", "step_mixed", 5,
