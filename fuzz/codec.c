@@ -388,6 +388,22 @@ static void set_where(walker *w, unsigned ci)
     snprintf(w->where, sizeof w->where, "%s call %u", w->base, ci);
 }
 
+/* A mixed input's parameter term (ZS_REF_PARAM, .scn only): a parameter
+ * the caller's module reads (zs_module_param_set of `caller_mod`). */
+static void walk_param_term(walker *w, const zs_scenario *s, unsigned caller_mod, const zs_ref *r, unsigned k)
+{
+    uint8_t ps[ZS_MAX_PARAMS];
+    int n = zs_module_param_set(s, caller_mod, ps);
+    int found = 0;
+    for (int q = 0; q < n; q++) found |= ps[q] == r->index;
+    if (r->detach || r->call)
+        w_fail(w, "mix[%u]: a parameter term has no call and no .detach", k);
+    else if (r->index >= s->n_params)
+        w_fail(w, "mix[%u]: parameter %u of %u", k, r->index, s->n_params);
+    else if (!found)
+        w_fail(w, "mix[%u]: parameter %u is not read by the caller's module %u", k, r->index, caller_mod);
+}
+
 static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
 {
     zs_pass *p = g->p;
@@ -482,6 +498,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
                        (unsigned)c->n_in + c->n_kw);
             else if (k && c->mix[k].slot < c->mix[k - 1].slot)
                 w_fail(w, "mix[%u]: slots not ascending", k);
+            else if (c->mix[k].ref.kind == ZS_REF_PARAM)
+                walk_param_term(w, s, p->calls[c->parent].module, &c->mix[k].ref, k);
             else
                 walk_ref(w, &c->mix[k].ref, cand, nc, "mix");
         }

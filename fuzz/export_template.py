@@ -108,6 +108,8 @@ def parse_ref(s):
         return (s, 0, 0, detach)
     if s.startswith("arg"):
         return ("arg", 0, int(s[3:]), detach)
+    if s.startswith("param"):  # a mixed input's term: the parameter with this ds_id
+        return ("param", 0, int(s[5:]), detach)
     k, j = s[3:].split(".")
     return ("out", int(k), int(j), detach)
 
@@ -478,6 +480,8 @@ class Runner:
             t = x.p.batch_rg
         elif kind == "arg":
             t = x.win[scope][j]
+        elif kind == "param":
+            t = self.params[j]
         else:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t

@@ -348,6 +348,20 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
     }
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
     s->n_uses = (uint8_t)o;
+    /* mixed inputs' parameter terms: the dropped one goes, later ids move down */
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned pq = 0; pq < s->step[i].n_passes; pq++) {
+            zs_pass *p = &s->step[i].pass[pq];
+            for (unsigned c = 0; c < p->n_calls; c++) {
+                zs_call *cl = &p->calls[c];
+                for (unsigned k = cl->n_mix; k-- > 0;) {
+                    zs_ref *r = &cl->mix[k].ref;
+                    if (r->kind != ZS_REF_PARAM) continue;
+                    if (r->index == q) mix_remove(cl, k);
+                    else if (r->index > q) r->index--;
+                }
+            }
+        }
 }
 
 /* Removes module m's slot once nothing refers to it any more: the rank

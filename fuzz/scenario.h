@@ -198,7 +198,13 @@ enum {
     ZS_REF_BATCH_RG = 1, /* the pass's leaf input with requires_grad=True (one leaf per pass) */
     ZS_REF_ARG = 2,      /* input `index` of the enclosing call, as wrapped by its hook D
                             (index >= n_in: keyword input index - n_in, not wrapped) */
-    ZS_REF_OUT = 3       /* output `index` of call `call` (a child call of the enclosing call made earlier) */
+    ZS_REF_OUT = 3,      /* output `index` of call `call` (a child call of the enclosing call made earlier) */
+    /* Extension (.scn and replay only; only as a mixed input's extra term,
+     * zs_mix.ref): parameter `index` (ds_id), which the caller's module
+     * reads (zs_module_param_set) in the op that computes the input -
+     * transformers 5.24.0's fused MixtralExperts reads gate_up_proj before
+     * its act_fn child call and down_proj after it.  call and detach 0. */
+    ZS_REF_PARAM = 4
 };
 
 /** A tensor reference inside a call's scope.  The "enclosing call" is the
@@ -232,9 +238,11 @@ typedef struct zs_ref {
 
 /** An extra term of a mixed input (.scn `in0+out1.0`): the caller's body
  *  computes input `slot` of the call (0..n_in-1 positional, n_in + j keyword
- *  j) as a parameter-free op (a residual sum, a concatenation) of in[slot]
- *  (or kw[j]) and these terms, right before the call.  `ref` is in the
- *  caller's scope, like in[]. */
+ *  j) as an op (a residual sum, a concatenation) of in[slot] (or kw[j]) and
+ *  these terms, right before the call.  `ref` is in the caller's scope, like
+ *  in[], or ZS_REF_PARAM: a parameter of the caller's module the op reads
+ *  (.scn `arg0 + param(NAME)`; its gradient is ready when that op's
+ *  backward has run). */
 typedef struct zs_mix {
     uint8_t slot;
     zs_ref ref;

@@ -31,9 +31,10 @@ static void json_u64(FILE *f, uint64_t v)
 
 static void json_ref(FILE *f, const zs_ref *r)
 {
-    static const char *const kinds[4] = {"batch", "batch_rg", "arg", "out"};
+    /* "param" (ZS_REF_PARAM, a mixed input's term): index is the parameter's ds_id */
+    static const char *const kinds[5] = {"batch", "batch_rg", "arg", "out", "param"};
     fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s}",
-            r->kind < 4 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false");
+            r->kind < 5 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false");
 }
 
 int zs_scenario_write_json(const zs_scenario *s, FILE *f)

@@ -1128,6 +1128,32 @@ static void st_call(pstate *ps, int parent_call)
                 uref u;
                 int is_out;
                 int rc = col_of(ps, i);
+                if (term > 0 && is_word(ps, i, "param") && is_kind(ps, i + 1, T_LP)) {
+                    /* param(PARAM): a parameter the caller's op reads (ZS_REF_PARAM) */
+                    unsigned q;
+                    if (parent_call < 0) {
+                        FAIL(rc, "the root call's inputs cannot be mixed");
+                        return;
+                    }
+                    if (param_ref(ps, i + 2, &q)) return;
+                    if (!is_kind(ps, i + 3, T_RP)) {
+                        expected(ps, i + 3, "')' after param(PARAM");
+                        return;
+                    }
+                    if (c->n_mix >= ZS_MAX_MIX) {
+                        FAIL(rc, "a call has at most %d extra terms in its mixed inputs", ZS_MAX_MIX);
+                        return;
+                    }
+                    memset(&r, 0, sizeof r);
+                    r.kind = ZS_REF_PARAM;
+                    r.index = (uint8_t)q;
+                    c->mix[c->n_mix].slot = (uint8_t)slot;
+                    c->mix[c->n_mix++].ref = r;
+                    i += 4;
+                    if (!is_kind(ps, i, T_PLUS)) break;
+                    i++;
+                    continue;
+                }
                 if (parse_ref(ps, i, &r, &u, &is_out)) return;
                 if (parent_call < 0 && r.kind != ZS_REF_BATCH && r.kind != ZS_REF_BATCH_RG) {
                     FAIL(rc, "the root call's inputs can only be batch or batch_rg");
@@ -1921,6 +1947,12 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
         for (unsigned k = 0; k < cl->n_mix && k < ZS_MAX_MIX; k++)
             if (cl->mix[k].slot == i) {
                 sb_printf(b, " + ");
+                if (cl->mix[k].ref.kind == ZS_REF_PARAM) {
+                    sb_printf(b, "param(");
+                    print_parref(b, s, cl->mix[k].ref.index);
+                    sb_printf(b, ")");
+                    continue;
+                }
                 print_ref(b, p, &cl->mix[k].ref);
             }
     }

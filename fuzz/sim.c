@@ -498,6 +498,13 @@ static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
     case ZS_REF_OUT:
         t = X->out[r->call][r->index];
         break;
+    case ZS_REF_PARAM:
+        /* a mixed input's parameter term: an edge to its AccumulateGrad */
+        if (!(S->s->par[r->index].flags & ZS_PARAM_FROZEN)) {
+            t.rg = 1;
+            t.prod = acc_node(S, r->index);
+        }
+        break;
     default:
         break;
     }

@@ -479,6 +479,10 @@ class Run:
             t = x.p.batch_rg
         elif k == "arg":
             t = x.win[scope_call][ref["index"]]
+        elif k == "param":
+            # a mixed input's parameter term: the caller's op reads the
+            # parameter itself (fused MoE experts, transformers 5.24.0)
+            t = self.params[ref["index"]]
         else:
             t = x.out[(ref["call"], ref["index"])]
         return t.detach() if ref["detach"] else t

@@ -543,6 +543,77 @@ static void test_ckpt_body(void **state)
     assert_non_null(strstr(err.msg, "body-non-reentrant"));
 }
 
+/* A mixed input's parameter term (ZS_REF_PARAM): the caller's op reads
+ * its own parameter before a child call (fused MoE experts) */
+static const char param_text[] =
+    "module net\n"
+    "  module experts\n"
+    "    module act\n"
+    "param experts.up owner=experts numel=8\n"
+    "param experts.down owner=experts numel=8\n"
+    "param act.w owner=act numel=2\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out0.0)\n"
+    "    call experts(arg0) -> 1 use(out0.0)\n"
+    "      call act(arg0 + param(experts.up)) -> 1 use(arg0)\n";
+
+static void test_param_term(void **state)
+{
+    (void)state;
+    static char trace[1 << 14];
+    zs_scn_error err;
+    int rc = zs_scn_parse(param_text, strlen(param_text), &s1, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    const zs_call *act = &s1.step[0].pass[0].calls[2];
+    assert_int_equal(act->n_mix, 1);
+    assert_int_equal(act->mix[0].ref.kind, ZS_REF_PARAM);
+    assert_int_equal(act->mix[0].ref.index, 0);
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, param_text);
+    free(t);
+    assert_int_equal(zs_scenario_has_ext(&s1), 1);
+    assert_int_equal(zs_scenario_validate(&s1, NULL, 0), 0);
+
+    /* backward: experts' op (down, p=1) first, then act, then the op
+     * before act that read up (p=0), then experts' post-backward */
+    sim_trace(&s1, 0, trace, sizeof trace);
+    assert_non_null(strstr(trace, "PRE m=1 r=?->?\nPGRAD p=1\nPRE m=2 r=?->?\nPGRAD p=2\n"
+                                  "POST m=2 c=1->0\nPGRAD p=0\nPOST m=1 c=1->0\n"));
+
+    /* invalid: a parameter the caller's module does not read */
+    s2 = s1;
+    s2.step[0].pass[0].calls[2].mix[0].ref.index = 2; /* act.w */
+    char msg[200];
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "not read by the caller's module"));
+    s2 = s1;
+    s2.step[0].pass[0].calls[2].mix[0].ref.detach = 1;
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+
+    /* the minimiser drops a parameter and the terms that name it */
+    s2 = s1;
+    zs_min_drop_param(&s2, 0);
+    assert_int_equal(s2.step[0].pass[0].calls[2].n_mix, 0);
+    assert_int_equal(zs_scenario_validate(&s2, NULL, 0), 0);
+    s2 = s1;
+    s2.step[0].pass[0].calls[2].mix[0].ref.index = 1; /* down */
+    zs_min_drop_param(&s2, 0);
+    assert_int_equal(s2.step[0].pass[0].calls[2].mix[0].ref.index, 0);
+    assert_int_equal(zs_scenario_validate(&s2, NULL, 0), 0);
+
+    /* text errors: on the root call; an unknown parameter */
+    static const char on_root[] = "module a\nparam w owner=a numel=1\nstep train loss=0\n"
+                                  "  call a(batch_rg + param(w)) -> 1\n";
+    assert_int_equal(zs_scn_parse(on_root, strlen(on_root), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "root call's inputs cannot be mixed"));
+    static const char unknown[] = "module a\n  module b\nparam w owner=a numel=1\nstep train loss=0\n"
+                                  "  call a(batch_rg) -> 1\n    call b(arg0 + param(v)) -> 1\n";
+    assert_int_equal(zs_scn_parse(unknown, strlen(unknown), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown parameter 'v'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -550,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_rank_edits),       cmocka_unit_test(test_ckpt_body),
+        cmocka_unit_test(test_param_term),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
