@@ -55,6 +55,10 @@ MODELS = [
     ("bert_ckpt", HF, "build_bert_ckpt", "step", 1,
      "BERT (tiny config: 2 layers, hidden 16) with model.gradient_checkpointing_enable(), non-reentrant "
      "in transformers 5.24.0 (ckpt=body-non-reentrant)"),
+    ("mixtral", HF, "build_mixtral", "step", 1,
+     "Mixtral (transformers MixtralForCausalLM, tiny config: 1 layer, 4 experts, top-2; transformers 5.24.0's "
+     "fused MixtralExperts (grouped_mm on CPU) reads gate_up_proj before its act_fn call and down_proj "
+     "after it: a param(...) term)"),
     ("lora", HF, "build_lora", "step", 1,
      "peft LoRA (r=2 on q_proj, v_proj) over the tiny LLaMA: base weights frozen"),
     ("torch_mixed", TC, "build", "step_mixed", 5,
@@ -67,6 +71,9 @@ MODELS = [
      "small torch model: checkpoint(block, x, use_reentrant=True) per block, every step kind"),
     ("torch_raise", TC, "build_raise", "step", 1,
      "small torch model: an exception raised in a block's forward, caught by the model"),
+    ("torch_split", TC, "build_split", "step_mixed", 5,
+     "small torch model: a module reading its own weights before and after its child call "
+     "(fused MoE experts, param(...) terms), called twice, every step kind"),
     ("torch_tied", TC, "build_tied", "step", 1,
      "small torch model: a tied weight on two modules and a frozen bias"),
 ]

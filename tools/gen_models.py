@@ -8,12 +8,11 @@ checkpointed layer body, ckpt=body-...), a peft LoRA model and small torch
 models, each checked line for line against the real hook trace).  This
 generator keeps only what the capture cannot write yet:
 
-  * mixtral_moe*.scn - Mixtral-8x7B-shaped MoE.  transformers' MixtralExperts
-    reads its expert weights at two points around its act_fn child call
-    (gate_up before it, down after it); the scenario model has one op per
-    call, after its child calls, so the capture's trace differs in the order
-    of those gradients.  The per-rank routing programs (config ranks=all,
-    rank edits) are hand-made: a capture records one rank's run.
+  * mixtral_moe*.scn - Mixtral-8x7B-shaped MoE with per-expert modules and
+    per-rank routing programs (config ranks=all, rank edits): hand-made, a
+    capture records one rank's run.  (transformers 5.24.0's own Mixtral, a
+    fused experts module reading its weights around its act_fn call, is
+    captured: corpus/models/mixtral.scn, with param(...) terms.)
 
 The gpt2/bert/albert/t5/lora/llama_ckpt generators below are kept for
 reference (approximations of the full-size configs: llama_ckpt models

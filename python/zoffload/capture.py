@@ -584,6 +584,12 @@ class _Recorder:
         new = {old: k for k, old in enumerate(order)}
         self.sc.params = [self.sc.params[o] for o in order]
         self.sc.uses = sorted((m, new[p]) for m, p in self.sc.uses)
+        pterm = re.compile(r"param\(#(\d+)\)")
+        for kind, passes in self.sc.steps:
+            for ps in passes:
+                for c in ps.calls:
+                    c.inputs = [pterm.sub(lambda m: "param(@%d)" % new[int(m.group(1))], t) for t in c.inputs]
+                    c.kw = [pterm.sub(lambda m: "param(@%d)" % new[int(m.group(1))], t) for t in c.kw]
         pat = re.compile(r"^PGRAD p=(\d+)$")
         for pol in POLICIES:
             self.sc.traces[pol] = [("PGRAD p=%d" % new[int(m.group(1))]) if m else ln
@@ -1005,10 +1011,19 @@ class _Recorder:
         refs, params, foreign, leaves, inner = self.walk_tensor(x, parent)
         if foreign or leaves:
             self.note(path, "%s reaches tensors from outside its caller's scope (cached tensors)" % what)
-        if params:
+        own = sorted(params & self.pset[parent.module]) if parent is not None else []
+        if params - set(own):
             self.note(path, "%s is computed with parameter(s) %s read directly by the caller "
-                      "%s between child calls" % (what, ",".join(self.sc.params[p]["path"] for p in sorted(params)),
+                      "%s between child calls" % (what, ",".join(self.sc.params[p]["path"]
+                                                           for p in sorted(params - set(own))),
                                                   parent.path or "(root)"))
+        if not refs and own:
+            # only the caller's own parameters: an op over a tensor without
+            # grad (the batch stands for it) and them
+            if call.n_mix + len(own) > MAX_MIX:
+                raise CaptureError("capture: %s: its inputs mix more than %d extra tensors" % (path, MAX_MIX))
+            call.n_mix += len(own)
+            return " + ".join([self.norg_ref(call)] + ["param(#%d)" % j for j in own])
         if not refs:
             self.note(path, "%s requires grad but reaches nothing in its caller's scope" % what)
             return self.norg_ref(call)
@@ -1017,11 +1032,15 @@ class _Recorder:
             self.note(path, "%s is %s through %d parameter-free op node(s) in the caller's body "
                       "(modelled as %s)" % (what, "+".join(self.ref_text(r) for r in rs), inner,
                                             "one op" if len(rs) > 1 else "a direct reference"))
-        if len(rs) > 1:
-            if call.n_mix + len(rs) - 1 > MAX_MIX:
+        # the caller's own parameters read by the op computing the input
+        # (fused MoE experts: gate_up_proj before act_fn): .scn param(...)
+        # terms, "#J" the capture-time id (renumber_params writes the final one)
+        terms = [self.ref_text(r) for r in rs] + ["param(#%d)" % j for j in own]
+        if len(terms) > 1:
+            if call.n_mix + len(terms) - 1 > MAX_MIX:
                 raise CaptureError("capture: %s: its inputs mix more than %d extra tensors" % (path, MAX_MIX))
-            call.n_mix += len(rs) - 1
-        return " + ".join(self.ref_text(r) for r in rs)
+            call.n_mix += len(terms) - 1
+        return " + ".join(terms)
 
     def norg_ref(self, call):
         """A reference that does not require grad in the caller's scope."""

@@ -32,18 +32,18 @@ class Wide(torch.nn.Module):
 
 
 class Split(torch.nn.Module):
-    """A module whose own weights are read before and after a child call
-    (MixtralExperts does this): the scenario model's op runs after the
-    children, so the gradient order differs and the capture says so."""
+    """A module that reads its CHILD's weight itself before calling the
+    child (its own weights read between child calls are param(...) terms;
+    another module's are not): the gradient order differs and the capture
+    says so."""
 
     def __init__(self):
         super().__init__()
-        self.w_in = torch.nn.Parameter(torch.randn(4, 4))
         self.w_out = torch.nn.Parameter(torch.randn(4, 4))
         self.act = torch.nn.Linear(4, 4)
 
     def forward(self, x):
-        return self.act(x @ self.w_in) @ self.w_out
+        return self.act(x @ self.act.weight) @ self.w_out
 
 
 class Outer(torch.nn.Module):

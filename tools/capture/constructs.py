@@ -1,7 +1,8 @@
 """Small torch models, one per construct the capture records: module
 reuse, checkpoint (both kinds), eval / retain_graph / accumulation /
 interleaved steps, an exception caught inside the forward, keyword inputs,
-frozen and tied parameters.  tools/capture_models.py captures each and
+frozen and tied parameters, a module reading its own weights around a
+child call (fused MoE experts).  tools/capture_models.py captures each and
 checks the simulator against the real trace; tests/capture/ holds the bad
 inputs."""
 import torch
@@ -55,6 +56,35 @@ class Net(torch.nn.Module):
         return out
 
 
+class Experts(torch.nn.Module):
+    """Reads its own weights around a child call, as transformers 5.24.0's
+    fused MixtralExperts does (gate_up_proj before act_fn, down_proj after)."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.w_in = torch.nn.Parameter(torch.randn(d, d) / d)
+        self.w_out = torch.nn.Parameter(torch.randn(d, d) / d)
+        self.act = torch.nn.Linear(d, d)
+
+    def forward(self, x):
+        return self.act(x @ self.w_in) @ self.w_out
+
+
+class SplitNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Linear(4, 8)
+        self.experts = Experts()
+        self.head = torch.nn.Linear(8, 4, bias=False)
+
+    def forward(self, x):
+        h = self.emb(x)
+        h = h + self.experts(h)
+        # a second use with an input that needs no grad: the weight-only term
+        h = h + self.experts(x.new_ones(x.shape[0], 8))
+        return self.head(h)
+
+
 def _x(i):
     return torch.randn(2, 4, generator=torch.Generator().manual_seed(i))
 
@@ -95,6 +125,11 @@ def build_raise():
 def build_tied():
     torch.manual_seed(0)
     return Net(tie=True, frozen=True)
+
+
+def build_split():
+    torch.manual_seed(0)
+    return SplitNet()
 
 
 def step(model, i):
