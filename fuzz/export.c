@@ -405,7 +405,7 @@ static void ref_str(const zs_pass *p, const uint8_t *pos, const zs_ref *r, char 
     case ZS_REF_BATCH_RG: snprintf(out, len, "batch_rg"); break;
     case ZS_REF_ARG: snprintf(out, len, "arg%u", r->index); break;
     case ZS_REF_PARAM: snprintf(out, len, "param%u", r->index); break; /* a mixed input's term */
-    default: snprintf(out, len, "out%u.%u", pos[r->call], r->index); break;
+    default: snprintf(out, len, "out%u.%u%s", pos[r->call], r->index, r->raw ? ".raw" : ""); break;
     }
     (void)p;
     if (r->detach) strncat(out, ".detach", len - strlen(out) - 1);
@@ -506,6 +506,8 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
               "#            argI (input I of the enclosing call as hook D wrapped it),\n"
               "#            outK.J (output J of the K-th child call of the enclosing call),\n"
               "#            REF.detach (x.detach()),\n"
+              "#            outK.J.raw (that output as the module made it, cached on self:\n"
+              "#              read by the caller, it bypasses the module's output hook C)\n"
               "#            paramP (in a \"+\" term: the caller's op reads parameter P itself)\n"
               "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
               "#            nograd=J: output J never requires grad (detached / integer indices)\n"

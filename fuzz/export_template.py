@@ -104,6 +104,9 @@ def parse_ref(s):
     detach = s.endswith(".detach")
     if detach:
         s = s[:-len(".detach")]
+    if s.endswith(".raw"):  # the output as the module made it (cached on self, before hook C)
+        k, j = s[3:-len(".raw")].split(".")
+        return ("raw", int(k), int(j), detach)
     if s in ("batch", "batch_rg"):
         return (s, 0, 0, detach)
     if s.startswith("arg"):
@@ -157,6 +160,7 @@ class Execution:
     def __init__(self, p):
         self.p = p
         self.out = {}
+        self.raw = {}
         self.win = {}
 
 
@@ -482,6 +486,8 @@ class Runner:
             t = x.win[scope][j]
         elif kind == "param":
             t = self.params[j]
+        elif kind == "raw":
+            t = x.raw[(x.p.children[scope][k], j)]
         else:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
@@ -602,6 +608,8 @@ class Runner:
             outs = (None,) * c["n_out"]
         # aliased outputs: a tensor of the call's scope returned as is
         outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        for j, t in enumerate(outs):  # what the module caches on self (outK.J.raw)
+            x.raw[(ci, j)] = t
         if c["nograd"]:  # outputs that never require grad
             outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs

@@ -860,15 +860,21 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             }
             r->call = 0;
             r->index = 0;
+            r->raw = 0;
         } else {
+            /* .detach goes; a raw output (outK.J.raw) becomes the hooked one first */
+            zs_ref *r;
             if (slot < ZS_MAX_IN) {
-                if (slot >= cl->n_in || !cl->in[slot].detach) return CAND_SKIP;
-                cl->in[slot].detach = 0;
+                if (slot >= cl->n_in) return CAND_SKIP;
+                r = &cl->in[slot];
             } else {
                 unsigned k = slot - ZS_MAX_IN;
-                if (k >= cl->n_use || !cl->use[k].detach) return CAND_SKIP;
-                cl->use[k].detach = 0;
+                if (k >= cl->n_use) return CAND_SKIP;
+                r = &cl->use[k];
             }
+            if (r->raw) r->raw = 0;
+            else if (r->detach) r->detach = 0;
+            else return CAND_SKIP;
         }
         return CAND_OK;
     }
@@ -1137,6 +1143,8 @@ int zs_scenario_strip_ext(zs_scenario *s)
                 memset(cl->alias, 0, sizeof cl->alias);
                 cl->op_nosave = 0;
                 cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY; /* the call's checkpoint instead */
+                for (unsigned k = 0; k < cl->n_in; k++) cl->in[k].raw = 0; /* the hooked outputs */
+                for (unsigned k = 0; k < cl->n_use; k++) cl->use[k].raw = 0;
             }
         }
     return zs_scenario_validate(s, NULL, 0) == 0 && !zs_scenario_has_ext(s) ? 0 : -1;

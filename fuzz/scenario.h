@@ -214,6 +214,12 @@ typedef struct zs_ref {
     uint8_t call;   /* ZS_REF_OUT: index of the producing call in the pass; else 0 */
     uint8_t index;  /* ZS_REF_ARG: input index; ZS_REF_OUT: output index; else 0 */
     uint8_t detach; /* 0/1: the reference is x.detach() (requires_grad=False, no edge) */
+    /* Extension (.scn and replay only, `outK.J.raw`): ZS_REF_OUT only, the
+     * output as the producing call's op made it, BEFORE its hook C wrapped
+     * it - a tensor the module cached on self and the caller reads
+     * afterwards: a path to the loss that bypasses the module's
+     * pre-backward hook.  0/1. */
+    uint8_t raw;
 } zs_ref;
 
 /** Call flags. */

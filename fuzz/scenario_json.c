@@ -33,8 +33,9 @@ static void json_ref(FILE *f, const zs_ref *r)
 {
     /* "param" (ZS_REF_PARAM, a mixed input's term): index is the parameter's ds_id */
     static const char *const kinds[5] = {"batch", "batch_rg", "arg", "out", "param"};
-    fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s}",
-            r->kind < 5 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false");
+    fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s%s}",
+            r->kind < 5 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false",
+            r->raw ? ", \"raw\": true" : ""); /* raw: written only when set */
 }
 
 int zs_scenario_write_json(const zs_scenario *s, FILE *f)

@@ -986,6 +986,15 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
         r->detach = 1;
         n -= 7;
     }
+    int raw = 0; /* outK.J.raw: before the producing call's hook C */
+    if (n > 4 && !memcmp(p + n - 4, ".raw", 4)) {
+        raw = 1;
+        n -= 4;
+        if (n < 4 || memcmp(p, "out", 3)) {
+            FAIL(tk->col, "'.raw' only follows an outK.J reference, found '" TOKF "'", TOKA(tk));
+            return -1;
+        }
+    }
     if (n == 5 && !memcmp(p, "batch", 5)) {
         r->kind = ZS_REF_BATCH;
         return 0;
@@ -1029,6 +1038,7 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
             }
             r->kind = ZS_REF_OUT;
             r->index = (uint8_t)b;
+            r->raw = (uint8_t)raw;
             u->k = (uint8_t)a;
             u->j = (uint8_t)b;
             u->col = tk->col;
@@ -1928,7 +1938,7 @@ static void print_ref(sbuf *b, const zs_pass *p, const zs_ref *r)
     case ZS_REF_BATCH: sb_printf(b, "batch"); break;
     case ZS_REF_BATCH_RG: sb_printf(b, "batch_rg"); break;
     case ZS_REF_ARG: sb_printf(b, "arg%u", r->index); break;
-    default: sb_printf(b, "out%u.%u", child_ordinal(p, r->call), r->index); break;
+    default: sb_printf(b, "out%u.%u%s", child_ordinal(p, r->call), r->index, r->raw ? ".raw" : ""); break;
     }
     if (r->detach) sb_printf(b, ".detach");
 }

@@ -58,6 +58,7 @@ typedef struct xctx {
     int any_grad;        /* some call ran with grad enabled */
     tensor win[ZS_MAX_CALLS][ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
     tensor out[ZS_MAX_CALLS][ZS_MAX_OUT];
+    tensor raw[ZS_MAX_CALLS][ZS_MAX_OUT]; /* the body's outputs before hook C (zs_ref.raw) */
 } xctx;
 
 typedef struct region {
@@ -496,7 +497,8 @@ static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
         if (scope != ZS_NONE) t = X->win[scope][r->index];
         break;
     case ZS_REF_OUT:
-        t = X->out[r->call][r->index];
+        /* raw: the tensor the op made, cached by the module (no hook C node) */
+        t = r->raw ? X->raw[r->call][r->index] : X->out[r->call][r->index];
         break;
     case ZS_REF_PARAM:
         /* a mixed input's parameter term: an edge to its AccumulateGrad */
@@ -764,6 +766,7 @@ static int run_body(sim *S, xctx *X, unsigned ci, int grad)
             t.rg = (uint8_t)(grad && t.rg);
         }
         X->out[ci][j] = t;
+        X->raw[ci][j] = t;
     }
     return UNW_NO;
 }

@@ -74,6 +74,9 @@ MODELS = [
     ("torch_split", TC, "build_split", "step_mixed", 5,
      "small torch model: a module reading its own weights before and after its child call "
      "(fused MoE experts, param(...) terms), called twice, every step kind"),
+    ("torch_cache", TC, "build_cache", "step_mixed", 5,
+     "small torch model: blocks keep their output on self and the model's loss reads the cache "
+     "(outK.J.raw: paths that bypass the block's output hook), every step kind"),
     ("torch_tied", TC, "build_tied", "step", 1,
      "small torch model: a tied weight on two modules and a frozen bias"),
 ]

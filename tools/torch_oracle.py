@@ -246,6 +246,7 @@ class Execution:
     def __init__(self, p):
         self.p = p
         self.out = {}
+        self.raw = {}  # (call, j) -> the output before hook C (outK.J.raw)
         self.win = {}
 
 
@@ -479,6 +480,10 @@ class Run:
             t = x.p.batch_rg
         elif k == "arg":
             t = x.win[scope_call][ref["index"]]
+        elif k == "out" and ref.get("raw"):
+            # the output as the producing module made it, cached on self:
+            # no PreBackward node of its hook C on this path
+            t = x.raw[(ref["call"], ref["index"])]
         elif k == "param":
             # a mixed input's parameter term: the caller's op reads the
             # parameter itself (fused MoE experts, transformers 5.24.0)
@@ -614,6 +619,8 @@ class Run:
             outs = (None,) * n_out
         # aliased outputs: a tensor of the call's scope returned as is
         outs = tuple(self.resolve(x, ci, alias[str(j)]) if str(j) in alias else t for j, t in enumerate(outs))
+        for j, t in enumerate(outs):  # what the module caches on self (outK.J.raw)
+            x.raw[(ci, j)] = t
         if c.get("nograd"):  # outputs that never require grad (integer indices, detached)
             outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs

@@ -453,6 +453,10 @@ class _Recorder:
         self.rerec = None  # calls of a reentrant region re-recorded in its recompute (grad on)
         self.ckpt_outer_grad = []
         self.last_ckpt_call = None
+        # (id(grad_fn), output_nr) of each recorded call's outputs as its op
+        # made them (before hook C) -> (call, j): a tensor the module cached
+        # on self and the caller reads afterwards (.scn outK.J.raw)
+        self.raw_nodes = {}
         self.build_tree()
 
     # -- tree -------------------------------------------------------------
@@ -830,6 +834,10 @@ class _Recorder:
                 pass
             else:
                 self.record_op(call, tensors)
+                for j, y in enumerate(tensors):
+                    if y.requires_grad and y.grad_fn is not None and j not in call.alias:
+                        self.raw_nodes[(id(y.grad_fn), y.output_nr)] = (call, j)
+                        self.nodes_keep.append(y.grad_fn)
         befores = {p: str(self.counters[p].refs.get(mid, 0)) for p in LEGACY}
         idx = [0]
 
@@ -929,6 +937,12 @@ class _Recorder:
                 else:
                     foreign.append(tag)
                 continue
+            rk = self.raw_nodes.get((id(n), nr))
+            if rk is not None and scope is not None and rk[0].parent is scope:
+                # a child's output as its op made it (cached on the module):
+                # this path bypasses the child's hook C
+                refs.add((2, scope.children.index(rk[0]), rk[1]))
+                continue
             if id(n) in seen:
                 continue
             seen.add(id(n))
@@ -971,12 +985,15 @@ class _Recorder:
             call = tag[1]
             if call is not None and call.parent is scope and scope is not None:
                 return {(1, call.parent.children.index(call), x.output_nr)}, set(), [], [], 0
+        rk = self.raw_nodes.get((id(x.grad_fn), x.output_nr))
+        if rk is not None and scope is not None and rk[0].parent is scope:
+            return {(2, scope.children.index(rk[0]), rk[1])}, set(), [], [], 0
         return self.walk([x.grad_fn], scope)
 
     @staticmethod
     def ref_text(r):
         kind, k, j = r
-        return ("arg%d" % j) if kind == 0 else ("out%d.%d" % (k, j))
+        return ("arg%d" % j) if kind == 0 else ("out%d.%d" % (k, j)) if kind == 1 else ("out%d.%d.raw" % (k, j))
 
     def in_ref(self, call, x, j):
         """The .scn reference of positional input j of `call` (caller scope)."""

@@ -614,6 +614,68 @@ static void test_param_term(void **state)
     assert_non_null(strstr(err.msg, "unknown parameter 'v'"));
 }
 
+/* A raw output reference (zs_ref.raw, outK.J.raw): the caller reads what
+ * a child cached on self, before the child's hook C */
+static const char raw_text[] =
+    "module net\n"
+    "  module enc\n"
+    "  module aux\n"
+    "param enc.w owner=enc numel=4\n"
+    "param aux.w owner=aux numel=4\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out0.0, out1.0.raw)\n"
+    "    call enc(arg0) -> 1 use(arg0)\n"
+    "    call aux(out0.0) -> 1 use(arg0)\n";
+
+static void test_raw_ref(void **state)
+{
+    (void)state;
+    static char trace[1 << 14];
+    zs_scn_error err;
+    int rc = zs_scn_parse(raw_text, strlen(raw_text), &s1, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s1.step[0].pass[0].calls[0].use[1].raw, 1);
+    assert_int_equal(s1.step[0].pass[0].calls[0].use[0].raw, 0);
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, raw_text);
+    free(t);
+    assert_int_equal(zs_scenario_has_ext(&s1), 1);
+    assert_int_equal(zs_scenario_validate(&s1, NULL, 0), 0);
+    static uint8_t buf[ZS_ENCODE_MAX];
+    assert_int_equal(zs_encode(&s1, buf, sizeof buf), 0);
+    /* the same scenario without .raw differs (equality sees the flag) */
+    s2 = s1;
+    s2.step[0].pass[0].calls[0].use[1].raw = 0;
+    assert_false(zs_scenario_equal(&s1, &s2));
+
+    /* backward: aux's output hook is bypassed - no PRE m=2 at all, its
+     * weight's gradient straight after the root's pre-backward; enc's
+     * pre-backward comes through aux's post-backward */
+    sim_trace(&s1, 0, trace, sizeof trace);
+    assert_non_null(strstr(trace, "BWD g=0 retain=0\nPRE m=0 r=?->?\nPGRAD p=1\nPOST m=2 c=1->0\n"
+                                  "PRE m=1 r=?->?\nPGRAD p=0\nPOST m=1 c=1->0\n"));
+    assert_null(strstr(trace, "PRE m=2"));
+
+    /* .raw only on outK.J; not in the byte codec's fields */
+    static const char bad[] = "module a\n  module b\nstep train loss=0\n"
+                              "  call a(batch_rg) -> 1 use(arg0.raw)\n    call b(arg0) -> 1\n";
+    assert_int_equal(zs_scn_parse(bad, strlen(bad), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "'.raw' only follows an outK.J reference"));
+    s2 = s1;
+    s2.step[0].pass[0].calls[0].use[0].kind = ZS_REF_ARG;
+    s2.step[0].pass[0].calls[0].use[0].index = 0;
+    s2.step[0].pass[0].calls[0].use[0].raw = 1;
+    char msg[200];
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "must be an outK.J reference"));
+    /* the fuzz seed form has no raw reference */
+    s2 = s1;
+    assert_int_equal(zs_scenario_strip_ext(&s2), 0);
+    assert_int_equal(s2.step[0].pass[0].calls[0].use[1].raw, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,7 +683,7 @@ int main(void)
         cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_rank_edits),       cmocka_unit_test(test_ckpt_body),
-        cmocka_unit_test(test_param_term),
+        cmocka_unit_test(test_param_term),      cmocka_unit_test(test_raw_ref),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,6 +85,40 @@ class SplitNet(torch.nn.Module):
         return self.head(h)
 
 
+class Cached(torch.nn.Module):
+    """Keeps its output on self (self.cached) besides returning it: the
+    attribute is the tensor its op made, the return value is what hook C
+    wrapped."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.fc = torch.nn.Linear(d, d)
+        self.scale = torch.nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        y = torch.tanh(self.fc(x)) * self.scale
+        self.cached = y
+        return y
+
+
+class CacheNet(torch.nn.Module):
+    """Reads a block's cached output after the call: a loss path that never
+    passes the block's output hook (the aux head reads only the cache)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Linear(4, 8)
+        self.blk = Cached()
+        self.aux = Cached()
+        self.head = torch.nn.Linear(8, 4, bias=False)
+
+    def forward(self, x):
+        h = self.emb(x)
+        y = self.head(self.blk(h))
+        self.aux(h)
+        return y + self.blk.cached.sum() + self.aux.cached.mean()
+
+
 def _x(i):
     return torch.randn(2, 4, generator=torch.Generator().manual_seed(i))
 
@@ -125,6 +159,11 @@ def build_raise():
 def build_tied():
     torch.manual_seed(0)
     return Net(tie=True, frozen=True)
+
+
+def build_cache():
+    torch.manual_seed(0)
+    return CacheNet()
 
 
 def build_split():
