@@ -317,7 +317,7 @@ typedef struct prog {
 static int ref_eq(const zs_ref *a, const zs_ref *b)
 {
     return a->kind == b->kind && a->call == b->call && a->index == b->index &&
-           a->detach == b->detach;
+           a->detach == b->detach && a->raw == b->raw;
 }
 
 /* Candidate refs for the inputs of a call whose caller is `caller` (ZS_NONE
@@ -331,15 +331,15 @@ static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, 
             const zs_call *c = &g->p->calls[j];
             if (c->parent != caller) continue;
             for (unsigned o = 0; o < c->n_out; o++)
-                cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0};
+                cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0, 0};
         }
         const zs_call *cc = &g->p->calls[caller];
         /* positional, then keyword inputs (n_kw is 0 in every decoded scenario) */
         for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++)
-            cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0};
+            cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
     }
-    cand[n++] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0};
-    cand[n++] = (zs_ref){ZS_REF_BATCH, 0, 0, 0};
+    cand[n++] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0};
+    cand[n++] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
     return n;
 }
 
@@ -350,12 +350,12 @@ static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
     unsigned n = 0;
     const zs_call *cc = &g->p->calls[c];
     for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++)
-        cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0};
+        cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
     for (unsigned j = c + 1; j < g->cursor; j++) {
         const zs_call *ch = &g->p->calls[j];
         if (ch->parent != c) continue;
         for (unsigned o = 0; o < ch->n_out; o++)
-            cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0};
+            cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0, 0};
     }
     return n;
 }
@@ -365,9 +365,14 @@ static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
 static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const char *what)
 {
     unsigned idx = n;
+    uint8_t raw = w->enc ? r->raw : 0; /* .scn only: validated, never encoded */
+    if (raw && (!w->ext_ok || r->kind != ZS_REF_OUT || raw != 1))
+        w_fail(w, "%s: a raw output (outK.J.raw) %s", what,
+               !w->ext_ok ? "has no fuzzer-byte encoding (.scn text only)" : "must be an outK.J reference");
     if (w->enc) {
         zs_ref key = *r;
         key.detach = 0;
+        key.raw = 0;
         for (unsigned k = 0; k < n; k++)
             if (ref_eq(&key, &cand[k])) {
                 idx = k;
@@ -380,6 +385,7 @@ static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const
     if (w->err) return;
     *r = cand[idx];
     r->detach = det;
+    r->raw = raw;
 }
 
 static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt);
@@ -387,6 +393,22 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt);
 static void set_where(walker *w, unsigned ci)
 {
     snprintf(w->where, sizeof w->where, "%s call %u", w->base, ci);
+}
+
+/* A mixed input's parameter term (ZS_REF_PARAM, .scn only): a parameter
+ * the caller's module reads (zs_module_param_set of `caller_mod`). */
+static void walk_param_term(walker *w, const zs_scenario *s, unsigned caller_mod, const zs_ref *r, unsigned k)
+{
+    uint8_t ps[ZS_MAX_PARAMS];
+    int n = zs_module_param_set(s, caller_mod, ps);
+    int found = 0;
+    for (int q = 0; q < n; q++) found |= ps[q] == r->index;
+    if (r->detach || r->call)
+        w_fail(w, "mix[%u]: a parameter term has no call and no .detach", k);
+    else if (r->index >= s->n_params)
+        w_fail(w, "mix[%u]: parameter %u of %u", k, r->index, s->n_params);
+    else if (!found)
+        w_fail(w, "mix[%u]: parameter %u is not read by the caller's module %u", k, r->index, caller_mod);
 }
 
 static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
@@ -409,7 +431,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
 
     /* flags */
     uint8_t fl = w->enc ? c->flags : 0;
-    if (w->enc && (fl & ~ZS_CALL_FLAGS_ALL)) w_fail(w, "unknown call flags");
+    if (w->enc && (fl & ~(ZS_CALL_FLAGS_ALL | ZS_CALL_CKPT_BODY))) w_fail(w, "unknown call flags");
     uint8_t ng = w_flag(w, fl & ZS_CALL_NO_GRAD ? 1 : 0, 8, "no_grad");
     uint8_t ck = 0; /* 0 none, 1 reentrant, 2 non-reentrant */
     if (!in_ckpt && ci != 0) {
@@ -429,9 +451,19 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         rs = w_flag(w, fl & ZS_CALL_RAISE ? 1 : 0, 16, "raise");
     else if (w->enc && (fl & ZS_CALL_RAISE))
         w_fail(w, "raise inside a checkpointed call");
+    /* a checkpointed body: .scn only, like keyword inputs */
+    uint8_t body = 0;
+    if (w->enc && (fl & ZS_CALL_CKPT_BODY)) {
+        if (!w->ext_ok)
+            w_fail(w, "a checkpointed body has no fuzzer-byte encoding (.scn text only)");
+        else if (!ck)
+            w_fail(w, "checkpointed body without a checkpoint kind (reentrant or non-reentrant)");
+        body = 1;
+    }
     if (w->err) return UNW_NO;
     c->flags = (uint8_t)((ng ? ZS_CALL_NO_GRAD : 0) | (ck == 1 ? ZS_CALL_CKPT_RE : 0) |
-                         (ck == 2 ? ZS_CALL_CKPT_NRE : 0) | (rs ? ZS_CALL_RAISE : 0));
+                         (ck == 2 ? ZS_CALL_CKPT_NRE : 0) | (rs ? ZS_CALL_RAISE : 0) |
+                         (body ? ZS_CALL_CKPT_BODY : 0));
 
     if (rs) {
         /* catcher: the caller, its ancestors up to the root call, then outside */
@@ -473,6 +505,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
                        (unsigned)c->n_in + c->n_kw);
             else if (k && c->mix[k].slot < c->mix[k - 1].slot)
                 w_fail(w, "mix[%u]: slots not ascending", k);
+            else if (c->mix[k].ref.kind == ZS_REF_PARAM)
+                walk_param_term(w, s, p->calls[c->parent].module, &c->mix[k].ref, k);
             else
                 walk_ref(w, &c->mix[k].ref, cand, nc, "mix");
         }
@@ -793,7 +827,7 @@ static zs_ref bypass_ref(zs_ref r, int use_ctx, const zs_pass *base, const uint8
     const zs_call *bc = &base->calls[r.call];
     if (bc->n_in == 0) {
         if (use_ctx) *drop = 1;
-        return (zs_ref){ZS_REF_BATCH, 0, 0, r.detach};
+        return (zs_ref){ZS_REF_BATCH, 0, 0, r.detach, 0};
     }
     zs_ref x = rin[r.call][r.index % bc->n_in]; /* already bypass-free (earlier in pre-order) */
     x.detach = (uint8_t)(x.detach | r.detach);
@@ -1247,6 +1281,21 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out)
     return w.pos < w.in_size ? w.pos : w.in_size;
 }
 
+static int call_has_raw(const zs_call *c)
+{
+    for (unsigned i = 0; i < c->n_in && i < ZS_MAX_IN; i++)
+        if (c->in[i].raw) return 1;
+    for (unsigned i = 0; i < c->n_use && i < ZS_MAX_USE; i++)
+        if (c->use[i].raw) return 1;
+    for (unsigned i = 0; i < c->n_kw && i < ZS_MAX_KW; i++)
+        if (c->kw[i].raw) return 1;
+    for (unsigned i = 0; i < c->n_mix && i < ZS_MAX_MIX; i++)
+        if (c->mix[i].ref.raw) return 1;
+    for (unsigned j = 0; j < ZS_MAX_OUT; j++)
+        if (((c->out_alias >> j) & 1u) && c->alias[j].raw) return 1;
+    return 0;
+}
+
 int zs_scenario_has_ext(const zs_scenario *s)
 {
     for (unsigned i = 0; i < s->n_steps && i < ZS_MAX_STEPS; i++)
@@ -1254,7 +1303,8 @@ int zs_scenario_has_ext(const zs_scenario *s)
             const zs_pass *p = &s->step[i].pass[q];
             for (unsigned c = 0; c < p->n_calls && c < ZS_MAX_CALLS; c++)
                 if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg ||
-                    p->calls[c].out_alias || p->calls[c].op_nosave)
+                    p->calls[c].out_alias || p->calls[c].op_nosave ||
+                    (p->calls[c].flags & ZS_CALL_CKPT_BODY) || call_has_raw(&p->calls[c]))
                     return 1;
         }
     return 0;

@@ -146,7 +146,7 @@ static unsigned ch(wctx *w, unsigned range)
 
 static zs_ref mkref(uint8_t kind, uint8_t call, uint8_t index)
 {
-    zs_ref r = {kind, call, index, 0};
+    zs_ref r = {kind, call, index, 0, 0};
     return r;
 }
 

@@ -404,7 +404,8 @@ static void ref_str(const zs_pass *p, const uint8_t *pos, const zs_ref *r, char 
     case ZS_REF_BATCH: snprintf(out, len, "batch"); break;
     case ZS_REF_BATCH_RG: snprintf(out, len, "batch_rg"); break;
     case ZS_REF_ARG: snprintf(out, len, "arg%u", r->index); break;
-    default: snprintf(out, len, "out%u.%u", pos[r->call], r->index); break;
+    case ZS_REF_PARAM: snprintf(out, len, "param%u", r->index); break; /* a mixed input's term */
+    default: snprintf(out, len, "out%u.%u%s", pos[r->call], r->index, r->raw ? ".raw" : ""); break;
     }
     (void)p;
     if (r->detach) strncat(out, ".detach", len - strlen(out) - 1);
@@ -504,13 +505,19 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
               "#   refs     batch (requires_grad=False), batch_rg (a leaf, requires_grad=True),\n"
               "#            argI (input I of the enclosing call as hook D wrapped it),\n"
               "#            outK.J (output J of the K-th child call of the enclosing call),\n"
-              "#            REF.detach (x.detach())\n"
+              "#            REF.detach (x.detach()),\n"
+              "#            outK.J.raw (that output as the module made it, cached on self:\n"
+              "#              read by the caller, it bypasses the module's output hook C)\n"
+              "#            paramP (in a \"+\" term: the caller's op reads parameter P itself)\n"
               "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
               "#            nograd=J: output J never requires grad (detached / integer indices)\n"
               "#            aliasJ=REF: output J is REF itself (returned as is, no op)\n"
               "#            nosave: the op saves no tensor (no checkpoint recompute from it)\n"
               "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
               "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
+              "#            ckpt=body-reentrant / ckpt=body-non-reentrant: the module's forward\n"
+              "#              runs its body as checkpoint(body, *inputs, use_reentrant=...), its\n"
+              "#              hooks outside the region (transformers' gradient_checkpointing_enable)\n"
               "#            raise=upK: the forward raises after its child calls; the body of\n"
               "#              the K-th enclosing call catches it and goes on\n"
               "#            raise=outside: the training loop catches it (no backward)\n"
@@ -577,9 +584,10 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                         ref_str(p, pos, &cl->alias[j], rs, sizeof rs);
                         sb_printf(b, "%s\"alias%u=%s\"", nf++ ? ", " : "", j, rs);
                     }
-                if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, "%s\"ckpt=reentrant\"", nf++ ? ", " : "");
-                if (cl->flags & ZS_CALL_CKPT_NRE)
-                    sb_printf(b, "%s\"ckpt=non-reentrant\"", nf++ ? ", " : "");
+                if (cl->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE))
+                    sb_printf(b, "%s\"ckpt=%s%s\"", nf++ ? ", " : "",
+                              (cl->flags & ZS_CALL_CKPT_BODY) ? "body-" : "",
+                              (cl->flags & ZS_CALL_CKPT_RE) ? "reentrant" : "non-reentrant");
                 if (cl->flags & ZS_CALL_RAISE) {
                     if (cl->catcher == ZS_NONE)
                         sb_printf(b, "%s\"raise=outside\"", nf++ ? ", " : "");

@@ -348,6 +348,20 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
     }
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
     s->n_uses = (uint8_t)o;
+    /* mixed inputs' parameter terms: the dropped one goes, later ids move down */
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned pq = 0; pq < s->step[i].n_passes; pq++) {
+            zs_pass *p = &s->step[i].pass[pq];
+            for (unsigned c = 0; c < p->n_calls; c++) {
+                zs_call *cl = &p->calls[c];
+                for (unsigned k = cl->n_mix; k-- > 0;) {
+                    zs_ref *r = &cl->mix[k].ref;
+                    if (r->kind != ZS_REF_PARAM) continue;
+                    if (r->index == q) mix_remove(cl, k);
+                    else if (r->index > q) r->index--;
+                }
+            }
+        }
 }
 
 /* Removes module m's slot once nothing refers to it any more: the rank
@@ -814,9 +828,12 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             if (slot >= cl->n_use) return CAND_SKIP;
             ref_remove(cl->use, &cl->n_use, slot);
         } else if (kind == C_CLEAR_CALLFLAG) {
-            if (slot >= 4 || !(cl->flags & (1u << slot))) return CAND_SKIP;
+            /* slots 0..3: ZS_CALL_FLAGS_ALL's bits; slot 4: ZS_CALL_CKPT_BODY (the
+             * body's checkpoint becomes the call's); a checkpoint kind goes with it */
+            if (slot >= 5 || !(cl->flags & (1u << slot))) return CAND_SKIP;
             cl->flags &= (uint8_t)~(1u << slot);
             if ((1u << slot) == ZS_CALL_RAISE) cl->catcher = ZS_NONE;
+            if ((1u << slot) & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE)) cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY;
         } else if (kind == C_REF_TO_ARG) {
             /* a child output consumed by the op, or a sibling output passed as
              * an input, becomes the enclosing call's first input instead
@@ -843,15 +860,21 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             }
             r->call = 0;
             r->index = 0;
+            r->raw = 0;
         } else {
+            /* .detach goes; a raw output (outK.J.raw) becomes the hooked one first */
+            zs_ref *r;
             if (slot < ZS_MAX_IN) {
-                if (slot >= cl->n_in || !cl->in[slot].detach) return CAND_SKIP;
-                cl->in[slot].detach = 0;
+                if (slot >= cl->n_in) return CAND_SKIP;
+                r = &cl->in[slot];
             } else {
                 unsigned k = slot - ZS_MAX_IN;
-                if (k >= cl->n_use || !cl->use[k].detach) return CAND_SKIP;
-                cl->use[k].detach = 0;
+                if (k >= cl->n_use) return CAND_SKIP;
+                r = &cl->use[k];
             }
+            if (r->raw) r->raw = 0;
+            else if (r->detach) r->detach = 0;
+            else return CAND_SKIP;
         }
         return CAND_OK;
     }
@@ -1119,6 +1142,9 @@ int zs_scenario_strip_ext(zs_scenario *s)
                 cl->out_alias = 0;
                 memset(cl->alias, 0, sizeof cl->alias);
                 cl->op_nosave = 0;
+                cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY; /* the call's checkpoint instead */
+                for (unsigned k = 0; k < cl->n_in; k++) cl->in[k].raw = 0; /* the hooked outputs */
+                for (unsigned k = 0; k < cl->n_use; k++) cl->use[k].raw = 0;
             }
         }
     return zs_scenario_validate(s, NULL, 0) == 0 && !zs_scenario_has_ext(s) ? 0 : -1;

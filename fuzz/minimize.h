@@ -120,7 +120,9 @@ void zs_min_drop_param(zs_scenario *s, unsigned q);
 
 /** The fuzz codec's approximation of s: keyword inputs, mixed inputs'
  *  extra terms, aliased outputs, nograd outputs and nosave ops (the .scn-only
- *  constructs of captured models, zs_scenario_has_ext) removed, every
+ *  constructs of captured models, zs_scenario_has_ext) removed, a
+ *  checkpointed body made the call's checkpoint of the same kind, raw
+ *  outputs (outK.J.raw) the hooked ones, every
  *  reference to them dropped, so that zs_encode takes the result (seeds of
  *  the byte-level fuzz targets).  Returns 0, or -1 if the result is not
  *  valid (then s is unspecified). */

@@ -46,7 +46,7 @@ void zs_scenario_init(zs_scenario *s)
 static int ref_equal(const zs_ref *a, const zs_ref *b)
 {
     return a->kind == b->kind && a->call == b->call && a->index == b->index &&
-           a->detach == b->detach;
+           a->detach == b->detach && a->raw == b->raw;
 }
 
 static int call_equal(const zs_call *a, const zs_call *b)

@@ -198,7 +198,13 @@ enum {
     ZS_REF_BATCH_RG = 1, /* the pass's leaf input with requires_grad=True (one leaf per pass) */
     ZS_REF_ARG = 2,      /* input `index` of the enclosing call, as wrapped by its hook D
                             (index >= n_in: keyword input index - n_in, not wrapped) */
-    ZS_REF_OUT = 3       /* output `index` of call `call` (a child call of the enclosing call made earlier) */
+    ZS_REF_OUT = 3,      /* output `index` of call `call` (a child call of the enclosing call made earlier) */
+    /* Extension (.scn and replay only; only as a mixed input's extra term,
+     * zs_mix.ref): parameter `index` (ds_id), which the caller's module
+     * reads (zs_module_param_set) in the op that computes the input -
+     * transformers 5.24.0's fused MixtralExperts reads gate_up_proj before
+     * its act_fn child call and down_proj after it.  call and detach 0. */
+    ZS_REF_PARAM = 4
 };
 
 /** A tensor reference inside a call's scope.  The "enclosing call" is the
@@ -208,6 +214,12 @@ typedef struct zs_ref {
     uint8_t call;   /* ZS_REF_OUT: index of the producing call in the pass; else 0 */
     uint8_t index;  /* ZS_REF_ARG: input index; ZS_REF_OUT: output index; else 0 */
     uint8_t detach; /* 0/1: the reference is x.detach() (requires_grad=False, no edge) */
+    /* Extension (.scn and replay only, `outK.J.raw`): ZS_REF_OUT only, the
+     * output as the producing call's op made it, BEFORE its hook C wrapped
+     * it - a tensor the module cached on self and the caller reads
+     * afterwards: a path to the loss that bypasses the module's
+     * pre-backward hook.  0/1. */
+    uint8_t raw;
 } zs_ref;
 
 /** Call flags. */
@@ -216,12 +228,27 @@ typedef struct zs_ref {
 #define ZS_CALL_CKPT_NRE 0x4u  /* torch.utils.checkpoint(m, *in, use_reentrant=False) */
 #define ZS_CALL_RAISE 0x8u     /* m.forward raises after its child calls, before its own op */
 #define ZS_CALL_FLAGS_ALL 0xFu
+/* Extension (.scn and replay only, like keyword inputs): with CKPT_RE or
+ * CKPT_NRE, the checkpoint region is the call's BODY, not the call: the
+ * module's forward is checkpoint(partial(forward, self, **kw), *args,
+ * use_reentrant=...) - transformers 5.x's GradientCheckpointingLayer after
+ * gradient_checkpointing_enable() (checked against transformers 5.24.0,
+ * torch 2.15.0).  Hooks A and D fire before the region (with grad, on the
+ * positional inputs), the child calls and the own op run inside it, hooks
+ * B and C fire after it on the region's outputs; the recompute reruns the
+ * child calls and the own op only (the children's hooks fire again, the
+ * module's own never do).  Every rule of the checkpoint flags holds
+ * (at most one kind, not on call 0, not inside a checkpointed subtree, no
+ * RAISE in or on it, no keyword or mixed inputs on it). */
+#define ZS_CALL_CKPT_BODY 0x10u
 
 /** An extra term of a mixed input (.scn `in0+out1.0`): the caller's body
  *  computes input `slot` of the call (0..n_in-1 positional, n_in + j keyword
- *  j) as a parameter-free op (a residual sum, a concatenation) of in[slot]
- *  (or kw[j]) and these terms, right before the call.  `ref` is in the
- *  caller's scope, like in[]. */
+ *  j) as an op (a residual sum, a concatenation) of in[slot] (or kw[j]) and
+ *  these terms, right before the call.  `ref` is in the caller's scope, like
+ *  in[], or ZS_REF_PARAM: a parameter of the caller's module the op reads
+ *  (.scn `arg0 + param(NAME)`; its gradient is ready when that op's
+ *  backward has run). */
 typedef struct zs_mix {
     uint8_t slot;
     zs_ref ref;
@@ -428,7 +455,8 @@ int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b);
 int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b);
 
 /** 1 if s uses a construct the byte codec does not hold (keyword or mixed
- *  inputs, outputs without grad, aliased outputs, ops that save nothing): it lives in .scn text and replays, zs_encode refuses it. */
+ *  inputs, outputs without grad, aliased outputs, ops that save nothing,
+ *  checkpointed bodies): it lives in .scn text and replays, zs_encode refuses it. */
 int zs_scenario_has_ext(const zs_scenario *s);
 
 /** 0 if s is valid; else -1 with a message naming the first offending

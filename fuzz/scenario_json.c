@@ -31,9 +31,11 @@ static void json_u64(FILE *f, uint64_t v)
 
 static void json_ref(FILE *f, const zs_ref *r)
 {
-    static const char *const kinds[4] = {"batch", "batch_rg", "arg", "out"};
-    fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s}",
-            r->kind < 4 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false");
+    /* "param" (ZS_REF_PARAM, a mixed input's term): index is the parameter's ds_id */
+    static const char *const kinds[5] = {"batch", "batch_rg", "arg", "out", "param"};
+    fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s%s}",
+            r->kind < 5 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false",
+            r->raw ? ", \"raw\": true" : ""); /* raw: written only when set */
 }
 
 int zs_scenario_write_json(const zs_scenario *s, FILE *f)
@@ -118,6 +120,9 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                     json_ref(f, &c2->use[i]);
                 }
                 fputs("]", f);
+                /* ZS_CALL_CKPT_BODY: "checkpoint" is the body's region (the
+                 * module's hooks outside it); written only when set */
+                if (c2->flags & ZS_CALL_CKPT_BODY) fputs(", \"checkpoint_body\": true", f);
                 /* keyword inputs (unwrapped; ARG n_in + j in the callee's
                  * scope) and mixed inputs' extra terms: written only when
                  * present, so older readers see the same JSON as before */

@@ -987,6 +987,15 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
         r->detach = 1;
         n -= 7;
     }
+    int raw = 0; /* outK.J.raw: before the producing call's hook C */
+    if (n > 4 && !memcmp(p + n - 4, ".raw", 4)) {
+        raw = 1;
+        n -= 4;
+        if (n < 4 || memcmp(p, "out", 3)) {
+            FAIL(tk->col, "'.raw' only follows an outK.J reference, found '" TOKF "'", TOKA(tk));
+            return -1;
+        }
+    }
     if (n == 5 && !memcmp(p, "batch", 5)) {
         r->kind = ZS_REF_BATCH;
         return 0;
@@ -1030,6 +1039,7 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
             }
             r->kind = ZS_REF_OUT;
             r->index = (uint8_t)b;
+            r->raw = (uint8_t)raw;
             u->k = (uint8_t)a;
             u->j = (uint8_t)b;
             u->col = tk->col;
@@ -1129,6 +1139,32 @@ static void st_call(pstate *ps, int parent_call)
                 uref u;
                 int is_out;
                 int rc = col_of(ps, i);
+                if (term > 0 && is_word(ps, i, "param") && is_kind(ps, i + 1, T_LP)) {
+                    /* param(PARAM): a parameter the caller's op reads (ZS_REF_PARAM) */
+                    unsigned q;
+                    if (parent_call < 0) {
+                        FAIL(rc, "the root call's inputs cannot be mixed");
+                        return;
+                    }
+                    if (param_ref(ps, i + 2, &q)) return;
+                    if (!is_kind(ps, i + 3, T_RP)) {
+                        expected(ps, i + 3, "')' after param(PARAM");
+                        return;
+                    }
+                    if (c->n_mix >= ZS_MAX_MIX) {
+                        FAIL(rc, "a call has at most %d extra terms in its mixed inputs", ZS_MAX_MIX);
+                        return;
+                    }
+                    memset(&r, 0, sizeof r);
+                    r.kind = ZS_REF_PARAM;
+                    r.index = (uint8_t)q;
+                    c->mix[c->n_mix].slot = (uint8_t)slot;
+                    c->mix[c->n_mix++].ref = r;
+                    i += 4;
+                    if (!is_kind(ps, i, T_PLUS)) break;
+                    i++;
+                    continue;
+                }
                 if (parse_ref(ps, i, &r, &u, &is_out)) return;
                 if (parent_call < 0 && r.kind != ZS_REF_BATCH && r.kind != ZS_REF_BATCH_RG) {
                     FAIL(rc, "the root call's inputs can only be batch or batch_rg");
@@ -1325,7 +1361,9 @@ static void st_call(pstate *ps, int parent_call)
             if (v < 0) return;
             if (is_word(ps, v, "reentrant")) c->flags |= ZS_CALL_CKPT_RE;
             else if (is_word(ps, v, "non-reentrant")) c->flags |= ZS_CALL_CKPT_NRE;
-            else { expected(ps, v, "reentrant or non-reentrant"); return; }
+            else if (is_word(ps, v, "body-reentrant")) c->flags |= ZS_CALL_CKPT_RE | ZS_CALL_CKPT_BODY;
+            else if (is_word(ps, v, "body-non-reentrant")) c->flags |= ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY;
+            else { expected(ps, v, "reentrant, non-reentrant, body-reentrant or body-non-reentrant"); return; }
             i = v + 1;
         } else if (is_word(ps, i, "raise")) {
             if (seen_rs++) { FAIL(ac, "raise given twice"); return; }
@@ -1901,7 +1939,7 @@ static void print_ref(sbuf *b, const zs_pass *p, const zs_ref *r)
     case ZS_REF_BATCH: sb_printf(b, "batch"); break;
     case ZS_REF_BATCH_RG: sb_printf(b, "batch_rg"); break;
     case ZS_REF_ARG: sb_printf(b, "arg%u", r->index); break;
-    default: sb_printf(b, "out%u.%u", child_ordinal(p, r->call), r->index); break;
+    default: sb_printf(b, "out%u.%u%s", child_ordinal(p, r->call), r->index, r->raw ? ".raw" : ""); break;
     }
     if (r->detach) sb_printf(b, ".detach");
 }
@@ -1920,6 +1958,12 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
         for (unsigned k = 0; k < cl->n_mix && k < ZS_MAX_MIX; k++)
             if (cl->mix[k].slot == i) {
                 sb_printf(b, " + ");
+                if (cl->mix[k].ref.kind == ZS_REF_PARAM) {
+                    sb_printf(b, "param(");
+                    print_parref(b, s, cl->mix[k].ref.index);
+                    sb_printf(b, ")");
+                    continue;
+                }
                 print_ref(b, p, &cl->mix[k].ref);
             }
     }
@@ -1950,8 +1994,9 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
     }
     if (cl->op_nosave) sb_printf(b, " nosave");
     if (cl->flags & ZS_CALL_NO_GRAD) sb_printf(b, " no_grad");
-    if (cl->flags & ZS_CALL_CKPT_RE) sb_printf(b, " ckpt=reentrant");
-    if (cl->flags & ZS_CALL_CKPT_NRE) sb_printf(b, " ckpt=non-reentrant");
+    if (cl->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE))
+        sb_printf(b, " ckpt=%s%s", (cl->flags & ZS_CALL_CKPT_BODY) ? "body-" : "",
+                  (cl->flags & ZS_CALL_CKPT_RE) ? "reentrant" : "non-reentrant");
     if (cl->flags & ZS_CALL_RAISE) {
         if (cl->catcher == ZS_NONE) {
             sb_printf(b, " raise=outside");

@@ -58,6 +58,7 @@ typedef struct xctx {
     int any_grad;        /* some call ran with grad enabled */
     tensor win[ZS_MAX_CALLS][ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
     tensor out[ZS_MAX_CALLS][ZS_MAX_OUT];
+    tensor raw[ZS_MAX_CALLS][ZS_MAX_OUT]; /* the body's outputs before hook C (zs_ref.raw) */
 } xctx;
 
 typedef struct region {
@@ -70,6 +71,7 @@ typedef struct region {
     uint32_t n_saved;    /* tensors the region's forward saved (its op nodes): torch 2.x's
                             len(frame.weak_holders), where the early stop happens */
     uint64_t recomputed_gid; /* torch 2.x: the backward (graph task) that last recomputed it, 0 */
+    uint8_t body;        /* ZS_CALL_CKPT_BODY: the region is call ci's body, in[] its wrapped inputs */
 } region;
 
 typedef struct ckrec {
@@ -77,6 +79,7 @@ typedef struct ckrec {
     unsigned ci;
     tensor in[ZS_MAX_IN];
     unsigned n_in;
+    uint8_t body;        /* as region.body */
 } ckrec;
 
 typedef struct hent {
@@ -494,7 +497,15 @@ static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
         if (scope != ZS_NONE) t = X->win[scope][r->index];
         break;
     case ZS_REF_OUT:
-        t = X->out[r->call][r->index];
+        /* raw: the tensor the op made, cached by the module (no hook C node) */
+        t = r->raw ? X->raw[r->call][r->index] : X->out[r->call][r->index];
+        break;
+    case ZS_REF_PARAM:
+        /* a mixed input's parameter term: an edge to its AccumulateGrad */
+        if (!(S->s->par[r->index].flags & ZS_PARAM_FROZEN)) {
+            t.rg = 1;
+            t.prod = acc_node(S, r->index);
+        }
         break;
     default:
         break;
@@ -548,6 +559,8 @@ static int join_hook(sim *S, unsigned m, tensor *t, unsigned n)
 }
 
 static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad);
+static int run_body(sim *S, xctx *X, unsigned ci, int grad);
+static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad);
 
 /* One call with its frame on the hook stack. */
 static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
@@ -609,6 +622,58 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     }
     /* BackwardHook.setup_input_hook over the (already wrapped) inputs */
     if (S->leaf_bwh[m] && join_hook(S, m, X->win[ci], n_in) < 0) return UNW_NO;
+
+    /* body, inside a checkpoint of its own when ZS_CALL_CKPT_BODY */
+    int r = run_body_ckpt(S, X, ci, n_in, grad);
+    if (r != UNW_NO || S->stop) return r;
+
+    /* hook B */
+    tr(S, "B m=%u", m);
+    hook_begin(S, "B m=%d", (int)(m), 0);
+    hook_end(S, zo_post_forward(S->rt, m), "zo_post_forward");
+    if (S->stop) return UNW_NO;
+
+    /* hook C over what the body produced (X->out[ci]) */
+    tensor src[ZS_MAX_OUT];
+    for (unsigned j = 0; j < c->n_out; j++) {
+        src[j] = X->out[ci][j];
+        rg[j] = (uint8_t)(src[j].rg && !((c->out_norg >> j) & 1u));
+    }
+    memset(h, 0, sizeof h);
+    hook_begin(S, "C m=%d", (int)(m), 0);
+    st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
+    rg_list(rgs, sizeof rgs, rg, c->n_out);
+    counters(S, 0, &mi, m, b, a);
+    tr(S, "C m=%u n=%u rg=%s r=%s->%s", m, c->n_out, rgs, b, a);
+    hook_end(S, st, "zo_track_outputs");
+    if (S->stop) return UNW_NO;
+    for (unsigned j = 0; j < c->n_out; j++) {
+        tensor t = {0, -1};
+        if (rg[j]) {
+            int32_t nd = new_node(S, N_PRE, m);
+            if (nd < 0) return UNW_NO;
+            S->nodes[nd].h = h[j];
+            add_edge(S, nd, src[j].prod);
+            t.rg = 1;
+            t.prod = nd;
+        }
+        X->out[ci][j] = t;
+    }
+    /* BackwardHook.setup_output_hook: in backward the joint node waits for
+     * every output, then each output's pre-backward function runs (a
+     * missing gradient arrives as None) */
+    if (S->leaf_bwh[m] && join_hook(S, m, X->out[ci], c->n_out) < 0) return UNW_NO;
+    return UNW_NO;
+}
+
+/* The body of call ci (child calls, raise, own op) with its wrapped inputs
+ * in X->win[ci]; its outputs, before hook C, in X->out[ci].  Returns
+ * UNW_NO, or how it unwound. */
+static int run_body(sim *S, xctx *X, unsigned ci, int grad)
+{
+    const zs_pass *P = X->p;
+    const zs_call *c = &P->calls[ci];
+    unsigned m = c->module;
 
     /* body: child calls */
     for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
@@ -693,54 +758,103 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
         if (!c->op_nosave && S->stop_left && --S->stop_left == 0) return UNW_STOP;
     }
 
-    /* hook B */
-    tr(S, "B m=%u", m);
-    hook_begin(S, "B m=%d", (int)(m), 0);
-    hook_end(S, zo_post_forward(S->rt, m), "zo_post_forward");
-    if (S->stop) return UNW_NO;
-
-    /* hook C */
-    tensor src[ZS_MAX_OUT];
+    /* the body's outputs: the op's, or a tensor of the scope returned as is */
     for (unsigned j = 0; j < c->n_out; j++) {
-        src[j].rg = (uint8_t)outrg;
-        src[j].prod = op;
+        tensor t = {(uint8_t)outrg, op};
         if ((c->out_alias >> j) & 1u) {
-            src[j] = resolve(S, X, ci, &c->alias[j]);
-            src[j].rg = (uint8_t)(grad && src[j].rg);
-        }
-        rg[j] = (uint8_t)(src[j].rg && !((c->out_norg >> j) & 1u));
-    }
-    memset(h, 0, sizeof h);
-    hook_begin(S, "C m=%d", (int)(m), 0);
-    st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
-    rg_list(rgs, sizeof rgs, rg, c->n_out);
-    counters(S, 0, &mi, m, b, a);
-    tr(S, "C m=%u n=%u rg=%s r=%s->%s", m, c->n_out, rgs, b, a);
-    hook_end(S, st, "zo_track_outputs");
-    if (S->stop) return UNW_NO;
-    for (unsigned j = 0; j < c->n_out; j++) {
-        tensor t = {0, -1};
-        if (rg[j]) {
-            int32_t nd = new_node(S, N_PRE, m);
-            if (nd < 0) return UNW_NO;
-            S->nodes[nd].h = h[j];
-            add_edge(S, nd, src[j].prod);
-            t.rg = 1;
-            t.prod = nd;
+            t = resolve(S, X, ci, &c->alias[j]);
+            t.rg = (uint8_t)(grad && t.rg);
         }
         X->out[ci][j] = t;
+        X->raw[ci][j] = t;
     }
-    /* BackwardHook.setup_output_hook: in backward the joint node waits for
-     * every output, then each output's pre-backward function runs (a
-     * missing gradient arrives as None) */
-    if (S->leaf_bwh[m] && join_hook(S, m, X->out[ci], c->n_out) < 0) return UNW_NO;
     return UNW_NO;
+}
+
+/* The body of call ci between its hooks D and B: plain, or - with
+ * ZS_CALL_CKPT_BODY, grad enabled, in a forward (not a recompute) - as
+ * transformers' GradientCheckpointingLayer runs it:
+ * checkpoint(partial(forward, self, **kw), *args, use_reentrant=...) over
+ * the n_in positional inputs hook D wrapped. */
+static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad)
+{
+    const zs_call *c = &X->p->calls[ci];
+    int bk = grad && X->mode == X_NORMAL && (c->flags & ZS_CALL_CKPT_BODY) &&
+             (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
+    if (bk && (c->flags & ZS_CALL_CKPT_RE)) {
+        /* CheckpointFunction.apply over the wrapped inputs: node first, the
+         * body under no_grad; every output is the node's */
+        int32_t cn = new_node(S, N_CKPT, c->module);
+        if (cn < 0) return UNW_NO;
+        int any = 0;
+        for (unsigned i = 0; i < n_in; i++)
+            if (X->win[ci][i].rg) {
+                add_edge(S, cn, X->win[ci][i].prod);
+                any = 1;
+            }
+        S->ckrecs = grow(S, S->ckrecs, &S->cap_ckrecs, S->n_ckrecs + 1, sizeof *S->ckrecs);
+        if (S->nomem) return UNW_NO;
+        ckrec *k = &S->ckrecs[S->n_ckrecs];
+        k->x = X;
+        k->ci = ci;
+        k->n_in = n_in;
+        k->body = 1;
+        memcpy(k->in, X->win[ci], n_in * sizeof *k->in);
+        S->nodes[cn].aux = (int32_t)S->n_ckrecs++;
+        int r = run_body(S, X, ci, 0);
+        for (unsigned j = 0; j < c->n_out; j++) {
+            X->out[ci][j].rg = (uint8_t)any;
+            X->out[ci][j].prod = any ? cn : -1;
+        }
+        return r;
+    }
+    if (bk) {
+        /* non-reentrant: the body's ops are the region's */
+        S->regions = grow(S, S->regions, &S->cap_regions, S->n_regions + 1, sizeof *S->regions);
+        if (S->nomem) return UNW_NO;
+        region *g = &S->regions[S->n_regions];
+        memset(g, 0, sizeof *g);
+        g->x = X;
+        g->ci = ci;
+        g->n_in = n_in;
+        g->body = 1;
+        memcpy(g->in, X->win[ci], n_in * sizeof *g->in);
+        g->start = S->n_nodes;
+        X->region = (int)S->n_regions++;
+        int r = run_body(S, X, ci, 1);
+        region *rg = &S->regions[X->region];
+        rg->end = S->n_nodes;
+        for (uint32_t i = rg->start; i < rg->end; i++)
+            if (S->nodes[i].kind == N_OP && S->nodes[i].aux == X->region) rg->n_saved++;
+        X->region = -1;
+        return r;
+    }
+    return run_body(S, X, ci, grad);
+}
+
+/* A checkpointed body's recompute: the body alone (no hook of the call's
+ * own module), on inputs in[0..n_in), with the call's frame on the hook
+ * stack. */
+static int run_body_recompute(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in)
+{
+    unsigned d = S->ctx_depth;
+    if (d < ZS_MAX_CALLS + 1) {
+        S->ctx_call[d] = (uint8_t)ci;
+        S->ctx_mod[d] = X->p->calls[ci].module;
+    }
+    S->ctx_depth = d + 1;
+    memcpy(X->win[ci], in, n_in * sizeof *in);
+    int r = run_body(S, X, ci, 1);
+    S->ctx_depth = d;
+    return r;
 }
 
 static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
 {
     const zs_call *c = &X->p->calls[ci];
-    int ck = grad && X->mode == X_NORMAL && (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
+    /* (a checkpointed body is run_plain_body's) */
+    int ck = grad && X->mode == X_NORMAL && !(c->flags & ZS_CALL_CKPT_BODY) &&
+             (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
     if (ck && (c->flags & ZS_CALL_CKPT_RE)) {
         /* CheckpointFunction.apply: node first, region under no_grad */
         int32_t cn = new_node(S, N_CKPT, c->module);
@@ -757,6 +871,7 @@ static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_i
         k->x = X;
         k->ci = ci;
         k->n_in = n_in;
+        k->body = 0;
         memcpy(k->in, in, n_in * sizeof *in);
         S->nodes[cn].aux = (int32_t)S->n_ckrecs++;
         int r = run_plain(S, X, ci, in, n_in, 0);
@@ -933,14 +1048,19 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
         in2[i].rg = k.in[i].rg;
         in2[i].prod = k.in[i].rg ? new_node(S, N_LEAF, ZO_NO_MODULE) : -1; /* detached copies */
     }
-    (void)run_call(S, X2, k.ci, in2, k.n_in, 1);
+    if (k.body)
+        (void)run_body_recompute(S, X2, k.ci, in2, k.n_in);
+    else
+        (void)run_call(S, X2, k.ci, in2, k.n_in, 1);
     if (S->stop) return;
     graph_end(S, g, num);
     if (S->stop) return;
     int32_t roots[ZS_MAX_OUT];
     unsigned nr = 0;
+    /* (a body's outputs have no hook C: an output without grad is left out here) */
     for (unsigned j = 0; j < c->n_out; j++)
-        if (X2->out[k.ci][j].rg) roots[nr++] = X2->out[k.ci][j].prod;
+        if (X2->out[k.ci][j].rg && !(k.body && ((c->out_norg >> j) & 1u)))
+            roots[nr++] = X2->out[k.ci][j].prod;
     if (nr == 0) {
         torch_error(S, "none of output has requires_grad=True, this checkpoint() is not necessary");
         return;
@@ -974,7 +1094,7 @@ static void recompute_region(sim *S, int ri)
     if (!X3) return;
     S->ctx_recompute++;
     S->stop_left = S->torch_profile == ZS_TORCH_2 ? g.n_saved : 0;
-    int r = run_call(S, X3, g.ci, g.in, g.n_in, 1);
+    int r = g.body ? run_body_recompute(S, X3, g.ci, g.in, g.n_in) : run_call(S, X3, g.ci, g.in, g.n_in, 1);
     S->stop_left = 0;
     if (r == UNW_STOP && !S->stop) {
         /* the calls still open in the recompute never run hooks B and C:

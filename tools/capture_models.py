@@ -43,6 +43,22 @@ MODELS = [
      "T5 (transformers T5ForConditionalGeneration, tiny config: 1 encoder + 1 decoder block)"),
     ("llama", HF, "build_llama", "step", 1,
      "LLaMA (transformers LlamaForCausalLM, tiny config: 2 layers, GQA 2/1 heads)"),
+    ("llama_ckpt", HF, "build_llama_ckpt", "step", 1,
+     "LLaMA (tiny config: 2 layers, GQA 2/1 heads) with model.gradient_checkpointing_enable(): transformers 5.24.0 "
+     "checkpoints each decoder layer's forward body, non-reentrant (ckpt=body-non-reentrant)"),
+    ("llama_ckpt_reentrant", HF, "build_llama_ckpt_reentrant", "step", 1,
+     "LLaMA (tiny config: 2 layers, GQA 2/1 heads) with gradient_checkpointing_enable("
+     "gradient_checkpointing_kwargs={'use_reentrant': True}) (ckpt=body-reentrant)"),
+    ("gpt2_ckpt", HF, "build_gpt2_ckpt", "step", 1,
+     "GPT-2 (tiny config: 2 layers, n_embd 16) with model.gradient_checkpointing_enable(), non-reentrant "
+     "in transformers 5.24.0 (ckpt=body-non-reentrant)"),
+    ("bert_ckpt", HF, "build_bert_ckpt", "step", 1,
+     "BERT (tiny config: 2 layers, hidden 16) with model.gradient_checkpointing_enable(), non-reentrant "
+     "in transformers 5.24.0 (ckpt=body-non-reentrant)"),
+    ("mixtral", HF, "build_mixtral", "step", 1,
+     "Mixtral (transformers MixtralForCausalLM, tiny config: 1 layer, 4 experts, top-2; transformers 5.24.0's "
+     "fused MixtralExperts (grouped_mm on CPU) reads gate_up_proj before its act_fn call and down_proj "
+     "after it: a param(...) term)"),
     ("lora", HF, "build_lora", "step", 1,
      "peft LoRA (r=2 on q_proj, v_proj) over the tiny LLaMA: base weights frozen"),
     ("torch_mixed", TC, "build", "step_mixed", 5,
@@ -55,6 +71,12 @@ MODELS = [
      "small torch model: checkpoint(block, x, use_reentrant=True) per block, every step kind"),
     ("torch_raise", TC, "build_raise", "step", 1,
      "small torch model: an exception raised in a block's forward, caught by the model"),
+    ("torch_split", TC, "build_split", "step_mixed", 5,
+     "small torch model: a module reading its own weights before and after its child call "
+     "(fused MoE experts, param(...) terms), called twice, every step kind"),
+    ("torch_cache", TC, "build_cache", "step_mixed", 5,
+     "small torch model: blocks keep their output on self and the model's loss reads the cache "
+     "(outK.J.raw: paths that bypass the block's output hook), every step kind"),
     ("torch_tied", TC, "build_tied", "step", 1,
      "small torch model: a tied weight on two modules and a frozen bias"),
 ]

@@ -3,26 +3,22 @@
 
 Most of corpus/models/ is now captured from the real models
 (tools/capture_models.py, python/zoffload/capture.py: GPT-2, BERT, ALBERT,
-T5, LLaMA, a peft LoRA model and small torch models, each checked line for
-line against the real hook trace).  This generator keeps only what the
-capture cannot write yet:
+T5, LLaMA, LLaMA/GPT-2/BERT with gradient_checkpointing_enable() (a
+checkpointed layer body, ckpt=body-...), a peft LoRA model and small torch
+models, each checked line for line against the real hook trace).  This
+generator keeps only what the capture cannot write yet:
 
-  * llama_ckpt.scn - LLaMA-7B's config with gradient checkpointing.
-    transformers >= 5's gradient_checkpointing_enable() checkpoints a
-    decoder layer's forward *body* (the layer's own hooks fire outside the
-    region); the scenario model checkpoints whole module calls
-    (checkpoint(module, *inputs)), so the capture refuses it; and the full
-    7B config (32 layers, ~390 modules) exceeds the model's 254-module bound.
-  * mixtral_moe*.scn - Mixtral-8x7B-shaped MoE.  transformers' MixtralExperts
-    reads its expert weights at two points around its act_fn child call
-    (gate_up before it, down after it); the scenario model has one op per
-    call, after its child calls, so the capture's trace differs in the order
-    of those gradients.  The per-rank routing programs (config ranks=all,
-    rank edits) are hand-made: a capture records one rank's run.
+  * mixtral_moe*.scn - Mixtral-8x7B-shaped MoE with per-expert modules and
+    per-rank routing programs (config ranks=all, rank edits): hand-made, a
+    capture records one rank's run.  (transformers 5.24.0's own Mixtral, a
+    fused experts module reading its weights around its act_fn call, is
+    captured: corpus/models/mixtral.scn, with param(...) terms.)
 
-The gpt2/bert/albert/t5/lora generators below are kept for reference (their
-full-size configs exceed nothing but are approximations); they are not
-written any more (MODELS).
+The gpt2/bert/albert/t5/lora/llama_ckpt generators below are kept for
+reference (approximations of the full-size configs: llama_ckpt models
+transformers' layer-body checkpoint as checkpoint(layer, x), and LLaMA-7B's
+32 layers exceed the 254-module bound); they are not written any more
+(MODELS): corpus/models/llama_ckpt.scn is captured.
 
 The .scn files this script writes are committed; edit the script (not the
 files) and rerun it:
@@ -1726,10 +1722,10 @@ def lora():
     return M
 
 
-# gpt2, bert, albert, t5 and lora are captured from the real models now
-# (tools/capture_models.py); the rest cannot be captured yet (module docstring)
+# gpt2, bert, albert, t5, lora and llama_ckpt are captured from the real models
+# now (tools/capture_models.py); the rest cannot be captured yet (module docstring)
 MODELS = [mixtral_moe, lambda: mixtral_moe(leaf=True), mixtral_moe_ranks,
-          lambda: mixtral_moe_ranks(gather=True), llama_ckpt]
+          lambda: mixtral_moe_ranks(gather=True)]
 
 # Verdicts observed with `zofuzz repro FILE --policy P` (engine order), recorded by hand
 # so that `zofuzz verify corpus/models` notices when one changes.  per-call is

@@ -234,7 +234,10 @@ class ScenarioModule(torch.nn.Module):
     def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
         # keyword inputs (not seen by hook D) follow the positional ones
-        return self.rt.body(x, ci, args + tuple(kwargs[k] for k in sorted(kwargs, key=lambda k: int(k[2:]))))
+        args = args + tuple(kwargs[k] for k in sorted(kwargs, key=lambda k: int(k[2:])))
+        if x.p.calls[ci].get("checkpoint_body") and torch.is_grad_enabled():
+            return self.rt.body_checkpoint(x, ci, args)
+        return self.rt.body(x, ci, args)
 
 
 class Execution:
@@ -244,6 +247,7 @@ class Execution:
     def __init__(self, p):
         self.p = p
         self.out = {}
+        self.raw = {}  # (call, j) -> the output before hook C (outK.J.raw)
         self.win = {}
 
 
@@ -477,6 +481,14 @@ class Run:
             t = x.p.batch_rg
         elif k == "arg":
             t = x.win[scope_call][ref["index"]]
+        elif k == "out" and ref.get("raw"):
+            # the output as the producing module made it, cached on self:
+            # no PreBackward node of its hook C on this path
+            t = x.raw[(ref["call"], ref["index"])]
+        elif k == "param":
+            # a mixed input's parameter term: the caller's op reads the
+            # parameter itself (fused MoE experts, transformers 5.24.0)
+            t = self.params[ref["index"]]
         else:
             t = x.out[(ref["call"], ref["index"])]
         return t.detach() if ref["detach"] else t
@@ -498,7 +510,7 @@ class Run:
         """What the caller's code does for call ci: plain, no_grad, checkpoint."""
         c = x.p.calls[ci]
         ck = c["checkpoint"]
-        if ck == "none":
+        if ck == "none" or c.get("checkpoint_body"):
             return self.invoke(x, ci, args, kwargs)
         p = x.p
         state = {"n": 0}
@@ -529,6 +541,43 @@ class Run:
             outs = (outs,)
         for j, t in enumerate(outs):
             x.out[(ci, j)] = t
+        return outs
+
+    def body_checkpoint(self, x, ci, args):
+        """ScenarioModule.forward of a call whose body is checkpointed, as
+        transformers 5.24.0's GradientCheckpointingLayer after
+        gradient_checkpointing_enable() runs it:
+        checkpoint(partial(forward, self, **kwargs), *args, use_reentrant=...)
+        inside the module's __call__ (its hooks A, D before the region, B, C
+        after it); a recompute reruns the body alone."""
+        p = x.p
+        c = p.calls[ci]
+        ck = c["checkpoint"]
+        state = {"n": 0}
+
+        def run_function(*a):
+            state["n"] += 1
+            if state["n"] == 1:  # the original forward
+                return self.body(x, ci, a)
+            x2 = Execution(p)
+            p.execs.append(x2)
+            if ck == "reentrant":
+                num = self.graph_count
+                self.graph_count += 1
+                self.line("FWD g=%d" % num)
+                self.ctx.append("F")
+                outs = self.body(x2, ci, a)
+                self.ctx.pop()
+                self.line("ENDFWD g=%d" % num)
+                self.pending_inner.append(num)
+                return outs
+            return self.body(x2, ci, a)
+
+        outs = tcheckpoint.checkpoint(run_function, *args, use_reentrant=(ck == "reentrant"))
+        if isinstance(outs, torch.Tensor):
+            outs = (outs,)
+        if c.get("nograd"):  # what hook C sees: CheckpointFunction's outputs all require grad
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs
 
     def body(self, x, ci, args):
@@ -571,6 +620,8 @@ class Run:
             outs = (None,) * n_out
         # aliased outputs: a tensor of the call's scope returned as is
         outs = tuple(self.resolve(x, ci, alias[str(j)]) if str(j) in alias else t for j, t in enumerate(outs))
+        for j, t in enumerate(outs):  # what the module caches on self (outK.J.raw)
+            x.raw[(ci, j)] = t
         if c.get("nograd"):  # outputs that never require grad (integer indices, detached)
             outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs

@@ -121,12 +121,14 @@ Where a row differs, and why (checked by reading the script's output):
   its release sweep; the hook protocol has nothing to say there, so
   zoffload's verdict is about the parameters the hooks left, which the
   real run never reaches.
-- `z3-leaf-two-outputs`: a z3 leaf module with trainable parameters under
-  the ZeRO-3 optimizer.  DeepSpeed 0.19 adds a full backward hook around
-  such a leaf (`create_reduce_and_remove_grad_hooks`) that the simulator
-  does not model (the DeepSpeed difftest skips these scenarios with that
-  reason); `mixtral_moe_leaf` still shows I3 on both releases.  Not
-  analysed further yet.
+- `z3-leaf-two-outputs`: its `expect` line is measured under DeepSpeed's
+  hooks alone (`deepspeed=0.19-hooks`), while the script runs the ZeRO-3
+  optimizer, which puts a full backward hook on the leaf
+  (`create_reduce_and_remove_grad_hooks`); torch then joins the leaf's
+  outputs in one `BackwardHookFunction`, both pre-backward functions run and
+  the weight is released.  `z3-leaf-two-outputs-optimizer.scn` is the same
+  scenario under `deepspeed=0.19`, where the simulator models that hook and
+  says `ok`, as DeepSpeed 0.19.8 does.
 - `mixtral_moe_ranks_gather.scn`: its verdict is about all four ranks with
   gather-always MoE blocks, zoffload's own option; DeepSpeed has none, so
   the script runs rank 0's program without it, a different scenario.

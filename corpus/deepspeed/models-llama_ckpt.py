@@ -18,11 +18,6 @@ Checked: I1 ds_grads_remaining never negative; I3 every non-persistent
 parameter NOT_AVAILABLE after each backward (engine.backward), eval forward
 and optimizer step (DeepSpeed's "expected to be released" error counts);
 I4 a module's op only computes with AVAILABLE parameters.
-
-Adapted from the scenario:
-- world size 8 -> 1 (one process)
-- numels and finite thresholds divided by 160: 666914816 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib
@@ -82,7 +77,10 @@ class Block(torch.nn.Module):
     def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
         # keyword inputs (hook D does not see them) follow the positional ones
-        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
+        args = args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs)))
+        if x.p.calls[ci]["ckpt"].startswith("body-") and torch.is_grad_enabled():
+            return RUN.body_checkpoint(x, ci, args)
+        return RUN.body(x, ci, args)
 
 
 # ----------------------------------------------------------------------
@@ -91,75 +89,79 @@ class Block(torch.nn.Module):
 
 # DeepSpeed's stage3_* settings, in elements
 THRESHOLDS = {
-    "param_persistence_threshold": 625,
+    "param_persistence_threshold": 0,
     "model_persistence_threshold": 10**15,  # infinite
-    "prefetch_bucket_size": 312500,
-    "max_live_parameters": 6250000,
-    "max_reuse_distance": 6250000,
+    "prefetch_bucket_size": 50000000,
+    "max_live_parameters": 1000000000,
+    "max_reuse_distance": 1000000000,
 }
 
 
 def build_model():
     """The module tree (ids in registration order, as named_modules() lists
     them), then the parameters (registered after every module, in .scn order;
-    float32, numel as in the scenario divided by the scaling factor above)."""
-    model = Block("lm", 0)  # module 0
+    float32, numel as in the scenario)."""
+    model = Block("LlamaForCausalLM", 0)  # module 0
     model.m1 = Block("model", 1)  # module 1
     model.m1.embed_tokens = Block("model.embed_tokens", 2)  # module 2
-    model.m1.l0 = Block("l0", 3)  # module 3
-    model.m1.l0.attn = Block("l0.attn", 4)  # module 4
-    model.m1.l0.attn.q_proj = Block("l0.attn.q_proj", 5)  # module 5
-    model.m1.l0.attn.k_proj = Block("l0.attn.k_proj", 6)  # module 6
-    model.m1.l0.attn.v_proj = Block("l0.attn.v_proj", 7)  # module 7
-    model.m1.l0.attn.o_proj = Block("l0.attn.o_proj", 8)  # module 8
-    model.m1.l0.mlp = Block("l0.mlp", 9)  # module 9
-    model.m1.l0.mlp.gate_proj = Block("l0.mlp.gate_proj", 10)  # module 10
-    model.m1.l0.mlp.up_proj = Block("l0.mlp.up_proj", 11)  # module 11
-    model.m1.l0.mlp.down_proj = Block("l0.mlp.down_proj", 12)  # module 12
-    model.m1.l0.in_ln = Block("l0.in_ln", 13)  # module 13
-    model.m1.l0.post_ln = Block("l0.post_ln", 14)  # module 14
-    model.m1.l1 = Block("l1", 15)  # module 15
-    model.m1.l1.attn = Block("l1.attn", 16)  # module 16
-    model.m1.l1.attn.q_proj = Block("l1.attn.q_proj", 17)  # module 17
-    model.m1.l1.attn.k_proj = Block("l1.attn.k_proj", 18)  # module 18
-    model.m1.l1.attn.v_proj = Block("l1.attn.v_proj", 19)  # module 19
-    model.m1.l1.attn.o_proj = Block("l1.attn.o_proj", 20)  # module 20
-    model.m1.l1.mlp = Block("l1.mlp", 21)  # module 21
-    model.m1.l1.mlp.gate_proj = Block("l1.mlp.gate_proj", 22)  # module 22
-    model.m1.l1.mlp.up_proj = Block("l1.mlp.up_proj", 23)  # module 23
-    model.m1.l1.mlp.down_proj = Block("l1.mlp.down_proj", 24)  # module 24
-    model.m1.l1.in_ln = Block("l1.in_ln", 25)  # module 25
-    model.m1.l1.post_ln = Block("l1.post_ln", 26)  # module 26
-    model.m1.norm = Block("model.norm", 27)  # module 27
-    model.lm_head = Block("lm_head", 28)  # module 28
-    model.m1.embed_tokens.w = torch.nn.Parameter(torch.zeros(819200))  # param 0 model.embed_tokens.w
-    model.m1.l0.attn.q_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 1 l0.attn.q_proj.w
-    model.m1.l0.attn.k_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 2 l0.attn.k_proj.w
-    model.m1.l0.attn.v_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 3 l0.attn.v_proj.w
-    model.m1.l0.attn.o_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 4 l0.attn.o_proj.w
-    model.m1.l0.mlp.gate_proj.w = torch.nn.Parameter(torch.zeros(281804))  # param 5 l0.mlp.gate_proj.w
-    model.m1.l0.mlp.up_proj.w = torch.nn.Parameter(torch.zeros(281804))  # param 6 l0.mlp.up_proj.w
-    model.m1.l0.mlp.down_proj.w = torch.nn.Parameter(torch.zeros(281804))  # param 7 l0.mlp.down_proj.w
-    model.m1.l0.in_ln.w = torch.nn.Parameter(torch.zeros(25))  # param 8 l0.in_ln.w
-    model.m1.l0.post_ln.w = torch.nn.Parameter(torch.zeros(25))  # param 9 l0.post_ln.w
-    model.m1.l1.attn.q_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 10 l1.attn.q_proj.w
-    model.m1.l1.attn.k_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 11 l1.attn.k_proj.w
-    model.m1.l1.attn.v_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 12 l1.attn.v_proj.w
-    model.m1.l1.attn.o_proj.w = torch.nn.Parameter(torch.zeros(104857))  # param 13 l1.attn.o_proj.w
-    model.m1.l1.mlp.gate_proj.w = torch.nn.Parameter(torch.zeros(281804))  # param 14 l1.mlp.gate_proj.w
-    model.m1.l1.mlp.up_proj.w = torch.nn.Parameter(torch.zeros(281804))  # param 15 l1.mlp.up_proj.w
-    model.m1.l1.mlp.down_proj.w = torch.nn.Parameter(torch.zeros(281804))  # param 16 l1.mlp.down_proj.w
-    model.m1.l1.in_ln.w = torch.nn.Parameter(torch.zeros(25))  # param 17 l1.in_ln.w
-    model.m1.l1.post_ln.w = torch.nn.Parameter(torch.zeros(25))  # param 18 l1.post_ln.w
-    model.m1.norm.w = torch.nn.Parameter(torch.zeros(25))  # param 19 model.norm.w
-    model.lm_head.w = torch.nn.Parameter(torch.zeros(819200))  # param 20 lm_head.w
-    modules = [model, model.m1, model.m1.embed_tokens, model.m1.l0, model.m1.l0.attn, model.m1.l0.attn.q_proj, model.m1.l0.attn.k_proj, model.m1.l0.attn.v_proj, model.m1.l0.attn.o_proj, model.m1.l0.mlp, model.m1.l0.mlp.gate_proj, model.m1.l0.mlp.up_proj, model.m1.l0.mlp.down_proj, model.m1.l0.in_ln, model.m1.l0.post_ln, model.m1.l1, model.m1.l1.attn, model.m1.l1.attn.q_proj, model.m1.l1.attn.k_proj, model.m1.l1.attn.v_proj, model.m1.l1.attn.o_proj, model.m1.l1.mlp, model.m1.l1.mlp.gate_proj, model.m1.l1.mlp.up_proj, model.m1.l1.mlp.down_proj, model.m1.l1.in_ln, model.m1.l1.post_ln, model.m1.norm, model.lm_head]
-    params = [model.m1.embed_tokens.w, model.m1.l0.attn.q_proj.w, model.m1.l0.attn.k_proj.w, model.m1.l0.attn.v_proj.w, model.m1.l0.attn.o_proj.w, model.m1.l0.mlp.gate_proj.w, model.m1.l0.mlp.up_proj.w, model.m1.l0.mlp.down_proj.w, model.m1.l0.in_ln.w, model.m1.l0.post_ln.w, model.m1.l1.attn.q_proj.w, model.m1.l1.attn.k_proj.w, model.m1.l1.attn.v_proj.w, model.m1.l1.attn.o_proj.w, model.m1.l1.mlp.gate_proj.w, model.m1.l1.mlp.up_proj.w, model.m1.l1.mlp.down_proj.w, model.m1.l1.in_ln.w, model.m1.l1.post_ln.w, model.m1.norm.w, model.lm_head.w]
+    model.m1.layers = Block("model.layers", 3)  # module 3
+    model.m1.layers_0 = Block("model.layers.0", 4)  # module 4
+    model.m1.layers_0.self_attn = Block("layers.0.self_attn", 5)  # module 5
+    model.m1.layers_0.self_attn.q_proj = Block("l0.self_attn.q_proj", 6)  # module 6
+    model.m1.layers_0.self_attn.k_proj = Block("l0.self_attn.k_proj", 7)  # module 7
+    model.m1.layers_0.self_attn.v_proj = Block("l0.self_attn.v_proj", 8)  # module 8
+    model.m1.layers_0.self_attn.o_proj = Block("l0.self_attn.o_proj", 9)  # module 9
+    model.m1.layers_0.mlp = Block("model.layers.0.mlp", 10)  # module 10
+    model.m1.layers_0.mlp.gate_proj = Block("layers.0.mlp.gate_proj", 11)  # module 11
+    model.m1.layers_0.mlp.up_proj = Block("layers.0.mlp.up_proj", 12)  # module 12
+    model.m1.layers_0.mlp.down_proj = Block("layers.0.mlp.down_proj", 13)  # module 13
+    model.m1.layers_0.mlp.act_fn = Block("layers.0.mlp.act_fn", 14)  # module 14
+    model.m1.layers_0.input_layernorm = Block("l0.input_layernorm", 15)  # module 15
+    model.m1.layers_0.post_attention_layernor = Block("@16", 16)  # module 16
+    model.m1.layers_1 = Block("model.layers.1", 17)  # module 17
+    model.m1.layers_1.self_attn = Block("layers.1.self_attn", 18)  # module 18
+    model.m1.layers_1.self_attn.q_proj = Block("l1.self_attn.q_proj", 19)  # module 19
+    model.m1.layers_1.self_attn.k_proj = Block("l1.self_attn.k_proj", 20)  # module 20
+    model.m1.layers_1.self_attn.v_proj = Block("l1.self_attn.v_proj", 21)  # module 21
+    model.m1.layers_1.self_attn.o_proj = Block("l1.self_attn.o_proj", 22)  # module 22
+    model.m1.layers_1.mlp = Block("model.layers.1.mlp", 23)  # module 23
+    model.m1.layers_1.mlp.gate_proj = Block("layers.1.mlp.gate_proj", 24)  # module 24
+    model.m1.layers_1.mlp.up_proj = Block("layers.1.mlp.up_proj", 25)  # module 25
+    model.m1.layers_1.mlp.down_proj = Block("layers.1.mlp.down_proj", 26)  # module 26
+    model.m1.layers_1.mlp.act_fn = Block("layers.1.mlp.act_fn", 27)  # module 27
+    model.m1.layers_1.input_layernorm = Block("l1.input_layernorm", 28)  # module 28
+    model.m1.layers_1.post_attention_layernor = Block("@29", 29)  # module 29
+    model.m1.norm = Block("model.norm", 30)  # module 30
+    model.m1.rotary_emb = Block("model.rotary_emb", 31)  # module 31
+    model.lm_head = Block("lm_head", 32)  # module 32
+    model.lm_head.weight = torch.nn.Parameter(torch.zeros(1024))  # param 0 lm_head.weight
+    model.m1.norm.weight = torch.nn.Parameter(torch.zeros(16))  # param 1 model.norm.weight
+    model.m1.layers_1.mlp.down_proj.weight = torch.nn.Parameter(torch.zeros(512))  # param 2 l1.mlp.down_proj.weight
+    model.m1.layers_1.mlp.up_proj.weight = torch.nn.Parameter(torch.zeros(512))  # param 3 l1.mlp.up_proj.weight
+    model.m1.layers_1.mlp.gate_proj.weight = torch.nn.Parameter(torch.zeros(512))  # param 4 l1.mlp.gate_proj.weight
+    model.m1.layers_1.post_attention_layernor.weight = torch.nn.Parameter(torch.zeros(16))  # param 5 weight
+    model.m1.layers_1.self_attn.o_proj.weight = torch.nn.Parameter(torch.zeros(256))  # param 6 self_attn.o_proj.weight
+    model.m1.layers_1.self_attn.v_proj.weight = torch.nn.Parameter(torch.zeros(128))  # param 7 self_attn.v_proj.weight
+    model.m1.layers_1.self_attn.k_proj.weight = torch.nn.Parameter(torch.zeros(128))  # param 8 self_attn.k_proj.weight
+    model.m1.layers_1.self_attn.q_proj.weight = torch.nn.Parameter(torch.zeros(256))  # param 9 self_attn.q_proj.weight
+    model.m1.layers_1.input_layernorm.weight = torch.nn.Parameter(torch.zeros(16))  # param 10 input_layernorm.weight
+    model.m1.layers_0.mlp.down_proj.weight = torch.nn.Parameter(torch.zeros(512))  # param 11 l0.mlp.down_proj.weight
+    model.m1.layers_0.mlp.up_proj.weight = torch.nn.Parameter(torch.zeros(512))  # param 12 l0.mlp.up_proj.weight
+    model.m1.layers_0.mlp.gate_proj.weight = torch.nn.Parameter(torch.zeros(512))  # param 13 l0.mlp.gate_proj.weight
+    model.m1.layers_0.post_attention_layernor.weight = torch.nn.Parameter(torch.zeros(16))  # param 14 weight
+    model.m1.layers_0.self_attn.o_proj.weight = torch.nn.Parameter(torch.zeros(256))  # param 15 self_attn.o_proj.weight
+    model.m1.layers_0.self_attn.v_proj.weight = torch.nn.Parameter(torch.zeros(128))  # param 16 self_attn.v_proj.weight
+    model.m1.layers_0.self_attn.k_proj.weight = torch.nn.Parameter(torch.zeros(128))  # param 17 self_attn.k_proj.weight
+    model.m1.layers_0.self_attn.q_proj.weight = torch.nn.Parameter(torch.zeros(256))  # param 18 self_attn.q_proj.weight
+    model.m1.layers_0.input_layernorm.weight = torch.nn.Parameter(torch.zeros(16))  # param 19 input_layernorm.weight
+    model.m1.embed_tokens.weight = torch.nn.Parameter(torch.zeros(1024))  # param 20 embed_tokens.weight
+    modules = [model, model.m1, model.m1.embed_tokens, model.m1.layers, model.m1.layers_0, model.m1.layers_0.self_attn, model.m1.layers_0.self_attn.q_proj, model.m1.layers_0.self_attn.k_proj, model.m1.layers_0.self_attn.v_proj, model.m1.layers_0.self_attn.o_proj, model.m1.layers_0.mlp, model.m1.layers_0.mlp.gate_proj, model.m1.layers_0.mlp.up_proj, model.m1.layers_0.mlp.down_proj, model.m1.layers_0.mlp.act_fn, model.m1.layers_0.input_layernorm, model.m1.layers_0.post_attention_layernor, model.m1.layers_1, model.m1.layers_1.self_attn, model.m1.layers_1.self_attn.q_proj, model.m1.layers_1.self_attn.k_proj, model.m1.layers_1.self_attn.v_proj, model.m1.layers_1.self_attn.o_proj, model.m1.layers_1.mlp, model.m1.layers_1.mlp.gate_proj, model.m1.layers_1.mlp.up_proj, model.m1.layers_1.mlp.down_proj, model.m1.layers_1.mlp.act_fn, model.m1.layers_1.input_layernorm, model.m1.layers_1.post_attention_layernor, model.m1.norm, model.m1.rotary_emb, model.lm_head]
+    params = [model.lm_head.weight, model.m1.norm.weight, model.m1.layers_1.mlp.down_proj.weight, model.m1.layers_1.mlp.up_proj.weight, model.m1.layers_1.mlp.gate_proj.weight, model.m1.layers_1.post_attention_layernor.weight, model.m1.layers_1.self_attn.o_proj.weight, model.m1.layers_1.self_attn.v_proj.weight, model.m1.layers_1.self_attn.k_proj.weight, model.m1.layers_1.self_attn.q_proj.weight, model.m1.layers_1.input_layernorm.weight, model.m1.layers_0.mlp.down_proj.weight, model.m1.layers_0.mlp.up_proj.weight, model.m1.layers_0.mlp.gate_proj.weight, model.m1.layers_0.post_attention_layernor.weight, model.m1.layers_0.self_attn.o_proj.weight, model.m1.layers_0.self_attn.v_proj.weight, model.m1.layers_0.self_attn.k_proj.weight, model.m1.layers_0.self_attn.q_proj.weight, model.m1.layers_0.input_layernorm.weight, model.m1.embed_tokens.weight]
     return modules, params
 
 
-MODULE_IDS = {"lm": 0, "model": 1, "model.embed_tokens": 2, "l0": 3, "l0.attn": 4, "l0.attn.q_proj": 5, "l0.attn.k_proj": 6, "l0.attn.v_proj": 7, "l0.attn.o_proj": 8, "l0.mlp": 9, "l0.mlp.gate_proj": 10, "l0.mlp.up_proj": 11, "l0.mlp.down_proj": 12, "l0.in_ln": 13, "l0.post_ln": 14, "l1": 15, "l1.attn": 16, "l1.attn.q_proj": 17, "l1.attn.k_proj": 18, "l1.attn.v_proj": 19, "l1.attn.o_proj": 20, "l1.mlp": 21, "l1.mlp.gate_proj": 22, "l1.mlp.up_proj": 23, "l1.mlp.down_proj": 24, "l1.in_ln": 25, "l1.post_ln": 26, "model.norm": 27, "lm_head": 28}
-PARAM_NAMES = ["model.embed_tokens.w", "l0.attn.q_proj.w", "l0.attn.k_proj.w", "l0.attn.v_proj.w", "l0.attn.o_proj.w", "l0.mlp.gate_proj.w", "l0.mlp.up_proj.w", "l0.mlp.down_proj.w", "l0.in_ln.w", "l0.post_ln.w", "l1.attn.q_proj.w", "l1.attn.k_proj.w", "l1.attn.v_proj.w", "l1.attn.o_proj.w", "l1.mlp.gate_proj.w", "l1.mlp.up_proj.w", "l1.mlp.down_proj.w", "l1.in_ln.w", "l1.post_ln.w", "model.norm.w", "lm_head.w"]
+MODULE_IDS = {"LlamaForCausalLM": 0, "model": 1, "model.embed_tokens": 2, "model.layers": 3, "model.layers.0": 4, "layers.0.self_attn": 5, "l0.self_attn.q_proj": 6, "l0.self_attn.k_proj": 7, "l0.self_attn.v_proj": 8, "l0.self_attn.o_proj": 9, "model.layers.0.mlp": 10, "layers.0.mlp.gate_proj": 11, "layers.0.mlp.up_proj": 12, "layers.0.mlp.down_proj": 13, "layers.0.mlp.act_fn": 14, "l0.input_layernorm": 15, "@16": 16, "model.layers.1": 17, "layers.1.self_attn": 18, "l1.self_attn.q_proj": 19, "l1.self_attn.k_proj": 20, "l1.self_attn.v_proj": 21, "l1.self_attn.o_proj": 22, "model.layers.1.mlp": 23, "layers.1.mlp.gate_proj": 24, "layers.1.mlp.up_proj": 25, "layers.1.mlp.down_proj": 26, "layers.1.mlp.act_fn": 27, "l1.input_layernorm": 28, "@29": 29, "model.norm": 30, "model.rotary_emb": 31, "lm_head": 32}
+PARAM_NAMES = ["lm_head.weight", "model.norm.weight", "l1.mlp.down_proj.weight", "l1.mlp.up_proj.weight", "l1.mlp.gate_proj.weight", "weight", "self_attn.o_proj.weight", "self_attn.v_proj.weight", "self_attn.k_proj.weight", "self_attn.q_proj.weight", "input_layernorm.weight", "l0.mlp.down_proj.weight", "l0.mlp.up_proj.weight", "l0.mlp.gate_proj.weight", "weight", "self_attn.o_proj.weight", "self_attn.v_proj.weight", "self_attn.k_proj.weight", "self_attn.q_proj.weight", "input_layernorm.weight", "embed_tokens.weight"]
 # z3 leaf modules (deepspeed.utils.set_z3_leaf_modules): fetch their whole
 # subtree at once; the modules inside get no hooks
 Z3_LEAF = []
@@ -178,13 +180,19 @@ EXTERNAL = []
 #   refs     batch (requires_grad=False), batch_rg (a leaf, requires_grad=True),
 #            argI (input I of the enclosing call as hook D wrapped it),
 #            outK.J (output J of the K-th child call of the enclosing call),
-#            REF.detach (x.detach())
+#            REF.detach (x.detach()),
+#            outK.J.raw (that output as the module made it, cached on self:
+#              read by the caller, it bypasses the module's output hook C)
+#            paramP (in a "+" term: the caller's op reads parameter P itself)
 #   flags    no_grad: the caller makes the call under torch.no_grad()
 #            nograd=J: output J never requires grad (detached / integer indices)
 #            aliasJ=REF: output J is REF itself (returned as is, no op)
 #            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
+#            ckpt=body-reentrant / ckpt=body-non-reentrant: the module's forward
+#              runs its body as checkpoint(body, *inputs, use_reentrant=...), its
+#              hooks outside the region (transformers' gradient_checkpointing_enable)
 #            raise=upK: the forward raises after its child calls; the body of
 #              the K-th enclosing call catches it and goes on
 #            raise=outside: the training loop catches it (no backward)
@@ -195,262 +203,38 @@ EXTERNAL = []
 STEPS = [
     ("train", [  # step 0
         dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 1
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("train", [  # step 2
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("eval", [  # step 3
-        dict(loss=[], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], []),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("accum", [  # step 4
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-        dict(loss=[0], calls=[  # pass 1
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-    ]),
-    ("accum", [  # step 5
-        dict(loss=[0], calls=[  # pass 0
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
-        ]),
-        dict(loss=[0], calls=[  # pass 1
-            (0, None, "lm", ["batch"], 1, ["out1.0"], []),
-              (1, 0, "model", ["arg0"], 1, ["out3.0"], []),
-                (2, 1, "model.embed_tokens", ["arg0"], 1, ["arg0"], []),
-                (3, 1, "l0", ["out0.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                  (4, 3, "l0.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (5, 3, "l0.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (6, 5, "l0.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (7, 5, "l0.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (8, 5, "l0.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (9, 5, "l0.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (10, 3, "l0.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (11, 3, "l0.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (12, 11, "l0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (13, 11, "l0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (14, 11, "l0.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (15, 1, "l1", ["out1.0"], 1, ["out3.0", "out1.0", "arg0"], ["ckpt=non-reentrant"]),
-                  (16, 15, "l1.in_ln", ["arg0"], 1, ["arg0"], []),
-                  (17, 15, "l1.attn", ["out0.0"], 1, ["out3.0", "out0.0", "out1.0"], []),
-                    (18, 17, "l1.attn.q_proj", ["arg0"], 1, ["arg0"], []),
-                    (19, 17, "l1.attn.k_proj", ["arg0"], 1, ["arg0"], []),
-                    (20, 17, "l1.attn.v_proj", ["arg0"], 1, ["arg0"], []),
-                    (21, 17, "l1.attn.o_proj", ["out2.0"], 1, ["arg0"], []),
-                  (22, 15, "l1.post_ln", ["out1.0"], 1, ["arg0"], []),
-                  (23, 15, "l1.mlp", ["out2.0"], 1, ["out2.0", "out1.0"], []),
-                    (24, 23, "l1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
-                    (25, 23, "l1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
-                    (26, 23, "l1.mlp.down_proj", ["out0.0"], 1, ["arg0"], []),
-                (27, 1, "model.norm", ["out2.0"], 1, ["arg0"], []),
-              (28, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
+            (0, None, "LlamaForCausalLM", [], 2, ["out1.0"], ["alias1=out1.0"]),
+              (1, 0, "model", [], 1, [], ["alias0=out4.0"]),
+                (2, 1, "model.embed_tokens", ["batch"], 1, [], []),
+                (3, 1, "model.rotary_emb", ["out0.0"], 2, [], ["nograd=0", "nograd=1"]),
+                (4, 1, "model.layers.0", ["out0.0"], 1, ["arg0", "out1.0", "out3.0"], ["nosave", "ckpt=body-non-reentrant"]),
+                  (5, 4, "l0.input_layernorm", ["arg0"], 1, ["arg0"], []),
+                  (6, 4, "layers.0.self_attn", ["kw=out0.0"], 1, [], ["alias0=out3.0"]),
+                    (7, 6, "l0.self_attn.q_proj", ["arg0"], 1, ["arg0"], []),
+                    (8, 6, "l0.self_attn.k_proj", ["arg0"], 1, ["arg0"], []),
+                    (9, 6, "l0.self_attn.v_proj", ["arg0"], 1, ["arg0"], []),
+                    (10, 6, "l0.self_attn.o_proj", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                  (11, 4, "@16", ["arg0+out1.0"], 1, ["arg0"], []),
+                  (12, 4, "model.layers.0.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
+                    (13, 12, "layers.0.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
+                    (14, 12, "layers.0.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),
+                    (15, 12, "layers.0.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
+                    (16, 12, "layers.0.mlp.down_proj", ["out1.0+out2.0"], 1, ["arg0"], []),
+                (17, 1, "model.layers.1", ["out2.0"], 1, ["arg0", "out1.0", "out3.0"], ["nosave", "ckpt=body-non-reentrant"]),
+                  (18, 17, "l1.input_layernorm", ["arg0"], 1, ["arg0"], []),
+                  (19, 17, "layers.1.self_attn", ["kw=out0.0"], 1, [], ["alias0=out3.0"]),
+                    (20, 19, "l1.self_attn.q_proj", ["arg0"], 1, ["arg0"], []),
+                    (21, 19, "l1.self_attn.k_proj", ["arg0"], 1, ["arg0"], []),
+                    (22, 19, "l1.self_attn.v_proj", ["arg0"], 1, ["arg0"], []),
+                    (23, 19, "l1.self_attn.o_proj", ["out0.0+out1.0+out2.0"], 1, ["arg0"], []),
+                  (24, 17, "@29", ["arg0+out1.0"], 1, ["arg0"], []),
+                  (25, 17, "model.layers.1.mlp", ["out2.0"], 1, [], ["alias0=out3.0"]),
+                    (26, 25, "layers.1.mlp.gate_proj", ["arg0"], 1, ["arg0"], []),
+                    (27, 25, "layers.1.mlp.act_fn", ["out0.0"], 1, ["arg0"], []),
+                    (28, 25, "layers.1.mlp.up_proj", ["arg0"], 1, ["arg0"], []),
+                    (29, 25, "layers.1.mlp.down_proj", ["out1.0+out2.0"], 1, ["arg0"], []),
+                (30, 1, "model.norm", ["out3.0"], 1, ["arg0"], []),
+              (31, 0, "lm_head", ["out0.0"], 1, ["arg0"], []),
         ]),
     ]),
 ]
@@ -484,10 +268,15 @@ def parse_ref(s):
     detach = s.endswith(".detach")
     if detach:
         s = s[:-len(".detach")]
+    if s.endswith(".raw"):  # the output as the module made it (cached on self, before hook C)
+        k, j = s[3:-len(".raw")].split(".")
+        return ("raw", int(k), int(j), detach)
     if s in ("batch", "batch_rg"):
         return (s, 0, 0, detach)
     if s.startswith("arg"):
         return ("arg", 0, int(s[3:]), detach)
+    if s.startswith("param"):  # a mixed input's term: the parameter with this ds_id
+        return ("param", 0, int(s[5:]), detach)
     k, j = s[3:].split(".")
     return ("out", int(k), int(j), detach)
 
@@ -535,6 +324,7 @@ class Execution:
     def __init__(self, p):
         self.p = p
         self.out = {}
+        self.raw = {}
         self.win = {}
 
 
@@ -801,6 +591,10 @@ class Runner:
             t = x.p.batch_rg
         elif kind == "arg":
             t = x.win[scope][j]
+        elif kind == "param":
+            t = self.params[j]
+        elif kind == "raw":
+            t = x.raw[(x.p.children[scope][k], j)]
         else:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
@@ -820,7 +614,7 @@ class Runner:
     def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
-        if ck == "none":
+        if ck == "none" or ck.startswith("body-"):  # (a checkpointed body: Block.forward's)
             return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
@@ -844,6 +638,37 @@ class Runner:
             outs = (outs,)
         for j, t in enumerate(outs):
             x.out[(ci, j)] = t
+        return outs
+
+    def body_checkpoint(self, x, ci, args):
+        """Block.forward of a call whose body is checkpointed, as transformers'
+        GradientCheckpointingLayer runs a layer after gradient_checkpointing_enable():
+        checkpoint(body, *args, use_reentrant=...) inside the module call, so the
+        module's hooks fire outside the region; a recompute reruns the body alone."""
+        c = x.p.calls[ci]
+        reentrant = c["ckpt"] == "body-reentrant"
+        state = {"n": 0}
+
+        def run_function(*a):
+            state["n"] += 1
+            if state["n"] == 1:  # the original forward
+                return self.body(x, ci, a)
+            x2 = Execution(x.p)  # the recompute in backward
+            if reentrant:
+                num = self.graph_count  # a new forward pass (graph) with its own backward
+                self.graph_count += 1
+                self.line("FWD g=%d" % num)
+                outs = self.body(x2, ci, a)
+                self.line("ENDFWD g=%d" % num)
+                self.pending_inner.append(num)
+                return outs
+            return self.body(x2, ci, a)
+
+        outs = tcheckpoint.checkpoint(run_function, *args, use_reentrant=reentrant)
+        if isinstance(outs, torch.Tensor):
+            outs = (outs,)
+        if c["nograd"]:  # what hook C sees (CheckpointFunction's outputs all require grad)
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs
 
     def body(self, x, ci, args):
@@ -888,6 +713,8 @@ class Runner:
             outs = (None,) * c["n_out"]
         # aliased outputs: a tensor of the call's scope returned as is
         outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        for j, t in enumerate(outs):  # what the module caches on self (outK.J.raw)
+            x.raw[(ci, j)] = t
         if c["nograd"]:  # outputs that never require grad
             outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs

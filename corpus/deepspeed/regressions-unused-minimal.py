@@ -77,7 +77,10 @@ class Block(torch.nn.Module):
     def forward(self, *args, **kwargs):
         x, ci = self.pending.pop()
         # keyword inputs (hook D does not see them) follow the positional ones
-        return RUN.body(x, ci, args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs))))
+        args = args + tuple(kwargs["kw%d" % k] for k in range(len(kwargs)))
+        if x.p.calls[ci]["ckpt"].startswith("body-") and torch.is_grad_enabled():
+            return RUN.body_checkpoint(x, ci, args)
+        return RUN.body(x, ci, args)
 
 
 # ----------------------------------------------------------------------
@@ -125,13 +128,19 @@ EXTERNAL = []
 #   refs     batch (requires_grad=False), batch_rg (a leaf, requires_grad=True),
 #            argI (input I of the enclosing call as hook D wrapped it),
 #            outK.J (output J of the K-th child call of the enclosing call),
-#            REF.detach (x.detach())
+#            REF.detach (x.detach()),
+#            outK.J.raw (that output as the module made it, cached on self:
+#              read by the caller, it bypasses the module's output hook C)
+#            paramP (in a "+" term: the caller's op reads parameter P itself)
 #   flags    no_grad: the caller makes the call under torch.no_grad()
 #            nograd=J: output J never requires grad (detached / integer indices)
 #            aliasJ=REF: output J is REF itself (returned as is, no op)
 #            nosave: the op saves no tensor (no checkpoint recompute from it)
 #            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as
 #              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)
+#            ckpt=body-reentrant / ckpt=body-non-reentrant: the module's forward
+#              runs its body as checkpoint(body, *inputs, use_reentrant=...), its
+#              hooks outside the region (transformers' gradient_checkpointing_enable)
 #            raise=upK: the forward raises after its child calls; the body of
 #              the K-th enclosing call catches it and goes on
 #            raise=outside: the training loop catches it (no backward)
@@ -181,10 +190,15 @@ def parse_ref(s):
     detach = s.endswith(".detach")
     if detach:
         s = s[:-len(".detach")]
+    if s.endswith(".raw"):  # the output as the module made it (cached on self, before hook C)
+        k, j = s[3:-len(".raw")].split(".")
+        return ("raw", int(k), int(j), detach)
     if s in ("batch", "batch_rg"):
         return (s, 0, 0, detach)
     if s.startswith("arg"):
         return ("arg", 0, int(s[3:]), detach)
+    if s.startswith("param"):  # a mixed input's term: the parameter with this ds_id
+        return ("param", 0, int(s[5:]), detach)
     k, j = s[3:].split(".")
     return ("out", int(k), int(j), detach)
 
@@ -232,6 +246,7 @@ class Execution:
     def __init__(self, p):
         self.p = p
         self.out = {}
+        self.raw = {}
         self.win = {}
 
 
@@ -498,6 +513,10 @@ class Runner:
             t = x.p.batch_rg
         elif kind == "arg":
             t = x.win[scope][j]
+        elif kind == "param":
+            t = self.params[j]
+        elif kind == "raw":
+            t = x.raw[(x.p.children[scope][k], j)]
         else:
             t = x.out[(x.p.children[scope][k], j)]
         return t.detach() if detach else t
@@ -517,7 +536,7 @@ class Runner:
     def call(self, x, ci, args, kwargs=None):
         """What the caller's code does for call ci: plain, or checkpointed."""
         ck = x.p.calls[ci]["ckpt"]
-        if ck == "none":
+        if ck == "none" or ck.startswith("body-"):  # (a checkpointed body: Block.forward's)
             return self.invoke(x, ci, args, kwargs)
         state = {"n": 0}
 
@@ -541,6 +560,37 @@ class Runner:
             outs = (outs,)
         for j, t in enumerate(outs):
             x.out[(ci, j)] = t
+        return outs
+
+    def body_checkpoint(self, x, ci, args):
+        """Block.forward of a call whose body is checkpointed, as transformers'
+        GradientCheckpointingLayer runs a layer after gradient_checkpointing_enable():
+        checkpoint(body, *args, use_reentrant=...) inside the module call, so the
+        module's hooks fire outside the region; a recompute reruns the body alone."""
+        c = x.p.calls[ci]
+        reentrant = c["ckpt"] == "body-reentrant"
+        state = {"n": 0}
+
+        def run_function(*a):
+            state["n"] += 1
+            if state["n"] == 1:  # the original forward
+                return self.body(x, ci, a)
+            x2 = Execution(x.p)  # the recompute in backward
+            if reentrant:
+                num = self.graph_count  # a new forward pass (graph) with its own backward
+                self.graph_count += 1
+                self.line("FWD g=%d" % num)
+                outs = self.body(x2, ci, a)
+                self.line("ENDFWD g=%d" % num)
+                self.pending_inner.append(num)
+                return outs
+            return self.body(x2, ci, a)
+
+        outs = tcheckpoint.checkpoint(run_function, *args, use_reentrant=reentrant)
+        if isinstance(outs, torch.Tensor):
+            outs = (outs,)
+        if c["nograd"]:  # what hook C sees (CheckpointFunction's outputs all require grad)
+            outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs
 
     def body(self, x, ci, args):
@@ -585,6 +635,8 @@ class Runner:
             outs = (None,) * c["n_out"]
         # aliased outputs: a tensor of the call's scope returned as is
         outs = tuple(self.resolve(x, ci, c["alias"][j]) if j in c["alias"] else t for j, t in enumerate(outs))
+        for j, t in enumerate(outs):  # what the module caches on self (outK.J.raw)
+            x.raw[(ci, j)] = t
         if c["nograd"]:  # outputs that never require grad
             outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs

@@ -213,6 +213,8 @@ class Call:
         self.path = path
         self.no_grad = False
         self.ckpt = None  # "reentrant" / "non-reentrant"
+        self.ckpt_body = False  # the checkpoint region is the call's body (.scn ckpt=body-...)
+        self.rec_args = {}  # reentrant body recompute: id(detached input) -> its index
         self.inputs = []  # ref strings in the caller's scope ("a + b": a mixed input)
         self.kw = []  # keyword inputs that require grad (ref strings, caller's scope)
         self.kw_nodes = {}  # id(grad_fn) of keyword input j -> j
@@ -322,7 +324,7 @@ class Scenario:
                     if c.no_grad:
                         s += " no_grad"
                     if c.ckpt:
-                        s += " ckpt=" + c.ckpt
+                        s += " ckpt=" + ("body-" if c.ckpt_body else "") + c.ckpt
                     if c.raised:
                         if c.catcher == "outside" or c.catcher is None:
                             s += " raise=outside"
@@ -451,6 +453,10 @@ class _Recorder:
         self.rerec = None  # calls of a reentrant region re-recorded in its recompute (grad on)
         self.ckpt_outer_grad = []
         self.last_ckpt_call = None
+        # (id(grad_fn), output_nr) of each recorded call's outputs as its op
+        # made them (before hook C) -> (call, j): a tensor the module cached
+        # on self and the caller reads afterwards (.scn outK.J.raw)
+        self.raw_nodes = {}
         self.build_tree()
 
     # -- tree -------------------------------------------------------------
@@ -582,6 +588,12 @@ class _Recorder:
         new = {old: k for k, old in enumerate(order)}
         self.sc.params = [self.sc.params[o] for o in order]
         self.sc.uses = sorted((m, new[p]) for m, p in self.sc.uses)
+        pterm = re.compile(r"param\(#(\d+)\)")
+        for kind, passes in self.sc.steps:
+            for ps in passes:
+                for c in ps.calls:
+                    c.inputs = [pterm.sub(lambda m: "param(@%d)" % new[int(m.group(1))], t) for t in c.inputs]
+                    c.kw = [pterm.sub(lambda m: "param(@%d)" % new[int(m.group(1))], t) for t in c.kw]
         pat = re.compile(r"^PGRAD p=(\d+)$")
         for pol in POLICIES:
             self.sc.traces[pol] = [("PGRAD p=%d" % new[int(m.group(1))]) if m else ln
@@ -626,6 +638,11 @@ class _Recorder:
             if self.stack:  # below the checkpointed call: grad mode as the recompute runs it
                 c.no_grad = not c.grad and self.stack[-1].grad
             c.norg = []
+            if self.stack and self.stack[0].ckpt_body:
+                # a checkpointed body's recompute: its calls' keyword tensors
+                # require grad now (the forward ran them under no_grad)
+                c.kw, c.kw_nodes = [], {}
+                self.record_kw(c, self.stack[-1], kwargs, path)
             self.stack.append(c)
             return None
         if self.recording():
@@ -667,29 +684,32 @@ class _Recorder:
                     c.grad = self.grad_of(parent)
                     c.no_grad = not c.grad and self.grad_of(parent)
                     self.last_ckpt_call = c
-            # keyword tensors that require grad: DeepSpeed's hook D does not
-            # see them, they reach the forward unwrapped (.scn kw=...)
-            for k, v in (kwargs or {}).items():
-                for t in _tensors(v, []):
-                    if not t.requires_grad:
-                        continue
-                    if parent is None:
-                        raise CaptureError("capture: the model is called with keyword tensor %r that "
-                                           "requires grad (pass it positionally)" % k)
-                    if c.ckpt:
-                        raise CaptureError("capture: %s is checkpointed and takes keyword tensor %r that "
-                                           "requires grad (unsupported)" % (path, k))
-                    if len(c.kw) >= MAX_KW:
-                        raise CaptureError("capture: %s takes more than %d keyword tensors that require "
-                                           "grad" % (path, MAX_KW))
-                    if t.grad_fn is None:
-                        raise CaptureError("capture: %s takes keyword leaf tensor %r that requires grad "
-                                           "(unsupported)" % (path, k))
-                    c.kw_nodes[id(t.grad_fn)] = len(c.kw)
-                    self.nodes_keep.append(t.grad_fn)
-                    c.kw.append(self.src_ref(c, t, "keyword input %r" % k))
+            self.record_kw(c, parent, kwargs, path)
             self.stack.append(c)
         return None
+
+    def record_kw(self, c, parent, kwargs, path):
+        """Keyword tensors that require grad: DeepSpeed's hook D does not
+        see them, they reach the forward unwrapped (.scn kw=...)."""
+        for k, v in (kwargs or {}).items():
+            for t in _tensors(v, []):
+                if not t.requires_grad:
+                    continue
+                if parent is None:
+                    raise CaptureError("capture: the model is called with keyword tensor %r that "
+                                       "requires grad (pass it positionally)" % k)
+                if c.ckpt:
+                    raise CaptureError("capture: %s is checkpointed and takes keyword tensor %r that "
+                                       "requires grad (unsupported)" % (path, k))
+                if len(c.kw) >= MAX_KW:
+                    raise CaptureError("capture: %s takes more than %d keyword tensors that require "
+                                       "grad" % (path, MAX_KW))
+                if t.grad_fn is None:
+                    raise CaptureError("capture: %s takes keyword leaf tensor %r that requires grad "
+                                       "(unsupported)" % (path, k))
+                c.kw_nodes[id(t.grad_fn)] = len(c.kw)
+                self.nodes_keep.append(t.grad_fn)
+                c.kw.append(self.src_ref(c, t, "keyword input %r" % k))
 
     def is_ancestor(self, a, m):
         m = self.sc.modules[m][1]
@@ -808,11 +828,16 @@ class _Recorder:
                 call.norg = [j for j, y in enumerate(tensors) if not y.requires_grad]
             if self.raise_open is not None:
                 self.close_raise(call)
-            for j, y in enumerate(tensors):
-                r = self.direct_ref(call, y)
-                if r is not None:
-                    call.alias[j] = r
-            call.uses = self.op_uses(call, [y for j, y in enumerate(tensors) if j not in call.alias])
+            if call.ckpt_body and call.ckpt == "reentrant" and self.rerec is None:
+                # CheckpointFunction's outputs: the body's op is recorded in
+                # its recompute (_ckpt_fwd), where it runs with grad
+                pass
+            else:
+                self.record_op(call, tensors)
+                for j, y in enumerate(tensors):
+                    if y.requires_grad and y.grad_fn is not None and j not in call.alias:
+                        self.raw_nodes[(id(y.grad_fn), y.output_nr)] = (call, j)
+                        self.nodes_keep.append(y.grad_fn)
         befores = {p: str(self.counters[p].refs.get(mid, 0)) for p in LEGACY}
         idx = [0]
 
@@ -912,6 +937,12 @@ class _Recorder:
                 else:
                     foreign.append(tag)
                 continue
+            rk = self.raw_nodes.get((id(n), nr))
+            if rk is not None and scope is not None and rk[0].parent is scope:
+                # a child's output as its op made it (cached on the module):
+                # this path bypasses the child's hook C
+                refs.add((2, scope.children.index(rk[0]), rk[1]))
+                continue
             if id(n) in seen:
                 continue
             seen.add(id(n))
@@ -933,6 +964,9 @@ class _Recorder:
                 v = n.variable
                 if id(v) in self.pid:
                     params.add(self.pid[id(v)])
+                elif scope is not None and id(v) in scope.rec_args:
+                    # a checkpointed body's recompute: its detached input
+                    refs.add((0, 0, scope.rec_args[id(v)]))
                 else:
                     leaves.append(v)
                 continue
@@ -951,12 +985,15 @@ class _Recorder:
             call = tag[1]
             if call is not None and call.parent is scope and scope is not None:
                 return {(1, call.parent.children.index(call), x.output_nr)}, set(), [], [], 0
+        rk = self.raw_nodes.get((id(x.grad_fn), x.output_nr))
+        if rk is not None and scope is not None and rk[0].parent is scope:
+            return {(2, scope.children.index(rk[0]), rk[1])}, set(), [], [], 0
         return self.walk([x.grad_fn], scope)
 
     @staticmethod
     def ref_text(r):
         kind, k, j = r
-        return ("arg%d" % j) if kind == 0 else ("out%d.%d" % (k, j))
+        return ("arg%d" % j) if kind == 0 else ("out%d.%d" % (k, j)) if kind == 1 else ("out%d.%d.raw" % (k, j))
 
     def in_ref(self, call, x, j):
         """The .scn reference of positional input j of `call` (caller scope)."""
@@ -973,6 +1010,8 @@ class _Recorder:
                 return "batch_rg"
             raise CaptureError("capture: the model's input %d requires grad and is computed by the step's "
                                "code (not a leaf): unsupported" % j)
+        if x.grad_fn is None and id(x) in parent.rec_args:
+            return "arg%d" % parent.rec_args[id(x)]  # a checkpointed body's recompute input
         if x.grad_fn is None:
             if id(x) in self.pid:
                 raise CaptureError("capture: %s receives a parameter as input %d (unsupported)" % (path, j))
@@ -989,10 +1028,19 @@ class _Recorder:
         refs, params, foreign, leaves, inner = self.walk_tensor(x, parent)
         if foreign or leaves:
             self.note(path, "%s reaches tensors from outside its caller's scope (cached tensors)" % what)
-        if params:
+        own = sorted(params & self.pset[parent.module]) if parent is not None else []
+        if params - set(own):
             self.note(path, "%s is computed with parameter(s) %s read directly by the caller "
-                      "%s between child calls" % (what, ",".join(self.sc.params[p]["path"] for p in sorted(params)),
+                      "%s between child calls" % (what, ",".join(self.sc.params[p]["path"]
+                                                           for p in sorted(params - set(own))),
                                                   parent.path or "(root)"))
+        if not refs and own:
+            # only the caller's own parameters: an op over a tensor without
+            # grad (the batch stands for it) and them
+            if call.n_mix + len(own) > MAX_MIX:
+                raise CaptureError("capture: %s: its inputs mix more than %d extra tensors" % (path, MAX_MIX))
+            call.n_mix += len(own)
+            return " + ".join([self.norg_ref(call)] + ["param(#%d)" % j for j in own])
         if not refs:
             self.note(path, "%s requires grad but reaches nothing in its caller's scope" % what)
             return self.norg_ref(call)
@@ -1001,11 +1049,15 @@ class _Recorder:
             self.note(path, "%s is %s through %d parameter-free op node(s) in the caller's body "
                       "(modelled as %s)" % (what, "+".join(self.ref_text(r) for r in rs), inner,
                                             "one op" if len(rs) > 1 else "a direct reference"))
-        if len(rs) > 1:
-            if call.n_mix + len(rs) - 1 > MAX_MIX:
+        # the caller's own parameters read by the op computing the input
+        # (fused MoE experts: gate_up_proj before act_fn): .scn param(...)
+        # terms, "#J" the capture-time id (renumber_params writes the final one)
+        terms = [self.ref_text(r) for r in rs] + ["param(#%d)" % j for j in own]
+        if len(terms) > 1:
+            if call.n_mix + len(terms) - 1 > MAX_MIX:
                 raise CaptureError("capture: %s: its inputs mix more than %d extra tensors" % (path, MAX_MIX))
-            call.n_mix += len(rs) - 1
-        return " + ".join(self.ref_text(r) for r in rs)
+            call.n_mix += len(terms) - 1
+        return " + ".join(terms)
 
     def norg_ref(self, call):
         """A reference that does not require grad in the caller's scope."""
@@ -1035,6 +1087,16 @@ class _Recorder:
         if kind == "C" and c is not None and c.parent is call:
             return "out%d.%d" % (call.children.index(c), j)
         return None
+
+    def record_op(self, call, tensors):
+        """The op of `call` that produced its outputs `tensors`: aliased
+        outputs, the tensors it consumes, whether it saves any."""
+        call.alias = {}
+        for j, y in enumerate(tensors):
+            r = self.direct_ref(call, y)
+            if r is not None:
+                call.alias[j] = r
+        call.uses = self.op_uses(call, [y for j, y in enumerate(tensors) if j not in call.alias])
 
     def op_uses(self, call, outs):
         roots = [y.grad_fn for y in outs if y.requires_grad]
@@ -1215,34 +1277,49 @@ _orig_nre_gen = getattr(tcheckpoint, _NRE_GEN)
 
 
 def _check_region(r, fn, kind):
-    """A checkpoint region must be one module call made from a forward body
-    (checkpoint(module, *inputs)); transformers >= 5's
-    gradient_checkpointing_enable() checkpoints a layer's forward body
-    instead (its hooks run outside the region)."""
+    """What a checkpoint region covers: one module call made from a forward
+    body (checkpoint(module, *inputs): None), or the body of the open call
+    (returned): transformers 5.24.0's GradientCheckpointingLayer after
+    gradient_checkpointing_enable() runs
+    checkpoint(partial(forward, self, **kwargs), *args, use_reentrant=...)
+    inside the layer's __call__, so the layer's own hooks fire outside the
+    region and the recompute reruns its body alone (.scn ckpt=body-...)."""
     if r.in_recompute():
-        return
+        return None
     inner = fn
     while hasattr(inner, "func"):
         inner = inner.func
     top = r.stack[-1] if r.stack else None
     args = getattr(fn, "args", ())
     if top is not None and args and args[0] is r.mods[top.module] and not isinstance(inner, torch.nn.Module):
-        raise CaptureError(
-            "capture: %s's forward body runs inside a %s checkpoint (transformers' "
-            "gradient_checkpointing_enable: the layer's own hooks fire outside the region); the "
-            "scenario model checkpoints whole module calls, checkpoint(module, *inputs): unsupported"
-            % (top.path or "(root)", kind))
+        path = top.path or "(root)"
+        if top.ckpt or any(q.ckpt for q in r._ancestors(top)):
+            raise CaptureError("capture: %s's forward body runs in a %s checkpoint inside another "
+                               "checkpointed region (nested checkpoints: unsupported)" % (path, kind))
+        if top.parent is None:
+            raise CaptureError("capture: the root module's forward body runs in a %s checkpoint "
+                               "(unsupported: checkpoint a child module)" % kind)
+        if top.kw:
+            raise CaptureError("capture: %s's forward body is checkpointed (%s) and the call takes "
+                               "keyword tensor(s) that require grad (unsupported)" % (path, kind))
+        top.ckpt = kind
+        top.ckpt_body = True
+        return top
+    return None
 
 
 def _ckpt_fwd(ctx, run_function, preserve_rng_state, *args):
     r = getattr(_current, "rec", None)
     if r is None:
         return _orig_ckpt_fwd(ctx, run_function, preserve_rng_state, *args)
-    _check_region(r, run_function, "reentrant")
+    body = _check_region(r, run_function, "reentrant")
     state = {"n": 0}
 
     def wrapped(*a, **kw):
         state["n"] += 1
+        if state["n"] == 1 and body is not None:
+            state["call"] = body  # CheckpointFunction's outputs: the body's
+            return run_function(*a, **kw)
         if state["n"] == 1:
             r.pending_ckpt.append("reentrant")
             r.last_ckpt_call = None
@@ -1258,6 +1335,8 @@ def _ckpt_fwd(ctx, run_function, preserve_rng_state, *args):
         r.ctx.append("F")
         r.recompute += 1
         top = state.get("call")
+        if body is not None:
+            return _body_recompute(r, body, run_function, a, kw, num)
         if top is not None:
             ps = top.pass_
             i0 = ps.calls.index(top)
@@ -1296,19 +1375,66 @@ def _nre_gen(fn, *a, **kw):
     if r is None:
         yield from gen
         return
-    _check_region(r, fn, "non-reentrant")
+    body = _check_region(r, fn, "non-reentrant")
     # the generator wraps the original forward between its two next() calls
     next(gen)
-    r.pending_ckpt.append("non-reentrant")
-    try:
+    if body is not None:
+        # the open call's body: the layer's hooks are outside the region;
+        # the recompute (inside backward) records nothing
         yield
-    finally:
-        if r.pending_ckpt and r.pending_ckpt[-1] == "non-reentrant":
-            r.pending_ckpt.pop()
+    else:
+        r.pending_ckpt.append("non-reentrant")
+        try:
+            yield
+        finally:
+            if r.pending_ckpt and r.pending_ckpt[-1] == "non-reentrant":
+                r.pending_ckpt.pop()
     try:
         next(gen)
     except StopIteration:
         pass
+
+
+def _body_recompute(r, top, run_function, a, kw, num):
+    """CheckpointFunction.backward's recompute of the checkpointed body of
+    call `top` (reentrant, grad on, on detached inputs): the calls of its
+    body are re-recorded with grad (their forward ran under no_grad), with
+    `top` as their open caller; its op is recorded from what the body
+    returns.  The FWD line is emitted by the caller."""
+    ps = top.pass_
+    i0 = ps.calls.index(top)
+    sub = []
+    for c in ps.calls[i0 + 1:]:
+        q = c.parent
+        while q is not None and q is not top:
+            q = q.parent
+        if q is None:
+            break
+        sub.append(c)
+    top.rec_args = {}
+    for j, t in enumerate(_tensors(a, [])):
+        if t.requires_grad:
+            top.rec_args[id(t)] = j
+            r.nodes_keep.append(t)
+    saved_stack = r.stack
+    r.stack = [top]
+    r.rerec = sub
+    try:
+        out = run_function(*a, **kw)
+        if r.rerec:
+            raise CaptureError("capture: the recompute of %s's checkpointed body made fewer calls than "
+                               "its forward (data-dependent control flow)" % (top.path or "(root)"))
+        r.record_op(top, _tensors(out, []))
+    finally:
+        r.recompute -= 1
+        r.ctx.pop()
+        r.rerec = None
+        r.stack = saved_stack
+        top.rec_args = {}
+    r.emit("ENDFWD g=%d" % num)
+    r.pending_inner.append(num)
+    r.recompute_inner = True
+    return out
 
 
 class _RecomputeMarker:

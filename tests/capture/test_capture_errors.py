@@ -22,8 +22,9 @@ CASES = [
     ("build_small", "step_no_backward", ["no backward"]),
     ("build_wide", "step", ["does not fit the scenario model", "more than 16 child calls", "ZS_MAX_CHILD_CALLS"]),
     ("build_split", "step", ["does not reproduce the real hook trace", "split.act",
-                             "parameter(s) split.w_in read directly by the caller split"]),
-    ("build_body_ckpt", "step", ["layer's forward body runs inside a non-reentrant checkpoint", "unsupported"]),
+                             "parameter(s) split.act.weight read directly by the caller split"]),
+    ("build_body_ckpt_nested", "step", ["layer's forward body runs in a non-reentrant checkpoint inside another "
+                                        "checkpointed region", "nested checkpoints: unsupported"]),
     ("build_missing", "step", ["defines no build_missing()"]),
 ]
 

@@ -24,6 +24,8 @@
 
 #include "scenario.h"
 #include "scn.h"
+#include "sim.h"
+#include "minimize.h"
 #include "zs_random.h"
 
 static zs_scenario s1, s2, s3;
@@ -346,7 +348,7 @@ static const err_case err_cases[] = {
      "only 1 calling call"},
     {"module a\n  module b\nstep train\n  call a(batch)\n    call b(out0.0)\n", 5, 12, "earlier sibling"},
     {"module a\n  module b\nstep train\n  call a(batch)\n    call b(batch) ckpt=sometimes\n", 5, 24,
-     "reentrant or non-reentrant"},
+     "reentrant, non-reentrant, body-reentrant or body-non-reentrant"},
     {"module a\n  module a\nstep train\n  call a(batch)\n", 4, 8, "not unique"},
     {"module a\nparam w owner=a numel=4\nuse a w\nstep eval\n  call a(batch)\n", 3, 5, "owns parameter"},
     {"module a\nstep train\n  call a(batch_rg) -> 1 use(batch)\n", 3, 29, "call inputs only"},
@@ -445,13 +447,243 @@ static void test_mutations(void **state)
     free(txt);
 }
 
+/* ------------------------------------------------------------------ */
+/* A checkpointed body (ZS_CALL_CKPT_BODY): .scn text, validity, replay  */
+
+static const char body_text[] =
+    "module net\n"
+    "  module layer\n"
+    "    module fc\n"
+    "param layer.w owner=layer numel=4\n"
+    "param fc.w owner=fc numel=4\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out0.0)\n"
+    "    call layer(arg0) -> 1 use(out0.0) ckpt=body-non-reentrant\n"
+    "      call fc(arg0) -> 1 use(arg0)\n";
+
+/* The simulator's canonical trace of s under `policy` into buf. */
+static void sim_trace(const zs_scenario *s, int policy, char *buf, size_t cap)
+{
+    zs_scenario t = *s;
+    t.cfg.policy = (uint8_t)policy;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.trace = f;
+    zs_sim_result r;
+    assert_int_equal(zs_sim_run(&t, &o, &r), 0);
+    rewind(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+static void test_ckpt_body(void **state)
+{
+    (void)state;
+    static char trace[1 << 14];
+    zs_scn_error err;
+    int rc = zs_scn_parse(body_text, strlen(body_text), &s1, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s1.step[0].pass[0].calls[1].flags, ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY);
+    /* printer round trip, and a .scn-only construct: no byte encoding */
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, body_text);
+    free(t);
+    assert_int_equal(zs_scenario_has_ext(&s1), 1);
+    assert_int_equal(zs_scenario_validate(&s1, NULL, 0), 0);
+    static uint8_t buf[ZS_ENCODE_MAX];
+    assert_int_equal(zs_encode(&s1, buf, sizeof buf), 0);
+
+    /* torch 2.x: layer's hooks A, D before the region and B, C after it;
+     * the recompute in backward (after layer's pre-backward) reruns fc
+     * alone - layer's hooks never fire in it, and the region's last saved
+     * tensor is layer's op, so fc's B and C do fire */
+    sim_trace(&s1, 0, trace, sizeof trace);
+    assert_non_null(strstr(trace, "BWD g=0 retain=0\nPRE m=0 r=?->?\nPRE m=1 r=?->?\nA m=2\n"
+                                  "D m=2 n=1 rg=1 c=0->0\nB m=2\nC m=2 n=1 rg=1 r=?->?\nPGRAD p=0\n"));
+    assert_null(strstr(strstr(trace, "BWD g=0"), "A m=1"));
+
+    /* reentrant body: CheckpointFunction's recompute is a forward of its
+     * own (FWD g=1) and a nested backward, fc only */
+    s1.step[0].pass[0].calls[1].flags = ZS_CALL_CKPT_RE | ZS_CALL_CKPT_BODY;
+    assert_int_equal(zs_scenario_validate(&s1, NULL, 0), 0);
+    sim_trace(&s1, 0, trace, sizeof trace);
+    assert_non_null(strstr(trace, "A m=1\nD m=1 n=1 rg=1 c=0->1\nA m=2\nD m=2 n=1 rg=1 c=0->0\nB m=2\n"
+                                  "C m=2 n=1 rg=0 r=?->?\nB m=1\nC m=1 n=1 rg=1 r=?->?\n"));
+    assert_non_null(strstr(trace, "PRE m=1 r=?->?\nFWD g=1\nA m=2\nD m=2 n=1 rg=1 c=0->1\nB m=2\n"
+                                  "C m=2 n=1 rg=1 r=?->?\nENDFWD g=1\nBWD g=1 retain=0\n"));
+    assert_null(strstr(strstr(trace, "BWD g=0"), "A m=1"));
+
+    /* the fuzz codec's approximation: the call's checkpoint of the same kind */
+    s2 = s1;
+    assert_int_equal(zs_scenario_strip_ext(&s2), 0);
+    assert_int_equal(s2.step[0].pass[0].calls[1].flags, ZS_CALL_CKPT_RE);
+    assert_true(zs_encode(&s2, buf, sizeof buf) > 0);
+
+    /* invalid: the body flag without a checkpoint kind; the body on the root call */
+    s2 = s1;
+    s2.step[0].pass[0].calls[1].flags = ZS_CALL_CKPT_BODY;
+    char msg[200];
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "without a checkpoint kind"));
+    s2 = s1;
+    s2.step[0].pass[0].calls[0].flags = ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY;
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "root call"));
+    static const char root_text[] = "module a\nstep train loss=0\n  call a(batch_rg) -> 1 ckpt=body-reentrant\n";
+    assert_int_equal(zs_scn_parse(root_text, strlen(root_text), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "root call cannot be checkpointed"));
+    static const char bad_kind[] = "module a\n  module b\nstep train loss=0\n"
+                                   "  call a(batch_rg) -> 1\n    call b(arg0) -> 1 ckpt=body\n";
+    assert_int_equal(zs_scn_parse(bad_kind, strlen(bad_kind), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "body-non-reentrant"));
+}
+
+/* A mixed input's parameter term (ZS_REF_PARAM): the caller's op reads
+ * its own parameter before a child call (fused MoE experts) */
+static const char param_text[] =
+    "module net\n"
+    "  module experts\n"
+    "    module act\n"
+    "param experts.up owner=experts numel=8\n"
+    "param experts.down owner=experts numel=8\n"
+    "param act.w owner=act numel=2\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out0.0)\n"
+    "    call experts(arg0) -> 1 use(out0.0)\n"
+    "      call act(arg0 + param(experts.up)) -> 1 use(arg0)\n";
+
+static void test_param_term(void **state)
+{
+    (void)state;
+    static char trace[1 << 14];
+    zs_scn_error err;
+    int rc = zs_scn_parse(param_text, strlen(param_text), &s1, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    const zs_call *act = &s1.step[0].pass[0].calls[2];
+    assert_int_equal(act->n_mix, 1);
+    assert_int_equal(act->mix[0].ref.kind, ZS_REF_PARAM);
+    assert_int_equal(act->mix[0].ref.index, 0);
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, param_text);
+    free(t);
+    assert_int_equal(zs_scenario_has_ext(&s1), 1);
+    assert_int_equal(zs_scenario_validate(&s1, NULL, 0), 0);
+
+    /* backward: experts' op (down, p=1) first, then act, then the op
+     * before act that read up (p=0), then experts' post-backward */
+    sim_trace(&s1, 0, trace, sizeof trace);
+    assert_non_null(strstr(trace, "PRE m=1 r=?->?\nPGRAD p=1\nPRE m=2 r=?->?\nPGRAD p=2\n"
+                                  "POST m=2 c=1->0\nPGRAD p=0\nPOST m=1 c=1->0\n"));
+
+    /* invalid: a parameter the caller's module does not read */
+    s2 = s1;
+    s2.step[0].pass[0].calls[2].mix[0].ref.index = 2; /* act.w */
+    char msg[200];
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "not read by the caller's module"));
+    s2 = s1;
+    s2.step[0].pass[0].calls[2].mix[0].ref.detach = 1;
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+
+    /* the minimiser drops a parameter and the terms that name it */
+    s2 = s1;
+    zs_min_drop_param(&s2, 0);
+    assert_int_equal(s2.step[0].pass[0].calls[2].n_mix, 0);
+    assert_int_equal(zs_scenario_validate(&s2, NULL, 0), 0);
+    s2 = s1;
+    s2.step[0].pass[0].calls[2].mix[0].ref.index = 1; /* down */
+    zs_min_drop_param(&s2, 0);
+    assert_int_equal(s2.step[0].pass[0].calls[2].mix[0].ref.index, 0);
+    assert_int_equal(zs_scenario_validate(&s2, NULL, 0), 0);
+
+    /* text errors: on the root call; an unknown parameter */
+    static const char on_root[] = "module a\nparam w owner=a numel=1\nstep train loss=0\n"
+                                  "  call a(batch_rg + param(w)) -> 1\n";
+    assert_int_equal(zs_scn_parse(on_root, strlen(on_root), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "root call's inputs cannot be mixed"));
+    static const char unknown[] = "module a\n  module b\nparam w owner=a numel=1\nstep train loss=0\n"
+                                  "  call a(batch_rg) -> 1\n    call b(arg0 + param(v)) -> 1\n";
+    assert_int_equal(zs_scn_parse(unknown, strlen(unknown), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown parameter 'v'"));
+}
+
+/* A raw output reference (zs_ref.raw, outK.J.raw): the caller reads what
+ * a child cached on self, before the child's hook C */
+static const char raw_text[] =
+    "module net\n"
+    "  module enc\n"
+    "  module aux\n"
+    "param enc.w owner=enc numel=4\n"
+    "param aux.w owner=aux numel=4\n"
+    "step train loss=0\n"
+    "  call net(batch_rg) -> 1 use(out0.0, out1.0.raw)\n"
+    "    call enc(arg0) -> 1 use(arg0)\n"
+    "    call aux(out0.0) -> 1 use(arg0)\n";
+
+static void test_raw_ref(void **state)
+{
+    (void)state;
+    static char trace[1 << 14];
+    zs_scn_error err;
+    int rc = zs_scn_parse(raw_text, strlen(raw_text), &s1, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s1.step[0].pass[0].calls[0].use[1].raw, 1);
+    assert_int_equal(s1.step[0].pass[0].calls[0].use[0].raw, 0);
+    char *t = zs_scn_print(&s1, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, raw_text);
+    free(t);
+    assert_int_equal(zs_scenario_has_ext(&s1), 1);
+    assert_int_equal(zs_scenario_validate(&s1, NULL, 0), 0);
+    static uint8_t buf[ZS_ENCODE_MAX];
+    assert_int_equal(zs_encode(&s1, buf, sizeof buf), 0);
+    /* the same scenario without .raw differs (equality sees the flag) */
+    s2 = s1;
+    s2.step[0].pass[0].calls[0].use[1].raw = 0;
+    assert_false(zs_scenario_equal(&s1, &s2));
+
+    /* backward: aux's output hook is bypassed - no PRE m=2 at all, its
+     * weight's gradient straight after the root's pre-backward; enc's
+     * pre-backward comes through aux's post-backward */
+    sim_trace(&s1, 0, trace, sizeof trace);
+    assert_non_null(strstr(trace, "BWD g=0 retain=0\nPRE m=0 r=?->?\nPGRAD p=1\nPOST m=2 c=1->0\n"
+                                  "PRE m=1 r=?->?\nPGRAD p=0\nPOST m=1 c=1->0\n"));
+    assert_null(strstr(trace, "PRE m=2"));
+
+    /* .raw only on outK.J; not in the byte codec's fields */
+    static const char bad[] = "module a\n  module b\nstep train loss=0\n"
+                              "  call a(batch_rg) -> 1 use(arg0.raw)\n    call b(arg0) -> 1\n";
+    assert_int_equal(zs_scn_parse(bad, strlen(bad), &s2, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "'.raw' only follows an outK.J reference"));
+    s2 = s1;
+    s2.step[0].pass[0].calls[0].use[0].kind = ZS_REF_ARG;
+    s2.step[0].pass[0].calls[0].use[0].index = 0;
+    s2.step[0].pass[0].calls[0].use[0].raw = 1;
+    char msg[200];
+    assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "must be an outK.J reference"));
+    /* the fuzz seed form has no raw reference */
+    s2 = s1;
+    assert_int_equal(zs_scenario_strip_ext(&s2), 0);
+    assert_int_equal(s2.step[0].pass[0].calls[0].use[1].raw, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_init),   cmocka_unit_test(test_roundtrip_property),
         cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
-        cmocka_unit_test(test_rank_edits),
+        cmocka_unit_test(test_rank_edits),       cmocka_unit_test(test_ckpt_body),
+        cmocka_unit_test(test_param_term),      cmocka_unit_test(test_raw_ref),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

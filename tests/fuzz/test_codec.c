@@ -130,20 +130,20 @@ static void build_reuse(zs_scenario *s)
     p->n_calls = 3;
     zs_call *r = &p->calls[0];
     r->n_use = 1;
-    r->use[0] = (zs_ref){ZS_REF_OUT, 2, 0, 0};
+    r->use[0] = (zs_ref){ZS_REF_OUT, 2, 0, 0, 0};
     zs_call *c1 = &p->calls[1];
     memset(c1, 0, sizeof *c1);
     c1->module = 1;
     c1->parent = 0;
     c1->catcher = ZS_NONE;
     c1->n_in = 1;
-    c1->in[0] = (zs_ref){ZS_REF_ARG, 0, 0, 0};
+    c1->in[0] = (zs_ref){ZS_REF_ARG, 0, 0, 0, 0};
     c1->n_out = 1;
     c1->n_use = 1;
-    c1->use[0] = (zs_ref){ZS_REF_ARG, 0, 0, 0};
+    c1->use[0] = (zs_ref){ZS_REF_ARG, 0, 0, 0, 0};
     zs_call *c2 = &p->calls[2];
     *c2 = *c1;
-    c2->in[0] = (zs_ref){ZS_REF_OUT, 1, 0, 0};
+    c2->in[0] = (zs_ref){ZS_REF_OUT, 1, 0, 0, 0};
 }
 
 static void test_built_scenarios(void **state)
@@ -194,7 +194,7 @@ static void test_built_scenarios(void **state)
     p->calls[2].catcher = 0;
     p->calls[2].n_out = 0;
     p->calls[2].n_use = 0;
-    p->calls[0].use[0] = (zs_ref){ZS_REF_OUT, 1, 0, 1};
+    p->calls[0].use[0] = (zs_ref){ZS_REF_OUT, 1, 0, 1, 0};
     c.n_modules = 3;
     c.mod[2].parent = 1;
     c.mod[2].flags = ZS_MOD_Z3_LEAF;
@@ -239,7 +239,7 @@ static void test_invalid(void **state)
     c.step[0].pass[0].calls[2].module = 0; /* callee not a child module */
     expect_invalid(&c, "call 2");
     c = a;
-    c.step[0].pass[0].calls[1].in[0] = (zs_ref){ZS_REF_OUT, 2, 0, 0}; /* a later call */
+    c.step[0].pass[0].calls[1].in[0] = (zs_ref){ZS_REF_OUT, 2, 0, 0, 0}; /* a later call */
     expect_invalid(&c, "call 1");
     c = a;
     c.step[0].pass[0].loss_mask = 2; /* root has one output */
@@ -282,8 +282,8 @@ static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in
     return c;
 }
 
-#define ARG(i) ((zs_ref){ZS_REF_ARG, 0, (i), 0})
-#define OUT(c, j) ((zs_ref){ZS_REF_OUT, (c), (j), 0})
+#define ARG(i) ((zs_ref){ZS_REF_ARG, 0, (i), 0, 0})
+#define OUT(c, j) ((zs_ref){ZS_REF_OUT, (c), (j), 0, 0})
 
 /* An MoE model: net -> moe(router, e0(fc), e1(fc), e2(fc)), head.  Each
  * pass: net(batch_rg) calls moe and head; moe calls router, then e0 and e1
@@ -317,7 +317,7 @@ static void build_moe(zs_scenario *s, unsigned n_steps)
         zs_pass *p = &S->pass[0];
         p->n_calls = 8;
         p->loss_mask = 1;
-        p->calls[0] = mkcall(0, ZS_NONE, 1, (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0}, 1);
+        p->calls[0] = mkcall(0, ZS_NONE, 1, (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0}, 1);
         p->calls[0].n_use = 1;
         p->calls[0].use[0] = OUT(7, 0);
         p->calls[1] = mkcall(1, 0, 1, ARG(0), 1);
@@ -433,7 +433,7 @@ static void test_rank_edits(void **state)
     /* with n_in = 0 a bypassed in[] becomes batch and a use[] is dropped */
     build_moe(&a, 1);
     a.step[0].pass[0].calls[5].n_in = 0;
-    a.step[0].pass[0].calls[6].in[0] = (zs_ref){ZS_REF_BATCH, 0, 0, 0};
+    a.step[0].pass[0].calls[6].in[0] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
     assert_roundtrip(&a);
     a.cfg.all_ranks = 1;
     a.n_edits = 1;
@@ -443,7 +443,7 @@ static void test_rank_edits(void **state)
     assert_int_equal(r2.step[0].pass[0].calls[1].n_use, 1);
     /* an exited call whose output feeds a later sibling: the sibling gets the input */
     build_moe(&a, 1);
-    a.step[0].pass[0].calls[5].in[0] = (zs_ref){ZS_REF_OUT, 3, 0, 1}; /* e1(out e0, detached) */
+    a.step[0].pass[0].calls[5].in[0] = (zs_ref){ZS_REF_OUT, 3, 0, 1, 0}; /* e1(out e0, detached) */
     assert_roundtrip(&a);
     a.cfg.all_ranks = 1;
     a.n_edits = 1;

@@ -32,18 +32,18 @@ class Wide(torch.nn.Module):
 
 
 class Split(torch.nn.Module):
-    """A module whose own weights are read before and after a child call
-    (MixtralExperts does this): the scenario model's op runs after the
-    children, so the gradient order differs and the capture says so."""
+    """A module that reads its CHILD's weight itself before calling the
+    child (its own weights read between child calls are param(...) terms;
+    another module's are not): the gradient order differs and the capture
+    says so."""
 
     def __init__(self):
         super().__init__()
-        self.w_in = torch.nn.Parameter(torch.randn(4, 4))
         self.w_out = torch.nn.Parameter(torch.randn(4, 4))
         self.act = torch.nn.Linear(4, 4)
 
     def forward(self, x):
-        return self.act(x @ self.w_in) @ self.w_out
+        return self.act(x @ self.act.weight) @ self.w_out
 
 
 class Outer(torch.nn.Module):
@@ -55,16 +55,17 @@ class Outer(torch.nn.Module):
         return self.split(x)
 
 
-class BodyCkpt(torch.nn.Module):
-    """checkpoint() around a module's own forward body, as transformers >= 5's
-    gradient_checkpointing_enable() does."""
+class BodyCkptNested(torch.nn.Module):
+    """checkpoint(layer, x) around a layer whose own forward body is
+    checkpointed again, as transformers >= 5's gradient_checkpointing_enable()
+    does: nested checkpoints, which the scenario model does not hold."""
 
     def __init__(self):
         super().__init__()
         self.layer = Small()
 
     def forward(self, x):
-        return self.layer(x)
+        return cp.checkpoint(self.layer, x, use_reentrant=False)
 
 
 def build_noparams():
@@ -90,13 +91,12 @@ def build_split():
     return Outer()
 
 
-def build_body_ckpt():
+def build_body_ckpt_nested():
+    import functools
     torch.manual_seed(0)
-    m = BodyCkpt()
+    m = BodyCkptNested()
     inner = m.layer
     fwd = type(inner).forward
-    inner.forward = lambda x: cp.checkpoint(lambda y: fwd(inner, y), x, use_reentrant=False)
-    import functools
     inner.forward = lambda x: cp.checkpoint(functools.partial(fwd, inner), x, use_reentrant=False)
     return m
 

@@ -1,7 +1,8 @@
 """Small torch models, one per construct the capture records: module
 reuse, checkpoint (both kinds), eval / retain_graph / accumulation /
 interleaved steps, an exception caught inside the forward, keyword inputs,
-frozen and tied parameters.  tools/capture_models.py captures each and
+frozen and tied parameters, a module reading its own weights around a
+child call (fused MoE experts).  tools/capture_models.py captures each and
 checks the simulator against the real trace; tests/capture/ holds the bad
 inputs."""
 import torch
@@ -55,6 +56,69 @@ class Net(torch.nn.Module):
         return out
 
 
+class Experts(torch.nn.Module):
+    """Reads its own weights around a child call, as transformers 5.24.0's
+    fused MixtralExperts does (gate_up_proj before act_fn, down_proj after)."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.w_in = torch.nn.Parameter(torch.randn(d, d) / d)
+        self.w_out = torch.nn.Parameter(torch.randn(d, d) / d)
+        self.act = torch.nn.Linear(d, d)
+
+    def forward(self, x):
+        return self.act(x @ self.w_in) @ self.w_out
+
+
+class SplitNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Linear(4, 8)
+        self.experts = Experts()
+        self.head = torch.nn.Linear(8, 4, bias=False)
+
+    def forward(self, x):
+        h = self.emb(x)
+        h = h + self.experts(h)
+        # a second use with an input that needs no grad: the weight-only term
+        h = h + self.experts(x.new_ones(x.shape[0], 8))
+        return self.head(h)
+
+
+class Cached(torch.nn.Module):
+    """Keeps its output on self (self.cached) besides returning it: the
+    attribute is the tensor its op made, the return value is what hook C
+    wrapped."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.fc = torch.nn.Linear(d, d)
+        self.scale = torch.nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        y = torch.tanh(self.fc(x)) * self.scale
+        self.cached = y
+        return y
+
+
+class CacheNet(torch.nn.Module):
+    """Reads a block's cached output after the call: a loss path that never
+    passes the block's output hook (the aux head reads only the cache)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Linear(4, 8)
+        self.blk = Cached()
+        self.aux = Cached()
+        self.head = torch.nn.Linear(8, 4, bias=False)
+
+    def forward(self, x):
+        h = self.emb(x)
+        y = self.head(self.blk(h))
+        self.aux(h)
+        return y + self.blk.cached.sum() + self.aux.cached.mean()
+
+
 def _x(i):
     return torch.randn(2, 4, generator=torch.Generator().manual_seed(i))
 
@@ -95,6 +159,16 @@ def build_raise():
 def build_tied():
     torch.manual_seed(0)
     return Net(tie=True, frozen=True)
+
+
+def build_cache():
+    torch.manual_seed(0)
+    return CacheNet()
+
+
+def build_split():
+    torch.manual_seed(0)
+    return SplitNet()
 
 
 def step(model, i):

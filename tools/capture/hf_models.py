@@ -67,8 +67,27 @@ def build_llama():
 
 
 def build_llama_ckpt():
+    """gradient_checkpointing_enable() exactly as HF users call it: in
+    transformers 5.24.0 use_reentrant=False (its default), each decoder
+    layer's forward body checkpointed (GradientCheckpointingLayer)."""
     m = build_llama()
-    m.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    m.gradient_checkpointing_enable()
+    return m
+
+
+def build_gpt2_ckpt():
+    """GPT-2 with gradient_checkpointing_enable() (GPT2Block is a
+    GradientCheckpointingLayer in transformers 5.24.0; non-reentrant)."""
+    m = build_gpt2()
+    m.gradient_checkpointing_enable()
+    return m
+
+
+def build_bert_ckpt():
+    """BERT with gradient_checkpointing_enable() (BertLayer is a
+    GradientCheckpointingLayer in transformers 5.24.0; non-reentrant)."""
+    m = build_bert()
+    m.gradient_checkpointing_enable()
     return m
 
 
