@@ -83,7 +83,7 @@ static char *read_file(const char *path, size_t *n)
     return b;
 }
 
-static uint64_t set_numel(const zs_scenario *s, const uint8_t *ids, int n)
+static uint64_t set_numel(const zs_scenario *s, const zs_id *ids, int n)
 {
     uint64_t t = 0;
     for (int i = 0; i < n; i++) t += s->par[ids[i]].numel;
@@ -93,7 +93,7 @@ static uint64_t set_numel(const zs_scenario *s, const uint8_t *ids, int n)
 /* the spec minimum and the call-stack floor over every call of s */
 static void minimums(const zs_scenario *s, uint64_t *min_single, uint64_t *min_stack)
 {
-    static uint8_t ids[ZS_MAX_PARAMS];
+    static zs_id ids[ZS_MAX_PARAMS];
     static uint8_t mark[ZS_MAX_PARAMS];
     *min_single = *min_stack = 0;
     for (unsigned st = 0; st < s->n_steps; st++)
@@ -173,15 +173,15 @@ int main(int argc, char **argv)
             continue;
         }
         fprintf(stderr, "[bench] memory: %s\n", model);
-        one = s;
+        if (zs_scenario_copy(&one, &s) || zs_scenario_copy(&two, &s)) return 1;
         one.n_steps = 1;
-        two = s;
         two.n_steps = 2;
         uint64_t mn, mstack;
         minimums(&two, &mn, &mstack);
         for (int ru = 0; ru <= 1; ru++)
         for (int pf = 0; pf <= 1; pf++) {
-            zs_scenario t = two;
+            static zs_scenario t;
+            if (zs_scenario_copy(&t, &two)) return 1;
             if (ru) t.cfg.max_reuse_distance = 0;
             t.cfg.deferred = 0;
             t.cfg.progress_every = 0;

@@ -196,7 +196,8 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
 
     /* flags: one of plain, no_grad, checkpoint (2 kinds), raise(catcher) */
     enum { F_PLAIN, F_NOGRAD, F_CKRE, F_CKNRE, F_RAISE };
-    uint8_t fo[4 + ZS_MAX_CALLS + 1], fcat[4 + ZS_MAX_CALLS + 1];
+    uint8_t fo[4 + ZS_MAX_CALLS + 1];
+    zs_id fcat[4 + ZS_MAX_CALLS + 1];
     unsigned nf = 0;
     fo[nf] = F_PLAIN;
     fcat[nf++] = ZS_NONE;
@@ -216,7 +217,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     if (!in_ckpt && (w->feat & ZO_ENUM_F_RAISE)) {
         for (unsigned a = caller; a != ZS_NONE; a = P->calls[a].parent) {
             fo[nf] = F_RAISE;
-            fcat[nf++] = (uint8_t)a;
+            fcat[nf++] = (zs_id)a;
         }
         fo[nf] = F_RAISE;
         fcat[nf++] = ZS_NONE;
@@ -390,6 +391,15 @@ static void build(wctx *w)
 
     s->n_order = 0;
     s->n_uses = 0;
+    /* room for the enumerator's own bounds (kept by a reused s) */
+    int room = zs_scenario_reserve(s, MAX_N, MAX_N, 0) == 0;
+    for (unsigned si = 0; si < ZS_MAX_STEPS && room; si++)
+        for (unsigned pj = 0; pj < ZS_MAX_PASSES && room; pj++)
+            room = zs_pass_reserve(&s->step[si].pass[pj], MAX_K + 1) == 0;
+    if (!room) { /* out of memory: nothing can be built */
+        w->reject = 1;
+        return;
+    }
     unsigned cfgs[ZO_ENUM_N_CONFIGS], ncfg = 0;
     for (unsigned i = 0; i < ZO_ENUM_N_CONFIGS; i++)
         if (!b->config_mask || (b->config_mask & (1u << i))) cfgs[ncfg++] = i;
@@ -509,7 +519,7 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
 double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     double sum = 0;
     if (g && s && probes && zo_enum_gen_init(g, b) == 0) {
         g->probe = 1;
@@ -528,6 +538,7 @@ double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
         sum /= probes;
     }
     free(g);
+    zs_scenario_free(s);
     free(s);
     return sum;
 }
@@ -537,7 +548,7 @@ static double now_s(void);
 uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     uint64_t n = 0;
     double t0 = now_s(), next = t0 + every;
     if (g && s && zo_enum_gen_init(g, b) == 0)
@@ -551,6 +562,7 @@ uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
             }
         }
     free(g);
+    zs_scenario_free(s);
     free(s);
     return n;
 }
@@ -558,11 +570,12 @@ uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
 uint64_t zo_enum_count(const zo_enum_bounds *b)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     uint64_t n = 0;
     if (g && s && zo_enum_gen_init(g, b) == 0)
         while (zo_enum_next(g, s)) n++;
     free(g);
+    zs_scenario_free(s);
     free(s);
     return n;
 }
@@ -1079,6 +1092,7 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
     zs_scenario *s = calloc(1, sizeof *s);
     if (!g || !s || zo_enum_gen_init(g, b) != 0) {
         free(g);
+        zs_scenario_free(s);
         free(s);
         return -1;
     }
@@ -1098,6 +1112,7 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
     }
     r->seconds += now_s() - t0;
     free(g);
+    zs_scenario_free(s);
     free(s);
     return 0;
 }
@@ -1288,7 +1303,7 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
 
 static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix, FILE *out)
 {
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     if (!s) return;
     zs_decode(c->bytes, c->len, s);
     fprintf(out, "    smallest (%u calls, %u steps, %u modules, %u params, %u bytes): ",
@@ -1355,6 +1370,7 @@ static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix,
         }
     }
     free(tbuf);
+    zs_scenario_free(s);
     free(s);
 }
 
@@ -1556,6 +1572,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     if (!g || !s || !wr || !R || zo_enum_gen_init(g, b)) {
         fprintf(stderr, "%s: bad bounds or out of memory\n", prog);
         free(g);
+        zs_scenario_free(s);
         free(s);
         free(wr);
         free(R);
@@ -1615,6 +1632,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     }
     int rc = R->setup ? 1 : 0;
     free(g);
+    zs_scenario_free(s);
     free(s);
     free(wr);
     free(R);
