@@ -1505,14 +1505,17 @@ int zs_scenario_fits_codec(const zs_scenario *s)
     return 1;
 }
 
+/* ext_ok: the .scn-only constructs are allowed (validation); model: walk
+ * with the model's bounds (validation of a scenario beyond the codec's),
+ * else the codec's (the bytes' layout). */
 static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *err, size_t errlen,
-                          int ext_ok)
+                          int ext_ok, int model)
 {
     walker w;
     walker_init(&w);
     w.enc = 1;
     w.ext_ok = ext_ok;
-    if (ext_ok)
+    if (model)
         limits_model(&w);
     else
         limits_codec(&w);
@@ -1536,7 +1539,7 @@ static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *
 
 size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap)
 {
-    return encode_impl(s, buf, cap, NULL, 0, 0);
+    return encode_impl(s, buf, cap, NULL, 0, 0, 0);
 }
 
 int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
@@ -1552,7 +1555,7 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
     /* a scenario beyond the codec's bounds is checked by the same walker
      * with the model's bounds; it has no bytes of its own (.scn only) */
     int bytes = !ext && zs_scenario_fits_codec(s);
-    size_t n = encode_impl(s, bytes ? buf : NULL, bytes ? sizeof buf : 0, err, errlen, 1);
+    size_t n = encode_impl(s, bytes ? buf : NULL, bytes ? sizeof buf : 0, err, errlen, 1, !bytes);
     if (n == 0) return -1;
     if (!bytes) return 0;
     if (n > sizeof buf) {

@@ -111,9 +111,9 @@ typedef struct wctx {
     int reject;
     unsigned budget;    /* calls left in the current pass */
     unsigned cursor;    /* next call index of the current pass */
-    uint8_t lab[ZS_MAX_MODULES];
-    uint8_t argrg[ZS_MAX_CALLS]; /* call's wrapped input 0 may require grad */
-    uint8_t outrg[ZS_MAX_CALLS]; /* call's output 0 may require grad */
+    uint8_t lab[MAX_N];
+    uint8_t argrg[MAX_K + 1]; /* call's wrapped input 0 may require grad */
+    uint8_t outrg[MAX_K + 1]; /* call's output 0 may require grad */
 } wctx;
 
 /* One choice among `range` values (0 when range <= 1: not a choice point). */
@@ -196,8 +196,8 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
 
     /* flags: one of plain, no_grad, checkpoint (2 kinds), raise(catcher) */
     enum { F_PLAIN, F_NOGRAD, F_CKRE, F_CKNRE, F_RAISE };
-    uint8_t fo[4 + ZS_MAX_CALLS + 1];
-    zs_id fcat[4 + ZS_MAX_CALLS + 1];
+    uint8_t fo[4 + MAX_K + 1];
+    zs_id fcat[4 + MAX_K + 1];
     unsigned nf = 0;
     fo[nf] = F_PLAIN;
     fcat[nf++] = ZS_NONE;
@@ -240,7 +240,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     if (cgrad_off) w->argrg[ci] = 0;
 
     /* child calls: "another call?" then the callee */
-    uint8_t kids[ZS_MAX_MODULES];
+    uint8_t kids[MAX_N];
     unsigned nk = 0;
     for (unsigned m = c->module + 1; m < s->n_modules; m++)
         if (s->mod[m].parent == c->module) kids[nk++] = (uint8_t)m;
@@ -248,7 +248,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     int unw = UNW_NO;
     c->n_out = 0;
     c->n_use = 0;
-    while (nk && w->budget > 0 && nch < ZS_MAX_CHILD_CALLS && !w->reject) {
+    while (nk && w->budget > 0 && nch < ZS_CODEC_MAX_CHILD_CALLS && !w->reject) {
         if (!ch(w, 2)) break;
         unsigned j = w->cursor++;
         w->budget--;
@@ -274,7 +274,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
      * that may require grad (using a tensor that does not require grad adds
      * no edge and changes no requires_grad: the same as not using it) */
     c->n_out = 1;
-    zs_ref uc[1 + ZS_MAX_CHILD_CALLS];
+    zs_ref uc[1 + ZS_CODEC_MAX_CHILD_CALLS];
     unsigned nu = 0;
     if (w->argrg[ci]) uc[nu++] = mkref(ZS_REF_ARG, 0, 0);
     for (unsigned j = ci + 1; j < w->cursor; j++)
@@ -411,7 +411,7 @@ static void build(wctx *w)
     memset(s->mod, 0, s->n_modules * sizeof s->mod[0]);
     s->mod[0].parent = ZS_NONE;
     for (unsigned i = 1; i < s->n_modules; i++) {
-        uint8_t chain[ZS_MAX_MODULES];
+        uint8_t chain[MAX_N];
         unsigned n = 0;
         for (unsigned a = i - 1; a != ZS_NONE; a = s->mod[a].parent) chain[n++] = (uint8_t)a;
         s->mod[i].parent = chain[ch(w, n)];

@@ -49,13 +49,16 @@ extern "C" {
 #define ZS_CODEC_MAX_CALLS 254       /* per forward pass */
 #define ZS_CODEC_MAX_CHILD_CALLS 16
 
-#define ZS_MAX_MODULES 254   /* module tree size (real models: BERT-base has ~170 modules) */
-#define ZS_MAX_PARAMS 254    /* parameters (BERT-base has ~200) */
-#define ZS_MAX_USES 64       /* tied / external parameter uses */
-#define ZS_MAX_STEPS 8       /* steps in the program */
-#define ZS_MAX_PASSES 4      /* forward passes (micro-batches) per step */
-#define ZS_MAX_CALLS 254     /* module calls per forward pass */
-#define ZS_MAX_CHILD_CALLS 16 /* calls made by one call's body (GPT-2's transformer body makes 15) */
+/* The model's bounds (.scn text, validation, replay).  Real models: a
+ * LLaMA-7B config has ~390 modules, Mixtral-8x7B ~1,100, LLaMA-70B ~970;
+ * a transformer body makes one child call per layer (80 for LLaMA-70B). */
+#define ZS_MAX_MODULES 65536    /* module tree size */
+#define ZS_MAX_PARAMS 65536     /* parameters */
+#define ZS_MAX_USES 65536       /* tied / external parameter uses */
+#define ZS_MAX_STEPS 8          /* steps in the program */
+#define ZS_MAX_PASSES 4         /* forward passes (micro-batches) per step */
+#define ZS_MAX_CALLS 1000000    /* module calls per forward pass */
+#define ZS_MAX_CHILD_CALLS 4096 /* calls made by one call's body */
 #define ZS_MAX_IN 4          /* input tensors of one call */
 #define ZS_MAX_OUT 4         /* output tensors of one call */
 #define ZS_MAX_USE 8         /* tensors consumed by one call's own op */

@@ -545,7 +545,7 @@ static void test_gather_always(void **state)
     a.mod[5].flags = ZS_MOD_GATHER_ALWAYS; /* below another: no effect */
     a.mod[7].flags = ZS_MOD_Z3_LEAF;
     assert_roundtrip(&a);
-    zs_id ids[ZS_MAX_PARAMS];
+    static zs_id ids[ZS_MAX_PARAMS];
     assert_int_equal(zs_module_param_set(&a, 1, ids), 4); /* router, e0.fc, e1.fc, e2.fc */
     assert_int_equal(ids[0], 0);
     assert_int_equal(ids[3], 3);
