@@ -43,6 +43,9 @@ MODELS = [
      "T5 (transformers T5ForConditionalGeneration, tiny config: 1 encoder + 1 decoder block)"),
     ("llama", HF, "build_llama", "step", 1,
      "LLaMA (transformers LlamaForCausalLM, tiny config: 2 layers, GQA 2/1 heads)"),
+    ("llama32", HF, "build_llama32", "step", 1,
+     "LLaMA with LLaMA-7B's depth (transformers LlamaForCausalLM: 32 layers, hidden 16, GQA 2/1 heads; "
+     "423 modules, over the fuzzer-byte codec's 254: .scn only)"),
     ("lora", HF, "build_lora", "step", 1,
      "peft LoRA (r=2 on q_proj, v_proj) over the tiny LLaMA: base weights frozen"),
     ("torch_mixed", TC, "build", "step_mixed", 5,
