@@ -263,6 +263,35 @@ static void test_doc_examples(void **state)
     free(doc);
 }
 
+/* A captured model beyond the fuzzer-byte codec's bounds (423 modules, 291
+ * parameters, 422 calls, 32 child calls in one body): parses, prints
+ * canonically and parses back to the same scenario, and has no bytes. */
+static void test_beyond_codec(void **state)
+{
+    (void)state;
+    char *txt = read_text("corpus/models/llama32.scn");
+    assert_non_null(txt);
+    zs_scn_error err;
+    zs_scn_expect e;
+    int rc = zs_scn_parse(txt, strlen(txt), &s1, &e, &err);
+    if (rc) fprintf(stderr, "llama32.scn: %d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    free(txt);
+    assert_int_equal(s1.n_modules, 423);
+    assert_int_equal(s1.n_params, 291);
+    assert_int_equal(s1.step[0].pass[0].n_calls, 422);
+    assert_false(zs_scenario_fits_codec(&s1));
+    char *t = zs_scn_print(&s1, &e);
+    assert_non_null(t);
+    assert_int_equal(zs_scn_parse(t, strlen(t), &s2, NULL, &err), 0);
+    assert_true(zs_scenario_equal_strict(&s1, &s2));
+    char *t2 = zs_scn_print(&s2, &e);
+    assert_non_null(t2);
+    assert_string_equal(t, t2);
+    free(t);
+    free(t2);
+}
+
 static void test_noncanonical(void **state)
 {
     (void)state;
@@ -452,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_rank_edits),
+        cmocka_unit_test(test_beyond_codec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,11 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "scenario.h"
+#include "sim.h"
 #include "zs_random.h"
 
 static zs_scenario a, b, c;
@@ -562,6 +564,102 @@ static void test_gather_always(void **state)
     assert_false(zs_scenario_equal(&a, &c));
 }
 
+/* A scenario beyond the byte codec's bounds: a root module with n children
+ * (n + 1 modules, one parameter each), one pass in which the root calls each
+ * child once on its input and consumes every child's output... up to
+ * ZS_MAX_USE of them.  n = 299: 300 modules and calls, 299 child calls. */
+static void build_wide(zs_scenario *s, unsigned n)
+{
+    zs_scenario_free(s);
+    assert_int_equal(zs_scenario_init(s), 0);
+    assert_int_equal(zs_scenario_reserve(s, n + 1, n + 1, 0), 0);
+    assert_int_equal(zs_pass_reserve(&s->step[0].pass[0], n + 1), 0);
+    s->n_modules = n + 1;
+    s->n_params = n + 1;
+    for (unsigned m = 0; m <= n; m++) {
+        s->mod[m].parent = m ? 0 : ZS_NONE;
+        s->mod[m].flags = 0;
+        snprintf(s->mod[m].name, ZS_NAME_LEN, m ? "l%u" : "root", m);
+        s->par[m].owner = m;
+        s->par[m].numel = 8;
+        s->par[m].elem_size = 4;
+        s->par[m].flags = 0;
+    }
+    zs_pass *p = &s->step[0].pass[0];
+    p->n_calls = n + 1;
+    p->loss_mask = 1;
+    p->calls[0] = mkcall(0, ZS_NONE, 1, (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0}, 1);
+    for (unsigned k = 1; k <= n; k++) {
+        p->calls[k] = mkcall(k, 0, 1, ARG(0), 1);
+        p->calls[k].n_use = 1;
+        p->calls[k].use[0] = ARG(0);
+    }
+    p->calls[0].n_use = ZS_MAX_USE;
+    for (unsigned u = 0; u < ZS_MAX_USE; u++) p->calls[0].use[u] = OUT(n - u, 0);
+}
+
+/* The model's bounds exceed the codec's: such a scenario validates, prints,
+ * parses back, copies and replays, and zs_encode refuses it. */
+static void test_beyond_codec(void **state)
+{
+    (void)state;
+    char err[256];
+    build_wide(&a, 299);
+    assert_int_equal(zs_scenario_validate(&a, err, sizeof err), 0);
+    assert_false(zs_scenario_fits_codec(&a));
+    assert_int_equal(zs_encode(&a, enc1, sizeof enc1), 0);
+    /* (the .scn print/parse round trip of such a scenario: tests/corpus/test_scn.c) */
+    assert_int_equal(zs_scenario_copy(&b, &a), 0);
+    assert_int_equal(b.step[0].pass[0].n_calls, 300);
+    assert_int_equal(b.step[0].pass[0].calls[299].module, 299);
+    assert_int_equal(zs_scenario_copy(&c, &b), 0);
+    assert_true(zs_scenario_equal_strict(&a, &c));
+    /* the copy owns its arrays: changing it leaves the original */
+    c.mod[299].flags = ZS_MOD_Z3_LEAF;
+    assert_false(zs_scenario_equal(&a, &c));
+    zs_sim_result r;
+    assert_int_equal(zs_sim_run(&a, NULL, &r), 0);
+    assert_false(r.violated);
+    /* within the codec's bounds again: bytes as before */
+    build_wide(&a, 15);
+    assert_true(zs_scenario_fits_codec(&a));
+    assert_roundtrip(&a);
+    zs_scenario_free(&a);
+    zs_scenario_free(&b);
+    zs_scenario_free(&c);
+    assert_int_equal(a.n_modules, 0);
+    assert_null(a.mod);
+}
+
+/* Over the model's own bounds: 4,097 child calls in one call body. */
+static void test_over_model_bounds(void **state)
+{
+    (void)state;
+    char err[256];
+    build_wide(&a, 1);
+    zs_pass *p = &a.step[0].pass[0];
+    unsigned n = ZS_MAX_CHILD_CALLS + 1;
+    assert_int_equal(zs_pass_reserve(p, n + 1), 0);
+    for (unsigned k = 1; k <= n; k++) {
+        p->calls[k] = mkcall(1, 0, 1, ARG(0), 1);
+        p->calls[k].n_use = 1;
+        p->calls[k].use[0] = ARG(0);
+    }
+    p->n_calls = n + 1;
+    p->calls[0].n_use = 1;
+    p->calls[0].use[0] = OUT(n, 0);
+    assert_int_equal(zs_scenario_validate(&a, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n_children"));
+    /* one child call fewer is within them */
+    p->n_calls = n;
+    p->calls[0].use[0] = OUT(n - 1, 0);
+    assert_int_equal(zs_scenario_validate(&a, err, sizeof err), 0);
+    /* and reserve refuses what the model cannot hold */
+    assert_int_equal(zs_pass_reserve(p, ZS_MAX_CALLS + 1), -1);
+    assert_int_equal(zs_scenario_reserve(&a, ZS_MAX_MODULES + 1, 1, 0), -1);
+    zs_scenario_free(&a);
+}
+
 /* The tail keeps every old byte string's meaning: no tail, no bytes. */
 static void test_tail_compat(void **state)
 {
@@ -711,6 +809,8 @@ int main(void)
         cmocka_unit_test(test_rank_edits_invalid),
         cmocka_unit_test(test_gather_always),
         cmocka_unit_test(test_tail_compat),
+        cmocka_unit_test(test_beyond_codec),
+        cmocka_unit_test(test_over_model_bounds),
         cmocka_unit_test(test_random_tails),
         cmocka_unit_test(test_random_bytes_for_rank),
         cmocka_unit_test(test_for_rank_garbage),
