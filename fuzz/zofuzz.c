@@ -871,7 +871,10 @@ static int cmd_export(int argc, char **argv)
         exp = &r;
         from_rank = rank < 0 ? 0 : (int)rank;
     } else if (rank >= 0) {
-        r = s;
+        if (zs_scenario_copy(&r, &s)) {
+            fprintf(stderr, "%s: %s: out of memory\n", g_prog, file);
+            return 2;
+        }
         r.cfg.rank = (uint8_t)rank;
         exp = &r;
     }
