@@ -89,7 +89,7 @@ static char *read_file(const char *path, size_t *n)
     return b;
 }
 
-static uint64_t set_numel(const zs_scenario *s, const uint8_t *ids, int n)
+static uint64_t set_numel(const zs_scenario *s, const zs_id *ids, int n)
 {
     uint64_t t = 0;
     for (int i = 0; i < n; i++) t += s->par[ids[i]].numel;
@@ -99,7 +99,7 @@ static uint64_t set_numel(const zs_scenario *s, const uint8_t *ids, int n)
 /* the spec minimum and the call-stack floor over every call of s */
 static void minimums(const zs_scenario *s, uint64_t *min_single, uint64_t *min_stack)
 {
-    static uint8_t ids[ZS_MAX_PARAMS];
+    static zs_id ids[ZS_MAX_PARAMS];
     static uint8_t mark[ZS_MAX_PARAMS];
     *min_single = *min_stack = 0;
     for (unsigned st = 0; st < s->n_steps; st++)
@@ -194,17 +194,17 @@ int main(int argc, char **argv)
             continue;
         }
         fprintf(stderr, "[bench] memory: %s\n", model);
-        one = s;
+        if (zs_scenario_copy(&one, &s) || zs_scenario_copy(&two, &s)) return 1;
         one.n_steps = 1;
         keep_steps(&one);
-        two = s;
         two.n_steps = 2;
         keep_steps(&two);
         uint64_t mn, mstack;
         minimums(&two, &mn, &mstack);
         for (int ru = 0; ru <= 1; ru++)
         for (int pf = 0; pf <= 1; pf++) {
-            zs_scenario t = two;
+            static zs_scenario t;
+            if (zs_scenario_copy(&t, &two)) return 1;
             if (ru) t.cfg.max_reuse_distance = 0;
             t.cfg.deferred = 0;
             t.cfg.progress_every = 0;
@@ -223,8 +223,7 @@ int main(int argc, char **argv)
          * step 1 was not even non-negative; rank 0's program in the single
          * view has the simulated latency this benchmark measures. */
         static zs_scenario lone, ltwo;
-        lone = one;
-        ltwo = two;
+        if (zs_scenario_copy(&lone, &one) || zs_scenario_copy(&ltwo, &two)) return 1;
         if (s.cfg.all_ranks) {
             char e1[256], e2[256];
             if (zs_scenario_for_rank(&one, 0, &lone, e1, sizeof e1) ||
@@ -240,7 +239,8 @@ int main(int argc, char **argv)
             uint64_t blk[2], gat = 0, pre = 0;
             int vv = 0;
             for (int pf = 0; pf <= 1; pf++) {
-                zs_scenario t1 = lone, t2 = ltwo;
+                static zs_scenario t1, t2;
+                if (zs_scenario_copy(&t1, &lone) || zs_scenario_copy(&t2, &ltwo)) return 1;
                 t1.cfg.deferred = t2.cfg.deferred = 1;
                 t1.cfg.progress_every = t2.cfg.progress_every = (uint8_t)lat[li];
                 if (!pf) t1.cfg.prefetch_bucket_size = t2.cfg.prefetch_bucket_size = 0;

@@ -112,7 +112,8 @@ typedef struct zs_checker {
     const char *what_fmt; /* if set: the action is snprintf(what_fmt, what_a, what_b), formatted
                              only when a violation is reported (hot path) */
     int what_a, what_b;
-    uint8_t shadow[ZS_MAX_PARAMS]; /* ds_status per the PARAM_STATE events */
+    uint8_t *shadow;      /* [n_params] ds_status per the PARAM_STATE events: storage owned by
+                             whoever sets n_params (zero-filled: ZO_PARAM_NOT_AVAILABLE) */
     uint32_t n_params;
 
     /* capture for the simulator's trace: the counter of the last hook event */

@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct walker {
@@ -30,10 +31,38 @@ typedef struct walker {
     size_t cap, len;
     int err;
     int ext_ok;              /* encode for validation: keyword/mixed inputs allowed (.scn only) */
+    /* Bounds of this walk: the byte codec's ZS_CODEC_MAX_* (decode, zs_encode: the
+     * byte layout depends on them) or the model's ZS_MAX_* (zs_scenario_validate). */
+    unsigned max_modules, max_params, max_uses, max_calls, max_child;
+    int nomem;               /* an allocation failed (decode returns ZS_DECODE_NOMEM) */
+    /* candidate references of the call being walked: cand_inline holds what
+     * the codec's bounds allow; larger lists (validation of a big .scn) get
+     * a heap buffer, freed by walker_done */
+    zs_ref *cand;
+    unsigned cand_cap;
+    zs_ref cand_inline[ZS_MAX_IN + ZS_MAX_KW + ZS_CODEC_MAX_CHILD_CALLS * ZS_MAX_OUT + 2];
     char msg[240];
     char where[64];          /* "step 1 pass 0 call 3" */
     char base[48];           /* "step 1 pass 0" while walking a pass */
 } walker;
+
+static void limits_codec(walker *w)
+{
+    w->max_modules = ZS_CODEC_MAX_MODULES;
+    w->max_params = ZS_CODEC_MAX_PARAMS;
+    w->max_uses = ZS_CODEC_MAX_USES;
+    w->max_calls = ZS_CODEC_MAX_CALLS;
+    w->max_child = ZS_CODEC_MAX_CHILD_CALLS;
+}
+
+static void limits_model(walker *w)
+{
+    w->max_modules = ZS_MAX_MODULES;
+    w->max_params = ZS_MAX_PARAMS;
+    w->max_uses = ZS_MAX_USES;
+    w->max_calls = ZS_MAX_CALLS;
+    w->max_child = ZS_MAX_CHILD_CALLS;
+}
 
 static void w_fail(walker *w, const char *fmt, ...)
 {
@@ -51,6 +80,40 @@ static void w_fail(walker *w, const char *fmt, ...)
 }
 
 /* Bytes needed for a choice among `range` values (range 0 means 2^64). */
+static void walker_init(walker *w)
+{
+    memset(w, 0, sizeof *w);
+    w->cand = w->cand_inline;
+    w->cand_cap = sizeof w->cand_inline / sizeof w->cand_inline[0];
+}
+
+static void walker_done(walker *w)
+{
+    if (w->cand != w->cand_inline) free(w->cand);
+    w->cand = w->cand_inline;
+}
+
+static void w_nomem(walker *w)
+{
+    w->nomem = 1;
+    w_fail(w, "out of memory");
+}
+
+/* Scratch for n zs_id entries: buf (inline, cap entries) or the heap; NULL
+ * (and w failed) if out of memory.  Release with scratch_free. */
+static zs_id *scratch(walker *w, zs_id *buf, size_t cap, size_t n)
+{
+    if (n <= cap) return buf;
+    zs_id *p = malloc(n * sizeof *p);
+    if (!p) w_nomem(w);
+    return p;
+}
+
+static void scratch_free(zs_id *p, const zs_id *buf)
+{
+    if (p != buf) free(p);
+}
+
 static unsigned nbytes(uint64_t range)
 {
     if (range == 0) return 8;
@@ -200,7 +263,7 @@ static void walk_config(walker *w, zs_config *c)
 
 static void walk_modules(walker *w, zs_scenario *s)
 {
-    s->n_modules = (uint8_t)w_count(w, s->n_modules, 1, ZS_MAX_MODULES, 1, "n_modules");
+    s->n_modules = (uint32_t)w_count(w, s->n_modules, 1, w->max_modules, 1, "n_modules");
     if (w->err) return;
     for (unsigned i = 0; i < s->n_modules && !w->err; i++) {
         zs_module *m = &s->mod[i];
@@ -209,16 +272,20 @@ static void walk_modules(walker *w, zs_scenario *s)
             if (w->enc && m->parent != ZS_NONE) w_fail(w, "root parent must be none");
             m->parent = ZS_NONE;
         } else {
-            /* candidates: i-1, then its ancestors up to the root */
-            uint8_t cand[ZS_MAX_MODULES];
-            unsigned n = 0, idx = ZS_MAX_MODULES;
-            for (unsigned a = i - 1; a != ZS_NONE; a = s->mod[a].parent) {
+            /* candidates: i-1, then its ancestors up to the root (walked, not
+             * stored: the chain has no small bound) */
+            unsigned n = 0, idx = ~0u;
+            for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
                 if (w->enc && a == m->parent) idx = n;
-                cand[n++] = (uint8_t)a;
+                n++;
                 if (a == 0) break;
             }
+            if (idx == ~0u) idx = n;
             idx = w_index(w, idx, n, "parent");
-            m->parent = cand[idx];
+            if (w->err) break;
+            unsigned a = i - 1;
+            for (unsigned k = 0; k < idx; k++) a = s->mod[a].parent;
+            m->parent = (zs_id)a;
         }
         if (w->enc && (m->flags & ~(ZS_MOD_Z3_LEAF | ZS_MOD_GATHER_ALWAYS)))
             w_fail(w, "unknown module flags");
@@ -243,11 +310,11 @@ static void walk_numel(walker *w, zs_param *p)
 
 static void walk_params(walker *w, zs_scenario *s)
 {
-    s->n_params = (uint8_t)w_count(w, s->n_params, 0, ZS_MAX_PARAMS, 1, "n_params");
+    s->n_params = (uint32_t)w_count(w, s->n_params, 0, w->max_params, 1, "n_params");
     for (unsigned i = 0; i < s->n_params && !w->err; i++) {
         zs_param *p = &s->par[i];
         snprintf(w->where, sizeof w->where, "param %u", i);
-        W_U8(w, p->owner, 0, s->n_modules - 1, 0, "owner");
+        p->owner = (zs_id)w_range(w, p->owner, 0, s->n_modules - 1, 0, "owner");
         walk_numel(w, p);
         unsigned ec = 4;
         for (unsigned k = 0; k < 4 && w->enc; k++)
@@ -268,17 +335,19 @@ static void walk_params(walker *w, zs_scenario *s)
 
 static void walk_uses(walker *w, zs_scenario *s)
 {
-    unsigned maxu = (s->n_params && s->n_modules > 1) ? ZS_MAX_USES : 0;
+    unsigned maxu = (s->n_params && s->n_modules > 1) ? w->max_uses : 0;
     unsigned n = s->n_uses;
     n = (unsigned)w_count(w, n, 0, maxu, 0, "n_uses");
     unsigned out = 0;
     for (unsigned k = 0; k < n && !w->err; k++) {
         zs_use u = w->enc ? s->use[k] : (zs_use){0, 0};
         snprintf(w->where, sizeof w->where, "use %u", k);
-        u.param = (uint8_t)w_range(w, u.param, 0, s->n_params - 1, 0, "param");
+        u.param = (zs_id)w_range(w, u.param, 0, s->n_params - 1, 0, "param");
         if (w->err) break;
-        uint8_t cand[ZS_MAX_MODULES];
-        unsigned nc = 0, idx = ZS_MAX_MODULES;
+        zs_id cbuf[ZS_CODEC_MAX_MODULES];
+        zs_id *cand = scratch(w, cbuf, ZS_CODEC_MAX_MODULES, s->n_modules);
+        if (!cand) break;
+        unsigned nc = 0, idx = s->n_modules;
         for (unsigned m = 0; m < s->n_modules; m++) {
             if (m == s->par[u.param].owner) continue;
             int dup = 0;
@@ -286,17 +355,19 @@ static void walk_uses(walker *w, zs_scenario *s)
                 if (s->use[j].module == m && s->use[j].param == u.param) dup = 1;
             if (dup) continue;
             if (w->enc && m == u.module) idx = nc;
-            cand[nc++] = (uint8_t)m;
+            cand[nc++] = (zs_id)m;
         }
         if (nc == 0) {
+            scratch_free(cand, cbuf);
             if (w->enc) w_fail(w, "module %u cannot use param %u", u.module, u.param);
             continue; /* decode: no module can take this use; drop it */
         }
         idx = w_index(w, idx, nc, "module");
         u.module = cand[idx];
+        scratch_free(cand, cbuf);
         s->use[out++] = u;
     }
-    s->n_uses = (uint8_t)out;
+    s->n_uses = (uint32_t)out;
     w->where[0] = 0;
 }
 
@@ -330,17 +401,19 @@ static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, 
         for (unsigned j = self; j-- > caller + 1;) {
             const zs_call *c = &g->p->calls[j];
             if (c->parent != caller) continue;
-            for (unsigned o = 0; o < c->n_out; o++)
-                cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0, 0};
+            for (unsigned o = 0; o < c->n_out; o++, n++)
+                if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
         }
         const zs_call *cc = &g->p->calls[caller];
         /* positional, then keyword inputs (n_kw is 0 in every decoded scenario) */
-        for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++)
-            cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
+        for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
+            if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
     }
-    cand[n++] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0};
-    cand[n++] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
-    return n;
+    if (cand) {
+        cand[n] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0};
+        cand[n + 1] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
+    }
+    return n + 2;
 }
 
 /* Candidate refs consumed by call c's own op: its wrapped inputs, then the
@@ -349,18 +422,34 @@ static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
 {
     unsigned n = 0;
     const zs_call *cc = &g->p->calls[c];
-    for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++)
-        cand[n++] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
+    for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
+        if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
     for (unsigned j = c + 1; j < g->cursor; j++) {
         const zs_call *ch = &g->p->calls[j];
         if (ch->parent != c) continue;
-        for (unsigned o = 0; o < ch->n_out; o++)
-            cand[n++] = (zs_ref){ZS_REF_OUT, (uint8_t)j, (uint8_t)o, 0, 0};
+        for (unsigned o = 0; o < ch->n_out; o++, n++)
+            if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
     }
     return n;
 }
 
-#define MAX_CAND (ZS_MAX_IN + ZS_MAX_KW + ZS_MAX_CHILD_CALLS * ZS_MAX_OUT + ZS_MAX_OUT * ZS_MAX_CALLS + 2)
+/* w->cand with room for n references (NULL and w failed if out of memory).
+ * One buffer serves every call of the walk: a call fills it, uses it, and
+ * fills it again after its child calls (which overwrite it). */
+static zs_ref *cand_room(walker *w, unsigned n)
+{
+    if (n <= w->cand_cap) return w->cand;
+    zs_ref *q = malloc((size_t)n * sizeof *q);
+    if (!q) {
+        w_nomem(w);
+        return NULL;
+    }
+    if (w->cand != w->cand_inline) free(w->cand);
+    w->cand = q;
+    w->cand_cap = n;
+    return q;
+}
+
 
 static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const char *what)
 {
@@ -399,16 +488,25 @@ static void set_where(walker *w, unsigned ci)
  * the caller's module reads (zs_module_param_set of `caller_mod`). */
 static void walk_param_term(walker *w, const zs_scenario *s, unsigned caller_mod, const zs_ref *r, unsigned k)
 {
-    uint8_t ps[ZS_MAX_PARAMS];
+    if (r->detach || r->index) {
+        w_fail(w, "mix[%u]: a parameter term has no output index and no .detach", k);
+        return;
+    }
+    if (r->call >= s->n_params) {
+        w_fail(w, "mix[%u]: parameter %u of %u", k, r->call, s->n_params);
+        return;
+    }
+    zs_id *ps = malloc(((size_t)s->n_params + 1) * sizeof *ps);
+    if (!ps) {
+        w_nomem(w);
+        return;
+    }
     int n = zs_module_param_set(s, caller_mod, ps);
     int found = 0;
-    for (int q = 0; q < n; q++) found |= ps[q] == r->index;
-    if (r->detach || r->call)
-        w_fail(w, "mix[%u]: a parameter term has no call and no .detach", k);
-    else if (r->index >= s->n_params)
-        w_fail(w, "mix[%u]: parameter %u of %u", k, r->index, s->n_params);
-    else if (!found)
-        w_fail(w, "mix[%u]: parameter %u is not read by the caller's module %u", k, r->index, caller_mod);
+    for (int q = 0; q < n; q++) found |= ps[q] == r->call;
+    free(ps);
+    if (!found)
+        w_fail(w, "mix[%u]: parameter %u is not read by the caller's module %u", k, r->call, caller_mod);
 }
 
 static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
@@ -419,7 +517,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     set_where(w, ci);
 
     /* inputs (scope of the caller) */
-    zs_ref cand[MAX_CAND];
+    zs_ref *cand = cand_room(w, input_candidates(g, c->parent, ci, NULL));
+    if (!cand) return UNW_NO;
     unsigned nc = input_candidates(g, c->parent, ci, cand);
     {
         unsigned nin = c->n_in;
@@ -466,17 +565,21 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
                          (body ? ZS_CALL_CKPT_BODY : 0));
 
     if (rs) {
-        /* catcher: the caller, its ancestors up to the root call, then outside */
-        uint8_t cc[ZS_MAX_CALLS + 1];
-        unsigned n = 0, idx = ZS_MAX_CALLS + 1;
+        /* catcher: the caller, its ancestors up to the root call, then outside
+         * (the chain is walked, not stored) */
+        unsigned n = 0, idx = ~0u;
         for (unsigned a = c->parent; a != ZS_NONE; a = p->calls[a].parent) {
             if (w->enc && a == c->catcher) idx = n;
-            cc[n++] = (uint8_t)a;
+            n++;
         }
         if (w->enc && c->catcher == ZS_NONE) idx = n;
-        cc[n++] = ZS_NONE;
+        n++;
+        if (idx == ~0u) idx = n;
         idx = w_index(w, idx, n, "catcher");
-        c->catcher = cc[idx];
+        if (w->err) return UNW_NO;
+        zs_id a = c->parent;
+        for (unsigned k = 0; k < idx; k++) a = p->calls[a].parent;
+        c->catcher = a;
     } else {
         if (w->enc && c->catcher != ZS_NONE) w_fail(w, "catcher set without raise");
         c->catcher = ZS_NONE;
@@ -515,13 +618,19 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
 
     /* child calls */
     const zs_module *mod = &s->mod[c->module];
-    uint8_t kids[ZS_MAX_MODULES];
     unsigned nk = 0;
     if (!(mod->flags & ZS_MOD_Z3_LEAF))
         for (unsigned m = c->module + 1; m < s->n_modules; m++)
-            if (s->mod[m].parent == c->module) kids[nk++] = (uint8_t)m;
-    unsigned room = ZS_MAX_CALLS - g->cursor;
-    unsigned maxch = nk ? (room < ZS_MAX_CHILD_CALLS ? room : ZS_MAX_CHILD_CALLS) : 0;
+            if (s->mod[m].parent == c->module) nk++;
+    zs_id kbuf[ZS_CODEC_MAX_MODULES];
+    zs_id *kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
+    if (!kids) return UNW_NO;
+    nk = 0;
+    if (!(mod->flags & ZS_MOD_Z3_LEAF))
+        for (unsigned m = c->module + 1; m < s->n_modules; m++)
+            if (s->mod[m].parent == c->module) kids[nk++] = (zs_id)m;
+    unsigned room = w->max_calls > g->cursor ? w->max_calls - g->cursor : 0;
+    unsigned maxch = nk ? (room < w->max_child ? room : w->max_child) : 0;
     unsigned nch = 0;
     if (w->enc)
         for (unsigned j = ci + 1; j < p->n_calls; j++)
@@ -530,7 +639,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     int child_ckpt = in_ckpt || ck;
     int unw = UNW_NO;
     for (unsigned k = 0; k < nch && !w->err; k++) {
-        if (g->cursor >= ZS_MAX_CALLS) break; /* decode: the pass is full (encode never gets here) */
+        if (g->cursor >= w->max_calls) break; /* decode: the pass is full (encode never gets here) */
         unsigned j = g->cursor++;
         zs_call *ch = &p->calls[j];
         if (w->enc) {
@@ -541,7 +650,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
             }
         } else {
             memset(ch, 0, sizeof *ch);
-            ch->parent = (uint8_t)ci;
+            ch->parent = (zs_id)ci;
         }
         unsigned idx = nk;
         for (unsigned q = 0; q < nk && w->enc; q++)
@@ -556,6 +665,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
                     fail the pre-order check in walk_pass) */
         break;
     }
+    scratch_free(kids, kbuf);
     if (w->err) return UNW_NO;
     /* the call raises after its body (only if its body completed) */
     if (rs && unw == UNW_NO) unw = c->catcher == ZS_NONE ? UNW_OUT : c->catcher;
@@ -574,6 +684,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         no = (unsigned)w_range(w, no, 0, ZS_MAX_OUT, 1, "n_out");
         c->n_out = (uint8_t)no;
     }
+    cand = cand_room(w, use_candidates(g, ci, NULL));
+    if (!cand) return UNW_NO;
     nc = use_candidates(g, ci, cand);
     /* outputs without grad, aliased outputs: .scn only, like keyword inputs */
     if (!w->enc) {
@@ -617,9 +729,9 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
     prog g = {s, p, 1, st->kind == ZS_STEP_EVAL};
     snprintf(w->base, sizeof w->base, "step %u pass %u", si, pi);
     if (w->enc) {
-        if (p->n_calls < 1 || p->n_calls > ZS_MAX_CALLS) {
+        if (p->n_calls < 1 || p->n_calls > w->max_calls) {
             snprintf(w->where, sizeof w->where, "%s", w->base);
-            w_fail(w, "n_calls %u not in [1, %u]", p->n_calls, ZS_MAX_CALLS);
+            w_fail(w, "n_calls %u not in [1, %u]", p->n_calls, w->max_calls);
             return;
         }
         if (p->calls[0].module != 0 || p->calls[0].parent != ZS_NONE) {
@@ -628,6 +740,10 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
             return;
         }
     } else {
+        if (zs_pass_reserve(p, w->max_calls)) {
+            w_nomem(w);
+            return;
+        }
         memset(&p->calls[0], 0, sizeof p->calls[0]);
         p->calls[0].parent = ZS_NONE;
         p->calls[0].module = 0;
@@ -639,7 +755,7 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
         w_fail(w, "call not reachable in pre-order (bad parent, or after an unwinding raise)");
         return;
     }
-    p->n_calls = (uint8_t)g.cursor;
+    p->n_calls = (uint32_t)g.cursor;
     snprintf(w->where, sizeof w->where, "%s", w->base);
     if (r == UNW_NO && st->kind != ZS_STEP_EVAL) {
         unsigned n = p->calls[0].n_out;
@@ -694,12 +810,19 @@ const char *zs_edit_kind_name(unsigned kind)
 /* Module tree queries for ROUTE: children lists and structural classes. */
 typedef struct mtree {
     unsigned n;
-    uint8_t nkids[ZS_MAX_MODULES];
-    uint16_t first[ZS_MAX_MODULES]; /* children of m: kid[first[m] .. first[m] + nkids[m]) */
-    uint8_t kid[ZS_MAX_MODULES];
-    uint8_t crank[ZS_MAX_MODULES];  /* index of m among its parent's children */
-    uint8_t cls[ZS_MAX_MODULES];    /* structural class: id of a representative module */
+    /* one allocation of 5 * n entries (mtree_build, mtree_free) */
+    uint32_t *nkids;
+    uint32_t *first; /* children of m: kid[first[m] .. first[m] + nkids[m]) */
+    zs_id *kid;
+    uint32_t *crank; /* index of m among its parent's children */
+    zs_id *cls;      /* structural class: id of a representative module */
 } mtree;
+
+static void mtree_free(mtree *t)
+{
+    free(t->nkids);
+    memset(t, 0, sizeof *t);
+}
 
 static int same_shape(const zs_scenario *s, const mtree *t, unsigned a, unsigned b)
 {
@@ -710,50 +833,71 @@ static int same_shape(const zs_scenario *s, const mtree *t, unsigned a, unsigned
     return 1;
 }
 
-static void mtree_build(const zs_scenario *s, mtree *t)
+/* 0, or -1 if out of memory (t empty then). */
+static int mtree_build(const zs_scenario *s, mtree *t)
 {
     unsigned n = s->n_modules <= ZS_MAX_MODULES ? s->n_modules : ZS_MAX_MODULES;
+    memset(t, 0, sizeof *t);
+    uint32_t *a = calloc((size_t)5 * (n ? n : 1), sizeof *a);
+    if (!a) return -1;
     t->n = n;
-    memset(t->nkids, 0, sizeof t->nkids);
-    memset(t->crank, 0, sizeof t->crank);
+    t->nkids = a;
+    t->first = a + n;
+    t->kid = a + 2 * (size_t)n;
+    t->crank = a + 3 * (size_t)n;
+    t->cls = a + 4 * (size_t)n;
     for (unsigned m = 1; m < n; m++) {
         unsigned p = s->mod[m].parent;
         if (p < m) t->crank[m] = t->nkids[p]++;
     }
     unsigned off = 0;
     for (unsigned m = 0; m < n; m++) {
-        t->first[m] = (uint16_t)off;
+        t->first[m] = (uint32_t)off;
         off += t->nkids[m];
     }
     for (unsigned m = 1; m < n; m++) {
         unsigned p = s->mod[m].parent;
-        if (p < m) t->kid[t->first[p] + t->crank[m]] = (uint8_t)m;
+        if (p < m) t->kid[t->first[p] + t->crank[m]] = (zs_id)m;
     }
     /* bottom-up (children have larger ids): same class iff same z3_leaf
      * flag and children of the same classes in the same order */
     for (unsigned m = n; m-- > 0;) {
-        t->cls[m] = (uint8_t)m;
+        t->cls[m] = (zs_id)m;
         for (unsigned j = m + 1; j < n; j++)
             if (t->cls[j] == j && same_shape(s, t, m, j)) {
-                t->cls[m] = (uint8_t)j;
+                t->cls[m] = (zs_id)j;
                 break;
             }
     }
+    return 0;
 }
 
 /* Facts about the calls of a base pass. */
 typedef struct pinfo {
     unsigned n;
-    uint8_t end[ZS_MAX_CALLS];  /* last call of c's subtree (pre-order) */
-    uint8_t ckpt[ZS_MAX_CALLS]; /* c or an ancestor call is checkpointed */
-    uint8_t unw[ZS_MAX_CALLS];  /* c is unwound in the base pass */
+    uint32_t *end; /* last call of c's subtree (pre-order); one allocation with: */
+    uint8_t *ckpt; /* c or an ancestor call is checkpointed */
+    uint8_t *unw;  /* c is unwound in the base pass */
 } pinfo;
 
-static void pinfo_build(const zs_pass *p, pinfo *pi)
+static void pinfo_free(pinfo *pi)
+{
+    free(pi->end);
+    memset(pi, 0, sizeof *pi);
+}
+
+/* 0, or -1 if out of memory (pi empty then). */
+static int pinfo_build(const zs_pass *p, pinfo *pi)
 {
     unsigned n = p->n_calls <= ZS_MAX_CALLS ? p->n_calls : ZS_MAX_CALLS;
+    memset(pi, 0, sizeof *pi);
+    size_t nn = n ? n : 1;
+    pi->end = malloc(nn * (sizeof *pi->end + 2));
+    if (!pi->end) return -1;
+    pi->ckpt = (uint8_t *)(pi->end + nn);
+    pi->unw = pi->ckpt + nn;
     pi->n = n;
-    for (unsigned c = 0; c < n; c++) pi->end[c] = (uint8_t)c;
+    for (unsigned c = 0; c < n; c++) pi->end[c] = (uint32_t)c;
     for (unsigned c = n; c-- > 1;) {
         unsigned par = p->calls[c].parent;
         if (par < c && pi->end[c] > pi->end[par]) pi->end[par] = pi->end[c];
@@ -765,7 +909,7 @@ static void pinfo_build(const zs_pass *p, pinfo *pi)
     }
     /* a raising call whose body completed unwinds itself and its ancestors
      * below the catcher; descendants (larger indices) go first */
-    memset(pi->unw, 0, sizeof pi->unw);
+    memset(pi->unw, 0, nn);
     for (unsigned c = n; c-- > 0;) {
         const zs_call *cl = &p->calls[c];
         if (!(cl->flags & ZS_CALL_RAISE) || pi->unw[c]) continue;
@@ -773,6 +917,7 @@ static void pinfo_build(const zs_pass *p, pinfo *pi)
         for (unsigned a = cl->parent, prev = c; a < prev && a != cl->catcher; prev = a, a = p->calls[a].parent)
             pi->unw[a] = 1;
     }
+    return 0;
 }
 
 /* Route candidates of pass p: (call c >= 1, sibling module m of c's callee).
@@ -781,7 +926,7 @@ static void pinfo_build(const zs_pass *p, pinfo *pi)
  * (*oc, *om) to the pair at index `want` (if it exists) and *fidx to the
  * index of the pair (fc, fm) (unchanged if absent). */
 static unsigned route_scan(const zs_scenario *s, const mtree *t, const zs_pass *p, int bucket,
-                           unsigned want, uint8_t *oc, uint8_t *om, unsigned fc, unsigned fm,
+                           unsigned want, zs_id *oc, zs_id *om, unsigned fc, unsigned fm,
                            unsigned *fidx)
 {
     unsigned n = 0;
@@ -796,8 +941,8 @@ static unsigned route_scan(const zs_scenario *s, const mtree *t, const zs_pass *
             int same = t->cls[m] == t->cls[b];
             if (same != !bucket) continue;
             if (n == want) {
-                *oc = (uint8_t)c;
-                *om = (uint8_t)m;
+                *oc = (zs_id)c;
+                *om = (zs_id)m;
             }
             if (c == fc && m == fm) *fidx = n;
             n++;
@@ -808,11 +953,11 @@ static unsigned route_scan(const zs_scenario *s, const mtree *t, const zs_pass *
 
 /* RAISE candidates: calls that complete in the base pass, do not raise
  * already and are not in or on a checkpointed call. */
-static unsigned raise_cands(const zs_pass *p, const pinfo *pi, uint8_t *out)
+static unsigned raise_cands(const zs_pass *p, const pinfo *pi, zs_id *out)
 {
     unsigned n = 0;
     for (unsigned c = 0; c < pi->n; c++)
-        if (!pi->ckpt[c] && !pi->unw[c] && !(p->calls[c].flags & ZS_CALL_RAISE)) out[n++] = (uint8_t)c;
+        if (!pi->ckpt[c] && !pi->unw[c] && !(p->calls[c].flags & ZS_CALL_RAISE)) out[n++] = (zs_id)c;
     return n;
 }
 
@@ -821,7 +966,7 @@ static unsigned raise_cands(const zs_pass *p, const pinfo *pi, uint8_t *out)
 #define GONE_REMOVED 2
 
 static zs_ref bypass_ref(zs_ref r, int use_ctx, const zs_pass *base, const uint8_t *gone,
-                         zs_ref (*rin)[ZS_MAX_IN], int *drop)
+                         const zs_ref (*rin)[ZS_MAX_IN], int *drop)
 {
     if (r.kind != ZS_REF_OUT || r.call >= base->n_calls || gone[r.call] != GONE_BYPASS) return r;
     const zs_call *bc = &base->calls[r.call];
@@ -841,15 +986,56 @@ static zs_ref bypass_ref(zs_ref r, int use_ctx, const zs_pass *base, const uint8
  * (rank, step, pass), sorted by call, no SKIP_STEP) applied.  Returns 0,
  * or -1 with a message if an edit cannot be applied.  The result still
  * needs the walker's validity check (check_pass). */
+/* Per-call scratch of mat_pass: one allocation. */
+typedef struct mscratch {
+    uint8_t *act, *gone, *unwound;
+    zs_id *tgt, *nidx, *nm;
+    zs_ref (*rin)[ZS_MAX_IN];
+    pinfo pi;
+} mscratch;
+
+static int mat_pass_impl(const zs_scenario *s, const mtree *t, const zs_pass *base,
+                         const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn,
+                         mscratch *x);
+
 static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
                     const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn)
 {
     unsigned n = base->n_calls;
     if (n == 0 || n > ZS_MAX_CALLS) MFAIL("bad n_calls %u", n);
-    uint8_t act[ZS_MAX_CALLS], tgt[ZS_MAX_CALLS], gone[ZS_MAX_CALLS], nidx[ZS_MAX_CALLS],
-        nm[ZS_MAX_CALLS];
-    memset(act, 0xFF, sizeof act);
-    memset(gone, 0, sizeof gone);
+    mscratch x;
+    memset(&x, 0, sizeof x);
+    size_t per = 3 + 3 * sizeof(zs_id) + ZS_MAX_IN * sizeof(zs_ref);
+    char *blk = malloc((size_t)n * per);
+    if (!blk || pinfo_build(base, &x.pi) || zs_pass_reserve(out, n)) {
+        free(blk);
+        pinfo_free(&x.pi);
+        MFAIL("out of memory");
+    }
+    /* the zs_ref block first (alignment), then the ids, then the bytes */
+    x.rin = (zs_ref (*)[ZS_MAX_IN])blk;
+    x.tgt = (zs_id *)(blk + (size_t)n * ZS_MAX_IN * sizeof(zs_ref));
+    x.nidx = x.tgt + n;
+    x.nm = x.nidx + n;
+    x.act = (uint8_t *)(x.nm + n);
+    x.gone = x.act + n;
+    x.unwound = x.gone + n;
+    int rc = mat_pass_impl(s, t, base, e, ne, out, msg, msgn, &x);
+    free(blk);
+    pinfo_free(&x.pi);
+    return rc;
+}
+
+static int mat_pass_impl(const zs_scenario *s, const mtree *t, const zs_pass *base,
+                         const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn,
+                         mscratch *x)
+{
+    unsigned n = base->n_calls;
+    uint8_t *act = x->act, *gone = x->gone, *unwound = x->unwound;
+    zs_id *tgt = x->tgt, *nidx = x->nidx, *nm = x->nm;
+    zs_ref (*rin)[ZS_MAX_IN] = x->rin;
+    memset(act, 0xFF, n);
+    memset(gone, 0, n);
     unsigned nraise = 0;
     for (unsigned k = 0; k < ne; k++) {
         unsigned c = e[k].call;
@@ -862,8 +1048,7 @@ static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
         if (e[k].kind == ZS_EDIT_RAISE) nraise++;
     }
     if (nraise > 1) MFAIL("more than one raise in the pass");
-    pinfo pi;
-    pinfo_build(base, &pi);
+    const pinfo pi = x->pi;
     int raise_at = -1;
     for (unsigned c = 0; c < n; c++) {
         if (gone[c]) {
@@ -907,7 +1092,7 @@ static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
     unsigned cnt = 0;
     for (unsigned c = 0; c < n; c++) {
         if (gone[c] != GONE_KEPT) continue;
-        nidx[c] = (uint8_t)cnt++;
+        nidx[c] = (zs_id)cnt++;
         if (c == 0) continue;
         unsigned par = base->calls[c].parent;
         if (par >= c || gone[par] != GONE_KEPT) MFAIL("call %u: bad parent", c);
@@ -919,9 +1104,8 @@ static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
         nm[c] = t->kid[t->first[np] + k];
     }
     /* references, bypassing skipped/exited calls */
-    zs_ref rin[ZS_MAX_CALLS][ZS_MAX_IN];
-    uint8_t unwound[ZS_MAX_CALLS]; /* the raising call and its ancestors: no op, no use */
-    memset(unwound, 0, sizeof unwound);
+    /* unwound: the raising call and its ancestors: no op, no use */
+    memset(unwound, 0, n);
     for (unsigned a = (unsigned)raise_at; raise_at >= 0 && a < n; a = a ? base->calls[a].parent : n)
         unwound[a] = 1;
     /* inputs first (a caller's use[] names its children's outputs, which
@@ -933,10 +1117,10 @@ static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
         if (bc->n_in > ZS_MAX_IN || bc->n_use > ZS_MAX_USE) MFAIL("call %u: bad counts", c);
         for (unsigned i = 0; i < bc->n_in; i++) {
             int drop = 0;
-            rin[c][i] = bypass_ref(bc->in[i], 0, base, gone, rin, &drop);
+            rin[c][i] = bypass_ref(bc->in[i], 0, base, gone, (const zs_ref (*)[ZS_MAX_IN])rin, &drop);
         }
     }
-    out->n_calls = (uint8_t)cnt;
+    out->n_calls = (uint32_t)cnt;
     for (unsigned c = 0; c < n; c++) {
         if (gone[c] != GONE_KEPT) continue;
         const zs_call *bc = &base->calls[c];
@@ -956,7 +1140,7 @@ static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
         unsigned nu = 0;
         for (unsigned k = 0; k < bc->n_use && !unwound[c]; k++) {
             int drop = 0;
-            zs_ref r = bypass_ref(bc->use[k], 1, base, gone, rin, &drop);
+            zs_ref r = bypass_ref(bc->use[k], 1, base, gone, (const zs_ref (*)[ZS_MAX_IN])rin, &drop);
             if (drop) continue;
             if (r.kind == ZS_REF_OUT) {
                 if (r.call >= n || gone[r.call] != GONE_KEPT) MFAIL("call %u: use[%u]: reference to a removed call", c, k);
@@ -982,23 +1166,30 @@ static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
 static int check_pass(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind,
                       const zs_pass *p, char *msg, size_t msgn)
 {
-    static _Thread_local zs_step tmp;
+    /* a step around p (sharing p's calls: the walker only reads them back as
+     * they are, p being the caller's scratch) */
+    zs_step tmp;
+    memset(&tmp, 0, sizeof tmp);
     walker w;
-    memset(&w, 0, sizeof w);
+    walker_init(&w);
     w.enc = 1;
+    limits_model(&w);
     tmp.kind = (uint8_t)kind;
     tmp.n_passes = (uint8_t)(pi + 1);
     tmp.pass[pi] = *p;
     walk_pass(&w, (zs_scenario *)s, &tmp, si, pi);
+    walker_done(&w);
     if (w.err) MFAIL("materialised %s", w.msg);
     return 0;
 }
 
 static int edit_cmp(const zs_rank_edit *a, const zs_rank_edit *b)
 {
-    const uint8_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
-    const uint8_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
-    return memcmp(ka, kb, 5);
+    const uint32_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
+    const uint32_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
+    for (int i = 0; i < 5; i++)
+        if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    return 0;
 }
 
 /* 0 if edit e may follow the edits kept[0..nk) (sorted, each valid given
@@ -1006,7 +1197,6 @@ static int edit_cmp(const zs_rank_edit *a, const zs_rank_edit *b)
 static int edit_check(const zs_scenario *s, const mtree *t, const zs_rank_edit *kept, unsigned nk,
                       const zs_rank_edit *e, char *msg, size_t msgn)
 {
-    static _Thread_local zs_pass tmp;
     if (e->rank >= s->cfg.world_size) MFAIL("rank %u not below world_size %u", e->rank, s->cfg.world_size);
     if (e->step >= s->n_steps) MFAIL("step %u not in the program", e->step);
     if (e->kind >= ZS_EDIT_KINDS) MFAIL("unknown kind %u", e->kind);
@@ -1037,9 +1227,12 @@ static int edit_check(const zs_scenario *s, const mtree *t, const zs_rank_edit *
     for (unsigned j = j0; j < nk; j++) grp[ng++] = kept[j];
     grp[ng++] = *e;
     char m2[280];
-    if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2) ||
-        check_pass(s, e->step, e->pass, st->kind, &tmp, m2, sizeof m2))
-        MFAIL("rank %u step %u pass %u: %s", e->rank, e->step, e->pass, m2);
+    zs_pass tmp;
+    memset(&tmp, 0, sizeof tmp);
+    int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2) ||
+              check_pass(s, e->step, e->pass, st->kind, &tmp, m2, sizeof m2);
+    free(tmp.calls);
+    if (bad) MFAIL("rank %u step %u pass %u: %s", e->rank, e->step, e->pass, m2);
     return 0;
 }
 
@@ -1062,7 +1255,7 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
     const zs_pass *p = &st->pass[e->pass];
     if (e->kind == ZS_EDIT_ROUTE) {
         unsigned fa = ~0u, fb = ~0u;
-        uint8_t oc = 0, om = 0;
+        zs_id oc = 0, om = 0;
         unsigned na = route_scan(s, t, p, 0, ~0u, &oc, &om, e->call, e->module, &fa);
         unsigned nb = route_scan(s, t, p, 1, ~0u, &oc, &om, e->call, e->module, &fb);
         if (na + nb == 0) {
@@ -1094,19 +1287,27 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
     e->module = 0;
     if (e->kind == ZS_EDIT_RAISE) {
         pinfo pi;
-        uint8_t cand[ZS_MAX_CALLS];
-        pinfo_build(p, &pi);
+        zs_id cbuf[ZS_CODEC_MAX_CALLS];
+        zs_id *cand = scratch(w, cbuf, ZS_CODEC_MAX_CALLS, p->n_calls);
+        if (!cand) return 0;
+        if (pinfo_build(p, &pi)) {
+            scratch_free(cand, cbuf);
+            w_nomem(w);
+            return 0;
+        }
         unsigned n = raise_cands(p, &pi, cand), idx = n;
+        pinfo_free(&pi);
         if (n == 0) {
+            scratch_free(cand, cbuf);
             if (w->enc) w_fail(w, "raise: no call of the pass can raise");
             return 0;
         }
         for (unsigned k = 0; k < n && w->enc; k++)
             if (cand[k] == e->call) idx = k;
         idx = w_index(w, idx, n, "raise call");
-        if (w->err) return 0;
-        e->call = cand[idx];
-        return 1;
+        if (!w->err) e->call = cand[idx];
+        scratch_free(cand, cbuf);
+        return !w->err;
     }
     /* skip / exit: any call but the root */
     if (p->n_calls < 2) {
@@ -1116,14 +1317,17 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
     unsigned idx = (e->call >= 1 && e->call < p->n_calls) ? e->call - 1u : p->n_calls - 1u;
     idx = w_index(w, idx, p->n_calls - 1u, "call");
     if (w->err) return 0;
-    e->call = (uint8_t)(idx + 1);
+    e->call = (zs_id)(idx + 1);
     return 1;
 }
 
 static void walk_edits(walker *w, zs_scenario *s)
 {
-    static _Thread_local mtree t;
-    mtree_build(s, &t);
+    mtree t;
+    if (mtree_build(s, &t)) {
+        w_nomem(w);
+        return;
+    }
     unsigned n = (unsigned)w_count(w, s->n_edits, 0, ZS_MAX_RANK_EDITS, 0, "n_edits");
     zs_rank_edit got[ZS_MAX_RANK_EDITS];
     unsigned ng = 0;
@@ -1136,7 +1340,10 @@ static void walk_edits(walker *w, zs_scenario *s)
         snprintf(w->where, sizeof w->where, "edit %u", k);
         if (walk_edit(w, s, &t, &e)) got[ng++] = e;
     }
-    if (w->err) return;
+    if (w->err) {
+        mtree_free(&t);
+        return;
+    }
     if (!w->enc) /* decode: sort (insertion sort, stable); encode: must be sorted already */
         for (unsigned i = 1; i < ng; i++)
             for (unsigned j = i; j > 0 && edit_cmp(&got[j - 1], &got[j]) > 0; j--) {
@@ -1154,12 +1361,14 @@ static void walk_edits(walker *w, zs_scenario *s)
             if (w->enc) {
                 snprintf(w->where, sizeof w->where, "edit %u", k);
                 w_fail(w, "%s", m);
+                mtree_free(&t);
                 return;
             }
             continue;
         }
         got[nk++] = e;
     }
+    mtree_free(&t);
     s->n_edits = (uint8_t)nk;
     for (unsigned k = 0; k < nk; k++) s->edit[k] = got[k];
     w->where[0] = 0;
@@ -1167,7 +1376,13 @@ static void walk_edits(walker *w, zs_scenario *s)
 
 static void walk_gather(walker *w, zs_scenario *s)
 {
-    uint8_t cand[ZS_MAX_MODULES], pos[ZS_MAX_MODULES];
+    zs_id cbuf[ZS_CODEC_MAX_MODULES], pbuf[ZS_CODEC_MAX_MODULES];
+    zs_id *cand = scratch(w, cbuf, ZS_CODEC_MAX_MODULES, s->n_modules);
+    zs_id *pos = cand ? scratch(w, pbuf, ZS_CODEC_MAX_MODULES, s->n_modules) : NULL;
+    if (!pos) {
+        if (cand) scratch_free(cand, cbuf);
+        return;
+    }
     unsigned nc = 0, ng = 0;
     for (unsigned m = 0; m < s->n_modules; m++) {
         uint8_t f = s->mod[m].flags;
@@ -1175,21 +1390,23 @@ static void walk_gather(walker *w, zs_scenario *s)
             if (f & ZS_MOD_Z3_LEAF) {
                 snprintf(w->where, sizeof w->where, "module %u", m);
                 w_fail(w, "gather_always together with z3_leaf");
-                return;
+                break;
             }
-            pos[ng++] = (uint8_t)nc;
+            pos[ng++] = (zs_id)nc;
         }
-        if (!(f & ZS_MOD_Z3_LEAF)) cand[nc++] = (uint8_t)m;
+        if (!(f & ZS_MOD_Z3_LEAF)) cand[nc++] = (zs_id)m;
     }
-    ng = (unsigned)w_count(w, ng, 0, nc, 0, "n_gather_always");
+    if (!w->err) ng = (unsigned)w_count(w, ng, 0, nc, 0, "n_gather_always");
     unsigned next = 0;
     for (unsigned k = 0; k < ng && next < nc && !w->err; k++) {
         unsigned idx = w->enc ? pos[k] - next : 0;
         idx = w_index(w, idx, nc - next, "gather_always module");
-        if (w->err) return;
+        if (w->err) break;
         if (!w->enc) s->mod[cand[next + idx]].flags |= ZS_MOD_GATHER_ALWAYS;
         next += idx + 1;
     }
+    scratch_free(pos, pbuf);
+    scratch_free(cand, cbuf);
 }
 
 static int tail_nontrivial(const zs_scenario *s)
@@ -1269,15 +1486,33 @@ static void walk(walker *w, zs_scenario *s)
 size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out)
 {
     walker w;
-    memset(&w, 0, sizeof w);
+    walker_init(&w);
     w.in = data;
     w.in_size = data ? size : 0;
-    /* Clear everything but the steps (the walker initialises every step,
-     * pass and call it decodes; unused slots are never read): keeps a
-     * decode cheap although the struct is ~0.5 MB. */
-    memset(out, 0, offsetof(zs_scenario, step));
+    limits_codec(&w);
+    /* Clear the config, the counts and the module/parameter/use slots the
+     * codec can fill (the walker initialises every step, pass and call it
+     * decodes; unused slots are never read).  The storage is grown to the
+     * codec's bounds once and reused. */
+    memset(&out->cfg, 0, sizeof out->cfg);
+    out->n_modules = out->n_params = out->n_uses = 0;
+    out->n_steps = 0;
     out->n_order = 0;
+    out->n_edits = 0;
+    if (zs_scenario_reserve(out, ZS_CODEC_MAX_MODULES, ZS_CODEC_MAX_PARAMS, ZS_CODEC_MAX_USES)) {
+        walk_config(&w, &out->cfg); /* the config at least (callers read defaults from it) */
+        walker_done(&w);
+        return ZS_DECODE_NOMEM;
+    }
+    memset(out->mod, 0, ZS_CODEC_MAX_MODULES * sizeof *out->mod);
+    memset(out->par, 0, ZS_CODEC_MAX_PARAMS * sizeof *out->par);
+    memset(out->use, 0, ZS_CODEC_MAX_USES * sizeof *out->use);
     walk(&w, out);
+    walker_done(&w);
+    if (w.nomem) {
+        out->n_modules = 0;
+        return ZS_DECODE_NOMEM;
+    }
     return w.pos < w.in_size ? w.pos : w.in_size;
 }
 
@@ -1310,19 +1545,51 @@ int zs_scenario_has_ext(const zs_scenario *s)
     return 0;
 }
 
+int zs_scenario_fits_codec(const zs_scenario *s)
+{
+    if (s->n_modules > ZS_CODEC_MAX_MODULES || s->n_params > ZS_CODEC_MAX_PARAMS ||
+        s->n_uses > ZS_CODEC_MAX_USES)
+        return 0;
+    for (unsigned i = 0; i < s->n_steps && i < ZS_MAX_STEPS; i++)
+        for (unsigned q = 0; q < s->step[i].n_passes && q < ZS_MAX_PASSES; q++) {
+            const zs_pass *p = &s->step[i].pass[q];
+            if (p->n_calls > ZS_CODEC_MAX_CALLS) return 0;
+            /* children per call, counted in one sweep */
+            uint16_t nch[ZS_CODEC_MAX_CALLS];
+            memset(nch, 0, sizeof nch);
+            for (unsigned c = 1; c < p->n_calls; c++) {
+                zs_id par = p->calls[c].parent;
+                if (par < p->n_calls && ++nch[par] > ZS_CODEC_MAX_CHILD_CALLS) return 0;
+            }
+        }
+    return 1;
+}
+
+/* ext_ok: the .scn-only constructs are allowed (validation); model: walk
+ * with the model's bounds (validation of a scenario beyond the codec's),
+ * else the codec's (the bytes' layout). */
 static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *err, size_t errlen,
-                          int ext_ok)
+                          int ext_ok, int model)
 {
     walker w;
-    memset(&w, 0, sizeof w);
+    walker_init(&w);
     w.enc = 1;
     w.ext_ok = ext_ok;
+    if (model)
+        limits_model(&w);
+    else
+        limits_codec(&w);
     w.out = buf;
     w.cap = buf ? cap : 0;
     /* the walker writes normalised fields back; work on a copy */
-    static _Thread_local zs_scenario tmp;
-    tmp = *s;
-    walk(&w, &tmp);
+    zs_scenario tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (zs_scenario_copy(&tmp, s) == 0)
+        walk(&w, &tmp);
+    else
+        w_nomem(&w);
+    walker_done(&w);
+    zs_scenario_free(&tmp);
     if (w.err) {
         if (err && errlen) snprintf(err, errlen, "%s", w.msg);
         return 0;
@@ -1332,13 +1599,12 @@ static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *
 
 size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap)
 {
-    return encode_impl(s, buf, cap, NULL, 0, 0);
+    return encode_impl(s, buf, cap, NULL, 0, 0, 0);
 }
 
 int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
 {
     static _Thread_local uint8_t buf[ZS_ENCODE_MAX];
-    static _Thread_local zs_scenario back;
     if (err && errlen) err[0] = 0;
     int ext = zs_scenario_has_ext(s);
     if (ext && s->cfg.all_ranks) {
@@ -1346,17 +1612,28 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
             snprintf(err, errlen, "keyword or mixed inputs in an all-ranks scenario (not supported)");
         return -1;
     }
-    size_t n = encode_impl(s, buf, sizeof buf, err, errlen, 1);
+    /* a scenario beyond the codec's bounds is checked by the same walker
+     * with the model's bounds; it has no bytes of its own (.scn only) */
+    int bytes = !ext && zs_scenario_fits_codec(s);
+    size_t n = encode_impl(s, bytes ? buf : NULL, bytes ? sizeof buf : 0, err, errlen, 1, !bytes);
     if (n == 0) return -1;
+    if (!bytes) return 0;
     if (n > sizeof buf) {
         if (err && errlen) snprintf(err, errlen, "encoding larger than ZS_ENCODE_MAX");
         return -1;
     }
     /* the round trip holds for what the byte codec encodes; a scenario with
      * keyword or mixed inputs has no bytes of its own (.scn only) */
-    if (ext) return 0;
-    zs_decode(buf, n, &back);
-    if (!zs_scenario_equal(s, &back)) {
+    zs_scenario back;
+    memset(&back, 0, sizeof back);
+    if (zs_decode(buf, n, &back) == ZS_DECODE_NOMEM) {
+        zs_scenario_free(&back);
+        if (err && errlen) snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int same = zs_scenario_equal(s, &back);
+    zs_scenario_free(&back);
+    if (!same) {
         if (err && errlen)
             snprintf(err, errlen, "a field outside the model (unused-slot or normalised value differs)");
         return -1;
@@ -1364,28 +1641,52 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
     return 0;
 }
 
+static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const mtree *t,
+                         char *msg, size_t msgn);
+
 int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen)
 {
-    static _Thread_local mtree t;
-    static _Thread_local zs_pass tmp;
-    static _Thread_local zs_scenario copy;
     char *msg = err;
     size_t msgn = errlen;
     if (err && errlen) err[0] = 0;
     if (!s || !out) MFAIL("NULL scenario");
     if (r >= s->cfg.world_size || r >= ZS_MAX_WORLD) MFAIL("rank %u not below world_size %u", r, s->cfg.world_size);
     if (s->n_steps > ZS_MAX_STEPS || s->n_edits > ZS_MAX_RANK_EDITS) MFAIL("bad counts");
-    if (s == out) {
-        copy = *s;
+    zs_scenario copy;
+    memset(&copy, 0, sizeof copy);
+    if (s == out && s->cfg.all_ranks && s->n_edits) {
+        /* the edits read the base program while out is rewritten */
+        if (zs_scenario_copy(&copy, s)) {
+            zs_scenario_free(&copy);
+            MFAIL("out of memory");
+        }
         s = &copy;
     }
-    *out = *s;
+    if (zs_scenario_copy(out, s)) {
+        zs_scenario_free(&copy);
+        MFAIL("out of memory");
+    }
     out->cfg.rank = (uint8_t)r;
     out->cfg.all_ranks = 0;
     out->n_edits = 0;
     memset(out->edit, 0, sizeof out->edit);
-    if (!s->cfg.all_ranks || !s->n_edits) return 0;
-    mtree_build(s, &t);
+    int rc = 0;
+    if (s->cfg.all_ranks && s->n_edits) {
+        mtree t;
+        if (mtree_build(s, &t)) {
+            zs_scenario_free(&copy);
+            MFAIL("out of memory");
+        }
+        rc = for_rank_impl(s, r, out, &t, msg, msgn);
+        mtree_free(&t);
+    }
+    zs_scenario_free(&copy);
+    return rc;
+}
+
+static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const mtree *t,
+                         char *msg, size_t msgn)
+{
     uint8_t skip[ZS_MAX_STEPS] = {0}, done[ZS_MAX_STEPS][ZS_MAX_PASSES] = {{0}};
     for (unsigned k = 0; k < s->n_edits; k++) {
         const zs_rank_edit *e = &s->edit[k];
@@ -1407,14 +1708,18 @@ int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, cha
                 grp[ng++] = *f;
         }
         char m2[280];
-        if (mat_pass(s, &t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2))
+        /* materialise straight into out's pass (s is not out here) */
+        if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &out->step[e->step].pass[e->pass], m2, sizeof m2))
             MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
-        out->step[e->step].pass[e->pass] = tmp;
     }
     unsigned n = 0;
     for (unsigned i = 0; i < s->n_steps; i++) {
         if (skip[i]) continue;
-        if (n != i) out->step[n] = out->step[i];
+        if (n != i) { /* move step i down: swap, so that each pass keeps its own storage */
+            zs_step x = out->step[n];
+            out->step[n] = out->step[i];
+            out->step[i] = x;
+        }
         n++;
     }
     if (n == 0) MFAIL("rank %u skips every step", r);
@@ -1424,7 +1729,7 @@ int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, cha
 
 int zs_scenario_drop_invalid_edits(zs_scenario *s)
 {
-    static _Thread_local mtree t;
+    mtree t;
     unsigned n = s->n_edits <= ZS_MAX_RANK_EDITS ? s->n_edits : ZS_MAX_RANK_EDITS;
     if (!s->cfg.all_ranks || s->cfg.world_size < 2) {
         s->n_edits = 0;
@@ -1438,11 +1743,13 @@ int zs_scenario_drop_invalid_edits(zs_scenario *s)
             got[j] = got[j - 1];
             got[j - 1] = x;
         }
-    mtree_build(s, &t);
     unsigned nk = 0;
-    for (unsigned k = 0; k < n; k++) {
-        zs_rank_edit e = got[k];
-        if (edit_check(s, &t, got, nk, &e, NULL, 0) == 0) got[nk++] = e;
+    if (mtree_build(s, &t) == 0) { /* out of memory: every edit is dropped */
+        for (unsigned k = 0; k < n; k++) {
+            zs_rank_edit e = got[k];
+            if (edit_check(s, &t, got, nk, &e, NULL, 0) == 0) got[nk++] = e;
+        }
+        mtree_free(&t);
     }
     memset(s->edit, 0, sizeof s->edit);
     memcpy(s->edit, got, nk * sizeof got[0]);

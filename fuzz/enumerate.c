@@ -112,9 +112,9 @@ typedef struct wctx {
     int reject;
     unsigned budget;    /* calls left in the current pass */
     unsigned cursor;    /* next call index of the current pass */
-    uint8_t lab[ZS_MAX_MODULES];
-    uint8_t argrg[ZS_MAX_CALLS]; /* call's wrapped input 0 may require grad */
-    uint8_t outrg[ZS_MAX_CALLS]; /* call's output 0 may require grad */
+    uint8_t lab[MAX_N];
+    uint8_t argrg[MAX_K + 1]; /* call's wrapped input 0 may require grad */
+    uint8_t outrg[MAX_K + 1]; /* call's output 0 may require grad */
 } wctx;
 
 /* One choice among `range` values (0 when range <= 1: not a choice point). */
@@ -197,7 +197,8 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
 
     /* flags: one of plain, no_grad, checkpoint (2 kinds), raise(catcher) */
     enum { F_PLAIN, F_NOGRAD, F_CKRE, F_CKNRE, F_RAISE };
-    uint8_t fo[4 + ZS_MAX_CALLS + 1], fcat[4 + ZS_MAX_CALLS + 1];
+    uint8_t fo[4 + MAX_K + 1];
+    zs_id fcat[4 + MAX_K + 1];
     unsigned nf = 0;
     fo[nf] = F_PLAIN;
     fcat[nf++] = ZS_NONE;
@@ -217,7 +218,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     if (!in_ckpt && (w->feat & ZO_ENUM_F_RAISE)) {
         for (unsigned a = caller; a != ZS_NONE; a = P->calls[a].parent) {
             fo[nf] = F_RAISE;
-            fcat[nf++] = (uint8_t)a;
+            fcat[nf++] = (zs_id)a;
         }
         fo[nf] = F_RAISE;
         fcat[nf++] = ZS_NONE;
@@ -240,7 +241,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     if (cgrad_off) w->argrg[ci] = 0;
 
     /* child calls: "another call?" then the callee */
-    uint8_t kids[ZS_MAX_MODULES];
+    uint8_t kids[MAX_N];
     unsigned nk = 0;
     for (unsigned m = c->module + 1; m < s->n_modules; m++)
         if (s->mod[m].parent == c->module) kids[nk++] = (uint8_t)m;
@@ -248,7 +249,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     int unw = UNW_NO;
     c->n_out = 0;
     c->n_use = 0;
-    while (nk && w->budget > 0 && nch < ZS_MAX_CHILD_CALLS && !w->reject) {
+    while (nk && w->budget > 0 && nch < ZS_CODEC_MAX_CHILD_CALLS && !w->reject) {
         if (!ch(w, 2)) break;
         unsigned j = w->cursor++;
         w->budget--;
@@ -274,7 +275,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
      * that may require grad (using a tensor that does not require grad adds
      * no edge and changes no requires_grad: the same as not using it) */
     c->n_out = 1;
-    zs_ref uc[1 + ZS_MAX_CHILD_CALLS];
+    zs_ref uc[1 + ZS_CODEC_MAX_CHILD_CALLS];
     unsigned nu = 0;
     if (w->argrg[ci]) uc[nu++] = mkref(ZS_REF_ARG, 0, 0);
     for (unsigned j = ci + 1; j < w->cursor; j++)
@@ -391,6 +392,15 @@ static void build(wctx *w)
 
     s->n_order = 0;
     s->n_uses = 0;
+    /* room for the enumerator's own bounds (kept by a reused s) */
+    int room = zs_scenario_reserve(s, MAX_N, MAX_N, 0) == 0;
+    for (unsigned si = 0; si < ZS_MAX_STEPS && room; si++)
+        for (unsigned pj = 0; pj < ZS_MAX_PASSES && room; pj++)
+            room = zs_pass_reserve(&s->step[si].pass[pj], MAX_K + 1) == 0;
+    if (!room) { /* out of memory: nothing can be built */
+        w->reject = 1;
+        return;
+    }
     unsigned cfgs[ZO_ENUM_N_CONFIGS], ncfg = 0;
     for (unsigned i = 0; i < ZO_ENUM_N_CONFIGS; i++)
         if (!b->config_mask || (b->config_mask & (1u << i))) cfgs[ncfg++] = i;
@@ -402,7 +412,7 @@ static void build(wctx *w)
     memset(s->mod, 0, s->n_modules * sizeof s->mod[0]);
     s->mod[0].parent = ZS_NONE;
     for (unsigned i = 1; i < s->n_modules; i++) {
-        uint8_t chain[ZS_MAX_MODULES];
+        uint8_t chain[MAX_N];
         unsigned n = 0;
         for (unsigned a = i - 1; a != ZS_NONE; a = s->mod[a].parent) chain[n++] = (uint8_t)a;
         s->mod[i].parent = chain[ch(w, n)];
@@ -510,7 +520,7 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
 double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     double sum = 0;
     if (g && s && probes && zo_enum_gen_init(g, b) == 0) {
         g->probe = 1;
@@ -529,6 +539,7 @@ double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
         sum /= probes;
     }
     free(g);
+    zs_scenario_free(s);
     free(s);
     return sum;
 }
@@ -538,7 +549,7 @@ static double now_s(void);
 uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     uint64_t n = 0;
     double t0 = now_s(), next = t0 + every;
     if (g && s && zo_enum_gen_init(g, b) == 0)
@@ -552,6 +563,7 @@ uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
             }
         }
     free(g);
+    zs_scenario_free(s);
     free(s);
     return n;
 }
@@ -559,11 +571,12 @@ uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
 uint64_t zo_enum_count(const zo_enum_bounds *b)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     uint64_t n = 0;
     if (g && s && zo_enum_gen_init(g, b) == 0)
         while (zo_enum_next(g, s)) n++;
     free(g);
+    zs_scenario_free(s);
     free(s);
     return n;
 }
@@ -972,6 +985,7 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
     zs_scenario *s = calloc(1, sizeof *s);
     if (!g || !s || zo_enum_gen_init(g, b) != 0) {
         free(g);
+        zs_scenario_free(s);
         free(s);
         return -1;
     }
@@ -991,6 +1005,7 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
     }
     r->seconds += now_s() - t0;
     free(g);
+    zs_scenario_free(s);
     free(s);
     return 0;
 }
@@ -1181,7 +1196,7 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
 
 static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix, FILE *out)
 {
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     if (!s) return;
     zs_decode(c->bytes, c->len, s);
     fprintf(out, "    smallest (%u calls, %u steps, %u modules, %u params, %u bytes): ",
@@ -1248,6 +1263,7 @@ static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix,
         }
     }
     free(tbuf);
+    zs_scenario_free(s);
     free(s);
 }
 
@@ -1449,6 +1465,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     if (!g || !s || !wr || !R || zo_enum_gen_init(g, b)) {
         fprintf(stderr, "%s: bad bounds or out of memory\n", prog);
         free(g);
+        zs_scenario_free(s);
         free(s);
         free(wr);
         free(R);
@@ -1508,6 +1525,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     }
     int rc = R->setup ? 1 : 0;
     free(g);
+    zs_scenario_free(s);
     free(s);
     free(wr);
     free(R);

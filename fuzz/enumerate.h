@@ -78,7 +78,7 @@ typedef struct zo_enum_gen {
     uint64_t paths;     /**< walks made (including rejected ones) */
     uint64_t emitted;   /**< canonical scenarios produced */
     /* automorphism cache of the last labelled tree */
-    uint8_t tree_key[2 * ZS_MAX_MODULES + 2];
+    uint8_t tree_key[2 * ZS_CODEC_MAX_MODULES + 2]; /* the enumerator's trees are far smaller */
     unsigned n_auto;
     uint8_t autos[120][8];
     /* random probe mode (zo_enum_estimate): every choice is drawn at

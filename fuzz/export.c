@@ -138,14 +138,36 @@ static int py_ident_ok(const char *n)
     return 1;
 }
 
+typedef char zname[ZS_NAME_LEN + 8];
 typedef struct names {
-    char mod_ref[ZS_MAX_MODULES][ZS_NAME_LEN + 8];   /* .scn reference: name or @N */
-    char mod_attr[ZS_MAX_MODULES][ZS_NAME_LEN + 8];  /* attribute on the parent */
-    char mod_path[ZS_MAX_MODULES][512];               /* Python expression */
-    char par_name[ZS_MAX_PARAMS][ZS_NAME_LEN + 8];
-    char par_attr[ZS_MAX_PARAMS][ZS_NAME_LEN + 8];
-    int fallbacks;                                    /* attributes not from .scn names */
+    /* per module / parameter, one allocation (names_alloc, names_free) */
+    zname *mod_ref;          /* .scn reference: name or @N */
+    zname *mod_attr;         /* attribute on the parent */
+    char (*mod_path)[512];   /* Python expression */
+    zname *par_name;
+    zname *par_attr;
+    int fallbacks;           /* attributes not from .scn names */
 } names;
+
+static int names_alloc(names *nm, unsigned n_mod, unsigned n_par)
+{
+    memset(nm, 0, sizeof *nm);
+    size_t m = n_mod ? n_mod : 1, q = n_par ? n_par : 1;
+    char *a = calloc(1, m * (2 * sizeof(zname) + 512) + q * 2 * sizeof(zname));
+    if (!a) return -1;
+    nm->mod_path = (char (*)[512])a;
+    nm->mod_ref = (zname *)(a + m * 512);
+    nm->mod_attr = nm->mod_ref + m;
+    nm->par_name = nm->mod_attr + m;
+    nm->par_attr = nm->par_name + q;
+    return 0;
+}
+
+static void names_free(names *nm)
+{
+    free(nm->mod_path);
+    memset(nm, 0, sizeof *nm);
+}
 
 /* 1 if attr is taken on module m (a child module or parameter attribute set so far) */
 static int attr_taken(const zs_scenario *s, const names *nm, unsigned m, const char *attr,
@@ -158,9 +180,9 @@ static int attr_taken(const zs_scenario *s, const names *nm, unsigned m, const c
     return 0;
 }
 
+/* nm: from names_alloc (zero-filled) */
 static void make_names(const zs_scenario *s, names *nm)
 {
-    memset(nm, 0, sizeof *nm);
     for (unsigned m = 0; m < s->n_modules; m++) {
         const char *n = s->mod[m].name;
         /* a name that more than one module carries (captured models: "query"
@@ -230,10 +252,11 @@ typedef struct prep {
     int fuzzed_order;
 } prep;
 
-static void prepare(const zs_scenario *in, prep *p)
+/* 0, or -1 if out of memory (p->s to be freed either way). */
+static int prepare(const zs_scenario *in, prep *p)
 {
     memset(p, 0, sizeof *p);
-    p->s = *in;
+    if (zs_scenario_copy(&p->s, in)) return -1;
     zs_scenario *s = &p->s;
     p->changed_world = s->cfg.world_size > 1;
     p->fuzzed_order = s->cfg.order_mode == ZS_ORDER_FUZZED && s->n_order > 0;
@@ -262,6 +285,7 @@ static void prepare(const zs_scenario *in, prep *p)
             if (*v != ZS_INF && *v != 0) *v = *v / f ? *v / f : 1;
         }
     }
+    return 0;
 }
 
 /* the simulator's verdict on s under policy, one line */
@@ -398,13 +422,13 @@ static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_ex
     sb_printf(b, "\"\"\"\n");
 }
 
-static void ref_str(const zs_pass *p, const uint8_t *pos, const zs_ref *r, char *out, size_t len)
+static void ref_str(const zs_pass *p, const uint32_t *pos, const zs_ref *r, char *out, size_t len)
 {
     switch (r->kind) {
     case ZS_REF_BATCH: snprintf(out, len, "batch"); break;
     case ZS_REF_BATCH_RG: snprintf(out, len, "batch_rg"); break;
     case ZS_REF_ARG: snprintf(out, len, "arg%u", r->index); break;
-    case ZS_REF_PARAM: snprintf(out, len, "param%u", r->index); break; /* a mixed input's term */
+    case ZS_REF_PARAM: snprintf(out, len, "param%u", r->call); break; /* a mixed input's term */
     default: snprintf(out, len, "out%u.%u%s", pos[r->call], r->index, r->raw ? ".raw" : ""); break;
     }
     (void)p;
@@ -531,11 +555,15 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
         sb_printf(b, "    (\"%s\", [  # step %u\n", zs_step_kind_name(st->kind), si);
         for (unsigned pi = 0; pi < st->n_passes; pi++) {
             const zs_pass *p = &st->pass[pi];
-            uint8_t pos[ZS_MAX_CALLS];
-            uint8_t nkids[ZS_MAX_CALLS + 1];
-            memset(nkids, 0, sizeof nkids);
+            /* pos[c]: c's number among its caller's child calls */
+            uint32_t *pos = calloc((size_t)2 * p->n_calls + 1, sizeof *pos);
+            if (!pos) {
+                b->oom = 1;
+                return;
+            }
+            uint32_t *nkids = pos + p->n_calls;
             for (unsigned c = 0; c < p->n_calls; c++) {
-                unsigned par = p->calls[c].parent == ZS_NONE ? ZS_MAX_CALLS : p->calls[c].parent;
+                unsigned par = p->calls[c].parent >= p->n_calls ? p->n_calls : p->calls[c].parent;
                 pos[c] = nkids[par]++;
             }
             sb_printf(b, "        dict(loss=[");
@@ -597,6 +625,7 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                 }
                 sb_printf(b, "]),\n");
             }
+            free(pos);
             sb_printf(b, "        ]),\n");
         }
         sb_printf(b, "    ]),\n");
@@ -620,15 +649,16 @@ char *zs_export_script(const zs_scenario *s, const zs_export_opts *o, char *err,
         return NULL;
     }
     int ds = o->target == ZS_EXPORT_DEEPSPEED;
-    prep *pp = malloc(sizeof *pp);
-    names *nm = malloc(sizeof *nm);
-    if (!pp || !nm) {
+    prep *pp = calloc(1, sizeof *pp);
+    names *nm = calloc(1, sizeof *nm);
+    if (!pp || !nm || prepare(s, pp) || names_alloc(nm, s->n_modules, s->n_params)) {
+        if (pp) zs_scenario_free(&pp->s);
         free(pp);
+        if (nm) names_free(nm);
         free(nm);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    prepare(s, pp);
     make_names(&pp->s, nm);
     sbuf b = {0};
     const char *t = zs_export_template;
@@ -650,7 +680,9 @@ char *zs_export_script(const zs_scenario *s, const zs_export_opts *o, char *err,
             sb_put(&b, t, len);
         t += len;
     }
+    zs_scenario_free(&pp->s);
     free(pp);
+    names_free(nm);
     free(nm);
     if (b.oom || !b.p) {
         free(b.p);

@@ -120,6 +120,7 @@ typedef struct world {
     zo_backend *be;
     zs_checker chk;
     zs_scenario dummy;   /* config for the checker (max_live for I5) */
+    uint8_t shadow[ZS_CODEC_MAX_PARAMS]; /* the checker's ds_status copy */
     uint32_t n_mods, n_pars;
     zo_graph graphs[MAXH];
     unsigned n_graphs;
@@ -434,7 +435,7 @@ static void final_step(world *w)
     for (unsigned i = w->n_graphs; i-- > 0;) (void)zo_forward_end(rt, w->graphs[i]);
     for (unsigned i = w->n_graphs; i-- > 0;) (void)zo_graph_discard(rt, w->graphs[i]);
     if (zo_release_all(rt)) die("final: zo_release_all: %s", zo_last_error(rt));
-    if (w->n_mods + 2 > ZS_MAX_MODULES || w->n_pars + 2 > ZS_MAX_PARAMS) return;
+    if (w->n_mods + 2 > ZS_CODEC_MAX_MODULES || w->n_pars + 2 > ZS_CODEC_MAX_PARAMS) return;
     static const uint8_t one[1] = {1};
     zo_module_id a, b;
     zo_param_id pa, pb;
@@ -449,7 +450,8 @@ static void final_step(world *w)
     if (!st) st = zo_param_register(rt, b, NULL, 128, 4, 0, &pb);
     if (!st) w->n_pars += 2;
     /* the checker follows the new modules and parameters */
-    w->chk.n_params = w->n_pars < ZS_MAX_PARAMS ? w->n_pars : ZS_MAX_PARAMS;
+    w->chk.shadow = w->shadow;
+    w->chk.n_params = w->n_pars < ZS_CODEC_MAX_PARAMS ? w->n_pars : ZS_CODEC_MAX_PARAMS;
     w->chk.n_modules = w->n_mods;
     if (!st) what = "forward";
     if (!st) st = zo_forward_begin(rt, ZO_FWD_ROOT, &g);
@@ -491,7 +493,8 @@ static void final_step(world *w)
 static void check(world *w, const char *what)
 {
     snprintf(w->chk.what, sizeof w->chk.what, "%s", what);
-    w->chk.n_params = w->n_pars < ZS_MAX_PARAMS ? w->n_pars : ZS_MAX_PARAMS;
+    w->chk.shadow = w->shadow;
+    w->chk.n_params = w->n_pars < ZS_CODEC_MAX_PARAMS ? w->n_pars : ZS_CODEC_MAX_PARAMS;
     w->chk.n_modules = w->n_mods;
     w->chk.seen_error_events = w->chk.n_error_events; /* refused calls are expected here */
     zs_check_state(&w->chk);
@@ -515,8 +518,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     static world W;
     world *w = &W;
+    /* the dummy scenario's storage is kept across executions */
+    zs_scenario dummy = W.dummy;
     memset(w, 0, sizeof *w);
-    zs_scenario_init(&w->dummy);
+    w->dummy = dummy;
+    if (zs_scenario_init(&w->dummy)) return 0; /* out of memory: nothing to fuzz */
 
     uint8_t pol = u8(&r), ws = u8(&r), fl = u8(&r);
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -588,7 +594,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             zo_module_id parent = pick_module(w, &r), id;
             const char *name = pick_name(&r);
             unsigned flags = u8(&r) % 4 == 0 ? ZO_MODULE_Z3_LEAF : (u8(&r) == 0xAB ? 0x80 : 0);
-            if (w->n_mods >= ZS_MAX_MODULES) parent = 0xFFFFFFF0u; /* keep the checker's bound */
+            if (w->n_mods >= ZS_CODEC_MAX_MODULES) parent = 0xFFFFFFF0u; /* keep the checker's bound */
             CHECKED("zo_module_register", E_MREG, zo_module_register(w->rt, parent, name, flags, &id));
             LOG("zo_module_register(parent %u, flags 0x%x) -> %d id %u\n", parent, flags, st,
                 st ? 0 : id);
@@ -605,7 +611,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint32_t es = u8(&r) % 72;
             unsigned flags = u8(&r) % 3 == 0 ? ZO_PARAM_FROZEN : 0;
             zo_param_id id;
-            if (w->n_pars >= ZS_MAX_PARAMS) owner = 0xFFFFFFF0u;
+            if (w->n_pars >= ZS_CODEC_MAX_PARAMS) owner = 0xFFFFFFF0u;
             CHECKED("zo_param_register", E_PREG, zo_param_register(w->rt, owner, name, numel, es, flags, &id));
             LOG("zo_param_register(owner %u, numel %llu, elem %u, flags %u) -> %d\n", owner,
                 (unsigned long long)numel, es, flags, st);
@@ -730,7 +736,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int nulls = u8(&r) == 0x5A;
             CHECKED("zo_param_access", E_ACCESS, zo_param_access(w->rt, m, p, nulls ? NULL : &d, &bytes));
             LOG("zo_param_access(%u, %u%s) -> %d\n", m, p, nulls ? ", NULL" : "", st);
-            if (st == ZO_OK && !nulls && p < ZS_MAX_PARAMS) {
+            if (st == ZO_OK && !nulls && p < ZS_CODEC_MAX_PARAMS) {
                 snprintf(w->chk.what, sizeof w->chk.what, "access m=%u p=%u", m, p);
                 zs_check_access(&w->chk, m, p, st, d, bytes);
             }

@@ -88,7 +88,7 @@ static void edits_remap_calls(zs_scenario *s, unsigned si, unsigned pi, const in
         if (e->call >= n || map[e->call] < 0)
             edit_remove(s, k);
         else
-            e->call = (uint8_t)map[e->call];
+            e->call = (zs_id)map[e->call];
     }
 }
 
@@ -299,9 +299,9 @@ void zs_min_pass_drop_call(zs_pass *p, unsigned c)
     while (p->calls[c].n_out) zs_min_pass_drop_output(p, c, p->calls[c].n_out - 1u);
     unsigned e = subtree_end(p, c), n = e - c;
     for (unsigned j = c; j + n < p->n_calls; j++) p->calls[j] = p->calls[j + n];
-    p->n_calls = (uint8_t)(p->n_calls - n);
+    p->n_calls = (uint32_t)(p->n_calls - n);
     memset(&p->calls[p->n_calls], 0, sizeof(zs_call) * n);
-#define REMAP(x) ((x) != ZS_NONE && (x) >= e ? (uint8_t)((x) - n) : (x))
+#define REMAP(x) ((x) != ZS_NONE && (x) >= e ? (zs_id)((x) - n) : (x))
     for (unsigned j = 0; j < p->n_calls; j++) {
         zs_call *cl = &p->calls[j];
         cl->parent = REMAP(cl->parent);
@@ -327,10 +327,16 @@ static void drop_call_s(zs_scenario *s, unsigned si, unsigned pi, unsigned c)
     zs_pass *p = &s->step[si].pass[pi];
     if (c == 0 || c >= p->n_calls) return;
     unsigned n = p->n_calls, e = subtree_end(p, c);
-    int map[ZS_MAX_CALLS];
+    if (!s->n_edits) {
+        zs_min_pass_drop_call(p, c);
+        return;
+    }
+    int *map = malloc((size_t)n * sizeof *map);
+    if (!map) return; /* out of memory: the call stays (the candidate gives no change) */
     for (unsigned j = 0; j < n; j++) map[j] = j < c ? (int)j : j < e ? -1 : (int)(j - (e - c));
     zs_min_pass_drop_call(p, c);
-    if (s->n_edits) edits_remap_calls(s, si, pi, map, n);
+    edits_remap_calls(s, si, pi, map, n);
+    free(map);
 }
 
 void zs_min_drop_param(zs_scenario *s, unsigned q)
@@ -347,7 +353,7 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
         s->use[o++] = x;
     }
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
-    s->n_uses = (uint8_t)o;
+    s->n_uses = (uint32_t)o;
     /* mixed inputs' parameter terms: the dropped one goes, later ids move down */
     for (unsigned i = 0; i < s->n_steps; i++)
         for (unsigned pq = 0; pq < s->step[i].n_passes; pq++) {
@@ -357,8 +363,8 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
                 for (unsigned k = cl->n_mix; k-- > 0;) {
                     zs_ref *r = &cl->mix[k].ref;
                     if (r->kind != ZS_REF_PARAM) continue;
-                    if (r->index == q) mix_remove(cl, k);
-                    else if (r->index > q) r->index--;
+                    if (r->call == q) mix_remove(cl, k);
+                    else if (r->call > q) r->call--;
                 }
             }
         }
@@ -373,7 +379,7 @@ static void erase_module_slot(zs_scenario *s, unsigned m)
     for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
     s->n_modules--;
     memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
-#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (uint8_t)((x) - 1) : (x))
+#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (zs_id)((x) - 1) : (x))
     for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
     for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
     for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
@@ -403,7 +409,7 @@ int zs_min_drop_module(zs_scenario *s, unsigned m)
     for (unsigned u = 0; u < s->n_uses; u++)
         if (s->use[u].module != m) s->use[o++] = s->use[u];
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
-    s->n_uses = (uint8_t)o;
+    s->n_uses = (uint32_t)o;
     /* re-index */
     erase_module_slot(s, m);
     return 0;
@@ -497,11 +503,11 @@ static int splice_call(zs_pass *p, unsigned c)
     }
     /* remove entry c; its children move up to the caller */
     for (unsigned j = c + 1; j < e; j++)
-        if (p->calls[j].parent == c) p->calls[j].parent = (uint8_t)par;
+        if (p->calls[j].parent == c) p->calls[j].parent = (zs_id)par;
     for (unsigned j = c; j + 1 < p->n_calls; j++) p->calls[j] = p->calls[j + 1];
     p->n_calls--;
     memset(&p->calls[p->n_calls], 0, sizeof p->calls[0]);
-#define REMAP1(x) ((x) != ZS_NONE && (x) > c ? (uint8_t)((x) - 1) : (x))
+#define REMAP1(x) ((x) != ZS_NONE && (x) > c ? (zs_id)((x) - 1) : (x))
     for (unsigned j = 0; j < p->n_calls; j++) {
         zs_call *cl = &p->calls[j];
         cl->parent = REMAP1(cl->parent);
@@ -535,21 +541,26 @@ static int splice_module(zs_scenario *s, unsigned m)
             for (unsigned c = p->n_calls; c-- > 1;) {
                 if (c >= p->n_calls || p->calls[c].module != m) continue;
                 unsigned n = p->n_calls;
-                if (splice_call(p, c) != 0) return -1;
-                if (s->n_edits) {
-                    int map[ZS_MAX_CALLS];
+                int *map = NULL;
+                if (s->n_edits && !(map = malloc((size_t)n * sizeof *map))) return -1;
+                if (splice_call(p, c) != 0) {
+                    free(map);
+                    return -1;
+                }
+                if (map) {
                     for (unsigned j = 0; j < n; j++) map[j] = j < c ? (int)j : j == c ? -1 : (int)j - 1;
                     edits_remap_calls(s, i, q, map, n);
+                    free(map);
                 }
             }
         }
     for (unsigned q = 0; q < s->n_params; q++)
-        if (s->par[q].owner == m) s->par[q].owner = (uint8_t)up;
+        if (s->par[q].owner == m) s->par[q].owner = (zs_id)up;
     unsigned o = 0;
     for (unsigned u = 0; u < s->n_uses; u++) {
         zs_use x = s->use[u];
         if (x.module == m) {
-            x.module = (uint8_t)up;
+            x.module = (zs_id)up;
             int dup = s->par[x.param].owner == up;
             for (unsigned k = 0; k < o && !dup; k++)
                 dup = s->use[k].module == x.module && s->use[k].param == x.param;
@@ -558,9 +569,9 @@ static int splice_module(zs_scenario *s, unsigned m)
         s->use[o++] = x;
     }
     for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
-    s->n_uses = (uint8_t)o;
+    s->n_uses = (uint32_t)o;
     for (unsigned k = m + 1; k < s->n_modules; k++)
-        if (s->mod[k].parent == m) s->mod[k].parent = (uint8_t)up;
+        if (s->mod[k].parent == m) s->mod[k].parent = (zs_id)up;
     erase_module_slot(s, m);
     return 0;
 }
@@ -580,11 +591,37 @@ static int drop_module_subtree(zs_scenario *s, unsigned m)
 /* Cost                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* The config zs_scenario_init gives (what the minimiser moves towards). */
+static zs_config default_config(void)
+{
+    static zs_config cfg;
+    static int have;
+    if (!have) {
+        zs_scenario d;
+        memset(&d, 0, sizeof d);
+        zs_decode(NULL, 0, &d); /* the config is set even if the arrays could not be */
+        cfg = d.cfg;
+        zs_scenario_free(&d);
+        have = 1;
+    }
+    return cfg;
+}
+
+/* Clears passes from..ZS_MAX_PASSES-1 of st, keeping their storage. */
+static void clear_passes(zs_step *st, unsigned from)
+{
+    for (unsigned k = from; k < ZS_MAX_PASSES; k++) {
+        st->pass[k].n_calls = 0;
+        st->pass[k].loss_mask = 0;
+    }
+}
+
 #define NCOST 5
 static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
 {
-    zs_scenario d;
-    zs_scenario_init(&d);
+    struct {
+        zs_config cfg;
+    } d = {default_config()};
     memset(c, 0, sizeof(uint64_t) * NCOST);
     c[0] = (uint64_t)s->n_steps + s->n_modules + s->n_params + s->n_uses;
     for (unsigned i = 0; i < s->n_steps; i++) {
@@ -713,7 +750,7 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
 static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out,
                           int keep_order)
 {
-    memcpy(out, cur, sizeof *out);
+    if (zs_scenario_copy(out, cur)) return CAND_SKIP; /* out of memory: no candidate */
     zs_scenario *s = out;
     int rc = make_candidate1(s, kind, idx, keep_order);
     /* edits the change made invalid (a route whose subtree no longer maps,
@@ -733,9 +770,16 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
     case C_DROP_STEP:
         if (idx >= s->n_steps) return CAND_END;
         if (s->n_steps < 2) return CAND_SKIP;
-        for (unsigned i = idx; i + 1 < s->n_steps; i++) s->step[i] = s->step[i + 1];
-        s->n_steps--;
-        memset(&s->step[s->n_steps], 0, sizeof s->step[0]);
+        {
+            /* rotate step idx to the end: every step keeps its own storage */
+            zs_step gone = s->step[idx];
+            for (unsigned i = idx; i + 1 < s->n_steps; i++) s->step[i] = s->step[i + 1];
+            s->n_steps--;
+            s->step[s->n_steps] = gone;
+            s->step[s->n_steps].kind = 0;
+            s->step[s->n_steps].n_passes = 0;
+            clear_passes(&s->step[s->n_steps], 0);
+        }
         edits_remap_step(s, idx, -1);
         return CAND_OK;
     case C_STEP_TO_TRAIN: {
@@ -744,8 +788,12 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         if (i >= s->n_steps) return CAND_END;
         zs_step *st = &s->step[i];
         if (q >= st->n_passes || st->kind == ZS_STEP_TRAIN) return CAND_SKIP;
-        if (q) st->pass[0] = st->pass[q];
-        for (unsigned k = 1; k < ZS_MAX_PASSES; k++) memset(&st->pass[k], 0, sizeof st->pass[k]);
+        if (q) { /* swap: each pass keeps its own storage */
+            zs_pass x = st->pass[0];
+            st->pass[0] = st->pass[q];
+            st->pass[q] = x;
+        }
+        clear_passes(st, 1);
         st->kind = ZS_STEP_TRAIN;
         st->n_passes = 1;
         edits_remap_step(s, i, (int)q);
@@ -756,9 +804,13 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         if (i >= s->n_steps) return CAND_END;
         zs_step *st = &s->step[i];
         if (q >= st->n_passes || st->n_passes <= 2) return CAND_SKIP;
-        for (unsigned k = q; k + 1 < st->n_passes; k++) st->pass[k] = st->pass[k + 1];
-        st->n_passes--;
-        memset(&st->pass[st->n_passes], 0, sizeof st->pass[0]);
+        {
+            zs_pass gone = st->pass[q]; /* rotated to the end, storage kept */
+            for (unsigned k = q; k + 1 < st->n_passes; k++) st->pass[k] = st->pass[k + 1];
+            st->n_passes--;
+            st->pass[st->n_passes] = gone;
+            clear_passes(st, st->n_passes);
+        }
         edits_remap_pass(s, i, q);
         return CAND_OK;
     }
@@ -923,18 +975,19 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         unsigned ow = s->par[idx].owner;
         if (ow == 0) return CAND_SKIP;
         unsigned up = s->mod[ow].parent;
-        s->par[idx].owner = (uint8_t)up;
+        s->par[idx].owner = (zs_id)up;
         /* a use of the parameter by its new owner is now implied */
         unsigned o = 0;
         for (unsigned u = 0; u < s->n_uses; u++)
             if (!(s->use[u].param == idx && s->use[u].module == up)) s->use[o++] = s->use[u];
         for (unsigned u = o; u < s->n_uses; u++) memset(&s->use[u], 0, sizeof s->use[u]);
-        s->n_uses = (uint8_t)o;
+        s->n_uses = (uint32_t)o;
         return CAND_OK;
     }
     case C_CONFIG: {
-        zs_scenario d;
-        zs_scenario_init(&d);
+        struct {
+            zs_config cfg;
+        } d = {default_config()};
         zs_config *c = &s->cfg;
         switch (idx) {
         case 0:
@@ -1042,13 +1095,13 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
     }
     if (zs_scenario_validate(s, NULL, 0) != 0) return -1;
     clock_t t0 = clock();
-    zs_scenario *cur = malloc(sizeof *cur), *cand = malloc(sizeof *cand);
-    if (!cur || !cand) {
+    zs_scenario *cur = calloc(1, sizeof *cur), *cand = calloc(1, sizeof *cand);
+    if (!cur || !cand || zs_scenario_copy(cur, s)) {
+        zs_scenario_free(cur);
         free(cur);
         free(cand);
         return -1;
     }
-    memcpy(cur, s, sizeof *cur);
     int policy = o->policy >= 0 ? o->policy : cur->cfg.policy;
     int order = o->order_mode >= 0 ? o->order_mode : cur->cfg.order_mode;
     cur->cfg.policy = (uint8_t)policy;
@@ -1066,6 +1119,7 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
     st->runs = 1;
     if (inv == ZS_INV_NONE || inv == ZS_SCN_SETUP || (o->inv && inv != o->inv)) {
         st->inv = inv;
+        zs_scenario_free(cur);
         free(cur);
         free(cand);
         return 1;
@@ -1107,7 +1161,9 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
                     }
                 }
                 if (v == inv) {
-                    memcpy(cur, cand, sizeof *cur);
+                    zs_scenario *x = cur; /* the candidate becomes current; its storage too */
+                    cur = cand;
+                    cand = x;
                     memcpy(ccur, ccand, sizeof ccur);
                     st->v = r.v;
                     st->accepted++;
@@ -1120,13 +1176,15 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
             }
         }
     }
-done:
-    memcpy(s, cur, sizeof *s);
+done:;
+    int rc = zs_scenario_copy(s, cur) ? -1 : 0;
     zs_min_size_of(s, &st->after);
     st->seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    zs_scenario_free(cur);
+    zs_scenario_free(cand);
     free(cur);
     free(cand);
-    return 0;
+    return rc;
 }
 
 int zs_scenario_strip_ext(zs_scenario *s)

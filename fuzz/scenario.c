@@ -6,6 +6,7 @@
 
 #include "zoffload.h" /* the policy names and count */
 
+#include <stdlib.h>
 #include <string.h>
 
 const uint64_t zs_threshold_classes[ZS_TH_COUNT][ZS_TH_CLASSES] = {
@@ -37,10 +38,128 @@ uint64_t *zs_config_threshold(zs_config *cfg, int which)
     }
 }
 
-void zs_scenario_init(zs_scenario *s)
+int zs_scenario_init(zs_scenario *s)
 {
+    if (zs_decode(NULL, 0, s) == ZS_DECODE_NOMEM) return -1;
+    /* room for a hand-built scenario within the codec's bounds in every
+     * pass (zs_decode itself only grows the passes it decodes) */
+    for (unsigned i = 0; i < ZS_MAX_STEPS; i++)
+        for (unsigned k = 0; k < ZS_MAX_PASSES; k++)
+            if (zs_pass_reserve(&s->step[i].pass[k], ZS_CODEC_MAX_CALLS)) {
+                s->n_modules = 0;
+                return -1;
+            }
+    return 0;
+}
+
+void zs_scenario_free(zs_scenario *s)
+{
+    if (!s) return;
+    free(s->mod);
+    free(s->par);
+    free(s->use);
+    for (unsigned i = 0; i < ZS_MAX_STEPS; i++)
+        for (unsigned k = 0; k < ZS_MAX_PASSES; k++) free(s->step[i].pass[k].calls);
     memset(s, 0, sizeof *s);
-    zs_decode(NULL, 0, s);
+}
+
+/* Grows *arr (elements of sz bytes, *cap slots) to at least need slots,
+ * zeroing the new ones; 0, or -1 (nothing changed) if need > max or out of
+ * memory. */
+static int grow_array(void **arr, uint32_t *cap, uint32_t need, uint32_t max, size_t sz)
+{
+    if (need <= *cap) return 0;
+    if (need > max) return -1;
+    uint64_t nc = *cap ? (uint64_t)*cap * 2 : 8;
+    while (nc < need) nc *= 2;
+    if (nc > max) nc = max;
+    void *q = realloc(*arr, (size_t)nc * sz);
+    if (!q) return -1;
+    memset((char *)q + (size_t)*cap * sz, 0, (size_t)(nc - *cap) * sz);
+    *arr = q;
+    *cap = (uint32_t)nc;
+    return 0;
+}
+
+int zs_scenario_reserve(zs_scenario *s, uint32_t modules, uint32_t params, uint32_t uses)
+{
+    if (modules > ZS_MAX_MODULES || params > ZS_MAX_PARAMS || uses > ZS_MAX_USES) return -1;
+    void *m = s->mod, *p = s->par, *u = s->use;
+    int rc = grow_array(&m, &s->cap_modules, modules, ZS_MAX_MODULES, sizeof *s->mod);
+    s->mod = m;
+    if (!rc) rc = grow_array(&p, &s->cap_params, params, ZS_MAX_PARAMS, sizeof *s->par);
+    s->par = p;
+    if (!rc) rc = grow_array(&u, &s->cap_uses, uses, ZS_MAX_USES, sizeof *s->use);
+    s->use = u;
+    return rc;
+}
+
+int zs_pass_reserve(zs_pass *p, uint32_t calls)
+{
+    void *c = p->calls;
+    int rc = grow_array(&c, &p->cap_calls, calls, ZS_MAX_CALLS, sizeof *p->calls);
+    p->calls = c;
+    return rc;
+}
+
+int zs_step_copy(zs_step *dst, const zs_step *src)
+{
+    if (dst == src) return 0;
+    dst->n_passes = 0;
+    if (src->n_passes > ZS_MAX_PASSES) return -1;
+    for (unsigned k = 0; k < src->n_passes; k++)
+        if (zs_pass_reserve(&dst->pass[k], src->pass[k].n_calls)) return -1;
+    for (unsigned k = 0; k < ZS_MAX_PASSES; k++) {
+        zs_pass *dp = &dst->pass[k];
+        const zs_pass *sp = &src->pass[k];
+        int used = k < src->n_passes;
+        dp->n_calls = used ? sp->n_calls : 0;
+        dp->loss_mask = used ? sp->loss_mask : 0;
+        if (used && sp->n_calls) memcpy(dp->calls, sp->calls, sp->n_calls * sizeof *sp->calls);
+    }
+    dst->kind = src->kind;
+    dst->n_passes = src->n_passes;
+    return 0;
+}
+
+int zs_scenario_copy(zs_scenario *dst, const zs_scenario *src)
+{
+    if (dst == src) return 0;
+    dst->n_modules = 0;
+    if (src->n_steps > ZS_MAX_STEPS || src->n_edits > ZS_MAX_RANK_EDITS ||
+        src->n_order > ZS_MAX_ORDER)
+        return -1;
+    if (zs_scenario_reserve(dst, src->n_modules, src->n_params, src->n_uses)) return -1;
+    for (unsigned i = 0; i < src->n_steps; i++)
+        for (unsigned k = 0; k < src->step[i].n_passes && k < ZS_MAX_PASSES; k++)
+            if (zs_pass_reserve(&dst->step[i].pass[k], src->step[i].pass[k].n_calls)) return -1;
+    dst->cfg = src->cfg;
+    dst->n_params = src->n_params;
+    dst->n_uses = src->n_uses;
+    dst->n_steps = src->n_steps;
+    dst->n_order = src->n_order;
+    if (src->n_modules) memcpy(dst->mod, src->mod, src->n_modules * sizeof *src->mod);
+    if (src->n_params) memcpy(dst->par, src->par, src->n_params * sizeof *src->par);
+    if (src->n_uses) memcpy(dst->use, src->use, src->n_uses * sizeof *src->use);
+    for (unsigned i = 0; i < ZS_MAX_STEPS; i++) {
+        zs_step *d = &dst->step[i];
+        const zs_step *t = &src->step[i];
+        d->kind = t->kind;
+        d->n_passes = t->n_passes;
+        for (unsigned k = 0; k < ZS_MAX_PASSES; k++) {
+            zs_pass *dp = &d->pass[k];
+            const zs_pass *sp = &t->pass[k];
+            int used = i < src->n_steps && k < t->n_passes;
+            dp->n_calls = used ? sp->n_calls : 0;
+            dp->loss_mask = used ? sp->loss_mask : 0;
+            if (used && sp->n_calls) memcpy(dp->calls, sp->calls, sp->n_calls * sizeof *sp->calls);
+        }
+    }
+    memcpy(dst->order, src->order, sizeof dst->order);
+    dst->n_edits = src->n_edits;
+    memcpy(dst->edit, src->edit, sizeof dst->edit);
+    dst->n_modules = src->n_modules;
+    return 0;
 }
 
 static int ref_equal(const zs_ref *a, const zs_ref *b)
@@ -199,26 +318,23 @@ int zs_module_gathers_subtree(const zs_scenario *s, unsigned m)
            !zs_module_under_gather_always(s, m);
 }
 
-int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out)
+int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out)
 {
-    uint8_t mark[ZS_MAX_PARAMS];
-    memset(mark, 0, sizeof mark);
     /* a z3 leaf, or an effective gather-always module (ZO_MODULE_GATHER_ALWAYS:
      * not inside a leaf, not below another gather-always module), fetches
-     * its whole subtree's parameters */
+     * its whole subtree's parameters; DeepSpeed's get_all_parameters(m,
+     * recurse=leaf): named_parameters (the subtree's own parameters for a
+     * leaf) plus m's own ds_external_parameters only.  Ids ascending, each
+     * once (no scratch array: the parameter count has no small bound). */
     int leaf = zs_module_gathers_subtree(s, m);
+    int n = 0;
     for (unsigned p = 0; p < s->n_params; p++) {
         unsigned o = s->par[p].owner;
-        if (o == m || (leaf && zs_module_is_ancestor(s, m, o))) mark[p] = 1;
+        int in = o == m || (leaf && zs_module_is_ancestor(s, m, o));
+        for (unsigned u = 0; u < s->n_uses && !in; u++)
+            if (s->use[u].module == m && s->use[u].param == p) in = 1;
+        if (in) out[n++] = (zs_id)p;
     }
-    /* DeepSpeed's get_all_parameters(m, recurse=leaf): named_parameters
-     * (the subtree's own parameters for a leaf) plus m's own
-     * ds_external_parameters only */
-    for (unsigned u = 0; u < s->n_uses; u++)
-        if (s->use[u].module == m) mark[s->use[u].param] = 1;
-    int n = 0;
-    for (unsigned p = 0; p < s->n_params; p++)
-        if (mark[p]) out[n++] = (uint8_t)p;
     return n;
 }
 

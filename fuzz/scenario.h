@@ -1,7 +1,8 @@
 /*
  * scenario.h - the one scenario model of the zoffload fuzz harness.
  *
- * A scenario is plain data (fixed-size arrays with counts, no pointers):
+ * A scenario is data with counts (module, parameter, use and call arrays
+ * on the heap, owned by the scenario; see "Storage" below):
  * a runtime config, a module tree, parameters, tied/external parameter
  * uses, and a program of training/eval steps whose forward passes are
  * nested programs of module calls.  Everything that consumes scenarios
@@ -36,13 +37,28 @@ extern "C" {
 /* Limits                                                               */
 /* ------------------------------------------------------------------ */
 
-#define ZS_MAX_MODULES 254   /* module tree size (real models: BERT-base has ~170 modules) */
-#define ZS_MAX_PARAMS 254    /* parameters (BERT-base has ~200) */
-#define ZS_MAX_USES 64       /* tied / external parameter uses */
-#define ZS_MAX_STEPS 8       /* steps in the program */
-#define ZS_MAX_PASSES 4      /* forward passes (micro-batches) per step */
-#define ZS_MAX_CALLS 254     /* module calls per forward pass */
-#define ZS_MAX_CHILD_CALLS 16 /* calls made by one call's body (GPT-2's transformer body makes 15) */
+/* The byte codec's bounds (zs_decode, zs_encode).  They are smaller than
+ * the model's (.scn text, validation, replay) so that fuzzing stays fast,
+ * and they fix the byte layout: every existing .bin input decodes to the
+ * same scenario.  A scenario beyond them is valid but has no byte encoding
+ * (zs_encode returns 0).  The per-call arrays (ZS_MAX_IN, ...) are the same
+ * in both. */
+#define ZS_CODEC_MAX_MODULES 254
+#define ZS_CODEC_MAX_PARAMS 254
+#define ZS_CODEC_MAX_USES 64
+#define ZS_CODEC_MAX_CALLS 254       /* per forward pass */
+#define ZS_CODEC_MAX_CHILD_CALLS 16
+
+/* The model's bounds (.scn text, validation, replay).  Real models: a
+ * LLaMA-7B config has ~390 modules, Mixtral-8x7B ~1,100, LLaMA-70B ~970;
+ * a transformer body makes one child call per layer (80 for LLaMA-70B). */
+#define ZS_MAX_MODULES 65536    /* module tree size */
+#define ZS_MAX_PARAMS 65536     /* parameters */
+#define ZS_MAX_USES 65536       /* tied / external parameter uses */
+#define ZS_MAX_STEPS 8          /* steps in the program */
+#define ZS_MAX_PASSES 4         /* forward passes (micro-batches) per step */
+#define ZS_MAX_CALLS 1000000    /* module calls per forward pass */
+#define ZS_MAX_CHILD_CALLS 4096 /* calls made by one call's body */
 #define ZS_MAX_IN 4          /* input tensors of one call */
 #define ZS_MAX_OUT 4         /* output tensors of one call */
 #define ZS_MAX_USE 8         /* tensors consumed by one call's own op */
@@ -55,7 +71,10 @@ extern "C" {
 #define ZS_MAX_PROGRESS 7    /* cfg.progress_every is 0..7 */
 #define ZS_NAME_LEN 24       /* annotation names, NUL-terminated */
 
-#define ZS_NONE 0xFFu        /* "no module / no call" in uint8_t fields */
+/** Module, parameter, use and call ids/indices are zs_id (32-bit);
+ *  ZS_NONE is "no module / no call" in every zs_id field. */
+typedef uint32_t zs_id;
+#define ZS_NONE 0xFFFFFFFFu
 #define ZS_INF UINT64_MAX    /* "infinite" threshold */
 
 /* ------------------------------------------------------------------ */
@@ -163,7 +182,7 @@ uint64_t *zs_config_threshold(zs_config *cfg, int which);
  *  (named_modules order): module 0 is the root (parent ZS_NONE); for
  *  i > 0, parent < i and parent is module i-1 or an ancestor of i-1. */
 typedef struct zs_module {
-    uint8_t parent;          /* ZS_NONE for module 0 */
+    zs_id parent;            /* ZS_NONE for module 0 */
     uint8_t flags;           /* ZS_MOD_* */
     char name[ZS_NAME_LEN];  /* annotation only ("" = unnamed); not in the byte encoding, ignored by zs_scenario_equal */
 } zs_module;
@@ -172,7 +191,7 @@ typedef struct zs_module {
 
 /** Parameter i (ds_id i), registered in index order after all modules. */
 typedef struct zs_param {
-    uint8_t owner;           /* module id */
+    zs_id owner;             /* module id */
     uint8_t flags;           /* ZS_PARAM_* */
     uint8_t elem_size;       /* bytes per element, 1..64 (codec classes 4, 2, 1, 8, else explicit) */
     uint32_t numel;          /* elements, 1..ZS_MAX_NUMEL */
@@ -184,8 +203,8 @@ typedef struct zs_param {
  *  list order after all parameters.  module != owner(param), no duplicate
  *  (module, param) pair. */
 typedef struct zs_use {
-    uint8_t module;
-    uint8_t param;
+    zs_id module;
+    zs_id param;
 } zs_use;
 
 /* ------------------------------------------------------------------ */
@@ -200,10 +219,11 @@ enum {
                             (index >= n_in: keyword input index - n_in, not wrapped) */
     ZS_REF_OUT = 3,      /* output `index` of call `call` (a child call of the enclosing call made earlier) */
     /* Extension (.scn and replay only; only as a mixed input's extra term,
-     * zs_mix.ref): parameter `index` (ds_id), which the caller's module
-     * reads (zs_module_param_set) in the op that computes the input -
-     * transformers 5.24.0's fused MixtralExperts reads gate_up_proj before
-     * its act_fn child call and down_proj after it.  call and detach 0. */
+     * zs_mix.ref): parameter `call` (its ds_id, 32-bit like every id),
+     * which the caller's module reads (zs_module_param_set) in the op that
+     * computes the input - transformers 5.24.0's fused MixtralExperts reads
+     * gate_up_proj before its act_fn child call and down_proj after it.
+     * index and detach 0. */
     ZS_REF_PARAM = 4
 };
 
@@ -211,7 +231,7 @@ enum {
  *  calling call for zs_call.in[], and the call itself for zs_call.use[]. */
 typedef struct zs_ref {
     uint8_t kind;   /* ZS_REF_* */
-    uint8_t call;   /* ZS_REF_OUT: index of the producing call in the pass; else 0 */
+    zs_id call;     /* ZS_REF_OUT: index of the producing call in the pass; else 0 */
     uint8_t index;  /* ZS_REF_ARG: input index; ZS_REF_OUT: output index; else 0 */
     uint8_t detach; /* 0/1: the reference is x.detach() (requires_grad=False, no edge) */
     /* Extension (.scn and replay only, `outK.J.raw`): ZS_REF_OUT only, the
@@ -280,10 +300,10 @@ typedef struct zs_mix {
  *  disabled is inert (torch runs the function once, as a plain call).
  */
 typedef struct zs_call {
-    uint8_t module;       /* callee module id */
-    uint8_t parent;       /* index of the calling call; ZS_NONE for call 0 */
+    zs_id module;         /* callee module id */
+    zs_id parent;         /* index of the calling call; ZS_NONE for call 0 */
     uint8_t flags;        /* ZS_CALL_* */
-    uint8_t catcher;      /* RAISE only: index of the ancestor call whose body catches the exception
+    zs_id catcher;      /* RAISE only: index of the ancestor call whose body catches the exception
                              and continues, or ZS_NONE = caught outside every module (the step's code
                              catches it: the pass's forward is abandoned, no backward) */
     uint8_t n_in;         /* 0..ZS_MAX_IN */
@@ -311,12 +331,15 @@ typedef struct zs_call {
     zs_mix mix[ZS_MAX_MIX];
 } zs_call;
 
-/** One forward pass (one micro-batch, one autograd graph). */
+/** One forward pass (one micro-batch, one autograd graph).  calls[] is
+ *  heap storage owned by the zs_scenario the pass belongs to (see "Storage"
+ *  below): cap_calls slots, the first n_calls meaningful. */
 typedef struct zs_pass {
-    uint8_t n_calls;      /* 1..ZS_MAX_CALLS */
+    uint32_t n_calls;     /* 1..ZS_MAX_CALLS */
     uint8_t loss_mask;    /* bit j: root call output j is summed into the loss; 0 in eval steps
                              and when the root call is unwound */
-    zs_call calls[ZS_MAX_CALLS];
+    uint32_t cap_calls;   /* allocated slots of calls[] */
+    zs_call *calls;       /* [cap_calls] */
 } zs_pass;
 
 /** Step kinds. */
@@ -407,8 +430,8 @@ typedef struct zs_rank_edit {
     uint8_t kind;   /* ZS_EDIT_* */
     uint8_t step;
     uint8_t pass;   /* 0 for SKIP_STEP */
-    uint8_t call;   /* 0 for SKIP_STEP */
-    uint8_t module; /* ROUTE: the callee on this rank; else 0 */
+    zs_id call;     /* 0 for SKIP_STEP */
+    zs_id module;   /* ROUTE: the callee on this rank; else 0 */
 } zs_rank_edit;
 
 const char *zs_edit_kind_name(unsigned kind); /* "route", "skip", "exit", "raise", "skip-step" */
@@ -417,16 +440,30 @@ const char *zs_edit_kind_name(unsigned kind); /* "route", "skip", "exit", "raise
 /* Scenario                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Storage.  The module, parameter and use arrays and every pass's calls
+ * live on the heap, owned by the zs_scenario (a few KB of fixed fields
+ * otherwise).  A zs_scenario object starts zero-filled (a static, `=
+ * {0}`, memset 0, or zs_scenario_free): that is an empty scenario with no
+ * storage, which every function that writes a whole scenario accepts as
+ * its output (zs_scenario_init, zs_decode, zs_scenario_copy,
+ * zs_scenario_for_rank, zs_scn_parse); those reuse the storage the object
+ * already has and grow it as needed, so a scenario reused across fuzzer
+ * executions allocates nothing once it has grown.  zs_scenario_free
+ * releases it.  Never copy a zs_scenario (or a zs_pass or zs_step) by
+ * assignment or memcpy: the copy would share the arrays (use
+ * zs_scenario_copy).  Code that builds a scenario by hand reserves room
+ * first (zs_scenario_reserve, zs_pass_reserve). */
 typedef struct zs_scenario {
     zs_config cfg;
-    uint8_t n_modules;                 /* 1..ZS_MAX_MODULES */
-    uint8_t n_params;                  /* 0..ZS_MAX_PARAMS */
-    uint8_t n_uses;                    /* 0..ZS_MAX_USES */
+    uint32_t n_modules;                /* 1..ZS_MAX_MODULES */
+    uint32_t n_params;                 /* 0..ZS_MAX_PARAMS */
+    uint32_t n_uses;                   /* 0..ZS_MAX_USES */
     uint8_t n_steps;                   /* 1..ZS_MAX_STEPS */
     uint16_t n_order;                  /* 0..ZS_MAX_ORDER; 0 unless order_mode == ZS_ORDER_FUZZED */
-    zs_module mod[ZS_MAX_MODULES];
-    zs_param par[ZS_MAX_PARAMS];
-    zs_use use[ZS_MAX_USES];
+    zs_module *mod;                    /* [cap_modules] */
+    zs_param *par;                     /* [cap_params] */
+    zs_use *use;                       /* [cap_uses] */
+    uint32_t cap_modules, cap_params, cap_uses; /* allocated slots */
     zs_step step[ZS_MAX_STEPS];
     uint8_t order[ZS_MAX_ORDER];       /* fuzzed order: k-th ready-node choice of the run picks
                                           ready[order[k] % n_ready] with ready sorted in engine
@@ -439,12 +476,48 @@ typedef struct zs_scenario {
 /* Functions (scenario.c, codec.c)                                      */
 /* ------------------------------------------------------------------ */
 
-/** Sets *s to the smallest valid scenario (the same as zs_decode of an
- *  empty input): DeepSpeed default thresholds except
- *  param_persistence_threshold 0, per-call policy, W=1, one root module,
- *  no parameters, one train step with one root call taking the batch input
- *  with requires_grad and one output summed into the loss. */
-void zs_scenario_init(zs_scenario *s);
+/** Sets *s (zero-filled or a scenario; its storage is reused) to the
+ *  smallest valid scenario (the same as zs_decode of an empty input):
+ *  DeepSpeed default thresholds except param_persistence_threshold 0,
+ *  per-call policy, W=1, one root module, no parameters, one train step
+ *  with one root call taking the batch input with requires_grad and one
+ *  output summed into the loss.  Returns 0, or -1 if memory could not be
+ *  allocated (then *s is empty: n_modules 0, and still owns what it had).
+ *  Every array has room for the codec's bounds afterwards (ZS_CODEC_MAX_*
+ *  modules, parameters, uses, and calls in each of the ZS_MAX_STEPS x
+ *  ZS_MAX_PASSES passes), so a scenario within them can be built by hand
+ *  without zs_scenario_reserve. */
+int zs_scenario_init(zs_scenario *s);
+
+/** Releases the storage of *s and zero-fills it (an empty scenario,
+ *  reusable).  s may be NULL; a zero-filled s is a no-op. */
+void zs_scenario_free(zs_scenario *s);
+
+/** Grows s's arrays so that it holds at least `modules` modules, `params`
+ *  parameters and `uses` uses (existing entries kept, new slots zeroed;
+ *  never shrinks).  Returns 0, or -1 if a count exceeds its ZS_MAX_* or
+ *  memory could not be allocated (s unchanged then). */
+int zs_scenario_reserve(zs_scenario *s, uint32_t modules, uint32_t params, uint32_t uses);
+
+/** Grows p->calls to at least `calls` slots (entries kept, new slots
+ *  zeroed).  p must belong to a zs_scenario (its storage is released
+ *  by zs_scenario_free).  Returns 0, or -1 if calls > ZS_MAX_CALLS or memory
+ *  could not be allocated (p unchanged then). */
+int zs_pass_reserve(zs_pass *p, uint32_t calls);
+
+/** Copies step *src (kind, passes and their calls) into *dst, whose passes
+ *  keep and grow their own storage (both steps belong to scenarios; dst's
+ *  passes beyond src's n_passes are cleared).  dst == src is a no-op.
+ *  Returns 0, or -1 if memory could not be allocated (dst then has
+ *  n_passes 0). */
+int zs_step_copy(zs_step *dst, const zs_step *src);
+
+/** Deep copy: *dst becomes equal (zs_scenario_equal_strict, names included)
+ *  to *src, reusing dst's storage.  dst is zero-filled or a scenario;
+ *  dst == src is a no-op.  Returns 0, or -1 if memory could not be
+ *  allocated (dst is then a scenario with n_modules 0: not valid, still
+ *  owning its storage). */
+int zs_scenario_copy(zs_scenario *dst, const zs_scenario *src);
 
 /** 1 if a and b are the same scenario (every field that has meaning;
  *  unused array slots, annotation names and trailing zero order bytes -
@@ -459,16 +532,26 @@ int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b);
  *  checkpointed bodies): it lives in .scn text and replays, zs_encode refuses it. */
 int zs_scenario_has_ext(const zs_scenario *s);
 
+/** 1 if s lies within the byte codec's bounds (ZS_CODEC_MAX_*: modules,
+ *  parameters, uses, calls per pass, child calls per call), else 0.  A
+ *  valid scenario beyond them lives in .scn text and replays; zs_encode
+ *  refuses it. */
+int zs_scenario_fits_codec(const zs_scenario *s);
+
 /** 0 if s is valid; else -1 with a message naming the first offending
  *  field ("step 1 pass 0 call 3: in[0]: value 7 not a candidate") in
  *  err[0..errlen) (err may be NULL). */
 int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen);
 
-/** Decodes bytes data[0..size) as a sequence of bounded choices into *out.
- *  Every byte string gives a valid scenario; missing bytes read as 0;
- *  small inputs give small scenarios.  Returns the number of bytes
- *  consumed (<= size). */
+/** Decodes bytes data[0..size) as a sequence of bounded choices into *out
+ *  (zero-filled or a scenario: its storage is reused, grown to the codec's
+ *  bounds on first use, so a reused *out costs no allocation).  Every byte
+ *  string gives a valid scenario within ZS_CODEC_MAX_*; missing bytes read
+ *  as 0; small inputs give small scenarios.  Returns the number of bytes
+ *  consumed (<= size), or ZS_DECODE_NOMEM if memory could not be allocated
+ *  (*out is then not valid: n_modules 0). */
 size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out);
+#define ZS_DECODE_NOMEM ((size_t)-1)
 
 /** Encodes a valid scenario into buf[0..cap).  Returns the number of bytes
  *  the encoding needs (which may exceed cap: then only a prefix was
@@ -488,8 +571,10 @@ int zs_scenario_drop_invalid_edits(zs_scenario *s);
 /** Rank r's program: *out = s with the edits of rank r applied, cfg.rank
  *  = r, cfg.all_ranks = 0, n_edits = 0 (cfg.verify_collectives kept) - an
  *  ordinary single-rank scenario, valid whenever s is.  Works for any
- *  scenario (with all_ranks = 0 it is s with rank r).  Returns 0, or -1
- *  with a message in err if an edit cannot be applied (s invalid). */
+ *  scenario (with all_ranks = 0 it is s with rank r).  out is zero-filled
+ *  or a scenario (storage reused); out == s is allowed.  Returns 0, or -1
+ *  with a message in err if an edit cannot be applied (s invalid) or
+ *  memory could not be allocated ("out of memory"). */
 int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen);
 
 /* Helpers used by the simulator, .scn tools, minimiser and enumerator. */
@@ -513,8 +598,8 @@ int zs_module_gathers_subtree(const zs_scenario *s, unsigned m);
  *  leaf or an effective gather-always module), those owned by
  *  every module of its subtree (DeepSpeed's get_all_parameters(m,
  *  recurse=z3_leaf): named_parameters plus m's own external parameters).  Writes sorted unique ids to out (capacity
- *  ZS_MAX_PARAMS); returns the count. */
-int zs_module_param_set(const zs_scenario *s, unsigned m, uint8_t *out);
+ *  s->n_params); returns the count. */
+int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out);
 /** Depth of call c in pass p (call 0 = 0). */
 int zs_call_depth(const zs_pass *p, unsigned c);
 

@@ -31,7 +31,7 @@ static void json_u64(FILE *f, uint64_t v)
 
 static void json_ref(FILE *f, const zs_ref *r)
 {
-    /* "param" (ZS_REF_PARAM, a mixed input's term): index is the parameter's ds_id */
+    /* "param" (ZS_REF_PARAM, a mixed input's term): call is the parameter's ds_id */
     static const char *const kinds[5] = {"batch", "batch_rg", "arg", "out", "param"};
     fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s%s}",
             r->kind < 5 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false",

@@ -89,15 +89,16 @@ typedef struct frame {
 
 /* a use reference waiting for its call's children (out<K>.<J>) */
 typedef struct uref {
-    uint8_t k, j;
+    uint32_t k;     /* child number */
+    uint8_t j;      /* output index */
     int col;
 } uref;
 
 typedef struct callx {
     int line;
     int depth;
-    uint8_t nchild;
-    uint8_t child[ZS_MAX_CHILD_CALLS];
+    uint32_t nchild;
+    zs_id first_child, last_child, next_sib; /* the call's child calls, linked (ZS_NONE ends) */
     uint8_t n_pending;
     uint8_t pending_slot[ZS_MAX_USE + ZS_MAX_OUT]; /* use[] slot, or ZS_MAX_USE + j: alias[j] */
     uref pending[ZS_MAX_USE + ZS_MAX_OUT];
@@ -123,7 +124,8 @@ typedef struct pstate {
     unsigned cfg_seen;
     int cfg_line;
 
-    frame st[ZS_MAX_MODULES + ZS_MAX_CALLS + 8];
+    frame *st;           /* [cap_st] indentation frames */
+    uint32_t cap_st;
     int sp;
 
     /* current step / pass */
@@ -135,17 +137,48 @@ typedef struct pstate {
     uint8_t step_loss;   /* loss parsed on the step line, for the implicit pass */
     int step_has_loss;
     int pass_loss_col;
-    callx cx[ZS_MAX_CALLS];
+    callx *cx;           /* [cap_cx] the current pass's calls */
+    uint32_t cap_cx;
 
     /* line numbers for mapping zs_scenario_validate messages */
-    int mod_line[ZS_MAX_MODULES];
-    int par_line[ZS_MAX_PARAMS];
-    int use_line[ZS_MAX_USES];
+    int *mod_line;       /* [cap_mod_line] */
+    int *par_line;
+    int *use_line;
+    uint32_t cap_mod_line, cap_par_line, cap_use_line;
     int step_line[ZS_MAX_STEPS];
     int pass_line[ZS_MAX_STEPS][ZS_MAX_PASSES];
-    int call_line[ZS_MAX_STEPS][ZS_MAX_PASSES][ZS_MAX_CALLS];
+    int *call_line[ZS_MAX_STEPS][ZS_MAX_PASSES];
+    uint32_t cap_call_line[ZS_MAX_STEPS][ZS_MAX_PASSES];
     int edit_line[ZS_MAX_RANK_EDITS];
 } pstate;
+
+/* Grows *arr (sz-byte elements, *cap of them, new ones zeroed) to hold
+ * index `need - 1`: 0, or -1 if out of memory. */
+static int ps_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap) return 0;
+    uint64_t nc = *cap ? (uint64_t)*cap * 2 : 16;
+    while (nc < need) nc *= 2;
+    void *q = realloc(*arr, (size_t)nc * sz);
+    if (!q) return -1;
+    memset((char *)q + (size_t)*cap * sz, 0, (size_t)(nc - *cap) * sz);
+    *arr = q;
+    *cap = (uint32_t)nc;
+    return 0;
+}
+#define PS_GROW(arr, cap, need) ps_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static void ps_free(pstate *ps)
+{
+    free(ps->st);
+    free(ps->cx);
+    free(ps->mod_line);
+    free(ps->par_line);
+    free(ps->use_line);
+    for (unsigned i = 0; i < ZS_MAX_STEPS; i++)
+        for (unsigned k = 0; k < ZS_MAX_PASSES; k++) free(ps->call_line[i][k]);
+    free(ps);
+}
 
 static void fail_at(pstate *ps, int line, int col, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -692,6 +725,11 @@ static void st_module(pstate *ps, int parent)
         return;
     }
     unsigned id = s->n_modules;
+    if (zs_scenario_reserve(s, id + 1, s->n_params, s->n_uses) ||
+        PS_GROW(ps->mod_line, ps->cap_mod_line, id + 1)) {
+        FAIL(col_of(ps, 0), "out of memory");
+        return;
+    }
     zs_module *m = &s->mod[id];
     memset(m, 0, sizeof *m);
     if (decl_name(ps, 1, m->name, "module")) return;
@@ -710,7 +748,7 @@ static void st_module(pstate *ps, int parent)
         m->flags |= (uint8_t)f;
         i++;
     }
-    m->parent = parent < 0 ? ZS_NONE : (uint8_t)parent;
+    m->parent = parent < 0 ? ZS_NONE : (zs_id)parent;
     s->n_modules++;
     ps->mod_line[id] = ps->line;
 }
@@ -720,6 +758,11 @@ static void st_param(pstate *ps)
     zs_scenario *s = ps->s;
     if (s->n_params >= ZS_MAX_PARAMS) {
         FAIL(col_of(ps, 0), "too many parameters (at most %d)", ZS_MAX_PARAMS);
+        return;
+    }
+    if (zs_scenario_reserve(s, s->n_modules, s->n_params + 1, s->n_uses) ||
+        PS_GROW(ps->par_line, ps->cap_par_line, s->n_params + 1)) {
+        FAIL(col_of(ps, 0), "out of memory");
         return;
     }
     zs_param *p = &s->par[s->n_params];
@@ -734,7 +777,7 @@ static void st_param(pstate *ps)
             int v = key_eq(ps, i);
             unsigned m;
             if (v < 0 || module_ref(ps, v, &m)) return;
-            p->owner = (uint8_t)m;
+            p->owner = (zs_id)m;
             i = v + 1;
         } else if (is_word(ps, i, "numel")) {
             if (have_numel++) { FAIL(c, "numel given twice"); return; }
@@ -784,8 +827,13 @@ static void st_use(pstate *ps)
                  ps->use_line[k]);
             return;
         }
-    s->use[s->n_uses].module = (uint8_t)m;
-    s->use[s->n_uses].param = (uint8_t)p;
+    if (zs_scenario_reserve(s, s->n_modules, s->n_params, s->n_uses + 1) ||
+        PS_GROW(ps->use_line, ps->cap_use_line, s->n_uses + 1)) {
+        FAIL(col_of(ps, 1), "out of memory");
+        return;
+    }
+    s->use[s->n_uses].module = (zs_id)m;
+    s->use[s->n_uses].param = (zs_id)p;
     ps->use_line[s->n_uses] = ps->line;
     s->n_uses++;
 }
@@ -819,7 +867,7 @@ static void begin_pass(pstate *ps, uint8_t loss, int loss_col)
     zs_step *st = &ps->s->step[ps->cur_step];
     ps->cur_pass = st->n_passes++;
     zs_pass *p = &st->pass[ps->cur_pass];
-    memset(p, 0, sizeof *p);
+    p->n_calls = 0; /* the pass keeps its storage */
     p->loss_mask = loss;
     ps->pass_loss_col = loss_col;
     ps->pass_has_root = 0;
@@ -847,16 +895,17 @@ static void end_pass(pstate *ps)
                         u->j, x->nchild, x->nchild == 1 ? "" : "s");
                 return;
             }
-            unsigned ch = x->child[u->k];
+            unsigned ch = x->first_child;
+            for (unsigned k = 0; k < u->k; k++) ch = ps->cx[ch].next_sib;
             if (u->j >= p->calls[ch].n_out) {
                 fail_at(ps, x->line, u->col, "use(): out%u.%u: child call %u has %u output%s", u->k,
                         u->j, u->k, p->calls[ch].n_out, p->calls[ch].n_out == 1 ? "" : "s");
                 return;
             }
             if (x->pending_slot[q] >= ZS_MAX_USE)
-                cl->alias[x->pending_slot[q] - ZS_MAX_USE].call = (uint8_t)ch;
+                cl->alias[x->pending_slot[q] - ZS_MAX_USE].call = (zs_id)ch;
             else
-                cl->use[x->pending_slot[q]].call = (uint8_t)ch;
+                cl->use[x->pending_slot[q]].call = (zs_id)ch;
         }
     }
     unsigned nout = p->calls[0].n_out;
@@ -924,7 +973,11 @@ static void st_step(pstate *ps)
     }
     unsigned si = s->n_steps++;
     zs_step *st = &s->step[si];
-    memset(st, 0, sizeof *st);
+    st->n_passes = 0; /* its passes keep their storage */
+    for (unsigned k = 0; k < ZS_MAX_PASSES; k++) {
+        st->pass[k].n_calls = 0;
+        st->pass[k].loss_mask = 0;
+    }
     st->kind = (uint8_t)kind;
     ps->cur_step = (int)si;
     ps->cur_pass = -1;
@@ -1023,7 +1076,7 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
                 dot = k;
                 break;
             }
-        if (dot > 3 && dot < n - 1 && dot - 3 <= 2 && n - dot - 1 <= 2 &&
+        if (dot > 3 && dot < n - 1 && dot - 3 <= 7 && n - dot - 1 <= 2 &&
             is_digit((unsigned char)p[3]) && is_digit((unsigned char)p[dot + 1]) &&
             parse_u64_text(p + 3, dot - 3, 0, &a) == 0 &&
             parse_u64_text(p + dot + 1, n - dot - 1, 0, &b) == 0) {
@@ -1040,7 +1093,7 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
             r->kind = ZS_REF_OUT;
             r->index = (uint8_t)b;
             r->raw = (uint8_t)raw;
-            u->k = (uint8_t)a;
+            u->k = (uint32_t)a;
             u->j = (uint8_t)b;
             u->col = tk->col;
             *is_out = 1;
@@ -1096,12 +1149,19 @@ static void st_call(pstate *ps, int parent_call)
         }
     }
     unsigned ci = p->n_calls;
+    if (zs_pass_reserve(p, ci + 1) || PS_GROW(ps->cx, ps->cap_cx, ci + 1) ||
+        PS_GROW(ps->call_line[ps->cur_step][ps->cur_pass],
+                ps->cap_call_line[ps->cur_step][ps->cur_pass], ci + 1)) {
+        FAIL(col_of(ps, 0), "out of memory");
+        return;
+    }
     zs_call *c = &p->calls[ci];
     callx *x = &ps->cx[ci];
     memset(c, 0, sizeof *c);
     memset(x, 0, sizeof *x);
-    c->module = (uint8_t)mod;
-    c->parent = parent_call < 0 ? ZS_NONE : (uint8_t)parent_call;
+    x->first_child = x->last_child = x->next_sib = ZS_NONE;
+    c->module = (zs_id)mod;
+    c->parent = parent_call < 0 ? ZS_NONE : (zs_id)parent_call;
     c->catcher = ZS_NONE;
     x->line = ps->line;
     x->depth = parent_call < 0 ? 0 : ps->cx[parent_call].depth + 1;
@@ -1157,7 +1217,7 @@ static void st_call(pstate *ps, int parent_call)
                     }
                     memset(&r, 0, sizeof r);
                     r.kind = ZS_REF_PARAM;
-                    r.index = (uint8_t)q;
+                    r.call = (zs_id)q;
                     c->mix[c->n_mix].slot = (uint8_t)slot;
                     c->mix[c->n_mix++].ref = r;
                     i += 4;
@@ -1183,13 +1243,14 @@ static void st_call(pstate *ps, int parent_call)
                                  "(%u so far)", u.k, u.j, px->nchild);
                         return;
                     }
-                    unsigned sib = px->child[u.k];
+                    unsigned sib = px->first_child;
+                    for (unsigned k = 0; k < u.k; k++) sib = ps->cx[sib].next_sib;
                     if (u.j >= p->calls[sib].n_out) {
                         FAIL(rc, "out%u.%u: sibling call %u has %u output%s", u.k, u.j, u.k,
                              p->calls[sib].n_out, p->calls[sib].n_out == 1 ? "" : "s");
                         return;
                     }
-                    r.call = (uint8_t)sib;
+                    r.call = (zs_id)sib;
                 }
                 if (term == 0) {
                     if (is_kw) c->kw[c->n_kw++] = r;
@@ -1388,7 +1449,7 @@ static void st_call(pstate *ps, int parent_call)
                 }
                 unsigned a = (unsigned)parent_call;
                 for (uint64_t q = 1; q < k; q++) a = p->calls[a].parent;
-                c->catcher = (uint8_t)a;
+                c->catcher = (zs_id)a;
             }
             i = v + 1;
         } else {
@@ -1399,7 +1460,12 @@ static void st_call(pstate *ps, int parent_call)
     if (ps->failed) return;
     if (parent_call >= 0) {
         callx *px = &ps->cx[parent_call];
-        px->child[px->nchild++] = (uint8_t)ci;
+        if (px->last_child == ZS_NONE)
+            px->first_child = (zs_id)ci;
+        else
+            ps->cx[px->last_child].next_sib = (zs_id)ci;
+        px->last_child = (zs_id)ci;
+        px->nchild++;
     } else {
         ps->pass_has_root = 1;
     }
@@ -1516,13 +1582,13 @@ static void st_rank(pstate *ps)
                  TOKA(&whole), m, cnt, cnt == 1 ? "" : "s", e.step, e.pass);
             return;
         }
-        e.call = (uint8_t)hit;
+        e.call = (zs_id)hit;
         i++;
         if (is_word(ps, i, "route")) {
             unsigned t;
             if (module_ref(ps, i + 1, &t)) return;
             e.kind = ZS_EDIT_ROUTE;
-            e.module = (uint8_t)t;
+            e.module = (zs_id)t;
             i += 2;
         } else if (is_word(ps, i, "skip")) {
             e.kind = ZS_EDIT_SKIP;
@@ -1546,9 +1612,11 @@ static void st_rank(pstate *ps)
     ps->edit_line[k] = ps->line;
     for (; k > 0; k--) {
         const zs_rank_edit *a = &s->edit[k - 1], *b = &s->edit[k];
-        const uint8_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
-        const uint8_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
-        if (memcmp(ka, kb, 5) <= 0) break;
+        const uint32_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
+        const uint32_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
+        int cmp = 0;
+        for (int i = 0; i < 5 && !cmp; i++) cmp = ka[i] < kb[i] ? -1 : ka[i] > kb[i];
+        if (cmp <= 0) break;
         zs_rank_edit t = s->edit[k];
         s->edit[k] = s->edit[k - 1];
         s->edit[k - 1] = t;
@@ -1571,6 +1639,10 @@ static void pop_frame(pstate *ps)
 
 static void push_frame(pstate *ps, int kind, int idx)
 {
+    if (PS_GROW(ps->st, ps->cap_st, (uint32_t)ps->sp + 1)) {
+        fail_at(ps, ps->line, 1, "out of memory");
+        return;
+    }
     frame *f = &ps->st[ps->sp++];
     f->indent = ps->indent;
     f->child_indent = -1;
@@ -1733,18 +1805,18 @@ static int validate_line(const pstate *ps, const char *msg)
 {
     unsigned a, b, c;
     if (sscanf(msg, "step %u pass %u call %u", &a, &b, &c) == 3 && a < ZS_MAX_STEPS &&
-        b < ZS_MAX_PASSES && c < ZS_MAX_CALLS && ps->call_line[a][b][c])
+        b < ZS_MAX_PASSES && c < ps->cap_call_line[a][b] && ps->call_line[a][b][c])
         return ps->call_line[a][b][c];
     if (sscanf(msg, "step %u pass %u", &a, &b) == 2 && a < ZS_MAX_STEPS && b < ZS_MAX_PASSES &&
         ps->pass_line[a][b])
         return ps->pass_line[a][b];
     if (sscanf(msg, "step %u", &a) == 1 && a < ZS_MAX_STEPS && ps->step_line[a])
         return ps->step_line[a];
-    if (sscanf(msg, "module %u", &a) == 1 && a < ZS_MAX_MODULES && ps->mod_line[a])
+    if (sscanf(msg, "module %u", &a) == 1 && a < ps->cap_mod_line && ps->mod_line[a])
         return ps->mod_line[a];
-    if (sscanf(msg, "param %u", &a) == 1 && a < ZS_MAX_PARAMS && ps->par_line[a])
+    if (sscanf(msg, "param %u", &a) == 1 && a < ps->cap_par_line && ps->par_line[a])
         return ps->par_line[a];
-    if (sscanf(msg, "use %u", &a) == 1 && a < ZS_MAX_USES && ps->use_line[a])
+    if (sscanf(msg, "use %u", &a) == 1 && a < ps->cap_use_line && ps->use_line[a])
         return ps->use_line[a];
     if (sscanf(msg, "edit %u", &a) == 1 && a < ZS_MAX_RANK_EDITS && ps->edit_line[a])
         return ps->edit_line[a];
@@ -1780,11 +1852,26 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
     ps->cur_step = -1;
     ps->cur_pass = -1;
 
-    /* defaults: zs_scenario_init's config, nothing else */
-    zs_scenario_init(out);
-    zs_config cfg = out->cfg;
-    memset(out, 0, sizeof *out);
-    out->cfg = cfg;
+    /* defaults: zs_scenario_init's config, nothing else (the storage kept) */
+    if (zs_scenario_init(out)) {
+        if (err) snprintf(err->msg, sizeof err->msg, "out of memory");
+        ps_free(ps);
+        return -1;
+    }
+    out->n_modules = out->n_params = out->n_uses = 0;
+    for (unsigned i = 0; i < ZS_MAX_STEPS; i++) {
+        out->step[i].kind = 0;
+        out->step[i].n_passes = 0;
+        for (unsigned k = 0; k < ZS_MAX_PASSES; k++) {
+            out->step[i].pass[k].n_calls = 0;
+            out->step[i].pass[k].loss_mask = 0;
+        }
+    }
+    out->n_steps = 0;
+    out->n_order = 0;
+    memset(out->order, 0, sizeof out->order);
+    out->n_edits = 0;
+    memset(out->edit, 0, sizeof out->edit);
 
     size_t pos = 0;
     int line = 0;
@@ -1823,7 +1910,7 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
         }
     }
     int rc = ps->failed ? -1 : 0;
-    free(ps);
+    ps_free(ps);
     return rc;
 }
 
@@ -1960,7 +2047,7 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
                 sb_printf(b, " + ");
                 if (cl->mix[k].ref.kind == ZS_REF_PARAM) {
                     sb_printf(b, "param(");
-                    print_parref(b, s, cl->mix[k].ref.index);
+                    print_parref(b, s, cl->mix[k].ref.call);
                     sb_printf(b, ")");
                     continue;
                 }
@@ -2077,8 +2164,11 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
     /* config: keys that differ from zs_scenario_init */
     {
         zs_scenario d;
-        zs_scenario_init(&d);
-        const zs_config *c = &s->cfg, *dc = &d.cfg;
+        memset(&d, 0, sizeof d);
+        zs_decode(NULL, 0, &d); /* zs_scenario_init's config (set even if out of memory) */
+        zs_config dcfg = d.cfg;
+        zs_scenario_free(&d);
+        const zs_config *c = &s->cfg, *dc = &dcfg;
         sbuf cb = {0};
         if (c->policy != dc->policy) sb_printf(&cb, " policy=%s", zs_policy_name(c->policy));
         if (c->world_size != dc->world_size) sb_printf(&cb, " world_size=%u", c->world_size);

@@ -56,9 +56,10 @@ typedef struct xctx {
     int region;          /* non-reentrant region being recorded, -1 */
     int32_t *leaf;       /* the pass's batch leaf node (shared with recomputes) */
     int any_grad;        /* some call ran with grad enabled */
-    tensor win[ZS_MAX_CALLS][ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
-    tensor out[ZS_MAX_CALLS][ZS_MAX_OUT];
-    tensor raw[ZS_MAX_CALLS][ZS_MAX_OUT]; /* the body's outputs before hook C (zs_ref.raw) */
+    /* per call of the pass, in the same allocation as the xctx: */
+    tensor (*win)[ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
+    tensor (*out)[ZS_MAX_OUT];
+    tensor (*raw)[ZS_MAX_OUT]; /* the body's outputs before hook C (zs_ref.raw) */
 } xctx;
 
 typedef struct region {
@@ -136,7 +137,7 @@ typedef struct sim {
     hent *heap;
     uint32_t n_heap, cap_heap;
     uint64_t push_count;
-    int32_t acc[ZS_MAX_PARAMS]; /* AccumulateGrad node per parameter (run-wide) */
+    int32_t *acc;        /* [n_params] AccumulateGrad node per parameter (run-wide) */
     int cur_retain;      /* retain_graph of the running top-level backward */
     int torch_profile;   /* ZS_TORCH_* of the scenario */
     uint64_t gid;        /* graph task id of the running backward (every backward, nested
@@ -145,10 +146,11 @@ typedef struct sim {
     uint32_t stop_left;  /* torch 2.x early stop: ops left to save before the recompute stops
                             (0: not in an early-stopping recompute) */
 
-    uint8_t *pset_ids;   /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
-    uint32_t pset_off[ZS_MAX_MODULES + 1];
-    uint8_t trainable[ZS_MAX_MODULES]; /* module's set has a trainable parameter */
-    uint8_t leaf_bwh[ZS_MAX_MODULES];  /* the module has a full backward hook: DeepSpeed 0.19's
+    zs_id *pset_ids;     /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
+    /* per-scenario arrays, one allocation (alloc_arrays): */
+    uint32_t *pset_off;  /* [n_modules + 1] */
+    uint8_t *trainable;  /* [n_modules] module's set has a trainable parameter */
+    uint8_t *leaf_bwh;   /* [n_modules] the module has a full backward hook: DeepSpeed 0.19's
                                           ZeRO-3 optimizer registers reduce_leaf_module_grads
                                           (register_full_backward_hook) on each z3 leaf whose
                                           subtree owns a trainable parameter */
@@ -163,8 +165,13 @@ typedef struct sim {
     int ctx_a, ctx_b;
     const char *ctx_fixed;  /* "setup", "teardown ...": a fixed text instead */
     unsigned ctx_depth;     /* active calls */
-    uint8_t ctx_call[ZS_MAX_CALLS + 1];
-    uint8_t ctx_mod[ZS_MAX_CALLS + 1];
+    unsigned ctx_cap;       /* frames ctx_call/ctx_mod hold (deeper ones are not recorded) */
+    zs_id *ctx_call;        /* [ctx_cap] */
+    zs_id *ctx_mod;         /* [ctx_cap] */
+    void *arrays;           /* the one allocation behind acc .. ctx_mod, shadow */
+    uint8_t *shadow;        /* [n_params] the checker's ds_status copy (chk.shadow) */
+    zs_id *pset_tmp;        /* [n_params] setup scratch */
+    zo_param_id *pset_rt;   /* [n_params] setup scratch */
 } sim;
 
 static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz)
@@ -270,7 +277,7 @@ static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, s
     if (S->ctx_recompute) CTX_PUT(" recompute");
     if (S->ctx_depth) {
         CTX_PUT(": ");
-        unsigned d = S->ctx_depth;
+        unsigned d = S->ctx_depth < S->ctx_cap ? S->ctx_depth : S->ctx_cap;
         for (unsigned i = 0; i < d; i++) {
             if (d > 8 && i == 2) { /* long chains: outermost two, innermost five */
                 CTX_PUT("... > ");
@@ -468,7 +475,9 @@ static int32_t leaf_node(sim *S, int32_t *slot)
 
 static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf)
 {
-    xctx *x = calloc(1, sizeof *x);
+    /* the per-call tensors follow the struct in one allocation */
+    size_t nc = p->n_calls ? p->n_calls : 1;
+    xctx *x = calloc(1, sizeof *x + nc * (sizeof *x->win + sizeof *x->out + sizeof *x->raw));
     S->xs = grow(S, S->xs, &S->cap_xs, S->n_xs + 1, sizeof *S->xs);
     if (!x || S->nomem) {
         free(x);
@@ -476,6 +485,9 @@ static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf)
         return NULL;
     }
     S->xs[S->n_xs++] = x;
+    x->win = (void *)(x + 1);
+    x->out = (void *)(x->win + nc);
+    x->raw = (void *)(x->out + nc);
     x->p = p;
     x->mode = mode;
     x->region = -1;
@@ -502,9 +514,9 @@ static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
         break;
     case ZS_REF_PARAM:
         /* a mixed input's parameter term: an edge to its AccumulateGrad */
-        if (!(S->s->par[r->index].flags & ZS_PARAM_FROZEN)) {
+        if (!(S->s->par[r->call].flags & ZS_PARAM_FROZEN)) {
             t.rg = 1;
-            t.prod = acc_node(S, r->index);
+            t.prod = acc_node(S, r->call);
         }
         break;
     default:
@@ -566,8 +578,8 @@ static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad);
 static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
 {
     unsigned d = S->ctx_depth;
-    if (d < ZS_MAX_CALLS + 1) {
-        S->ctx_call[d] = (uint8_t)ci;
+    if (d < S->ctx_cap) {
+        S->ctx_call[d] = (zs_id)ci;
         S->ctx_mod[d] = X->p->calls[ci].module;
     }
     S->ctx_depth = d + 1;
@@ -1384,7 +1396,7 @@ static void free_step(sim *S)
      * keep growing, as PyTorch's do) but drop the storage */
     S->n_nodes = 0;
     S->n_edges = 0;
-    for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
+    for (unsigned p = 0; p < S->s->n_params; p++) S->acc[p] = -1;
 }
 
 static void run_step(sim *S, unsigned si)
@@ -1519,6 +1531,7 @@ static int setup(sim *S)
             return -1;
         }
     }
+    S->chk.shadow = S->shadow;
     S->chk.n_params = s->n_params;
     for (unsigned i = 0; i < s->n_uses; i++) {
         S->chk.what_fmt = NULL;
@@ -1531,14 +1544,14 @@ static int setup(sim *S)
         }
     }
     /* the parameter set each module's op reads, and the runtime's view of it */
-    uint8_t tmp[ZS_MAX_PARAMS];
+    zs_id *tmp = S->pset_tmp;
     uint32_t total = 0, cap = 0;
     for (unsigned m = 0; m < s->n_modules; m++) {
         int n = zs_module_param_set(s, m, tmp);
         S->pset_off[m] = total;
-        S->pset_ids = grow(S, S->pset_ids, &cap, total + (uint32_t)n + 1, 1);
+        S->pset_ids = grow(S, S->pset_ids, &cap, total + (uint32_t)n + 1, sizeof *S->pset_ids);
         if (S->nomem) return -1;
-        memcpy(S->pset_ids + total, tmp, (size_t)n);
+        memcpy(S->pset_ids + total, tmp, (size_t)n * sizeof *tmp);
         total += (uint32_t)n;
         S->pset_off[m + 1] = total;
         S->trainable[m] = 0;
@@ -1556,9 +1569,9 @@ static int setup(sim *S)
                     }
             }
         if (zs_module_in_leaf(s, m) || gather_always_scope(s, m)) continue;
-        zo_param_id buf[ZS_MAX_PARAMS];
+        zo_param_id *buf = S->pset_rt;
         size_t nr = 0;
-        if (zo_module_params(S->rt, m, buf, ZS_MAX_PARAMS, &nr) == ZO_OK) {
+        if (zo_module_params(S->rt, m, buf, s->n_params, &nr) == ZO_OK) {
             int same = nr == (size_t)n;
             for (size_t k = 0; same && k < nr; k++) same = buf[k] == tmp[k];
             if (!same) {
@@ -1573,6 +1586,43 @@ static int setup(sim *S)
     }
     zs_check_state(&S->chk);
     return S->chk.violated ? -1 : 0;
+}
+
+/* The per-scenario arrays of S (sized by S->s) in one allocation: 0, or -1
+ * if out of memory. */
+static int alloc_arrays(sim *S)
+{
+    const zs_scenario *s = S->s;
+    size_t np = s->n_params ? s->n_params : 1, nm = s->n_modules ? s->n_modules : 1;
+    unsigned maxc = 1;
+    for (unsigned i = 0; i < s->n_steps && i < ZS_MAX_STEPS; i++)
+        for (unsigned k = 0; k < s->step[i].n_passes && k < ZS_MAX_PASSES; k++)
+            if (s->step[i].pass[k].n_calls > maxc) maxc = s->step[i].pass[k].n_calls;
+    size_t nctx = (size_t)maxc + 1; /* a pass's calls nest at most n_calls deep */
+    /* 8-byte members first, then the 4-byte ones, then the bytes */
+    size_t bytes = np * sizeof(zo_param_id) + np * sizeof(int32_t) + np * sizeof(zs_id) +
+                   (nm + 1) * sizeof(uint32_t) + 2 * nctx * sizeof(zs_id) + 2 * nm + np;
+    char *a = malloc(bytes);
+    if (!a) return -1;
+    S->arrays = a;
+    S->pset_rt = (zo_param_id *)a;
+    a += np * sizeof(zo_param_id);
+    S->acc = (int32_t *)a;
+    a += np * sizeof(int32_t);
+    S->pset_tmp = (zs_id *)a;
+    a += np * sizeof(zs_id);
+    S->pset_off = (uint32_t *)a;
+    a += (nm + 1) * sizeof(uint32_t);
+    S->ctx_call = (zs_id *)a;
+    a += nctx * sizeof(zs_id);
+    S->ctx_mod = (zs_id *)a;
+    a += nctx * sizeof(zs_id);
+    S->ctx_cap = (unsigned)nctx;
+    S->trainable = (uint8_t *)a;
+    S->leaf_bwh = (uint8_t *)a + nm;
+    S->shadow = (uint8_t *)a + 2 * nm;
+    memset(S->trainable, 0, 2 * nm + np);
+    return 0;
 }
 
 int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
@@ -1594,7 +1644,13 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     S->order_mode = S->o.order_mode >= 0 ? S->o.order_mode : s->cfg.order_mode;
     S->legacy = S->policy != ZO_GRADS_PER_CALL;
     S->torch_profile = s->cfg.torch_profile;
-    for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
+    if (alloc_arrays(S)) {
+        free(S);
+        r->setup_error = 1;
+        snprintf(r->setup_msg, sizeof r->setup_msg, "out of memory");
+        return -1;
+    }
+    for (unsigned p = 0; p < s->n_params; p++) S->acc[p] = -1;
     zs_check_init(&S->chk, s, S->policy, S->o.abort_on_violation);
     S->chk.log = S->o.events;
     S->chk.mismatch_stops = S->o.collective_mismatch_stops;
@@ -1640,6 +1696,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     free(S->xs);
     free(S->heap);
     free(S->pset_ids);
+    free(S->arrays);
     int ret = r->violated ? 1 : 0;
     free(S);
     return ret;

@@ -277,7 +277,7 @@ static void on_violation(void *user)
 }
 
 /* Per calling thread, kept across runs (fuzzing and enumeration run worlds
- * back to back): the rank programs (~460 KB each) and the predicate's
+ * back to back): the rank programs (their storage reused) and the predicate's
  * buffers; freed when the thread exits. */
 typedef struct wcache {
     zs_scenario *rank_s[ZS_MAX_WORLD];
@@ -293,7 +293,11 @@ static void cache_free(void *p)
 {
     wcache *c = p;
     if (!c) return;
-    for (int q = 0; q < ZS_MAX_WORLD; q++) free(c->rank_s[q]);
+    for (int q = 0; q < ZS_MAX_WORLD; q++) {
+        zs_scenario_free(c->rank_s[q]);
+        free(c->rank_s[q]);
+    }
+    zs_scenario_free(c->pred_copy);
     free(c->pred_copy);
     free(c->pred_res);
     free(c);
@@ -681,7 +685,7 @@ int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_worl
     for (int q = 0; q < W; q++) {
         R[q].r = q;
         R[q].res = &r->rank_result[q];
-        if (!cache->rank_s[q]) cache->rank_s[q] = malloc(sizeof *cache->rank_s[q]);
+        if (!cache->rank_s[q]) cache->rank_s[q] = calloc(1, sizeof *cache->rank_s[q]);
         R[q].s = cache->rank_s[q];
         if (!R[q].s) {
             set_setup_error(r, "out of memory");
@@ -1034,14 +1038,15 @@ static int replica_subtrees(const zs_scenario *s, unsigned x, unsigned y, int de
 {
     if (depth > ZS_MAX_MODULES) return 0;
     if (s->mod[x].flags != s->mod[y].flags) return 0;
-    unsigned px[ZS_MAX_PARAMS], py[ZS_MAX_PARAMS], nx = 0, ny = 0;
-    for (unsigned p = 0; p < s->n_params; p++) {
-        if (s->par[p].owner == x) px[nx++] = p;
-        if (s->par[p].owner == y) py[ny++] = p;
-    }
-    if (nx != ny) return 0;
-    for (unsigned i = 0; i < nx; i++) {
-        const zs_param *a = &s->par[px[i]], *b = &s->par[py[i]];
+    /* the parameters x and y own, pairwise in order (two cursors) */
+    for (unsigned p = 0, q = 0;; p++, q++) {
+        while (p < s->n_params && s->par[p].owner != x) p++;
+        while (q < s->n_params && s->par[q].owner != y) q++;
+        if (p >= s->n_params || q >= s->n_params) {
+            if (p < s->n_params || q < s->n_params) return 0; /* different counts */
+            break;
+        }
+        const zs_param *a = &s->par[p], *b = &s->par[q];
         if (a->numel != b->numel || a->elem_size != b->elem_size || a->flags != b->flags) return 0;
     }
     for (unsigned u = 0; u < s->n_uses; u++) {
@@ -1052,15 +1057,13 @@ static int replica_subtrees(const zs_scenario *s, unsigned x, unsigned y, int de
             if (s->use[v].module == other && s->use[v].param == q) break;
         if (v == s->n_uses) return 0;
     }
-    unsigned cx[ZS_MAX_MODULES], cy[ZS_MAX_MODULES], kx = 0, ky = 0;
-    for (unsigned m = 1; m < s->n_modules; m++) {
-        if (s->mod[m].parent == x) cx[kx++] = m;
-        if (s->mod[m].parent == y) cy[ky++] = m;
+    /* the children, pairwise in order */
+    for (unsigned a = 1, b = 1;; a++, b++) {
+        while (a < s->n_modules && s->mod[a].parent != x) a++;
+        while (b < s->n_modules && s->mod[b].parent != y) b++;
+        if (a >= s->n_modules || b >= s->n_modules) return a >= s->n_modules && b >= s->n_modules;
+        if (!replica_subtrees(s, a, b, depth + 1)) return 0;
     }
-    if (kx != ky) return 0;
-    for (unsigned i = 0; i < kx; i++)
-        if (!replica_subtrees(s, cx[i], cy[i], depth + 1)) return 0;
-    return 1;
 }
 
 int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, int verify)
@@ -1149,7 +1152,7 @@ int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint
     const zs_world_pred *P = ctx;
     wcache *cache = cache_get();
     if (!cache) return 100;
-    if (!cache->pred_copy) cache->pred_copy = malloc(sizeof *cache->pred_copy);
+    if (!cache->pred_copy) cache->pred_copy = calloc(1, sizeof *cache->pred_copy);
     if (!cache->pred_res) cache->pred_res = malloc(sizeof *cache->pred_res);
     zs_scenario *copy = cache->pred_copy;
     zs_world_result *wr = cache->pred_res;
@@ -1170,7 +1173,7 @@ int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint
         }
         return ZS_INV_NONE;
     }
-    *copy = *s;
+    if (zs_scenario_copy(copy, s)) return 100; /* out of memory: a setup error */
     if (P) zs_world_env_apply(&P->env, copy);
     int verdict = zs_world_verdict_ex(copy, policy, order_mode, cap, P ? &P->wo : NULL, wr);
     if (v && wr->violated) *v = wr->v;

@@ -735,6 +735,13 @@ static int cmd_compile(int argc, char **argv)
                         "scenario without them\n", g_prog, file);
         return 2;
     }
+    if (!zs_scenario_fits_codec(&s)) {
+        fprintf(stderr, "%s: %s: larger than the fuzzer-byte codec's bounds (%d modules, %d parameters, "
+                        "%d uses, %d calls per pass, %d child calls per call): .scn text only\n",
+                g_prog, file, ZS_CODEC_MAX_MODULES, ZS_CODEC_MAX_PARAMS, ZS_CODEC_MAX_USES,
+                ZS_CODEC_MAX_CALLS, ZS_CODEC_MAX_CHILD_CALLS);
+        return 2;
+    }
     size_t n = zs_encode(&s, enc, sizeof enc);
     if (n == 0 || n > sizeof enc) {
         fprintf(stderr, "%s: %s: cannot encode (%zu bytes)\n", g_prog, file, n);
@@ -859,7 +866,10 @@ static int cmd_export(int argc, char **argv)
         exp = &r;
         from_rank = rank < 0 ? 0 : (int)rank;
     } else if (rank >= 0) {
-        r = s;
+        if (zs_scenario_copy(&r, &s)) {
+            fprintf(stderr, "%s: %s: out of memory\n", g_prog, file);
+            return 2;
+        }
         r.cfg.rank = (uint8_t)rank;
         exp = &r;
     }
@@ -1154,7 +1164,7 @@ static int cmd_check(int argc, char **argv)
     if (max_len > 65536) die_usage("check: --max-len at most 65536");
     if (outdir && mkdirs(outdir)) die_usage("check: cannot create %s", outdir);
     uint8_t *buf = malloc(max_len + 1);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     if (!buf || !s) die_usage("out of memory");
     unsigned long fails = 0, by_inv[ZS_INV_COUNT + 1] = {0}, torch = 0, setup = 0;
     unsigned long ranked = 0, diverged = 0;
@@ -1265,6 +1275,7 @@ static int cmd_check(int argc, char **argv)
            "%.2f s (%.0f scenarios/s)\n", torch, ranked, diverged, dt, dt > 0 ? t / dt : 0.0);
     seen_free(&seen);
     free(buf);
+    zs_scenario_free(s);
     free(s);
     return fails ? 1 : 0;
 }
@@ -1486,7 +1497,17 @@ static int cmd_seeds(int argc, char **argv)
              * inputs, aliased outputs...) have no bytes: its byte seed is the
              * scenario without them; the .scn seed keeps them */
             static zs_scenario core;
-            core = s;
+            if (zs_scenario_copy(&core, &s)) {
+                fprintf(stderr, "zofuzz seeds: %s: out of memory\n", v[q]);
+                err = 1;
+                continue;
+            }
+            if (!zs_scenario_fits_codec(&core)) {
+                /* a model larger than the byte codec's bounds: no fuzzer seed
+                 * (it is replayed from its .scn by the corpus tests) */
+                fprintf(stderr, "zofuzz seeds: %s: beyond the fuzzer-byte codec's bounds, no seed\n", v[q]);
+                continue;
+            }
             if (zs_scenario_has_ext(&core) && zs_scenario_strip_ext(&core) != 0) {
                 fprintf(stderr, "zofuzz seeds: %s: no byte encoding without its .scn-only constructs\n", v[q]);
                 err = 1;

@@ -59,6 +59,9 @@ MODELS = [
      "Mixtral (transformers MixtralForCausalLM, tiny config: 1 layer, 4 experts, top-2; transformers 5.24.0's "
      "fused MixtralExperts (grouped_mm on CPU) reads gate_up_proj before its act_fn call and down_proj "
      "after it: a param(...) term)"),
+    ("llama32", HF, "build_llama32", "step", 1,
+     "LLaMA with LLaMA-7B's depth (transformers LlamaForCausalLM: 32 layers, hidden 16, GQA 2/1 heads; "
+     "423 modules, over the fuzzer-byte codec's 254: .scn only)"),
     ("lora", HF, "build_lora", "step", 1,
      "peft LoRA (r=2 on q_proj, v_proj) over the tiny LLaMA: base weights frozen"),
     ("torch_mixed", TC, "build", "step_mixed", 5,

@@ -163,7 +163,10 @@ static int emit(const char *dir, unsigned k, const char *name, FILE *index)
 static int emit_ranks(const char *dir, unsigned *k, const char *name, FILE *index)
 {
     if (!sc.cfg.all_ranks) return emit(dir, (*k)++, name, index);
-    whole = sc;
+    if (zs_scenario_copy(&whole, &sc)) {
+        fprintf(stderr, "sim_traces: %s: out of memory\n", name);
+        return 2;
+    }
     for (unsigned r = 0; r < whole.cfg.world_size; r++) {
         if (only_rank >= 0 && (unsigned)only_rank != r) continue;
         char err[256], rname[4200];

@@ -202,7 +202,8 @@ def write_outputs(scs, cols, versions, res, prev_cells=None, prev_exp=None):
                  "(`I1` a negative `ds_grads_remaining`, `I3` a parameter still gathered after a backward "
                  "or the optimizer step, `I4` an op computing with a released parameter), `holds` "
                  "(exit 0), or the exception torch/DeepSpeed raised first. `ctest -R "
-                 "corpus/upstream_findings` reruns the first column's scripts.\n\n"
+                 "corpus/upstream_findings_full` reruns the first column's scripts (`corpus/upstream_findings`, in "
+                 "`./build.sh test`, checks every script is current and runs two of them).\n\n"
                  % (stamp, versions[CURRENT] or "not available", versions[LEGACY] or "not available"))
         fh.write("| scenario | zoffload (reset-on-forward) | %s |\n" % " | ".join(c[0] for c in cols))
         fh.write("| --- | --- | %s |\n" % " | ".join("---" for _ in cols))

@@ -61,21 +61,24 @@ import torch.utils.checkpoint as tcheckpoint
 POLICIES = ("per-call", "reset-on-forward", "lazy-init", "init-at-register")
 LEGACY = POLICIES[1:]
 
-# the scenario model's bounds (fuzz/scenario.h)
-MAX_MODULES = 254
-MAX_PARAMS = 254
-MAX_USES = 64
-MAX_STEPS = 8
-MAX_PASSES = 4
-MAX_CALLS = 254
-MAX_CHILD_CALLS = 16
-MAX_IN = 4
-MAX_OUT = 4
-MAX_USE = 8
-MAX_KW = 4
-MAX_MIX = 8
-MAX_NUMEL = 0x7FFFFFFF
-NAME_LEN = 23
+# the scenario model's bounds, read from fuzz/scenario.h (zoffload/_limits.py)
+from zoffload._limits import load_limits as _load_limits
+
+_L = _load_limits()
+MAX_MODULES = _L["MAX_MODULES"]
+MAX_PARAMS = _L["MAX_PARAMS"]
+MAX_USES = _L["MAX_USES"]
+MAX_STEPS = _L["MAX_STEPS"]
+MAX_PASSES = _L["MAX_PASSES"]
+MAX_CALLS = _L["MAX_CALLS"]
+MAX_CHILD_CALLS = _L["MAX_CHILD_CALLS"]
+MAX_IN = _L["MAX_IN"]
+MAX_OUT = _L["MAX_OUT"]
+MAX_USE = _L["MAX_USE"]
+MAX_KW = _L["MAX_KW"]
+MAX_MIX = _L["MAX_MIX"]
+MAX_NUMEL = _L["MAX_NUMEL"]
+NAME_LEN = _L["NAME_LEN"]
 
 
 class CaptureError(Exception):

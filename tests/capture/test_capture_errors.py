@@ -20,7 +20,7 @@ CASES = [
     ("build_not_module", "step", ["not a torch.nn.Module", "object"]),
     ("build_small", "step_raises", ["step 0 raised RuntimeError", "in the forward of fc"]),
     ("build_small", "step_no_backward", ["no backward"]),
-    ("build_wide", "step", ["does not fit the scenario model", "more than 16 child calls", "ZS_MAX_CHILD_CALLS"]),
+    ("build_wide", "step", ["does not fit the scenario model", "more than 4096 child calls", "ZS_MAX_CHILD_CALLS"]),
     ("build_split", "step", ["does not reproduce the real hook trace", "split.act",
                              "parameter(s) split.act.weight read directly by the caller split"]),
     ("build_body_ckpt_nested", "step", ["layer's forward body runs in a non-reentrant checkpoint inside another "

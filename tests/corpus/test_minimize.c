@@ -175,7 +175,7 @@ static void test_random_failures(void **state)
             int v = zs_min_verdict(&sc, policy, -1, ZS_SIM_DEFAULT_CAP, NULL);
             if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) continue;
             found[policy]++;
-            memcpy(&orig, &sc, sizeof orig);
+            assert_int_equal(zs_scenario_copy(&orig, &sc), 0);
             zs_min_opts o;
             zs_min_opts_init(&o);
             o.policy = policy;
@@ -191,7 +191,7 @@ static void test_random_failures(void **state)
             assert_true(st.after.steps <= st.before.steps);
             assert_true(st.after.lines <= st.before.lines);
             /* minimising the result again changes nothing (a fixpoint) */
-            memcpy(&orig, &sc, sizeof orig);
+            assert_int_equal(zs_scenario_copy(&orig, &sc), 0);
             zs_min_stats st2;
             assert_int_equal(zs_minimize(&sc, &o, &st2), 0);
             assert_int_equal(st2.accepted, 0);
@@ -484,7 +484,8 @@ static void test_world_i8_minimised(void **state)
     assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
     assert_int_equal(zs_min_verdict(&sc, -1, -1, ZS_SIM_DEFAULT_CAP, NULL), ZS_INV_I8);
     /* gather_always on the routed calls' parent removes the divergence */
-    zs_scenario g = sc;
+    static zs_scenario g;
+    assert_int_equal(zs_scenario_copy(&g, &sc), 0);
     int marked = 0;
     for (unsigned k = 0; k < g.n_edits; k++)
         if (g.edit[k].kind == ZS_EDIT_ROUTE) {

@@ -265,6 +265,35 @@ static void test_doc_examples(void **state)
     free(doc);
 }
 
+/* A captured model beyond the fuzzer-byte codec's bounds (423 modules, 291
+ * parameters, 422 calls, 32 child calls in one body): parses, prints
+ * canonically and parses back to the same scenario, and has no bytes. */
+static void test_beyond_codec(void **state)
+{
+    (void)state;
+    char *txt = read_text("corpus/models/llama32.scn");
+    assert_non_null(txt);
+    zs_scn_error err;
+    zs_scn_expect e;
+    int rc = zs_scn_parse(txt, strlen(txt), &s1, &e, &err);
+    if (rc) fprintf(stderr, "llama32.scn: %d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
+    free(txt);
+    assert_int_equal(s1.n_modules, 423);
+    assert_int_equal(s1.n_params, 291);
+    assert_int_equal(s1.step[0].pass[0].n_calls, 422);
+    assert_false(zs_scenario_fits_codec(&s1));
+    char *t = zs_scn_print(&s1, &e);
+    assert_non_null(t);
+    assert_int_equal(zs_scn_parse(t, strlen(t), &s2, NULL, &err), 0);
+    assert_true(zs_scenario_equal_strict(&s1, &s2));
+    char *t2 = zs_scn_print(&s2, &e);
+    assert_non_null(t2);
+    assert_string_equal(t, t2);
+    free(t);
+    free(t2);
+}
+
 static void test_noncanonical(void **state)
 {
     (void)state;
@@ -464,7 +493,8 @@ static const char body_text[] =
 /* The simulator's canonical trace of s under `policy` into buf. */
 static void sim_trace(const zs_scenario *s, int policy, char *buf, size_t cap)
 {
-    zs_scenario t = *s;
+    static zs_scenario t; /* zero-filled: empty; reused */
+    assert_int_equal(zs_scenario_copy(&t, s), 0);
     t.cfg.policy = (uint8_t)policy;
     FILE *f = tmpfile();
     assert_non_null(f);
@@ -519,18 +549,18 @@ static void test_ckpt_body(void **state)
     assert_null(strstr(strstr(trace, "BWD g=0"), "A m=1"));
 
     /* the fuzz codec's approximation: the call's checkpoint of the same kind */
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     assert_int_equal(zs_scenario_strip_ext(&s2), 0);
     assert_int_equal(s2.step[0].pass[0].calls[1].flags, ZS_CALL_CKPT_RE);
     assert_true(zs_encode(&s2, buf, sizeof buf) > 0);
 
     /* invalid: the body flag without a checkpoint kind; the body on the root call */
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     s2.step[0].pass[0].calls[1].flags = ZS_CALL_CKPT_BODY;
     char msg[200];
     assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "without a checkpoint kind"));
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     s2.step[0].pass[0].calls[0].flags = ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY;
     assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "root call"));
@@ -568,7 +598,7 @@ static void test_param_term(void **state)
     const zs_call *act = &s1.step[0].pass[0].calls[2];
     assert_int_equal(act->n_mix, 1);
     assert_int_equal(act->mix[0].ref.kind, ZS_REF_PARAM);
-    assert_int_equal(act->mix[0].ref.index, 0);
+    assert_int_equal(act->mix[0].ref.call, 0);
     char *t = zs_scn_print(&s1, NULL);
     assert_non_null(t);
     assert_string_equal(t, param_text);
@@ -583,24 +613,24 @@ static void test_param_term(void **state)
                                   "POST m=2 c=1->0\nPGRAD p=0\nPOST m=1 c=1->0\n"));
 
     /* invalid: a parameter the caller's module does not read */
-    s2 = s1;
-    s2.step[0].pass[0].calls[2].mix[0].ref.index = 2; /* act.w */
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
+    s2.step[0].pass[0].calls[2].mix[0].ref.call = 2; /* act.w */
     char msg[200];
     assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "not read by the caller's module"));
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     s2.step[0].pass[0].calls[2].mix[0].ref.detach = 1;
     assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
 
     /* the minimiser drops a parameter and the terms that name it */
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     zs_min_drop_param(&s2, 0);
     assert_int_equal(s2.step[0].pass[0].calls[2].n_mix, 0);
     assert_int_equal(zs_scenario_validate(&s2, NULL, 0), 0);
-    s2 = s1;
-    s2.step[0].pass[0].calls[2].mix[0].ref.index = 1; /* down */
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
+    s2.step[0].pass[0].calls[2].mix[0].ref.call = 1; /* down */
     zs_min_drop_param(&s2, 0);
-    assert_int_equal(s2.step[0].pass[0].calls[2].mix[0].ref.index, 0);
+    assert_int_equal(s2.step[0].pass[0].calls[2].mix[0].ref.call, 0);
     assert_int_equal(zs_scenario_validate(&s2, NULL, 0), 0);
 
     /* text errors: on the root call; an unknown parameter */
@@ -646,7 +676,7 @@ static void test_raw_ref(void **state)
     static uint8_t buf[ZS_ENCODE_MAX];
     assert_int_equal(zs_encode(&s1, buf, sizeof buf), 0);
     /* the same scenario without .raw differs (equality sees the flag) */
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     s2.step[0].pass[0].calls[0].use[1].raw = 0;
     assert_false(zs_scenario_equal(&s1, &s2));
 
@@ -663,7 +693,7 @@ static void test_raw_ref(void **state)
                               "  call a(batch_rg) -> 1 use(arg0.raw)\n    call b(arg0) -> 1\n";
     assert_int_equal(zs_scn_parse(bad, strlen(bad), &s2, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "'.raw' only follows an outK.J reference"));
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     s2.step[0].pass[0].calls[0].use[0].kind = ZS_REF_ARG;
     s2.step[0].pass[0].calls[0].use[0].index = 0;
     s2.step[0].pass[0].calls[0].use[0].raw = 1;
@@ -671,7 +701,7 @@ static void test_raw_ref(void **state)
     assert_int_equal(zs_scenario_validate(&s2, msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "must be an outK.J reference"));
     /* the fuzz seed form has no raw reference */
-    s2 = s1;
+    assert_int_equal(zs_scenario_copy(&s2, &s1), 0);
     assert_int_equal(zs_scenario_strip_ext(&s2), 0);
     assert_int_equal(s2.step[0].pass[0].calls[0].use[1].raw, 0);
 }
@@ -684,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_rank_edits),       cmocka_unit_test(test_ckpt_body),
         cmocka_unit_test(test_param_term),      cmocka_unit_test(test_raw_ref),
+        cmocka_unit_test(test_beyond_codec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,7 +107,7 @@ static void test_valid_and_unique(void **state)
     (void)state;
     zo_enum_bounds b = {2, 2, 2, 0, 0};
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     uint8_t *buf = malloc(ZS_ENCODE_MAX);
     unsigned cap = 1u << 18;
     uint64_t *set = calloc(cap, sizeof *set);
@@ -131,6 +131,7 @@ static void test_valid_and_unique(void **state)
     assert_int_equal(dups, 0);
     free(set);
     free(buf);
+    zs_scenario_free(s);
     free(s);
     free(g);
 }
@@ -143,7 +144,7 @@ static void test_renaming_reduction(void **state)
     (void)state;
     zo_enum_bounds b = {3, 3, 1, 1, ZO_ENUM_F_NONE};
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     assert_true(g && s);
     assert_int_equal(zo_enum_gen_init(g, &b), 0);
     uint64_t sym = 0, only2 = 0, only1 = 0;
@@ -166,6 +167,7 @@ static void test_renaming_reduction(void **state)
     assert_true(sym > 0);
     assert_true(only1 > 0);
     assert_int_equal(only2, 0);
+    zs_scenario_free(s);
     free(s);
     free(g);
 }
@@ -176,7 +178,7 @@ static void test_renaming_reduction(void **state)
 
 static zs_ref R(uint8_t kind, uint8_t call, uint8_t index)
 {
-    zs_ref r = {kind, call, index, 0};
+    zs_ref r = {kind, call, index, 0, 0};
     return r;
 }
 
@@ -184,7 +186,21 @@ static zs_ref R(uint8_t kind, uint8_t call, uint8_t index)
  * parameter of 8 elements. */
 static void two_modules(zs_scenario *s, unsigned n_steps)
 {
-    memset(s, 0, sizeof *s);
+    /* a clean scenario with room for the codec's bounds, every slot zero */
+    zs_scenario_free(s);
+    assert_int_equal(zs_scenario_init(s), 0);
+    memset(s->mod, 0, s->cap_modules * sizeof *s->mod);
+    memset(s->par, 0, s->cap_params * sizeof *s->par);
+    for (unsigned i = 0; i < ZS_MAX_STEPS; i++) {
+        memset(&s->step[i].kind, 0, sizeof s->step[i].kind);
+        s->step[i].n_passes = 0;
+        for (unsigned k = 0; k < ZS_MAX_PASSES; k++) {
+            zs_pass *p = &s->step[i].pass[k];
+            memset(p->calls, 0, p->cap_calls * sizeof *p->calls);
+            p->n_calls = 0;
+            p->loss_mask = 0;
+        }
+    }
     uint32_t cls[3];
     unsigned ncls;
     assert_int_equal(zo_enum_config(0, &s->cfg, cls, &ncls), 0);
@@ -272,11 +288,12 @@ static int verdict(const zs_scenario *s, int policy)
 static int emitted(const zo_enum_bounds *b, const zs_scenario *want)
 {
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     int found = 0;
     assert_true(g && s);
     assert_int_equal(zo_enum_gen_init(g, b), 0);
     while (!found && zo_enum_next(g, s)) found = zs_scenario_equal(s, want);
+    zs_scenario_free(s);
     free(s);
     free(g);
     return found;
@@ -289,7 +306,7 @@ static const zo_enum_bounds known_bound = {2, 4, 2, 1, ZO_ENUM_F_NONE};
 static void test_known_scenarios(void **state)
 {
     (void)state;
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     char err[256];
     assert_non_null(s);
 
@@ -312,6 +329,7 @@ static void test_known_scenarios(void **state)
     s->cfg.ds_profile = ZS_DS_019_HOOKS;
     assert_int_equal(verdict(s, ZO_GRADS_INIT_AT_REGISTER), ZS_INV_I3);
     assert_int_equal(verdict(s, ZO_GRADS_LAZY_INIT), ZS_INV_I3);
+    zs_scenario_free(s);
     free(s);
 }
 
@@ -343,13 +361,14 @@ static void test_known_verdicts_table(void **state)
         after_bwd |= !strcmp(r.pol[ZO_GRADS_INIT_AT_REGISTER].cell[ZS_INV_I3].site[k], "after ENDBWD g=#");
     assert_true(after_bwd);
     /* the smallest counterexamples replay to the same verdict */
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     assert_non_null(s);
     const zo_enum_cell *c = &r.pol[ZO_GRADS_RESET_ON_FORWARD].cell[ZS_INV_I1];
     assert_true(c->len > 0);
     zs_decode(c->bytes, c->len, s);
     assert_int_equal(s->cfg.policy, ZO_GRADS_RESET_ON_FORWARD);
     assert_int_equal(verdict(s, -1), ZS_INV_I1);
+    zs_scenario_free(s);
     free(s);
     zo_enum_results_free(&r);
 }
@@ -499,7 +518,7 @@ static void test_many_children_use_bound(void **state)
 {
     (void)state;
     zo_enum_gen *g = malloc(sizeof *g);
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     assert_true(g && s);
     char err[256];
     for (unsigned k = 9; k <= 16; k++) {
@@ -523,6 +542,7 @@ static void test_many_children_use_bound(void **state)
         for (int n = 0; n < 2000 && zo_enum_next(g, s); n++)
             if (zs_scenario_validate(s, err, sizeof err) != 0) fail_msg("K=%u: invalid scenario: %s", k, err);
     }
+    zs_scenario_free(s);
     free(s);
     free(g);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "scenario.h"
+#include "sim.h"
 #include "zs_random.h"
 
 static zs_scenario a, b, c;
@@ -153,13 +154,13 @@ static void test_built_scenarios(void **state)
     assert_roundtrip(&a);
 
     /* names are annotations: equal ignores them, strict does not */
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     snprintf(c.mod[1].name, ZS_NAME_LEN, "layer");
     assert_true(zs_scenario_equal(&a, &c));
     assert_false(zs_scenario_equal_strict(&a, &c));
 
     /* explicit thresholds outside the class tables, odd elem size, big numel */
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.cfg.max_live_parameters = 123457;
     c.cfg.param_persistence_threshold = ZS_INF;
     c.par[0].elem_size = 3;
@@ -176,13 +177,20 @@ static void test_built_scenarios(void **state)
     assert_roundtrip(&c);
 
     /* every step kind, checkpoint flags, a caught exception, tied use */
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.n_steps = 5;
     for (unsigned k = 0; k < 5; k++) {
-        c.step[k] = a.step[0];
+        assert_int_equal(zs_step_copy(&c.step[k], &a.step[0]), 0);
         c.step[k].kind = (uint8_t)k;
         c.step[k].n_passes = (k == ZS_STEP_ACCUM || k == ZS_STEP_INTERLEAVE) ? 3 : 1;
-        for (unsigned q = 1; q < c.step[k].n_passes; q++) c.step[k].pass[q] = c.step[k].pass[0];
+        for (unsigned q = 1; q < c.step[k].n_passes; q++) {
+            zs_pass *d = &c.step[k].pass[q];
+            const zs_pass *p0 = &c.step[k].pass[0];
+            assert_int_equal(zs_pass_reserve(d, p0->n_calls), 0);
+            d->n_calls = p0->n_calls;
+            d->loss_mask = p0->loss_mask;
+            memcpy(d->calls, p0->calls, p0->n_calls * sizeof *p0->calls);
+        }
     }
     c.step[ZS_STEP_EVAL].pass[0].loss_mask = 0;
     c.step[0].pass[0].calls[1].flags = ZS_CALL_CKPT_RE;
@@ -218,48 +226,48 @@ static void test_invalid(void **state)
 {
     (void)state;
     build_reuse(&a);
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.cfg.world_size = 9;
     expect_invalid(&c, "world_size");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.cfg.rank = 1;
     expect_invalid(&c, "rank");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.n_modules = 3;
     c.mod[2].parent = 5;
     expect_invalid(&c, "module 2");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.par[0].numel = 0;
     expect_invalid(&c, "numel");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.n_uses = 1;
     c.use[0] = (zs_use){1, 0}; /* the owner itself */
     expect_invalid(&c, "use 0");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[2].module = 0; /* callee not a child module */
     expect_invalid(&c, "call 2");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[1].in[0] = (zs_ref){ZS_REF_OUT, 2, 0, 0, 0}; /* a later call */
     expect_invalid(&c, "call 1");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].loss_mask = 2; /* root has one output */
     expect_invalid(&c, "loss_mask");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[0].flags = ZS_CALL_CKPT_RE;
     expect_invalid(&c, "root");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[1].flags = ZS_CALL_CKPT_RE | ZS_CALL_RAISE;
     expect_invalid(&c, "raise");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[2].parent = 1; /* call 2 made by call 1: callee not a child */
     expect_invalid(&c, NULL);
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].n_passes = 2;
     expect_invalid(&c, "n_passes");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.n_order = 1; /* order bytes with the engine order */
     expect_invalid(&c, "order");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[1].catcher = 0; /* catcher without raise */
     expect_invalid(&c, "catcher");
 }
@@ -273,8 +281,8 @@ static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in
 {
     zs_call c;
     memset(&c, 0, sizeof c);
-    c.module = (uint8_t)module;
-    c.parent = (uint8_t)parent;
+    c.module = (zs_id)module;
+    c.parent = (zs_id)parent;
     c.catcher = ZS_NONE;
     c.n_in = (uint8_t)n_in;
     c.in[0] = in0;
@@ -292,7 +300,7 @@ static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in
 static void build_moe(zs_scenario *s, unsigned n_steps)
 {
     zs_scenario_init(s);
-    static const uint8_t parent[10] = {ZS_NONE, 0, 1, 1, 3, 1, 5, 1, 7, 0};
+    static const zs_id parent[10] = {ZS_NONE, 0, 1, 1, 3, 1, 5, 1, 7, 0};
     static const char *const names[10] = {"net", "moe", "router", "e0", "fc", "e1", "fc", "e2", "fc", "head"};
     s->n_modules = 10;
     for (unsigned m = 0; m < 10; m++) {
@@ -345,8 +353,8 @@ static void build_moe(zs_scenario *s, unsigned n_steps)
 static zs_rank_edit mkedit(unsigned rank, unsigned kind, unsigned step, unsigned pass, unsigned call,
                            unsigned module)
 {
-    return (zs_rank_edit){(uint8_t)rank, (uint8_t)kind, (uint8_t)step, (uint8_t)pass, (uint8_t)call,
-                          (uint8_t)module};
+    return (zs_rank_edit){(uint8_t)rank, (uint8_t)kind, (uint8_t)step, (uint8_t)pass, (zs_id)call,
+                          (zs_id)module};
 }
 
 static zs_scenario r0, r1, r2;
@@ -383,7 +391,7 @@ static void test_rank_edits(void **state)
 
     /* rank 2: the base program */
     for_rank_ok(&a, 2, &r2);
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.cfg.rank = 2;
     c.cfg.all_ranks = 0;
     c.n_edits = 0;
@@ -426,7 +434,7 @@ static void test_rank_edits(void **state)
     assert_int_equal(p->loss_mask, 1);
 
     /* aliasing in == out works */
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     assert_int_equal(zs_scenario_for_rank(&c, 1, &c, NULL, 0), 0);
     assert_true(zs_scenario_equal(&c, &r1));
 
@@ -461,11 +469,11 @@ static void test_rank_edits_invalid(void **state)
 {
     (void)state;
     build_moe(&a, 2);
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.cfg.world_size = 1;
     c.cfg.all_ranks = 1;
     expect_invalid(&c, "all_ranks");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.n_edits = 1;
     c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);
     expect_invalid(&c, "all_ranks");
@@ -473,20 +481,20 @@ static void test_rank_edits_invalid(void **state)
     assert_roundtrip(&c);
     c.cfg.all_ranks = 2;
     expect_invalid(&c, "all_ranks");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.cfg.verify_collectives = 2;
     expect_invalid(&c, "verify_collectives");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.mod[9].flags = ZS_MOD_GATHER_ALWAYS | ZS_MOD_Z3_LEAF;
     expect_invalid(&c, "gather_always");
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.mod[1].flags = 0x4;
     expect_invalid(&c, "flags");
 
     a.cfg.all_ranks = 1;
     a.n_edits = 2;
     /* not sorted */
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);
     c.edit[1] = mkedit(0, ZS_EDIT_SKIP, 0, 0, 5, 0);
     expect_invalid(&c, "sorted");
@@ -534,7 +542,7 @@ static void test_rank_edits_invalid(void **state)
     c.edit[0] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 3, 1);
     expect_invalid(&c, "module");
     /* raise inside a checkpointed call */
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.step[0].pass[0].calls[3].flags = ZS_CALL_CKPT_NRE;
     c.n_edits = 1;
     c.edit[0] = mkedit(1, ZS_EDIT_RAISE, 0, 0, 4, 0);
@@ -550,7 +558,7 @@ static void test_gather_always(void **state)
     a.mod[5].flags = ZS_MOD_GATHER_ALWAYS; /* below another: no effect */
     a.mod[7].flags = ZS_MOD_Z3_LEAF;
     assert_roundtrip(&a);
-    uint8_t ids[ZS_MAX_PARAMS];
+    static zs_id ids[ZS_MAX_PARAMS];
     assert_int_equal(zs_module_param_set(&a, 1, ids), 4); /* router, e0.fc, e1.fc, e2.fc */
     assert_int_equal(ids[0], 0);
     assert_int_equal(ids[3], 3);
@@ -562,9 +570,105 @@ static void test_gather_always(void **state)
     assert_true(zs_module_under_gather_always(&a, 5));
     assert_false(zs_module_under_gather_always(&a, 1));
     assert_false(zs_module_under_gather_always(&a, 9));
-    c = a;
+    assert_int_equal(zs_scenario_copy(&c, &a), 0);
     c.mod[5].flags = 0;
     assert_false(zs_scenario_equal(&a, &c));
+}
+
+/* A scenario beyond the byte codec's bounds: a root module with n children
+ * (n + 1 modules, one parameter each), one pass in which the root calls each
+ * child once on its input and consumes every child's output... up to
+ * ZS_MAX_USE of them.  n = 299: 300 modules and calls, 299 child calls. */
+static void build_wide(zs_scenario *s, unsigned n)
+{
+    zs_scenario_free(s);
+    assert_int_equal(zs_scenario_init(s), 0);
+    assert_int_equal(zs_scenario_reserve(s, n + 1, n + 1, 0), 0);
+    assert_int_equal(zs_pass_reserve(&s->step[0].pass[0], n + 1), 0);
+    s->n_modules = n + 1;
+    s->n_params = n + 1;
+    for (unsigned m = 0; m <= n; m++) {
+        s->mod[m].parent = m ? 0 : ZS_NONE;
+        s->mod[m].flags = 0;
+        snprintf(s->mod[m].name, ZS_NAME_LEN, m ? "l%u" : "root", m);
+        s->par[m].owner = m;
+        s->par[m].numel = 8;
+        s->par[m].elem_size = 4;
+        s->par[m].flags = 0;
+    }
+    zs_pass *p = &s->step[0].pass[0];
+    p->n_calls = n + 1;
+    p->loss_mask = 1;
+    p->calls[0] = mkcall(0, ZS_NONE, 1, (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0}, 1);
+    for (unsigned k = 1; k <= n; k++) {
+        p->calls[k] = mkcall(k, 0, 1, ARG(0), 1);
+        p->calls[k].n_use = 1;
+        p->calls[k].use[0] = ARG(0);
+    }
+    p->calls[0].n_use = ZS_MAX_USE;
+    for (unsigned u = 0; u < ZS_MAX_USE; u++) p->calls[0].use[u] = OUT(n - u, 0);
+}
+
+/* The model's bounds exceed the codec's: such a scenario validates, prints,
+ * parses back, copies and replays, and zs_encode refuses it. */
+static void test_beyond_codec(void **state)
+{
+    (void)state;
+    char err[256];
+    build_wide(&a, 299);
+    assert_int_equal(zs_scenario_validate(&a, err, sizeof err), 0);
+    assert_false(zs_scenario_fits_codec(&a));
+    assert_int_equal(zs_encode(&a, enc1, sizeof enc1), 0);
+    /* (the .scn print/parse round trip of such a scenario: tests/corpus/test_scn.c) */
+    assert_int_equal(zs_scenario_copy(&b, &a), 0);
+    assert_int_equal(b.step[0].pass[0].n_calls, 300);
+    assert_int_equal(b.step[0].pass[0].calls[299].module, 299);
+    assert_int_equal(zs_scenario_copy(&c, &b), 0);
+    assert_true(zs_scenario_equal_strict(&a, &c));
+    /* the copy owns its arrays: changing it leaves the original */
+    c.mod[299].flags = ZS_MOD_Z3_LEAF;
+    assert_false(zs_scenario_equal(&a, &c));
+    zs_sim_result r;
+    assert_int_equal(zs_sim_run(&a, NULL, &r), 0);
+    assert_false(r.violated);
+    /* within the codec's bounds again: bytes as before */
+    build_wide(&a, 15);
+    assert_true(zs_scenario_fits_codec(&a));
+    assert_roundtrip(&a);
+    zs_scenario_free(&a);
+    zs_scenario_free(&b);
+    zs_scenario_free(&c);
+    assert_int_equal(a.n_modules, 0);
+    assert_null(a.mod);
+}
+
+/* Over the model's own bounds: 4,097 child calls in one call body. */
+static void test_over_model_bounds(void **state)
+{
+    (void)state;
+    char err[256];
+    build_wide(&a, 1);
+    zs_pass *p = &a.step[0].pass[0];
+    unsigned n = ZS_MAX_CHILD_CALLS + 1;
+    assert_int_equal(zs_pass_reserve(p, n + 1), 0);
+    for (unsigned k = 1; k <= n; k++) {
+        p->calls[k] = mkcall(1, 0, 1, ARG(0), 1);
+        p->calls[k].n_use = 1;
+        p->calls[k].use[0] = ARG(0);
+    }
+    p->n_calls = n + 1;
+    p->calls[0].n_use = 1;
+    p->calls[0].use[0] = OUT(n, 0);
+    assert_int_equal(zs_scenario_validate(&a, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n_children"));
+    /* one child call fewer is within them */
+    p->n_calls = n;
+    p->calls[0].use[0] = OUT(n - 1, 0);
+    assert_int_equal(zs_scenario_validate(&a, err, sizeof err), 0);
+    /* and reserve refuses what the model cannot hold */
+    assert_int_equal(zs_pass_reserve(p, ZS_MAX_CALLS + 1), -1);
+    assert_int_equal(zs_scenario_reserve(&a, ZS_MAX_MODULES + 1, 1, 0), -1);
+    zs_scenario_free(&a);
 }
 
 /* The tail keeps every old byte string's meaning: no tail, no bytes. */
@@ -687,14 +791,14 @@ static void test_for_rank_garbage(void **state)
             e->kind = (uint8_t)(zs_rand_next(&st) % (ZS_EDIT_KINDS + 1));
             e->step = (uint8_t)(zs_rand_next(&st) % (a.n_steps + 1));
             e->pass = (uint8_t)(zs_rand_next(&st) % 3);
-            e->call = (uint8_t)(zs_rand_next(&st) % 20);
-            e->module = (uint8_t)(zs_rand_next(&st) % 20);
+            e->call = (zs_id)(zs_rand_next(&st) % 20);
+            e->module = (zs_id)(zs_rand_next(&st) % 20);
         }
         for (unsigned q = 0; q < a.n_steps; q++)
             for (unsigned k = 0; k < a.step[q].n_passes; k++) {
                 zs_pass *p = &a.step[q].pass[k];
                 for (unsigned c = 1; c < p->n_calls; c++)
-                    if (zs_rand_next(&st) % 8 == 0) p->calls[c].parent = (uint8_t)(zs_rand_next(&st) % 256);
+                    if (zs_rand_next(&st) % 8 == 0) p->calls[c].parent = (zs_id)(zs_rand_next(&st) % 256);
             }
         for (unsigned r = 0; r < a.cfg.world_size; r++) {
             char err[256];
@@ -719,6 +823,8 @@ int main(void)
         cmocka_unit_test(test_rank_edits_invalid),
         cmocka_unit_test(test_gather_always),
         cmocka_unit_test(test_tail_compat),
+        cmocka_unit_test(test_beyond_codec),
+        cmocka_unit_test(test_over_model_bounds),
         cmocka_unit_test(test_random_tails),
         cmocka_unit_test(test_random_bytes_for_rank),
         cmocka_unit_test(test_for_rank_garbage),

@@ -74,8 +74,8 @@ static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
 {
     zs_call *c = &p->calls[p->n_calls++];
     memset(c, 0, sizeof *c);
-    c->module = (uint8_t)module;
-    c->parent = (uint8_t)parent;
+    c->module = (zs_id)module;
+    c->parent = (zs_id)parent;
     c->catcher = ZS_NONE;
     c->n_out = 1;
     return c;
@@ -83,7 +83,7 @@ static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
 
 static zs_ref R(int kind, int call, int index)
 {
-    zs_ref r = {(uint8_t)kind, (uint8_t)call, (uint8_t)index, 0};
+    zs_ref r = {(uint8_t)kind, (zs_id)call, (uint8_t)index, 0, 0};
     return r;
 }
 
@@ -186,7 +186,7 @@ static void unused_then_used(zs_scenario *s)
     c1->use[0] = R(ZS_REF_ARG, 0, 0);
     p->calls[0].n_use = 1;
     p->calls[0].use[0] = R(ZS_REF_ARG, 0, 0); /* the branch is dropped */
-    s->step[1] = s->step[0];
+    assert_int_equal(zs_step_copy(&s->step[1], &s->step[0]), 0);
     s->step[1].pass[0].calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
 }
 
@@ -420,7 +420,7 @@ static void test_discard(void **state)
     (void)state;
     zs_scenario_init(&sc);
     sc.n_steps = 2;
-    sc.step[1] = sc.step[0];
+    assert_int_equal(zs_step_copy(&sc.step[1], &sc.step[0]), 0);
     sc.step[1].pass[0].loss_mask = 0;
     zs_sim_result r;
     int rc = run(&sc, ZO_GRADS_PER_CALL, -1, &r);
@@ -487,7 +487,8 @@ static void test_context_at_gathers(void **state)
     S->r = &r;
     S->policy = 0;
     S->order_mode = 0;
-    for (unsigned p = 0; p < ZS_MAX_PARAMS; p++) S->acc[p] = -1;
+    assert_int_equal(alloc_arrays(S), 0);
+    for (unsigned p = 0; p < sc.n_params; p++) S->acc[p] = -1;
     zs_check_init(&S->chk, &sc, 0, 0);
     S->ctx_phase = "setup";
     S->ctx_pass = -1;
@@ -508,7 +509,7 @@ static void test_context_at_gathers(void **state)
     assert_int_equal(zo_module_register(S->rt, 0, NULL, 0, &id), ZO_OK);
     zo_param_id pid;
     assert_int_equal(zo_param_register(S->rt, 1, NULL, 1000, 4, 0, &pid), ZO_OK);
-    memset(S->chk.shadow, 0, sizeof S->chk.shadow);
+    memset(S->chk.shadow, 0, sc.n_params);
     run_step(S, 0);
     assert_false(S->chk.violated);
     /* the first gather: layer's first call inside model's call */
@@ -528,6 +529,7 @@ static void test_context_at_gathers(void **state)
     free(S->xs);
     free(S->heap);
     free(S->pset_ids);
+    free(S->arrays);
     free(S);
 }
 

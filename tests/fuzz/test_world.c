@@ -37,8 +37,8 @@ static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
 {
     zs_call *c = &p->calls[p->n_calls++];
     memset(c, 0, sizeof *c);
-    c->module = (uint8_t)module;
-    c->parent = (uint8_t)parent;
+    c->module = (zs_id)module;
+    c->parent = (zs_id)parent;
     c->catcher = ZS_NONE;
     c->n_out = 1;
     return c;
@@ -46,7 +46,7 @@ static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
 
 static zs_ref R(int kind, int call, int index)
 {
-    zs_ref r = {(uint8_t)kind, (uint8_t)call, (uint8_t)index, 0};
+    zs_ref r = {(uint8_t)kind, (zs_id)call, (uint8_t)index, 0, 0};
     return r;
 }
 
@@ -73,7 +73,7 @@ static void moe(zs_scenario *s, int W, int edit)
     name_mod(s, 4, "expert2");
     s->n_params = 4;
     for (unsigned p = 0; p < 4; p++) {
-        s->par[p].owner = (uint8_t)(p + 1);
+        s->par[p].owner = (zs_id)(p + 1);
         s->par[p].numel = 16 + 8 * p;
         s->par[p].elem_size = 4;
     }
@@ -280,7 +280,7 @@ static void reuse_then_moe(zs_scenario *s)
 {
     moe(s, 2, 1);
     s->n_steps = 2;
-    s->step[1] = s->step[0];
+    assert_int_equal(zs_step_copy(&s->step[1], &s->step[0]), 0);
     s->edit[0].step = 1;
     /* step 0: root -> moe -> expert0 twice (h = E(x); y = E(h)) */
     zs_pass *p = &s->step[0].pass[0];

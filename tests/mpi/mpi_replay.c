@@ -159,7 +159,7 @@ typedef struct rank_result {
 static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out)
 {
     memset(out, 0, sizeof *out);
-    zs_scenario *mine = malloc(sizeof *mine);
+    zs_scenario *mine = calloc(1, sizeof *mine);
     if (!mine) {
         snprintf(out->rc_ctx.err, sizeof out->rc_ctx.err, "out of memory");
         return out->rc = -1;
@@ -167,6 +167,7 @@ static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out)
     char err[256] = "";
     if (zs_scenario_for_rank(base, (unsigned)g_rank, mine, err, sizeof err) != 0) {
         snprintf(out->rc_ctx.err, sizeof out->rc_ctx.err, "program of rank %d: %s", g_rank, err);
+        zs_scenario_free(mine);
         free(mine);
         return out->rc = -1;
     }
@@ -180,6 +181,7 @@ static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out)
     o.max_bytes_per_param = cap;
     out->rc_ctx.cap = cap;
     out->rc = zs_sim_run(mine, &o, &out->r);
+    zs_scenario_free(mine);
     free(mine);
     return out->rc;
 }
@@ -242,7 +244,7 @@ static int mode_replay(int argc, char **argv)
 {
     int verify = 0, ok_all = 1;
     uint64_t cap = ZS_SIM_DEFAULT_CAP;
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     rank_result *rr = malloc(sizeof *rr);
     if (!s || !rr)
         return 1;
@@ -329,6 +331,7 @@ static int mode_replay(int argc, char **argv)
     say0("mpi_replay: %d scenario files, %llu gathered parameters compared over %d ranks (%llu bytes), %llu mismatches: %s\n",
          files, (unsigned long long)tot_cmp, g_world, (unsigned long long)tot_bytes, (unsigned long long)tot_mis,
          ok_all && files && tot_cmp ? "PASS" : "FAIL");
+    zs_scenario_free(s);
     free(s);
     free(rr);
     return ok_all && files && tot_cmp ? 0 : 1;
@@ -348,7 +351,7 @@ static int find_module(const zs_scenario *s, const char *name)
 
 static int mode_divergence(const char *path)
 {
-    zs_scenario *s = malloc(sizeof *s);
+    zs_scenario *s = calloc(1, sizeof *s);
     rank_result *rr = malloc(sizeof *rr);
     if (!s || !rr)
         return 1;
@@ -367,15 +370,15 @@ static int mode_divergence(const char *path)
     for (unsigned st = 0; st < s->n_steps; st++)
         for (unsigned p = 0; p < s->step[st].n_passes; p++)
             for (unsigned k = 0; k < s->step[st].pass[p].n_calls; k++)
-                if (s->step[st].pass[p].calls[k].module == e0 && s->n_edits < ZS_MAX_RANK_EDITS) {
+                if (s->step[st].pass[p].calls[k].module == (zs_id)e0 && s->n_edits < ZS_MAX_RANK_EDITS) {
                     zs_rank_edit *e = &s->edit[s->n_edits++];
                     memset(e, 0, sizeof *e);
                     e->rank = 1;
                     e->kind = ZS_EDIT_ROUTE;
                     e->step = (uint8_t)st;
                     e->pass = (uint8_t)p;
-                    e->call = (uint8_t)k;
-                    e->module = (uint8_t)e1;
+                    e->call = (zs_id)k;
+                    e->module = (zs_id)e1;
                 }
     if (s->n_edits == 0) {
         say0("%s: the base program never calls e0\n", path);
@@ -435,6 +438,7 @@ static int mode_divergence(const char *path)
     pass &= okk;
 
     say0("mpi_replay divergence: %s\n", pass ? "PASS" : "FAIL");
+    zs_scenario_free(s);
     free(s);
     free(rr);
     return pass ? 0 : 1;

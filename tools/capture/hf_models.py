@@ -147,3 +147,12 @@ def step_meta(model, i):
     out.logits.float().mean().backward()
     model.zo_opt.step()
     model.zo_opt.zero_grad()
+
+
+def build_llama32():
+    """A LLaMA-7B-shaped stack (32 decoder layers, GQA) with a tiny hidden
+    size: 421 modules and 291 parameters, beyond the fuzzer-byte codec's 254
+    (it lives in .scn text only)."""
+    from transformers import LlamaForCausalLM
+    torch.manual_seed(0)
+    return _train(LlamaForCausalLM(_llama_cfg(num_hidden_layers=32)))
