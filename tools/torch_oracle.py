@@ -488,7 +488,7 @@ class Run:
         elif k == "param":
             # a mixed input's parameter term: the caller's op reads the
             # parameter itself (fused MoE experts, transformers 5.24.0)
-            t = self.params[ref["index"]]
+            t = self.params[ref["call"]]  # the parameter's ds_id
         else:
             t = x.out[(ref["call"], ref["index"])]
         return t.detach() if ref["detach"] else t
