@@ -554,6 +554,31 @@ static void module_compute(sim *S, unsigned m)
     }
 }
 
+/* A reentrant checkpoint's CheckpointFunction node for call ci (body: its
+ * checkpointed body, in[] the wrapped inputs; else the whole call): edges
+ * to the inputs that require grad (*any set if one does) and the record its
+ * backward recomputes from.  -1 if out of memory. */
+static int32_t ckpt_node(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int body, int *any)
+{
+    int32_t cn = new_node(S, N_CKPT, X->p->calls[ci].module);
+    if (cn < 0) return -1;
+    for (unsigned i = 0; i < n_in; i++)
+        if (in[i].rg) {
+            add_edge(S, cn, in[i].prod);
+            *any = 1;
+        }
+    S->ckrecs = grow(S, S->ckrecs, &S->cap_ckrecs, S->n_ckrecs + 1, sizeof *S->ckrecs);
+    if (S->nomem) return -1;
+    ckrec *k = &S->ckrecs[S->n_ckrecs];
+    k->x = X;
+    k->ci = ci;
+    k->n_in = n_in;
+    k->body = (uint8_t)body;
+    memcpy(k->in, in, n_in * sizeof *in);
+    S->nodes[cn].aux = (int32_t)S->n_ckrecs++;
+    return cn;
+}
+
 /* A full backward hook's BackwardHookFunction (N_HOOK) over the tensors
  * t[0..n) when one of them requires grad: one node joining them, which
  * then produces each of them.  -1 when out of memory. */
@@ -796,23 +821,9 @@ static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad)
     if (bk && (c->flags & ZS_CALL_CKPT_RE)) {
         /* CheckpointFunction.apply over the wrapped inputs: node first, the
          * body under no_grad; every output is the node's */
-        int32_t cn = new_node(S, N_CKPT, c->module);
-        if (cn < 0) return UNW_NO;
         int any = 0;
-        for (unsigned i = 0; i < n_in; i++)
-            if (X->win[ci][i].rg) {
-                add_edge(S, cn, X->win[ci][i].prod);
-                any = 1;
-            }
-        S->ckrecs = grow(S, S->ckrecs, &S->cap_ckrecs, S->n_ckrecs + 1, sizeof *S->ckrecs);
-        if (S->nomem) return UNW_NO;
-        ckrec *k = &S->ckrecs[S->n_ckrecs];
-        k->x = X;
-        k->ci = ci;
-        k->n_in = n_in;
-        k->body = 1;
-        memcpy(k->in, X->win[ci], n_in * sizeof *k->in);
-        S->nodes[cn].aux = (int32_t)S->n_ckrecs++;
+        int32_t cn = ckpt_node(S, X, ci, X->win[ci], n_in, 1, &any);
+        if (cn < 0) return UNW_NO;
         int r = run_body(S, X, ci, 0);
         for (unsigned j = 0; j < c->n_out; j++) {
             X->out[ci][j].rg = (uint8_t)any;
@@ -869,23 +880,9 @@ static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_i
              (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
     if (ck && (c->flags & ZS_CALL_CKPT_RE)) {
         /* CheckpointFunction.apply: node first, region under no_grad */
-        int32_t cn = new_node(S, N_CKPT, c->module);
-        if (cn < 0) return UNW_NO;
         int any = 0;
-        for (unsigned i = 0; i < n_in; i++)
-            if (in[i].rg) {
-                add_edge(S, cn, in[i].prod);
-                any = 1;
-            }
-        S->ckrecs = grow(S, S->ckrecs, &S->cap_ckrecs, S->n_ckrecs + 1, sizeof *S->ckrecs);
-        if (S->nomem) return UNW_NO;
-        ckrec *k = &S->ckrecs[S->n_ckrecs];
-        k->x = X;
-        k->ci = ci;
-        k->n_in = n_in;
-        k->body = 0;
-        memcpy(k->in, in, n_in * sizeof *in);
-        S->nodes[cn].aux = (int32_t)S->n_ckrecs++;
+        int32_t cn = ckpt_node(S, X, ci, in, n_in, 0, &any);
+        if (cn < 0) return UNW_NO;
         int r = run_plain(S, X, ci, in, n_in, 0);
         for (unsigned j = 0; j < c->n_out; j++) {
             X->out[ci][j].rg = (uint8_t)any;

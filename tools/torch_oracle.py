@@ -512,13 +512,24 @@ class Run:
         ck = c["checkpoint"]
         if ck == "none" or c.get("checkpoint_body"):
             return self.invoke(x, ci, args, kwargs)
+        outs = self.checkpointed(x, ci, args, ck, self.invoke)
+        for j, t in enumerate(outs):
+            x.out[(ci, j)] = t
+        return outs
+
+    def checkpointed(self, x, ci, args, ck, run):
+        """torch.utils.checkpoint of run(x, ci, args) (a whole call or a
+        checkpointed body), kind ck: the original forward runs in x; a
+        recompute runs in a fresh Execution, as its own forward pass (FWD /
+        ENDFWD lines, a nested backward) when reentrant.  The outputs as a
+        tuple."""
         p = x.p
         state = {"n": 0}
 
         def run_function(*a):
             state["n"] += 1
             if state["n"] == 1:  # the original forward
-                return self.invoke(x, ci, a)
+                return run(x, ci, a)
             x2 = Execution(p)
             p.execs.append(x2)
             if ck == "reentrant":
@@ -528,19 +539,17 @@ class Run:
                 self.graph_count += 1
                 self.line("FWD g=%d" % num)
                 self.ctx.append("F")
-                outs = self.invoke(x2, ci, a)
+                outs = run(x2, ci, a)
                 self.ctx.pop()
                 self.line("ENDFWD g=%d" % num)
                 self.pending_inner.append(num)
                 return outs
             # non-reentrant: recompute inside the unpack hook of the backward
-            return self.invoke(x2, ci, a)
+            return run(x2, ci, a)
 
         outs = tcheckpoint.checkpoint(run_function, *args, use_reentrant=(ck == "reentrant"))
         if isinstance(outs, torch.Tensor):
             outs = (outs,)
-        for j, t in enumerate(outs):
-            x.out[(ci, j)] = t
         return outs
 
     def body_checkpoint(self, x, ci, args):
@@ -550,32 +559,8 @@ class Run:
         checkpoint(partial(forward, self, **kwargs), *args, use_reentrant=...)
         inside the module's __call__ (its hooks A, D before the region, B, C
         after it); a recompute reruns the body alone."""
-        p = x.p
-        c = p.calls[ci]
-        ck = c["checkpoint"]
-        state = {"n": 0}
-
-        def run_function(*a):
-            state["n"] += 1
-            if state["n"] == 1:  # the original forward
-                return self.body(x, ci, a)
-            x2 = Execution(p)
-            p.execs.append(x2)
-            if ck == "reentrant":
-                num = self.graph_count
-                self.graph_count += 1
-                self.line("FWD g=%d" % num)
-                self.ctx.append("F")
-                outs = self.body(x2, ci, a)
-                self.ctx.pop()
-                self.line("ENDFWD g=%d" % num)
-                self.pending_inner.append(num)
-                return outs
-            return self.body(x2, ci, a)
-
-        outs = tcheckpoint.checkpoint(run_function, *args, use_reentrant=(ck == "reentrant"))
-        if isinstance(outs, torch.Tensor):
-            outs = (outs,)
+        c = x.p.calls[ci]
+        outs = self.checkpointed(x, ci, args, c["checkpoint"], self.body)
         if c.get("nograd"):  # what hook C sees: CheckpointFunction's outputs all require grad
             outs = tuple(t.detach() if j in c["nograd"] else t for j, t in enumerate(outs))
         return outs
