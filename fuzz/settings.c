@@ -11,7 +11,8 @@
 #include "sim.h"
 
 const zs_setting_def zs_setting_defs[ZS_SET_COUNT] = {
-#define ZS__SETTING_ROW(id, name, env, flag, values, def, help) {name, env, flag, values, def, help},
+#define ZS__SETTING_ROW(id, kind, field, name, env, flag, values, def, help) \
+    {ZS_KIND_##kind, offsetof(zs_settings, field), name, env, flag, values, def, help},
     ZS_SETTINGS_MAP(ZS__SETTING_ROW)
 #undef ZS__SETTING_ROW
 };
@@ -43,6 +44,35 @@ void zs_settings_init(zs_settings *s)
 int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, size_t errlen)
 {
     if (!v) v = "";
+    if ((unsigned)id >= ZS_SET_COUNT) {
+        snprintf(err, errlen, "setting %d does not exist", (int)id);
+        return -1;
+    }
+    const zs_setting_def *d = &zs_setting_defs[id];
+    void *field = (char *)s + d->offset;
+    switch (d->kind) {
+    case ZS_KIND_BOOL:
+        if (parse_bool(v, (int *)field)) return bad(err, errlen, id, v);
+        s->set |= 1u << id;
+        return 0;
+    case ZS_KIND_UINT: {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(v, &end, 0);
+        if (errno || end == v || *end || v[0] == '-') return bad(err, errlen, id, v);
+        *(uint64_t *)field = x;
+        s->set |= 1u << id;
+        return 0;
+    }
+    case ZS_KIND_PATH:
+        /* the default is computed by its reader: NULL stands for it */
+        if (!*v) return bad(err, errlen, id, v);
+        *(const char **)field = strcmp(v, d->def) ? v : NULL;
+        s->set |= 1u << id;
+        return 0;
+    case ZS_KIND_CHOICE:
+        break;
+    }
     switch (id) {
     case ZS_SET_POLICY: {
         int p = strcmp(v, "scenario") ? zs_policy_from_name(v) : -1;
@@ -60,25 +90,11 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
         else
             return bad(err, errlen, id, v);
         break;
-    case ZS_SET_CAP: {
-        char *end;
-        errno = 0;
-        unsigned long long x = strtoull(v, &end, 0);
-        if (errno || end == v || *end || v[0] == '-') return bad(err, errlen, id, v);
-        s->cap = x;
-        break;
-    }
     case ZS_SET_VERIFY:
         if (!strcmp(v, "scenario"))
             s->verify = -1;
         else if (parse_bool(v, &s->verify))
             return bad(err, errlen, id, v);
-        break;
-    case ZS_SET_TRACE:
-        if (parse_bool(v, &s->trace)) return bad(err, errlen, id, v);
-        break;
-    case ZS_SET_SKIP_DISCARD_I3:
-        if (parse_bool(v, &s->skip_discard_i3)) return bad(err, errlen, id, v);
         break;
     case ZS_SET_INVARIANTS:
     case ZS_SET_GATHER_ALWAYS:
@@ -94,18 +110,8 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
         s->world = w;
         break;
     }
-    case ZS_SET_WORK:
-    case ZS_SET_SOURCE_DIR:
-        /* the default is computed by zofuzz: NULL stands for it */
-        if (!strcmp(v, zs_setting_defs[id].def)) v = NULL;
-        else if (!*v) return bad(err, errlen, id, v);
-        if (id == ZS_SET_WORK)
-            s->work = v;
-        else
-            s->source_dir = v;
-        break;
-    default:
-        snprintf(err, errlen, "setting %d does not exist", (int)id);
+    default: /* a CHOICE setting without its case here */
+        snprintf(err, errlen, "%s: no parser for its values", d->name);
         return -1;
     }
     s->set |= 1u << id;

@@ -9,8 +9,9 @@
  * --markdown; ctest checks that the docs carry the current table).  An
  * unknown value is an error everywhere, from the environment too.
  *
- * A new setting is one row of ZS_SETTINGS_MAP, one field of zs_settings
- * and its case in zs_settings_set (settings.c).
+ * A new setting is one row of ZS_SETTINGS_MAP and its field in zs_settings
+ * (plus a case in zs_settings_set when its values are not BOOL, UINT or
+ * PATH).
  */
 #ifndef ZS_SETTINGS_H
 #define ZS_SETTINGS_H
@@ -25,36 +26,42 @@
 extern "C" {
 #endif
 
-/* XX(ID, name, environment variable, zofuzz option ("" if none), values,
- *    default, help) */
+/* XX(ID, kind, zs_settings field, name, environment variable, zofuzz
+ *    option ("" if none), values, default, help).  Kinds: BOOL (0|1, an int
+ *    field), UINT (a number, uint64_t), PATH (a non-empty string, const
+ *    char *, NULL standing for the computed default), CHOICE (parsed by its
+ *    own case in zs_settings_set). */
 #define ZS_SETTINGS_MAP(XX)                                                                                          \
-    XX(POLICY, "policy", "ZOFUZZ_POLICY", "--policy",                                                                \
+    XX(POLICY, CHOICE, policy, "policy", "ZOFUZZ_POLICY", "--policy",                                                \
        "per-call|reset-on-forward|lazy-init|init-at-register|scenario", "per-call",                                  \
        "counter policy every input runs under; scenario: the input's own policy byte (fuzz_api's default)")           \
-    XX(ORDER, "order", "ZOFUZZ_ORDER", "--order", "engine|fuzzed|scenario", "scenario",                              \
+    XX(ORDER, CHOICE, order_mode, "order", "ZOFUZZ_ORDER", "--order", "engine|fuzzed|scenario", "scenario",          \
        "backward ready-node order: the engine's, the fuzzed order bytes, or the input's own choice")                  \
-    XX(CAP, "cap", "ZOFUZZ_CAP", "--cap", "bytes (0 = full copies)", "64",                                           \
+    XX(CAP, UINT, cap, "cap", "ZOFUZZ_CAP", "--cap", "bytes (0 = full copies)", "64",                                \
        "physical bytes the host backend stores per parameter")                                                        \
-    XX(VERIFY, "verify", "ZOFUZZ_VERIFY", "--verify", "0|1|scenario", "scenario",                                    \
+    XX(VERIFY, CHOICE, verify, "verify", "ZOFUZZ_VERIFY", "--verify", "0|1|scenario", "scenario",                    \
        "zo_config.verify_collectives for every input (scenario: the input's own)")                                    \
-    XX(TRACE, "trace", "ZOFUZZ_TRACE", "", "0|1", "0", "print every input's canonical hook trace (fuzz_hooks) or "   \
-       "its API calls (fuzz_api) to stderr")                                                                          \
-    XX(SKIP_DISCARD_I3, "skip-discard-i3", "ZOFUZZ_SKIP_DISCARD_I3", "", "0|1", "0",                                  \
+    XX(TRACE, BOOL, trace, "trace", "ZOFUZZ_TRACE", "", "0|1", "0",                                                   \
+       "print every input's canonical hook trace (fuzz_hooks) or its API calls (fuzz_api) to stderr")                \
+    XX(SKIP_DISCARD_I3, BOOL, skip_discard_i3, "skip-discard-i3", "ZOFUZZ_SKIP_DISCARD_I3", "", "0|1", "0",          \
        "triage only: skip the I3 check after a graph discard, to look past that finding class")                      \
-    XX(INVARIANTS, "invariants", "ZOFUZZ_INVARIANTS", "--invariants", "all|programs|I8|no-I8", "all",                 \
+    XX(INVARIANTS, CHOICE, world, "invariants", "ZOFUZZ_INVARIANTS", "--invariants", "all|programs|I8|no-I8", "all", \
        "all-ranks inputs: all = I8 only where the runtime is to blame; programs = any divergence is I8; "            \
        "I8 = only I8; no-I8 = every invariant but I8")                                                                \
-    XX(GATHER_ALWAYS, "gather-always", "ZOFUZZ_GATHER_ALWAYS", "--gather-always", "routers|0", "0",                   \
+    XX(GATHER_ALWAYS, CHOICE, world, "gather-always", "ZOFUZZ_GATHER_ALWAYS", "--gather-always", "routers|0", "0",    \
        "all-ranks inputs: mark every ROUTE edit's router gather-always before running (the remedy under test)")      \
-    XX(EDITS, "edits", "ZOFUZZ_EDITS", "--edits", "all or a comma list of route,skip,exit,raise,skip-step", "all",   \
+    XX(EDITS, CHOICE, world, "edits", "ZOFUZZ_EDITS", "--edits",                                                     \
+       "all or a comma list of route,skip,exit,raise,skip-step", "all",                                              \
        "all-ranks inputs: keep only rank edits of these kinds")                                                       \
-    XX(WORK, "work", "ZOFUZZ_WORK", "--work", "a directory", "zofuzz-work/ beside the zofuzz binary",             \
+    XX(WORK, PATH, work, "work", "ZOFUZZ_WORK", "--work", "a directory", "zofuzz-work/ beside the zofuzz binary",    \
        "zofuzz run: where corpora, crashes and logs go")                                                              \
-    XX(SOURCE_DIR, "source-dir", "ZOFUZZ_SOURCE_DIR", "", "a directory", "the source tree zofuzz was built from",      \
-       "where zofuzz finds corpus/ (seeds, models, regressions)")
+    XX(SOURCE_DIR, PATH, source_dir, "source-dir", "ZOFUZZ_SOURCE_DIR", "", "a directory",                           \
+       "the source tree zofuzz was built from", "where zofuzz finds corpus/ (seeds, models, regressions)")
+
+typedef enum zs_setting_kind { ZS_KIND_BOOL, ZS_KIND_UINT, ZS_KIND_PATH, ZS_KIND_CHOICE } zs_setting_kind;
 
 typedef enum zs_setting_id {
-#define ZS__SETTING_ENUM(id, name, env, flag, values, def, help) ZS_SET_##id,
+#define ZS__SETTING_ENUM(id, kind, field, name, env, flag, values, def, help) ZS_SET_##id,
     ZS_SETTINGS_MAP(ZS__SETTING_ENUM)
 #undef ZS__SETTING_ENUM
     ZS_SET_COUNT
@@ -62,6 +69,8 @@ typedef enum zs_setting_id {
 
 /** One row of the table. */
 typedef struct zs_setting_def {
+    zs_setting_kind kind;
+    size_t offset; /* of its field in zs_settings */
     const char *name, *env, *flag, *values, *def, *help;
 } zs_setting_def;
 extern const zs_setting_def zs_setting_defs[ZS_SET_COUNT];
