@@ -436,6 +436,56 @@ static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
 /* w->cand with room for n references (NULL and w failed if out of memory).
  * One buffer serves every call of the walk: a call fills it, uses it, and
  * fills it again after its child calls (which overwrite it). */
+/* Validation of a scenario beyond the byte codec's bounds (zs_scenario_validate
+ * with the model's limits; no bytes are written): a reference is checked
+ * where it points instead of being looked up in the candidate list, which
+ * grows with the caller's child calls (the list per call made validation
+ * quadratic in the calls of a pass).  The same references are accepted. */
+static int w_direct(const walker *w) { return w->enc && !w->out && w->max_calls > ZS_CODEC_MAX_CALLS; }
+
+/* r is among input_candidates(g, caller, self) (use = 0) or
+ * use_candidates(g, caller) (use = 1, self unused), kinds and indices only */
+static int ref_in_scope(const prog *g, unsigned caller, unsigned self, int use, const zs_ref *r)
+{
+    switch (r->kind) {
+    case ZS_REF_BATCH:
+    case ZS_REF_BATCH_RG: return !use && r->call == 0 && r->index == 0;
+    case ZS_REF_ARG: {
+        if (caller == ZS_NONE || r->call != 0) return 0;
+        const zs_call *cc = &g->p->calls[caller];
+        return r->index < (unsigned)cc->n_in + cc->n_kw;
+    }
+    case ZS_REF_OUT: {
+        if (caller == ZS_NONE) return 0;
+        unsigned j = r->call, end = use ? g->cursor : self;
+        if (j <= caller || j >= end || g->p->calls[j].parent != caller) return 0;
+        return r->index < g->p->calls[j].n_out;
+    }
+    default: return 0;
+    }
+}
+
+/* walk_ref of a validation by w_direct: the same checks and messages */
+static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned self, int use, zs_ref *r,
+                            const char *what)
+{
+    uint8_t raw = r->raw;
+    if (raw && (!w->ext_ok || r->kind != ZS_REF_OUT || raw != 1))
+        w_fail(w, "%s: a raw output (outK.J.raw) %s", what,
+               !w->ext_ok ? "has no fuzzer-byte encoding (.scn text only)" : "must be an outK.J reference");
+    zs_ref key = *r;
+    key.detach = 0;
+    key.raw = 0;
+    if (!w->err && !ref_in_scope(g, caller, self, use, &key)) {
+        unsigned n = use ? use_candidates(g, caller, NULL) : input_candidates(g, caller, self, NULL);
+        if (n == 0)
+            w_fail(w, "%s: no candidates", what);
+        else
+            w_fail(w, "%s: value not among the %u candidates", what, n);
+    }
+    (void)w_flag(w, r->detach, 8, "detach");
+}
+
 static zs_ref *cand_room(walker *w, unsigned n)
 {
     if (n <= w->cand_cap) return w->cand;
@@ -517,15 +567,22 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     set_where(w, ci);
 
     /* inputs (scope of the caller) */
-    zs_ref *cand = cand_room(w, input_candidates(g, c->parent, ci, NULL));
-    if (!cand) return UNW_NO;
-    unsigned nc = input_candidates(g, c->parent, ci, cand);
+    const int direct = w_direct(w);
+    zs_ref *cand = NULL;
+    unsigned nc = 0;
+    if (!direct) {
+        cand = cand_room(w, input_candidates(g, c->parent, ci, NULL));
+        if (!cand) return UNW_NO;
+        nc = input_candidates(g, c->parent, ci, cand);
+    }
+#define WALK_IN_REF(r, what)                                                            \
+    (direct ? walk_ref_direct(w, g, c->parent, ci, 0, (r), (what)) : walk_ref(w, (r), cand, nc, (what)))
     {
         unsigned nin = c->n_in;
         /* zero byte -> 1 input */
         nin = (unsigned)w_range(w, nin, 0, ZS_MAX_IN, 1, "n_in");
         c->n_in = (uint8_t)nin;
-        for (unsigned i = 0; i < nin && !w->err; i++) walk_ref(w, &c->in[i], cand, nc, "in");
+        for (unsigned i = 0; i < nin && !w->err; i++) WALK_IN_REF(&c->in[i], "in");
     }
 
     /* flags */
@@ -601,7 +658,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
             w_fail(w, "n_kw %u > %u", c->n_kw, ZS_MAX_KW);
         else if (c->n_mix > ZS_MAX_MIX)
             w_fail(w, "n_mix %u > %u", c->n_mix, ZS_MAX_MIX);
-        for (unsigned k = 0; k < c->n_kw && !w->err; k++) walk_ref(w, &c->kw[k], cand, nc, "kw");
+        for (unsigned k = 0; k < c->n_kw && !w->err; k++) WALK_IN_REF(&c->kw[k], "kw");
         for (unsigned k = 0; k < c->n_mix && !w->err; k++) {
             if (c->mix[k].slot >= (unsigned)c->n_in + c->n_kw)
                 w_fail(w, "mix[%u]: slot %u: the call has %u inputs", k, c->mix[k].slot,
@@ -611,7 +668,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
             else if (c->mix[k].ref.kind == ZS_REF_PARAM)
                 walk_param_term(w, s, p->calls[c->parent].module, &c->mix[k].ref, k);
             else
-                walk_ref(w, &c->mix[k].ref, cand, nc, "mix");
+                WALK_IN_REF(&c->mix[k].ref, "mix");
         }
         if (w->err) return UNW_NO;
     }
@@ -632,8 +689,9 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     unsigned room = w->max_calls > g->cursor ? w->max_calls - g->cursor : 0;
     unsigned maxch = nk ? (room < w->max_child ? room : w->max_child) : 0;
     unsigned nch = 0;
-    if (w->enc)
-        for (unsigned j = ci + 1; j < p->n_calls; j++)
+    if (w->enc) /* pre-order: ci's subtree ends at the first later call outside it (a
+                   scenario that is not in pre-order fails below either way) */
+        for (unsigned j = ci + 1; j < p->n_calls && p->calls[j].parent != ZS_NONE && p->calls[j].parent >= ci; j++)
             if (p->calls[j].parent == ci) nch++;
     nch = (unsigned)w_range(w, nch, 0, maxch, 0, "n_children");
     int child_ckpt = in_ckpt || ck;
@@ -683,6 +741,24 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         unsigned no = c->n_out;
         no = (unsigned)w_range(w, no, 0, ZS_MAX_OUT, 1, "n_out");
         c->n_out = (uint8_t)no;
+    }
+#undef WALK_IN_REF
+    if (direct) {
+        /* references checked where they point (w_direct): the same rules as
+         * the candidate list's below */
+        if (c->out_norg || c->out_alias || c->op_nosave) {
+            if (c->op_nosave > 1) w_fail(w, "op_nosave %u not 0/1", c->op_nosave);
+            if (!w->ext_ok)
+                w_fail(w, "outputs without grad or aliased outputs have no fuzzer-byte encoding (.scn text only)");
+            else if ((c->out_norg | c->out_alias) >> c->n_out)
+                w_fail(w, "nograd/alias names an output the call does not have (n_out %u)", c->n_out);
+            for (unsigned j = 0; j < c->n_out && !w->err; j++)
+                if ((c->out_alias >> j) & 1u) walk_ref_direct(w, g, ci, 0, 1, &c->alias[j], "alias");
+            if (w->err) return UNW_NO;
+        }
+        (void)w_range(w, c->n_use, 0, ZS_MAX_USE, 1, "n_use");
+        for (unsigned k = 0; k < c->n_use && !w->err; k++) walk_ref_direct(w, g, ci, 0, 1, &c->use[k], "use");
+        return UNW_NO;
     }
     cand = cand_room(w, use_candidates(g, ci, NULL));
     if (!cand) return UNW_NO;

@@ -2095,7 +2095,9 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
         }
     }
     sb_printf(b, "\n");
-    for (unsigned j = c + 1; j < p->n_calls; j++)
+    /* calls are in pre-order: c's subtree is the run of later calls whose
+     * parent is c or inside it, so the scan stops at its end */
+    for (unsigned j = c + 1; j < p->n_calls && p->calls[j].parent != ZS_NONE && p->calls[j].parent >= c; j++)
         if (p->calls[j].parent == c) print_call(b, s, p, j, depth + 1);
 }
 
