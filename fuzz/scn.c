@@ -606,6 +606,15 @@ static void st_expect(pstate *ps)
         ex.verdict[p] = vd;
         i = v + 1;
     }
+    if (ps->failed) return;
+    /* profiles alone state nothing (and would not survive a print/parse
+     * round trip: the printer writes an expect line only for its verdicts) */
+    int any = 0;
+    for (unsigned p = 0; p < 4; p++) any |= ex.have[p];
+    if (!any) {
+        expected(ps, ps->nt, "POLICY=VERDICT (an expect line states at least one verdict)");
+        return;
+    }
     if (ps->exp) *ps->exp = ex;
 }
 
