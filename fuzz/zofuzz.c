@@ -100,6 +100,10 @@ static int opt_policy(const char *v)
     return p;
 }
 
+/* The ZOFUZZ_* environment (fuzz/settings.h), read once by main() before
+ * any subcommand runs (a bad value exits 2 there). */
+static zs_settings g_env;
+
 /* the option of a setting of the table (fuzz/settings.h), parsed by it */
 static zs_settings opt_setting(zs_setting_id id, const char *v)
 {
@@ -383,11 +387,7 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
  * value fuzz_hooks would refuse. */
 static int bytes_default_policy(const zs_scenario *s)
 {
-    zs_settings st;
-    zs_settings_init(&st);
-    char err[300];
-    if (zs_settings_from_env(&st, err, sizeof err) != 0) die_usage("%s", err);
-    return st.policy < 0 ? s->cfg.policy : st.policy;
+    return g_env.policy < 0 ? s->cfg.policy : g_env.policy;
 }
 /* the expect line of s measured by running it under every policy */
 static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e)
@@ -404,11 +404,7 @@ static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *
 
 static const char *src_dir(void)
 {
-    zs_settings st; /* ZOFUZZ_SOURCE_DIR (checked at start) */
-    zs_settings_init(&st);
-    char err[300];
-    if (zs_settings_from_env(&st, err, sizeof err) != 0 || !st.source_dir) return ZO_SOURCE_DIR;
-    return st.source_dir;
+    return g_env.source_dir ? g_env.source_dir : ZO_SOURCE_DIR; /* ZOFUZZ_SOURCE_DIR */
 }
 
 static int is_dir(const char *p)
@@ -1882,11 +1878,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     static zs_scenario s;
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
     /* the target's all-ranks knobs changed the scenario before running it */
-    zs_settings set;
-    zs_settings_init(&set);
-    char envmsg[300];
-    if (zs_settings_from_env(&set, envmsg, sizeof envmsg) != 0) zs_settings_init(&set); /* checked at start */
-    zs_world_env env = set.world;
+    zs_world_env env = g_env.world;
     zs_world_pred pred;
     pred.env = env;
     zs_world_opts_init(&pred.wo);
@@ -2003,14 +1995,10 @@ static int cmd_run(int argc, char **argv)
     }
 
     /* work directory: --work, else ZOFUZZ_WORK (fuzz/settings.h) */
-    zs_settings envset;
-    zs_settings_init(&envset);
-    char enverr[300];
-    if (zs_settings_from_env(&envset, enverr, sizeof enverr) != 0) die_usage("%s", enverr);
     char wbase[PATH_MAX], wdir[PATH_MAX], corpus[PATH_MAX], crashes[PATH_MAX], logp[PATH_MAX];
     if (work) snprintf(wbase, sizeof wbase, "%s", work);
-    else if (envset.work)
-        xsnprintf(wbase, sizeof wbase, "%s", envset.work);
+    else if (g_env.work)
+        xsnprintf(wbase, sizeof wbase, "%s", g_env.work);
     else {
         xsnprintf(wbase, sizeof wbase, "%s/zofuzz-work", g_selfdir);
         if (mkdirs(wbase) || access(wbase, W_OK)) {
@@ -2318,10 +2306,9 @@ int main(int argc, char **argv)
     {
         /* the ZOFUZZ_* environment (fuzz/settings.h): a bad value is an
          * error here as in the fuzz targets */
-        zs_settings st;
-        zs_settings_init(&st);
         char err[300];
-        if (zs_settings_from_env(&st, err, sizeof err) != 0) die_usage("%s", err);
+        zs_settings_init(&g_env);
+        if (zs_settings_from_env(&g_env, err, sizeof err) != 0) die_usage("%s", err);
     }
     if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
     if (!strcmp(cmd, "repro")) return cmd_repro(argc, argv, 0);
