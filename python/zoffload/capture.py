@@ -1533,12 +1533,19 @@ def load_script(spec, build_name):
     if ":" not in spec:
         raise CaptureError("capture: expected SCRIPT.py:FUNCTION, got %r" % spec)
     path, fn = spec.rsplit(":", 1)
+    if os.path.isdir(path):
+        raise CaptureError("capture: %s is a directory, not a script" % path)
     if not os.path.isfile(path):
         raise CaptureError("capture: no such script %s" % path)
     s = importlib.util.spec_from_file_location("zo_capture_user", path)
+    if s is None or s.loader is None:
+        raise CaptureError("capture: %s is not a Python script (name it SCRIPT.py)" % path)
     mod = importlib.util.module_from_spec(s)
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    s.loader.exec_module(mod)
+    try:
+        s.loader.exec_module(mod)
+    except SyntaxError as e:
+        raise CaptureError("capture: %s is not valid Python: %s" % (path, e))
     if not hasattr(mod, fn):
         raise CaptureError("capture: %s defines no %s" % (path, fn))
     if not hasattr(mod, build_name):

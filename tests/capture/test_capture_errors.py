@@ -56,6 +56,23 @@ def main(argv):
                                                                         leftovers, msg.replace("\n", "\n  ")))
         else:
             print("ok   %s:%s: %s" % (build, step, msg.splitlines()[0]))
+    # the script argument itself: a directory, a file that is not Python,
+    # invalid Python, no ":FUNCTION" - exit 2 with the reason, no traceback
+    garbage = os.path.join(work, "garbage.py")
+    with open(garbage, "w") as f:
+        f.write("this is ( not python\n")
+    for target, words in ((work + ":step", "is a directory"), (os.path.join(ROOT, "README.md") + ":step",
+                          "is not a Python script"), (garbage + ":step", "is not valid Python"),
+                          (garbage, "expected SCRIPT.py:FUNCTION")):
+        r = subprocess.run([py, "-m", "zoffload.capture", target, "-o", os.path.join(work, "t.scn"),
+                            "--sim-traces", a.sim_traces], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=env)
+        msg = r.stdout.strip()
+        if r.returncode != 2 or words not in msg or "Traceback" in msg:
+            bad += 1
+            print("FAIL %s: exit %d, expected %r\n  %s" % (target, r.returncode, words, msg.replace("\n", "\n  ")))
+        else:
+            print("ok   %s: %s" % (target, msg.splitlines()[-1]))
     return 1 if bad else 0
 
 
