@@ -45,6 +45,7 @@ the capture reports it).
 """
 
 import argparse
+import gc
 import importlib.util
 import os
 import re
@@ -54,6 +55,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 import torch
 import torch.utils.checkpoint as tcheckpoint
@@ -1491,11 +1493,23 @@ def capture(model, step_fn, steps=1):
                         " (in the forward of %s)" % (where.path or "the model") if where is not None else "")) from e
                 rec.end_step(i)
         except BaseException as e:
+            # A step that failed inside a checkpointed region leaves torch's
+            # checkpoint generators suspended, held by the traceback's frames.
+            # Their saved-tensor hooks are this thread's: clear the frames and
+            # collect here, so the regions close on this thread now rather than
+            # on the main thread at interpreter exit (where torch 2.15 aborts
+            # with "terminate called without an active exception").
+            x, seen = e, set()
+            while x is not None and id(x) not in seen:
+                seen.add(id(x))
+                traceback.clear_frames(x.__traceback__)
+                x = x.__cause__ or x.__context__
             err.append(e)
         finally:
             _unpatch()
             _current.rec = None
             rec.remove()
+            gc.collect()
 
     t = threading.Thread(target=work)
     t.start()
