@@ -32,6 +32,7 @@
 
 #include "export.h"
 #include "minimize.h"
+#include "run.h"
 #include "scenario.h"
 #include "scn.h"
 #include "settings.h"
@@ -396,9 +397,14 @@ static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *
     e->have_torch = e->have_ds = 1;
     e->torch = s->cfg.torch_profile;
     e->ds = s->cfg.ds_profile;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.order_mode = order_mode;
     for (int p = 0; p < 4; p++) {
+        zs_outcome out;
+        ro.policy = p;
         e->have[p] = 1;
-        e->verdict[p] = zs_min_verdict(s, p, order_mode, ZS_SIM_DEFAULT_CAP, NULL);
+        e->verdict[p] = zs_run(s, &ro, &out);
     }
 }
 
@@ -498,23 +504,6 @@ static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_en
     return 1;
 }
 
-static int world_env_default(const zs_world_env *e)
-{
-    return e->edit_mask == ~0u && !e->protect_routers && !e->only_i8 && !e->skip_i8 && !e->blame_runtime;
-}
-
-/* minimise with the knobs kept (zs_world_pred_verdict) unless they are the defaults */
-static void min_use_world_knobs(zs_min_opts *mo, zs_world_pred *pred, const zs_world_env *e)
-{
-    if (world_env_default(e)) return;
-    pred->env = *e;
-    zs_world_opts_init(&pred->wo);
-    pred->wo.only_i8 = e->only_i8;
-    pred->wo.skip_i8 = e->skip_i8;
-    pred->wo.blame_runtime = e->blame_runtime;
-    mo->verdict = zs_world_pred_verdict;
-    mo->verdict_ctx = pred;
-}
 
 /* ------------------------------------------------------------------ */
 /* repro / trace                                                        */
@@ -594,12 +583,11 @@ static int cmd_repro(int argc, char **argv, int trace_only)
     if (pol < 0 && !is_text) pol = bytes_default_policy(&s);
     if (pol < 0) pol = s.cfg.policy;
     int ord = order >= 0 ? order : s.cfg.order_mode;
-    zs_sim_opts o;
-    zs_sim_opts_init(&o);
+    zs_run_opts o;
+    zs_run_opts_init(&o);
     o.policy = pol;
     o.order_mode = ord;
-    o.max_bytes_per_param = cap;
-    o.stop_on_violation = 1;
+    o.cap = cap;
     FILE *verdict_out = trace_only ? stderr : stdout;
     if (trace_only)
         o.trace = stdout;
@@ -611,24 +599,22 @@ static int cmd_repro(int argc, char **argv, int trace_only)
                zs_ds_profile_name(s.cfg.ds_profile));
     }
     o.verify_collectives = verify;
-    if (s.cfg.all_ranks) {
-        static zs_world_result wr;
-        zs_world_opts wo;
-        zs_world_opts_init(&wo);
-        wo.only_i8 = only_i8;
-        int wrc = zs_world_run_ex(&s, &o, &wo, &wr);
-        fflush(stdout);
-        if (wrc < 0) {
-            fprintf(verdict_out, "setup error: %s\n", wr.setup_msg);
+    o.env.only_i8 = only_i8 && s.cfg.all_ranks; /* one rank's view runs as it is */
+    static zs_world_result wr;
+    o.world = &wr;
+    zs_outcome out;
+    zs_run(&s, &o, &out);
+    fflush(stdout);
+    if (out.in_world) {
+        if (out.verdict == ZS_SCN_SETUP) {
+            fprintf(verdict_out, "setup error: %s\n", out.r.setup_msg);
             return 1;
         }
         zs_world_print(verdict_out, &wr);
         return wr.violated ? 1 : 0;
     }
-    zs_sim_result r;
-    int rc = zs_sim_run(&s, &o, &r);
-    fflush(stdout);
-    if (rc < 0) {
+    const zs_sim_result r = out.r;
+    if (out.verdict == ZS_SCN_SETUP) {
         fprintf(verdict_out, "setup error: the runtime refused the scenario: %s\n", r.setup_msg);
         return 1;
     }
@@ -901,10 +887,13 @@ static void export_beside(FILE *f, const zs_scenario *s, const char *scn_path, c
     if (s->cfg.all_ranks) {
         /* the first rank that violates alone; rank 0 if none does */
         unsigned pick = 0;
+        zs_run_opts ro;
+        zs_run_opts_init(&ro);
+        ro.policy = zs_policy_from_name("reset-on-forward");
         for (unsigned k = 0; k < s->cfg.world_size; k++) {
+            zs_outcome out;
             if (zs_scenario_for_rank(s, k, &r, err, sizeof err) != 0) continue;
-            if (zs_min_verdict(&r, zs_policy_from_name("reset-on-forward"), -1, ZS_SIM_DEFAULT_CAP,
-                               NULL) != ZS_INV_NONE) {
+            if (zs_run(&r, &ro, &out) != ZS_INV_NONE) {
                 pick = k;
                 break;
             }
@@ -1001,7 +990,6 @@ static int cmd_minimize(int argc, char **argv)
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
     zs_world_env wenv = {~0u, 0, 0, 0, 0};
-    zs_world_pred pred;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -1033,7 +1021,7 @@ static int cmd_minimize(int argc, char **argv)
     int is_text;
     if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
     if (mo.policy < 0 && !is_text) mo.policy = bytes_default_policy(&s);
-    min_use_world_knobs(&mo, &pred, &wenv);
+    mo.run.env = wenv; /* every candidate runs with the knobs */
     zs_min_stats st;
     int rc = zs_minimize(&s, &mo, &st);
     if (rc == 0) zs_world_env_apply(&wenv, &s); /* the remedy stays in the printed scenario */
@@ -1164,30 +1152,26 @@ static int cmd_check(int argc, char **argv)
     if (!buf || !s) die_usage("out of memory");
     unsigned long fails = 0, by_inv[ZS_INV_COUNT + 1] = {0}, torch = 0, setup = 0;
     unsigned long ranked = 0, diverged = 0;
-    static zs_world_result wres;
-    zs_world_opts wo;
-    zs_world_opts_init(&wo);
-    wo.only_i8 = wenv.only_i8;
-    wo.skip_i8 = wenv.skip_i8;
-    wo.blame_runtime = wenv.blame_runtime;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.policy = policy;
+    ro.order_mode = order;
+    ro.env = wenv;
     seen_set seen = {0};
     double t0 = now_s();
     unsigned long t;
     for (t = 0; t < trials; t++) {
         size_t n = zs_rand_input(seed, t, buf, max_len);
         zs_decode(buf, n, s);
-        zs_sim_result r;
-        int v;
-        if (s->cfg.all_ranks) {
-            zs_world_env_apply(&wenv, s);
-            v = zs_world_verdict_ex(s, policy, order, ZS_SIM_DEFAULT_CAP, &wo, &wres);
-            zs_world_to_sim_result(&wres, &r);
+        /* the knobs edit the scenario that is minimised and printed too */
+        zs_world_env_apply(&wenv, s);
+        zs_outcome out;
+        int v = zs_run(s, &ro, &out);
+        if (!out.ran) continue; /* --invariants I8 on one rank's view: nothing to check */
+        const zs_sim_result r = out.r;
+        if (out.in_world) {
             ranked++;
-            diverged += wres.divergence >= 0;
-        } else if (wenv.only_i8) {
-            continue; /* one rank's view: no I8 */
-        } else {
-            v = zs_min_verdict(s, policy, order, ZS_SIM_DEFAULT_CAP, &r);
+            diverged += out.divergence >= 0;
         }
         if (r.torch_error) torch++;
         if (v == ZS_INV_NONE) continue;
@@ -1209,8 +1193,7 @@ static int cmd_check(int argc, char **argv)
                 mo.inv = v;
                 mo.max_runs = 50000;
                 mo.same_verdicts = same_verdicts;
-                zs_world_pred pred;
-                min_use_world_knobs(&mo, &pred, &wenv);
+                mo.run.env = wenv;
                 zs_min_stats st;
                 if (zs_minimize(s, &mo, &st) == 0) {
                     zs_world_env_apply(&wenv, s); /* the remedy stays in the printed scenario */
@@ -1320,10 +1303,14 @@ static int verify_file(const char *path, int *parse_err)
     }
     char got_line[256] = "";
     size_t gl = 0;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
     for (int p = 0; p < 4; p++) {
         if (!e.have[p]) continue;
-        zs_sim_result r;
-        int v = zs_min_verdict(&s, p, -1, ZS_SIM_DEFAULT_CAP, &r);
+        zs_outcome out;
+        ro.policy = p;
+        int v = zs_run(&s, &ro, &out);
+        const zs_sim_result r = out.r;
         gl += (size_t)snprintf(got_line + gl, sizeof got_line - gl, " %s=%s", zs_policy_name((unsigned)p),
                                zs_scn_verdict_name(v));
         if (gl >= sizeof got_line) gl = sizeof got_line - 1;
@@ -1879,15 +1866,13 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
     /* the target's all-ranks knobs changed the scenario before running it */
     zs_world_env env = g_env.world;
-    zs_world_pred pred;
-    pred.env = env;
-    zs_world_opts_init(&pred.wo);
-    pred.wo.only_i8 = env.only_i8;
-    pred.wo.skip_i8 = env.skip_i8;
-    pred.wo.blame_runtime = env.blame_runtime;
-    zs_sim_result r;
-    memset(&r, 0, sizeof r);
-    int v = zs_world_pred_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r.v, &pred);
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.policy = policy;
+    ro.env = env;
+    zs_outcome res;
+    int v = zs_run(&s, &ro, &res);
+    const zs_sim_result r = res.r;
     if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) {
         printf("  %s: does not reproduce in-process as an invariant violation (%s): a sanitizer\n"
                "  finding, timeout or OOM - see fuzz.log; replay: build-fuzz/fuzz/fuzz_hooks %s\n",
@@ -1902,7 +1887,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     mo.inv = v;
     mo.max_runs = 100000;
     mo.same_verdicts = g_run_same_verdicts;
-    min_use_world_knobs(&mo, &pred, &env);
+    mo.run.env = env;
     zs_min_stats st;
     int mrc = zs_minimize(&s, &mo, &st);
     if (mrc == 0) zs_world_env_apply(&env, &s);

@@ -23,6 +23,7 @@
 
 #include "scenario.h"
 #include "scenario_json.h"
+#include "run.h"
 #include "sim.h"
 #include "world.h"
 #include "zs_random.h"
@@ -121,18 +122,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "smoke")) {
         if (!have_seed) return usage();
-        zs_sim_opts o;
-        zs_sim_opts_init(&o);
+        zs_run_opts o;
+        zs_run_opts_init(&o);
         o.policy = policy < 0 ? 0 : policy;
         o.order_mode = order;
         unsigned long torch = 0, misses = 0, bwd = 0, rec = 0, violations = 0;
         unsigned long ranked = 0, diverged = 0;
-        static zs_world_result wres;
-        zs_world_opts wo;
-        zs_world_opts_init(&wo);
         /* random rank edits diverge by construction: every invariant but
          * I8 on each rank of the world, divergences counted */
-        wo.skip_i8 = 1;
+        o.env.skip_i8 = 1;
         static char keys[64][80];
         static unsigned long counts[64];
         unsigned n_keys = 0;
@@ -140,15 +138,12 @@ int main(int argc, char **argv)
         for (unsigned long t = 0; t < trials; t++) {
             size_t n = zs_rand_input(seed, t, buf, max);
             zs_decode(buf, n, &sc);
-            zs_sim_result r;
-            int rc;
-            if (sc.cfg.all_ranks) {
-                rc = zs_world_run_ex(&sc, &o, &wo, &wres);
-                zs_world_to_sim_result(&wres, &r);
+            zs_outcome res;
+            int rc = zs_run(&sc, &o, &res) != ZS_INV_NONE;
+            const zs_sim_result r = res.r;
+            if (res.in_world) {
                 ranked++;
-                diverged += wres.divergence >= 0;
-            } else {
-                rc = zs_sim_run(&sc, &o, &r);
+                diverged += res.divergence >= 0;
             }
             torch += r.torch_error;
             misses += r.i3_hook_misses != 0;
@@ -208,28 +203,30 @@ int main(int argc, char **argv)
         if (m == 0 || m > sizeof enc) return 2;
         return write_bytes(out, enc, m);
     }
-    zs_sim_opts o;
-    zs_sim_opts_init(&o);
+    zs_run_opts o;
+    zs_run_opts_init(&o);
     o.policy = policy;
     o.order_mode = order;
-    zs_sim_result r;
+    zs_outcome res;
+    static zs_world_result wres;
+    o.world = &wres;
     if (sc.cfg.all_ranks && (!strcmp(cmd, "trace") || !strcmp(cmd, "check"))) {
         /* every rank in the host world, I8 included (fuzz/world.h) */
-        static zs_world_result wres;
         if (!strcmp(cmd, "trace")) o.trace = stdout;
         if (events) o.events = stdout;
-        int rc = zs_world_run(&sc, &o, &wres);
+        int rc = zs_run(&sc, &o, &res) != ZS_INV_NONE;
         if (!strcmp(cmd, "check")) zs_world_print(stdout, &wres);
         return !strcmp(cmd, "trace") ? 0 : rc != 0;
     }
     if (!strcmp(cmd, "trace")) {
         o.trace = stdout;
-        zs_sim_run(&sc, &o, &r);
+        zs_run(&sc, &o, &res);
         return 0;
     }
     if (!strcmp(cmd, "check")) {
         if (events) o.events = stdout;
-        int rc = zs_sim_run(&sc, &o, &r);
+        int rc = zs_run(&sc, &o, &res) != ZS_INV_NONE;
+        const zs_sim_result r = res.r;
         if (r.torch_error) printf("pytorch would raise: %s\n", r.torch_msg);
         printf("events %llu, hook calls %llu, backwards %llu, recomputes %llu, "
                "I3 checks %llu, I3-hooks misses %llu/%llu\n",
