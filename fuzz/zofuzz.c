@@ -766,7 +766,7 @@ static const char *const export_help =
     "deepspeed) that reproduces the scenario on the real library, for a\n"
     "maintainer who does not have zoffload.  It builds the scenario's model from\n"
     "torch.nn.Modules (.scn names as attribute names, real numels; totals over\n"
-    "2^22 elements scaled down as tools/sim_traces --ds does), runs the steps as\n"
+    "2^22 elements scaled down as `zofuzz traces --ds` does), runs the steps as\n"
     "tools/torch_oracle.py / tools/deepspeed_oracle.py do, prints one line per\n"
     "hook with ds_grads_remaining and applied_pre_backward_ref_cnt (DeepSpeed:\n"
     "and every parameter's ds_status), and checks the invariants it can observe:\n"

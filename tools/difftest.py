@@ -385,7 +385,7 @@ def main(argv):
                 disagreements.append((name, pol, outcomes.get(pol, "?"), i + 1, sa, oa, base))
 
     n_sc = len(index)
-    print("difftest: %d scenarios (zs_tool gen seeds %d..%d, %d gen_scn.py programs%s, %d corpus "
+    print("difftest: %d scenarios (zofuzz gen seeds %d..%d, %d gen_scn.py programs%s, %d corpus "
           "files, %d more files), %d traces compared (policies: %s)" % (
               n_sc, a.seeds[0], a.seeds[1], n_gen, " (all ranks, per-rank edits)" if a.gen_ranks else "",
               len(cfiles), len(a.files), compared, ", ".join(policies)))
