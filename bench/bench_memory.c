@@ -43,7 +43,7 @@
  * the fraction of blocking fetches that prefetching removed.
  *
  * All-ranks models (config ranks=all): the memory rows run every rank in
- * one host world (zs_min_verdict; peak = rank 0's), rank edits past the
+ * one host world (zs_run; peak = rank 0's), rank edits past the
  * two steps dropped; the latency rows run rank 0's program alone
  * (zs_scenario_for_rank), since a world completes a gather when its last
  * rank issues it, not after k hook calls.
@@ -61,6 +61,7 @@
 #include <string.h>
 
 #include "minimize.h"
+#include "run.h"
 #include "scenario.h"
 #include "scn.h"
 #include "sim.h"
@@ -142,7 +143,13 @@ static void keep_steps(zs_scenario *s)
  * accounting sees full sizes) */
 static int run(const zs_scenario *s, zs_sim_result *r)
 {
-    int v = zs_min_verdict(s, ZO_GRADS_PER_CALL, ZS_ORDER_ENGINE, ZS_SIM_DEFAULT_CAP, r);
+    zs_run_opts o;
+    zs_run_opts_init(&o);
+    o.policy = ZO_GRADS_PER_CALL;
+    o.order_mode = ZS_ORDER_ENGINE;
+    zs_outcome out;
+    int v = zs_run(s, &o, &out);
+    *r = out.r;
     if (v == ZS_SCN_SETUP)
         fprintf(stderr, "bench_memory: setup error: %s\n", r->setup_msg[0] ? r->setup_msg : "(no message)");
     return v;

@@ -14,7 +14,7 @@
  * labelled tree maps the program to a smaller one) or that overrun the
  * call budget are rejected as soon as the choice that breaks them is made.
  *
- * Checker.  `engine`: one zs_sim_run per policy in ZS_ORDER_ENGINE.  `all`:
+ * Checker.  `engine`: one zs_run per policy in ZS_ORDER_ENGINE.  `all`:
  * a depth-first search over the order[] bytes of the fuzzed order mode
  * (explore_exact(): the simulator reports the ready nodes at every
  * choice, sim.h's on_choice); every simulator run is one real ready-node order, each
@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "sim.h"
 #include "world.h"
 #include "zoffload.h"
@@ -784,9 +785,10 @@ static int seen_add(explorer *E, uint64_t h)
 static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
 {
     zs_scenario *s = E->s;
-    zs_sim_opts o;
-    zs_sim_result r;
-    zs_sim_opts_init(&o);
+    zs_run_opts o;
+    zs_outcome out;
+    zs_run_opts_init(&o);
+    o.one_rank = 1; /* the orders of one rank's view */
     o.policy = E->policy;
     if (n < 0) {
         o.order_mode = ZS_ORDER_ENGINE;
@@ -807,33 +809,35 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
     E->past_order = 0;
     o.on_choice = on_choice;
     o.choice_user = E;
-    int rc = zs_sim_run(s, &o, &r);
+    int verdict = zs_run(s, &o, &out);
+    const zs_sim_result *r = &out.r;
+    int rc = verdict == ZS_RUN_SETUP ? -1 : r->violated ? 1 : 0;
     E->runs++;
     uint64_t h = 0;
     if (E->ev) {
-        fprintf(E->ev, "end %d %d %d\n", rc, r.violated ? r.v.inv : 0, r.torch_error);
+        fprintf(E->ev, "end %d %d %d\n", rc, r->violated ? r->v.inv : 0, r->torch_error);
         fflush(E->ev);
         h = E->sink.h;
     }
     int fresh = E->ev ? seen_add(E, h) : 1;
-    if (rc >= 0 && r.stats.uninit_counter_events) E->uninit_full = 1;
-    if (rc >= 0 && r.violated && !E->uninit_full && fresh) {
+    if (rc >= 0 && r->stats.uninit_counter_events) E->uninit_full = 1;
+    if (rc >= 0 && r->violated && !E->uninit_full && fresh) {
         /* the run stopped at its first violation: run it to the end to see
          * whether a counter is read before initialisation later on */
-        zs_sim_result r2;
-        zs_sim_opts o2 = o;
+        zs_outcome out2;
+        zs_run_opts o2 = o;
         o2.stop_on_violation = 0;
         o2.events = NULL;
-        if (zs_sim_run(s, &o2, &r2) >= 0 && r2.stats.uninit_counter_events) E->uninit_full = 1;
+        if (zs_run(s, &o2, &out2) != ZS_RUN_SETUP && out2.r.stats.uninit_counter_events) E->uninit_full = 1;
         E->runs++;
     }
-    if (fresh && r.torch_error) E->torch++;
+    if (fresh && r->torch_error) E->torch++;
     int inv = 0;
     if (rc < 0) {
         E->setup = 1;
         inv = ZS_INV_ERR;
-    } else if (r.violated) {
-        inv = r.v.inv;
+    } else if (r->violated) {
+        inv = r->v.inv;
     }
     if (inv > 0 && inv < ZS_INV_COUNT) {
         if (fresh) E->inv_orders[inv]++;
@@ -845,7 +849,7 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
         }
         if (!E->inv_hit[inv] && n < 0) E->inv_engine[inv] = 1;
         if (!E->inv_hit[inv]) {
-            const char *w = rc < 0 ? "setup" : r.v.what;
+            const char *w = rc < 0 ? "setup" : r->v.what;
             size_t o = 0;
             for (size_t i = 0; w[i] && o + 1 < sizeof E->inv_site[inv]; i++) {
                 char c = w[i];
@@ -1237,14 +1241,16 @@ static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix,
     }
 #endif
     /* the run: violation and hook trace */
-    zs_sim_opts o;
-    zs_sim_result r;
-    zs_sim_opts_init(&o);
+    zs_run_opts o;
+    zs_outcome res;
+    zs_run_opts_init(&o);
+    o.one_rank = 1;
     char *tbuf = NULL;
     size_t tlen = 0;
     FILE *tf = open_memstream(&tbuf, &tlen);
     o.trace = tf;
-    zs_sim_run(s, &o, &r);
+    zs_run(s, &o, &res);
+    const zs_sim_result r = res.r;
     if (tf) fclose(tf);
     char line[640];
     if (r.violated) {
@@ -1380,20 +1386,19 @@ static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, 
         }
     }
     R->cand[kind]++;
-    zs_world_opts wo;
-    zs_world_opts_init(&wo);
-    wo.only_i8 = 1;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.env.only_i8 = 1;
+    ro.order_mode = ZS_ORDER_ENGINE;
+    ro.verify_collectives = R->verify;
+    ro.world = wr;
     for (int p = 0; p < 4; p++) {
         if (!(policy_mask & (1u << p))) continue;
-        zs_sim_opts so;
-        zs_sim_opts_init(&so);
-        so.policy = p;
-        so.order_mode = ZS_ORDER_ENGINE;
-        so.verify_collectives = R->verify;
-        int rc = zs_world_run_ex(s, &so, &wo, wr);
-        int v = rc < 0 ? 100 : (wr->violated ? wr->verdict : ZS_INV_NONE);
+        zs_outcome out;
+        ro.policy = p;
+        int v = zs_run(s, &ro, &out); /* s is all-ranks: every rank in the world */
         R->worlds++;
-        if (v == 100) R->setup++;
+        if (v == ZS_RUN_SETUP) R->setup++;
         if (v == ZS_INV_I8) {
             if (!R->i8[p][kind])
                 memcpy(R->first[p][kind], wr->v.msg, sizeof R->first[p][kind] - 1); /* short form */

@@ -6,8 +6,8 @@
  * policy.  docs/bounded-proofs.md explains the reductions and gives the
  * results.
  *
- * The library part is used by `zofuzz_enumerate` (enumerate_main.c) and by
- * `zofuzz enumerate`, which forwards its arguments to zo_enumerate_main().
+ * The library part is used by `zofuzz enumerate`, which forwards its
+ * arguments to zo_enumerate_main().
  *
  * Units: numel and thresholds in ELEMENTS (as everywhere in the harness).
  */
@@ -211,12 +211,12 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen);
 
 /** Prints the policy x invariant table (and the smallest counterexamples)
  *  to f; writes each counterexample to "<prefix>-<policy>-<inv>.bin" (raw
- *  scenario bytes, readable by zs_tool/zofuzz) and ".trace" when prefix is
+ *  scenario bytes, readable by zofuzz) and ".trace" when prefix is
  *  not NULL.  Returns 0 when the per-call policy held everything (or was
  *  not checked), 1 otherwise. */
 int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix);
 
-/** The `zofuzz enumerate` / `zofuzz_enumerate` command line:
+/** The `zofuzz enumerate` command line:
  *  [--max-modules N] [--max-calls K] [--max-steps S] [--orders engine|all]
  *  [--policy P|all] [--jobs J] [--shard i/n] [--out FILE] [--cex PREFIX]
  *  [--count] [--quiet] | --merge FILE...

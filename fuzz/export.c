@@ -21,7 +21,7 @@
 #include "export_template.h" /* static const char zs_export_template[] */
 
 /* Total numel above which the DeepSpeed runs are scaled down, as
- * tools/sim_traces --ds does for tools/deepspeed_oracle.py (DS_MAX_TOTAL_NUMEL). */
+ * `zofuzz traces --ds` does for tools/deepspeed_oracle.py (DS_MAX_TOTAL_NUMEL). */
 #define EXPORT_MAX_TOTAL_NUMEL (1ull << 22)
 /* DeepSpeed's "infinite" threshold in the script (deepspeed_oracle.py's). */
 #define EXPORT_BIG "10**15"
@@ -417,7 +417,7 @@ static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_ex
     if (pp->factor > 1)
         sb_printf(b,
                   "- numels and finite thresholds divided by %llu: %llu elements in all is over\n"
-                  "  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)\n",
+                  "  2^22 (as `zofuzz traces --ds` scales for tools/deepspeed_oracle.py)\n",
                   (unsigned long long)pp->factor, (unsigned long long)pp->total);
     sb_printf(b, "\"\"\"\n");
 }

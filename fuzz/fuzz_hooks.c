@@ -14,18 +14,18 @@
  * their values and defaults, docs/fuzzing.md carries the same table.  A bad
  * value exits 2 before the first input.
  *
- * All-ranks inputs (cfg.all_ranks, per-rank programs) run every rank in one
- * host world (fuzz/world.h) and also check I8 (identical collective
+ * Each input runs through zs_run (fuzz/run.h): all-ranks inputs
+ * (cfg.all_ranks, per-rank programs) run every rank in one host world
+ * (fuzz/world.h) and also check I8 (identical collective
  * sequences across ranks), as ZOFUZZ_INVARIANTS says.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "scenario.h"
 #include "settings.h"
-#include "sim.h"
-#include "world.h"
 
 static int g_init;
 static zs_settings g_set;
@@ -61,28 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static zs_scenario s;
     init_env();
     zs_decode(data, size, &s);
-    zs_sim_opts o;
-    zs_sim_opts_init(&o);
-    o.policy = g_set.policy;
-    o.order_mode = g_set.order_mode;
-    o.max_bytes_per_param = g_set.cap;
+    zs_run_opts o;
+    zs_run_opts_init(&o);
+    zs_run_opts_from_settings(&o, &g_set);
     o.abort_on_violation = 1;
     if (g_set.trace) o.trace = stderr;
-    o.skip_discard_i3 = g_set.skip_discard_i3;
-    o.verify_collectives = g_set.verify;
-    if (s.cfg.all_ranks) {
-        static zs_world_result wr;
-        zs_world_opts wo;
-        zs_world_opts_init(&wo);
-        wo.only_i8 = g_set.world.only_i8;
-        wo.skip_i8 = g_set.world.skip_i8;
-        wo.blame_runtime = g_set.world.blame_runtime;
-        zs_world_env_apply(&g_set.world, &s);
-        zs_world_run_ex(&s, &o, &wo, &wr); /* aborts on a finding */
-        return 0;
-    }
-    if (g_set.world.only_i8) return 0; /* one rank's view: no I8 to check */
-    zs_sim_result r;
-    zs_sim_run(&s, &o, &r);
+    zs_outcome out;
+    zs_run(&s, &o, &out); /* aborts on a finding */
     return 0;
 }

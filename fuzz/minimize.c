@@ -23,7 +23,7 @@ void zs_min_opts_init(zs_min_opts *o)
     o->policy = -1;
     o->order_mode = -1;
     o->inv = 0;
-    o->max_bytes_per_param = ZS_SIM_DEFAULT_CAP;
+    zs_run_opts_init(&o->run);
     o->max_runs = 0;
 }
 
@@ -40,30 +40,6 @@ void zs_min_size_of(const zs_scenario *s, zs_min_size *out)
     out->uses = s->n_uses;
     out->order_bytes = s->cfg.order_mode == ZS_ORDER_FUZZED ? s->n_order : 0;
     out->lines = zs_scn_line_count(s);
-}
-
-int zs_min_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                   zs_sim_result *r)
-{
-    zs_sim_opts o;
-    zs_sim_result tmp;
-    if (!r) r = &tmp;
-    if (s->cfg.all_ranks) {
-        /* every rank its own program in one host world (I8 included) */
-        static _Thread_local zs_world_result wr;
-        int v = zs_world_verdict(s, policy, order_mode, cap, &wr);
-        zs_world_to_sim_result(&wr, r);
-        return v;
-    }
-    zs_sim_opts_init(&o);
-    o.policy = policy;
-    o.order_mode = order_mode;
-    o.max_bytes_per_param = cap;
-    o.stop_on_violation = 1;
-    int rc = zs_sim_run(s, &o, r);
-    if (rc < 0) return ZS_SCN_SETUP;
-    if (rc == 1 && r->violated) return r->v.inv;
-    return ZS_INV_NONE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1068,13 +1044,24 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
     return CAND_END;
 }
 
-/* one run: the caller's predicate, or zs_min_verdict */
+/* one run: zs_run under the caller's run options, or the caller's predicate */
 static int run_verdict(const zs_min_opts *o, const zs_scenario *s, int policy, zs_sim_result *r)
 {
-    if (!o->verdict) return zs_min_verdict(s, policy, -1, o->max_bytes_per_param, r);
+    if (!o->verdict) {
+        zs_run_opts ro = o->run;
+        ro.policy = policy;
+        ro.order_mode = -1;
+        ro.stop_on_violation = 1;
+        ro.abort_on_violation = 0;
+        ro.trace = ro.events = ro.report = NULL;
+        zs_outcome out;
+        int v = zs_run(s, &ro, &out);
+        if (r) *r = out.r;
+        return v;
+    }
     zs_violation v;
     memset(&v, 0, sizeof v);
-    int rc = o->verdict(s, policy, -1, o->max_bytes_per_param, &v, o->verdict_ctx);
+    int rc = o->verdict(s, policy, -1, o->run.cap, &v, o->verdict_ctx);
     if (r) {
         memset(r, 0, sizeof *r);
         r->violated = rc != ZS_INV_NONE && rc != ZS_SCN_SETUP;

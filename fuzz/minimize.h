@@ -11,7 +11,7 @@
  * parameter to its owner's parent module; move config values to their
  * defaults (all_ranks and verify_collectives included); drop a rank edit;
  * shorten or zero the fuzzed order bytes - and keeps a variant
- * only if it is valid (zs_scenario_validate) and zs_sim_run still reports
+ * only if it is valid (zs_scenario_validate) and zs_run still reports
  * the SAME invariant X under the same policy P and the same backward
  * order.  It repeats until no variant is accepted (a fixpoint).  Every
  * accepted variant is strictly smaller in a well-founded order (the size
@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "scenario.h"
+#include "run.h"
 #include "sim.h"
 
 #ifdef __cplusplus
@@ -43,19 +44,26 @@ typedef struct zs_min_opts {
     int order_mode;          /* -1: the scenario's (the minimiser may then try engine order);
                                 else ZS_ORDER_ENGINE/FUZZED, kept and written into the result */
     int inv;                 /* invariant to keep (ZS_INV_*); 0: whatever the first run reports */
-    uint64_t max_bytes_per_param; /* host backend cap for the runs (ZS_SIM_DEFAULT_CAP) */
     unsigned long max_runs;  /* budget of simulator runs; 0 = unlimited */
     int same_verdicts;       /* 1: also keep the verdict under every other policy (the whole
                                 expect line), so the result stays in the same bug class
                                 (e.g. "per-call ok, reset-on-forward ok, lazy-init I3") */
     int verbose;             /* 1: one line per accepted change on stderr */
-    /* The verdict of one run (the predicate), instead of zs_min_verdict:
-     * same contract (policy/order_mode -1 = the scenario's; returns
-     * ZS_INV_NONE, ZS_INV_I1..ZS_INV_I8, or ZS_SCN_SETUP); fills *v with the
-     * finding when v is not NULL and it returns a violation.  NULL (the
-     * default): zs_min_verdict, which runs all-ranks scenarios in the host
-     * world.  Lets a caller minimise under its own world options
-     * (zs_world_opts.only_i8, ...) or any other property. */
+    /* How each run goes (fuzz/run.h): cap, verify_collectives, the
+     * all-ranks knobs (env: the candidate is edited by them before it runs,
+     * so a remedy under test - gather-always routers - cannot be minimised
+     * away and dropped edit kinds stay dropped), one_rank.  Its policy and
+     * order_mode are ignored: the minimiser runs each candidate under the
+     * policy it keeps (and, with same_verdicts, every other) and the
+     * candidate's own order; every run stops at its first violation and
+     * neither aborts nor writes a trace, events or a report.
+     * zs_min_opts_init: zs_run_opts_init's defaults. */
+    zs_run_opts run;
+    /* The verdict of one run (the predicate), instead of zs_run with `run`:
+     * policy/order_mode -1 = the scenario's; returns ZS_INV_NONE,
+     * ZS_INV_I1..ZS_INV_I8, or ZS_SCN_SETUP; fills *v with the finding when
+     * v is not NULL and it returns a violation.  NULL (the default): zs_run.
+     * For properties other than an invariant of the run. */
     int (*verdict)(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
                    void *ctx);
     void *verdict_ctx;
@@ -82,15 +90,6 @@ typedef struct zs_min_stats {
 
 /** Size of s (for reports and tests). */
 void zs_min_size_of(const zs_scenario *s, zs_min_size *out);
-
-/** Runs s under the given policy/order override (-1: the scenario's) and
- *  returns the verdict: ZS_INV_NONE (holds), ZS_INV_I1..ZS_INV_ERR, or
- *  ZS_SCN_SETUP (100) when the runtime refused the setup.  An all-ranks
- *  scenario (cfg.all_ranks) runs every rank in the host world
- *  (zs_world_verdict, default world options) and can also give
- *  ZS_INV_I8; *r is then zs_world_to_sim_result's summary.  r may be NULL. */
-int zs_min_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                   zs_sim_result *r);
 
 /** Minimises *s in place.  s must be valid and must violate an invariant
  *  under the options' policy/order (the first run checks it).  Returns 0

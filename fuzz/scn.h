@@ -25,15 +25,17 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "run.h"
 #include "scenario.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Verdict of one run: ZS_INV_NONE ("ok"), ZS_INV_I1..ZS_INV_ERR, or
- *  ZS_SCN_SETUP (zs_sim_run returned -1, "setup"). */
-#define ZS_SCN_SETUP 100
+/** Verdict of one run (zs_run, run.h): ZS_INV_NONE ("ok"),
+ *  ZS_INV_I1..ZS_INV_I8, or ZS_SCN_SETUP (the runtime refused the setup,
+ *  "setup"). */
+#define ZS_SCN_SETUP ZS_RUN_SETUP
 
 /** The "expect" line: per policy (zo_grads_policy index 0..3), whether a
  *  verdict is stated and which, and the torch and DeepSpeed profiles the

@@ -115,7 +115,9 @@ typedef struct zs_sim_result {
  *  format of zs_sim_opts.context.  Call only on the simulator's thread. */
 void zs_sim_context(const void *handle, char *buf, size_t len);
 
-/** Runs scenario s (which must be valid: zs_scenario_validate) and fills
+/** The one-rank engine under zs_run (fuzz/run.h), which callers use;
+ *  called directly by zs_run, the world's rank threads and their own tests.
+ *  Runs scenario s (which must be valid: zs_scenario_validate) and fills
  *  *r.  Returns 0 if every invariant held, 1 on a violation, -1 if the
  *  runtime could not be set up (r->setup_msg says why; not a finding for
  *  valid scenarios, which the runtime must accept - treated as ERR).  With

@@ -281,8 +281,6 @@ static void on_violation(void *user)
  * buffers; freed when the thread exits. */
 typedef struct wcache {
     zs_scenario *rank_s[ZS_MAX_WORLD];
-    zs_scenario *pred_copy;
-    zs_world_result *pred_res;
 } wcache;
 
 static pthread_key_t g_cache_key;
@@ -297,9 +295,6 @@ static void cache_free(void *p)
         zs_scenario_free(c->rank_s[q]);
         free(c->rank_s[q]);
     }
-    zs_scenario_free(c->pred_copy);
-    free(c->pred_copy);
-    free(c->pred_res);
     free(c);
 }
 
@@ -643,8 +638,8 @@ static void dump_stream(FILE *f, int q, const char *buf, size_t len)
     if (buf && len) fwrite(buf, 1, len, f);
 }
 
-int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_opts *wopts,
-                    zs_world_result *r)
+int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_opts *wopts,
+                 zs_world_result *r)
 {
     zs_sim_opts base;
     if (opts)
@@ -913,37 +908,6 @@ out:
     return ret;
 }
 
-int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, zs_world_result *r)
-{
-    return zs_world_run_ex(s, o, NULL, r);
-}
-
-int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                     zs_world_result *r)
-{
-    return zs_world_verdict_ex(s, policy, order_mode, cap, NULL, r);
-}
-
-int zs_world_verdict_ex(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                        const zs_world_opts *wo, zs_world_result *r)
-{
-    zs_world_result *own = NULL;
-    if (!r) {
-        own = malloc(sizeof *own);
-        if (!own) return 100;
-        r = own;
-    }
-    zs_sim_opts o;
-    zs_sim_opts_init(&o);
-    o.policy = policy;
-    o.order_mode = order_mode;
-    o.max_bytes_per_param = cap;
-    int rc = zs_world_run_ex(s, &o, wo, r);
-    int v = rc < 0 ? 100 : (r->violated ? r->verdict : ZS_INV_NONE);
-    free(own);
-    return v;
-}
-
 void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -1144,38 +1108,4 @@ void zs_world_env_apply(const zs_world_env *e, zs_scenario *s)
     if (!s->cfg.all_ranks) return;
     if (e->edit_mask != ~0u) zs_world_keep_edits(s, e->edit_mask);
     if (e->protect_routers) zs_world_protect_routers(s);
-}
-
-int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                          zs_violation *v, void *ctx)
-{
-    const zs_world_pred *P = ctx;
-    wcache *cache = cache_get();
-    if (!cache) return 100;
-    if (!cache->pred_copy) cache->pred_copy = calloc(1, sizeof *cache->pred_copy);
-    if (!cache->pred_res) cache->pred_res = malloc(sizeof *cache->pred_res);
-    zs_scenario *copy = cache->pred_copy;
-    zs_world_result *wr = cache->pred_res;
-    if (!copy || !wr) return 100;
-    if (!s->cfg.all_ranks) {
-        if (P && P->wo.only_i8) return ZS_INV_NONE;
-        zs_sim_opts o;
-        zs_sim_opts_init(&o);
-        o.policy = policy;
-        o.order_mode = order_mode;
-        o.max_bytes_per_param = cap;
-        zs_sim_result *r = &wr->rank_result[0];
-        int rc = zs_sim_run(s, &o, r);
-        if (rc < 0) return 100;
-        if (rc == 1 && r->violated) {
-            if (v) *v = r->v;
-            return r->v.inv;
-        }
-        return ZS_INV_NONE;
-    }
-    if (zs_scenario_copy(copy, s)) return 100; /* out of memory: a setup error */
-    if (P) zs_world_env_apply(&P->env, copy);
-    int verdict = zs_world_verdict_ex(copy, policy, order_mode, cap, P ? &P->wo : NULL, wr);
-    if (v && wr->violated) *v = wr->v;
-    return verdict;
 }

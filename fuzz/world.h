@@ -94,7 +94,9 @@ typedef struct zs_world_opts {
 
 void zs_world_opts_init(zs_world_opts *wo);
 
-/** Runs scenario s (valid; any scenario: W = s->cfg.world_size ranks,
+/** The all-ranks engine under zs_run (fuzz/run.h), which callers use;
+ *  this is called directly only by its own tests.
+ *  Runs scenario s (valid; any scenario: W = s->cfg.world_size ranks,
  *  with W = 1 one rank in a world of one) with every rank in one host
  *  world, each rank's simulator on its own thread, and fills *r (caller's
  *  memory; about 20 KB).  o: per-rank simulator options (NULL: defaults):
@@ -107,23 +109,10 @@ void zs_world_opts_init(zs_world_opts *wo);
  *  wo: NULL = defaults.
  *  Returns 0 (no finding; r->torch_error may be set), 1 (finding:
  *  r->verdict), -1 (setup error: r->setup_msg). */
-int zs_world_run_ex(const zs_scenario *s, const zs_sim_opts *o, const zs_world_opts *wo,
-                    zs_world_result *r);
-/** zs_world_run_ex with default world options. */
-int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, zs_world_result *r);
-
-/** The minimiser's / corpus tools' predicate for all-ranks scenarios, the
- *  same shape as zs_min_verdict: runs s in the world under policy/order
- *  (-1: the scenario's) and cap, returns ZS_INV_NONE, ZS_INV_I1..ZS_INV_ERR,
- *  ZS_INV_I8, or 100 (ZS_SCN_SETUP) on a setup error.  r may be NULL. */
-int zs_world_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                     zs_world_result *r);
-/** zs_world_verdict with world options (wo NULL: defaults). */
-int zs_world_verdict_ex(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                        const zs_world_opts *wo, zs_world_result *r);
-
-/** Summarises a world run as one zs_sim_result (for callers written
- *  against zs_sim_run, e.g. zs_min_verdict): violated/v (the finding,
+int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, const zs_world_opts *wo,
+                 zs_world_result *r);
+/** Summarises a world run as one zs_sim_result (zs_run's outcome,
+ *  fuzz/run.h): violated/v (the finding,
  *  I8 included), torch_error/torch_msg, setup_error/setup_msg, and the
  *  counters summed over the ranks; stats of rank 0. */
 void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r);
@@ -177,20 +166,6 @@ int zs_world_env_set(zs_world_env *e, const char *knob, const char *value, char 
 /** Applies edit_mask and protect_routers to an all-ranks scenario (no
  *  effect on others). */
 void zs_world_env_apply(const zs_world_env *e, zs_scenario *s);
-
-/** A minimiser predicate (zs_min_opts.verdict, minimize.h) that keeps the
- *  knobs: each candidate is copied, zs_world_env_apply'd (so the remedy
- *  under test - gather-always routers - cannot be minimised away, and
- *  dropped edit kinds stay dropped) and run in the world with wo.  A
- *  scenario that is not all-ranks runs in one rank's view (zs_sim_run),
- *  or gives ZS_INV_NONE with wo.only_i8.  Returns ZS_INV_NONE,
- *  ZS_INV_I1..ZS_INV_I8 or 100 (setup); *v gets the finding. */
-typedef struct zs_world_pred {
-    zs_world_env env;
-    zs_world_opts wo;
-} zs_world_pred;
-int zs_world_pred_verdict(const zs_scenario *s, int policy, int order_mode, uint64_t cap,
-                          zs_violation *v, void *ctx /* zs_world_pred */);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,10 @@
 
 #include "export.h"
 #include "minimize.h"
+#include "run.h"
 #include "scenario.h"
 #include "scn.h"
+#include "scenario_json.h"
 #include "settings.h"
 #include "world.h"
 #include "sim.h"
@@ -149,7 +151,8 @@ static int is_option_word(const char *a)
 static void check_args(int argc, char **argv)
 {
     static const char *const repeatable[] = {"--engine-arg", "--help", "-h", NULL};
-    static const char *const exclusive[][2] = {{"--text", "--bytes"}, {"--quiet", "--verbose"}, {"--quiet", "-v"}};
+    static const char *const exclusive[][2] = {
+        {"--text", "--bytes"}, {"--quiet", "--verbose"}, {"--quiet", "-v"}, {"--expect", "--json"}};
     for (int i = 2; i < argc; i++) {
         if (!is_option_word(argv[i])) continue;
         int rep = 0;
@@ -396,9 +399,14 @@ static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *
     e->have_torch = e->have_ds = 1;
     e->torch = s->cfg.torch_profile;
     e->ds = s->cfg.ds_profile;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.order_mode = order_mode;
     for (int p = 0; p < 4; p++) {
+        zs_outcome out;
+        ro.policy = p;
         e->have[p] = 1;
-        e->verdict[p] = zs_min_verdict(s, p, order_mode, ZS_SIM_DEFAULT_CAP, NULL);
+        e->verdict[p] = zs_run(s, &ro, &out);
     }
 }
 
@@ -498,23 +506,6 @@ static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_en
     return 1;
 }
 
-static int world_env_default(const zs_world_env *e)
-{
-    return e->edit_mask == ~0u && !e->protect_routers && !e->only_i8 && !e->skip_i8 && !e->blame_runtime;
-}
-
-/* minimise with the knobs kept (zs_world_pred_verdict) unless they are the defaults */
-static void min_use_world_knobs(zs_min_opts *mo, zs_world_pred *pred, const zs_world_env *e)
-{
-    if (world_env_default(e)) return;
-    pred->env = *e;
-    zs_world_opts_init(&pred->wo);
-    pred->wo.only_i8 = e->only_i8;
-    pred->wo.skip_i8 = e->skip_i8;
-    pred->wo.blame_runtime = e->blame_runtime;
-    mo->verdict = zs_world_pred_verdict;
-    mo->verdict_ctx = pred;
-}
 
 /* ------------------------------------------------------------------ */
 /* repro / trace                                                        */
@@ -594,12 +585,11 @@ static int cmd_repro(int argc, char **argv, int trace_only)
     if (pol < 0 && !is_text) pol = bytes_default_policy(&s);
     if (pol < 0) pol = s.cfg.policy;
     int ord = order >= 0 ? order : s.cfg.order_mode;
-    zs_sim_opts o;
-    zs_sim_opts_init(&o);
+    zs_run_opts o;
+    zs_run_opts_init(&o);
     o.policy = pol;
     o.order_mode = ord;
-    o.max_bytes_per_param = cap;
-    o.stop_on_violation = 1;
+    o.cap = cap;
     FILE *verdict_out = trace_only ? stderr : stdout;
     if (trace_only)
         o.trace = stdout;
@@ -611,24 +601,22 @@ static int cmd_repro(int argc, char **argv, int trace_only)
                zs_ds_profile_name(s.cfg.ds_profile));
     }
     o.verify_collectives = verify;
-    if (s.cfg.all_ranks) {
-        static zs_world_result wr;
-        zs_world_opts wo;
-        zs_world_opts_init(&wo);
-        wo.only_i8 = only_i8;
-        int wrc = zs_world_run_ex(&s, &o, &wo, &wr);
-        fflush(stdout);
-        if (wrc < 0) {
-            fprintf(verdict_out, "setup error: %s\n", wr.setup_msg);
+    o.env.only_i8 = only_i8 && s.cfg.all_ranks; /* one rank's view runs as it is */
+    static zs_world_result wr;
+    o.world = &wr;
+    zs_outcome out;
+    zs_run(&s, &o, &out);
+    fflush(stdout);
+    if (out.in_world) {
+        if (out.verdict == ZS_SCN_SETUP) {
+            fprintf(verdict_out, "setup error: %s\n", out.r.setup_msg);
             return 1;
         }
         zs_world_print(verdict_out, &wr);
         return wr.violated ? 1 : 0;
     }
-    zs_sim_result r;
-    int rc = zs_sim_run(&s, &o, &r);
-    fflush(stdout);
-    if (rc < 0) {
+    const zs_sim_result r = out.r;
+    if (out.verdict == ZS_SCN_SETUP) {
         fprintf(verdict_out, "setup error: the runtime refused the scenario: %s\n", r.setup_msg);
         return 1;
     }
@@ -661,10 +649,12 @@ static int cmd_repro(int argc, char **argv, int trace_only)
 /* ------------------------------------------------------------------ */
 
 static const char *const print_help =
-    "usage: zofuzz print FILE [-o OUT.scn] [--text|--bytes] [--expect]\n"
+    "usage: zofuzz print FILE [-o OUT.scn] [--text|--bytes] [--expect] [--json]\n"
     "\n"
     "Prints a scenario (raw fuzzer bytes, or .scn text) as canonical .scn text.\n"
     "  --expect   add an expect line measured by running every policy\n"
+    "  --json     print it as JSON instead (docs/scenario-model.md section 5; what\n"
+    "             the PyTorch oracle reads)\n"
     "\n"
     "Exit: 0 printed, 2 bad usage/input.\n";
 
@@ -679,13 +669,14 @@ static const char *const compile_help =
 static int cmd_print(int argc, char **argv)
 {
     const char *file = NULL, *out = NULL;
-    int form = FORM_AUTO, want_expect = 0;
+    int form = FORM_AUTO, want_expect = 0, json = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
             fputs(print_help, stdout);
             return 0;
         } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
+        else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--text")) form = FORM_TEXT;
         else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
         else if (!strcmp(a, "--expect")) want_expect = 1;
@@ -696,7 +687,20 @@ static int cmd_print(int argc, char **argv)
     if (!file) die_usage("print: FILE missing (see --help)");
     static zs_scenario s;
     zs_scn_expect e;
+    need_writable("-o", out);
     if (load_scenario(file, form, &s, &e, NULL)) return 2;
+    if (json) {
+        int to_stdout = !out || !strcmp(out, "-");
+        FILE *f = to_stdout ? stdout : fopen(out, "w");
+        if (!f) {
+            fprintf(stderr, "%s: %s: %s\n", g_prog, out, strerror(errno));
+            return 2;
+        }
+        int bad = zs_scenario_write_json(&s, f);
+        if (to_stdout ? fflush(f) != 0 : fclose(f) != 0) bad = 1;
+        if (bad) fprintf(stderr, "%s: %s: JSON export failed\n", g_prog, to_stdout ? "stdout" : out);
+        return bad ? 2 : 0;
+    }
     if (want_expect) measure_expect(&s, -1, &e);
     char *t = zs_scn_print(&s, &e);
     if (!t) {
@@ -762,7 +766,7 @@ static const char *const export_help =
     "deepspeed) that reproduces the scenario on the real library, for a\n"
     "maintainer who does not have zoffload.  It builds the scenario's model from\n"
     "torch.nn.Modules (.scn names as attribute names, real numels; totals over\n"
-    "2^22 elements scaled down as tools/sim_traces --ds does), runs the steps as\n"
+    "2^22 elements scaled down as `zofuzz traces --ds` does), runs the steps as\n"
     "tools/torch_oracle.py / tools/deepspeed_oracle.py do, prints one line per\n"
     "hook with ds_grads_remaining and applied_pre_backward_ref_cnt (DeepSpeed:\n"
     "and every parameter's ds_status), and checks the invariants it can observe:\n"
@@ -901,10 +905,13 @@ static void export_beside(FILE *f, const zs_scenario *s, const char *scn_path, c
     if (s->cfg.all_ranks) {
         /* the first rank that violates alone; rank 0 if none does */
         unsigned pick = 0;
+        zs_run_opts ro;
+        zs_run_opts_init(&ro);
+        ro.policy = zs_policy_from_name("reset-on-forward");
         for (unsigned k = 0; k < s->cfg.world_size; k++) {
+            zs_outcome out;
             if (zs_scenario_for_rank(s, k, &r, err, sizeof err) != 0) continue;
-            if (zs_min_verdict(&r, zs_policy_from_name("reset-on-forward"), -1, ZS_SIM_DEFAULT_CAP,
-                               NULL) != ZS_INV_NONE) {
+            if (zs_run(&r, &ro, &out) != ZS_INV_NONE) {
                 pick = k;
                 break;
             }
@@ -1001,7 +1008,6 @@ static int cmd_minimize(int argc, char **argv)
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
     zs_world_env wenv = {~0u, 0, 0, 0, 0};
-    zs_world_pred pred;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -1033,7 +1039,7 @@ static int cmd_minimize(int argc, char **argv)
     int is_text;
     if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
     if (mo.policy < 0 && !is_text) mo.policy = bytes_default_policy(&s);
-    min_use_world_knobs(&mo, &pred, &wenv);
+    mo.run.env = wenv; /* every candidate runs with the knobs */
     zs_min_stats st;
     int rc = zs_minimize(&s, &mo, &st);
     if (rc == 0) zs_world_env_apply(&wenv, &s); /* the remedy stays in the printed scenario */
@@ -1164,30 +1170,26 @@ static int cmd_check(int argc, char **argv)
     if (!buf || !s) die_usage("out of memory");
     unsigned long fails = 0, by_inv[ZS_INV_COUNT + 1] = {0}, torch = 0, setup = 0;
     unsigned long ranked = 0, diverged = 0;
-    static zs_world_result wres;
-    zs_world_opts wo;
-    zs_world_opts_init(&wo);
-    wo.only_i8 = wenv.only_i8;
-    wo.skip_i8 = wenv.skip_i8;
-    wo.blame_runtime = wenv.blame_runtime;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.policy = policy;
+    ro.order_mode = order;
+    ro.env = wenv;
     seen_set seen = {0};
     double t0 = now_s();
     unsigned long t;
     for (t = 0; t < trials; t++) {
         size_t n = zs_rand_input(seed, t, buf, max_len);
         zs_decode(buf, n, s);
-        zs_sim_result r;
-        int v;
-        if (s->cfg.all_ranks) {
-            zs_world_env_apply(&wenv, s);
-            v = zs_world_verdict_ex(s, policy, order, ZS_SIM_DEFAULT_CAP, &wo, &wres);
-            zs_world_to_sim_result(&wres, &r);
+        /* the knobs edit the scenario that is minimised and printed too */
+        zs_world_env_apply(&wenv, s);
+        zs_outcome out;
+        int v = zs_run(s, &ro, &out);
+        if (!out.ran) continue; /* --invariants I8 on one rank's view: nothing to check */
+        const zs_sim_result r = out.r;
+        if (out.in_world) {
             ranked++;
-            diverged += wres.divergence >= 0;
-        } else if (wenv.only_i8) {
-            continue; /* one rank's view: no I8 */
-        } else {
-            v = zs_min_verdict(s, policy, order, ZS_SIM_DEFAULT_CAP, &r);
+            diverged += out.divergence >= 0;
         }
         if (r.torch_error) torch++;
         if (v == ZS_INV_NONE) continue;
@@ -1209,8 +1211,7 @@ static int cmd_check(int argc, char **argv)
                 mo.inv = v;
                 mo.max_runs = 50000;
                 mo.same_verdicts = same_verdicts;
-                zs_world_pred pred;
-                min_use_world_knobs(&mo, &pred, &wenv);
+                mo.run.env = wenv;
                 zs_min_stats st;
                 if (zs_minimize(s, &mo, &st) == 0) {
                     zs_world_env_apply(&wenv, s); /* the remedy stays in the printed scenario */
@@ -1277,6 +1278,292 @@ static int cmd_check(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* traces (the differential tests' front end)                          */
+/* ------------------------------------------------------------------ */
+
+static const char *const traces_help =
+    "usage: zofuzz traces OUTDIR FILE... [--ds] [--rank R] [--ds-profile P] [--torch-profile P]\n"
+    "       zofuzz traces OUTDIR --seeds FIRST LAST [options as above]\n"
+    "\n"
+    "The simulator's side of the differential tests (tools/difftest.py, the\n"
+    "PyTorch and DeepSpeed oracles, python/zoffload/capture.py).  FILE is .scn\n"
+    "text when named *.scn, raw fuzzer bytes otherwise; --seeds FIRST LAST takes\n"
+    "the scenarios `zofuzz gen --seed S` writes for S = FIRST..LAST.  For every\n"
+    "scenario k (0, 1, ... in order; an all-ranks scenario gives one per rank,\n"
+    "its program zs_scenario_for_rank, named NAME#rankR) it writes\n"
+    "  OUTDIR/k.json              the scenario as JSON (docs/scenario-model.md section 5)\n"
+    "  OUTDIR/k.<policy>.trace    the canonical engine-order hook trace of each policy\n"
+    "and one line per scenario to OUTDIR/index.tsv:\n"
+    "  k <TAB> name <TAB> policy=ok|I1|...|ERR|torch|setup ...\n"
+    "Unlike `zofuzz trace`, a run does not stop at a violation (the legacy\n"
+    "policies violate by design and the whole run is compared); a PyTorch error\n"
+    "still ends it.\n"
+    "\n"
+    "  --rank R           all-ranks scenarios: only rank R's program\n"
+    "  --ds-profile P     every scenario's deepspeed profile: 0.19 | 0.19-hooks | 0.15\n"
+    "  --torch-profile P  every scenario's torch profile: 2.x | 2.x-no-early-stop | 1.13\n"
+    "  --ds               as the DeepSpeed oracle runs it: world size 1, rank 0,\n"
+    "                     immediate completion, no gather-always, policy\n"
+    "                     reset-on-forward only, and the runtime's event log in\n"
+    "                     OUTDIR/k.reset-on-forward.events; a scenario over 2^22\n"
+    "                     elements in all is scaled down first (every numel and\n"
+    "                     finite non-zero threshold divided by one factor, at least 1)\n"
+    "\n"
+    "Exit: 0 written, 2 bad usage, input or output.\n";
+
+#define DS_MAX_TOTAL_NUMEL (1ull << 22) /* = deepspeed_oracle.py's MAX_TOTAL_NUMEL */
+
+typedef struct traces_opts {
+    const char *dir;
+    FILE *index;
+    int ds_mode, only_rank, ds_profile, torch_profile;
+} traces_opts;
+
+/* --ds: a scenario the DeepSpeed oracle can hold in real tensors */
+static void ds_scale(zs_scenario *sc)
+{
+    uint64_t total = 0;
+    for (unsigned i = 0; i < sc->n_params; i++) total += sc->par[i].numel;
+    if (total <= DS_MAX_TOTAL_NUMEL) return;
+    uint64_t f = (total + DS_MAX_TOTAL_NUMEL - 1) / DS_MAX_TOTAL_NUMEL;
+    for (unsigned i = 0; i < sc->n_params; i++) {
+        uint64_t n = sc->par[i].numel / f;
+        sc->par[i].numel = (uint32_t)(n ? n : 1);
+    }
+    for (int t = 0; t < ZS_TH_COUNT; t++) {
+        uint64_t *v = zs_config_threshold(&sc->cfg, t);
+        if (*v != ZS_INF && *v != 0) *v = *v / f ? *v / f : 1;
+    }
+}
+
+/* scenario k: its JSON, a trace per policy, its index line */
+static int traces_emit(const traces_opts *T, zs_scenario *sc, unsigned k, const char *name)
+{
+    char path[PATH_MAX];
+    if (T->ds_profile >= 0) sc->cfg.ds_profile = (uint8_t)T->ds_profile;
+    if (T->torch_profile >= 0) sc->cfg.torch_profile = (uint8_t)T->torch_profile;
+    if (T->ds_mode) {
+        sc->cfg.world_size = 1;
+        sc->cfg.rank = 0;
+        sc->cfg.deferred = 0;
+        sc->cfg.progress_every = 0;
+        sc->cfg.policy = ZO_GRADS_RESET_ON_FORWARD;
+        for (unsigned m = 0; m < sc->n_modules; m++) sc->mod[m].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
+        ds_scale(sc);
+    }
+    xsnprintf(path, sizeof path, "%s/%u.json", T->dir, k);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+        return 2;
+    }
+    int bad = zs_scenario_write_json(sc, f);
+    if (fclose(f) != 0) bad = 1;
+    if (bad) {
+        fprintf(stderr, "%s: traces: %s: JSON export failed\n", g_prog, name);
+        return 2;
+    }
+    fprintf(T->index, "%u\t%s", k, name);
+    for (int pol = 0; pol < 4; pol++) {
+        if (T->ds_mode && pol != ZO_GRADS_RESET_ON_FORWARD) continue;
+        FILE *ev = NULL;
+        if (T->ds_mode) {
+            xsnprintf(path, sizeof path, "%s/%u.%s.events", T->dir, k, zs_policy_name((unsigned)pol));
+            ev = fopen(path, "w");
+            if (!ev) {
+                fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+                return 2;
+            }
+        }
+        xsnprintf(path, sizeof path, "%s/%u.%s.trace", T->dir, k, zs_policy_name((unsigned)pol));
+        f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+            if (ev) fclose(ev);
+            return 2;
+        }
+        zs_run_opts o;
+        zs_run_opts_init(&o);
+        o.policy = pol;
+        o.order_mode = ZS_ORDER_ENGINE;
+        o.stop_on_violation = 0;
+        o.one_rank = 1; /* each rank's program is a scenario of its own here */
+        o.trace = f;
+        o.events = ev;
+        zs_outcome out;
+        int v = zs_run(sc, &o, &out);
+        int werr = fclose(f) != 0;
+        if (ev && fclose(ev) != 0) werr = 1;
+        if (werr) {
+            fprintf(stderr, "%s: traces: %s: writing the trace failed\n", g_prog, name);
+            return 2;
+        }
+        const char *res = "ok";
+        if (v == ZS_SCN_SETUP)
+            res = "setup";
+        else if (out.r.violated)
+            res = zs_inv_name(out.r.v.inv);
+        else if (out.r.torch_error)
+            res = "torch";
+        fprintf(T->index, "\t%s=%s", zs_policy_name((unsigned)pol), res);
+    }
+    fprintf(T->index, "\n");
+    return 0;
+}
+
+/* traces_emit for sc, or for each rank's program of an all-ranks sc */
+static int traces_emit_ranks(const traces_opts *T, zs_scenario *sc, unsigned *k, const char *name)
+{
+    if (!sc->cfg.all_ranks) return traces_emit(T, sc, (*k)++, name);
+    static zs_scenario whole;
+    if (zs_scenario_copy(&whole, sc)) {
+        fprintf(stderr, "%s: traces: %s: out of memory\n", g_prog, name);
+        return 2;
+    }
+    for (unsigned r = 0; r < whole.cfg.world_size; r++) {
+        if (T->only_rank >= 0 && (unsigned)T->only_rank != r) continue;
+        char err[256], rname[PATH_MAX + 32];
+        if (zs_scenario_for_rank(&whole, r, sc, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: traces: %s: rank %u: %s\n", g_prog, name, r, err);
+            return 2;
+        }
+        xsnprintf(rname, sizeof rname, "%s#rank%u", name, r);
+        int rc = traces_emit(T, sc, (*k)++, rname);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int cmd_traces(int argc, char **argv)
+{
+    traces_opts T = {NULL, NULL, 0, -1, -1, -1};
+    int have_seeds = 0, nfiles = 0;
+    unsigned long long first = 0, last = 0;
+    const char **files = calloc((size_t)argc, sizeof *files);
+    if (!files) die_usage("out of memory");
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(traces_help, stdout);
+            free(files);
+            return 0;
+        } else if (!strcmp(a, "--ds")) T.ds_mode = 1;
+        else if (!strcmp(a, "--rank")) {
+            unsigned long r = opt_ulong(a, optval(argc, argv, &i));
+            if (r >= ZS_MAX_WORLD) die_usage("traces: --rank %lu: not a rank 0..%d", r, ZS_MAX_WORLD - 1);
+            T.only_rank = (int)r;
+        } else if (!strcmp(a, "--ds-profile")) {
+            const char *v = optval(argc, argv, &i);
+            if ((T.ds_profile = zs_ds_profile_from_name(v)) < 0)
+                die_usage("traces: --ds-profile '%s': not 0.19, 0.19-hooks or 0.15", v);
+        } else if (!strcmp(a, "--torch-profile")) {
+            const char *v = optval(argc, argv, &i);
+            if ((T.torch_profile = zs_torch_profile_from_name(v)) < 0)
+                die_usage("traces: --torch-profile '%s': not 2.x, 2.x-no-early-stop or 1.13", v);
+        } else if (!strcmp(a, "--seeds")) {
+            if (i + 2 >= argc) die_usage("traces: --seeds needs two values, FIRST and LAST");
+            first = opt_ulong("--seeds", argv[++i]);
+            last = opt_ulong("--seeds", argv[++i]);
+            have_seeds = 1;
+        } else if (a[0] == '-' && a[1]) die_usage("traces: unknown option %s (see --help)", a);
+        else if (!T.dir) T.dir = a;
+        else files[nfiles++] = a;
+    }
+    if (!T.dir) die_usage("traces: OUTDIR missing (see --help)");
+    if (have_seeds == (nfiles > 0))
+        die_usage("traces: give either FILE... or --seeds FIRST LAST after OUTDIR (see --help)");
+    if (!is_dir(T.dir)) die_usage("traces: %s: not a directory (create it first)", T.dir);
+    char path[PATH_MAX];
+    xsnprintf(path, sizeof path, "%s/index.tsv", T.dir);
+    T.index = fopen(path, "w");
+    if (!T.index) die_usage("traces: %s: %s", path, strerror(errno));
+    static zs_scenario sc;
+    static uint8_t enc[ZS_ENCODE_MAX], raw[512];
+    int rc = 0;
+    unsigned k = 0;
+    for (unsigned long long sd = first; have_seeds && sd <= last && !rc; sd++) {
+        /* exactly what `zofuzz gen --seed S` writes, decoded */
+        size_t n = zs_rand_input(sd, 0, raw, sizeof raw);
+        zs_decode(raw, n, &sc);
+        size_t m = zs_encode(&sc, enc, sizeof enc);
+        if (m == 0 || m > sizeof enc) {
+            fprintf(stderr, "%s: traces: seed %llu: cannot encode\n", g_prog, sd);
+            rc = 2;
+            break;
+        }
+        zs_decode(enc, m, &sc);
+        char name[64];
+        xsnprintf(name, sizeof name, "seed-%llu", sd);
+        rc = traces_emit_ranks(&T, &sc, &k, name);
+        if (sd == ULLONG_MAX) break;
+    }
+    for (int i = 0; i < nfiles && !rc; i++) {
+        if (load_scenario(files[i], ends_with(files[i], ".scn") ? FORM_TEXT : FORM_BYTES, &sc, NULL, NULL)) {
+            rc = 2;
+            break;
+        }
+        rc = traces_emit_ranks(&T, &sc, &k, files[i]);
+    }
+    if (fclose(T.index) != 0 && !rc) {
+        fprintf(stderr, "%s: %s: write failed\n", g_prog, path);
+        rc = 2;
+    }
+    free(files);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* gen                                                                  */
+/* ------------------------------------------------------------------ */
+
+static const char *const gen_help =
+    "usage: zofuzz gen --seed S [--max-len N] [-o OUT]\n"
+    "\n"
+    "Writes the canonical fuzzer bytes of the random scenario of seed S: the\n"
+    "first input `zofuzz check --seed S` draws (zs_rand_input trial 0, N bytes at\n"
+    "most, default 512), decoded and encoded again.  `zofuzz traces --seeds`\n"
+    "and tools/difftest.py use the same scenarios.  -o - or no -o: stdout.\n"
+    "\n"
+    "Exit: 0 written, 2 bad usage or output.\n";
+
+static int cmd_gen(int argc, char **argv)
+{
+    const char *out = NULL;
+    unsigned long max_len = 512;
+    uint64_t seed = 0;
+    int have_seed = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(gen_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--seed")) {
+            seed = opt_ulong(a, optval(argc, argv, &i));
+            have_seed = 1;
+        } else if (!strcmp(a, "--max-len")) max_len = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
+        else if (a[0] == '-' && a[1]) die_usage("gen: unknown option %s (see --help)", a);
+        else die_usage("gen: no operands (see --help)");
+    }
+    if (max_len > 65536) die_usage("gen: --max-len at most 65536");
+    need_writable("-o", out);
+    if (!have_seed) die_usage("gen: --seed S missing (see --help)");
+    uint8_t *raw = malloc(max_len + 1);
+    static uint8_t enc[ZS_ENCODE_MAX];
+    static zs_scenario sc;
+    if (!raw) die_usage("out of memory");
+    size_t n = zs_rand_input(seed, 0, raw, max_len);
+    zs_decode(raw, n, &sc);
+    free(raw);
+    size_t m = zs_encode(&sc, enc, sizeof enc);
+    if (m == 0 || m > sizeof enc) {
+        fprintf(stderr, "%s: gen: seed %llu: cannot encode\n", g_prog, (unsigned long long)seed);
+        return 2;
+    }
+    return write_all(out, enc, m) ? 2 : 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* verify (regression suite)                                            */
 /* ------------------------------------------------------------------ */
 
@@ -1320,10 +1607,14 @@ static int verify_file(const char *path, int *parse_err)
     }
     char got_line[256] = "";
     size_t gl = 0;
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
     for (int p = 0; p < 4; p++) {
         if (!e.have[p]) continue;
-        zs_sim_result r;
-        int v = zs_min_verdict(&s, p, -1, ZS_SIM_DEFAULT_CAP, &r);
+        zs_outcome out;
+        ro.policy = p;
+        int v = zs_run(&s, &ro, &out);
+        const zs_sim_result r = out.r;
         gl += (size_t)snprintf(got_line + gl, sizeof got_line - gl, " %s=%s", zs_policy_name((unsigned)p),
                                zs_scn_verdict_name(v));
         if (gl >= sizeof got_line) gl = sizeof got_line - 1;
@@ -1879,15 +2170,13 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     if (load_scenario(path, FORM_BYTES, &s, NULL, NULL)) return 0;
     /* the target's all-ranks knobs changed the scenario before running it */
     zs_world_env env = g_env.world;
-    zs_world_pred pred;
-    pred.env = env;
-    zs_world_opts_init(&pred.wo);
-    pred.wo.only_i8 = env.only_i8;
-    pred.wo.skip_i8 = env.skip_i8;
-    pred.wo.blame_runtime = env.blame_runtime;
-    zs_sim_result r;
-    memset(&r, 0, sizeof r);
-    int v = zs_world_pred_verdict(&s, policy, -1, ZS_SIM_DEFAULT_CAP, &r.v, &pred);
+    zs_run_opts ro;
+    zs_run_opts_init(&ro);
+    ro.policy = policy;
+    ro.env = env;
+    zs_outcome res;
+    int v = zs_run(&s, &ro, &res);
+    const zs_sim_result r = res.r;
     if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) {
         printf("  %s: does not reproduce in-process as an invariant violation (%s): a sanitizer\n"
                "  finding, timeout or OOM - see fuzz.log; replay: build-fuzz/fuzz/fuzz_hooks %s\n",
@@ -1902,7 +2191,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     mo.inv = v;
     mo.max_runs = 100000;
     mo.same_verdicts = g_run_same_verdicts;
-    min_use_world_knobs(&mo, &pred, &env);
+    mo.run.env = env;
     zs_min_stats st;
     int mrc = zs_minimize(&s, &mo, &st);
     if (mrc == 0) zs_world_env_apply(&env, &s);
@@ -2275,13 +2564,15 @@ static const char *const main_help =
     "  print     fuzzer bytes -> canonical .scn text\n"
     "  compile   .scn text -> fuzzer bytes\n"
     "  trace     canonical hook trace of a scenario\n"
+    "  traces    JSON and every policy's trace of many scenarios (the oracles' input)\n"
+    "  gen       the fuzzer bytes of a seeded random scenario\n"
     "  verify    regression check of .scn files against their expect lines\n"
     "  seeds     compile corpus/models + corpus/regressions into corpus/seeds/<target>/\n"
     "  export    a scenario as a standalone Python script for real torch / DeepSpeed\n"
     "  settings  every setting: environment variable, option, values, default\n"
 #ifdef ZOFUZZ_HAVE_ENUMERATE
     "  enumerate exhaustive small-scope check: every scenario and order up to a bound\n"
-    "            (docs/bounded-proofs.md; same as zofuzz_enumerate)\n"
+    "            (docs/bounded-proofs.md)\n"
 #endif
     "\n"
     "Exit codes: 0 ok / every invariant holds; 1 an invariant was violated (or a\n"
@@ -2321,6 +2612,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "seeds")) return cmd_seeds(argc, argv);
     if (!strcmp(cmd, "export")) return cmd_export(argc, argv);
     if (!strcmp(cmd, "settings")) return cmd_settings(argc, argv);
+    if (!strcmp(cmd, "traces")) return cmd_traces(argc, argv);
+    if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
 #ifdef ZOFUZZ_HAVE_ENUMERATE
     if (!strcmp(cmd, "enumerate")) return zo_enumerate_main(argc - 1, argv + 1);
 #endif

@@ -1,7 +1,7 @@
 /*
  * zs_random.h - the harness's seeded PRNG (splitmix64), so that a seed
- * reproduces a random scenario everywhere (zs_tool gen, the smoke test,
- * zofuzz check).
+ * reproduces a random scenario everywhere (zofuzz gen, zofuzz check, zofuzz
+ * traces --seeds).
  */
 #ifndef ZS_RANDOM_H
 #define ZS_RANDOM_H

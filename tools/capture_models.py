@@ -3,15 +3,15 @@
 transformers built from tiny configs with random weights, peft LoRA, and
 small torch models, one per construct) captured with python/zoffload.capture.
 
-  capture_models.py --check --sim-traces BUILD/tools/sim_traces [--venv .venv-current]
+  capture_models.py --check --zofuzz BUILD/fuzz/zofuzz [--venv .venv-current]
         ctest tools/capture_models: captures every model again in a temporary
         directory through `python -m zoffload.capture` (which fails unless the
         simulator's trace equals the real trace under all four policies),
         then compares the .scn with the committed corpus/models/<name>.scn
         (comment lines and the expect line aside)
-  capture_models.py --write --sim-traces ... [--only NAME,...]
+  capture_models.py --write --zofuzz ... [--only NAME,...]
         (re)writes corpus/models/<name>.scn with the measured expect line
-        (zofuzz repro under every policy, next to sim_traces)
+        (zofuzz repro under every policy)
 
 The models run on .venv-current (tools/oracle_venv.sh --current: torch
 2.15.0, transformers, peft).  Exit 77 (ctest's skip) when that venv or its
@@ -112,7 +112,7 @@ def main(argv):
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--check", action="store_true")
     g.add_argument("--write", action="store_true")
-    ap.add_argument("--sim-traces", required=True)
+    ap.add_argument("--zofuzz", required=True, help="the zofuzz binary of a zoffload build")
     ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-current"))
     ap.add_argument("--only", help="comma-separated model names")
     a = ap.parse_args(argv)
@@ -132,7 +132,7 @@ def main(argv):
     for name, script, build, step, steps, comment in models:
         out = os.path.join(work, name + ".scn") if a.check else os.path.join(ROOT, "corpus", "models", name + ".scn")
         cmd = [py, "-m", "zoffload.capture", "%s:%s" % (os.path.join(ROOT, script), step), "--build", build,
-               "--steps", str(steps), "-o", out, "--sim-traces", a.sim_traces, "--comment", comment,
+               "--steps", str(steps), "-o", out, "--zofuzz", a.zofuzz, "--comment", comment,
                "--comment", "made by: tools/capture_models.py --write (python -m zoffload.capture %s:%s "
                "--build %s --steps %d)" % (script, step, build, steps)]
         if a.write:

@@ -132,7 +132,7 @@ except Exception:  # pragma: no cover
 from zo_names import DS_PROFILES  # noqa: E402  (include/zoffload.h)
 PROFILE_OVERRIDE = None  # --ds-profile
 TIME_LIMIT = int(os.environ.get("ZO_ORACLE_TIME_LIMIT", "120"))  # seconds per scenario
-MAX_TOTAL_NUMEL = 1 << 22  # = sim_traces.c DS_MAX_TOTAL_NUMEL (it scales bigger scenarios down)
+MAX_TOTAL_NUMEL = 1 << 22  # = fuzz/zofuzz.c DS_MAX_TOTAL_NUMEL (`zofuzz traces --ds` scales bigger scenarios down)
 STATUS_CHAR = {ZeroParamStatus.NOT_AVAILABLE: "N", ZeroParamStatus.INFLIGHT: "I",
                ZeroParamStatus.AVAILABLE: "A"}
 _dist_ready = False
@@ -506,7 +506,7 @@ def scenario_profile(sc):
 
 def trace(sc, policy="reset-on-forward"):
     if sc["config"].get("all_ranks") and sc.get("edits"):
-        # one program per rank: sim_traces --ds writes each (NAME#rankR)
+        # one program per rank: `zofuzz traces --ds` writes each (NAME#rankR)
         raise ValueError("all-ranks scenario with rank edits: run each rank's program")
     prof = scenario_profile(sc)
     total = sum(p["numel"] for p in sc["params"])

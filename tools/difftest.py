@@ -2,20 +2,20 @@
 """difftest.py - differential test: the simulator (fuzz/sim.c) against real
 PyTorch (tools/torch_oracle.py) or real DeepSpeed (tools/deepspeed_oracle.py).
 
-  difftest.py --sim-traces BUILD/tools/sim_traces [--seeds 1 200]
+  difftest.py --zofuzz BUILD/fuzz/zofuzz [--seeds 1 200]
               [--corpus corpus] [--work DIR] [--jobs 2]
-  difftest.py --deepspeed --venv .venv-oracle --sim-traces ... (same options)
-  difftest.py --sim-traces ... --gen-ranks --gen 1 60 --seeds 1 0 --corpus ''
+  difftest.py --deepspeed --venv .venv-oracle --zofuzz ... (same options)
+  difftest.py --zofuzz ... --gen-ranks --gen 1 60 --seeds 1 0 --corpus ''
               all-ranks scenarios with per-rank edits (gen_scn.py --ranks)
-  difftest.py --sim-traces ... --files A.scn B.bin ... [--rank R]
+  difftest.py --zofuzz ... --files A.scn B.bin ... [--rank R]
 
 All-ranks scenarios (config ranks=all) are compared rank by rank:
-sim_traces writes each rank's program (zs_scenario_for_rank: MoE routing,
+`zofuzz traces` writes each rank's program (zs_scenario_for_rank: MoE routing,
 skipped calls, early exits, a raise, skipped steps applied) as a
 single-rank scenario of its own, "NAME#rankR", and the oracle runs it on
 real autograd like any other (--rank R: only rank R's).
 
-PyTorch mode: every scenario (`zs_tool gen --seed S` for S in the range,
+PyTorch mode: every scenario (`zofuzz gen --seed S` for S in the range,
 plus every scenario file under the corpus directory) is run through the
 simulator (engine order, all four policies, no stop at invariant
 violations) and through the oracle on real autograd, and the two canonical
@@ -78,13 +78,13 @@ RANK_ARGS = []  # ["--rank", R] from --rank, then ["--torch-profile", P]
 PROFILE_ARGS = []  # ["--ds-profile", P] in DeepSpeed mode
 
 
-def run_sim(sim_traces, outdir, args, ds=False):
+def run_sim(zofuzz, outdir, args, ds=False):
     os.makedirs(outdir, exist_ok=True)
-    r = subprocess.run([sim_traces] + (["--ds"] + PROFILE_ARGS if ds else []) + RANK_ARGS + [outdir] + args,
+    r = subprocess.run([zofuzz, "traces"] + (["--ds"] + PROFILE_ARGS if ds else []) + RANK_ARGS + [outdir] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
-        raise SystemExit("difftest: sim_traces failed (%d) on %s" % (r.returncode, outdir))
+        raise SystemExit("difftest: zofuzz traces failed (%d) on %s" % (r.returncode, outdir))
     index = []
     with open(os.path.join(outdir, "index.tsv")) as f:
         for line in f:
@@ -203,7 +203,7 @@ def first_diff(sim, ora, strip):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sim-traces", required=True, help="path of the sim_traces binary")
+    ap.add_argument("--zofuzz", required=True, help="path of the zofuzz binary (its `traces` subcommand)")
     ap.add_argument("--seeds", nargs=2, type=int, metavar=("FIRST", "LAST"), default=[1, 200])
     ap.add_argument("--gen", nargs=2, type=int, metavar=("FIRST", "LAST"), default=[1, 200],
                     help="tools/gen_scn.py seeds (structured random .scn programs); 0 0: none")
@@ -288,7 +288,7 @@ def main(argv):
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
 
-    index = run_sim(a.sim_traces, os.path.join(work, "seeds"),
+    index = run_sim(a.zofuzz, os.path.join(work, "seeds"),
                     ["--seeds", str(a.seeds[0]), str(a.seeds[1])], a.deepspeed)
     n_gen = 0
     if a.gen[1] >= a.gen[0] > 0:
@@ -296,13 +296,13 @@ def main(argv):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_scn.py"), "--seeds", str(a.gen[0]),
                         str(a.gen[1]), "--dir", gdir] + (["--ranks"] if a.gen_ranks else []), check=True)
         gfiles = [os.path.join(gdir, "gen-%d.scn" % s) for s in range(a.gen[0], a.gen[1] + 1)]
-        index += run_sim(a.sim_traces, os.path.join(work, "gen"), gfiles, a.deepspeed)
+        index += run_sim(a.zofuzz, os.path.join(work, "gen"), gfiles, a.deepspeed)
         n_gen = len(gfiles)
     cfiles = corpus_files(a.corpus)
     if cfiles:
-        index += run_sim(a.sim_traces, os.path.join(work, "corpus"), cfiles, a.deepspeed)
+        index += run_sim(a.zofuzz, os.path.join(work, "corpus"), cfiles, a.deepspeed)
     if a.files:
-        index += run_sim(a.sim_traces, os.path.join(work, "files"), a.files, a.deepspeed)
+        index += run_sim(a.zofuzz, os.path.join(work, "files"), a.files, a.deepspeed)
     t_sim = time.time() - t0
 
     if a.oracle_from:
@@ -385,7 +385,7 @@ def main(argv):
                 disagreements.append((name, pol, outcomes.get(pol, "?"), i + 1, sa, oa, base))
 
     n_sc = len(index)
-    print("difftest: %d scenarios (zs_tool gen seeds %d..%d, %d gen_scn.py programs%s, %d corpus "
+    print("difftest: %d scenarios (zofuzz gen seeds %d..%d, %d gen_scn.py programs%s, %d corpus "
           "files, %d more files), %d traces compared (policies: %s)" % (
               n_sc, a.seeds[0], a.seeds[1], n_gen, " (all ranks, per-rank edits)" if a.gen_ranks else "",
               len(cfiles), len(a.files), compared, ", ".join(policies)))

@@ -5,7 +5,7 @@ for the differential tests.
   gen_scn.py --seed S [-o FILE]            one scenario
   gen_scn.py --seeds FIRST LAST --dir DIR  DIR/gen-S.scn for every S
 
-`zs_tool gen` decodes uniform random bytes: most of them are spent on the
+`zofuzz gen` decodes uniform random bytes: most of them are spent on the
 config, the module tree and the parameters, so most of its scenarios have
 a single root call (4 of 200 with more than one call at the time of
 writing).  This generator builds the *program* on purpose: nested calls,

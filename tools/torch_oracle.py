@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torch_oracle.py - run a zoffload scenario on real PyTorch autograd.
 
-Reads a scenario as JSON (`zs_tool json FILE`, docs/scenario-model.md §5),
+Reads a scenario as JSON (`zofuzz print --json FILE`, docs/scenario-model.md §5),
 builds it from real torch.nn.Module objects with real nn.Parameter tensors,
 registers DeepSpeed-shaped stage-3 hooks on every module, executes the step
 program with real autograd (torch.no_grad, Tensor.detach,
@@ -741,11 +741,11 @@ def trace(sc, policy, torch_profile=None):
     leave dead tasks in it that would perturb the next run's heap.
 
     An all-ranks scenario with rank edits is one program per rank: the
-    oracle runs single-rank programs only, as sim_traces materialises them
+    oracle runs single-rank programs only, as `zofuzz traces` materialises them
     (zs_scenario_for_rank), so it refuses the un-materialised form."""
     if sc["config"].get("all_ranks") and sc.get("edits"):
         raise ValueError("all-ranks scenario with rank edits: run each rank's program "
-                         "(tools/sim_traces writes them as NAME#rankR)")
+                         "(`zofuzz traces` writes them as NAME#rankR)")
     prof = torch_profile_of(sc, torch_profile)
     out = []
     err = []

@@ -25,7 +25,7 @@ I4 a module's op only computes with AVAILABLE parameters.
 Adapted from the scenario:
 - world size 8 -> 1 (one process)
 - numels and finite thresholds divided by 755: 3164688384 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
+  2^22 (as `zofuzz traces --ds` scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib

@@ -23,7 +23,7 @@ Adapted from the scenario:
 - the program of rank 0 of an all-ranks scenario (W=4)
 - world size 4 -> 1 (one process)
 - numels and finite thresholds divided by 755: 3164688384 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
+  2^22 (as `zofuzz traces --ds` scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib

@@ -25,7 +25,7 @@ Adapted from the scenario:
 - world size 4 -> 1 (one process)
 - gather-always modules (a zoffload extension) are ordinary modules here
 - numels and finite thresholds divided by 755: 3164688384 elements in all is over
-  2^22 (as tools/sim_traces --ds scales for tools/deepspeed_oracle.py)
+  2^22 (as `zofuzz traces --ds` scales for tools/deepspeed_oracle.py)
 """
 import argparse
 import contextlib

@@ -3,10 +3,10 @@
     from zoffload.capture import capture
     sc = capture(model, step_fn, steps=2)   # runs step_fn(model, i) for i < steps
     sc.write_scn("model.scn")               # also writes model.scn.trace.<policy>
-    sc.check("build/tools/sim_traces")      # simulator trace == real trace?
+    sc.check("build/fuzz/zofuzz")           # simulator trace == real trace?
 
     python -m zoffload.capture my_train.py:step -o model.scn [--build build_model]
-        [--steps N] [--sim-traces PATH] [--allow-approx]
+        [--steps N] [--zofuzz PATH] [--allow-approx]
 
 The script names a step function and a model builder (default `build`, a
 function of no arguments returning the torch.nn.Module).  The step function
@@ -357,8 +357,8 @@ class Scenario:
 
     # -- exactness ------------------------------------------------------
 
-    def check(self, sim_traces):
-        """Runs the simulator (tools/sim_traces) on this scenario and
+    def check(self, zofuzz):
+        """Runs the simulator (`zofuzz traces`) on this scenario and
         compares its trace with the real one under every policy.  Returns
         (ok, message).  ok is None when the simulator refuses the file."""
         work = tempfile.mkdtemp(prefix="zo-capture-")
@@ -368,7 +368,7 @@ class Scenario:
                 fh.write(self.scn_text())
             out = os.path.join(work, "sim")
             os.makedirs(out)
-            r = subprocess.run([sim_traces, out, f], stdout=subprocess.PIPE,
+            r = subprocess.run([zofuzz, "traces", out, f], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
             if r.returncode != 0:
                 return None, "the simulator refused the scenario: %s" % (r.stderr.strip() or r.stdout.strip())
@@ -1528,19 +1528,21 @@ def capture(model, step_fn, steps=1):
     return rec.sc
 
 
-def find_sim_traces(explicit=None):
+def find_zofuzz(explicit=None):
+    """The zofuzz binary: explicit, $ZOFFLOAD_ZOFUZZ, build/ or build-test/
+    of the current directory or of this checkout, or zofuzz on PATH."""
     if explicit:
         return explicit
-    env = os.environ.get("ZOFFLOAD_SIM_TRACES")
+    env = os.environ.get("ZOFFLOAD_ZOFUZZ")
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
     for root in (os.getcwd(), os.path.join(here, "..", "..")):
         for b in ("build", "build-test"):
-            p = os.path.join(root, b, "tools", "sim_traces")
+            p = os.path.join(root, b, "fuzz", "zofuzz")
             if os.access(p, os.X_OK):
                 return os.path.abspath(p)
-    return shutil.which("sim_traces")
+    return shutil.which("zofuzz")
 
 
 def load_script(spec, build_name):
@@ -1574,13 +1576,13 @@ def main(argv=None):
     ap.add_argument("-o", "--output", required=True, help="the .scn to write (traces go to OUTPUT.trace.<policy>)")
     ap.add_argument("--build", default="build", help="the model builder in the script (default: build)")
     ap.add_argument("--steps", type=int, default=None, help="steps to run (default: the script's STEPS or 1)")
-    ap.add_argument("--sim-traces", help="tools/sim_traces of a zoffload build (default: $ZOFFLOAD_SIM_TRACES, "
-                    "./build/tools/sim_traces)")
+    ap.add_argument("--zofuzz", help="the zofuzz binary of a zoffload build (default: $ZOFFLOAD_ZOFUZZ, "
+                    "./build/fuzz/zofuzz)")
     ap.add_argument("--allow-approx", action="store_true",
                     help="write the file even when the simulator's trace differs (marked APPROXIMATE)")
     ap.add_argument("--no-check", action="store_true", help="do not run the simulator")
     ap.add_argument("--expect", action="store_true",
-                    help="measure the expect line with zofuzz (next to sim_traces) and write it")
+                    help="measure the expect line with zofuzz and write it")
     ap.add_argument("--comment", action="append", default=[], help="a header comment line")
     ap.add_argument("--no-traces", action="store_true", help="do not write OUTPUT.trace.<policy>")
     a = ap.parse_args(argv)
@@ -1593,10 +1595,10 @@ def main(argv=None):
         sc.info.extend(a.comment)
         sc.info.append("source: %s (%d step%s)" % (os.path.basename(a.target), steps, "s" if steps > 1 else ""))
         if not a.no_check:
-            sim = find_sim_traces(a.sim_traces)
+            sim = find_zofuzz(a.zofuzz)
             if not sim:
-                raise CaptureError("capture: no sim_traces binary for the exactness check (build zoffload, "
-                                   "pass --sim-traces, or --no-check)")
+                raise CaptureError("capture: no zofuzz binary for the exactness check (build zoffload, "
+                                   "pass --zofuzz, or --no-check)")
             ok, msg = sc.check(sim)
             if ok:
                 sc.checked = msg
@@ -1608,7 +1610,7 @@ def main(argv=None):
                 raise CaptureError("capture: the scenario does not reproduce the real hook trace:\n%s\n"
                                    "constructs approximated:\n%s" % (msg, notes))
             if a.expect:
-                sc.expect = measure_expect(sc, os.path.join(os.path.dirname(sim), "..", "fuzz", "zofuzz"))
+                sc.expect = measure_expect(sc, sim)
         else:
             sc.checked = "not checked (--no-check)"
         sc.write_scn(a.output, traces=not a.no_traces)

@@ -3,7 +3,7 @@ the first protocol invariant that breaks, where.
 
     python -m zoffload.check my_train.py:step [--build build] [--steps N]
         [--policy reset-on-forward] [--ds-profile 0.19] [-o model.scn]
-        [--sim-traces PATH] [--no-capture] [--allow-approx]
+        [--zofuzz PATH] [--no-capture] [--allow-approx]
 
 The script convention is zoffload.capture's: `build()` returns the model,
 `step(model, i)` runs training step i (forward, loss.backward(), the
@@ -19,7 +19,8 @@ the hook protocol on the model's real forward and backward.
 Then, unless --no-capture, a freshly built model is captured with
 zoffload.capture (the simulator's exactness check included) and written to
 -o (default: SCRIPT-STEP.scn), and `zofuzz repro` of it under the same
-policy is run when zofuzz is found next to sim_traces: the live verdict
+policy is run when zofuzz is found (--zofuzz, $ZOFFLOAD_ZOFUZZ,
+build*/fuzz/zofuzz, PATH): the live verdict
 and the simulator's are printed side by side.  The file is the input of
 `zofuzz minimize`.
 
@@ -125,7 +126,8 @@ def main(argv=None):
     ap.add_argument("--ds-profile", default="0.19", choices=DS_PROFILES)
     ap.add_argument("-o", "--output", help="the .scn to write (default: SCRIPT-STEP.scn)")
     ap.add_argument("--no-capture", action="store_true", help="only the live run")
-    ap.add_argument("--sim-traces", help="tools/sim_traces of a zoffload build (capture's exactness check)")
+    ap.add_argument("--zofuzz", help="the zofuzz binary of a zoffload build (capture's exactness check, "
+                    "the simulator's verdict; default: $ZOFFLOAD_ZOFUZZ, ./build/fuzz/zofuzz)")
     ap.add_argument("--allow-approx", action="store_true", help="write the .scn even if the simulator differs")
     a = ap.parse_args(argv)
     try:
@@ -165,7 +167,7 @@ def main(argv=None):
         sc = _cap.capture(build(), step, steps=steps)
         sc.info.append("source: %s (%d step%s), zoffload.check --policy %s" % (
             os.path.basename(a.target), steps, "s" if steps > 1 else "", a.policy))
-        sim = _cap.find_sim_traces(a.sim_traces)
+        sim = _cap.find_zofuzz(a.zofuzz)
         if sim:
             ok, msg = sc.check(sim)
             if not ok and not a.allow_approx:
@@ -173,13 +175,13 @@ def main(argv=None):
                                         "(--allow-approx writes it anyway):\n%s" % msg)
             sc.checked = msg if ok else "APPROXIMATE: " + msg.replace("\n", "; ")
         else:
-            sc.checked = "not checked (no sim_traces found)"
+            sc.checked = "not checked (no zofuzz found)"
         sc.write_scn(out, traces=False)
     except _cap.CaptureError as e:
         sys.stderr.write("check: no .scn written: %s\n" % e)
         return 1 if v else 2
     print("check: wrote %s (%s)" % (out, sc.checked))
-    zofuzz = os.path.join(os.path.dirname(os.path.dirname(sim)), "fuzz", "zofuzz") if sim else None
+    zofuzz = sim
     if zofuzz and os.access(zofuzz, os.X_OK):
         inv, detail, speak = zofuzz_verdict(zofuzz, out, a.policy)
         live_inv = v.inv if v else "ok"

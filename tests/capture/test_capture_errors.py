@@ -3,7 +3,7 @@
 gets exit 2, a message naming the construct (and module path), and no
 file.  Runs on .venv-current (exit 77 when it or its torch is missing).
 
-  test_capture_errors.py --sim-traces BUILD/tools/sim_traces [--venv DIR]
+  test_capture_errors.py --zofuzz BUILD/fuzz/zofuzz [--venv DIR]
 """
 import argparse
 import os
@@ -31,7 +31,7 @@ CASES = [
 
 def main(argv):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sim-traces", required=True)
+    ap.add_argument("--zofuzz", required=True)
     ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-current"))
     a = ap.parse_args(argv)
     py = os.path.join(a.venv, "bin", "python")
@@ -45,7 +45,7 @@ def main(argv):
     for build, step, words in CASES:
         out = os.path.join(work, "%s-%s.scn" % (build, step))
         r = subprocess.run([py, "-m", "zoffload.capture", "%s:%s" % (BAD, step), "--build", build, "-o", out,
-                            "--sim-traces", a.sim_traces], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            "--zofuzz", a.zofuzz], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, env=env)
         msg = r.stdout.strip()
         missing = [w for w in words if w not in msg]
@@ -69,7 +69,7 @@ def main(argv):
                           "is not a Python script"), (garbage + ":step", "is not valid Python"),
                           (garbage, "expected SCRIPT.py:FUNCTION")):
         r = subprocess.run([py, "-m", "zoffload.capture", target, "-o", os.path.join(work, "t.scn"),
-                            "--sim-traces", a.sim_traces], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            "--zofuzz", a.zofuzz], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, env=env)
         msg = r.stdout.strip()
         if r.returncode != 2 or words not in msg or "Traceback" in msg:

@@ -64,6 +64,8 @@ base() {
         seeds) echo "seeds -o $T/seeds $R" ;;
         export) echo "export $R --to torch -o $T/x.py" ;;
         enumerate) echo "enumerate --max-modules 1 --max-calls 1 --max-steps 1 --count" ;;
+        traces) mkdir -p "$T/tr"; echo "traces $T/tr $R" ;;
+        gen) echo "gen --seed 1 -o $T/g.bin" ;;
         *) echo "$1" ;;
     esac
 }

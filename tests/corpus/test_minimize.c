@@ -27,9 +27,21 @@
 #include <cmocka.h>
 
 #include "minimize.h"
+#include "run.h"
 #include "scenario.h"
 #include "scn.h"
 #include "zs_random.h"
+
+/* the verdict of s under policy (-1: the scenario's), its own order, the
+ * default cap; all-ranks scenarios in the host world (zs_run's defaults) */
+static int verdict_of(const zs_scenario *s, int policy)
+{
+    zs_run_opts o;
+    zs_run_opts_init(&o);
+    o.policy = policy;
+    zs_outcome out;
+    return zs_run(s, &o, &out);
+}
 
 static zs_scenario sc;
 
@@ -74,7 +86,7 @@ static void check_reuse_minimum(const char *rel)
             st.after.modules, st.after.lines, st.runs);
     dump(&sc);
     assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
-    assert_int_equal(zs_min_verdict(&sc, ZO_GRADS_RESET_ON_FORWARD, -1, ZS_SIM_DEFAULT_CAP, NULL),
+    assert_int_equal(verdict_of(&sc, ZO_GRADS_RESET_ON_FORWARD),
                      ZS_INV_I1);
     /* root + one child, one step, the child called twice */
     assert_int_equal(st.after.steps, 1);
@@ -105,7 +117,7 @@ static void check_unused_minimum(int policy)
 {
     assert_int_equal(load("tests/corpus/big-unused.scn", &sc), 0);
     int before[4];
-    for (int q = 0; q < 4; q++) before[q] = zs_min_verdict(&sc, q, -1, ZS_SIM_DEFAULT_CAP, NULL);
+    for (int q = 0; q < 4; q++) before[q] = verdict_of(&sc, q);
     /* the unused-branch signature */
     assert_int_equal(before[ZO_GRADS_PER_CALL], ZS_INV_NONE);
     assert_int_equal(before[ZO_GRADS_RESET_ON_FORWARD], ZS_INV_NONE);
@@ -122,7 +134,7 @@ static void check_unused_minimum(int policy)
             st.after.calls, st.after.modules, st.after.steps, st.runs);
     dump(&sc);
     for (int q = 0; q < 4; q++)
-        assert_int_equal(zs_min_verdict(&sc, q, -1, ZS_SIM_DEFAULT_CAP, NULL), before[q]);
+        assert_int_equal(verdict_of(&sc, q), before[q]);
     /* one module, two steps (the stale count, then the backward that stops
      * at 1), one call each */
     assert_int_equal(st.after.modules, 1);
@@ -172,7 +184,7 @@ static void test_random_failures(void **state)
         for (uint64_t t = 0; t < 400 && found[policy] < 6; t++) {
             size_t n = zs_rand_input(3, t, buf, sizeof buf);
             zs_decode(buf, n, &sc);
-            int v = zs_min_verdict(&sc, policy, -1, ZS_SIM_DEFAULT_CAP, NULL);
+            int v = verdict_of(&sc, policy);
             if (v == ZS_INV_NONE || v == ZS_SCN_SETUP) continue;
             found[policy]++;
             assert_int_equal(zs_scenario_copy(&orig, &sc), 0);
@@ -183,7 +195,7 @@ static void test_random_failures(void **state)
             assert_int_equal(zs_minimize(&sc, &o, &st), 0);
             assert_int_equal(st.inv, v);
             assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
-            assert_int_equal(zs_min_verdict(&sc, -1, -1, ZS_SIM_DEFAULT_CAP, NULL), v);
+            assert_int_equal(verdict_of(&sc, -1), v);
             assert_int_equal(sc.cfg.policy, policy);
             assert_true(st.after.calls <= st.before.calls);
             assert_true(st.after.modules <= st.before.modules);
@@ -468,7 +480,7 @@ static void test_world_i8_minimised(void **state)
     sc.n_edits = 1;
     assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
     assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
-    int v = zs_min_verdict(&sc, -1, -1, ZS_SIM_DEFAULT_CAP, NULL);
+    int v = verdict_of(&sc, -1);
     fprintf(stderr, "MoE with per-rank routing, no gather_always: verdict %s\n", zs_scn_verdict_name(v));
     assert_int_equal(v, ZS_INV_I8);
     zs_min_opts o;
@@ -482,7 +494,7 @@ static void test_world_i8_minimised(void **state)
     assert_int_equal(sc.cfg.all_ranks, 1);
     assert_int_equal(sc.n_edits, 1);
     assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
-    assert_int_equal(zs_min_verdict(&sc, -1, -1, ZS_SIM_DEFAULT_CAP, NULL), ZS_INV_I8);
+    assert_int_equal(verdict_of(&sc, -1), ZS_INV_I8);
     /* gather_always on the routed calls' parent removes the divergence */
     static zs_scenario g;
     assert_int_equal(zs_scenario_copy(&g, &sc), 0);
@@ -495,7 +507,7 @@ static void test_world_i8_minimised(void **state)
         }
     assert_int_equal(marked, 1);
     assert_int_equal(zs_scenario_validate(&g, NULL, 0), 0);
-    v = zs_min_verdict(&g, -1, -1, ZS_SIM_DEFAULT_CAP, NULL);
+    v = verdict_of(&g, -1);
     fprintf(stderr, "with gather_always on the routed call's parent module: %s\n", zs_scn_verdict_name(v));
     assert_int_equal(v, ZS_INV_NONE);
 }

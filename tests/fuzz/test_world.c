@@ -128,7 +128,7 @@ static int world(const zs_scenario *s, int policy, int verify, int only_i8, zs_w
     zs_world_opts wo;
     zs_world_opts_init(&wo);
     wo.only_i8 = only_i8;
-    return zs_world_run_ex(s, &o, &wo, r);
+    return zs_world_run(s, &o, &wo, r);
 }
 
 static void show(const zs_world_result *r)
@@ -327,7 +327,7 @@ static void trace_is_per_rank(void **state)
     zs_sim_opts o;
     zs_sim_opts_init(&o);
     o.trace = f;
-    assert_int_equal(zs_world_run(&sc, &o, &wr), 1);
+    assert_int_equal(zs_world_run(&sc, &o, NULL, &wr), 1);
     fclose(f);
     char *r0 = strstr(buf, "# rank 0\n"), *r1 = strstr(buf, "# rank 1\n");
     assert_non_null(r0);
@@ -353,7 +353,7 @@ static void *par_main(void *arg)
     zs_sim_opts_init(&o);
     par_ok[k] = 1;
     for (int i = 0; i < 10; i++) {
-        if (zs_world_run(&sc_par, &o, &par_res[k]) != 1 || par_res[k].verdict != ZS_INV_I8 ||
+        if (zs_world_run(&sc_par, &o, NULL, &par_res[k]) != 1 || par_res[k].verdict != ZS_INV_I8 ||
             strcmp(par_res[k].report, wr2.report))
             par_ok[k] = 0;
     }

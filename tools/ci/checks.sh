@@ -127,7 +127,7 @@ mode_msan() {
     # No cmocka (not MSan-instrumented), no engine (replay drivers only).
     configure_preset msan
     cmake --build build-msan -j"$JOBS" --target fuzz_hooks_replay fuzz_api_replay \
-        fuzz_scn_parse_replay zofuzz zs_tool >&2
+        fuzz_scn_parse_replay zofuzz >&2
     export MSAN_OPTIONS="${MSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
     replay_all build-msan
     local f n=0
@@ -137,9 +137,9 @@ mode_msan() {
         n=$((n + 1))
     done
     say "msan: zofuzz verify: $n scenario files clean"
-    build-msan/fuzz/zs_tool smoke --seed 1 --trials 300 >build-msan/smoke.log 2>&1 || {
-        tail -n 40 build-msan/smoke.log >&2; die "msan: zs_tool smoke failed"; }
-    say "msan: zs_tool smoke --seed 1 --trials 300 clean"
+    build-msan/fuzz/zofuzz check --seed 1 --trials 300 --policy per-call --invariants no-I8 --no-minimize \
+        >build-msan/smoke.log 2>&1 || { tail -n 40 build-msan/smoke.log >&2; die "msan: zofuzz check failed"; }
+    say "msan: zofuzz check --seed 1 --trials 300 clean"
     say "msan: harness clean under MemorySanitizer"
 }
 
