@@ -61,6 +61,7 @@
 #include <string.h>
 
 #include "minimize.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "sim.h"

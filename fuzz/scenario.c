@@ -373,6 +373,13 @@ static const char *const torch_profile_names[ZS_TORCH_PROFILES] = {"2.x", "2.x-n
                                                                    "1.13"};
 static const char *const ds_profile_names[ZS_DS_PROFILES] = {"0.19", "0.19-hooks", "0.15"};
 
+const char *zs_edit_kind_name(unsigned kind)
+{
+    static const char *const names[ZS_EDIT_KINDS] = {"route", "skip", "exit", "raise",
+                                                     "skip-step"};
+    return kind < ZS_EDIT_KINDS ? names[kind] : NULL;
+}
+
 const char *zs_torch_profile_name(unsigned profile)
 {
     return profile < ZS_TORCH_PROFILES ? torch_profile_names[profile] : NULL;

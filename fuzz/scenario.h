@@ -364,9 +364,9 @@ typedef struct zs_step {
 
 /* ZeRO-3 is SPMD, but real training gives ranks different programs.  A
  * scenario's program (steps above) is every rank's base program; rank
- * edits change one rank's copy.  zs_scenario_for_rank() materialises
- * rank r's program as an ordinary single-rank scenario, which is what
- * the simulator runs on that rank. */
+ * edits change one rank's copy.  zs_scenario_for_rank() (ranks.h)
+ * materialises rank r's program as an ordinary single-rank scenario,
+ * which is what the simulator runs on that rank. */
 
 #define ZS_MAX_RANK_EDITS 128 /* real per-rank MoE routing: 4 ranks x 3 steps x 2 layers need ~70 */
 
@@ -406,7 +406,7 @@ enum {
  *  one RAISE per (rank, step, pass); a SKIP_STEP excludes every other edit
  *  of that (rank, step); and the materialised program of every rank is a
  *  valid scenario. */
-/* Details of the rules above, as codec.c implements them (H1):
+/* Details of the rules above, as ranks.c and codec.c implement them (H1):
  *  - ROUTE: call >= 1; module != the base callee.  A ROUTE inside another
  *    ROUTE's subtree names its target among the BASE callee's siblings;
  *    the outer mapping then carries it (target's k-th child rank is kept).
@@ -542,6 +542,12 @@ int zs_scenario_fits_codec(const zs_scenario *s);
  *  field ("step 1 pass 0 call 3: in[0]: value 7 not a candidate") in
  *  err[0..errlen) (err may be NULL). */
 int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen);
+/** The rules of one pass, for a pass built outside s (a rank's copy of
+ *  step si's pass pi, ranks.c): 0 if p is valid as pass pi of a step of
+ *  kind `kind` at index si of s (the model's bounds), else -1 with the
+ *  message zs_scenario_validate would give (msg may be NULL). */
+int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p,
+                     char *msg, size_t msgn);
 
 /** Decodes bytes data[0..size) as a sequence of bounded choices into *out
  *  (zero-filled or a scenario: its storage is reused, grown to the codec's
@@ -562,20 +568,8 @@ size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap);
 /** Upper bound of zs_encode's size for any scenario. */
 #define ZS_ENCODE_MAX (1u << 16)
 
-/** Drops the rank edits of s that are not valid given the edits before
- *  them (in sort order; the edits are sorted first), as zs_decode does,
- *  e.g. after a tool removed calls or steps.  The rest of s must be valid.
- *  Clears n_edits if cfg.all_ranks is 0.  Returns the number dropped. */
-int zs_scenario_drop_invalid_edits(zs_scenario *s);
-
-/** Rank r's program: *out = s with the edits of rank r applied, cfg.rank
- *  = r, cfg.all_ranks = 0, n_edits = 0 (cfg.verify_collectives kept) - an
- *  ordinary single-rank scenario, valid whenever s is.  Works for any
- *  scenario (with all_ranks = 0 it is s with rank r).  out is zero-filled
- *  or a scenario (storage reused); out == s is allowed.  Returns 0, or -1
- *  with a message in err if an edit cannot be applied (s invalid) or
- *  memory could not be allocated ("out of memory"). */
-int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen);
+/* Each rank's program (zs_scenario_for_rank) and the rank edits' rules:
+ * ranks.h. */
 
 /* Helpers used by the simulator, .scn tools, minimiser and enumerator. */
 

@@ -32,6 +32,7 @@
 
 #include "export.h"
 #include "minimize.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "settings.h"

@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranks.h"
 #include "scenario.h"
 #include "scenario_json.h"
 #include "sim.h"

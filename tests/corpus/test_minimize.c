@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "minimize.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "zs_random.h"
