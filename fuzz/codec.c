@@ -273,20 +273,11 @@ static void walk_modules(walker *w, zs_scenario *s)
             if (w->enc && m->parent != ZS_NONE) w_fail(w, "root parent must be none");
             m->parent = ZS_NONE;
         } else {
-            /* candidates: i-1, then its ancestors up to the root (walked, not
-             * stored: the chain has no small bound) */
-            unsigned n = 0, idx = ~0u;
-            for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
-                if (w->enc && a == m->parent) idx = n;
-                n++;
-                if (a == 0) break;
-            }
-            if (idx == ~0u) idx = n;
+            unsigned n = zs_parent_count(s, i);
+            unsigned idx = w->enc ? zs_parent_index(s, i, m->parent) : n;
             idx = w_index(w, idx, n, "parent");
             if (w->err) break;
-            unsigned a = i - 1;
-            for (unsigned k = 0; k < idx; k++) a = s->mod[a].parent;
-            m->parent = (zs_id)a;
+            m->parent = zs_parent_at(s, i, idx);
         }
         if (w->enc && (m->flags & ~(ZS_MOD_Z3_LEAF | ZS_MOD_GATHER_ALWAYS)))
             w_fail(w, "unknown module flags");
@@ -376,8 +367,8 @@ static void walk_uses(walker *w, zs_scenario *s)
 /* Forward programs                                                     */
 /* ------------------------------------------------------------------ */
 
-#define UNW_NO (-1)  /* the call completed */
-#define UNW_OUT (-2) /* unwound past the root call (caught outside every module) */
+#define UNW_NO ZS_UNWIND_NONE
+#define UNW_OUT ZS_UNWIND_OUT
 
 typedef struct prog {
     const zs_scenario *s;
@@ -392,79 +383,26 @@ static int ref_eq(const zs_ref *a, const zs_ref *b)
            a->detach == b->detach && a->raw == b->raw;
 }
 
-/* Candidate refs for the inputs of a call whose caller is `caller` (ZS_NONE
- * for the root call), made after the caller's child calls before `self`. */
+/* Candidates of an input of call `self` (caller `caller`) and of call c's
+ * own op (its child calls are the ones before the cursor): the rules of
+ * zs_input_candidates and zs_use_candidates. */
 static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, zs_ref *cand)
 {
-    unsigned n = 0;
-    if (caller != ZS_NONE) {
-        /* outputs of the caller's earlier child calls, most recent first */
-        for (unsigned j = self; j-- > caller + 1;) {
-            const zs_call *c = &g->p->calls[j];
-            if (c->parent != caller) continue;
-            for (unsigned o = 0; o < c->n_out; o++, n++)
-                if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
-        }
-        const zs_call *cc = &g->p->calls[caller];
-        /* positional, then keyword inputs (n_kw is 0 in every decoded scenario) */
-        for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
-            if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
-    }
-    if (cand) {
-        cand[n] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0};
-        cand[n + 1] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
-    }
-    return n + 2;
+    return zs_input_candidates(g->p, caller, self, cand);
 }
 
-/* Candidate refs consumed by call c's own op: its wrapped inputs, then the
- * outputs of its child calls in call order. */
 static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
 {
-    unsigned n = 0;
-    const zs_call *cc = &g->p->calls[c];
-    for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
-        if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
-    for (unsigned j = c + 1; j < g->cursor; j++) {
-        const zs_call *ch = &g->p->calls[j];
-        if (ch->parent != c) continue;
-        for (unsigned o = 0; o < ch->n_out; o++, n++)
-            if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
-    }
-    return n;
+    return zs_use_candidates(g->p, c, g->cursor, cand);
 }
 
-/* w->cand with room for n references (NULL and w failed if out of memory).
- * One buffer serves every call of the walk: a call fills it, uses it, and
- * fills it again after its child calls (which overwrite it). */
 /* Validation of a scenario beyond the byte codec's bounds (zs_scenario_validate
  * with the model's limits; no bytes are written): a reference is checked
- * where it points instead of being looked up in the candidate list, which
- * grows with the caller's child calls (the list per call made validation
- * quadratic in the calls of a pass).  The same references are accepted. */
+ * where it points (zs_ref_in_scope) instead of being looked up in the
+ * candidate list, which grows with the caller's child calls (the list per
+ * call made validation quadratic in the calls of a pass).  The same
+ * references are accepted. */
 static int w_direct(const walker *w) { return w->enc && !w->out && w->max_calls > ZS_CODEC_MAX_CALLS; }
-
-/* r is among input_candidates(g, caller, self) (use = 0) or
- * use_candidates(g, caller) (use = 1, self unused), kinds and indices only */
-static int ref_in_scope(const prog *g, unsigned caller, unsigned self, int use, const zs_ref *r)
-{
-    switch (r->kind) {
-    case ZS_REF_BATCH:
-    case ZS_REF_BATCH_RG: return !use && r->call == 0 && r->index == 0;
-    case ZS_REF_ARG: {
-        if (caller == ZS_NONE || r->call != 0) return 0;
-        const zs_call *cc = &g->p->calls[caller];
-        return r->index < (unsigned)cc->n_in + cc->n_kw;
-    }
-    case ZS_REF_OUT: {
-        if (caller == ZS_NONE) return 0;
-        unsigned j = r->call, end = use ? g->cursor : self;
-        if (j <= caller || j >= end || g->p->calls[j].parent != caller) return 0;
-        return r->index < g->p->calls[j].n_out;
-    }
-    default: return 0;
-    }
-}
 
 /* walk_ref of a validation by w_direct: the same checks and messages */
 static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned self, int use, zs_ref *r,
@@ -477,7 +415,7 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
     zs_ref key = *r;
     key.detach = 0;
     key.raw = 0;
-    if (!w->err && !ref_in_scope(g, caller, self, use, &key)) {
+    if (!w->err && !zs_ref_in_scope(g->p, caller, use ? g->cursor : self, use, &key)) {
         unsigned n = use ? use_candidates(g, caller, NULL) : input_candidates(g, caller, self, NULL);
         if (n == 0)
             w_fail(w, "%s: no candidates", what);
@@ -487,6 +425,9 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
     (void)w_flag(w, r->detach, 8, "detach");
 }
 
+/* w->cand with room for n references (NULL and w failed if out of memory).
+ * One buffer serves every call of the walk: a call fills it, uses it, and
+ * fills it again after its child calls (which overwrite it). */
 static zs_ref *cand_room(walker *w, unsigned n)
 {
     if (n <= w->cand_cap) return w->cand;
@@ -591,7 +532,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (w->enc && (fl & ~(ZS_CALL_FLAGS_ALL | ZS_CALL_CKPT_BODY))) w_fail(w, "unknown call flags");
     uint8_t ng = w_flag(w, fl & ZS_CALL_NO_GRAD ? 1 : 0, 8, "no_grad");
     uint8_t ck = 0; /* 0 none, 1 reentrant, 2 non-reentrant */
-    if (!in_ckpt && ci != 0) {
+    if (zs_call_may_checkpoint(ci, in_ckpt)) {
         unsigned r = 0;
         if (w->enc) {
             if ((fl & ZS_CALL_CKPT_RE) && (fl & ZS_CALL_CKPT_NRE))
@@ -604,7 +545,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         w_fail(w, ci == 0 ? "checkpoint on the root call" : "checkpoint inside a checkpointed call");
     }
     uint8_t rs = 0;
-    if (!in_ckpt && !ck)
+    if (zs_call_may_raise(in_ckpt, ck))
         rs = w_flag(w, fl & ZS_CALL_RAISE ? 1 : 0, 16, "raise");
     else if (w->enc && (fl & ZS_CALL_RAISE))
         w_fail(w, "raise inside a checkpointed call");
@@ -623,21 +564,11 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
                          (body ? ZS_CALL_CKPT_BODY : 0));
 
     if (rs) {
-        /* catcher: the caller, its ancestors up to the root call, then outside
-         * (the chain is walked, not stored) */
-        unsigned n = 0, idx = ~0u;
-        for (unsigned a = c->parent; a != ZS_NONE; a = p->calls[a].parent) {
-            if (w->enc && a == c->catcher) idx = n;
-            n++;
-        }
-        if (w->enc && c->catcher == ZS_NONE) idx = n;
-        n++;
-        if (idx == ~0u) idx = n;
+        unsigned n = zs_catcher_count(p, c->parent);
+        unsigned idx = w->enc ? zs_catcher_index(p, c->parent, c->catcher) : n;
         idx = w_index(w, idx, n, "catcher");
         if (w->err) return UNW_NO;
-        zs_id a = c->parent;
-        for (unsigned k = 0; k < idx; k++) a = p->calls[a].parent;
-        c->catcher = a;
+        c->catcher = zs_catcher_at(p, c->parent, idx);
     } else {
         if (w->enc && c->catcher != ZS_NONE) w_fail(w, "catcher set without raise");
         c->catcher = ZS_NONE;
@@ -675,18 +606,11 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     }
 
     /* child calls */
-    const zs_module *mod = &s->mod[c->module];
-    unsigned nk = 0;
-    if (!(mod->flags & ZS_MOD_Z3_LEAF))
-        for (unsigned m = c->module + 1; m < s->n_modules; m++)
-            if (s->mod[m].parent == c->module) nk++;
+    unsigned nk = zs_callee_candidates(s, c->module, NULL);
     zs_id kbuf[ZS_CODEC_MAX_MODULES];
     zs_id *kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
     if (!kids) return UNW_NO;
-    nk = 0;
-    if (!(mod->flags & ZS_MOD_Z3_LEAF))
-        for (unsigned m = c->module + 1; m < s->n_modules; m++)
-            if (s->mod[m].parent == c->module) kids[nk++] = (zs_id)m;
+    nk = zs_callee_candidates(s, c->module, kids);
     unsigned room = w->max_calls > g->cursor ? w->max_calls - g->cursor : 0;
     unsigned maxch = nk ? (room < w->max_child ? room : w->max_child) : 0;
     unsigned nch = 0;
@@ -717,17 +641,14 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         set_where(w, j);
         idx = w_index(w, idx, nk, "callee module (must be a child of the caller's module)");
         ch->module = kids[idx];
-        int r = walk_call(w, g, j, child_ckpt);
+        unw = zs_unwind_after_child(walk_call(w, g, j, child_ckpt), ci);
         set_where(w, ci);
-        if (r == UNW_NO || r == (int)ci) continue; /* completed, or caught in this body */
-        unw = r; /* unwound past this call: no further child calls (encode: leftovers
-                    fail the pre-order check in walk_pass) */
-        break;
+        if (unw != UNW_NO) break; /* no further child calls (encode: leftovers fail the
+                                     pre-order check in walk_pass) */
     }
     scratch_free(kids, kbuf);
     if (w->err) return UNW_NO;
-    /* the call raises after its body (only if its body completed) */
-    if (rs && unw == UNW_NO) unw = c->catcher == ZS_NONE ? UNW_OUT : c->catcher;
+    unw = zs_call_unwinds_to(c, unw);
 
     if (unw != UNW_NO) {
         if (w->enc && (c->n_out || c->n_use || c->out_norg || c->out_alias || c->op_nosave))
@@ -834,7 +755,7 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
     }
     p->n_calls = (uint32_t)g.cursor;
     snprintf(w->where, sizeof w->where, "%s", w->base);
-    if (r == UNW_NO && st->kind != ZS_STEP_EVAL) {
+    if (zs_pass_has_loss(st->kind, r)) {
         unsigned n = p->calls[0].n_out;
         unsigned hi = (1u << n) - 1;
         W_U8(w, p->loss_mask, 0, hi, hi ? 1 : 0, "loss_mask");
@@ -852,7 +773,7 @@ static void walk_steps(walker *w, zs_scenario *s)
         zs_step *st = &s->step[i];
         snprintf(w->where, sizeof w->where, "step %u", i);
         W_U8(w, st->kind, 0, ZS_STEP_KINDS - 1, 0, "kind");
-        if (st->kind == ZS_STEP_ACCUM || st->kind == ZS_STEP_INTERLEAVE)
+        if (zs_step_multi_pass(st->kind))
             W_U8(w, st->n_passes, 2, ZS_MAX_PASSES, 2, "n_passes");
         else {
             if (w->enc && st->n_passes != 1) w_fail(w, "n_passes must be 1 for this kind");

@@ -19,7 +19,10 @@
  * Exactly the valid scenarios are the ones zs_decode() can produce, and
  * for every valid s: zs_decode(zs_encode(s)) is zs_scenario_equal to s.
  * Validity rules are enforced by the same walker that decodes and encodes
- * (codec.c), so the three cannot drift.
+ * (codec.c), so the three cannot drift; the walker takes each choice from
+ * the rule functions below ("Validity rules", scenario.c), which the .scn
+ * parser and the enumerator use too, and the rank edits' rules from
+ * ranks.h.
  *
  * Units: numel and thresholds in ELEMENTS, elem_size in bytes.
  */
@@ -596,6 +599,82 @@ int zs_module_gathers_subtree(const zs_scenario *s, unsigned m);
 int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out);
 /** Depth of call c in pass p (call 0 = 0). */
 int zs_call_depth(const zs_pass *p, unsigned c);
+
+/* ------------------------------------------------------------------ */
+/* Validity rules                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Which choices a valid scenario may make, one function per choice: the
+ * codec's walker (zs_decode, zs_encode, zs_scenario_validate and so the
+ * .scn parser) takes every choice from them, the .scn parser's early
+ * checks and the enumerator's generator (which picks representatives
+ * among the candidates) too, so they cannot disagree.  The codec's byte
+ * layout walks the candidates in the order given here. */
+
+/** Module i >= 1's parent (modules in DFS pre-order): i-1, then its
+ *  ancestors up to the root, nearest first.  zs_parent_count: how many;
+ *  zs_parent_at: the k-th (k < count); zs_parent_index: the index of
+ *  `parent` among them (count if it is not one). */
+unsigned zs_parent_count(const zs_scenario *s, unsigned i);
+zs_id zs_parent_at(const zs_scenario *s, unsigned i, unsigned k);
+unsigned zs_parent_index(const zs_scenario *s, unsigned i, unsigned parent);
+
+/** 1 if a step of this kind has 2..ZS_MAX_PASSES passes (accum,
+ *  interleave), 0 if it has exactly one. */
+int zs_step_multi_pass(unsigned kind);
+
+/** Where a call (or a pass's root call) is left: */
+#define ZS_UNWIND_NONE (-1) /* it completed */
+#define ZS_UNWIND_OUT (-2)  /* an exception unwound it past the root call */
+/* (else the index of the call whose body catches the exception) */
+
+/** 1 if a pass whose root call ended with `unwind` in a step of this kind
+ *  has a loss (loss_mask may be non-zero): it completed, not in eval. */
+int zs_pass_has_loss(unsigned kind, int unwind);
+
+/** The modules a call of module caller_mod may call: its child modules,
+ *  in id order, none if it is a z3 leaf.  Writes them to out (may be NULL:
+ *  count only).  zs_callee_ok: m is one of them. */
+unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *out);
+int zs_callee_ok(const zs_scenario *s, unsigned caller_mod, unsigned m);
+
+/** The references an input of call `self` may name, whose caller is call
+ *  `caller` (ZS_NONE for the root call): the outputs of the caller's child
+ *  calls made before self (most recent first), the caller's inputs
+ *  (positional, then keyword), BATCH_RG, BATCH.  Writes them to cand (may
+ *  be NULL: count only); returns how many. */
+unsigned zs_input_candidates(const zs_pass *p, unsigned caller, unsigned self, zs_ref *cand);
+/** The references call c's own op may consume: its inputs, then the
+ *  outputs of its child calls (calls c+1 .. end-1 whose caller is c), in
+ *  call order. */
+unsigned zs_use_candidates(const zs_pass *p, unsigned c, unsigned end, zs_ref *cand);
+/** 1 if r (kind, call and index; detach and raw are not looked at) is
+ *  among zs_input_candidates(p, caller, end) (use 0) or
+ *  zs_use_candidates(p, caller, end) (use 1), without listing them. */
+int zs_ref_in_scope(const zs_pass *p, unsigned caller, unsigned end, int use, const zs_ref *r);
+
+/** Call ci may be checkpointed: not the root call, not inside a
+ *  checkpointed call. */
+int zs_call_may_checkpoint(unsigned ci, int in_ckpt);
+/** A call may raise: not inside or on a checkpointed call. */
+int zs_call_may_raise(int in_ckpt, int ckpt);
+/** The catcher of a raising call whose caller is `caller`: the caller, its
+ *  ancestor calls up to the root call, then ZS_NONE (the step's code).
+ *  zs_catcher_count: how many; zs_catcher_at: the k-th; zs_catcher_index:
+ *  the index of `catcher` (count if it is not one). */
+unsigned zs_catcher_count(const zs_pass *p, unsigned caller);
+zs_id zs_catcher_at(const zs_pass *p, unsigned caller, unsigned k);
+unsigned zs_catcher_index(const zs_pass *p, unsigned caller, unsigned catcher);
+
+/** Unwinding.  zs_unwind_after_child: where call ci's body is left after a
+ *  child call that ended with `child` (ZS_UNWIND_NONE if the child
+ *  completed or ci's body catches its exception; a call whose body is left
+ *  makes no further child calls).  zs_call_unwinds_to: where call c is
+ *  left after its body ended with `body` (a raising call raises after a
+ *  completed body).  A call that is left this way has no outputs and
+ *  consumes nothing. */
+int zs_unwind_after_child(int child, unsigned ci);
+int zs_call_unwinds_to(const zs_call *c, int body);
 
 /** Policy names: "per-call", "reset-on-forward", "lazy-init",
  *  "init-at-register" (same as zo_policy_name). */
