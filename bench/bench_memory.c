@@ -62,6 +62,7 @@
 
 #include "minimize.h"
 #include "run.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "sim.h"

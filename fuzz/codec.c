@@ -14,6 +14,7 @@
  * Choices are "rotated" so that a zero byte gives the most useful default
  * (e.g. n_outputs 1, loss sums output 0); see docs/scenario-model.md.
  */
+#include "ranks.h"
 #include "scenario.h"
 #include "zoffload.h" /* ZO_GRADS_POLICY_COUNT */
 
@@ -272,20 +273,11 @@ static void walk_modules(walker *w, zs_scenario *s)
             if (w->enc && m->parent != ZS_NONE) w_fail(w, "root parent must be none");
             m->parent = ZS_NONE;
         } else {
-            /* candidates: i-1, then its ancestors up to the root (walked, not
-             * stored: the chain has no small bound) */
-            unsigned n = 0, idx = ~0u;
-            for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
-                if (w->enc && a == m->parent) idx = n;
-                n++;
-                if (a == 0) break;
-            }
-            if (idx == ~0u) idx = n;
+            unsigned n = zs_parent_count(s, i);
+            unsigned idx = w->enc ? zs_parent_index(s, i, m->parent) : n;
             idx = w_index(w, idx, n, "parent");
             if (w->err) break;
-            unsigned a = i - 1;
-            for (unsigned k = 0; k < idx; k++) a = s->mod[a].parent;
-            m->parent = (zs_id)a;
+            m->parent = zs_parent_at(s, i, idx);
         }
         if (w->enc && (m->flags & ~(ZS_MOD_Z3_LEAF | ZS_MOD_GATHER_ALWAYS)))
             w_fail(w, "unknown module flags");
@@ -375,8 +367,8 @@ static void walk_uses(walker *w, zs_scenario *s)
 /* Forward programs                                                     */
 /* ------------------------------------------------------------------ */
 
-#define UNW_NO (-1)  /* the call completed */
-#define UNW_OUT (-2) /* unwound past the root call (caught outside every module) */
+#define UNW_NO ZS_UNWIND_NONE
+#define UNW_OUT ZS_UNWIND_OUT
 
 typedef struct prog {
     const zs_scenario *s;
@@ -391,79 +383,26 @@ static int ref_eq(const zs_ref *a, const zs_ref *b)
            a->detach == b->detach && a->raw == b->raw;
 }
 
-/* Candidate refs for the inputs of a call whose caller is `caller` (ZS_NONE
- * for the root call), made after the caller's child calls before `self`. */
+/* Candidates of an input of call `self` (caller `caller`) and of call c's
+ * own op (its child calls are the ones before the cursor): the rules of
+ * zs_input_candidates and zs_use_candidates. */
 static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, zs_ref *cand)
 {
-    unsigned n = 0;
-    if (caller != ZS_NONE) {
-        /* outputs of the caller's earlier child calls, most recent first */
-        for (unsigned j = self; j-- > caller + 1;) {
-            const zs_call *c = &g->p->calls[j];
-            if (c->parent != caller) continue;
-            for (unsigned o = 0; o < c->n_out; o++, n++)
-                if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
-        }
-        const zs_call *cc = &g->p->calls[caller];
-        /* positional, then keyword inputs (n_kw is 0 in every decoded scenario) */
-        for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
-            if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
-    }
-    if (cand) {
-        cand[n] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0};
-        cand[n + 1] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
-    }
-    return n + 2;
+    return zs_input_candidates(g->p, caller, self, cand);
 }
 
-/* Candidate refs consumed by call c's own op: its wrapped inputs, then the
- * outputs of its child calls in call order. */
 static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
 {
-    unsigned n = 0;
-    const zs_call *cc = &g->p->calls[c];
-    for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
-        if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
-    for (unsigned j = c + 1; j < g->cursor; j++) {
-        const zs_call *ch = &g->p->calls[j];
-        if (ch->parent != c) continue;
-        for (unsigned o = 0; o < ch->n_out; o++, n++)
-            if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
-    }
-    return n;
+    return zs_use_candidates(g->p, c, g->cursor, cand);
 }
 
-/* w->cand with room for n references (NULL and w failed if out of memory).
- * One buffer serves every call of the walk: a call fills it, uses it, and
- * fills it again after its child calls (which overwrite it). */
 /* Validation of a scenario beyond the byte codec's bounds (zs_scenario_validate
  * with the model's limits; no bytes are written): a reference is checked
- * where it points instead of being looked up in the candidate list, which
- * grows with the caller's child calls (the list per call made validation
- * quadratic in the calls of a pass).  The same references are accepted. */
+ * where it points (zs_ref_in_scope) instead of being looked up in the
+ * candidate list, which grows with the caller's child calls (the list per
+ * call made validation quadratic in the calls of a pass).  The same
+ * references are accepted. */
 static int w_direct(const walker *w) { return w->enc && !w->out && w->max_calls > ZS_CODEC_MAX_CALLS; }
-
-/* r is among input_candidates(g, caller, self) (use = 0) or
- * use_candidates(g, caller) (use = 1, self unused), kinds and indices only */
-static int ref_in_scope(const prog *g, unsigned caller, unsigned self, int use, const zs_ref *r)
-{
-    switch (r->kind) {
-    case ZS_REF_BATCH:
-    case ZS_REF_BATCH_RG: return !use && r->call == 0 && r->index == 0;
-    case ZS_REF_ARG: {
-        if (caller == ZS_NONE || r->call != 0) return 0;
-        const zs_call *cc = &g->p->calls[caller];
-        return r->index < (unsigned)cc->n_in + cc->n_kw;
-    }
-    case ZS_REF_OUT: {
-        if (caller == ZS_NONE) return 0;
-        unsigned j = r->call, end = use ? g->cursor : self;
-        if (j <= caller || j >= end || g->p->calls[j].parent != caller) return 0;
-        return r->index < g->p->calls[j].n_out;
-    }
-    default: return 0;
-    }
-}
 
 /* walk_ref of a validation by w_direct: the same checks and messages */
 static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned self, int use, zs_ref *r,
@@ -476,7 +415,7 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
     zs_ref key = *r;
     key.detach = 0;
     key.raw = 0;
-    if (!w->err && !ref_in_scope(g, caller, self, use, &key)) {
+    if (!w->err && !zs_ref_in_scope(g->p, caller, use ? g->cursor : self, use, &key)) {
         unsigned n = use ? use_candidates(g, caller, NULL) : input_candidates(g, caller, self, NULL);
         if (n == 0)
             w_fail(w, "%s: no candidates", what);
@@ -486,6 +425,9 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
     (void)w_flag(w, r->detach, 8, "detach");
 }
 
+/* w->cand with room for n references (NULL and w failed if out of memory).
+ * One buffer serves every call of the walk: a call fills it, uses it, and
+ * fills it again after its child calls (which overwrite it). */
 static zs_ref *cand_room(walker *w, unsigned n)
 {
     if (n <= w->cand_cap) return w->cand;
@@ -590,7 +532,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (w->enc && (fl & ~(ZS_CALL_FLAGS_ALL | ZS_CALL_CKPT_BODY))) w_fail(w, "unknown call flags");
     uint8_t ng = w_flag(w, fl & ZS_CALL_NO_GRAD ? 1 : 0, 8, "no_grad");
     uint8_t ck = 0; /* 0 none, 1 reentrant, 2 non-reentrant */
-    if (!in_ckpt && ci != 0) {
+    if (zs_call_may_checkpoint(ci, in_ckpt)) {
         unsigned r = 0;
         if (w->enc) {
             if ((fl & ZS_CALL_CKPT_RE) && (fl & ZS_CALL_CKPT_NRE))
@@ -603,7 +545,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         w_fail(w, ci == 0 ? "checkpoint on the root call" : "checkpoint inside a checkpointed call");
     }
     uint8_t rs = 0;
-    if (!in_ckpt && !ck)
+    if (zs_call_may_raise(in_ckpt, ck))
         rs = w_flag(w, fl & ZS_CALL_RAISE ? 1 : 0, 16, "raise");
     else if (w->enc && (fl & ZS_CALL_RAISE))
         w_fail(w, "raise inside a checkpointed call");
@@ -622,21 +564,11 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
                          (body ? ZS_CALL_CKPT_BODY : 0));
 
     if (rs) {
-        /* catcher: the caller, its ancestors up to the root call, then outside
-         * (the chain is walked, not stored) */
-        unsigned n = 0, idx = ~0u;
-        for (unsigned a = c->parent; a != ZS_NONE; a = p->calls[a].parent) {
-            if (w->enc && a == c->catcher) idx = n;
-            n++;
-        }
-        if (w->enc && c->catcher == ZS_NONE) idx = n;
-        n++;
-        if (idx == ~0u) idx = n;
+        unsigned n = zs_catcher_count(p, c->parent);
+        unsigned idx = w->enc ? zs_catcher_index(p, c->parent, c->catcher) : n;
         idx = w_index(w, idx, n, "catcher");
         if (w->err) return UNW_NO;
-        zs_id a = c->parent;
-        for (unsigned k = 0; k < idx; k++) a = p->calls[a].parent;
-        c->catcher = a;
+        c->catcher = zs_catcher_at(p, c->parent, idx);
     } else {
         if (w->enc && c->catcher != ZS_NONE) w_fail(w, "catcher set without raise");
         c->catcher = ZS_NONE;
@@ -674,18 +606,11 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     }
 
     /* child calls */
-    const zs_module *mod = &s->mod[c->module];
-    unsigned nk = 0;
-    if (!(mod->flags & ZS_MOD_Z3_LEAF))
-        for (unsigned m = c->module + 1; m < s->n_modules; m++)
-            if (s->mod[m].parent == c->module) nk++;
+    unsigned nk = zs_callee_candidates(s, c->module, NULL);
     zs_id kbuf[ZS_CODEC_MAX_MODULES];
     zs_id *kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
     if (!kids) return UNW_NO;
-    nk = 0;
-    if (!(mod->flags & ZS_MOD_Z3_LEAF))
-        for (unsigned m = c->module + 1; m < s->n_modules; m++)
-            if (s->mod[m].parent == c->module) kids[nk++] = (zs_id)m;
+    nk = zs_callee_candidates(s, c->module, kids);
     unsigned room = w->max_calls > g->cursor ? w->max_calls - g->cursor : 0;
     unsigned maxch = nk ? (room < w->max_child ? room : w->max_child) : 0;
     unsigned nch = 0;
@@ -716,17 +641,14 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         set_where(w, j);
         idx = w_index(w, idx, nk, "callee module (must be a child of the caller's module)");
         ch->module = kids[idx];
-        int r = walk_call(w, g, j, child_ckpt);
+        unw = zs_unwind_after_child(walk_call(w, g, j, child_ckpt), ci);
         set_where(w, ci);
-        if (r == UNW_NO || r == (int)ci) continue; /* completed, or caught in this body */
-        unw = r; /* unwound past this call: no further child calls (encode: leftovers
-                    fail the pre-order check in walk_pass) */
-        break;
+        if (unw != UNW_NO) break; /* no further child calls (encode: leftovers fail the
+                                     pre-order check in walk_pass) */
     }
     scratch_free(kids, kbuf);
     if (w->err) return UNW_NO;
-    /* the call raises after its body (only if its body completed) */
-    if (rs && unw == UNW_NO) unw = c->catcher == ZS_NONE ? UNW_OUT : c->catcher;
+    unw = zs_call_unwinds_to(c, unw);
 
     if (unw != UNW_NO) {
         if (w->enc && (c->n_out || c->n_use || c->out_norg || c->out_alias || c->op_nosave))
@@ -833,7 +755,7 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
     }
     p->n_calls = (uint32_t)g.cursor;
     snprintf(w->where, sizeof w->where, "%s", w->base);
-    if (r == UNW_NO && st->kind != ZS_STEP_EVAL) {
+    if (zs_pass_has_loss(st->kind, r)) {
         unsigned n = p->calls[0].n_out;
         unsigned hi = (1u << n) - 1;
         W_U8(w, p->loss_mask, 0, hi, hi ? 1 : 0, "loss_mask");
@@ -851,7 +773,7 @@ static void walk_steps(walker *w, zs_scenario *s)
         zs_step *st = &s->step[i];
         snprintf(w->where, sizeof w->where, "step %u", i);
         W_U8(w, st->kind, 0, ZS_STEP_KINDS - 1, 0, "kind");
-        if (st->kind == ZS_STEP_ACCUM || st->kind == ZS_STEP_INTERLEAVE)
+        if (zs_step_multi_pass(st->kind))
             W_U8(w, st->n_passes, 2, ZS_MAX_PASSES, 2, "n_passes");
         else {
             if (w->enc && st->n_passes != 1) w_fail(w, "n_passes must be 1 for this kind");
@@ -860,6 +782,31 @@ static void walk_steps(walker *w, zs_scenario *s)
         for (unsigned k = 0; k < st->n_passes && !w->err; k++) walk_pass(w, s, st, i, k);
     }
     w->where[0] = 0;
+}
+
+/* The rules of every pass, for a pass built outside the walker (a rank's
+ * materialised copy): zs_pass_validate in scenario.h. */
+int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p,
+                     char *msg, size_t msgn)
+{
+    /* a step around p (sharing p's calls: the walker only reads them back as
+     * they are, p being the caller's scratch) */
+    zs_step tmp;
+    memset(&tmp, 0, sizeof tmp);
+    walker w;
+    walker_init(&w);
+    w.enc = 1;
+    limits_model(&w);
+    tmp.kind = (uint8_t)kind;
+    tmp.n_passes = (uint8_t)(pi + 1);
+    tmp.pass[pi] = *p;
+    walk_pass(&w, (zs_scenario *)s, &tmp, si, pi);
+    walker_done(&w);
+    if (w.err) {
+        if (msg && msgn) snprintf(msg, msgn, "%s", w.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,445 +823,9 @@ static void walk_steps(walker *w, zs_scenario *s)
  * bytes with zeros (which mean "engine order", as missing ones do) to
  * ZS_MAX_ORDER when it writes a tail. */
 
-const char *zs_edit_kind_name(unsigned kind)
-{
-    static const char *const names[ZS_EDIT_KINDS] = {"route", "skip", "exit", "raise",
-                                                     "skip-step"};
-    return kind < ZS_EDIT_KINDS ? names[kind] : NULL;
-}
-
-/* Module tree queries for ROUTE: children lists and structural classes. */
-typedef struct mtree {
-    unsigned n;
-    /* one allocation of 5 * n entries (mtree_build, mtree_free) */
-    uint32_t *nkids;
-    uint32_t *first; /* children of m: kid[first[m] .. first[m] + nkids[m]) */
-    zs_id *kid;
-    uint32_t *crank; /* index of m among its parent's children */
-    zs_id *cls;      /* structural class: id of a representative module */
-} mtree;
-
-static void mtree_free(mtree *t)
-{
-    free(t->nkids);
-    memset(t, 0, sizeof *t);
-}
-
-static int same_shape(const zs_scenario *s, const mtree *t, unsigned a, unsigned b)
-{
-    if ((s->mod[a].flags & ZS_MOD_Z3_LEAF) != (s->mod[b].flags & ZS_MOD_Z3_LEAF)) return 0;
-    if (t->nkids[a] != t->nkids[b]) return 0;
-    for (unsigned k = 0; k < t->nkids[a]; k++)
-        if (t->cls[t->kid[t->first[a] + k]] != t->cls[t->kid[t->first[b] + k]]) return 0;
-    return 1;
-}
-
-/* 0, or -1 if out of memory (t empty then). */
-static int mtree_build(const zs_scenario *s, mtree *t)
-{
-    unsigned n = s->n_modules <= ZS_MAX_MODULES ? s->n_modules : ZS_MAX_MODULES;
-    memset(t, 0, sizeof *t);
-    uint32_t *a = calloc((size_t)5 * (n ? n : 1), sizeof *a);
-    if (!a) return -1;
-    t->n = n;
-    t->nkids = a;
-    t->first = a + n;
-    t->kid = a + 2 * (size_t)n;
-    t->crank = a + 3 * (size_t)n;
-    t->cls = a + 4 * (size_t)n;
-    for (unsigned m = 1; m < n; m++) {
-        unsigned p = s->mod[m].parent;
-        if (p < m) t->crank[m] = t->nkids[p]++;
-    }
-    unsigned off = 0;
-    for (unsigned m = 0; m < n; m++) {
-        t->first[m] = (uint32_t)off;
-        off += t->nkids[m];
-    }
-    for (unsigned m = 1; m < n; m++) {
-        unsigned p = s->mod[m].parent;
-        if (p < m) t->kid[t->first[p] + t->crank[m]] = (zs_id)m;
-    }
-    /* bottom-up (children have larger ids): same class iff same z3_leaf
-     * flag and children of the same classes in the same order */
-    for (unsigned m = n; m-- > 0;) {
-        t->cls[m] = (zs_id)m;
-        for (unsigned j = m + 1; j < n; j++)
-            if (t->cls[j] == j && same_shape(s, t, m, j)) {
-                t->cls[m] = (zs_id)j;
-                break;
-            }
-    }
-    return 0;
-}
-
-/* Facts about the calls of a base pass. */
-typedef struct pinfo {
-    unsigned n;
-    uint32_t *end; /* last call of c's subtree (pre-order); one allocation with: */
-    uint8_t *ckpt; /* c or an ancestor call is checkpointed */
-    uint8_t *unw;  /* c is unwound in the base pass */
-} pinfo;
-
-static void pinfo_free(pinfo *pi)
-{
-    free(pi->end);
-    memset(pi, 0, sizeof *pi);
-}
-
-/* 0, or -1 if out of memory (pi empty then). */
-static int pinfo_build(const zs_pass *p, pinfo *pi)
-{
-    unsigned n = p->n_calls <= ZS_MAX_CALLS ? p->n_calls : ZS_MAX_CALLS;
-    memset(pi, 0, sizeof *pi);
-    size_t nn = n ? n : 1;
-    pi->end = malloc(nn * (sizeof *pi->end + 2));
-    if (!pi->end) return -1;
-    pi->ckpt = (uint8_t *)(pi->end + nn);
-    pi->unw = pi->ckpt + nn;
-    pi->n = n;
-    for (unsigned c = 0; c < n; c++) pi->end[c] = (uint32_t)c;
-    for (unsigned c = n; c-- > 1;) {
-        unsigned par = p->calls[c].parent;
-        if (par < c && pi->end[c] > pi->end[par]) pi->end[par] = pi->end[c];
-    }
-    for (unsigned c = 0; c < n; c++) {
-        unsigned par = p->calls[c].parent;
-        pi->ckpt[c] = (p->calls[c].flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE)) ||
-                      (c > 0 && par < c && pi->ckpt[par]);
-    }
-    /* a raising call whose body completed unwinds itself and its ancestors
-     * below the catcher; descendants (larger indices) go first */
-    memset(pi->unw, 0, nn);
-    for (unsigned c = n; c-- > 0;) {
-        const zs_call *cl = &p->calls[c];
-        if (!(cl->flags & ZS_CALL_RAISE) || pi->unw[c]) continue;
-        pi->unw[c] = 1;
-        for (unsigned a = cl->parent, prev = c; a < prev && a != cl->catcher; prev = a, a = p->calls[a].parent)
-            pi->unw[a] = 1;
-    }
-    return 0;
-}
-
-/* Route candidates of pass p: (call c >= 1, sibling module m of c's callee).
- * Bucket 0 holds the siblings with the callee's structure (useful routes:
- * the subtree maps), bucket 1 the others.  Returns the bucket's size; sets
- * (*oc, *om) to the pair at index `want` (if it exists) and *fidx to the
- * index of the pair (fc, fm) (unchanged if absent). */
-static unsigned route_scan(const zs_scenario *s, const mtree *t, const zs_pass *p, int bucket,
-                           unsigned want, zs_id *oc, zs_id *om, unsigned fc, unsigned fm,
-                           unsigned *fidx)
-{
-    unsigned n = 0;
-    for (unsigned c = 1; c < p->n_calls && c < ZS_MAX_CALLS; c++) {
-        unsigned b = p->calls[c].module;
-        if (b >= t->n) continue;
-        unsigned par = s->mod[b].parent;
-        if (par >= t->n) continue;
-        for (unsigned k = 0; k < t->nkids[par]; k++) {
-            unsigned m = t->kid[t->first[par] + k];
-            if (m == b) continue;
-            int same = t->cls[m] == t->cls[b];
-            if (same != !bucket) continue;
-            if (n == want) {
-                *oc = (zs_id)c;
-                *om = (zs_id)m;
-            }
-            if (c == fc && m == fm) *fidx = n;
-            n++;
-        }
-    }
-    return n;
-}
-
-/* RAISE candidates: calls that complete in the base pass, do not raise
- * already and are not in or on a checkpointed call. */
-static unsigned raise_cands(const zs_pass *p, const pinfo *pi, zs_id *out)
-{
-    unsigned n = 0;
-    for (unsigned c = 0; c < pi->n; c++)
-        if (!pi->ckpt[c] && !pi->unw[c] && !(p->calls[c].flags & ZS_CALL_RAISE)) out[n++] = (zs_id)c;
-    return n;
-}
-
-#define GONE_KEPT 0
-#define GONE_BYPASS 1 /* skipped or exited: references to its outputs are bypassed */
-#define GONE_REMOVED 2
-
-static zs_ref bypass_ref(zs_ref r, int use_ctx, const zs_pass *base, const uint8_t *gone,
-                         const zs_ref (*rin)[ZS_MAX_IN], int *drop)
-{
-    if (r.kind != ZS_REF_OUT || r.call >= base->n_calls || gone[r.call] != GONE_BYPASS) return r;
-    const zs_call *bc = &base->calls[r.call];
-    if (bc->n_in == 0) {
-        if (use_ctx) *drop = 1;
-        return (zs_ref){ZS_REF_BATCH, 0, 0, r.detach, 0};
-    }
-    zs_ref x = rin[r.call][r.index % bc->n_in]; /* already bypass-free (earlier in pre-order) */
-    x.detach = (uint8_t)(x.detach | r.detach);
-    if (use_ctx && (x.kind == ZS_REF_BATCH || x.kind == ZS_REF_BATCH_RG)) *drop = 1;
-    return x;
-}
-
-#define MFAIL(...) do { if (msg && msgn) snprintf(msg, msgn, __VA_ARGS__); return -1; } while (0)
-
-/* Rank r's copy of one pass: base with the edits e[0..ne) (all of one
- * (rank, step, pass), sorted by call, no SKIP_STEP) applied.  Returns 0,
- * or -1 with a message if an edit cannot be applied.  The result still
- * needs the walker's validity check (check_pass). */
-/* Per-call scratch of mat_pass: one allocation. */
-typedef struct mscratch {
-    uint8_t *act, *gone, *unwound;
-    zs_id *tgt, *nidx, *nm;
-    zs_ref (*rin)[ZS_MAX_IN];
-    pinfo pi;
-} mscratch;
-
-static int mat_pass_impl(const zs_scenario *s, const mtree *t, const zs_pass *base,
-                         const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn,
-                         mscratch *x);
-
-static int mat_pass(const zs_scenario *s, const mtree *t, const zs_pass *base,
-                    const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn)
-{
-    unsigned n = base->n_calls;
-    if (n == 0 || n > ZS_MAX_CALLS) MFAIL("bad n_calls %u", n);
-    mscratch x;
-    memset(&x, 0, sizeof x);
-    size_t per = 3 + 3 * sizeof(zs_id) + ZS_MAX_IN * sizeof(zs_ref);
-    char *blk = malloc((size_t)n * per);
-    if (!blk || pinfo_build(base, &x.pi) || zs_pass_reserve(out, n)) {
-        free(blk);
-        pinfo_free(&x.pi);
-        MFAIL("out of memory");
-    }
-    /* the zs_ref block first (alignment), then the ids, then the bytes */
-    x.rin = (zs_ref (*)[ZS_MAX_IN])blk;
-    x.tgt = (zs_id *)(blk + (size_t)n * ZS_MAX_IN * sizeof(zs_ref));
-    x.nidx = x.tgt + n;
-    x.nm = x.nidx + n;
-    x.act = (uint8_t *)(x.nm + n);
-    x.gone = x.act + n;
-    x.unwound = x.gone + n;
-    int rc = mat_pass_impl(s, t, base, e, ne, out, msg, msgn, &x);
-    free(blk);
-    pinfo_free(&x.pi);
-    return rc;
-}
-
-static int mat_pass_impl(const zs_scenario *s, const mtree *t, const zs_pass *base,
-                         const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn,
-                         mscratch *x)
-{
-    unsigned n = base->n_calls;
-    uint8_t *act = x->act, *gone = x->gone, *unwound = x->unwound;
-    zs_id *tgt = x->tgt, *nidx = x->nidx, *nm = x->nm;
-    zs_ref (*rin)[ZS_MAX_IN] = x->rin;
-    memset(act, 0xFF, n);
-    memset(gone, 0, n);
-    unsigned nraise = 0;
-    for (unsigned k = 0; k < ne; k++) {
-        unsigned c = e[k].call;
-        if (c >= n) MFAIL("call %u: not a call of the pass (it has %u)", c, n);
-        if (act[c] != 0xFF) MFAIL("call %u: two edits", c);
-        if (e[k].kind >= ZS_EDIT_SKIP_STEP) MFAIL("call %u: edit kind %u", c, e[k].kind);
-        if (e[k].kind != ZS_EDIT_ROUTE && e[k].module) MFAIL("call %u: module set on a %s edit", c, zs_edit_kind_name(e[k].kind));
-        act[c] = e[k].kind;
-        tgt[c] = e[k].module;
-        if (e[k].kind == ZS_EDIT_RAISE) nraise++;
-    }
-    if (nraise > 1) MFAIL("more than one raise in the pass");
-    const pinfo pi = x->pi;
-    int raise_at = -1;
-    for (unsigned c = 0; c < n; c++) {
-        if (gone[c]) {
-            if (act[c] != 0xFF) MFAIL("call %u: %s edit on a call that an earlier edit of this rank removes", c, zs_edit_kind_name(act[c]));
-            continue;
-        }
-        if (act[c] == 0xFF) continue;
-        if (c == 0 && act[c] != ZS_EDIT_RAISE) MFAIL("call 0: %s edit on the root call", zs_edit_kind_name(act[c]));
-        switch (act[c]) {
-        case ZS_EDIT_ROUTE: {
-            unsigned b = base->calls[c].module, m = tgt[c];
-            if (m >= t->n || b >= t->n || m == b || s->mod[m].parent != s->mod[b].parent)
-                MFAIL("call %u: route: module %u is not a sibling of the callee %u", c, m, b);
-            break;
-        }
-        case ZS_EDIT_SKIP:
-            gone[c] = GONE_BYPASS;
-            for (unsigned d = c + 1; d <= pi.end[c]; d++) gone[d] = GONE_REMOVED;
-            break;
-        case ZS_EDIT_EXIT: {
-            unsigned par = base->calls[c].parent;
-            if (par >= c) MFAIL("call %u: bad parent", c);
-            for (unsigned j = c; j <= pi.end[par]; j = pi.end[j] + 1) {
-                gone[j] = GONE_BYPASS; /* j is a later sibling (a child of par) */
-                for (unsigned d = j + 1; d <= pi.end[j]; d++) gone[d] = GONE_REMOVED;
-            }
-            break;
-        }
-        case ZS_EDIT_RAISE:
-            if (pi.ckpt[c]) MFAIL("call %u: raise inside or on a checkpointed call", c);
-            if (pi.unw[c] || (base->calls[c].flags & ZS_CALL_RAISE))
-                MFAIL("call %u: raise on a call that raises or is unwound already", c);
-            raise_at = (int)c;
-            for (unsigned d = pi.end[c] + 1u; d < n; d++) gone[d] = GONE_REMOVED;
-            break;
-        default: MFAIL("call %u: unknown edit kind", c);
-        }
-    }
-    /* callees: the k-th child of a mapped module maps to the k-th child of its image */
-    nm[0] = base->calls[0].module;
-    unsigned cnt = 0;
-    for (unsigned c = 0; c < n; c++) {
-        if (gone[c] != GONE_KEPT) continue;
-        nidx[c] = (zs_id)cnt++;
-        if (c == 0) continue;
-        unsigned par = base->calls[c].parent;
-        if (par >= c || gone[par] != GONE_KEPT) MFAIL("call %u: bad parent", c);
-        unsigned b = act[c] == ZS_EDIT_ROUTE ? tgt[c] : base->calls[c].module;
-        if (b >= t->n) MFAIL("call %u: bad module", c);
-        unsigned np = nm[par], k = t->crank[b];
-        if (np >= t->n || k >= t->nkids[np])
-            MFAIL("call %u: route: module %u (the image of the caller's module) has no child number %u for module %u", c, np, k, b);
-        nm[c] = t->kid[t->first[np] + k];
-    }
-    /* references, bypassing skipped/exited calls */
-    /* unwound: the raising call and its ancestors: no op, no use */
-    memset(unwound, 0, n);
-    for (unsigned a = (unsigned)raise_at; raise_at >= 0 && a < n; a = a ? base->calls[a].parent : n)
-        unwound[a] = 1;
-    /* inputs first (a caller's use[] names its children's outputs, which
-     * come after it): an in[] names earlier siblings only, so one pass in
-     * pre-order resolves chains of bypassed calls */
-    for (unsigned c = 0; c < n; c++) {
-        if (gone[c] == GONE_REMOVED) continue;
-        const zs_call *bc = &base->calls[c];
-        if (bc->n_in > ZS_MAX_IN || bc->n_use > ZS_MAX_USE) MFAIL("call %u: bad counts", c);
-        for (unsigned i = 0; i < bc->n_in; i++) {
-            int drop = 0;
-            rin[c][i] = bypass_ref(bc->in[i], 0, base, gone, (const zs_ref (*)[ZS_MAX_IN])rin, &drop);
-        }
-    }
-    out->n_calls = (uint32_t)cnt;
-    for (unsigned c = 0; c < n; c++) {
-        if (gone[c] != GONE_KEPT) continue;
-        const zs_call *bc = &base->calls[c];
-        zs_call *oc = &out->calls[nidx[c]];
-        *oc = *bc;
-        oc->module = nm[c];
-        oc->parent = c ? nidx[bc->parent] : ZS_NONE;
-        oc->catcher = (bc->catcher < c && gone[bc->catcher] == GONE_KEPT) ? nidx[bc->catcher] : ZS_NONE;
-        for (unsigned i = 0; i < bc->n_in; i++) {
-            zs_ref r = rin[c][i];
-            if (r.kind == ZS_REF_OUT) {
-                if (r.call >= n || gone[r.call] != GONE_KEPT) MFAIL("call %u: in[%u]: reference to a removed call", c, i);
-                r.call = nidx[r.call];
-            }
-            oc->in[i] = r;
-        }
-        unsigned nu = 0;
-        for (unsigned k = 0; k < bc->n_use && !unwound[c]; k++) {
-            int drop = 0;
-            zs_ref r = bypass_ref(bc->use[k], 1, base, gone, (const zs_ref (*)[ZS_MAX_IN])rin, &drop);
-            if (drop) continue;
-            if (r.kind == ZS_REF_OUT) {
-                if (r.call >= n || gone[r.call] != GONE_KEPT) MFAIL("call %u: use[%u]: reference to a removed call", c, k);
-                r.call = nidx[r.call];
-            }
-            oc->use[nu++] = r;
-        }
-        for (unsigned k = nu; k < ZS_MAX_USE; k++) memset(&oc->use[k], 0, sizeof oc->use[k]);
-        oc->n_use = (uint8_t)nu;
-        if (unwound[c]) oc->n_out = 0;
-    }
-    out->loss_mask = base->loss_mask;
-    if (raise_at >= 0) {
-        zs_call *rc = &out->calls[nidx[raise_at]];
-        rc->flags |= ZS_CALL_RAISE;
-        rc->catcher = ZS_NONE;
-        out->loss_mask = 0;
-    }
-    return 0;
-}
-
-/* The walker's validity check of one (materialised) pass of step si. */
-static int check_pass(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind,
-                      const zs_pass *p, char *msg, size_t msgn)
-{
-    /* a step around p (sharing p's calls: the walker only reads them back as
-     * they are, p being the caller's scratch) */
-    zs_step tmp;
-    memset(&tmp, 0, sizeof tmp);
-    walker w;
-    walker_init(&w);
-    w.enc = 1;
-    limits_model(&w);
-    tmp.kind = (uint8_t)kind;
-    tmp.n_passes = (uint8_t)(pi + 1);
-    tmp.pass[pi] = *p;
-    walk_pass(&w, (zs_scenario *)s, &tmp, si, pi);
-    walker_done(&w);
-    if (w.err) MFAIL("materialised %s", w.msg);
-    return 0;
-}
-
-static int edit_cmp(const zs_rank_edit *a, const zs_rank_edit *b)
-{
-    const uint32_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
-    const uint32_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
-    for (int i = 0; i < 5; i++)
-        if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
-    return 0;
-}
-
-/* 0 if edit e may follow the edits kept[0..nk) (sorted, each valid given
- * the ones before it); else -1 with a message. */
-static int edit_check(const zs_scenario *s, const mtree *t, const zs_rank_edit *kept, unsigned nk,
-                      const zs_rank_edit *e, char *msg, size_t msgn)
-{
-    if (e->rank >= s->cfg.world_size) MFAIL("rank %u not below world_size %u", e->rank, s->cfg.world_size);
-    if (e->step >= s->n_steps) MFAIL("step %u not in the program", e->step);
-    if (e->kind >= ZS_EDIT_KINDS) MFAIL("unknown kind %u", e->kind);
-    if (nk && edit_cmp(&kept[nk - 1], e) >= 0)
-        MFAIL("edits not sorted strictly by (rank, step, pass, call, kind)");
-    unsigned nskip = 0;
-    for (unsigned j = 0; j < nk; j++) {
-        if (kept[j].rank != e->rank) continue;
-        if (kept[j].kind == ZS_EDIT_SKIP_STEP) nskip++;
-        if (kept[j].step == e->step && (kept[j].kind == ZS_EDIT_SKIP_STEP || e->kind == ZS_EDIT_SKIP_STEP))
-            MFAIL("rank %u step %u: skip-step together with another edit of that step", e->rank, e->step);
-    }
-    if (e->kind == ZS_EDIT_SKIP_STEP) {
-        if (e->pass || e->call || e->module) MFAIL("skip-step with pass, call or module set");
-        if (nskip + 1 >= s->n_steps) MFAIL("rank %u would skip every step", e->rank);
-        return 0;
-    }
-    const zs_step *st = &s->step[e->step];
-    if (e->pass >= st->n_passes) MFAIL("pass %u not in step %u", e->pass, e->step);
-    if (nk && kept[nk - 1].rank == e->rank && kept[nk - 1].step == e->step &&
-        kept[nk - 1].pass == e->pass && kept[nk - 1].call == e->call)
-        MFAIL("call %u: two edits", e->call);
-    zs_rank_edit grp[ZS_MAX_RANK_EDITS + 1];
-    unsigned ng = 0, j0 = nk;
-    while (j0 > 0 && kept[j0 - 1].rank == e->rank && kept[j0 - 1].step == e->step &&
-           kept[j0 - 1].pass == e->pass)
-        j0--;
-    for (unsigned j = j0; j < nk; j++) grp[ng++] = kept[j];
-    grp[ng++] = *e;
-    char m2[280];
-    zs_pass tmp;
-    memset(&tmp, 0, sizeof tmp);
-    int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2) ||
-              check_pass(s, e->step, e->pass, st->kind, &tmp, m2, sizeof m2);
-    free(tmp.calls);
-    if (bad) MFAIL("rank %u step %u pass %u: %s", e->rank, e->step, e->pass, m2);
-    return 0;
-}
-
 /* One edit's choices.  Returns 1 if the edit exists, 0 if decode drops it
  * (no candidates for its kind). */
-static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_edit *e)
+static int walk_edit(walker *w, const zs_scenario *s, const zs_mtree *t, zs_rank_edit *e)
 {
     W_U8(w, e->rank, 0, s->cfg.world_size - 1, 0, "rank");
     W_U8(w, e->kind, 0, ZS_EDIT_KINDS - 1, ZS_EDIT_ROUTE, "kind");
@@ -1332,8 +843,8 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
     if (e->kind == ZS_EDIT_ROUTE) {
         unsigned fa = ~0u, fb = ~0u;
         zs_id oc = 0, om = 0;
-        unsigned na = route_scan(s, t, p, 0, ~0u, &oc, &om, e->call, e->module, &fa);
-        unsigned nb = route_scan(s, t, p, 1, ~0u, &oc, &om, e->call, e->module, &fb);
+        unsigned na = zs_route_scan(s, t, p, 0, ~0u, &oc, &om, e->call, e->module, &fa);
+        unsigned nb = zs_route_scan(s, t, p, 1, ~0u, &oc, &om, e->call, e->module, &fb);
         if (na + nb == 0) {
             if (w->enc) w_fail(w, "route: no call of the pass has a sibling module to route to");
             return 0;
@@ -1354,7 +865,7 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
             bucket = na ? 0 : 1;
         idx = w_index(w, idx, bucket ? nb : na, "route (call, module)");
         if (w->err) return 0;
-        route_scan(s, t, p, bucket, idx, &oc, &om, ~0u, ~0u, &fa);
+        zs_route_scan(s, t, p, bucket, idx, &oc, &om, ~0u, ~0u, &fa);
         e->call = oc;
         e->module = om;
         return 1;
@@ -1362,17 +873,16 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
     if (w->enc && e->module) w_fail(w, "module set on a %s edit", zs_edit_kind_name(e->kind));
     e->module = 0;
     if (e->kind == ZS_EDIT_RAISE) {
-        pinfo pi;
         zs_id cbuf[ZS_CODEC_MAX_CALLS];
         zs_id *cand = scratch(w, cbuf, ZS_CODEC_MAX_CALLS, p->n_calls);
         if (!cand) return 0;
-        if (pinfo_build(p, &pi)) {
+        int nr = zs_raise_candidates(p, cand);
+        if (nr < 0) {
             scratch_free(cand, cbuf);
             w_nomem(w);
             return 0;
         }
-        unsigned n = raise_cands(p, &pi, cand), idx = n;
-        pinfo_free(&pi);
+        unsigned n = (unsigned)nr, idx = n;
         if (n == 0) {
             scratch_free(cand, cbuf);
             if (w->enc) w_fail(w, "raise: no call of the pass can raise");
@@ -1399,8 +909,8 @@ static int walk_edit(walker *w, const zs_scenario *s, const mtree *t, zs_rank_ed
 
 static void walk_edits(walker *w, zs_scenario *s)
 {
-    mtree t;
-    if (mtree_build(s, &t)) {
+    zs_mtree t;
+    if (zs_mtree_build(s, &t)) {
         w_nomem(w);
         return;
     }
@@ -1417,34 +927,28 @@ static void walk_edits(walker *w, zs_scenario *s)
         if (walk_edit(w, s, &t, &e)) got[ng++] = e;
     }
     if (w->err) {
-        mtree_free(&t);
+        zs_mtree_free(&t);
         return;
     }
-    if (!w->enc) /* decode: sort (insertion sort, stable); encode: must be sorted already */
-        for (unsigned i = 1; i < ng; i++)
-            for (unsigned j = i; j > 0 && edit_cmp(&got[j - 1], &got[j]) > 0; j--) {
-                zs_rank_edit x = got[j];
-                got[j] = got[j - 1];
-                got[j - 1] = x;
-            }
+    if (!w->enc) zs_edits_sort(got, ng); /* decode: sort; encode: must be sorted already */
     /* keep the edits valid given the ones kept before them (decode drops the
      * others; the encoder fails on them) */
     unsigned nk = 0;
     for (unsigned k = 0; k < ng; k++) {
         char m[360];
         zs_rank_edit e = got[k];
-        if (edit_check(s, &t, got, nk, &e, m, sizeof m)) {
+        if (zs_edit_check(s, &t, got, nk, &e, m, sizeof m)) {
             if (w->enc) {
                 snprintf(w->where, sizeof w->where, "edit %u", k);
                 w_fail(w, "%s", m);
-                mtree_free(&t);
+                zs_mtree_free(&t);
                 return;
             }
             continue;
         }
         got[nk++] = e;
     }
-    mtree_free(&t);
+    zs_mtree_free(&t);
     s->n_edits = (uint8_t)nk;
     for (unsigned k = 0; k < nk; k++) s->edit[k] = got[k];
     w->where[0] = 0;
@@ -1715,120 +1219,4 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
         return -1;
     }
     return 0;
-}
-
-static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const mtree *t,
-                         char *msg, size_t msgn);
-
-int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen)
-{
-    char *msg = err;
-    size_t msgn = errlen;
-    if (err && errlen) err[0] = 0;
-    if (!s || !out) MFAIL("NULL scenario");
-    if (r >= s->cfg.world_size || r >= ZS_MAX_WORLD) MFAIL("rank %u not below world_size %u", r, s->cfg.world_size);
-    if (s->n_steps > ZS_MAX_STEPS || s->n_edits > ZS_MAX_RANK_EDITS) MFAIL("bad counts");
-    zs_scenario copy;
-    memset(&copy, 0, sizeof copy);
-    if (s == out && s->cfg.all_ranks && s->n_edits) {
-        /* the edits read the base program while out is rewritten */
-        if (zs_scenario_copy(&copy, s)) {
-            zs_scenario_free(&copy);
-            MFAIL("out of memory");
-        }
-        s = &copy;
-    }
-    if (zs_scenario_copy(out, s)) {
-        zs_scenario_free(&copy);
-        MFAIL("out of memory");
-    }
-    out->cfg.rank = (uint8_t)r;
-    out->cfg.all_ranks = 0;
-    out->n_edits = 0;
-    memset(out->edit, 0, sizeof out->edit);
-    int rc = 0;
-    if (s->cfg.all_ranks && s->n_edits) {
-        mtree t;
-        if (mtree_build(s, &t)) {
-            zs_scenario_free(&copy);
-            MFAIL("out of memory");
-        }
-        rc = for_rank_impl(s, r, out, &t, msg, msgn);
-        mtree_free(&t);
-    }
-    zs_scenario_free(&copy);
-    return rc;
-}
-
-static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const mtree *t,
-                         char *msg, size_t msgn)
-{
-    uint8_t skip[ZS_MAX_STEPS] = {0}, done[ZS_MAX_STEPS][ZS_MAX_PASSES] = {{0}};
-    for (unsigned k = 0; k < s->n_edits; k++) {
-        const zs_rank_edit *e = &s->edit[k];
-        if (e->rank != r) continue;
-        if (e->step >= s->n_steps) MFAIL("edit %u: step %u not in the program", k, e->step);
-        if (e->kind == ZS_EDIT_SKIP_STEP) {
-            skip[e->step] = 1;
-            continue;
-        }
-        const zs_step *st = &s->step[e->step];
-        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES) MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
-        if (done[e->step][e->pass]) continue;
-        done[e->step][e->pass] = 1;
-        zs_rank_edit grp[ZS_MAX_RANK_EDITS];
-        unsigned ng = 0;
-        for (unsigned j = k; j < s->n_edits; j++) {
-            const zs_rank_edit *f = &s->edit[j];
-            if (f->rank == r && f->step == e->step && f->pass == e->pass && f->kind != ZS_EDIT_SKIP_STEP)
-                grp[ng++] = *f;
-        }
-        char m2[280];
-        /* materialise straight into out's pass (s is not out here) */
-        if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &out->step[e->step].pass[e->pass], m2, sizeof m2))
-            MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
-    }
-    unsigned n = 0;
-    for (unsigned i = 0; i < s->n_steps; i++) {
-        if (skip[i]) continue;
-        if (n != i) { /* move step i down: swap, so that each pass keeps its own storage */
-            zs_step x = out->step[n];
-            out->step[n] = out->step[i];
-            out->step[i] = x;
-        }
-        n++;
-    }
-    if (n == 0) MFAIL("rank %u skips every step", r);
-    out->n_steps = (uint8_t)n;
-    return 0;
-}
-
-int zs_scenario_drop_invalid_edits(zs_scenario *s)
-{
-    mtree t;
-    unsigned n = s->n_edits <= ZS_MAX_RANK_EDITS ? s->n_edits : ZS_MAX_RANK_EDITS;
-    if (!s->cfg.all_ranks || s->cfg.world_size < 2) {
-        s->n_edits = 0;
-        return (int)n;
-    }
-    zs_rank_edit got[ZS_MAX_RANK_EDITS];
-    memcpy(got, s->edit, n * sizeof got[0]);
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && edit_cmp(&got[j - 1], &got[j]) > 0; j--) {
-            zs_rank_edit x = got[j];
-            got[j] = got[j - 1];
-            got[j - 1] = x;
-        }
-    unsigned nk = 0;
-    if (mtree_build(s, &t) == 0) { /* out of memory: every edit is dropped */
-        for (unsigned k = 0; k < n; k++) {
-            zs_rank_edit e = got[k];
-            if (edit_check(s, &t, got, nk, &e, NULL, 0) == 0) got[nk++] = e;
-        }
-        mtree_free(&t);
-    }
-    memset(s->edit, 0, sizeof s->edit);
-    memcpy(s->edit, got, nk * sizeof got[0]);
-    s->n_edits = (uint8_t)nk;
-    return (int)(n - nk);
 }

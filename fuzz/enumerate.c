@@ -50,8 +50,7 @@
 #define HAVE_SCN 0
 #endif
 
-#define UNW_NO (-1)
-#define UNW_OUT (-2)
+#define UNW_NO ZS_UNWIND_NONE
 
 #define MAX_N 6   /* max_modules limit (automorphism table: 5! = 120 entries) */
 #define MAX_K 16  /* max_calls limit */
@@ -145,12 +144,6 @@ static unsigned ch(wctx *w, unsigned range)
     return g->val[p] < range ? g->val[p] : 0;
 }
 
-static zs_ref mkref(uint8_t kind, uint8_t call, uint8_t index)
-{
-    zs_ref r = {kind, call, index, 0, 0};
-    return r;
-}
-
 /* Walks call ci (module and parent already set).  grad_off: grad is
  * disabled here by an eval step or a NO_GRAD call at or above the caller
  * (not by a checkpoint's first forward, which is recomputed with grad). */
@@ -160,35 +153,40 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     const zs_scenario *s = w->s;
     unsigned caller = c->parent;
 
-    /* input: one tensor.  Candidates that certainly do not require grad
+    /* input: one tensor, among the candidates of the validity rule
+     * (zs_input_candidates).  Candidates that certainly do not require grad
      * (BATCH, an argument or output produced with grad disabled) are all the
      * same to the runtime and the simulator (rg 0, no edge): BATCH stands
-     * for them. */
+     * for them.  Of the others: the pass's leaf (the root call only), the
+     * caller's input 0 and the output of the immediately previous sibling
+     * call (chains x -> a -> b); in that order. */
+    zs_ref cand[MAX_K * ZS_MAX_OUT + ZS_MAX_IN + ZS_MAX_KW + 2];
+    unsigned nc = zs_input_candidates(P, caller, ci, cand);
+    unsigned prev = ZS_NONE;
+    for (unsigned j = ci; caller != ZS_NONE && j-- > caller + 1;)
+        if (P->calls[j].parent == caller) {
+            prev = j;
+            break;
+        }
+    static const uint8_t rep_kinds[4] = {ZS_REF_BATCH_RG, ZS_REF_BATCH, ZS_REF_ARG, ZS_REF_OUT};
     zs_ref opt[4];
     unsigned no = 0;
     uint8_t optrg[4];
-    if (caller == ZS_NONE) {
-        opt[no] = mkref(ZS_REF_BATCH_RG, 0, 0);
-        optrg[no++] = 1;
-        opt[no] = mkref(ZS_REF_BATCH, 0, 0);
-        optrg[no++] = 0;
-    } else {
-        opt[no] = mkref(ZS_REF_BATCH, 0, 0);
-        optrg[no++] = 0;
-        if (w->argrg[caller]) {
-            opt[no] = mkref(ZS_REF_ARG, 0, 0);
-            optrg[no++] = 1;
-        }
-        for (unsigned j = ci; j-- > caller + 1;) {
-            if (P->calls[j].parent != caller) continue;
-            /* the immediately previous sibling call (chains x -> a -> b) */
-            if (P->calls[j].n_out > 0 && w->outrg[j]) {
-                opt[no] = mkref(ZS_REF_OUT, (uint8_t)j, 0);
-                optrg[no++] = 1;
+    for (unsigned q = 0; q < 4; q++)
+        for (unsigned i = 0; i < nc; i++) {
+            const zs_ref *r = &cand[i];
+            if (r->kind != rep_kinds[q]) continue;
+            int rg;
+            switch (r->kind) {
+            case ZS_REF_BATCH_RG: rg = caller == ZS_NONE ? 1 : -1; break;
+            case ZS_REF_BATCH: rg = 0; break;
+            case ZS_REF_ARG: rg = r->index == 0 && w->argrg[caller] ? 1 : -1; break;
+            default: rg = r->call == prev && r->index == 0 && w->outrg[prev] ? 1 : -1; break;
             }
-            break;
+            if (rg < 0) continue;
+            opt[no] = *r;
+            optrg[no++] = (uint8_t)rg;
         }
-    }
     unsigned k = ch(w, no);
     c->n_in = 1;
     c->in[0] = opt[k];
@@ -209,20 +207,19 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
             fo[nf] = F_NOGRAD;
             fcat[nf++] = ZS_NONE;
         }
-        if (caller != ZS_NONE && !in_ckpt && (w->feat & ZO_ENUM_F_CKPT)) {
+        if (zs_call_may_checkpoint(ci, in_ckpt) && (w->feat & ZO_ENUM_F_CKPT)) {
             fo[nf] = F_CKRE;
             fcat[nf++] = ZS_NONE;
             fo[nf] = F_CKNRE;
             fcat[nf++] = ZS_NONE;
         }
     }
-    if (!in_ckpt && (w->feat & ZO_ENUM_F_RAISE)) {
-        for (unsigned a = caller; a != ZS_NONE; a = P->calls[a].parent) {
+    if (zs_call_may_raise(in_ckpt, 0) && (w->feat & ZO_ENUM_F_RAISE)) {
+        unsigned ncat = zs_catcher_count(P, caller);
+        for (unsigned q = 0; q < ncat; q++) {
             fo[nf] = F_RAISE;
-            fcat[nf++] = (zs_id)a;
+            fcat[nf++] = zs_catcher_at(P, caller, q);
         }
-        fo[nf] = F_RAISE;
-        fcat[nf++] = ZS_NONE;
     }
     unsigned f = ch(w, nf);
     c->flags = 0;
@@ -242,10 +239,8 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
     if (cgrad_off) w->argrg[ci] = 0;
 
     /* child calls: "another call?" then the callee */
-    uint8_t kids[MAX_N];
-    unsigned nk = 0;
-    for (unsigned m = c->module + 1; m < s->n_modules; m++)
-        if (s->mod[m].parent == c->module) kids[nk++] = (uint8_t)m;
+    zs_id kids[MAX_N];
+    unsigned nk = zs_callee_candidates(s, c->module, kids);
     unsigned nch = 0;
     int unw = UNW_NO;
     c->n_out = 0;
@@ -259,29 +254,28 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
         memset(cc, 0, sizeof *cc);
         cc->parent = (uint8_t)ci;
         cc->module = kids[ch(w, nk)];
-        int r = wcall(w, P, j, cin_ckpt, cgrad_off);
-        if (r == UNW_NO || r == (int)ci) continue;
-        unw = r;
-        break;
+        unw = zs_unwind_after_child(wcall(w, P, j, cin_ckpt, cgrad_off), ci);
+        if (unw != UNW_NO) break;
     }
     if (w->reject) return UNW_NO;
-    if ((c->flags & ZS_CALL_RAISE) && unw == UNW_NO)
-        unw = c->catcher == ZS_NONE ? UNW_OUT : (int)c->catcher;
+    unw = zs_call_unwinds_to(c, unw);
     if (unw != UNW_NO) {
         w->outrg[ci] = 0;
         return unw;
     }
 
     /* own op: one output; consumed tensors = a subset of the candidates
-     * that may require grad (using a tensor that does not require grad adds
-     * no edge and changes no requires_grad: the same as not using it) */
+     * (zs_use_candidates) that may require grad (using a tensor that does
+     * not require grad adds no edge and changes no requires_grad: the same
+     * as not using it) */
     c->n_out = 1;
-    zs_ref uc[1 + ZS_CODEC_MAX_CHILD_CALLS];
-    unsigned nu = 0;
-    if (w->argrg[ci]) uc[nu++] = mkref(ZS_REF_ARG, 0, 0);
-    for (unsigned j = ci + 1; j < w->cursor; j++)
-        if (P->calls[j].parent == ci && P->calls[j].n_out > 0 && w->outrg[j])
-            uc[nu++] = mkref(ZS_REF_OUT, (uint8_t)j, 0);
+    zs_ref uc[ZS_MAX_IN + ZS_MAX_KW + MAX_K * ZS_MAX_OUT];
+    unsigned nu = 0, ncu = zs_use_candidates(P, ci, w->cursor, uc);
+    for (unsigned q = 0; q < ncu; q++) {
+        const zs_ref *r = &uc[q];
+        int rg = r->index == 0 && (r->kind == ZS_REF_ARG ? w->argrg[ci] : w->outrg[r->call]);
+        if (rg) uc[nu++] = *r;
+    }
     if (nu <= ZS_MAX_USE) {
         unsigned mask = ch(w, 1u << nu);
         for (unsigned q = 0; q < nu; q++)
@@ -412,12 +406,8 @@ static void build(wctx *w)
     s->n_modules = (uint8_t)(1 + ch(w, b->max_modules));
     memset(s->mod, 0, s->n_modules * sizeof s->mod[0]);
     s->mod[0].parent = ZS_NONE;
-    for (unsigned i = 1; i < s->n_modules; i++) {
-        uint8_t chain[MAX_N];
-        unsigned n = 0;
-        for (unsigned a = i - 1; a != ZS_NONE; a = s->mod[a].parent) chain[n++] = (uint8_t)a;
-        s->mod[i].parent = chain[ch(w, n)];
-    }
+    for (unsigned i = 1; i < s->n_modules; i++)
+        s->mod[i].parent = zs_parent_at(s, i, ch(w, zs_parent_count(s, i)));
     /* labels: 0 no parameter, 1..ncls trainable of class k, ncls+1..2ncls frozen */
     for (unsigned m = 0; m < s->n_modules; m++) w->lab[m] = (uint8_t)ch(w, nlab);
     if (w->reject) return;
@@ -451,7 +441,7 @@ static void build(wctx *w)
         for (unsigned kd = 0; kd < ZS_STEP_KINDS; kd++)
             if (!kind_feat[kd] || (w->feat & kind_feat[kd])) kinds[nkind++] = (uint8_t)kd;
         st->kind = kinds[ch(w, nkind)];
-        st->n_passes = (st->kind == ZS_STEP_ACCUM || st->kind == ZS_STEP_INTERLEAVE) ? 2 : 1;
+        st->n_passes = zs_step_multi_pass(st->kind) ? 2 : 1;
         unsigned reserve = s->n_steps - si - 1; /* one call for each later step */
         if (budget < st->n_passes + reserve) {
             w->reject = 1;
@@ -467,7 +457,7 @@ static void build(wctx *w)
             P->calls[0].parent = ZS_NONE;
             int r = wcall(w, P, 0, 0, st->kind == ZS_STEP_EVAL);
             P->n_calls = (uint8_t)w->cursor;
-            P->loss_mask = (r == UNW_NO && st->kind != ZS_STEP_EVAL) ? 1 : 0;
+            P->loss_mask = zs_pass_has_loss(st->kind, r) ? 1 : 0;
             budget -= w->cursor;
         }
     }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ranks.h"
 #include "scn.h"
 #include "world.h"
 

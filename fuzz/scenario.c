@@ -1,6 +1,8 @@
 /*
- * scenario.c - scenario model helpers: init, equality, tree queries, names.
- * The byte codec and validation live in codec.c.
+ * scenario.c - scenario model helpers: init, equality, tree queries, names,
+ * and the validity rules (one function per choice a scenario makes).  The
+ * byte codec and zs_scenario_validate, which apply the rules, live in
+ * codec.c; the rank edits' rules in ranks.c.
  */
 #include "scenario.h"
 
@@ -373,6 +375,13 @@ static const char *const torch_profile_names[ZS_TORCH_PROFILES] = {"2.x", "2.x-n
                                                                    "1.13"};
 static const char *const ds_profile_names[ZS_DS_PROFILES] = {"0.19", "0.19-hooks", "0.15"};
 
+const char *zs_edit_kind_name(unsigned kind)
+{
+    static const char *const names[ZS_EDIT_KINDS] = {"route", "skip", "exit", "raise",
+                                                     "skip-step"};
+    return kind < ZS_EDIT_KINDS ? names[kind] : NULL;
+}
+
 const char *zs_torch_profile_name(unsigned profile)
 {
     return profile < ZS_TORCH_PROFILES ? torch_profile_names[profile] : NULL;
@@ -395,4 +404,170 @@ int zs_ds_profile_from_name(const char *name)
     for (int i = 0; name && i < ZS_DS_PROFILES; i++)
         if (strcmp(name, ds_profile_names[i]) == 0) return i;
     return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Validity rules                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Modules are in DFS pre-order: module i's parent is i-1 or one of its
+ * ancestors.  The chain is walked, not stored (it has no small bound);
+ * a < i guards against parents not checked yet. */
+unsigned zs_parent_count(const zs_scenario *s, unsigned i)
+{
+    unsigned n = 0;
+    for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
+        n++;
+        if (a == 0) break;
+    }
+    return n;
+}
+
+zs_id zs_parent_at(const zs_scenario *s, unsigned i, unsigned k)
+{
+    unsigned a = i - 1;
+    for (unsigned j = 0; j < k; j++) a = s->mod[a].parent;
+    return (zs_id)a;
+}
+
+unsigned zs_parent_index(const zs_scenario *s, unsigned i, unsigned parent)
+{
+    unsigned n = 0;
+    for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
+        if (a == parent) return n;
+        n++;
+        if (a == 0) break;
+    }
+    return n;
+}
+
+int zs_step_multi_pass(unsigned kind)
+{
+    return kind == ZS_STEP_ACCUM || kind == ZS_STEP_INTERLEAVE;
+}
+
+int zs_pass_has_loss(unsigned kind, int unwind)
+{
+    return unwind == ZS_UNWIND_NONE && kind != ZS_STEP_EVAL;
+}
+
+unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *out)
+{
+    unsigned n = 0;
+    if (s->mod[caller_mod].flags & ZS_MOD_Z3_LEAF) return 0;
+    for (unsigned m = caller_mod + 1; m < s->n_modules; m++)
+        if (s->mod[m].parent == caller_mod) {
+            if (out) out[n] = (zs_id)m;
+            n++;
+        }
+    return n;
+}
+
+int zs_callee_ok(const zs_scenario *s, unsigned caller_mod, unsigned m)
+{
+    return !(s->mod[caller_mod].flags & ZS_MOD_Z3_LEAF) && m > caller_mod && m < s->n_modules &&
+           s->mod[m].parent == caller_mod;
+}
+
+unsigned zs_input_candidates(const zs_pass *p, unsigned caller, unsigned self, zs_ref *cand)
+{
+    unsigned n = 0;
+    if (caller != ZS_NONE) {
+        /* outputs of the caller's earlier child calls, most recent first */
+        for (unsigned j = self; j-- > caller + 1;) {
+            const zs_call *c = &p->calls[j];
+            if (c->parent != caller) continue;
+            for (unsigned o = 0; o < c->n_out; o++, n++)
+                if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
+        }
+        const zs_call *cc = &p->calls[caller];
+        /* positional, then keyword inputs */
+        for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
+            if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
+    }
+    if (cand) {
+        cand[n] = (zs_ref){ZS_REF_BATCH_RG, 0, 0, 0, 0};
+        cand[n + 1] = (zs_ref){ZS_REF_BATCH, 0, 0, 0, 0};
+    }
+    return n + 2;
+}
+
+unsigned zs_use_candidates(const zs_pass *p, unsigned c, unsigned end, zs_ref *cand)
+{
+    unsigned n = 0;
+    const zs_call *cc = &p->calls[c];
+    for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
+        if (cand) cand[n] = (zs_ref){ZS_REF_ARG, 0, (uint8_t)i, 0, 0};
+    for (unsigned j = c + 1; j < end; j++) {
+        const zs_call *ch = &p->calls[j];
+        if (ch->parent != c) continue;
+        for (unsigned o = 0; o < ch->n_out; o++, n++)
+            if (cand) cand[n] = (zs_ref){ZS_REF_OUT, (zs_id)j, (uint8_t)o, 0, 0};
+    }
+    return n;
+}
+
+int zs_ref_in_scope(const zs_pass *p, unsigned caller, unsigned end, int use, const zs_ref *r)
+{
+    switch (r->kind) {
+    case ZS_REF_BATCH:
+    case ZS_REF_BATCH_RG: return !use && r->call == 0 && r->index == 0;
+    case ZS_REF_ARG: {
+        if (caller == ZS_NONE || r->call != 0) return 0;
+        const zs_call *cc = &p->calls[caller];
+        return r->index < (unsigned)cc->n_in + cc->n_kw;
+    }
+    case ZS_REF_OUT: {
+        if (caller == ZS_NONE) return 0;
+        unsigned j = r->call;
+        if (j <= caller || j >= end || p->calls[j].parent != caller) return 0;
+        return r->index < p->calls[j].n_out;
+    }
+    default: return 0;
+    }
+}
+
+int zs_call_may_checkpoint(unsigned ci, int in_ckpt)
+{
+    return ci != 0 && !in_ckpt;
+}
+
+int zs_call_may_raise(int in_ckpt, int ckpt)
+{
+    return !in_ckpt && !ckpt;
+}
+
+/* The catcher chain: the caller, its ancestor calls, then ZS_NONE (walked,
+ * not stored: it has no small bound). */
+unsigned zs_catcher_count(const zs_pass *p, unsigned caller)
+{
+    unsigned n = 1; /* ZS_NONE */
+    for (unsigned a = caller; a != ZS_NONE; a = p->calls[a].parent) n++;
+    return n;
+}
+
+zs_id zs_catcher_at(const zs_pass *p, unsigned caller, unsigned k)
+{
+    zs_id a = (zs_id)caller;
+    for (unsigned j = 0; j < k && a != ZS_NONE; j++) a = p->calls[a].parent;
+    return a;
+}
+
+unsigned zs_catcher_index(const zs_pass *p, unsigned caller, unsigned catcher)
+{
+    unsigned n = 0;
+    for (unsigned a = caller; a != ZS_NONE; a = p->calls[a].parent, n++)
+        if (a == catcher) return n;
+    return catcher == ZS_NONE ? n : n + 1;
+}
+
+int zs_unwind_after_child(int child, unsigned ci)
+{
+    return child == (int)ci ? ZS_UNWIND_NONE : child;
+}
+
+int zs_call_unwinds_to(const zs_call *c, int body)
+{
+    if (body != ZS_UNWIND_NONE || !(c->flags & ZS_CALL_RAISE)) return body;
+    return c->catcher == ZS_NONE ? ZS_UNWIND_OUT : (int)c->catcher;
 }

@@ -19,7 +19,10 @@
  * Exactly the valid scenarios are the ones zs_decode() can produce, and
  * for every valid s: zs_decode(zs_encode(s)) is zs_scenario_equal to s.
  * Validity rules are enforced by the same walker that decodes and encodes
- * (codec.c), so the three cannot drift.
+ * (codec.c), so the three cannot drift; the walker takes each choice from
+ * the rule functions below ("Validity rules", scenario.c), which the .scn
+ * parser and the enumerator use too, and the rank edits' rules from
+ * ranks.h.
  *
  * Units: numel and thresholds in ELEMENTS, elem_size in bytes.
  */
@@ -364,9 +367,9 @@ typedef struct zs_step {
 
 /* ZeRO-3 is SPMD, but real training gives ranks different programs.  A
  * scenario's program (steps above) is every rank's base program; rank
- * edits change one rank's copy.  zs_scenario_for_rank() materialises
- * rank r's program as an ordinary single-rank scenario, which is what
- * the simulator runs on that rank. */
+ * edits change one rank's copy.  zs_scenario_for_rank() (ranks.h)
+ * materialises rank r's program as an ordinary single-rank scenario,
+ * which is what the simulator runs on that rank. */
 
 #define ZS_MAX_RANK_EDITS 128 /* real per-rank MoE routing: 4 ranks x 3 steps x 2 layers need ~70 */
 
@@ -406,7 +409,7 @@ enum {
  *  one RAISE per (rank, step, pass); a SKIP_STEP excludes every other edit
  *  of that (rank, step); and the materialised program of every rank is a
  *  valid scenario. */
-/* Details of the rules above, as codec.c implements them (H1):
+/* Details of the rules above, as ranks.c and codec.c implement them (H1):
  *  - ROUTE: call >= 1; module != the base callee.  A ROUTE inside another
  *    ROUTE's subtree names its target among the BASE callee's siblings;
  *    the outer mapping then carries it (target's k-th child rank is kept).
@@ -542,6 +545,12 @@ int zs_scenario_fits_codec(const zs_scenario *s);
  *  field ("step 1 pass 0 call 3: in[0]: value 7 not a candidate") in
  *  err[0..errlen) (err may be NULL). */
 int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen);
+/** The rules of one pass, for a pass built outside s (a rank's copy of
+ *  step si's pass pi, ranks.c): 0 if p is valid as pass pi of a step of
+ *  kind `kind` at index si of s (the model's bounds), else -1 with the
+ *  message zs_scenario_validate would give (msg may be NULL). */
+int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p,
+                     char *msg, size_t msgn);
 
 /** Decodes bytes data[0..size) as a sequence of bounded choices into *out
  *  (zero-filled or a scenario: its storage is reused, grown to the codec's
@@ -562,20 +571,8 @@ size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap);
 /** Upper bound of zs_encode's size for any scenario. */
 #define ZS_ENCODE_MAX (1u << 16)
 
-/** Drops the rank edits of s that are not valid given the edits before
- *  them (in sort order; the edits are sorted first), as zs_decode does,
- *  e.g. after a tool removed calls or steps.  The rest of s must be valid.
- *  Clears n_edits if cfg.all_ranks is 0.  Returns the number dropped. */
-int zs_scenario_drop_invalid_edits(zs_scenario *s);
-
-/** Rank r's program: *out = s with the edits of rank r applied, cfg.rank
- *  = r, cfg.all_ranks = 0, n_edits = 0 (cfg.verify_collectives kept) - an
- *  ordinary single-rank scenario, valid whenever s is.  Works for any
- *  scenario (with all_ranks = 0 it is s with rank r).  out is zero-filled
- *  or a scenario (storage reused); out == s is allowed.  Returns 0, or -1
- *  with a message in err if an edit cannot be applied (s invalid) or
- *  memory could not be allocated ("out of memory"). */
-int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen);
+/* Each rank's program (zs_scenario_for_rank) and the rank edits' rules:
+ * ranks.h. */
 
 /* Helpers used by the simulator, .scn tools, minimiser and enumerator. */
 
@@ -602,6 +599,82 @@ int zs_module_gathers_subtree(const zs_scenario *s, unsigned m);
 int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out);
 /** Depth of call c in pass p (call 0 = 0). */
 int zs_call_depth(const zs_pass *p, unsigned c);
+
+/* ------------------------------------------------------------------ */
+/* Validity rules                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Which choices a valid scenario may make, one function per choice: the
+ * codec's walker (zs_decode, zs_encode, zs_scenario_validate and so the
+ * .scn parser) takes every choice from them, the .scn parser's early
+ * checks and the enumerator's generator (which picks representatives
+ * among the candidates) too, so they cannot disagree.  The codec's byte
+ * layout walks the candidates in the order given here. */
+
+/** Module i >= 1's parent (modules in DFS pre-order): i-1, then its
+ *  ancestors up to the root, nearest first.  zs_parent_count: how many;
+ *  zs_parent_at: the k-th (k < count); zs_parent_index: the index of
+ *  `parent` among them (count if it is not one). */
+unsigned zs_parent_count(const zs_scenario *s, unsigned i);
+zs_id zs_parent_at(const zs_scenario *s, unsigned i, unsigned k);
+unsigned zs_parent_index(const zs_scenario *s, unsigned i, unsigned parent);
+
+/** 1 if a step of this kind has 2..ZS_MAX_PASSES passes (accum,
+ *  interleave), 0 if it has exactly one. */
+int zs_step_multi_pass(unsigned kind);
+
+/** Where a call (or a pass's root call) is left: */
+#define ZS_UNWIND_NONE (-1) /* it completed */
+#define ZS_UNWIND_OUT (-2)  /* an exception unwound it past the root call */
+/* (else the index of the call whose body catches the exception) */
+
+/** 1 if a pass whose root call ended with `unwind` in a step of this kind
+ *  has a loss (loss_mask may be non-zero): it completed, not in eval. */
+int zs_pass_has_loss(unsigned kind, int unwind);
+
+/** The modules a call of module caller_mod may call: its child modules,
+ *  in id order, none if it is a z3 leaf.  Writes them to out (may be NULL:
+ *  count only).  zs_callee_ok: m is one of them. */
+unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *out);
+int zs_callee_ok(const zs_scenario *s, unsigned caller_mod, unsigned m);
+
+/** The references an input of call `self` may name, whose caller is call
+ *  `caller` (ZS_NONE for the root call): the outputs of the caller's child
+ *  calls made before self (most recent first), the caller's inputs
+ *  (positional, then keyword), BATCH_RG, BATCH.  Writes them to cand (may
+ *  be NULL: count only); returns how many. */
+unsigned zs_input_candidates(const zs_pass *p, unsigned caller, unsigned self, zs_ref *cand);
+/** The references call c's own op may consume: its inputs, then the
+ *  outputs of its child calls (calls c+1 .. end-1 whose caller is c), in
+ *  call order. */
+unsigned zs_use_candidates(const zs_pass *p, unsigned c, unsigned end, zs_ref *cand);
+/** 1 if r (kind, call and index; detach and raw are not looked at) is
+ *  among zs_input_candidates(p, caller, end) (use 0) or
+ *  zs_use_candidates(p, caller, end) (use 1), without listing them. */
+int zs_ref_in_scope(const zs_pass *p, unsigned caller, unsigned end, int use, const zs_ref *r);
+
+/** Call ci may be checkpointed: not the root call, not inside a
+ *  checkpointed call. */
+int zs_call_may_checkpoint(unsigned ci, int in_ckpt);
+/** A call may raise: not inside or on a checkpointed call. */
+int zs_call_may_raise(int in_ckpt, int ckpt);
+/** The catcher of a raising call whose caller is `caller`: the caller, its
+ *  ancestor calls up to the root call, then ZS_NONE (the step's code).
+ *  zs_catcher_count: how many; zs_catcher_at: the k-th; zs_catcher_index:
+ *  the index of `catcher` (count if it is not one). */
+unsigned zs_catcher_count(const zs_pass *p, unsigned caller);
+zs_id zs_catcher_at(const zs_pass *p, unsigned caller, unsigned k);
+unsigned zs_catcher_index(const zs_pass *p, unsigned caller, unsigned catcher);
+
+/** Unwinding.  zs_unwind_after_child: where call ci's body is left after a
+ *  child call that ended with `child` (ZS_UNWIND_NONE if the child
+ *  completed or ci's body catches its exception; a call whose body is left
+ *  makes no further child calls).  zs_call_unwinds_to: where call c is
+ *  left after its body ended with `body` (a raising call raises after a
+ *  completed body).  A call that is left this way has no outputs and
+ *  consumes nothing. */
+int zs_unwind_after_child(int child, unsigned ci);
+int zs_call_unwinds_to(const zs_call *c, int body);
 
 /** Policy names: "per-call", "reset-on-forward", "lazy-init",
  *  "init-at-register" (same as zo_policy_name). */

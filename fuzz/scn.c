@@ -8,9 +8,11 @@
  * applied to the scenario being built.  Everything is bounded: at most
  * MAX_TOK tokens per line, fixed-size tables for the model's limits, one
  * malloc'd working struct.  Structural rules are checked where the text
- * can name the offending token; the remaining validity rules (unwinding,
- * checkpoint nesting, ...) are checked by zs_scenario_validate(), whose
- * "step S pass P call C: ..." location is mapped back to the line.
+ * can name the offending token (with scenario.h's rule functions, e.g.
+ * zs_callee_ok, zs_step_multi_pass); the remaining validity rules
+ * (unwinding, checkpoint nesting, ...) are checked by
+ * zs_scenario_validate(), whose "step S pass P call C: ..." location is
+ * mapped back to the line.
  */
 #include "scn.h"
 
@@ -869,7 +871,6 @@ static int parse_loss(pstate *ps, int i, uint8_t *mask, int *col)
     }
 }
 
-static int step_multi(unsigned kind) { return kind == ZS_STEP_ACCUM || kind == ZS_STEP_INTERLEAVE; }
 
 static void begin_pass(pstate *ps, uint8_t loss, int loss_col)
 {
@@ -933,7 +934,7 @@ static void end_step(pstate *ps)
     if (ps->failed) return;
     zs_step *st = &ps->s->step[ps->cur_step];
     int sl = ps->step_line[ps->cur_step];
-    if (step_multi(st->kind)) {
+    if (zs_step_multi_pass(st->kind)) {
         if (st->n_passes < 2)
             fail_at(ps, sl, 1, "a %s step needs 2 to %d 'pass' lines (it has %u)",
                     zs_step_kind_name(st->kind), ZS_MAX_PASSES, st->n_passes);
@@ -962,7 +963,7 @@ static void st_step(pstate *ps)
     uint8_t mask = 0;
     int lcol = 0, have_loss = 0;
     if (is_word(ps, i, "loss")) {
-        if (step_multi((unsigned)kind)) {
+        if (zs_step_multi_pass((unsigned)kind)) {
             FAIL(col_of(ps, i), "a %s step has several passes: put loss= on each 'pass' line",
                  zs_step_kind_name((unsigned)kind));
             return;
@@ -977,7 +978,7 @@ static void st_step(pstate *ps)
         have_loss = 1;
     }
     if (i < ps->nt) {
-        expected(ps, i, step_multi((unsigned)kind) ? "end of line" : "loss= or end of line");
+        expected(ps, i, zs_step_multi_pass((unsigned)kind) ? "end of line" : "loss= or end of line");
         return;
     }
     unsigned si = s->n_steps++;
@@ -1004,7 +1005,7 @@ static void st_pass(pstate *ps)
         FAIL(col_of(ps, 0), "this step's calls are already directly under it: no 'pass' line here");
         return;
     }
-    unsigned maxp = step_multi(st->kind) ? ZS_MAX_PASSES : 1;
+    unsigned maxp = zs_step_multi_pass(st->kind) ? ZS_MAX_PASSES : 1;
     if (st->n_passes >= maxp) {
         FAIL(col_of(ps, 0), "a %s step has at most %u pass%s", zs_step_kind_name(st->kind), maxp,
              maxp == 1 ? "" : "es");
@@ -1143,13 +1144,12 @@ static void st_call(pstate *ps, int parent_call)
         }
     } else {
         unsigned cm = p->calls[parent_call].module;
-        if (s->mod[cm].flags & ZS_MOD_Z3_LEAF) {
-            FAIL(col_of(ps, 0), "a z3 leaf module's call makes no child calls");
-            return;
-        }
-        if (mod == 0 || s->mod[mod].parent != cm) {
-            FAIL(col_of(ps, 1), "module @%u is not a child module of the caller's module @%u", mod,
-                 cm);
+        if (!zs_callee_ok(s, cm, mod)) {
+            if (s->mod[cm].flags & ZS_MOD_Z3_LEAF)
+                FAIL(col_of(ps, 0), "a z3 leaf module's call makes no child calls");
+            else
+                FAIL(col_of(ps, 1), "module @%u is not a child module of the caller's module @%u", mod,
+                     cm);
             return;
         }
         if (ps->cx[parent_call].nchild >= ZS_MAX_CHILD_CALLS) {
@@ -1778,7 +1778,7 @@ static void statement(pstate *ps)
             return;
         }
         if (teq(kw, "call")) {
-            if (step_multi(st->kind)) {
+            if (zs_step_multi_pass(st->kind)) {
                 FAIL(kw->col, "a %s step has several passes: put each root call under a 'pass' line",
                      zs_step_kind_name(st->kind));
                 return;
@@ -1792,7 +1792,7 @@ static void statement(pstate *ps)
             if (!ps->failed) push_frame(ps, K_CALL, (int)ci);
             return;
         }
-        expected(ps, 0, step_multi(st->kind) ? "'pass'" : "'call' (the root call) or 'pass'");
+        expected(ps, 0, zs_step_multi_pass(st->kind) ? "'pass'" : "'call' (the root call) or 'pass'");
         return;
     }
     case K_PASS:
@@ -2232,7 +2232,7 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
     for (unsigned i = 0; i < s->n_steps; i++) {
         const zs_step *st = &s->step[i];
         sb_printf(&b, "step %s", zs_step_kind_name(st->kind));
-        if (step_multi(st->kind)) {
+        if (zs_step_multi_pass(st->kind)) {
             sb_printf(&b, "\n");
             for (unsigned q = 0; q < st->n_passes; q++) {
                 sb_printf(&b, "  pass");

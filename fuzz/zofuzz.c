@@ -33,6 +33,7 @@
 #include "export.h"
 #include "minimize.h"
 #include "run.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "scenario_json.h"

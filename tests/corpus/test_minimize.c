@@ -28,6 +28,7 @@
 
 #include "minimize.h"
 #include "run.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "zs_random.h"

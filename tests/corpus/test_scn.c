@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "sim.h"

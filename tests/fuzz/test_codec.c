@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "ranks.h"
 #include "scenario.h"
 #include "sim.h"
 #include "zs_random.h"

@@ -60,6 +60,7 @@
 #include <mpi.h>
 
 #include "mpi_mirror.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "scn.h"
 #include "sim.h"
