@@ -176,6 +176,49 @@ static inline zo_coord *zo__coord_of_graph(zo_runtime *rt, uint32_t gslot) {
  * scanning the stack made every hook O(open passes)) */
 static inline uint32_t zo__n_bwd(const zo_runtime *rt) { return rt->n_bwd_ctx; }
 
+/* Hook-order legality: the one table (util.c, beside the ds_status table)
+ * of where each hook may run.  Two things decide it: the runtime's phase
+ * (a forward pass open, a backward running: PyTorch fires module hooks
+ * inside forward and gradient hooks inside backward) and, for the hooks of
+ * one module call, the call's phase (PyTorch fires A pre-forward, D input
+ * tracking, B post-forward, C output tracking in that order; D may be
+ * missing when no input is a tensor).  Finding the call (which record a
+ * hook means) stays with the hook; the table says whether the hook may run
+ * now. */
+typedef enum zo__hook {
+    ZO__HOOK_PRE_FORWARD,      /* A */
+    ZO__HOOK_TRACK_INPUTS,     /* D */
+    ZO__HOOK_POST_FORWARD,     /* B */
+    ZO__HOOK_TRACK_OUTPUTS,    /* C */
+    ZO__HOOK_OUTPUT_GRAD,      /* E: PreBackwardFunctionForModule.backward */
+    ZO__HOOK_INPUT_GRAD,       /* F: PostBackwardFunctionModule.backward */
+    ZO__HOOK_PARAM_GRAD_READY, /* a parameter's gradient accumulated */
+    ZO__HOOK_FORWARD_ABORT,    /* an exception unwinds the forward */
+    ZO__HOOK_N
+} zo__hook;
+
+typedef enum zo__call_phase {
+    ZO__CALL_NONE,     /* the hook names no call record */
+    ZO__CALL_OPEN,     /* after A */
+    ZO__CALL_INPUTS,   /* after D */
+    ZO__CALL_ENDED,    /* after B */
+    ZO__CALL_OUTPUTS,  /* after C */
+    ZO__CALL_PHASE_N
+} zo__call_phase;
+
+/* the phase of call record c (from its flags) */
+static inline zo__call_phase zo__call_phase_of(const zo_call_rec *c) {
+    if (c->c_done) return ZO__CALL_OUTPUTS;
+    if (c->ended) return ZO__CALL_ENDED;
+    return c->d_done ? ZO__CALL_INPUTS : ZO__CALL_OPEN;
+}
+
+/* ZO_OK if hook h may run now on a call in phase ph (ZO__CALL_NONE for the
+ * hooks that name no call); otherwise ZO_ERR_PROTOCOL with the reason as
+ * the last error ("<hook>: no forward pass begun", "<hook>: no backward
+ * running", "<hook>: ... module m"). */
+zo_status zo__hook_legal(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m);
+
 /* activation flags of per-call records; the module is active while any is set */
 static inline void zo__act_set(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
     if (*flag) return;

@@ -239,7 +239,10 @@ static zo_module_id ds_handle_module(zo_runtime *rt, zo_grad_handle h, unsigned 
 zo_status zo__ds_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
     zo_module_id m = ds_handle_module(rt, h, kind, ZO_H_LEGACY_OUT, "zo_output_grad", "output");
     if (m == ZO_NO_MODULE) return ZO_ERR_BAD_HANDLE;
-    if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
+    {
+        zo_status hs = zo__hook_legal(rt, ZO__HOOK_OUTPUT_GRAD, ZO__CALL_NONE, ZO_NO_MODULE);
+        if (hs) return hs;
+    }
     zo_mod *md = &rt->mods[m];
     zo_graph gh = zo__mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
     if (!md->ref_init) {
@@ -268,7 +271,10 @@ zo_status zo__ds_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
 zo_status zo__ds_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
     zo_module_id m = ds_handle_module(rt, h, kind, ZO_H_LEGACY_IN, "zo_input_grad", "input");
     if (m == ZO_NO_MODULE) return ZO_ERR_BAD_HANDLE;
-    if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
+    {
+        zo_status hs = zo__hook_legal(rt, ZO__HOOK_INPUT_GRAD, ZO__CALL_NONE, ZO_NO_MODULE);
+        if (hs) return hs;
+    }
     zo_mod *md = &rt->mods[m];
     zo_graph gh = zo__mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
     int vb = md->grads_init;

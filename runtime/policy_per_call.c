@@ -107,7 +107,10 @@ static zo_status pc_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind)
     uint32_t idx = zo__call_of_handle(rt, h);
     if (idx == ZO_NONE32 || zo__h_slot(h) >= rt->calls[idx].n_out)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_output_grad: unknown or stale handle");
-    if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_output_grad: no backward running");
+    {
+        zo_status hs = zo__hook_legal(rt, ZO__HOOK_OUTPUT_GRAD, ZO__CALL_NONE, ZO_NO_MODULE);
+        if (hs) return hs;
+    }
     zo_call_rec *c = &rt->calls[idx];
     zo_module_id m = c->m;
     zo_graph gh = zo__mk_graph(rt, c->graph);
@@ -137,7 +140,10 @@ static zo_status pc_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) 
                         "gradient arrived (zo_release_all, zo_graph_discard, zo_forward_abort or the "
                         "end-of-backward callback)",
                         c->m);
-    if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_input_grad: no backward running");
+    {
+        zo_status hs = zo__hook_legal(rt, ZO__HOOK_INPUT_GRAD, ZO__CALL_NONE, ZO_NO_MODULE);
+        if (hs) return hs;
+    }
     zo_module_id m = c->m;
     zo_mod *md = &rt->mods[m];
     zo_graph gh = zo__mk_graph(rt, c->graph);

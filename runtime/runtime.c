@@ -1107,7 +1107,8 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
         return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_pre_forward: unknown flags 0x%x", call_flags);
     if (rt->mods[m].in_leaf)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_pre_forward: module %u is inside a z3 leaf module (no hooks)", m);
-    if (rt->n_ctx == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_pre_forward: no forward pass begun");
+    s = zo__hook_legal(rt, ZO__HOOK_PRE_FORWARD, ZO__CALL_NONE, m);
+    if (s) return s;
     if (zo__reserve(rt, (void **)&rt->fstack, &rt->cap_fstack, rt->n_fstack + 1, sizeof *rt->fstack))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: forward stack");
     if (rt->pol->pre_forward_reserve) {
@@ -1170,7 +1171,8 @@ zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_
     if (si < 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_inputs: module %u has no open call", m);
     uint32_t idx = rt->fstack[si];
     zo_call_rec *c = &rt->calls[idx];
-    if (c->d_done) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_inputs: hook D already ran for this call of %u", m);
+    s = zo__hook_legal(rt, ZO__HOOK_TRACK_INPUTS, zo__call_phase_of(c), m);
+    if (s) return s;
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) k += requires_grad[i] != 0;
     return rt->pol->track_inputs(rt, idx, n, requires_grad, k, out_handles);
@@ -1189,6 +1191,8 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
                         "is still open inside it: end it first, or zo_forward_abort() an exception)",
                         m, rt->calls[rt->fstack[rt->n_fstack - 1]].m);
     uint32_t idx = rt->fstack[si];
+    s = zo__hook_legal(rt, ZO__HOOK_POST_FORWARD, zo__call_phase_of(&rt->calls[idx]), m);
+    if (s) return s;
     memmove(&rt->fstack[si], &rt->fstack[si + 1], (rt->n_fstack - (uint32_t)si - 1) * sizeof *rt->fstack);
     rt->n_fstack--;
     zo_call_rec *c = &rt->calls[idx];
@@ -1213,10 +1217,11 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
     if (n >= (1u << 20)) return zo__fail(rt, ZO_ERR_LIMIT, "zo_track_outputs: %zu outputs", n);
     zo_mod *md = &rt->mods[m];
     uint32_t idx = md->last_ended;
-    if (idx == ZO_NONE32 || !rt->calls[idx].in_use || rt->calls[idx].gen != md->last_ended_gen ||
-        rt->calls[idx].c_done)
+    if (idx == ZO_NONE32 || !rt->calls[idx].in_use || rt->calls[idx].gen != md->last_ended_gen)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_outputs: module %u has no call that just ended", m);
     zo_call_rec *c = &rt->calls[idx];
+    s = zo__hook_legal(rt, ZO__HOOK_TRACK_OUTPUTS, zo__call_phase_of(c), m);
+    if (s) return s;
     c->c_done = 1;
     c->n_out = (uint32_t)n;
     md->last_ended = ZO_NONE32;
@@ -1252,7 +1257,8 @@ zo_status zo_forward_abort(zo_runtime *rt, zo_module_id catcher) {
         zo_status s = check_module(rt, catcher, "zo_forward_abort");
         if (s) return s;
     }
-    if (rt->n_ctx == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_forward_abort: no forward pass");
+    zo_status st = zo__hook_legal(rt, ZO__HOOK_FORWARD_ABORT, ZO__CALL_NONE, catcher);
+    if (st) return st;
     uint32_t cur = rt->ctx[rt->n_ctx - 1].graph;
     /* the calls of the innermost context form the top of the stack */
     uint32_t floor = rt->n_fstack;
@@ -1333,8 +1339,9 @@ zo_status zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_param_grad_ready: unknown parameter %u", p);
     zo_par *pr = &rt->pars[p];
     if (!pr->trainable) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_grad_ready: parameter %u is frozen", p);
-    if (zo__n_bwd(rt) == 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_param_grad_ready: no backward running");
-    zo_status s = zo__rebuild(rt);
+    zo_status s = zo__hook_legal(rt, ZO__HOOK_PARAM_GRAD_READY, ZO__CALL_NONE, ZO_NO_MODULE);
+    if (s) return s;
+    s = zo__rebuild(rt);
     if (s) return s;
     zo__emit(rt, ZO_EV_PARAM_GRAD_READY, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     return rt->pol->param_grad_ready(rt, p);
