@@ -409,7 +409,7 @@ enum {
  *  one RAISE per (rank, step, pass); a SKIP_STEP excludes every other edit
  *  of that (rank, step); and the materialised program of every rank is a
  *  valid scenario. */
-/* Details of the rules above, as ranks.c and codec.c implement them (H1):
+/* Details of the rules above, as ranks.c and codec.c implement them:
  *  - ROUTE: call >= 1; module != the base callee.  A ROUTE inside another
  *    ROUTE's subtree names its target among the BASE callee's siblings;
  *    the outer mapping then carries it (target's k-th child rank is kept).
