@@ -164,7 +164,7 @@ mode_valgrind() {
     local bad=0 u
     vg_clean() { grep -q 'ERROR SUMMARY: 0 errors' "$1" && ! grep -q "I can't recover" "$1"; }
     for u in "${units[@]}"; do
-        if "${vg[@]}" "build-valgrind/$u" >"build-valgrind/$u.valgrind.log" 2>&1 &&
+        if "${vg[@]}" "build-valgrind/tests/$u" >"build-valgrind/$u.valgrind.log" 2>&1 &&
             vg_clean "build-valgrind/$u.valgrind.log"; then
             say "valgrind: $u clean"
         else
