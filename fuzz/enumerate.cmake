@@ -21,7 +21,8 @@ target_compile_definitions(zo_enumerate PRIVATE $<$<TARGET_EXISTS:zofuzz_scn>:ZO
 if(BUILD_TESTING AND ZO_CMOCKA_TARGET
    AND EXISTS ${PROJECT_SOURCE_DIR}/tests/enumerate/test_enumerate.c)
   add_executable(enumerate_test_enumerate ${PROJECT_SOURCE_DIR}/tests/enumerate/test_enumerate.c)
-  target_link_libraries(enumerate_test_enumerate PRIVATE zo_enumerate ${ZO_CMOCKA_TARGET})
+  # zofuzz_scn: the known scenarios are written as .scn text
+  target_link_libraries(enumerate_test_enumerate PRIVATE zo_enumerate zofuzz_scn ${ZO_CMOCKA_TARGET})
   add_test(NAME enumerate/test_enumerate COMMAND enumerate_test_enumerate)
   set_tests_properties(enumerate/test_enumerate PROPERTIES TIMEOUT 900)
   # the CLI end to end: a tiny bound, exit 0 (per-call holds)
