@@ -15,6 +15,11 @@
  *     renumbered as calls, steps and modules go), edits it does not need
  *     go with all_ranks itself; the default predicate runs the host world,
  *     where per-rank MoE routing is I8 until gather_always is set.
+ *
+ * Scenarios are written as .scn text (docs/scenario-format.md): the large
+ * models are files beside this test (tests/corpus/big-*.scn) or in
+ * corpus/models/, the small ones string literals parsed with
+ * zs_scn_parse; a macro holds the lines that two texts share.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,6 +66,14 @@ static int load(const char *rel, zs_scenario *s)
         return -2;
     }
     return 0;
+}
+
+static void parse_text(const char *t, zs_scenario *s)
+{
+    zs_scn_error err;
+    int rc = zs_scn_parse(t, strlen(t), s, NULL, &err);
+    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+    assert_int_equal(rc, 0);
 }
 
 static void dump(const zs_scenario *s)
@@ -218,7 +231,11 @@ static void test_random_failures(void **state)
 static void test_holds(void **state)
 {
     (void)state;
-    zs_scenario_init(&sc);
+    parse_text("module root\n"
+               "param w owner=root numel=1\n"
+               "step train loss=0\n"
+               "  call root(batch_rg) -> 1 use(arg0)\n",
+               &sc);
     zs_min_opts o;
     zs_min_opts_init(&o);
     zs_min_stats st;
@@ -229,14 +246,6 @@ static void test_holds(void **state)
 /* ------------------------------------------------------------------ */
 /* primitives                                                           */
 /* ------------------------------------------------------------------ */
-
-static void parse_text(const char *t, zs_scenario *s)
-{
-    zs_scn_error err;
-    int rc = zs_scn_parse(t, strlen(t), s, NULL, &err);
-    if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
-    assert_int_equal(rc, 0);
-}
 
 static void expect_text(const zs_scenario *s, const char *want)
 {
@@ -336,45 +345,57 @@ static void test_drop_output_and_module(void **state)
 /* per-rank programs                                                    */
 /* ------------------------------------------------------------------ */
 
+/* An MoE layer (router, experts e0..e2 each with an fc) and a head, two
+ * train steps; MOE_PROGRAM(" gather_always") marks moe gather-always. */
+#define MOE_PROGRAM(moe_flags)                                           \
+    "module net\n"                                                       \
+    "  module moe" moe_flags "\n"                                        \
+    "    module router\n"                                                \
+    "    module e0\n"                                                    \
+    "      module fc\n"                                                  \
+    "    module e1\n"                                                    \
+    "      module fc\n"                                                  \
+    "    module e2\n"                                                    \
+    "      module fc\n"                                                  \
+    "  module head\n"                                                    \
+    "param router.w owner=router numel=64\n"                             \
+    "param e0.w owner=@4 numel=256\n"                                    \
+    "param e1.w owner=@6 numel=512\n"                                    \
+    "param e2.w owner=@8 numel=1024\n"                                   \
+    "param head.w owner=head numel=64\n"                                 \
+    "step train loss=0\n"                                                \
+    "  call net(batch_rg) -> 1 use(out1.0)\n"                            \
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"                      \
+    "      call router(arg0) -> 1 use(arg0)\n"                           \
+    "      call e0(out0.0) -> 1 use(out0.0)\n"                           \
+    "        call @4(arg0) -> 1 use(arg0)\n"                             \
+    "      call e1(out0.0) -> 1 use(out0.0)\n"                           \
+    "        call @6(arg0) -> 1 use(arg0)\n"                             \
+    "    call head(out0.0) -> 1 use(arg0)\n"                             \
+    "step train loss=0\n"                                                \
+    "  call net(batch_rg) -> 1 use(out1.0)\n"                            \
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"                      \
+    "      call router(arg0) -> 1 use(arg0)\n"                           \
+    "      call e0(out0.0) -> 1 use(out0.0)\n"                           \
+    "        call @4(arg0) -> 1 use(arg0)\n"                             \
+    "      call e1(out0.0) -> 1 use(out0.0)\n"                           \
+    "        call @6(arg0) -> 1 use(arg0)\n"                             \
+    "    call head(out0.0) -> 1 use(arg0)\n"
+
 static const char moe_text[] =
     "config world_size=3 ranks=all verify_collectives=1\n"
-    "module net\n"
-    "  module moe gather_always\n"
-    "    module router\n"
-    "    module e0\n"
-    "      module fc\n"
-    "    module e1\n"
-    "      module fc\n"
-    "    module e2\n"
-    "      module fc\n"
-    "  module head\n"
-    "param router.w owner=router numel=64\n"
-    "param e0.w owner=@4 numel=256\n"
-    "param e1.w owner=@6 numel=512\n"
-    "param e2.w owner=@8 numel=1024\n"
-    "param head.w owner=head numel=64\n"
-    "step train loss=0\n"
-    "  call net(batch_rg) -> 1 use(out1.0)\n"
-    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
-    "      call router(arg0) -> 1 use(arg0)\n"
-    "      call e0(out0.0) -> 1 use(out0.0)\n"
-    "        call @4(arg0) -> 1 use(arg0)\n"
-    "      call e1(out0.0) -> 1 use(out0.0)\n"
-    "        call @6(arg0) -> 1 use(arg0)\n"
-    "    call head(out0.0) -> 1 use(arg0)\n"
-    "step train loss=0\n"
-    "  call net(batch_rg) -> 1 use(out1.0)\n"
-    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
-    "      call router(arg0) -> 1 use(arg0)\n"
-    "      call e0(out0.0) -> 1 use(out0.0)\n"
-    "        call @4(arg0) -> 1 use(arg0)\n"
-    "      call e1(out0.0) -> 1 use(out0.0)\n"
-    "        call @6(arg0) -> 1 use(arg0)\n"
-    "    call head(out0.0) -> 1 use(arg0)\n"
+    MOE_PROGRAM(" gather_always")
     "rank 1 step 0 call head raise\n"
     "rank 1 step 1 call e0 route e2\n"
     "rank 2 step 0 call e1 skip\n"
     "rank 2 step 1 skip-step\n";
+
+/* The same without gather_always on moe; only the routing differs between
+ * ranks. */
+static const char moe_routed_text[] =
+    "config world_size=3 ranks=all verify_collectives=1\n"
+    MOE_PROGRAM("")
+    "rank 1 step 1 call e0 route e2\n";
 
 static int calls_module_named(const zs_scenario *s, const char *name)
 {
@@ -473,12 +494,7 @@ static void test_rank_edits_dropped(void **state)
 static void test_world_i8_minimised(void **state)
 {
     (void)state;
-    parse_text(moe_text, &sc);
-    sc.mod[1].flags = 0; /* no gather_always on moe */
-    /* only the routing differs between ranks */
-    for (unsigned k = 0; k < sc.n_edits; k++)
-        if (sc.edit[k].kind == ZS_EDIT_ROUTE) sc.edit[0] = sc.edit[k];
-    sc.n_edits = 1;
+    parse_text(moe_routed_text, &sc);
     assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
     assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
     int v = verdict_of(&sc, -1);

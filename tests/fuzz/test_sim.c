@@ -6,6 +6,13 @@
  *
  * sim.c is included so that the ready-queue heap (static) can be tested
  * directly; the archive's sim.o is then not linked.
+ *
+ * Scenarios are written as .scn text (docs/scenario-format.md) in string
+ * literals beside the tests that run them and parsed with zs_scn_parse
+ * (parse() below); a macro holds the lines that several texts share.
+ * Module ids in the traces ("A m=1") are declaration order, the root is
+ * m=0.  The ready-queue test drives the heap itself and the hook-stack
+ * test registers its runtime by hand: neither builds a scenario.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +25,7 @@
 #include <cmocka.h>
 
 #include "../../fuzz/sim.c"
+#include "scn.h"
 
 static zs_scenario sc;
 static char tbuf[1 << 16];
@@ -70,55 +78,29 @@ static void expect_violation(const zs_scenario *s, int policy, int inv, int step
     assert_int_equal(r.v.step, step);
 }
 
-static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
+/* Parses .scn text into *s; a text that does not parse fails the test. */
+static void parse(zs_scenario *s, const char *text)
 {
-    zs_call *c = &p->calls[p->n_calls++];
-    memset(c, 0, sizeof *c);
-    c->module = (zs_id)module;
-    c->parent = (zs_id)parent;
-    c->catcher = ZS_NONE;
-    c->n_out = 1;
-    return c;
+    zs_scn_error err;
+    if (zs_scn_parse(text, strlen(text), s, NULL, &err)) {
+        fprintf(stderr, "%d:%d: %s\n%s", err.line, err.col, err.msg, text);
+        fail();
+    }
 }
 
-static zs_ref R(int kind, int call, int index)
-{
-    zs_ref r = {(uint8_t)kind, (zs_id)call, (uint8_t)index, 0, 0};
-    return r;
-}
-
-/* root(0) -> child module 1 owning one parameter of 1000 elements. */
-static void base(zs_scenario *s)
-{
-    zs_scenario_init(s);
-    s->n_modules = 2;
-    s->mod[1].parent = 0;
-    s->n_params = 1;
-    s->par[0].owner = 1;
-    s->par[0].numel = 1000;
-    s->par[0].elem_size = 4;
-    zs_pass *p = &s->step[0].pass[0];
-    p->n_calls = 1;
-    p->calls[0].n_use = 0;
-    p->loss_mask = 1;
-}
+/* A root module with one child module owning one parameter. */
+#define MODEL_LAYER                                                      \
+    "module model\n"                                                     \
+    "  module layer\n"                                                   \
+    "param layer.w owner=layer numel=1000\n"
 
 /* ALBERT-style reuse: h = L(x); y = L(h); loss(y). */
-static void reuse(zs_scenario *s)
-{
-    base(s);
-    zs_pass *p = &s->step[0].pass[0];
-    zs_call *c1 = add_call(p, 1, 0);
-    c1->n_in = 1;
-    c1->in[0] = R(ZS_REF_ARG, 0, 0);
-    c1->n_use = 1;
-    c1->use[0] = R(ZS_REF_ARG, 0, 0);
-    zs_call *c2 = add_call(p, 1, 0);
-    *c2 = *c1;
-    c2->in[0] = R(ZS_REF_OUT, 1, 0);
-    p->calls[0].n_use = 1;
-    p->calls[0].use[0] = R(ZS_REF_OUT, 2, 0);
-}
+#define REUSE_CALLS                                                      \
+    "  call model(batch_rg) -> 1 use(out1.0)\n"                          \
+    "    call layer(arg0) -> 1 use(arg0)\n"                              \
+    "    call layer(out0.0) -> 1 use(arg0)\n"
+
+static const char reuse_text[] = MODEL_LAYER "step train loss=0\n" REUSE_CALLS;
 
 static const char *reuse_trace_per_call =
     "STEP 0 train\n"
@@ -150,7 +132,7 @@ static const char *reuse_trace_per_call =
 static void test_reuse(void **state)
 {
     (void)state;
-    reuse(&sc);
+    parse(&sc, reuse_text);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_string_equal(tbuf, reuse_trace_per_call);
     /* DeepSpeed upstream: counts 1, 1, then 0 and -1 in backward */
@@ -160,43 +142,36 @@ static void test_reuse(void **state)
     assert_non_null(strstr(tbuf, "POST m=1 c=1->0\n"));
     assert_non_null(strstr(tbuf, "POST m=1 c=0->-1\n"));
     /* fuzzed order with zero choice bytes is the engine order here */
-    sc.cfg.order_mode = ZS_ORDER_FUZZED;
+    parse(&sc, "config order=fuzzed\n" MODEL_LAYER "step train loss=0\n" REUSE_CALLS);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_string_equal(tbuf, reuse_trace_per_call);
     /* a different ready-node choice: the second POST m=1 is not ready
      * before PRE m=1 ... there is exactly one ready node at each point in
      * this chain, so every choice byte gives the same order */
-    sc.n_order = 4;
-    memset(sc.order, 7, 4);
+    parse(&sc, "config order=fuzzed\n" MODEL_LAYER "step train loss=0\n" REUSE_CALLS
+               "order_bytes 7 7 7 7\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_string_equal(tbuf, reuse_trace_per_call);
 }
 
 /* Step 0: the child's output is unused (its input requires grad); step 1:
- * used.  Legacy never-reset counters keep a stale count. */
-static void unused_then_used(zs_scenario *s)
-{
-    base(s);
-    s->n_steps = 2;
-    zs_pass *p = &s->step[0].pass[0];
-    zs_call *c1 = add_call(p, 1, 0);
-    c1->n_in = 1;
-    c1->in[0] = R(ZS_REF_ARG, 0, 0);
-    c1->n_use = 1;
-    c1->use[0] = R(ZS_REF_ARG, 0, 0);
-    p->calls[0].n_use = 1;
-    p->calls[0].use[0] = R(ZS_REF_ARG, 0, 0); /* the branch is dropped */
-    assert_int_equal(zs_step_copy(&s->step[1], &s->step[0]), 0);
-    s->step[1].pass[0].calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
-}
+ * used.  Legacy never-reset counters keep a stale count.  DeepSpeed's
+ * hooks alone: with the ZeRO-3 optimizer (deepspeed=0.19)
+ * release_backward_leftovers() frees what the stale count holds. */
+static const char unused_then_used_text[] =
+    "config deepspeed=0.19-hooks\n"
+    MODEL_LAYER
+    "step train loss=0\n"
+    "  call model(batch_rg) -> 1 use(arg0)   # the branch is dropped\n"
+    "    call layer(arg0) -> 1 use(arg0)\n"
+    "step train loss=0\n"
+    "  call model(batch_rg) -> 1 use(out0.0)\n"
+    "    call layer(arg0) -> 1 use(arg0)\n";
 
 static void test_unused_branch(void **state)
 {
     (void)state;
-    unused_then_used(&sc);
-    /* DeepSpeed's hooks alone: with the ZeRO-3 optimizer (ZS_DS_019)
-     * release_backward_leftovers() frees what the stale count holds */
-    sc.cfg.ds_profile = ZS_DS_019_HOOKS;
+    parse(&sc, unused_then_used_text);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     expect_holds(&sc, ZO_GRADS_RESET_ON_FORWARD);
     expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 1);
@@ -204,26 +179,17 @@ static void test_unused_branch(void **state)
     expect_violation(&sc, ZO_GRADS_LAZY_INIT, ZS_INV_I3, 1);
 }
 
-/* Reentrant checkpoint of the child: its no_grad first pass counts the
- * input without a backward node. */
-static void reentrant(zs_scenario *s, int flag)
-{
-    base(s);
-    zs_pass *p = &s->step[0].pass[0];
-    zs_call *c1 = add_call(p, 1, 0);
-    c1->flags = (uint8_t)flag;
-    c1->n_in = 1;
-    c1->in[0] = R(ZS_REF_ARG, 0, 0);
-    c1->n_use = 1;
-    c1->use[0] = R(ZS_REF_ARG, 0, 0);
-    p->calls[0].n_use = 1;
-    p->calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
-}
+/* A checkpointed child (ckpt=KIND): reentrant, its no_grad first pass
+ * counts the input without a backward node. */
+#define CKPT_CALLS(kind)                                                 \
+    "step train loss=0\n"                                                \
+    "  call model(batch_rg) -> 1 use(out0.0)\n"                          \
+    "    call layer(arg0) -> 1 use(arg0) ckpt=" kind "\n"
 
 static void test_checkpoint(void **state)
 {
     (void)state;
-    reentrant(&sc, ZS_CALL_CKPT_RE);
+    parse(&sc, MODEL_LAYER CKPT_CALLS("reentrant"));
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     /* the recompute is a nested forward + backward inside backward 0 */
     const char *want =
@@ -249,10 +215,10 @@ static void test_checkpoint(void **state)
     /* the count of the no_grad first pass never returns to 0: the hooks
      * leave the child gathered (DeepSpeed's hooks alone); the ZeRO-3
      * optimizer's release_backward_leftovers() frees it */
-    sc.cfg.ds_profile = ZS_DS_019_HOOKS;
+    parse(&sc, "config deepspeed=0.19-hooks\n" MODEL_LAYER CKPT_CALLS("reentrant"));
     expect_violation(&sc, ZO_GRADS_LAZY_INIT, ZS_INV_I3, 0);
     expect_violation(&sc, ZO_GRADS_INIT_AT_REGISTER, ZS_INV_I3, 0);
-    sc.cfg.ds_profile = ZS_DS_019;
+    parse(&sc, MODEL_LAYER CKPT_CALLS("reentrant"));
     expect_holds(&sc, ZO_GRADS_LAZY_INIT);
     expect_holds(&sc, ZO_GRADS_INIT_AT_REGISTER);
 
@@ -260,7 +226,7 @@ static void test_checkpoint(void **state)
      * grad; when backward reaches the region's op node the recompute runs
      * A and D, then stops at the pack of the region's only saved tensor
      * (early stop): B and C never fire */
-    reentrant(&sc, ZS_CALL_CKPT_NRE);
+    parse(&sc, MODEL_LAYER CKPT_CALLS("non-reentrant"));
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     const char *nre2 =
         "BWD g=0 retain=0\n"
@@ -280,47 +246,46 @@ static void test_checkpoint(void **state)
 
     /* without early stop (torch 2.x, set_checkpoint_early_stop(False)) and
      * on torch 1.13 the whole region is recomputed: A D B C */
-    for (int prof = ZS_TORCH_2_NO_EARLY_STOP; prof <= ZS_TORCH_113; prof++) {
-    reentrant(&sc, ZS_CALL_CKPT_NRE);
-    sc.cfg.torch_profile = (uint8_t)prof;
-    expect_holds(&sc, ZO_GRADS_PER_CALL);
-    const char *nre =
-        "BWD g=0 retain=0\n"
-        "PRE m=0 r=?->?\n"
-        "PRE m=1 r=?->?\n"
-        "A m=1\n"
-        "D m=1 n=1 rg=1 c=0->0\n"
-        "B m=1\n"
-        "C m=1 n=1 rg=1 r=?->?\n"
-        "PGRAD p=0\n"
-        "POST m=1 c=1->0\n"
-        "POST m=0 c=1->0\n"
-        "ENDBWD g=0\n";
-    if (!strstr(tbuf, nre)) fprintf(stderr, "trace:\n%s", tbuf);
-    assert_non_null(strstr(tbuf, nre));
+    static const char *const full_recompute[] = {
+        "config torch=2.x-no-early-stop\n" MODEL_LAYER CKPT_CALLS("non-reentrant"),
+        "config torch=1.13\n" MODEL_LAYER CKPT_CALLS("non-reentrant"),
+    };
+    for (int k = 0; k < 2; k++) {
+        parse(&sc, full_recompute[k]);
+        expect_holds(&sc, ZO_GRADS_PER_CALL);
+        const char *nre =
+            "BWD g=0 retain=0\n"
+            "PRE m=0 r=?->?\n"
+            "PRE m=1 r=?->?\n"
+            "A m=1\n"
+            "D m=1 n=1 rg=1 c=0->0\n"
+            "B m=1\n"
+            "C m=1 n=1 rg=1 r=?->?\n"
+            "PGRAD p=0\n"
+            "POST m=1 c=1->0\n"
+            "POST m=0 c=1->0\n"
+            "ENDBWD g=0\n";
+        if (!strstr(tbuf, nre)) fprintf(stderr, "trace:\n%s", tbuf);
+        assert_non_null(strstr(tbuf, nre));
     }
-    sc.cfg.torch_profile = ZS_TORCH_2;
 }
 
 /* The child raises; the root catches it and carries on. */
 static void test_exception(void **state)
 {
     (void)state;
-    reuse(&sc);
-    zs_pass *p = &sc.step[0].pass[0];
-    p->calls[1].flags = ZS_CALL_RAISE;
-    p->calls[1].catcher = 0;
-    p->calls[1].n_out = 0;
-    p->calls[1].n_use = 0;
-    p->calls[2].in[0] = R(ZS_REF_ARG, 0, 0);
+    parse(&sc, MODEL_LAYER
+               "step train loss=0\n"
+               "  call model(batch_rg) -> 1 use(out1.0)\n"
+               "    call layer(arg0) raise=up1\n"
+               "    call layer(arg0) -> 1 use(arg0)\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_non_null(strstr(tbuf, "A m=1\nD m=1 n=1 rg=1 c=0->1\nABORT catcher=0\nA m=1\n"));
     /* nobody catches: the pass is abandoned, no backward */
-    p->calls[1].catcher = ZS_NONE;
-    p->n_calls = 2;
-    p->calls[0].n_use = 0;
-    p->calls[0].n_out = 0;
-    p->loss_mask = 0;
+    parse(&sc, MODEL_LAYER
+               "step train\n"
+               "  call model(batch_rg)\n"
+               "    call layer(arg0) raise=outside\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_non_null(strstr(tbuf, "ABORT catcher=-1\nSWEEP\n"));
     assert_null(strstr(tbuf, "BWD"));
@@ -330,8 +295,7 @@ static void test_exception(void **state)
 static void test_retain(void **state)
 {
     (void)state;
-    reuse(&sc);
-    sc.step[0].kind = ZS_STEP_RETAIN;
+    parse(&sc, MODEL_LAYER "step retain loss=0\n" REUSE_CALLS);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_non_null(strstr(tbuf, "BWD g=0 retain=1\n"));
     assert_non_null(strstr(tbuf, "BWD g=0 retain=0\n"));
@@ -341,33 +305,26 @@ static void test_retain(void **state)
  * pick).  root(x) = op(c1(x), c2(x)): after the root's op node both
  * children's PreBackward nodes are ready; the engine runs the later one
  * (m=2) first, choice 1 runs m=1 first.  Both orders must hold. */
+#define TWO_CHILDREN                                                     \
+    "module model\n"                                                     \
+    "  module a\n"                                                       \
+    "  module b\n"                                                       \
+    "param a.w owner=a numel=1000\n"                                     \
+    "param b.w owner=b numel=1000\n"                                     \
+    "step train loss=0\n"                                                \
+    "  call model(batch_rg) -> 1 use(out0.0, out1.0)\n"                  \
+    "    call a(arg0) -> 1 use(arg0)\n"                                  \
+    "    call b(arg0) -> 1 use(arg0)\n"
+
 static void test_fuzzed_order(void **state)
 {
     (void)state;
-    base(&sc);
-    sc.n_modules = 3;
-    sc.mod[2].parent = 0;
-    sc.n_params = 2;
-    sc.par[1] = sc.par[0];
-    sc.par[1].owner = 2;
-    zs_pass *p = &sc.step[0].pass[0];
-    for (unsigned m = 1; m <= 2; m++) {
-        zs_call *c = add_call(p, m, 0);
-        c->n_in = 1;
-        c->in[0] = R(ZS_REF_ARG, 0, 0);
-        c->n_use = 1;
-        c->use[0] = R(ZS_REF_ARG, 0, 0);
-    }
-    p->calls[0].n_use = 2;
-    p->calls[0].use[0] = R(ZS_REF_OUT, 1, 0);
-    p->calls[0].use[1] = R(ZS_REF_OUT, 2, 0);
+    parse(&sc, TWO_CHILDREN);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     char *a = strstr(tbuf, "PRE m=1"), *b = strstr(tbuf, "PRE m=2");
     assert_true(a && b && b < a); /* engine: the child called last first */
-    sc.cfg.order_mode = ZS_ORDER_FUZZED;
-    sc.n_order = 4;
-    memset(sc.order, 0, 4);
-    sc.order[3] = 1; /* 4th choice: loss, PRE m=0, op m=0, then {PRE m=2, PRE m=1} */
+    /* 4th choice: loss, PRE m=0, op m=0, then {PRE m=2, PRE m=1} */
+    parse(&sc, "config order=fuzzed\n" TWO_CHILDREN "order_bytes 0 0 0 1\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     a = strstr(tbuf, "PRE m=1");
     b = strstr(tbuf, "PRE m=2");
@@ -404,10 +361,14 @@ static void test_ready_queue_ties(void **state)
         free(S.heap);
     }
     /* the same through a whole scenario: the root owns 5 parameters */
-    zs_scenario_init(&sc);
-    sc.n_params = 5;
-    for (int i = 0; i < 5; i++) sc.par[i] = sc.par[0];
-    sc.step[0].pass[0].calls[0].n_use = 0;
+    parse(&sc, "module model\n"
+               "param w0 owner=model numel=1\n"
+               "param w1 owner=model numel=1\n"
+               "param w2 owner=model numel=1\n"
+               "param w3 owner=model numel=1\n"
+               "param w4 owner=model numel=1\n"
+               "step train loss=0\n"
+               "  call model(batch_rg) -> 1\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_non_null(strstr(tbuf, "PGRAD p=0\nPGRAD p=2\nPGRAD p=4\nPGRAD p=1\nPGRAD p=3\n"));
 }
@@ -418,10 +379,12 @@ static void test_ready_queue_ties(void **state)
 static void test_discard(void **state)
 {
     (void)state;
-    zs_scenario_init(&sc);
-    sc.n_steps = 2;
-    assert_int_equal(zs_step_copy(&sc.step[1], &sc.step[0]), 0);
-    sc.step[1].pass[0].loss_mask = 0;
+    parse(&sc, "module model\n"
+               "param w owner=model numel=1\n"
+               "step train loss=0\n"
+               "  call model(batch_rg) -> 1 use(arg0)\n"
+               "step train\n"
+               "  call model(batch_rg) -> 1 use(arg0)\n");
     zs_sim_result r;
     int rc = run(&sc, ZO_GRADS_PER_CALL, -1, &r);
     assert_non_null(strstr(tbuf, "STEP 1 train\nFWD g=1\nA m=0\nD m=0 n=1 rg=1 c=0->1\nB m=0\n"
@@ -438,7 +401,7 @@ static void test_discard(void **state)
 static void test_context(void **state)
 {
     (void)state;
-    reuse(&sc);
+    parse(&sc, reuse_text);
     char ctx[512] = "";
     zs_sim_opts o;
     zs_sim_opts_init(&o);
@@ -469,9 +432,7 @@ static void snap_event(void *user, const zo_event *ev)
 static void test_context_at_gathers(void **state)
 {
     (void)state;
-    reuse(&sc);
-    snprintf(sc.mod[0].name, sizeof sc.mod[0].name, "model");
-    snprintf(sc.mod[1].name, sizeof sc.mod[1].name, "layer");
+    parse(&sc, reuse_text);
     char ctx[512] = "";
     g_ctx = ctx;
     g_nsnap = 0;
@@ -539,8 +500,7 @@ static void test_context_at_gathers(void **state)
 static void test_verify_single_view(void **state)
 {
     (void)state;
-    reuse(&sc);
-    sc.cfg.world_size = 4;
+    parse(&sc, "config world_size=4\n" MODEL_LAYER "step train loss=0\n" REUSE_CALLS);
     for (int pol = 0; pol < 1; pol++) {
         zs_sim_opts o;
         zs_sim_opts_init(&o);

@@ -13,6 +13,11 @@
  *    the divergence and the world still reports I8 (not ERR);
  *  - a rank's own violation before any divergence is reported as the root
  *    cause, not as I8; with only_i8 the divergence after it is still found.
+ *
+ * Scenarios are written as .scn text (docs/scenario-format.md): the model
+ * and the steps are string-literal macros, joined by moe() below, which
+ * adds the config line with the world size and parses the text with
+ * zs_scn_parse.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* open_memstream, strtok_r */
@@ -28,84 +33,45 @@
 #include <cmocka.h>
 #include <pthread.h>
 
+#include "scn.h"
 #include "world.h"
 
 static zs_scenario sc;
 static zs_world_result wr, wr2;
 
-static zs_call *add_call(zs_pass *p, unsigned module, unsigned parent)
-{
-    zs_call *c = &p->calls[p->n_calls++];
-    memset(c, 0, sizeof *c);
-    c->module = (zs_id)module;
-    c->parent = (zs_id)parent;
-    c->catcher = ZS_NONE;
-    c->n_out = 1;
-    return c;
-}
+/* root -> moe (owning the gate parameter) -> expert0..2, each owning one
+ * parameter; MOE_MODEL(" gather_always") marks moe gather-always. */
+#define MOE_MODEL(moe_flags)                                             \
+    "module root\n"                                                      \
+    "  module moe" moe_flags "\n"                                        \
+    "    module expert0\n"                                               \
+    "    module expert1\n"                                               \
+    "    module expert2\n"                                               \
+    "param moe.gate owner=moe numel=16\n"                                \
+    "param expert0.w owner=expert0 numel=24\n"                           \
+    "param expert1.w owner=expert1 numel=32\n"                           \
+    "param expert2.w owner=expert2 numel=40\n"
 
-static zs_ref R(int kind, int call, int index)
-{
-    zs_ref r = {(uint8_t)kind, (zs_id)call, (uint8_t)index, 0, 0};
-    return r;
-}
+/* One train step x -> root -> moe -> expert0. */
+#define MOE_STEP                                                         \
+    "step train loss=0\n"                                                \
+    "  call root(batch_rg) -> 1 use(out0.0)\n"                           \
+    "    call moe(arg0) -> 1 use(out0.0)\n"                              \
+    "      call expert0(arg0) -> 1 use(arg0)\n"
 
-static void name_mod(zs_scenario *s, unsigned m, const char *n)
-{
-    snprintf(s->mod[m].name, sizeof s->mod[m].name, "%s", n);
-}
+/* Rank R's router sends step 0's tokens to expert1 instead. */
+#define ROUTE(R) "rank " #R " step 0 call expert0 route expert1\n"
 
-/* root(m0) -> moe(m1, gate p0) -> expert0..2 (m2..m4, p1..p3); one train
- * step x -> root -> moe -> expert0 on every rank; rank 1's router sends
- * its tokens to expert1 instead (a ROUTE edit).  W ranks, all_ranks. */
-static void moe(zs_scenario *s, int W, int edit)
+/* Parses "config world_size=W ranks=all" followed by text into *s. */
+static void moe(zs_scenario *s, int W, const char *text)
 {
-    zs_scenario_init(s);
-    s->cfg.world_size = (uint8_t)W;
-    s->cfg.all_ranks = 1;
-    s->n_modules = 5;
-    s->mod[1].parent = 0;
-    for (unsigned m = 2; m <= 4; m++) s->mod[m].parent = 1;
-    name_mod(s, 0, "root");
-    name_mod(s, 1, "moe");
-    name_mod(s, 2, "expert0");
-    name_mod(s, 3, "expert1");
-    name_mod(s, 4, "expert2");
-    s->n_params = 4;
-    for (unsigned p = 0; p < 4; p++) {
-        s->par[p].owner = (zs_id)(p + 1);
-        s->par[p].numel = 16 + 8 * p;
-        s->par[p].elem_size = 4;
-    }
-    zs_pass *p = &s->step[0].pass[0];
-    p->n_calls = 0;
-    zs_call *c0 = add_call(p, 0, ZS_NONE);
-    c0->n_in = 1;
-    c0->in[0] = R(ZS_REF_BATCH_RG, 0, 0);
-    c0->n_use = 1;
-    c0->use[0] = R(ZS_REF_OUT, 1, 0);
-    zs_call *c1 = add_call(p, 1, 0);
-    c1->n_in = 1;
-    c1->in[0] = R(ZS_REF_ARG, 0, 0);
-    c1->n_use = 1;
-    c1->use[0] = R(ZS_REF_OUT, 2, 0);
-    zs_call *c2 = add_call(p, 2, 1);
-    c2->n_in = 1;
-    c2->in[0] = R(ZS_REF_ARG, 0, 0);
-    c2->n_use = 1;
-    c2->use[0] = R(ZS_REF_ARG, 0, 0);
-    p->loss_mask = 1;
-    s->n_edits = 0;
-    if (edit) {
-        s->n_edits = 1;
-        zs_rank_edit *e = &s->edit[0];
-        memset(e, 0, sizeof *e);
-        e->rank = 1;
-        e->kind = ZS_EDIT_ROUTE;
-        e->step = 0;
-        e->pass = 0;
-        e->call = 2;
-        e->module = 3;
+    static char buf[4096];
+    int n = snprintf(buf, sizeof buf, "config world_size=%d ranks=all\n%s", W, text);
+    assert_true(n > 0 && (size_t)n < sizeof buf);
+    zs_scn_error err;
+    if (zs_scn_parse(buf, (size_t)n, s, NULL, &err)) {
+        fprintf(stderr, "%d:%d: %s\n%s", err.line, err.col, err.msg, buf);
+        fail();
     }
 }
 
@@ -146,7 +112,7 @@ static void verbose(const zs_world_result *r)
 static void moe_routing_is_i8_under_every_policy(void **state)
 {
     (void)state;
-    moe(&sc, 2, 1);
+    moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     for (int pol = 0; pol < 4; pol++) {
         int rc = world(&sc, pol, 0, 0, &wr);
         verbose(&wr);
@@ -185,8 +151,7 @@ static void moe_routing_is_i8_under_every_policy(void **state)
 static void gather_always_on_the_router_removes_i8(void **state)
 {
     (void)state;
-    moe(&sc, 2, 1);
-    sc.mod[1].flags |= ZS_MOD_GATHER_ALWAYS;
+    moe(&sc, 2, MOE_MODEL(" gather_always") MOE_STEP ROUTE(1));
     for (int pol = 0; pol < 4; pol++) {
         for (int verify = 0; verify <= 1; verify++) {
             /* legacy policies may break I1/I3 on their own: check I8 alone */
@@ -199,7 +164,7 @@ static void gather_always_on_the_router_removes_i8(void **state)
         }
     }
     /* the knob used by fuzz_hooks (ZOFUZZ_GATHER_ALWAYS=routers) does the same */
-    moe(&sc, 2, 1);
+    moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     assert_int_equal(zs_world_protect_routers(&sc), 1);
     assert_true(sc.mod[1].flags & ZS_MOD_GATHER_ALWAYS);
     assert_int_equal(world(&sc, 0, 0, 0, &wr), 0);
@@ -209,7 +174,7 @@ static void identical_ranks_never_i8(void **state)
 {
     (void)state;
     for (int W = 2; W <= 8; W++) {
-        moe(&sc, W, 0);
+        moe(&sc, W, MOE_MODEL("") MOE_STEP);
         for (int verify = 0; verify <= 1; verify++) {
             int rc = world(&sc, 0, verify, 0, &wr);
             if (rc != 0) show(&wr);
@@ -229,8 +194,7 @@ static void identical_ranks_never_i8(void **state)
 static void deterministic(void **state)
 {
     (void)state;
-    moe(&sc, 4, 1);
-    sc.edit[0].rank = 2; /* the odd rank out is rank 2 of 4 */
+    moe(&sc, 4, MOE_MODEL("") MOE_STEP ROUTE(2)); /* the odd rank out is rank 2 of 4 */
     assert_int_equal(world(&sc, 0, 0, 0, &wr2), 1);
     for (int i = 0; i < 20; i++) {
         assert_int_equal(world(&sc, 0, i & 1 ? 0 : 0, 0, &wr), 1);
@@ -252,7 +216,7 @@ static void deterministic(void **state)
 static void verify_collectives_turns_the_hang_into_mismatch(void **state)
 {
     (void)state;
-    moe(&sc, 2, 1);
+    moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     int rc = world(&sc, 0, 1, 0, &wr);
     verbose(&wr);
     if (rc != 1 || wr.verdict != ZS_INV_I8) show(&wr);
@@ -274,28 +238,20 @@ static void verify_collectives_turns_the_hang_into_mismatch(void **state)
     assert_non_null(strstr(wr.report, "ZO_ERR_COLLECTIVE_MISMATCH"));
 }
 
-/* ALBERT-style reuse in step 0 (I1 under reset-on-forward), then the MoE
- * routing difference in step 1. */
-static void reuse_then_moe(zs_scenario *s)
-{
-    moe(s, 2, 1);
-    s->n_steps = 2;
-    assert_int_equal(zs_step_copy(&s->step[1], &s->step[0]), 0);
-    s->edit[0].step = 1;
-    /* step 0: root -> moe -> expert0 twice (h = E(x); y = E(h)) */
-    zs_pass *p = &s->step[0].pass[0];
-    zs_call *c3 = add_call(p, 2, 1);
-    c3->n_in = 1;
-    c3->in[0] = R(ZS_REF_OUT, 2, 0);
-    c3->n_use = 1;
-    c3->use[0] = R(ZS_REF_ARG, 0, 0);
-    p->calls[1].use[0] = R(ZS_REF_OUT, 3, 0);
-}
+/* ALBERT-style reuse in step 0 (I1 under reset-on-forward): moe calls
+ * expert0 twice (h = E(x); y = E(h)); then the MoE routing difference in
+ * step 1. */
+#define REUSE_STEP                                                       \
+    "step train loss=0\n"                                                \
+    "  call root(batch_rg) -> 1 use(out0.0)\n"                           \
+    "    call moe(arg0) -> 1 use(out1.0)\n"                              \
+    "      call expert0(arg0) -> 1 use(arg0)\n"                          \
+    "      call expert0(out0.0) -> 1 use(arg0)\n"
 
 static void own_violation_first_is_the_root_cause(void **state)
 {
     (void)state;
-    reuse_then_moe(&sc);
+    moe(&sc, 2, MOE_MODEL("") REUSE_STEP MOE_STEP "rank 1 step 1 call expert0 route expert1\n");
     /* per-call holds until the divergence in step 1 */
     int rc = world(&sc, 0, 0, 0, &wr);
     if (rc != 1 || wr.verdict != ZS_INV_I8) show(&wr);
@@ -319,7 +275,7 @@ static void own_violation_first_is_the_root_cause(void **state)
 static void trace_is_per_rank(void **state)
 {
     (void)state;
-    moe(&sc, 2, 1);
+    moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -363,7 +319,7 @@ static void *par_main(void *arg)
 static void concurrent_worlds(void **state)
 {
     (void)state;
-    moe(&sc_par, 4, 1);
+    moe(&sc_par, 4, MOE_MODEL("") MOE_STEP ROUTE(1));
     assert_int_equal(world(&sc_par, 0, 0, 0, &wr2), 1);
     pthread_t th[2];
     for (int k = 0; k < 2; k++)
