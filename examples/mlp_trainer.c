@@ -326,10 +326,10 @@ static void reduce(rank_state *r, int p)
         s = zo_nccl_reduce_grads(r->be, r->p[p], r->gfull[p], r->gshard[p], k_numel[p], part_of(p));
     else
 #endif
-        s = r->be->ops->reduce_scatter(r->be->ctx, r->p[p], r->gfull[p], r->gshard[p], k_numel[p], part_of(p),
+        s = zo_backend_reduce_scatter(r->be, r->p[p], r->gfull[p], r->gshard[p], k_numel[p], part_of(p),
                                        ZO_REDUCE_AVG);
     if (s) {
-        const char *m = r->be->ops->last_error(r->be->ctx);
+        const char *m = zo_backend_last_error(r->be);
         fprintf(stderr, "mlp_trainer: reduce_scatter: %s: %s\n", zo_strerror(s), m ? m : "");
         exit(1);
     }

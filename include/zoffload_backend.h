@@ -37,6 +37,11 @@ typedef struct zo_work zo_work;
 
 typedef enum zo_reduce_op { ZO_REDUCE_SUM = 0, ZO_REDUCE_AVG = 1 } zo_reduce_op;
 
+/** A backend's operations.  Define a vtable with designated initialisers
+ *  (.name = "...", .param_add = ...).  The ops are called only through the
+ *  zo_backend_* functions below, which have checked every argument that
+ *  needs no backend state before the call: an op checks only its own
+ *  handles and state. */
 typedef struct zo_backend_ops {
     uint32_t version; /**< ZO_BACKEND_OPS_VERSION */
     const char *name; /**< "host", "nccl", ... */
@@ -104,6 +109,69 @@ struct zo_backend {
 /** Frees a backend made by a zo_backend_*_create function (NULL ok).
  *  Destroy every runtime using it first. */
 void zo_backend_destroy(zo_backend *b);
+
+/** Largest exchange message in bytes per rank (zo_backend_ops.exchange). */
+#define ZO_BACKEND_EXCHANGE_MAX 256u
+
+/* ------------------------------------------------------------------ */
+/* Calling a backend                                                    */
+/* ------------------------------------------------------------------ */
+
+/* The runtime, the tests and every backend wrapping another call a backend
+ * through these functions.  (Calling b->ops directly skips these checks: the
+ * caller must pass arguments they would accept.)  Each checks the arguments that need no backend state - a NULL
+ * backend or pointer, a missing op, counts, sizes, ids - and returns
+ * ZO_ERR_INVALID_ARG (ZO_ERR_OVERFLOW, ZO_ERR_UNSUPPORTED where said)
+ * without calling the backend; otherwise it returns what the op returns.
+ * So a backend's ops may rely on these checks having passed and check only
+ * what needs their own state (a parameter not added: ZO_ERR_BAD_HANDLE; a
+ * buffer or work not live, sizes differing from param_add's:
+ * ZO_ERR_INVALID_ARG; ...; see each backend's header).
+ *
+ * Messages: after a failed call, zo_backend_last_error(b) on the same thread
+ * ("<name> backend: <op>...: ..."); a refusal by these checks is also in
+ * zo_last_error(NULL).  Units as in zo_backend_ops: numel in elements,
+ * sizes in bytes.  Nothing is allocated or owned by these functions. */
+
+/** param_add: param not ZO_NO_PARAM, numel > 0, elem_size 1..64 bytes,
+ *  partition_numel == ceil(numel / W) with W the backend's world size, and
+ *  numel, partition_numel and W * partition_numel elements fit in uint64_t
+ *  and size_t bytes (ZO_ERR_OVERFLOW).  ZO_ERR_INVALID_ARG also for a NULL
+ *  b, a backend without param_add / world_size or reporting W < 1. */
+zo_status zo_backend_param_add(zo_backend *b, zo_param_id param, uint64_t numel, uint32_t elem_size,
+                               uint64_t partition_numel);
+/** param_remove (an optional op: nothing when absent or b is NULL). */
+void zo_backend_param_remove(zo_backend *b, zo_param_id param);
+/** full_alloc of `bytes` bytes (> 0) for param; *out (not NULL) is set to
+ *  NULL first, then to the buffer, owned by the backend until
+ *  zo_backend_full_free.  ZO_ERR_INVALID_ARG: NULL b/out, 0 bytes. */
+zo_status zo_backend_full_alloc(zo_backend *b, zo_param_id param, size_t bytes, void **out);
+/** full_free (nothing when b or buf is NULL). */
+void zo_backend_full_free(zo_backend *b, zo_param_id param, void *buf);
+/** all_gather_start of n items (n may be 0); *out (not NULL) is set to
+ *  NULL first, then to the work, released by zo_backend_work_free.
+ *  ZO_ERR_INVALID_ARG: NULL b/out, NULL items with n > 0. */
+zo_status zo_backend_all_gather_start(zo_backend *b, const zo_gather_item *items, size_t n, zo_work **out);
+/** wait; ZO_ERR_INVALID_ARG: NULL b or w. */
+zo_status zo_backend_wait(zo_backend *b, zo_work *w);
+/** query; *done (not NULL) is set to 0 first.  ZO_ERR_INVALID_ARG: NULL
+ *  b, w or done. */
+zo_status zo_backend_query(zo_backend *b, zo_work *w, int *done);
+/** work_free (nothing when b or w is NULL). */
+void zo_backend_work_free(zo_backend *b, zo_work *w);
+/** reduce_scatter (float32 elements).  ZO_ERR_UNSUPPORTED: the backend has
+ *  no reduce_scatter; ZO_ERR_INVALID_ARG: NULL b or buffer, op not SUM/AVG. */
+zo_status zo_backend_reduce_scatter(zo_backend *b, zo_param_id param, const float *full_grad, float *shard_out,
+                                    uint64_t numel, uint64_t partition_numel, zo_reduce_op op);
+/** exchange of `bytes` bytes (1..ZO_BACKEND_EXCHANGE_MAX) per rank.
+ *  ZO_ERR_UNSUPPORTED: a version 1 vtable or no exchange op;
+ *  ZO_ERR_INVALID_ARG: NULL b, send or recv, bytes out of range. */
+zo_status zo_backend_exchange(zo_backend *b, const void *send, size_t bytes, void *recv);
+/** The message of this thread's last failed zo_backend_* call on b if
+ *  these checks refused it, else the backend's own last_error; "" when
+ *  there is none (b NULL, no last_error op).  Never NULL.  Owned by the
+ *  backend or the thread; valid until the next call on b. */
+const char *zo_backend_last_error(const zo_backend *b);
 
 /* ------------------------------------------------------------------ */
 /* Host backend: an in-process simulated world doing real memory copies */

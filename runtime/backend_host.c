@@ -1144,10 +1144,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    zo_status st = zo__param_add_check(c->err, sizeof c->err, "host backend", param, numel, elem_size,
-                                       partition_numel, (uint64_t)c->world_size);
-    if (st != ZO_OK)
-        return st;
+    zo_status st;
     uint64_t W = (uint64_t)c->world_size;
     if (lookup(c, param))
         return fail(c, ZO_ERR_EXISTS, "host backend: param_add: param %u already added", (unsigned)param);
@@ -1213,8 +1210,8 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     if (!c)
         return ZO_ERR_INVALID_ARG;
     uint64_t cap = phys(c, bytes);
-    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, bytes, out,
-                                        lookup(c, param) != NULL, cap, HOST_BUF_HDR);
+    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, lookup(c, param) != NULL,
+                                        cap, HOST_BUF_HDR);
     if (st != ZO_OK)
         return st;
     st = map_reserve(c, &c->bufs);
@@ -1283,11 +1280,6 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!out)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: all_gather_start: NULL out");
-    *out = NULL;
-    if (n > 0 && !items)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: all_gather_start: NULL items with n = %zu", n);
     if (n > (SIZE_MAX - sizeof(host_work)) / sizeof(host_item))
         return fail(c, ZO_ERR_INVALID_ARG, "host backend: all_gather_start: n = %zu too large", n);
 
@@ -1422,8 +1414,6 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!done)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: query: NULL done");
     host_work *w = checked_work(c, zw);
     if (!w)
         return fail(c, ZO_ERR_INVALID_ARG, "host backend: query: not a live work of this backend");
@@ -1519,10 +1509,6 @@ static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *re
     host_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!send || !recv)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: exchange: NULL buffer");
-    if (bytes < 1 || bytes > 256)
-        return fail(c, ZO_ERR_INVALID_ARG, "host backend: exchange: %zu bytes (1..256)", bytes);
     if (c->world) {
         wentry *e = entry_new(c->world, WK_EXCHANGE, c->rank, 0);
         if (!e)
@@ -1545,9 +1531,8 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
     if (!c)
         return ZO_ERR_INVALID_ARG;
     host_param *p = lookup(c, param);
-    zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "host backend", param, full_grad, shard_out,
-                                            numel, partition_numel, op, p != NULL, p ? p->numel : 0,
-                                            p ? p->partition_numel : 0);
+    zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "host backend", param, numel, partition_numel,
+                                            p != NULL, p ? p->numel : 0, p ? p->partition_numel : 0);
     if (st != ZO_OK)
         return st;
     if (c->world) {
@@ -1616,22 +1601,22 @@ static void op_destroy(void *ctx)
 }
 
 static const zo_backend_ops host_ops = {
-    ZO_BACKEND_OPS_VERSION,
-    "host",
-    op_world_size,
-    op_rank,
-    op_param_add,
-    op_param_remove,
-    op_full_alloc,
-    op_full_free,
-    op_all_gather_start,
-    op_wait,
-    op_query,
-    op_work_free,
-    op_reduce_scatter,
-    op_last_error,
-    op_destroy,
-    op_exchange,
+    .version = ZO_BACKEND_OPS_VERSION,
+    .name = "host",
+    .world_size = op_world_size,
+    .rank = op_rank,
+    .param_add = op_param_add,
+    .param_remove = op_param_remove,
+    .full_alloc = op_full_alloc,
+    .full_free = op_full_free,
+    .all_gather_start = op_all_gather_start,
+    .wait = op_wait,
+    .query = op_query,
+    .work_free = op_work_free,
+    .reduce_scatter = op_reduce_scatter,
+    .last_error = op_last_error,
+    .destroy = op_destroy,
+    .exchange = op_exchange,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1716,15 +1701,6 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     }
     *out = &c->pub;
     return ZO_OK;
-}
-
-void zo_backend_destroy(zo_backend *b)
-{
-    if (!b || !b->ops || !b->ops->destroy)
-        return;
-    /* Every zoffload backend keeps its zo_backend struct inside its context
-     * allocation: destroy frees both (through the backend's allocator). */
-    b->ops->destroy(b->ctx);
 }
 
 int zo_host_progress(zo_backend *b)

@@ -236,10 +236,6 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    zo_status st = zo__param_add_check(c->err, sizeof c->err, "mpi backend", param, numel, elem_size,
-                                       partition_numel, (uint64_t)c->world_size);
-    if (st != ZO_OK)
-        return st;
     uint64_t W = (uint64_t)c->world_size;
     if (lookup(c, param))
         return fail(c, ZO_ERR_EXISTS, "mpi backend: param_add: param %u already added", (unsigned)param);
@@ -254,7 +250,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
                     "mpi backend: param_add(%u): a %llu-byte shard exceeds the %llu-byte limit (set "
                     "max_bytes_per_param)",
                     (unsigned)param, (unsigned long long)stored, (unsigned long long)MPI_MAX_ALLOC);
-    st = map_reserve(c, &c->params);
+    zo_status st = map_reserve(c, &c->params);
     if (st != ZO_OK)
         return st;
     mpi_param *p = m_alloc(c, head + (size_t)stored);
@@ -301,8 +297,8 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     if (!c)
         return ZO_ERR_INVALID_ARG;
     uint64_t cap = phys(c, bytes);
-    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "mpi backend", param, bytes, out,
-                                        lookup(c, param) != NULL, cap, MPI_BUF_HDR);
+    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "mpi backend", param, lookup(c, param) != NULL,
+                                        cap, MPI_BUF_HDR);
     if (st != ZO_OK)
         return st;
     st = map_reserve(c, &c->bufs);
@@ -409,11 +405,6 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!out)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: all_gather_start: NULL out");
-    *out = NULL;
-    if (n > 0 && !items)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: all_gather_start: NULL items with n = %zu", n);
     int W = c->world_size;
     size_t per_item = sizeof(mpi_witem) + (size_t)W * (sizeof(MPI_Request) + 2 * sizeof(int));
     if (n > (SIZE_MAX / 2 - sizeof(mpi_work)) / per_item || n > (size_t)INT_MAX / (size_t)W)
@@ -509,9 +500,6 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!done)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: query: NULL done");
-    *done = 0;
     mpi_work *w = checked_work(c, zw);
     if (!w)
         return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: query: not a live work of this backend");
@@ -550,9 +538,8 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
     if (!c)
         return ZO_ERR_INVALID_ARG;
     mpi_param *p = lookup(c, param);
-    zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "mpi backend", param, full_grad, shard_out,
-                                            numel, partition_numel, op, p != NULL, p ? p->numel : 0,
-                                            p ? p->partition_numel : 0);
+    zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "mpi backend", param, numel, partition_numel,
+                                            p != NULL, p ? p->numel : 0, p ? p->partition_numel : 0);
     if (st != ZO_OK)
         return st;
     uint64_t W = (uint64_t)c->world_size;
@@ -596,8 +583,6 @@ static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *re
     mpi_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!send || !recv || bytes < 1 || bytes > 256)
-        return fail(c, ZO_ERR_INVALID_ARG, "mpi backend: exchange: NULL buffer or %zu bytes (1..256)", bytes);
     int rc = MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, c->comm);
     c->st.collectives++;
     if (rc != MPI_SUCCESS)
@@ -635,22 +620,22 @@ static void op_destroy(void *ctx)
 }
 
 static const zo_backend_ops mpi_ops = {
-    ZO_BACKEND_OPS_VERSION,
-    "mpi",
-    op_world_size,
-    op_rank,
-    op_param_add,
-    op_param_remove,
-    op_full_alloc,
-    op_full_free,
-    op_all_gather_start,
-    op_wait,
-    op_query,
-    op_work_free,
-    op_reduce_scatter,
-    op_last_error,
-    op_destroy,
-    op_exchange,
+    .version = ZO_BACKEND_OPS_VERSION,
+    .name = "mpi",
+    .world_size = op_world_size,
+    .rank = op_rank,
+    .param_add = op_param_add,
+    .param_remove = op_param_remove,
+    .full_alloc = op_full_alloc,
+    .full_free = op_full_free,
+    .all_gather_start = op_all_gather_start,
+    .wait = op_wait,
+    .query = op_query,
+    .work_free = op_work_free,
+    .reduce_scatter = op_reduce_scatter,
+    .last_error = op_last_error,
+    .destroy = op_destroy,
+    .exchange = op_exchange,
 };
 
 /* ------------------------------------------------------------------ */

@@ -35,8 +35,9 @@
  *
  * Bookkeeping
  *   Parameters: array indexed by zo_param_id (the runtime assigns 0,1,2,...).
- *   Live full buffers: open-addressing pointer -> param map, so a foreign or
- *   double-freed pointer is reported, never handed to cudaFreeAsync.
+ *   Live full buffers: a zo__map (runtime/hostmap.c) from address to
+ *   (param, bytes), so a foreign or double-freed pointer is reported, never
+ *   handed to cudaFreeAsync.
  *   Live works: doubly linked list with a magic word; a work is validated by
  *   list membership before use.  Events: a free list (cudaEventCreate is not
  *   free; a work's event goes back to the list at work_free - re-recording an
@@ -78,7 +79,7 @@ _Static_assert(sizeof(ncclUniqueId) == ZO_NCCL_UNIQUE_ID_BYTES,
 #define NC_MAGIC_WORK 0x5a4f574bu
 #define NC_MAX_PARAMS (1u << 28)
 #define NC_INIT_CHUNK ((size_t)1 << 20)
-#define NC_EXCHANGE_MAX 256u /* bytes per rank in one exchange (zoffload_backend.h) */
+#define NC_EXCHANGE_MAX ZO_BACKEND_EXCHANGE_MAX /* bytes per rank in one exchange */
 
 typedef struct nc_param {
     zo_param_id id;
@@ -91,11 +92,11 @@ typedef struct nc_param {
     int on_host, pinned;
 } nc_param;
 
-typedef struct nc_bufmap {
-    uintptr_t *keys; /* 0 = empty */
-    struct nc_bufval { zo_param_id param; size_t bytes; } *vals;
-    size_t cap, count; /* cap: 0 or a power of two */
-} nc_bufmap;
+/* A live full buffer (the value of nc_ctx.bufs, keyed by its address). */
+typedef struct nc_buf {
+    zo_param_id param;
+    size_t bytes;
+} nc_buf;
 
 typedef struct nc_work {
     uint32_t magic;
@@ -124,7 +125,7 @@ typedef struct nc_ctx {
     zo_nccl_init init;
     nc_param **params;
     size_t params_cap;
-    nc_bufmap bufs;
+    zo__map bufs; /* full buffer address -> nc_buf */
     nc_work *works; /* newest first */
     cudaEvent_t *evfree;
     size_t n_evfree, cap_evfree;
@@ -220,84 +221,12 @@ static zo_status nccl_fail(nc_ctx *c, ncclResult_t r, const char *fmt, ...)
  * allocator, else malloc/free, shared with the host and MPI backends */
 
 /* ------------------------------------------------------------------ */
-/* Full-buffer map                                                      */
+/* Full-buffer map (zo__map of runtime/hostmap.c)                       */
 /* ------------------------------------------------------------------ */
 
-static size_t ptr_home(uintptr_t k, size_t cap)
+static nc_buf *buf_find(const nc_ctx *c, const void *full)
 {
-    uint64_t z = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-    z ^= z >> 29;
-    return (size_t)z & (cap - 1);
-}
-
-static size_t bufmap_find(const nc_bufmap *m, uintptr_t k)
-{
-    if (!m->cap || !k)
-        return SIZE_MAX;
-    for (size_t i = ptr_home(k, m->cap), n = 0; n < m->cap; i = (i + 1) & (m->cap - 1), n++) {
-        if (m->keys[i] == k)
-            return i;
-        if (m->keys[i] == 0)
-            return SIZE_MAX;
-    }
-    return SIZE_MAX;
-}
-
-static void bufmap_put_nogrow(nc_bufmap *m, uintptr_t k, struct nc_bufval v)
-{
-    size_t i = ptr_home(k, m->cap);
-    while (m->keys[i] != 0 && m->keys[i] != k)
-        i = (i + 1) & (m->cap - 1);
-    if (m->keys[i] == 0)
-        m->count++;
-    m->keys[i] = k;
-    m->vals[i] = v;
-}
-
-/* room for one more entry (load <= 1/2) */
-static zo_status bufmap_reserve(nc_ctx *c, nc_bufmap *m)
-{
-    if ((m->count + 1) * 2 <= m->cap)
-        return ZO_OK;
-    size_t ncap = m->cap ? m->cap * 2 : 64;
-    nc_bufmap n = {0};
-    n.keys = zo__host_alloc(&c->alloc, ncap * sizeof *n.keys);
-    n.vals = zo__host_alloc(&c->alloc, ncap * sizeof *n.vals);
-    if (!n.keys || !n.vals) {
-        zo__host_free(&c->alloc, n.keys);
-        zo__host_free(&c->alloc, n.vals);
-        return fail(c, ZO_ERR_NOMEM, "nccl backend: out of host memory for the buffer map");
-    }
-    memset(n.keys, 0, ncap * sizeof *n.keys);
-    n.cap = ncap;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i])
-            bufmap_put_nogrow(&n, m->keys[i], m->vals[i]);
-    zo__host_free(&c->alloc, m->keys);
-    zo__host_free(&c->alloc, m->vals);
-    *m = n;
-    return ZO_OK;
-}
-
-static void bufmap_del_at(nc_bufmap *m, size_t i)
-{
-    m->keys[i] = 0;
-    m->count--;
-    /* backward-shift deletion */
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & (m->cap - 1);
-        if (m->keys[j] == 0)
-            return;
-        size_t h = ptr_home(m->keys[j], m->cap);
-        /* move j to i if h is cyclically outside (i, j] */
-        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
-            m->keys[j] = 0;
-            i = j;
-        }
-    }
+    return full ? zo__map_get(&c->bufs, (uint64_t)(uintptr_t)full) : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -494,17 +423,6 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     nc_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (numel == 0 || elem_size == 0 || elem_size > 64)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: param_add(%u): numel %llu, elem_size %u", (unsigned)param,
-                    (unsigned long long)numel, (unsigned)elem_size);
-    uint64_t want = numel / (uint64_t)c->world + (numel % (uint64_t)c->world != 0);
-    if (partition_numel != want)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "nccl backend: param_add(%u): partition_numel %llu, expected ceil(%llu / %d) = %llu",
-                    (unsigned)param, (unsigned long long)partition_numel, (unsigned long long)numel, c->world,
-                    (unsigned long long)want);
-    if (partition_numel > SIZE_MAX / elem_size / (uint64_t)c->world)
-        return fail(c, ZO_ERR_OVERFLOW, "nccl backend: param_add(%u): size overflows", (unsigned)param);
     if (param >= NC_MAX_PARAMS)
         return fail(c, ZO_ERR_LIMIT, "nccl backend: param_add: id %u above the limit %u", (unsigned)param,
                     NC_MAX_PARAMS);
@@ -628,24 +546,27 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     nc_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!out)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: full_alloc: NULL out");
-    *out = NULL;
-    if (bytes == 0)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: full_alloc(%u): 0 bytes", (unsigned)param);
-    if (!lookup(c, param))
-        return fail(c, ZO_ERR_BAD_HANDLE, "nccl backend: full_alloc: param %u not added", (unsigned)param);
-    zo_status s = use_device(c, "full_alloc");
+    zo_status s = zo__full_alloc_check(c->err, sizeof c->err, "nccl backend", param, lookup(c, param) != NULL, 0, 0);
     if (s)
         return s;
-    s = bufmap_reserve(c, &c->bufs);
+    s = use_device(c, "full_alloc");
     if (s)
         return s;
+    s = zo__map_reserve(&c->bufs, &c->alloc, c->err, sizeof c->err, "nccl backend: full_alloc");
+    if (s)
+        return s;
+    nc_buf *rec = zo__host_alloc(&c->alloc, sizeof *rec);
+    if (!rec)
+        return fail(c, ZO_ERR_NOMEM, "nccl backend: full_alloc(%u): out of host memory", (unsigned)param);
     void *ptr = NULL;
-    CU(c, cudaMallocFromPoolAsync(&ptr, bytes, c->pool, c->gather), "full_alloc(%u): cudaMallocFromPoolAsync(%zu bytes)",
-       (unsigned)param, bytes);
-    struct nc_bufval v = {param, bytes};
-    bufmap_put_nogrow(&c->bufs, (uintptr_t)ptr, v);
+    cudaError_t e = cudaMallocFromPoolAsync(&ptr, bytes, c->pool, c->gather);
+    if (e != cudaSuccess) {
+        zo__host_free(&c->alloc, rec);
+        return cuda_fail(c, e, "full_alloc(%u): cudaMallocFromPoolAsync(%zu bytes)", (unsigned)param, bytes);
+    }
+    rec->param = param;
+    rec->bytes = bytes;
+    zo__map_put(&c->bufs, (uint64_t)(uintptr_t)ptr, rec);
     c->st.live_full_buffers++;
     *out = ptr;
     return ZO_OK;
@@ -656,16 +577,17 @@ static void op_full_free(void *ctx, zo_param_id param, void *buf)
     nc_ctx *c = ctx_of(ctx);
     if (!c || !buf)
         return;
-    size_t i = bufmap_find(&c->bufs, (uintptr_t)buf);
-    if (i == SIZE_MAX) {
+    nc_buf *rec = buf_find(c, buf);
+    if (!rec) {
         fail(c, ZO_ERR_INVALID_ARG, "nccl backend: full_free(%u): %p is not a live full buffer of this backend",
              (unsigned)param, buf);
         return;
     }
-    if (c->bufs.vals[i].param != param)
+    if (rec->param != param)
         fail(c, ZO_ERR_INVALID_ARG, "nccl backend: full_free: buffer of param %u freed as param %u (freed anyway)",
-             (unsigned)c->bufs.vals[i].param, (unsigned)param);
-    bufmap_del_at(&c->bufs, i);
+             (unsigned)rec->param, (unsigned)param);
+    zo__map_del(&c->bufs, (uint64_t)(uintptr_t)buf);
+    zo__host_free(&c->alloc, rec);
     c->st.live_full_buffers--;
     if (use_device(c, "full_free"))
         return;
@@ -688,45 +610,36 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     nc_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!out)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: all_gather_start: NULL out");
-    *out = NULL;
-    if (n > 0 && !items)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: all_gather_start: NULL items with n = %zu", n);
     /* validate everything before any side effect */
     for (size_t i = 0; i < n; i++) {
         const zo_gather_item *it = &items[i];
-        nc_param *p = lookup(c, it->param);
-        if (!p)
-            return fail(c, ZO_ERR_BAD_HANDLE, "nccl backend: all_gather_start: item %zu: param %u not added", i,
-                        (unsigned)it->param);
-        if (it->numel != p->numel || it->partition_numel != p->part || it->elem_size != p->elem_size)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "nccl backend: all_gather_start: item %zu (param %u): numel/partition_numel/elem_size "
-                        "%llu/%llu/%u differ from param_add's %llu/%llu/%u",
-                        i, (unsigned)it->param, (unsigned long long)it->numel,
-                        (unsigned long long)it->partition_numel, (unsigned)it->elem_size,
-                        (unsigned long long)p->numel, (unsigned long long)p->part, (unsigned)p->elem_size);
-        size_t bi = bufmap_find(&c->bufs, (uintptr_t)it->full);
-        if (bi == SIZE_MAX)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "nccl backend: all_gather_start: item %zu (param %u): full buffer is not from this "
-                        "backend's full_alloc",
-                        i, (unsigned)it->param);
-        if (c->bufs.vals[bi].param != it->param)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "nccl backend: all_gather_start: item %zu: buffer of param %u used for param %u", i,
-                        (unsigned)c->bufs.vals[bi].param, (unsigned)it->param);
-        if (c->bufs.vals[bi].bytes < p->padded_bytes)
-            return fail(c, ZO_ERR_INVALID_ARG,
-                        "nccl backend: all_gather_start: item %zu (param %u): full buffer holds %zu bytes, the "
-                        "gather needs %zu (W * partition_numel * elem_size)",
-                        i, (unsigned)it->param, c->bufs.vals[bi].bytes, p->padded_bytes);
-        for (size_t j = 0; j < i; j++)
-            if (items[j].param == it->param || items[j].full == it->full)
-                return fail(c, ZO_ERR_STATE,
-                            "nccl backend: all_gather_start: param %u or its buffer appears twice in one group",
-                            (unsigned)it->param);
+        const nc_param *p = lookup(c, it->param);
+        const nc_buf *rec = buf_find(c, it->full);
+        /* a parameter or buffer is busy here only as an earlier item of this
+         * group: the streams order gathers of the same parameter */
+        int p_dup = 0, b_dup = 0;
+        for (size_t j = 0; j < i; j++) {
+            p_dup |= items[j].param == it->param;
+            b_dup |= items[j].full == it->full;
+        }
+        zo__gather_param gp = {0};
+        zo__gather_buf gb = {0};
+        if (p) {
+            gp.numel = p->numel;
+            gp.partition_numel = p->part;
+            gp.elem_size = p->elem_size;
+            gp.copy_bytes = p->padded_bytes;
+            gp.busy = p_dup;
+        }
+        if (rec) {
+            gb.param = rec->param;
+            gb.capacity = rec->bytes;
+            gb.busy = b_dup;
+        }
+        zo_status st = zo__gather_item_check(c->err, sizeof c->err, "nccl backend", i, it, p ? &gp : NULL,
+                                             rec ? &gb : NULL);
+        if (st)
+            return st;
     }
     zo_status s = check_async(c, "all_gather_start");
     if (s)
@@ -868,9 +781,6 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
     nc_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!done)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: query: NULL done");
-    *done = 0;
     nc_work *w = checked_work(c, zw);
     if (!w)
         return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: query: not a live work of this backend");
@@ -941,20 +851,12 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
     nc_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!full_grad || !shard_out)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: reduce_scatter(%u): NULL buffer", (unsigned)param);
-    if (op != ZO_REDUCE_SUM && op != ZO_REDUCE_AVG)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: reduce_scatter(%u): unknown op %d", (unsigned)param,
-                    (int)op);
-    nc_param *p = lookup(c, param);
-    if (!p)
-        return fail(c, ZO_ERR_BAD_HANDLE, "nccl backend: reduce_scatter: param %u not added", (unsigned)param);
-    if (numel != p->numel || partition_numel != p->part)
-        return fail(c, ZO_ERR_INVALID_ARG,
-                    "nccl backend: reduce_scatter(%u): numel/partition_numel %llu/%llu differ from %llu/%llu",
-                    (unsigned)param, (unsigned long long)numel, (unsigned long long)partition_numel,
-                    (unsigned long long)p->numel, (unsigned long long)p->part);
-    zo_status s = check_async(c, "reduce_scatter");
+    const nc_param *p = lookup(c, param);
+    zo_status s = zo__reduce_scatter_check(c->err, sizeof c->err, "nccl backend", param, numel, partition_numel,
+                                           p != NULL, p ? p->numel : 0, p ? p->part : 0);
+    if (s)
+        return s;
+    s = check_async(c, "reduce_scatter");
     if (s)
         return s;
     s = use_device(c, "reduce_scatter");
@@ -1043,10 +945,6 @@ static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *re
     nc_ctx *c = ctx_of(ctx);
     if (!c)
         return ZO_ERR_INVALID_ARG;
-    if (!send || !recv)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: exchange: NULL buffer");
-    if (bytes < 1 || bytes > NC_EXCHANGE_MAX)
-        return fail(c, ZO_ERR_INVALID_ARG, "nccl backend: exchange: %zu bytes (1..%u)", bytes, NC_EXCHANGE_MAX);
     zo_status s = check_async(c, "exchange");
     if (s)
         return s;
@@ -1093,8 +991,10 @@ static void op_destroy(void *ctx)
     while (c->works)
         work_release(c, c->works);
     for (size_t i = 0; i < c->bufs.cap; i++)
-        if (c->bufs.keys[i])
-            (void)cudaFreeAsync((void *)c->bufs.keys[i], c->gather);
+        if (c->bufs.vals[i]) {
+            (void)cudaFreeAsync((void *)(uintptr_t)c->bufs.keys[i], c->gather);
+            zo__host_free(&c->alloc, c->bufs.vals[i]);
+        }
     if (c->gather)
         (void)cudaStreamSynchronize(c->gather);
     if (c->xbuf)
@@ -1120,30 +1020,29 @@ static void op_destroy(void *ctx)
         (void)ncclCommDestroy(c->comm);
     zo__host_free(&c->alloc, c->params);
     zo__host_free(&c->alloc, c->evfree);
-    zo__host_free(&c->alloc, c->bufs.keys);
-    zo__host_free(&c->alloc, c->bufs.vals);
+    zo__map_free(&c->bufs, &c->alloc);
     c->magic = 0;
     zo_allocator a = c->alloc;
     zo__host_free(&a, c);
 }
 
 static const zo_backend_ops nccl_ops = {
-    ZO_BACKEND_OPS_VERSION,
-    "nccl",
-    op_world_size,
-    op_rank,
-    op_param_add,
-    op_param_remove,
-    op_full_alloc,
-    op_full_free,
-    op_all_gather_start,
-    op_wait,
-    op_query,
-    op_work_free,
-    op_reduce_scatter,
-    op_last_error,
-    op_destroy,
-    op_exchange,
+    .version = ZO_BACKEND_OPS_VERSION,
+    .name = "nccl",
+    .world_size = op_world_size,
+    .rank = op_rank,
+    .param_add = op_param_add,
+    .param_remove = op_param_remove,
+    .full_alloc = op_full_alloc,
+    .full_free = op_full_free,
+    .all_gather_start = op_all_gather_start,
+    .wait = op_wait,
+    .query = op_query,
+    .work_free = op_work_free,
+    .reduce_scatter = op_reduce_scatter,
+    .last_error = op_last_error,
+    .destroy = op_destroy,
+    .exchange = op_exchange,
 };
 
 /* ------------------------------------------------------------------ */

@@ -1,6 +1,5 @@
 /*
- * hostmap.c - host-memory helpers shared by the host and MPI backends
- * (hostmap.h has the contract).
+ * hostmap.c - helpers shared by the backends (hostmap.h has the contract).
  */
 #include "hostmap.h"
 
@@ -188,28 +187,6 @@ void zo__fill_padded(zo_param_id param, uint8_t *dst, uint64_t off, uint64_t n, 
 /* Argument checks                                                     */
 /* ------------------------------------------------------------------ */
 
-zo_status zo__param_add_check(char *err, size_t errcap, const char *who, zo_param_id param, uint64_t numel,
-                              uint32_t elem_size, uint64_t partition_numel, uint64_t W)
-{
-    if (param == ZO_NO_PARAM)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: param_add: ZO_NO_PARAM is not a parameter id", who);
-    if (numel == 0 || elem_size == 0 || elem_size > 64)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap,
-                    "%s: param_add(%u): numel %llu and elem_size %u must be > 0 (elem_size <= 64)", who,
-                    (unsigned)param, (unsigned long long)numel, (unsigned)elem_size);
-    uint64_t expect = numel / W + (numel % W != 0);
-    if (partition_numel != expect)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap,
-                    "%s: param_add(%u): partition_numel %llu != ceil(%llu / %llu) = %llu", who, (unsigned)param,
-                    (unsigned long long)partition_numel, (unsigned long long)numel, (unsigned long long)W,
-                    (unsigned long long)expect);
-    if (numel > UINT64_MAX / elem_size || partition_numel > UINT64_MAX / elem_size ||
-        partition_numel * elem_size > UINT64_MAX / W)
-        return fail(ZO_ERR_OVERFLOW, err, errcap, "%s: param_add(%u): %llu x %u bytes overflows", who,
-                    (unsigned)param, (unsigned long long)numel, (unsigned)elem_size);
-    return ZO_OK;
-}
-
 zo_status zo__gather_item_check(char *err, size_t errcap, const char *who, size_t i, const zo_gather_item *it,
                                 const zo__gather_param *p, const zo__gather_buf *b)
 {
@@ -248,14 +225,9 @@ zo_status zo__gather_item_check(char *err, size_t errcap, const char *who, size_
     return ZO_OK;
 }
 
-zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_param_id param, size_t bytes,
-                               void **out, int added, uint64_t phys_bytes, size_t hdr)
+zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_param_id param, int added,
+                               uint64_t phys_bytes, size_t hdr)
 {
-    if (!out)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: full_alloc: NULL out", who);
-    *out = NULL;
-    if (bytes == 0)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: full_alloc(%u): 0 bytes", who, (unsigned)param);
     if (!added)
         return fail(ZO_ERR_BAD_HANDLE, err, errcap, "%s: full_alloc: param %u not added", who, (unsigned)param);
     if (phys_bytes > ZO__HOST_MAX_ALLOC - hdr)
@@ -264,16 +236,10 @@ zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_par
     return ZO_OK;
 }
 
-zo_status zo__reduce_scatter_check(char *err, size_t errcap, const char *who, zo_param_id param,
-                                   const float *full_grad, const float *shard_out, uint64_t numel,
-                                   uint64_t partition_numel, zo_reduce_op op, int added, uint64_t added_numel,
+zo_status zo__reduce_scatter_check(char *err, size_t errcap, const char *who, zo_param_id param, uint64_t numel,
+                                   uint64_t partition_numel, int added, uint64_t added_numel,
                                    uint64_t added_partition_numel)
 {
-    if (!full_grad || !shard_out)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: reduce_scatter(%u): NULL buffer", who, (unsigned)param);
-    if (op != ZO_REDUCE_SUM && op != ZO_REDUCE_AVG)
-        return fail(ZO_ERR_INVALID_ARG, err, errcap, "%s: reduce_scatter(%u): unknown op %d", who,
-                    (unsigned)param, (int)op);
     if (!added)
         return fail(ZO_ERR_BAD_HANDLE, err, errcap, "%s: reduce_scatter: param %u not added", who,
                     (unsigned)param);

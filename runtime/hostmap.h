@@ -1,7 +1,7 @@
 /*
- * hostmap.h - host-memory helpers shared by the host backend
- * (backend_host.c) and the MPI backend (backend_mpi.c); private to the
- * runtime (not installed, not part of the public API).
+ * hostmap.h - helpers shared by the backends (backend_host.c, backend_mpi.c,
+ * backend_nccl.c) and by backend.c; private to the runtime (not installed,
+ * not part of the public API).
  *
  *   - the bounded allocator wrappers both backends allocate through;
  *   - zo__map, an open-addressing hash table from 64-bit keys to non-NULL
@@ -91,15 +91,6 @@ void zo__map_free(zo__map *m, const zo_allocator *a);
  * full_bytes on. */
 void zo__fill_padded(zo_param_id param, uint8_t *dst, uint64_t off, uint64_t n, uint64_t full_bytes);
 
-/* param_add's argument checks, common to the host-memory backends (W ranks):
- * param is an id, numel and elem_size are > 0 with elem_size <= 64 bytes,
- * partition_numel == ceil(numel / W) (DeepSpeed's uniform partitions), and
- * numel, partition_numel and W * partition_numel elements fit in uint64_t
- * bytes.  ZO_OK, or ZO_ERR_INVALID_ARG / ZO_ERR_OVERFLOW with
- * "<who>: param_add..." in err[errcap]. */
-zo_status zo__param_add_check(char *err, size_t errcap, const char *who, zo_param_id param, uint64_t numel,
-                              uint32_t elem_size, uint64_t partition_numel, uint64_t W);
-
 /* What all_gather_start knows of an item's parameter (as param_add saw it)
  * and of its full buffer, for zo__gather_item_check. */
 typedef struct zo__gather_param {
@@ -124,21 +115,22 @@ typedef struct zo__gather_buf {
 zo_status zo__gather_item_check(char *err, size_t errcap, const char *who, size_t i, const zo_gather_item *it,
                                 const zo__gather_param *p, const zo__gather_buf *b);
 
-/* full_alloc's checks: out not NULL (*out is set to NULL), bytes > 0, param
- * added (added != 0), and the phys_bytes the buffer really takes (bytes,
- * capped) plus a hdr-byte header within ZO__HOST_MAX_ALLOC.  ZO_OK, or
- * ZO_ERR_INVALID_ARG / ZO_ERR_BAD_HANDLE / ZO_ERR_NOMEM with
- * "<who>: full_alloc..." in err[errcap]. */
-zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_param_id param, size_t bytes,
-                               void **out, int added, uint64_t phys_bytes, size_t hdr);
+/* full_alloc's checks of the backend's state (zo_backend_full_alloc checked
+ * out and bytes): param added (added != 0), and the phys_bytes the buffer
+ * really takes (bytes, capped) plus a hdr-byte header within
+ * ZO__HOST_MAX_ALLOC (phys_bytes 0: never too large).  ZO_OK, or
+ * ZO_ERR_BAD_HANDLE / ZO_ERR_NOMEM with "<who>: full_alloc..." in
+ * err[errcap]. */
+zo_status zo__full_alloc_check(char *err, size_t errcap, const char *who, zo_param_id param, int added,
+                               uint64_t phys_bytes, size_t hdr);
 
-/* reduce_scatter's checks: both buffers non-NULL, op SUM or AVG, param
- * added (added != 0) with param_add's numel / partition_numel (elements)
- * equal to the call's.  ZO_OK, or ZO_ERR_INVALID_ARG / ZO_ERR_BAD_HANDLE
- * with "<who>: reduce_scatter..." in err[errcap]. */
-zo_status zo__reduce_scatter_check(char *err, size_t errcap, const char *who, zo_param_id param,
-                                   const float *full_grad, const float *shard_out, uint64_t numel,
-                                   uint64_t partition_numel, zo_reduce_op op, int added, uint64_t added_numel,
+/* reduce_scatter's checks of the backend's state (zo_backend_reduce_scatter
+ * checked the buffers and op): param added (added != 0) with param_add's
+ * numel / partition_numel (elements) equal to the call's.  ZO_OK, or
+ * ZO_ERR_BAD_HANDLE / ZO_ERR_INVALID_ARG with "<who>: reduce_scatter..." in
+ * err[errcap]. */
+zo_status zo__reduce_scatter_check(char *err, size_t errcap, const char *who, zo_param_id param, uint64_t numel,
+                                   uint64_t partition_numel, int added, uint64_t added_numel,
                                    uint64_t added_partition_numel);
 
 #endif

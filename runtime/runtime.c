@@ -159,19 +159,18 @@ static void free_call_storage(zo_runtime *rt) {
 
 zo_status zo_runtime_destroy(zo_runtime *rt) {
     if (!rt) return ZO_OK;
-    const zo_backend_ops *ops = rt->backend->ops;
     for (uint32_t w = 0; w < rt->n_works; w++) {
         if (!rt->works[w].in_use) continue;
-        (void)ops->wait(rt->backend->ctx, rt->works[w].work);
-        ops->work_free(rt->backend->ctx, rt->works[w].work);
+        (void)zo_backend_wait(rt->backend, rt->works[w].work);
+        zo_backend_work_free(rt->backend, rt->works[w].work);
         zo__free(rt, rt->works[w].params);
     }
     zo__free(rt, rt->works);
     zo__free(rt, rt->works_free);
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         zo_par *pr = &rt->pars[p];
-        if (pr->full) ops->full_free(rt->backend->ctx, p, pr->full);
-        if (ops->param_remove) ops->param_remove(rt->backend->ctx, p);
+        zo_backend_full_free(rt->backend, p, pr->full);
+        zo_backend_param_remove(rt->backend, p);
         zo__free(rt, pr->act);
         zo__free(rt, pr->users);
         zo__free(rt, pr->name);
@@ -355,10 +354,10 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
         if (!nm) return zo__fail(rt, ZO_ERR_NOMEM, "zo_param_register: name");
     }
     zo_param_id id = rt->n_pars;
-    zo_status s = rt->backend->ops->param_add(rt->backend->ctx, id, numel, elem_size, part);
+    zo_status s = zo_backend_param_add(rt->backend, id, numel, elem_size, part);
     if (s) {
         zo__free(rt, nm);
-        const char *be = rt->backend->ops->last_error ? rt->backend->ops->last_error(rt->backend->ctx) : NULL;
+        const char *be = zo_backend_last_error(rt->backend);
         return zo__fail(rt, s == ZO_ERR_NOMEM ? ZO_ERR_NOMEM : ZO_ERR_BACKEND, "backend param_add: %s",
                         be ? be : zo_strerror(s));
     }
@@ -620,7 +619,7 @@ static zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
 }
 
 static const char *backend_msg(zo_runtime *rt, zo_status s) {
-    const char *m = rt->backend->ops->last_error ? rt->backend->ops->last_error(rt->backend->ctx) : NULL;
+    const char *m = zo_backend_last_error(rt->backend);
     return m && m[0] ? m : zo_strerror(s);
 }
 
@@ -632,11 +631,10 @@ static const char *backend_msg(zo_runtime *rt, zo_status s) {
  * backend (a host world that would hang), or ZO_ERR_BACKEND / ZO_ERR_NOMEM
  * when the exchange itself failed.  Allocates nothing. */
 static zo_status fp_exchange(zo_runtime *rt, const char *what, int prefetch) {
-    const zo_backend_ops *ops = rt->backend->ops;
     uint64_t seq = rt->coll_seq++;
     int W = rt->cfg.world_size;
     const uint8_t *recv = rt->fp_recv;
-    zo_status s = ops->exchange(rt->backend->ctx, rt->fp_send, ZO_FP_BYTES, rt->fp_recv);
+    zo_status s = zo_backend_exchange(rt->backend, rt->fp_send, ZO_FP_BYTES, rt->fp_recv);
     if (s == ZO_ERR_COLLECTIVE_MISMATCH)
         return zo__fail(rt, s, "collective %llu: fingerprint exchange before %s: %s", (unsigned long long)seq, what,
                         backend_msg(rt, s));
@@ -684,8 +682,6 @@ static zo_status fp_verify_step(zo_runtime *rt) {
 /* __all_gather_params: one coalesced all-gather of the NOT_AVAILABLE ones
  * among ids.  On error nothing changed. */
 zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch) {
-    const zo_backend_ops *ops = rt->backend->ops;
-    void *bctx = rt->backend->ctx;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) k++;
@@ -721,7 +717,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         if (dup) continue;
         size_t bytes = (size_t)(pr->part_numel * (uint64_t)rt->cfg.world_size) * pr->elem_size;
         void *buf = NULL;
-        s = ops->full_alloc(bctx, p, bytes, &buf);
+        s = zo_backend_full_alloc(rt->backend, p, bytes, &buf);
         if (s) break;
         items[j].param = p;
         items[j].full = buf;
@@ -742,9 +738,9 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo__fp_encode(&a, rt->coll_seq, ZO_FP_KIND_GATHER, rt->fp_send);
         vs = fp_exchange(rt, prefetch ? "a prefetch all-gather" : "an all-gather", prefetch);
     }
-    if (!s && !vs) s = ops->all_gather_start(bctx, items, j, &work);
+    if (!s && !vs) s = zo_backend_all_gather_start(rt->backend, items, j, &work);
     if (s || vs) {
-        for (size_t t = 0; t < j; t++) ops->full_free(bctx, items[t].param, items[t].full);
+        for (size_t t = 0; t < j; t++) zo_backend_full_free(rt->backend, items[t].param, items[t].full);
         zo__free(rt, items);
         zo__free(rt, plist);
         if (vs) return vs; /* nothing issued; the message names both sides */
@@ -786,7 +782,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
 
 /* frees a finished (or failed) work and returns its registry slot */
 static void work_retire(zo_runtime *rt, zo_work_rec *wr) {
-    rt->backend->ops->work_free(rt->backend->ctx, wr->work);
+    zo_backend_work_free(rt->backend, wr->work);
     zo__free(rt, wr->params);
     memset(wr, 0, sizeof *wr);
     rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works); /* capacity reserved at growth */
@@ -797,13 +793,12 @@ static void work_retire(zo_runtime *rt, zo_work_rec *wr) {
 zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
     zo_par *pr = &rt->pars[p];
     if (pr->status != ZO_PARAM_INFLIGHT || pr->work == ZO_NONE32) return ZO_OK;
-    const zo_backend_ops *ops = rt->backend->ops;
     zo_work_rec *wr = &rt->works[pr->work];
     int done = 0;
-    zo_status s = ops->query(rt->backend->ctx, wr->work, &done);
+    zo_status s = zo_backend_query(rt->backend, wr->work, &done);
     if (!s && !done) {
         rt->st.blocking_waits++;
-        s = ops->wait(rt->backend->ctx, wr->work);
+        s = zo_backend_wait(rt->backend, wr->work);
     }
     zo__emit(rt, ZO_EV_WAIT, ZO_NO_MODULE, p, 0, 0, 0, 0, done ? "complete" : "blocking");
     if (s) {
@@ -817,7 +812,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
             zo_par *qr = &rt->pars[q];
             qr->work = ZO_NONE32;
             rt->st.inflight_params--;
-            ops->full_free(rt->backend->ctx, q, qr->full);
+            zo_backend_full_free(rt->backend, q, qr->full);
             qr->full = NULL;
             qr->full_bytes = 0;
             rt->st.live_numel -= qr->numel;
@@ -846,7 +841,7 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     if (pr->persistent && !(force & ZO_REL_PERSIST)) return ZO_OK;
     zo_status s = set_status(rt, p, ZO_PARAM_NOT_AVAILABLE);
     if (s) return s;
-    rt->backend->ops->full_free(rt->backend->ctx, p, pr->full);
+    zo_backend_full_free(rt->backend, p, pr->full);
     pr->full = NULL;
     pr->full_bytes = 0;
     rt->st.live_numel -= pr->numel;

@@ -295,10 +295,22 @@ static void mm_destroy(void *ctx)
 }
 
 static const zo_backend_ops mirror_ops = {
-    ZO_BACKEND_OPS_VERSION, "mirror(host,mpi)", mm_world,     mm_rank,           mm_param_add,
-    mm_param_remove,        mm_full_alloc,      mm_full_free, mm_all_gather_start, mm_wait,
-    mm_query,               mm_work_free,       mm_reduce_scatter, mm_last_error, mm_destroy,
-    mm_exchange,
+    .version = ZO_BACKEND_OPS_VERSION,
+    .name = "mirror(host,mpi)",
+    .world_size = mm_world,
+    .rank = mm_rank,
+    .param_add = mm_param_add,
+    .param_remove = mm_param_remove,
+    .full_alloc = mm_full_alloc,
+    .full_free = mm_full_free,
+    .all_gather_start = mm_all_gather_start,
+    .wait = mm_wait,
+    .query = mm_query,
+    .work_free = mm_work_free,
+    .reduce_scatter = mm_reduce_scatter,
+    .last_error = mm_last_error,
+    .destroy = mm_destroy,
+    .exchange = mm_exchange,
 };
 
 zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **out)

@@ -462,25 +462,24 @@ static int mode_divergence(const char *path)
 static int gather_check(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, uint64_t cap, int use_query)
 {
     int bad = 0;
-    const zo_backend_ops *o = b->ops;
     uint64_t W = (uint64_t)g_world, part = (numel + W - 1) / W, padded = part * W * es;
     uint64_t L = cap && cap < padded ? cap : padded;
     void *full = NULL;
     zo_work *w = NULL;
-    CHECK(o->param_add(b->ctx, id, numel, es, part) == ZO_OK, "param_add: %s", o->last_error(b->ctx));
-    CHECK(o->full_alloc(b->ctx, id, padded, &full) == ZO_OK, "full_alloc: %s", o->last_error(b->ctx));
+    CHECK(zo_backend_param_add(b, id, numel, es, part) == ZO_OK, "param_add: %s", zo_backend_last_error(b));
+    CHECK(zo_backend_full_alloc(b, id, padded, &full) == ZO_OK, "full_alloc: %s", zo_backend_last_error(b));
     if (bad)
         return bad;
     zo_gather_item it = {id, full, numel, part, es};
-    CHECK(o->all_gather_start(b->ctx, &it, 1, &w) == ZO_OK, "all_gather_start: %s", o->last_error(b->ctx));
+    CHECK(zo_backend_all_gather_start(b, &it, 1, &w) == ZO_OK, "all_gather_start: %s", zo_backend_last_error(b));
     if (use_query) {
         int done = 0;
         for (long spin = 0; !done && spin < 100000000L; spin++)
-            CHECK(o->query(b->ctx, w, &done) == ZO_OK, "query");
+            CHECK(zo_backend_query(b, w, &done) == ZO_OK, "query");
         CHECK(done, "query never reported done");
     }
-    CHECK(o->wait(b->ctx, w) == ZO_OK, "wait: %s", o->last_error(b->ctx));
-    o->work_free(b->ctx, w);
+    CHECK(zo_backend_wait(b, w) == ZO_OK, "wait: %s", zo_backend_last_error(b));
+    zo_backend_work_free(b, w);
     const uint8_t *d = full;
     for (uint64_t j = 0; j < L; j++) {
         uint8_t want = j < numel * es ? zo_host_param_byte(id, j) : 0;
@@ -491,7 +490,7 @@ static int gather_check(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t 
         }
     }
     CHECK(zo_mpi_physical_bytes(b, padded) == L, "physical bytes");
-    o->full_free(b->ctx, id, full);
+    zo_backend_full_free(b, id, full);
     return bad;
 }
 
@@ -559,27 +558,27 @@ static int mode_backend(void)
         zo_gather_item its[3];
         for (int i = 0; i < 3; i++) {
             uint64_t part = (numels[i] + (uint64_t)g_world - 1) / (uint64_t)g_world;
-            CHECK(o->param_add(b->ctx, ids[i], numels[i], 4, part) == ZO_OK, "param_add");
-            CHECK(o->full_alloc(b->ctx, ids[i], part * (uint64_t)g_world * 4, &full[i]) == ZO_OK, "full_alloc");
+            CHECK(zo_backend_param_add(b, ids[i], numels[i], 4, part) == ZO_OK, "param_add");
+            CHECK(zo_backend_full_alloc(b, ids[i], part * (uint64_t)g_world * 4, &full[i]) == ZO_OK, "full_alloc");
             its[i] = (zo_gather_item){ids[i], full[i], numels[i], part, 4};
         }
         zo_work *w = NULL;
-        CHECK(o->all_gather_start(b->ctx, its, 3, &w) == ZO_OK, "group: %s", o->last_error(b->ctx));
+        CHECK(zo_backend_all_gather_start(b, its, 3, &w) == ZO_OK, "group: %s", zo_backend_last_error(b));
         /* the same parameter again while in flight: refused, nothing issued */
         zo_work *w2 = NULL;
-        CHECK(o->all_gather_start(b->ctx, its, 1, &w2) == ZO_ERR_STATE && !w2, "double gather accepted");
-        o->full_free(b->ctx, ids[2], full[2]); /* waits the group first */
+        CHECK(zo_backend_all_gather_start(b, its, 1, &w2) == ZO_ERR_STATE && !w2, "double gather accepted");
+        zo_backend_full_free(b, ids[2], full[2]); /* waits the group first */
         CHECK(zo_mpi_get_stats(b).blocking_frees == 1, "blocking free counted");
-        CHECK(o->wait(b->ctx, w) == ZO_OK, "group wait: %s", o->last_error(b->ctx));
+        CHECK(zo_backend_wait(b, w) == ZO_OK, "group wait: %s", zo_backend_last_error(b));
         for (int i = 0; i < 2; i++)
             for (uint64_t j = 0; j < numels[i] * 4; j++)
                 if (((uint8_t *)full[i])[j] != zo_host_param_byte(ids[i], j)) {
                     CHECK(0, "group item %d byte %llu", i, (unsigned long long)j);
                     break;
                 }
-        o->work_free(b->ctx, w);
-        o->full_free(b->ctx, ids[0], full[0]);
-        o->full_free(b->ctx, ids[1], full[1]);
+        zo_backend_work_free(b, w);
+        zo_backend_full_free(b, ids[0], full[0]);
+        zo_backend_full_free(b, ids[1], full[1]);
     }
 
     /* bad arguments: reported, nothing issued (every rank makes the same calls) */
@@ -587,21 +586,21 @@ static int mode_backend(void)
         void *full = NULL;
         zo_work *w = NULL;
         uint64_t p3 = (1001 + (uint64_t)g_world - 1) / (uint64_t)g_world;
-        CHECK(o->param_add(b->ctx, 3, 1001, 4, p3) == ZO_ERR_EXISTS, "double param_add");
-        CHECK(o->param_add(b->ctx, 20, 10, 4, 11) == ZO_ERR_INVALID_ARG, "bad partition accepted");
-        CHECK(o->param_add(b->ctx, 21, 0, 4, 0) == ZO_ERR_INVALID_ARG, "numel 0 accepted");
-        CHECK(o->full_alloc(b->ctx, 99, 16, &full) == ZO_ERR_BAD_HANDLE, "full_alloc of unknown param");
+        CHECK(zo_backend_param_add(b, 3, 1001, 4, p3) == ZO_ERR_EXISTS, "double param_add");
+        CHECK(zo_backend_param_add(b, 20, 10, 4, 11) == ZO_ERR_INVALID_ARG, "bad partition accepted");
+        CHECK(zo_backend_param_add(b, 21, 0, 4, 0) == ZO_ERR_INVALID_ARG, "numel 0 accepted");
+        CHECK(zo_backend_full_alloc(b, 99, 16, &full) == ZO_ERR_BAD_HANDLE, "full_alloc of unknown param");
         zo_gather_item it = {3, (void *)&full, 1001, p3, 4};
-        CHECK(o->all_gather_start(b->ctx, &it, 1, &w) == ZO_ERR_INVALID_ARG && !w, "foreign buffer accepted");
-        CHECK(o->wait(b->ctx, (zo_work *)&full) == ZO_ERR_INVALID_ARG, "foreign work accepted");
+        CHECK(zo_backend_all_gather_start(b, &it, 1, &w) == ZO_ERR_INVALID_ARG && !w, "foreign buffer accepted");
+        CHECK(zo_backend_wait(b, (zo_work *)&full) == ZO_ERR_INVALID_ARG, "foreign work accepted");
         int done = 0;
-        CHECK(o->query(b->ctx, (zo_work *)&full, &done) == ZO_ERR_INVALID_ARG, "foreign work accepted by query");
-        CHECK(o->exchange(b->ctx, &done, 0, &done) == ZO_ERR_INVALID_ARG, "0-byte exchange accepted");
-        CHECK(o->exchange(b->ctx, &done, 257, &done) == ZO_ERR_INVALID_ARG, "257-byte exchange accepted");
-        o->full_free(b->ctx, 3, &full); /* foreign pointer: recorded, ignored */
-        CHECK(strstr(o->last_error(b->ctx), "not a live full buffer") != NULL, "foreign free message");
-        o->param_remove(b->ctx, 98);
-        CHECK(strstr(o->last_error(b->ctx), "not added") != NULL, "unknown param_remove message");
+        CHECK(zo_backend_query(b, (zo_work *)&full, &done) == ZO_ERR_INVALID_ARG, "foreign work accepted by query");
+        CHECK(zo_backend_exchange(b, &done, 0, &done) == ZO_ERR_INVALID_ARG, "0-byte exchange accepted");
+        CHECK(zo_backend_exchange(b, &done, 257, &done) == ZO_ERR_INVALID_ARG, "257-byte exchange accepted");
+        zo_backend_full_free(b, 3, &full); /* foreign pointer: recorded, ignored */
+        CHECK(strstr(zo_backend_last_error(b), "not a live full buffer") != NULL, "foreign free message");
+        zo_backend_param_remove(b, 98);
+        CHECK(strstr(zo_backend_last_error(b), "not added") != NULL, "unknown param_remove message");
     }
 
     /* exchange: rank r's message at offset r * bytes */
@@ -610,7 +609,7 @@ static int mode_backend(void)
         for (int i = 0; i < 64; i++)
             msg[i] = (uint8_t)(g_rank * 31 + i);
         if (g_world <= 64) {
-            CHECK(o->exchange(b->ctx, msg, 64, recv) == ZO_OK, "exchange: %s", o->last_error(b->ctx));
+            CHECK(zo_backend_exchange(b, msg, 64, recv) == ZO_OK, "exchange: %s", zo_backend_last_error(b));
             for (int r = 0; r < g_world; r++)
                 for (int i = 0; i < 64; i++)
                     if (recv[r * 64 + i] != (uint8_t)(r * 31 + i)) {
@@ -631,16 +630,16 @@ static int mode_backend(void)
             for (uint64_t j = 0; j < numel; j++)
                 g[j] = (float)(j % 13) - 6.0f + (float)g_rank;
             float one = 0;
-            CHECK(o->reduce_scatter(b->ctx, 3, g, &one, 1000, 250, ZO_REDUCE_SUM) == ZO_ERR_INVALID_ARG,
+            CHECK(zo_backend_reduce_scatter(b, 3, g, &one, 1000, 250, ZO_REDUCE_SUM) == ZO_ERR_INVALID_ARG,
                   "reduce_scatter with wrong numel accepted");
-            CHECK(o->reduce_scatter(b->ctx, 3, g, &one, 1001, 251, (zo_reduce_op)7) == ZO_ERR_INVALID_ARG,
+            CHECK(zo_backend_reduce_scatter(b, 3, g, &one, 1001, 251, (zo_reduce_op)7) == ZO_ERR_INVALID_ARG,
                   "unknown reduce op accepted");
             /* param 3 has numel 1001: use it */
             uint64_t p3 = (1001 + (uint64_t)g_world - 1) / (uint64_t)g_world;
             float *o3 = malloc(p3 * sizeof *o3);
             for (int avg = 0; o3 && avg < 2; avg++) {
-                CHECK(o->reduce_scatter(b->ctx, 3, g, o3, 1001, p3, avg ? ZO_REDUCE_AVG : ZO_REDUCE_SUM) == ZO_OK,
-                      "reduce_scatter: %s", o->last_error(b->ctx));
+                CHECK(zo_backend_reduce_scatter(b, 3, g, o3, 1001, p3, avg ? ZO_REDUCE_AVG : ZO_REDUCE_SUM) == ZO_OK,
+                      "reduce_scatter: %s", zo_backend_last_error(b));
                 float W = (float)g_world;
                 for (uint64_t i = 0; i < p3; i++) {
                     uint64_t j = (uint64_t)g_rank * p3 + i;
@@ -676,10 +675,10 @@ static int mode_backend(void)
         /* a gather left in flight at destroy: destroy waits for it */
         void *full = NULL;
         zo_work *w = NULL;
-        CHECK(b->ops->param_add(b->ctx, 9, 400, 4, 100) == ZO_OK || g_world != 4, "param_add");
-        if (g_world == 4 && b->ops->full_alloc(b->ctx, 9, 1600, &full) == ZO_OK) {
+        CHECK(zo_backend_param_add(b, 9, 400, 4, 100) == ZO_OK || g_world != 4, "param_add");
+        if (g_world == 4 && zo_backend_full_alloc(b, 9, 1600, &full) == ZO_OK) {
             zo_gather_item it = {9, full, 400, 100, 4};
-            CHECK(b->ops->all_gather_start(b->ctx, &it, 1, &w) == ZO_OK, "gather left in flight");
+            CHECK(zo_backend_all_gather_start(b, &it, 1, &w) == ZO_OK, "gather left in flight");
         }
         zo_backend_destroy(b);
     }

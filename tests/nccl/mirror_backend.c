@@ -383,9 +383,22 @@ static void m_destroy(void *ctx)
 }
 
 static const zo_backend_ops mirror_ops = {
-    ZO_BACKEND_OPS_VERSION, "mirror(host,nccl)", w_mirror, r_mirror, m_param_add, m_param_remove,
-    m_full_alloc, m_full_free, m_all_gather_start, m_wait, m_query, m_work_free, m_reduce_scatter,
-    m_last_error, m_destroy, m_exchange,
+    .version = ZO_BACKEND_OPS_VERSION,
+    .name = "mirror(host,nccl)",
+    .world_size = w_mirror,
+    .rank = r_mirror,
+    .param_add = m_param_add,
+    .param_remove = m_param_remove,
+    .full_alloc = m_full_alloc,
+    .full_free = m_full_free,
+    .all_gather_start = m_all_gather_start,
+    .wait = m_wait,
+    .query = m_query,
+    .work_free = m_work_free,
+    .reduce_scatter = m_reduce_scatter,
+    .last_error = m_last_error,
+    .destroy = m_destroy,
+    .exchange = m_exchange,
 };
 
 zo_status zo_mirror_create(zo_backend *host, zo_backend *nccl, uint64_t max_nccl_bytes, uint64_t compare_bytes,

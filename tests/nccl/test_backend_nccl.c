@@ -63,7 +63,7 @@ static char g_count_err[256];
         zo_status g_ = (call);                                                                            \
         if (g_ != ZO_OK) {                                                                                \
             print_error("%s returned %d (%s): %s\n", #call, g_, zo_strerror(g_),                          \
-                        (b)->ops->last_error((b)->ctx));                                                  \
+                        zo_backend_last_error(b));                                                  \
             fail();                                                                                       \
         }                                                                                                 \
     } while (0)
@@ -415,8 +415,8 @@ static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
     int bad = 0;
     for (size_t i = 0; i < N_CASES; i++) {
         uint64_t part = (g_cases[i].numel + (uint64_t)W - 1) / (uint64_t)W;
-        if (ops->param_add(ctx, base + (zo_param_id)i, g_cases[i].numel, g_cases[i].elem, part) != ZO_OK) {
-            print_error("param_add: %s\n", ops->last_error(ctx));
+        if (zo_backend_param_add(b, base + (zo_param_id)i, g_cases[i].numel, g_cases[i].elem, part) != ZO_OK) {
+            print_error("param_add: %s\n", zo_backend_last_error(b));
             return -1;
         }
     }
@@ -429,25 +429,25 @@ static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
             it[n].numel = g_cases[i].numel;
             it[n].partition_numel = part;
             it[n].elem_size = g_cases[i].elem;
-            if (ops->full_alloc(ctx, it[n].param, (size_t)(part * (uint64_t)W * g_cases[i].elem), &it[n].full)) {
-                print_error("full_alloc: %s\n", ops->last_error(ctx));
+            if (zo_backend_full_alloc(b, it[n].param, (size_t)(part * (uint64_t)W * g_cases[i].elem), &it[n].full)) {
+                print_error("full_alloc: %s\n", zo_backend_last_error(b));
                 return -1;
             }
         }
         zo_work *w = NULL;
-        if (ops->all_gather_start(ctx, it, n, &w) || ops->wait(ctx, w)) {
-            print_error("gather: %s\n", ops->last_error(ctx));
+        if (zo_backend_all_gather_start(b, it, n, &w) || zo_backend_wait(b, w)) {
+            print_error("gather: %s\n", zo_backend_last_error(b));
             return -1;
         }
         int done = 0;
         if (do_host_wait_check) {
             /* host-mode wait: complete as soon as wait returned */
-            if (ops->query(ctx, w, &done) || !done) {
-                print_error("query after a host wait: done %d: %s\n", done, ops->last_error(ctx));
+            if (zo_backend_query(b, w, &done) || !done) {
+                print_error("query after a host wait: done %d: %s\n", done, zo_backend_last_error(b));
                 bad++;
             }
         }
-        ops->work_free(ctx, w);
+        zo_backend_work_free(b, w);
         for (size_t k = 0; k < n; k++) {
             size_t bytes = (size_t)(it[k].numel * it[k].elem_size);
             uint8_t *h = malloc(bytes);
@@ -463,11 +463,11 @@ static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
                     break;
                 }
             free(h);
-            ops->full_free(ctx, it[k].param, it[k].full);
+            zo_backend_full_free(b, it[k].param, it[k].full);
         }
     }
     for (size_t i = 0; i < N_CASES; i++)
-        ops->param_remove(ctx, base + (zo_param_id)i);
+        zo_backend_param_remove(b, base + (zo_param_id)i);
     return bad;
 }
 
@@ -483,16 +483,16 @@ static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op o
     hc.world_size = W;
     hc.rank = r;
     zo_backend *h = NULL;
-    if (zo_backend_host_create(&hc, &h) || h->ops->param_add(h->ctx, p, numel, 4, part) ||
-        ops->param_add(b->ctx, p, numel, 4, part)) {
-        print_error("setup: %s\n", ops->last_error(b->ctx));
+    if (zo_backend_host_create(&hc, &h) || zo_backend_param_add(h, p, numel, 4, part) ||
+        zo_backend_param_add(b, p, numel, 4, part)) {
+        print_error("setup: %s\n", zo_backend_last_error(b));
         return -1;
     }
     float *g = malloc(numel * sizeof *g), *want = malloc(part * sizeof *want), *got = malloc(part * sizeof *got);
     assert_true(g && want && got);
     for (uint64_t i = 0; i < numel; i++)
         g[i] = (float)((i * 37u) % 101u) * 0.25f - 7.0f;
-    assert_int_equal(h->ops->reduce_scatter(h->ctx, p, g, want, numel, part, op), ZO_OK);
+    assert_int_equal(zo_backend_reduce_scatter(h, p, g, want, numel, part, op), ZO_OK);
     int bad = 0;
     for (int mode = 0; mode < 2; mode++) {
         memset(got, 0xff, part * sizeof *got);
@@ -511,7 +511,7 @@ static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op o
             cudaFree(dout);
         }
         if (s) {
-            print_error("reduce_scatter (%s pointers): %s\n", mode ? "device" : "host", ops->last_error(b->ctx));
+            print_error("reduce_scatter (%s pointers): %s\n", mode ? "device" : "host", zo_backend_last_error(b));
             bad = -1;
             break;
         }
@@ -532,7 +532,7 @@ static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op o
     free(g);
     free(want);
     free(got);
-    ops->param_remove(b->ctx, p);
+    zo_backend_param_remove(b, p);
     zo_backend_destroy(h);
     return bad;
 }
@@ -584,30 +584,29 @@ static void test_dev_backpressure(void **state)
     zo_nccl_config c = cfg1();
     c.max_outstanding_gathers = 1;
     zo_backend *b = make1(c);
-    const zo_backend_ops *ops = b->ops;
     enum { N = 6 };
     uint64_t numel = 1u << 22; /* 16 MiB float32: long enough to still be running */
     zo_work *w[N];
     void *full[N];
     for (int i = 0; i < N; i++) {
-        BE_OK(b, ops->param_add(b->ctx, (zo_param_id)i, numel, 4, numel));
-        BE_OK(b, ops->full_alloc(b->ctx, (zo_param_id)i, numel * 4, &full[i]));
+        BE_OK(b, zo_backend_param_add(b, (zo_param_id)i, numel, 4, numel));
+        BE_OK(b, zo_backend_full_alloc(b, (zo_param_id)i, numel * 4, &full[i]));
         zo_gather_item it = {(zo_param_id)i, full[i], numel, numel, 4};
-        BE_OK(b, ops->all_gather_start(b->ctx, &it, 1, &w[i]));
+        BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w[i]));
         zo_nccl_stats st;
         assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
         assert_true(st.outstanding <= 1);
     }
     for (int i = 0; i < N; i++) {
-        BE_OK(b, ops->wait(b->ctx, w[i]));
-        ops->work_free(b->ctx, w[i]);
+        BE_OK(b, zo_backend_wait(b, w[i]));
+        zo_backend_work_free(b, w[i]);
     }
     uint8_t h[64];
     assert_int_equal(cudaMemcpy(h, (uint8_t *)full[N - 1] + 4096, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
     for (size_t j = 0; j < sizeof h; j++)
         assert_int_equal(h[j], zo_host_param_byte(N - 1, 4096 + j));
     for (int i = 0; i < N; i++)
-        ops->full_free(b->ctx, (zo_param_id)i, full[i]);
+        zo_backend_full_free(b, (zo_param_id)i, full[i]);
     zo_backend_destroy(b);
 }
 
@@ -616,33 +615,31 @@ static void test_dev_bad_handles(void **state)
     (void)state;
     NEED_DEVICE();
     zo_backend *b = make1(cfg1());
-    const zo_backend_ops *ops = b->ops;
-    void *ctx = b->ctx;
     void *full = NULL;
-    assert_int_equal(ops->full_alloc(ctx, 3, 64, &full), ZO_ERR_BAD_HANDLE);
-    assert_non_null(strstr(ops->last_error(ctx), "not added"));
-    BE_OK(b, ops->param_add(ctx, 3, 16, 4, 16));
-    assert_int_equal(ops->param_add(ctx, 3, 16, 4, 16), ZO_ERR_EXISTS);
-    assert_int_equal(ops->param_add(ctx, 4, 16, 4, 8), ZO_ERR_INVALID_ARG); /* not ceil(16/1) */
+    assert_int_equal(zo_backend_full_alloc(b, 3, 64, &full), ZO_ERR_BAD_HANDLE);
+    assert_non_null(strstr(zo_backend_last_error(b), "not added"));
+    BE_OK(b, zo_backend_param_add(b, 3, 16, 4, 16));
+    assert_int_equal(zo_backend_param_add(b, 3, 16, 4, 16), ZO_ERR_EXISTS);
+    assert_int_equal(zo_backend_param_add(b, 4, 16, 4, 8), ZO_ERR_INVALID_ARG); /* not ceil(16/1) */
     int local = 0;
     zo_gather_item it = {3, &local, 16, 16, 4};
     zo_work *w = NULL;
-    assert_int_equal(ops->all_gather_start(ctx, &it, 1, &w), ZO_ERR_INVALID_ARG);
-    assert_non_null(strstr(ops->last_error(ctx), "full_alloc"));
-    BE_OK(b, ops->full_alloc(ctx, 3, 32, &full)); /* too small */
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_non_null(strstr(zo_backend_last_error(b), "full_alloc"));
+    BE_OK(b, zo_backend_full_alloc(b, 3, 32, &full)); /* too small */
     it.full = full;
-    assert_int_equal(ops->all_gather_start(ctx, &it, 1, &w), ZO_ERR_INVALID_ARG);
-    ops->full_free(ctx, 3, full);
-    ops->full_free(ctx, 3, full); /* double free: reported, not passed to CUDA */
-    assert_non_null(strstr(ops->last_error(ctx), "not a live full buffer"));
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_INVALID_ARG);
+    zo_backend_full_free(b, 3, full);
+    zo_backend_full_free(b, 3, full); /* double free: reported, not passed to CUDA */
+    assert_non_null(strstr(zo_backend_last_error(b), "not a live full buffer"));
     int done = 0;
-    assert_int_equal(ops->query(ctx, (zo_work *)&local, &done), ZO_ERR_INVALID_ARG);
-    assert_int_equal(ops->wait(ctx, (zo_work *)&local), ZO_ERR_INVALID_ARG);
-    ops->work_free(ctx, (zo_work *)&local);
-    assert_non_null(strstr(ops->last_error(ctx), "not a live work"));
+    assert_int_equal(zo_backend_query(b, (zo_work *)&local, &done), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_wait(b, (zo_work *)&local), ZO_ERR_INVALID_ARG);
+    zo_backend_work_free(b, (zo_work *)&local);
+    assert_non_null(strstr(zo_backend_last_error(b), "not a live work"));
     float g[16] = {0}, o[16];
-    assert_int_equal(ops->reduce_scatter(ctx, 9, g, o, 16, 16, ZO_REDUCE_SUM), ZO_ERR_BAD_HANDLE);
-    assert_int_equal(ops->reduce_scatter(ctx, 3, g, o, 15, 16, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_reduce_scatter(b, 9, g, o, 16, 16, ZO_REDUCE_SUM), ZO_ERR_BAD_HANDLE);
+    assert_int_equal(zo_backend_reduce_scatter(b, 3, g, o, 15, 16, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
     zo_nccl_stats st;
     assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
     assert_int_equal(st.live_full_buffers, 0);
@@ -686,9 +683,9 @@ static int xchg_check(zo_backend *b)
         for (size_t i = 0; i < n; i++)
             send[i] = (uint8_t)(r * 17 + i * 3 + n);
         memset(recv, 0xEE, (size_t)W * 256 + 1);
-        zo_status s = ops->exchange(b->ctx, send, n, recv);
+        zo_status s = zo_backend_exchange(b, send, n, recv);
         if (s) {
-            print_error("exchange(%zu bytes) on rank %d: %s\n", n, r, ops->last_error(b->ctx));
+            print_error("exchange(%zu bytes) on rank %d: %s\n", n, r, zo_backend_last_error(b));
             bad++;
             continue;
         }
@@ -706,11 +703,11 @@ static int xchg_check(zo_backend *b)
             bad++;
         }
     }
-    assert_int_equal(ops->exchange(b->ctx, send, 0, recv), ZO_ERR_INVALID_ARG);
-    assert_int_equal(ops->exchange(b->ctx, send, 257, recv), ZO_ERR_INVALID_ARG);
-    assert_int_equal(ops->exchange(b->ctx, NULL, 4, recv), ZO_ERR_INVALID_ARG);
-    assert_int_equal(ops->exchange(b->ctx, send, 4, NULL), ZO_ERR_INVALID_ARG);
-    assert_non_null(strstr(ops->last_error(b->ctx), "exchange"));
+    assert_int_equal(zo_backend_exchange(b, send, 0, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_exchange(b, send, 257, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_exchange(b, NULL, 4, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_exchange(b, send, 4, NULL), ZO_ERR_INVALID_ARG);
+    assert_non_null(strstr(zo_backend_last_error(b), "exchange"));
     assert_int_equal(zo_nccl_get_stats(b, &st1), ZO_OK);
     if (st1.exchanges - st0.exchanges != sizeof sizes / sizeof sizes[0]) {
         print_error("zo_nccl_stats.exchanges went from %llu to %llu\n", (unsigned long long)st0.exchanges,
@@ -989,23 +986,22 @@ static void test_fake_stream_protocol(void **state)
     NEED_DEVICE();
     fake_reset();
     zo_backend *b = fake1(16, 0);
-    const zo_backend_ops *o = b->ops;
-    BE_OK(b, o->param_add(b->ctx, 0, 100, 4, 100));
+    BE_OK(b, zo_backend_param_add(b, 0, 100, 4, 100));
     void *full = NULL;
     zo_work *w = NULL;
-    BE_OK(b, o->full_alloc(b->ctx, 0, 400, &full));
+    BE_OK(b, zo_backend_full_alloc(b, 0, 400, &full));
     zo_gather_item it = {0, full, 100, 100, 4};
     fake_counters c0 = fake_get();
-    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+    BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w));
     fake_counters c1 = fake_get();
     assert_int_equal(c1.groups - c0.groups, 1);
     assert_int_equal(c1.allgathers - c0.allgathers, 1);
     assert_int_equal(c1.group_depth, 0);
-    BE_OK(b, o->wait(b->ctx, w)); /* stream mode: the compute (legacy) stream waits, no host sync */
+    BE_OK(b, zo_backend_wait(b, w)); /* stream mode: the compute (legacy) stream waits, no host sync */
     fake_counters c2 = fake_get();
     assert_int_equal(c2.waits_on_legacy - c1.waits_on_legacy, 1);
-    o->work_free(b->ctx, w);
-    o->full_free(b->ctx, 0, full); /* gather stream waits for compute, then cudaFreeAsync on it */
+    zo_backend_work_free(b, w);
+    zo_backend_full_free(b, 0, full); /* gather stream waits for compute, then cudaFreeAsync on it */
     fake_counters c3 = fake_get();
     assert_int_equal(c3.stream_waits - c2.stream_waits, 1);
     assert_int_equal(c3.frees_async - c2.frees_async, 1);
@@ -1034,16 +1030,15 @@ static void test_fake_backpressure_and_query(void **state)
     NEED_DEVICE();
     fake_reset();
     zo_backend *b = fake1(2, 0);
-    const zo_backend_ops *o = b->ops;
     enum { N = 5 };
     void *full[N];
     zo_work *w[N];
     fake_set_event_delay(3);
     for (int i = 0; i < N; i++) {
-        BE_OK(b, o->param_add(b->ctx, (zo_param_id)i, 10, 4, 10));
-        BE_OK(b, o->full_alloc(b->ctx, (zo_param_id)i, 40, &full[i]));
+        BE_OK(b, zo_backend_param_add(b, (zo_param_id)i, 10, 4, 10));
+        BE_OK(b, zo_backend_full_alloc(b, (zo_param_id)i, 40, &full[i]));
         zo_gather_item it = {(zo_param_id)i, full[i], 10, 10, 4};
-        BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w[i]));
+        BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w[i]));
         zo_nccl_stats st;
         assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
         assert_true(st.outstanding <= 2);
@@ -1054,17 +1049,17 @@ static void test_fake_backpressure_and_query(void **state)
     assert_int_equal(st.live_works, N);
     /* the newest work: not done for 3 queries, then done */
     int done = 1;
-    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    BE_OK(b, zo_backend_query(b, w[N - 1], &done));
     assert_int_equal(done, 0);
-    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
-    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    BE_OK(b, zo_backend_query(b, w[N - 1], &done));
+    BE_OK(b, zo_backend_query(b, w[N - 1], &done));
     assert_int_equal(done, 0);
-    BE_OK(b, o->query(b->ctx, w[N - 1], &done));
+    BE_OK(b, zo_backend_query(b, w[N - 1], &done));
     assert_int_equal(done, 1);
     for (int i = 0; i < N; i++) {
-        BE_OK(b, o->wait(b->ctx, w[i]));
-        o->work_free(b->ctx, w[i]);
-        o->full_free(b->ctx, (zo_param_id)i, full[i]);
+        BE_OK(b, zo_backend_wait(b, w[i]));
+        zo_backend_work_free(b, w[i]);
+        zo_backend_full_free(b, (zo_param_id)i, full[i]);
     }
     assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
     assert_int_equal(st.outstanding, 0);
@@ -1073,17 +1068,16 @@ static void test_fake_backpressure_and_query(void **state)
     /* host-mode wait blocks (polls) until the event completed */
     fake_reset();
     b = fake1(0, 1);
-    o = b->ops;
-    BE_OK(b, o->param_add(b->ctx, 0, 10, 4, 10));
-    BE_OK(b, o->full_alloc(b->ctx, 0, 40, &full[0]));
+    BE_OK(b, zo_backend_param_add(b, 0, 10, 4, 10));
+    BE_OK(b, zo_backend_full_alloc(b, 0, 40, &full[0]));
     fake_set_event_delay(5);
     zo_gather_item it = {0, full[0], 10, 10, 4};
-    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w[0]));
-    BE_OK(b, o->wait(b->ctx, w[0]));
-    BE_OK(b, o->query(b->ctx, w[0], &done));
+    BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w[0]));
+    BE_OK(b, zo_backend_wait(b, w[0]));
+    BE_OK(b, zo_backend_query(b, w[0], &done));
     assert_int_equal(done, 1);
-    o->work_free(b->ctx, w[0]);
-    o->full_free(b->ctx, 0, full[0]);
+    zo_backend_work_free(b, w[0]);
+    zo_backend_full_free(b, 0, full[0]);
     assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
     assert_int_equal(st.host_waits, 1);
     zo_backend_destroy(b);
@@ -1098,70 +1092,69 @@ static void test_fake_error_mapping(void **state)
     NEED_DEVICE();
     fake_reset();
     zo_backend *b = fake1(16, 0);
-    const zo_backend_ops *o = b->ops;
     void *full = NULL;
     zo_work *w = NULL;
 
     fake_fail("cudaMalloc", 1, cudaErrorMemoryAllocation);
-    assert_int_equal(o->param_add(b->ctx, 0, 64, 4, 64), ZO_ERR_NOMEM);
-    assert_non_null(strstr(o->last_error(b->ctx), "cudaErrorMemoryAllocation"));
-    assert_non_null(strstr(o->last_error(b->ctx), "param_add(0)"));
-    BE_OK(b, o->param_add(b->ctx, 0, 64, 4, 64)); /* nothing was kept: the retry works */
+    assert_int_equal(zo_backend_param_add(b, 0, 64, 4, 64), ZO_ERR_NOMEM);
+    assert_non_null(strstr(zo_backend_last_error(b), "cudaErrorMemoryAllocation"));
+    assert_non_null(strstr(zo_backend_last_error(b), "param_add(0)"));
+    BE_OK(b, zo_backend_param_add(b, 0, 64, 4, 64)); /* nothing was kept: the retry works */
 
     fake_fail("cudaMemcpy", 1, cudaErrorLaunchFailure); /* pattern upload */
-    assert_int_equal(o->param_add(b->ctx, 1, 64, 4, 64), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "cudaErrorLaunchFailure"));
-    BE_OK(b, o->param_add(b->ctx, 1, 64, 4, 64));
+    assert_int_equal(zo_backend_param_add(b, 1, 64, 4, 64), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "cudaErrorLaunchFailure"));
+    BE_OK(b, zo_backend_param_add(b, 1, 64, 4, 64));
 
     fake_fail("cudaMallocFromPoolAsync", 1, cudaErrorMemoryAllocation);
-    assert_int_equal(o->full_alloc(b->ctx, 0, 256, &full), ZO_ERR_NOMEM);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 256, &full), ZO_ERR_NOMEM);
     assert_null(full);
-    assert_non_null(strstr(o->last_error(b->ctx), "cudaMallocFromPoolAsync"));
-    BE_OK(b, o->full_alloc(b->ctx, 0, 256, &full));
+    assert_non_null(strstr(zo_backend_last_error(b), "cudaMallocFromPoolAsync"));
+    BE_OK(b, zo_backend_full_alloc(b, 0, 256, &full));
 
     zo_gather_item it = {0, full, 64, 64, 4};
     fake_fail("ncclAllGather", 1, ncclUnhandledCudaError);
-    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_BACKEND);
     assert_null(w);
-    assert_non_null(strstr(o->last_error(b->ctx), "unhandled cuda error"));
-    assert_non_null(strstr(o->last_error(b->ctx), "fake NCCL last error"));
+    assert_non_null(strstr(zo_backend_last_error(b), "unhandled cuda error"));
+    assert_non_null(strstr(zo_backend_last_error(b), "fake NCCL last error"));
     assert_int_equal(fake_get().group_depth, 0); /* the group was closed */
     fake_fail("ncclGroupEnd", 1, ncclSystemError);
-    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "ncclGroupEnd"));
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "ncclGroupEnd"));
     fake_fail("cudaEventRecord", 1, cudaErrorLaunchFailure);
-    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_BACKEND);
     zo_nccl_stats st;
     assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
     assert_int_equal(st.live_works, 0);
     assert_int_equal(st.outstanding, 0);
 
-    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+    BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w));
     fake_fail("cudaEventQuery", 1, cudaErrorLaunchFailure);
     int done = 0;
-    assert_int_equal(o->query(b->ctx, w, &done), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "cudaEventQuery"));
+    assert_int_equal(zo_backend_query(b, w, &done), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "cudaEventQuery"));
     /* still incomplete as far as the backend knows: wait makes the compute
      * stream wait, and that failure is reported too */
     fake_fail("cudaStreamWaitEvent", 1, cudaErrorLaunchFailure);
-    assert_int_equal(o->wait(b->ctx, w), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "cudaStreamWaitEvent(compute)"));
-    BE_OK(b, o->wait(b->ctx, w));
-    BE_OK(b, o->query(b->ctx, w, &done));
+    assert_int_equal(zo_backend_wait(b, w), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "cudaStreamWaitEvent(compute)"));
+    BE_OK(b, zo_backend_wait(b, w));
+    BE_OK(b, zo_backend_query(b, w, &done));
     assert_int_equal(done, 1);
-    BE_OK(b, o->wait(b->ctx, w)); /* known complete: nothing to order */
-    o->work_free(b->ctx, w);
+    BE_OK(b, zo_backend_wait(b, w)); /* known complete: nothing to order */
+    zo_backend_work_free(b, w);
 
     float g[64], out[64];
     for (int i = 0; i < 64; i++)
         g[i] = (float)i;
     fake_fail("ncclReduceScatter", 1, ncclRemoteError);
-    assert_int_equal(o->reduce_scatter(b->ctx, 0, g, out, 64, 64, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "remote process exited"));
-    BE_OK(b, o->reduce_scatter(b->ctx, 0, g, out, 64, 64, ZO_REDUCE_AVG));
+    assert_int_equal(zo_backend_reduce_scatter(b, 0, g, out, 64, 64, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "remote process exited"));
+    BE_OK(b, zo_backend_reduce_scatter(b, 0, g, out, 64, 64, ZO_REDUCE_AVG));
     for (int i = 0; i < 64; i++)
         assert_true(out[i] == g[i]);
-    o->full_free(b->ctx, 0, full);
+    zo_backend_full_free(b, 0, full);
     zo_backend_destroy(b);
     fake_counters c = fake_get();
     assert_int_equal(c.device_allocs, 0);
@@ -1207,28 +1200,27 @@ static void test_fake_async_error(void **state)
     NEED_DEVICE();
     fake_reset();
     zo_backend *b = fake1(16, 0);
-    const zo_backend_ops *o = b->ops;
     void *full = NULL;
     zo_work *w = NULL;
-    BE_OK(b, o->param_add(b->ctx, 0, 8, 4, 8));
-    BE_OK(b, o->full_alloc(b->ctx, 0, 32, &full));
+    BE_OK(b, zo_backend_param_add(b, 0, 8, 4, 8));
+    BE_OK(b, zo_backend_full_alloc(b, 0, 32, &full));
     zo_gather_item it = {0, full, 8, 8, 4};
-    BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
+    BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w));
     fake_set_async_error(ncclRemoteError);
     int done = 0;
-    assert_int_equal(o->query(b->ctx, w, &done), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "asynchronous NCCL error"));
-    assert_non_null(strstr(o->last_error(b->ctx), "aborted"));
+    assert_int_equal(zo_backend_query(b, w, &done), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "asynchronous NCCL error"));
+    assert_non_null(strstr(zo_backend_last_error(b), "aborted"));
     assert_int_equal(fake_get().aborted_comms, 1);
-    assert_int_equal(o->wait(b->ctx, w), ZO_ERR_BACKEND);
-    assert_non_null(strstr(o->last_error(b->ctx), "unusable"));
+    assert_int_equal(zo_backend_wait(b, w), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "unusable"));
     zo_work *w2 = NULL;
-    assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w2), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w2), ZO_ERR_BACKEND);
     float g[8] = {0}, out[8];
-    assert_int_equal(o->reduce_scatter(b->ctx, 0, g, out, 8, 8, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_reduce_scatter(b, 0, g, out, 8, 8, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
     assert_int_equal(zo_nccl_synchronize(b), ZO_ERR_BACKEND);
-    o->work_free(b->ctx, w);
-    o->full_free(b->ctx, 0, full);
+    zo_backend_work_free(b, w);
+    zo_backend_full_free(b, 0, full);
     zo_backend_destroy(b); /* no second destroy of the aborted communicator */
     fake_counters c = fake_get();
     assert_int_equal(c.misuse, 0);
@@ -1249,8 +1241,7 @@ static void test_fake_offload_in_place(void **state)
         c.offload_param = ZO_NCCL_OFFLOAD_CPU;
         c.pin_memory = pin;
         zo_backend *b = make1(c);
-        const zo_backend_ops *o = b->ops;
-        BE_OK(b, o->param_add(b->ctx, 3, 1000, 2, 1000));
+        BE_OK(b, zo_backend_param_add(b, 3, 1000, 2, 1000));
         assert_int_equal(fake_get().pinned_allocs, pin);
         void *shard = NULL;
         size_t bytes = 0;
@@ -1264,13 +1255,13 @@ static void test_fake_offload_in_place(void **state)
         assert_int_equal(zo_nccl_shard_upload(b, 3, 1990, v, sizeof v), ZO_ERR_INVALID_ARG);
         void *full = NULL;
         zo_work *w = NULL;
-        BE_OK(b, o->full_alloc(b->ctx, 3, 2000, &full));
+        BE_OK(b, zo_backend_full_alloc(b, 3, 2000, &full));
         zo_gather_item it = {3, full, 1000, 2, 2};
-        assert_int_equal(o->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_INVALID_ARG); /* partition mismatch */
+        assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_INVALID_ARG); /* partition mismatch */
         it.partition_numel = 1000;
-        BE_OK(b, o->all_gather_start(b->ctx, &it, 1, &w));
-        BE_OK(b, o->wait(b->ctx, w));
-        o->work_free(b->ctx, w);
+        BE_OK(b, zo_backend_all_gather_start(b, &it, 1, &w));
+        BE_OK(b, zo_backend_wait(b, w));
+        zo_backend_work_free(b, w);
         uint8_t h[2000];
         assert_int_equal(cudaMemcpy(h, full, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
         for (size_t j = 0; j < sizeof h; j++)
@@ -1278,7 +1269,7 @@ static void test_fake_offload_in_place(void **state)
         zo_nccl_stats st;
         assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
         assert_int_equal(st.h2d_bytes, 2000);
-        o->full_free(b->ctx, 3, full);
+        zo_backend_full_free(b, 3, full);
         zo_backend_destroy(b);
         fake_counters fc = fake_get();
         assert_int_equal(fc.misuse, 0);
@@ -1393,29 +1384,28 @@ static void test_fake_exchange_errors(void **state)
     fake_reset();
     long before = fake_get().device_allocs;
     zo_backend *b = fake1(0, 0);
-    const zo_backend_ops *ops = b->ops;
     uint8_t send[16] = {1, 2, 3}, recv[16];
     long dev0 = fake_get().device_allocs;
     fake_fail("cudaMalloc", 1, cudaErrorMemoryAllocation);
-    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_NOMEM);
-    assert_non_null(strstr(ops->last_error(b->ctx), "exchange: cudaMalloc"));
-    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_OK);
+    assert_int_equal(zo_backend_exchange(b, send, 16, recv), ZO_ERR_NOMEM);
+    assert_non_null(strstr(zo_backend_last_error(b), "exchange: cudaMalloc"));
+    assert_int_equal(zo_backend_exchange(b, send, 16, recv), ZO_OK);
     assert_memory_equal(recv, send, 16);
     assert_int_equal(fake_get().device_allocs, dev0 + 1); /* the staging buffer */
     long ag = fake_get().allgathers;
-    assert_int_equal(ops->exchange(b->ctx, send, 3, recv), ZO_OK);
+    assert_int_equal(zo_backend_exchange(b, send, 3, recv), ZO_OK);
     assert_int_equal(fake_get().device_allocs, dev0 + 1); /* allocated once */
     assert_int_equal(fake_get().allgathers, ag + 1);
     fake_fail("ncclAllGather", 1, ncclSystemError);
-    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND);
-    assert_non_null(strstr(ops->last_error(b->ctx), "exchange: ncclAllGather"));
+    assert_int_equal(zo_backend_exchange(b, send, 16, recv), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "exchange: ncclAllGather"));
     fake_fail("cudaMemcpyAsync", 1, cudaErrorLaunchFailure);
-    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND);
-    assert_non_null(strstr(ops->last_error(b->ctx), "exchange: cudaMemcpyAsync"));
+    assert_int_equal(zo_backend_exchange(b, send, 16, recv), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(b), "exchange: cudaMemcpyAsync"));
     fake_set_async_error(ncclRemoteError);
-    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_exchange(b, send, 16, recv), ZO_ERR_BACKEND);
     fake_set_async_error(ncclSuccess);
-    assert_int_equal(ops->exchange(b->ctx, send, 16, recv), ZO_ERR_BACKEND); /* communicator aborted */
+    assert_int_equal(zo_backend_exchange(b, send, 16, recv), ZO_ERR_BACKEND); /* communicator aborted */
     zo_backend_destroy(b);
     assert_int_equal(fake_get().device_allocs, before); /* staging freed */
     fake_reset();
@@ -1439,15 +1429,15 @@ static void test_fake_mirror_exchange(void **state)
     for (int i = 0; i < 40; i++)
         send[i] = (uint8_t)(i * 7 + 1);
     long ag = fake_get().allgathers;
-    assert_int_equal(mb->ops->exchange(mb->ctx, send, 40, recv), ZO_OK);
+    assert_int_equal(zo_backend_exchange(mb, send, 40, recv), ZO_OK);
     for (int r = 0; r < 3; r++)
         assert_memory_equal(recv + r * 40, send, 40);
     assert_int_equal(fake_get().allgathers, ag + 1);
     assert_int_equal(zo_mirror_get_stats(mb).exchanges_compared, 1);
     /* a corrupted NCCL exchange is caught */
     fake_corrupt_allgather(1);
-    assert_int_equal(mb->ops->exchange(mb->ctx, send, 40, recv), ZO_ERR_BACKEND);
-    assert_non_null(strstr(mb->ops->last_error(mb->ctx), "mirror: exchange"));
+    assert_int_equal(zo_backend_exchange(mb, send, 40, recv), ZO_ERR_BACKEND);
+    assert_non_null(strstr(zo_backend_last_error(mb), "mirror: exchange"));
     assert_int_equal(zo_mirror_get_stats(mb).mismatches, 1);
     zo_backend_destroy(mb);
     zo_backend_destroy(hb);

@@ -92,7 +92,7 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); 
 static zo_status add(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es)
 {
     int W = b->ops->world_size(b->ctx);
-    return b->ops->param_add(b->ctx, id, numel, es, ceil_div(numel, (uint64_t)W));
+    return zo_backend_param_add(b, id, numel, es, ceil_div(numel, (uint64_t)W));
 }
 
 static zo_gather_item item(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, void *full)
@@ -164,7 +164,7 @@ static void test_create_and_ops(void **state)
     assert_string_equal(b->ops->name, "host");
     assert_int_equal(b->ops->world_size(b->ctx), 8);
     assert_int_equal(b->ops->rank(b->ctx), 3);
-    assert_non_null(b->ops->last_error(b->ctx));
+    assert_non_null(zo_backend_last_error(b));
     assert_non_null(b->ops->reduce_scatter);
     assert_true(zo_host_is_host(b));
     assert_false(zo_host_is_host(NULL));
@@ -265,19 +265,19 @@ static void test_gather_uneven_worlds(void **state)
                 check_shards(b, id, numel, es);
                 size_t pb = padded_bytes(b, numel, es);
                 void *full = NULL;
-                assert_int_equal(b->ops->full_alloc(b->ctx, id, pb, &full), ZO_OK);
+                assert_int_equal(zo_backend_full_alloc(b, id, pb, &full), ZO_OK);
                 zo_gather_item it = item(b, id, numel, es, full);
                 zo_work *w = NULL;
-                assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+                assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
                 int done = 0;
-                assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+                assert_int_equal(zo_backend_query(b, w, &done), ZO_OK);
                 assert_int_equal(done, 1); /* immediate completion */
-                assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+                assert_int_equal(zo_backend_wait(b, w), ZO_OK);
                 assert_content(id, full, numel * es);
                 assert_all((const uint8_t *)full + numel * es, 0, pb - numel * es);
                 expect_copied += pb;
-                b->ops->work_free(b->ctx, w);
-                b->ops->full_free(b->ctx, id, full);
+                zo_backend_work_free(b, w);
+                zo_backend_full_free(b, id, full);
             }
         assert_int_equal(zo_host_bytes_copied(b), expect_copied);
         assert_int_equal(zo_host_live_full_buffers(b), 0);
@@ -298,19 +298,19 @@ static void test_gather_group(void **state)
     for (zo_param_id i = 0; i < N; i++) {
         uint64_t numel = 13 * (i + 1) + i; /* never a multiple of 7 ... except by chance */
         assert_int_equal(add(b, 100 + i, numel, 4), ZO_OK);
-        assert_int_equal(b->ops->full_alloc(b->ctx, 100 + i, padded_bytes(b, numel, 4), &bufs[i]), ZO_OK);
+        assert_int_equal(zo_backend_full_alloc(b, 100 + i, padded_bytes(b, numel, 4), &bufs[i]), ZO_OK);
         items[i] = item(b, 100 + i, numel, 4, bufs[i]);
     }
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, items, N, &w), ZO_OK);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b, items, N, &w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
     for (zo_param_id i = 0; i < N; i++)
         assert_content(100 + i, bufs[i], items[i].numel * 4);
-    b->ops->work_free(b->ctx, w);
+    zo_backend_work_free(b, w);
     /* empty group: a complete work */
-    assert_int_equal(b->ops->all_gather_start(b->ctx, NULL, 0, &w), ZO_OK);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-    b->ops->work_free(b->ctx, w);
+    assert_int_equal(zo_backend_all_gather_start(b, NULL, 0, &w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+    zo_backend_work_free(b, w);
     zo_backend_destroy(b); /* frees the buffers left to it */
 }
 
@@ -328,41 +328,41 @@ static void test_deferred_query_then_wait(void **state)
     assert_int_equal(add(b, 5, numel, 2), ZO_OK);
     size_t pb = padded_bytes(b, numel, 2);
     void *full = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 5, pb, &full), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 5, pb, &full), ZO_OK);
     assert_all(full, 0xA5, pb); /* poisoned until gathered */
     zo_gather_item it = item(b, 5, numel, 2, full);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
     int done = -1;
-    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+    assert_int_equal(zo_backend_query(b, w, &done), ZO_OK);
     assert_int_equal(done, 0);
     assert_int_equal(zo_host_pending_works(b), 1);
     assert_all(full, 0xA5, pb); /* INFLIGHT: nothing copied yet */
     assert_int_equal(zo_host_bytes_copied(b), 0);
     /* the same parameter cannot be in two pending gathers */
     void *full2 = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 5, pb, &full2), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 5, pb, &full2), ZO_OK);
     zo_gather_item it2 = item(b, 5, numel, 2, full2);
     zo_work *w2 = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it2, 1, &w2), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_all_gather_start(b, &it2, 1, &w2), ZO_ERR_STATE);
     assert_null(w2);
-    assert_true(strstr(b->ops->last_error(b->ctx), "in flight") != NULL);
+    assert_true(strstr(zo_backend_last_error(b), "in flight") != NULL);
 
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+    assert_int_equal(zo_backend_query(b, w, &done), ZO_OK);
     assert_int_equal(done, 1);
     assert_int_equal(zo_host_pending_works(b), 0);
     assert_content(5, full, numel * 2);
     assert_all((uint8_t *)full + numel * 2, 0, pb - numel * 2);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK); /* waiting again is fine */
-    b->ops->work_free(b->ctx, w);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK); /* waiting again is fine */
+    zo_backend_work_free(b, w);
     /* now the second buffer may be gathered */
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it2, 1, &w2), ZO_OK);
-    assert_int_equal(b->ops->wait(b->ctx, w2), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b, &it2, 1, &w2), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w2), ZO_OK);
     assert_content(5, full2, numel * 2);
-    b->ops->work_free(b->ctx, w2);
-    b->ops->full_free(b->ctx, 5, full);
-    b->ops->full_free(b->ctx, 5, full2);
+    zo_backend_work_free(b, w2);
+    zo_backend_full_free(b, 5, full);
+    zo_backend_full_free(b, 5, full2);
     zo_backend_destroy(b);
 }
 
@@ -376,28 +376,28 @@ static void test_deferred_progress(void **state)
     zo_work *w[3];
     for (zo_param_id i = 0; i < 3; i++) {
         assert_int_equal(add(b, i, 50 + i, 4), ZO_OK);
-        assert_int_equal(b->ops->full_alloc(b->ctx, i, padded_bytes(b, 50 + i, 4), &full[i]), ZO_OK);
+        assert_int_equal(zo_backend_full_alloc(b, i, padded_bytes(b, 50 + i, 4), &full[i]), ZO_OK);
         zo_gather_item it = item(b, i, 50 + i, 4, full[i]);
-        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w[i]), ZO_OK);
+        assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w[i]), ZO_OK);
     }
     assert_int_equal(zo_host_pending_works(b), 3);
     /* complete one by wait, then the network makes progress on the rest */
-    assert_int_equal(b->ops->wait(b->ctx, w[1]), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w[1]), ZO_OK);
     assert_int_equal(zo_host_progress(b), 2);
     assert_int_equal(zo_host_progress(b), 0);
     for (zo_param_id i = 0; i < 3; i++) {
         int done = 0;
-        assert_int_equal(b->ops->query(b->ctx, w[i], &done), ZO_OK);
+        assert_int_equal(zo_backend_query(b, w[i], &done), ZO_OK);
         assert_int_equal(done, 1);
         assert_content(i, full[i], (50 + i) * 4);
-        b->ops->work_free(b->ctx, w[i]);
+        zo_backend_work_free(b, w[i]);
     }
     /* a work freed before completion is abandoned: nothing is copied */
     zo_gather_item it = item(b, 0, 50, 4, full[0]);
     memset(full[0], 0x11, padded_bytes(b, 50, 4));
     zo_work *wa = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &wa), ZO_OK);
-    b->ops->work_free(b->ctx, wa);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &wa), ZO_OK);
+    zo_backend_work_free(b, wa);
     assert_int_equal(zo_host_pending_works(b), 0);
     assert_int_equal(zo_host_progress(b), 0);
     assert_all(full[0], 0x11, padded_bytes(b, 50, 4));
@@ -423,25 +423,25 @@ static void test_deferred_cancel(void **state)
     void *f0 = NULL, *f1 = NULL;
     assert_int_equal(add(b, 0, 10, 4), ZO_OK);
     assert_int_equal(add(b, 1, 10, 4), ZO_OK);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 40, &f0), ZO_OK);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 40, &f1), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 40, &f0), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 1, 40, &f1), ZO_OK);
     zo_gather_item its[2] = {item(b, 0, 10, 4, f0), item(b, 1, 10, 4, f1)};
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, its, 2, &w), ZO_OK);
-    b->ops->full_free(b->ctx, 0, f0); /* freed while in flight */
-    assert_true(strstr(b->ops->last_error(b->ctx), "in flight") != NULL);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_all_gather_start(b, its, 2, &w), ZO_OK);
+    zo_backend_full_free(b, 0, f0); /* freed while in flight */
+    assert_true(strstr(zo_backend_last_error(b), "in flight") != NULL);
+    assert_int_equal(zo_backend_wait(b, w), ZO_ERR_STATE);
     assert_content(1, f1, 40); /* the other item still completed */
-    b->ops->work_free(b->ctx, w);
+    zo_backend_work_free(b, w);
 
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &its[1], 1, &w), ZO_OK);
-    b->ops->param_remove(b->ctx, 1); /* removed while in flight */
+    assert_int_equal(zo_backend_all_gather_start(b, &its[1], 1, &w), ZO_OK);
+    zo_backend_param_remove(b, 1); /* removed while in flight */
     assert_int_equal(zo_host_progress(b), 1);
     int done = 0;
-    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_query(b, w, &done), ZO_ERR_STATE);
     assert_int_equal(done, 1);
-    b->ops->work_free(b->ctx, w);
-    b->ops->full_free(b->ctx, 1, f1); /* a removed parameter's buffer can still be freed */
+    zo_backend_work_free(b, w);
+    zo_backend_full_free(b, 1, f1); /* a removed parameter's buffer can still be freed */
     assert_int_equal(zo_host_live_full_buffers(b), 0);
     zo_backend_destroy(b);
     assert_int_equal(ca.live, 0);
@@ -492,34 +492,34 @@ static void test_cap(void **state)
     assert_null(d);
     void *full = NULL;
     size_t req = (size_t)padded_bytes(b, 1ull << 40, 4);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 10, req, &full), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 10, req, &full), ZO_OK);
     zo_gather_item it = item(b, 10, 1ull << 40, 4, full);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
     assert_content(10, full, zo_host_physical_bytes(b, (1ull << 40) * 4));
-    b->ops->work_free(b->ctx, w);
-    b->ops->full_free(b->ctx, 10, full);
+    zo_backend_work_free(b, w);
+    zo_backend_full_free(b, 10, full);
 
     /* a full buffer smaller than the gather needs is refused */
-    assert_int_equal(b->ops->full_alloc(b->ctx, 9, 100, &full), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 9, 100, &full), ZO_OK);
     it = item(b, 9, 1000, 4, full);
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_ERR_INVALID_ARG);
     assert_null(w);
-    b->ops->full_free(b->ctx, 9, full);
+    zo_backend_full_free(b, 9, full);
 
     /* a cap smaller than one shard, world of 64 */
     zo_host_config c2 = host_cfg(64, 5);
     c2.max_bytes_per_param = 10;
     zo_backend *b2 = make(&c2);
     assert_int_equal(add(b2, 0, 1001, 2), ZO_OK); /* shard 32 bytes */
-    assert_int_equal(b2->ops->full_alloc(b2->ctx, 0, padded_bytes(b2, 1001, 2), &full), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b2, 0, padded_bytes(b2, 1001, 2), &full), ZO_OK);
     it = item(b2, 0, 1001, 2, full);
-    assert_int_equal(b2->ops->all_gather_start(b2->ctx, &it, 1, &w), ZO_OK);
-    assert_int_equal(b2->ops->wait(b2->ctx, w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b2, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b2, w), ZO_OK);
     assert_content(0, full, 10);
     assert_int_equal(zo_host_bytes_copied(b2), 10);
-    b2->ops->work_free(b2->ctx, w);
+    zo_backend_work_free(b2, w);
     zo_backend_destroy(b2);
 
     zo_backend_destroy(b);
@@ -536,19 +536,19 @@ static void test_no_copy(void **state)
     assert_int_equal(add(b, 0, 1000, 4), ZO_OK);
     assert_int_equal(zo_host_shard_bytes(b), 0);
     void *full = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 4000, &full), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 4000, &full), ZO_OK);
     memset(full, 0x3C, 4000);
     zo_gather_item it = item(b, 0, 1000, 4, full);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
     int done = 1;
-    assert_int_equal(b->ops->query(b->ctx, w, &done), ZO_OK);
+    assert_int_equal(zo_backend_query(b, w, &done), ZO_OK);
     assert_int_equal(done, 0); /* deferred still observable */
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
     assert_all(full, 0x3C, 4000); /* nothing moved */
     assert_int_equal(zo_host_bytes_copied(b), 0);
-    b->ops->work_free(b->ctx, w);
-    b->ops->full_free(b->ctx, 0, full);
+    zo_backend_work_free(b, w);
+    zo_backend_full_free(b, 0, full);
     zo_backend_destroy(b);
 }
 
@@ -568,22 +568,22 @@ static void test_reduce_scatter(void **state)
         zo_backend *b = make(&cfg);
         assert_int_equal(add(b, 4, 10, 4), ZO_OK);
         float out[4];
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 10, 4, ZO_REDUCE_SUM), ZO_OK);
+        assert_int_equal(zo_backend_reduce_scatter(b, 4, g, out, 10, 4, ZO_REDUCE_SUM), ZO_OK);
         for (int i = 0; i < 4; i++) {
             int j = r * 4 + i;
             assert_true(out[i] == (j < 10 ? 3.0f * g[j] : 0.0f));
         }
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 10, 4, ZO_REDUCE_AVG), ZO_OK);
+        assert_int_equal(zo_backend_reduce_scatter(b, 4, g, out, 10, 4, ZO_REDUCE_AVG), ZO_OK);
         for (int i = 0; i < 4; i++) {
             int j = r * 4 + i;
             assert_true(out[i] == (j < 10 ? g[j] : 0.0f));
         }
         /* bad arguments */
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, NULL, out, 10, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, NULL, 10, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 10, 4, (zo_reduce_op)7), ZO_ERR_INVALID_ARG);
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 4, g, out, 11, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
-        assert_int_equal(b->ops->reduce_scatter(b->ctx, 5, g, out, 10, 4, ZO_REDUCE_SUM), ZO_ERR_BAD_HANDLE);
+        assert_int_equal(zo_backend_reduce_scatter(b, 4, NULL, out, 10, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+        assert_int_equal(zo_backend_reduce_scatter(b, 4, g, NULL, 10, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+        assert_int_equal(zo_backend_reduce_scatter(b, 4, g, out, 10, 4, (zo_reduce_op)7), ZO_ERR_INVALID_ARG);
+        assert_int_equal(zo_backend_reduce_scatter(b, 4, g, out, 11, 4, ZO_REDUCE_SUM), ZO_ERR_INVALID_ARG);
+        assert_int_equal(zo_backend_reduce_scatter(b, 5, g, out, 10, 4, ZO_REDUCE_SUM), ZO_ERR_BAD_HANDLE);
         zo_backend_destroy(b);
     }
     /* a sum of 64 contributions is really summed: 0.1f added 64 times is
@@ -594,9 +594,9 @@ static void test_reduce_scatter(void **state)
     float g64[64], out = 0.0f;
     for (int i = 0; i < 64; i++)
         g64[i] = 0.1f;
-    assert_int_equal(b->ops->reduce_scatter(b->ctx, 0, g64, &out, 64, 1, ZO_REDUCE_SUM), ZO_OK);
+    assert_int_equal(zo_backend_reduce_scatter(b, 0, g64, &out, 64, 1, ZO_REDUCE_SUM), ZO_OK);
     assert_true(out > 6.39f && out < 6.41f);
-    assert_int_equal(b->ops->reduce_scatter(b->ctx, 0, g64, &out, 64, 1, ZO_REDUCE_AVG), ZO_OK);
+    assert_int_equal(zo_backend_reduce_scatter(b, 0, g64, &out, 64, 1, ZO_REDUCE_AVG), ZO_OK);
     assert_true(out > 0.0999f && out < 0.1001f);
     zo_backend_destroy(b);
 }
@@ -615,19 +615,18 @@ static void test_ops_bad_args(void **state)
     cfg.allocator.free = ca_free;
     cfg.allocator.opaque = &ca;
     zo_backend *b = make(&cfg);
-    void *ctx = b->ctx;
     const zo_backend_ops *o = b->ops;
 
     /* param_add */
-    assert_int_equal(o->param_add(ctx, ZO_NO_PARAM, 4, 4, 1), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->param_add(ctx, 0, 0, 4, 0), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->param_add(ctx, 0, 4, 0, 1), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->param_add(ctx, 0, 4, 65, 1), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->param_add(ctx, 0, 10, 4, 2), ZO_ERR_INVALID_ARG); /* ceil(10/4) = 3 */
-    assert_true(strstr(o->last_error(ctx), "partition_numel") != NULL);
-    assert_int_equal(o->param_add(ctx, 0, UINT64_MAX / 2, 4, ceil_div(UINT64_MAX / 2, 4)), ZO_ERR_OVERFLOW);
+    assert_int_equal(zo_backend_param_add(b, ZO_NO_PARAM, 4, 4, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_param_add(b, 0, 0, 4, 0), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_param_add(b, 0, 4, 0, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_param_add(b, 0, 4, 65, 1), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_param_add(b, 0, 10, 4, 2), ZO_ERR_INVALID_ARG); /* ceil(10/4) = 3 */
+    assert_true(strstr(zo_backend_last_error(b), "partition_numel") != NULL);
+    assert_int_equal(zo_backend_param_add(b, 0, UINT64_MAX / 2, 4, ceil_div(UINT64_MAX / 2, 4)), ZO_ERR_OVERFLOW);
     long calls = ca.calls;
-    assert_int_equal(o->param_add(ctx, 0, 1ull << 42, 1, 1ull << 40), ZO_ERR_NOMEM); /* over the limit, no cap */
+    assert_int_equal(zo_backend_param_add(b, 0, 1ull << 42, 1, 1ull << 40), ZO_ERR_NOMEM); /* over the limit, no cap */
     assert_int_equal(ca.calls, calls); /* refused before reaching the allocator */
     assert_int_equal(zo_host_param_count(b), 0);
     assert_int_equal(add(b, 0, 10, 4), ZO_OK);
@@ -636,76 +635,76 @@ static void test_ops_bad_args(void **state)
 
     /* full_alloc */
     void *full = (void *)&full;
-    assert_int_equal(o->full_alloc(ctx, 0, 48, NULL), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->full_alloc(ctx, 0, 0, &full), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 48, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 0, &full), ZO_ERR_INVALID_ARG);
     assert_null(full);
-    assert_int_equal(o->full_alloc(ctx, 77, 48, &full), ZO_ERR_BAD_HANDLE);
+    assert_int_equal(zo_backend_full_alloc(b, 77, 48, &full), ZO_ERR_BAD_HANDLE);
     assert_null(full);
     calls = ca.calls;
-    assert_int_equal(o->full_alloc(ctx, 0, (size_t)1 << 41, &full), ZO_ERR_NOMEM);
+    assert_int_equal(zo_backend_full_alloc(b, 0, (size_t)1 << 41, &full), ZO_ERR_NOMEM);
     assert_int_equal(ca.calls, calls);
     void *f0 = NULL, *f1 = NULL;
-    assert_int_equal(o->full_alloc(ctx, 0, 48, &f0), ZO_OK);
-    assert_int_equal(o->full_alloc(ctx, 1, 48, &f1), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 48, &f0), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 1, 48, &f1), ZO_OK);
 
     /* all_gather_start */
     zo_work *w = (zo_work *)&w;
     zo_gather_item it = item(b, 0, 10, 4, f0);
-    assert_int_equal(o->all_gather_start(ctx, &it, 1, NULL), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->all_gather_start(ctx, NULL, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, NULL, 1, &w), ZO_ERR_INVALID_ARG);
     assert_null(w);
     zo_gather_item bad = it;
     bad.param = 42;
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_BAD_HANDLE);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_BAD_HANDLE);
     bad = it;
     bad.numel = 11;
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_INVALID_ARG);
     bad = it;
     bad.partition_numel = 4;
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_INVALID_ARG);
     bad = it;
     bad.elem_size = 2;
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_INVALID_ARG);
     bad = it;
     bad.full = NULL;
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_INVALID_ARG);
     uint8_t stack_buf[64];
     bad.full = stack_buf; /* not from full_alloc: reported, not dereferenced */
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_INVALID_ARG);
     bad.full = f1; /* param 1's buffer used for param 0 */
-    assert_int_equal(o->all_gather_start(ctx, &bad, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &bad, 1, &w), ZO_ERR_INVALID_ARG);
     zo_gather_item dup[2] = {it, it};
-    assert_int_equal(o->all_gather_start(ctx, dup, 2, &w), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_all_gather_start(b, dup, 2, &w), ZO_ERR_STATE);
     zo_gather_item same_buf[2] = {it, item(b, 1, 10, 4, f0)};
-    assert_int_equal(o->all_gather_start(ctx, same_buf, 2, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, same_buf, 2, &w), ZO_ERR_INVALID_ARG);
     assert_null(w);
     assert_int_equal(zo_host_live_works(b), 0);
     assert_int_equal(zo_host_pending_works(b), 0);
 
     /* wait / query / work_free on things that are not live works */
     int done = 0;
-    assert_int_equal(o->wait(ctx, NULL), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->wait(ctx, (zo_work *)stack_buf), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->query(ctx, (zo_work *)stack_buf, &done), ZO_ERR_INVALID_ARG);
-    assert_int_equal(o->all_gather_start(ctx, &it, 1, &w), ZO_OK);
-    assert_int_equal(o->query(ctx, w, NULL), ZO_ERR_INVALID_ARG);
-    o->work_free(ctx, (zo_work *)stack_buf); /* ignored, recorded */
-    assert_true(strstr(o->last_error(ctx), "not a live work") != NULL);
-    o->work_free(ctx, NULL);
-    assert_int_equal(o->wait(ctx, w), ZO_OK);
-    o->work_free(ctx, w);
-    o->work_free(ctx, w); /* double free: detected, not dereferenced */
-    assert_int_equal(o->wait(ctx, w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_wait(b, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_wait(b, (zo_work *)stack_buf), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_query(b, (zo_work *)stack_buf, &done), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_query(b, w, NULL), ZO_ERR_INVALID_ARG);
+    zo_backend_work_free(b, (zo_work *)stack_buf); /* ignored, recorded */
+    assert_true(strstr(zo_backend_last_error(b), "not a live work") != NULL);
+    zo_backend_work_free(b, NULL);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+    zo_backend_work_free(b, w);
+    zo_backend_work_free(b, w); /* double free: detected, not dereferenced */
+    assert_int_equal(zo_backend_wait(b, w), ZO_ERR_INVALID_ARG);
 
     /* full_free / param_remove misuse */
-    o->full_free(ctx, 0, stack_buf);
-    assert_true(strstr(o->last_error(ctx), "not a live full buffer") != NULL);
-    o->full_free(ctx, 0, NULL);
-    o->full_free(ctx, 0, f0);
-    o->full_free(ctx, 0, f0); /* double free: detected */
-    assert_true(strstr(o->last_error(ctx), "not a live full buffer") != NULL);
-    o->param_remove(ctx, 99);
-    assert_true(strstr(o->last_error(ctx), "not added") != NULL);
+    zo_backend_full_free(b, 0, stack_buf);
+    assert_true(strstr(zo_backend_last_error(b), "not a live full buffer") != NULL);
+    zo_backend_full_free(b, 0, NULL);
+    zo_backend_full_free(b, 0, f0);
+    zo_backend_full_free(b, 0, f0); /* double free: detected */
+    assert_true(strstr(zo_backend_last_error(b), "not a live full buffer") != NULL);
+    zo_backend_param_remove(b, 99);
+    assert_true(strstr(zo_backend_last_error(b), "not added") != NULL);
     assert_int_equal(zo_host_param_count(b), 2);
 
     /* introspection on bad inputs */
@@ -738,11 +737,11 @@ static void test_many_params_add_remove(void **state)
     for (zo_param_id i = 0; i < N; i++)
         assert_int_equal(add(b, i * 7919u, 1 + i % 17, 1), ZO_OK);
     for (zo_param_id i = 0; i < N; i += 3)
-        b->ops->param_remove(b->ctx, i * 7919u);
+        zo_backend_param_remove(b, i * 7919u);
     assert_int_equal(zo_host_param_count(b), N - (N + 2) / 3);
     for (zo_param_id i = 0; i < N; i++) {
         void *full = NULL;
-        zo_status st = b->ops->full_alloc(b->ctx, i * 7919u, 64, &full);
+        zo_status st = zo_backend_full_alloc(b, i * 7919u, 64, &full);
         if (i % 3 == 0) {
             assert_int_equal(st, ZO_ERR_BAD_HANDLE);
             continue;
@@ -750,10 +749,10 @@ static void test_many_params_add_remove(void **state)
         assert_int_equal(st, ZO_OK);
         zo_gather_item it = item(b, i * 7919u, 1 + i % 17, 1, full);
         zo_work *w = NULL;
-        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
+        assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
         assert_content(i * 7919u, full, 1 + i % 17);
-        b->ops->work_free(b->ctx, w);
-        b->ops->full_free(b->ctx, i * 7919u, full);
+        zo_backend_work_free(b, w);
+        zo_backend_full_free(b, i * 7919u, full);
     }
     zo_backend_destroy(b);
 }
@@ -790,7 +789,7 @@ static zo_status script(counting_alloc *ca, int deferred)
     }
     for (zo_param_id i = 0; i < N && st == ZO_OK; i++) {
         size_t before = zo_host_live_full_buffers(b);
-        st = b->ops->full_alloc(b->ctx, i, padded_bytes(b, 3 + i, 4), &full[i]);
+        st = zo_backend_full_alloc(b, i, padded_bytes(b, 3 + i, 4), &full[i]);
         if (st != ZO_OK) {
             assert_null(full[i]);
             assert_int_equal(zo_host_live_full_buffers(b), before);
@@ -799,7 +798,7 @@ static zo_status script(counting_alloc *ca, int deferred)
     for (zo_param_id i = 0; i < N && st == ZO_OK; i += 2) {
         zo_gather_item its[2] = {item(b, i, 3 + i, 4, full[i]), item(b, i + 1, 4 + i, 4, full[i + 1])};
         size_t before = zo_host_live_works(b);
-        st = b->ops->all_gather_start(b->ctx, its, 2, &w[i]);
+        st = zo_backend_all_gather_start(b, its, 2, &w[i]);
         if (st != ZO_OK) {
             assert_null(w[i]);
             assert_int_equal(zo_host_live_works(b), before);
@@ -809,22 +808,22 @@ static zo_status script(counting_alloc *ca, int deferred)
         if (deferred)
             assert_int_equal(zo_host_progress(b), N / 2);
         for (zo_param_id i = 0; i < N; i += 2) {
-            assert_int_equal(b->ops->wait(b->ctx, w[i]), ZO_OK);
+            assert_int_equal(zo_backend_wait(b, w[i]), ZO_OK);
             assert_content(i, full[i], (3 + i) * 4);
             assert_content(i + 1, full[i + 1], (4 + i) * 4);
         }
     }
     if (st != ZO_OK) {
         assert_int_equal(st, ZO_ERR_NOMEM);
-        assert_true(strlen(b->ops->last_error(b->ctx)) > 0);
+        assert_true(strlen(zo_backend_last_error(b)) > 0);
     }
     /* release half explicitly, leave the rest to destroy */
     for (zo_param_id i = 0; i < N; i += 2) {
         if (w[i])
-            b->ops->work_free(b->ctx, w[i]);
+            zo_backend_work_free(b, w[i]);
         if (full[i])
-            b->ops->full_free(b->ctx, i, full[i]);
-        b->ops->param_remove(b->ctx, i);
+            zo_backend_full_free(b, i, full[i]);
+        zo_backend_param_remove(b, i);
     }
     zo_backend_destroy(b);
     return st;
@@ -881,12 +880,12 @@ static zo_host_config cache_cfg(int W, counting_alloc *ca, uint64_t cache_bytes)
 static void *gathered(zo_backend *b, zo_param_id id, uint64_t numel)
 {
     void *f = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, id, padded_bytes(b, numel, 4), &f), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, id, padded_bytes(b, numel, 4), &f), ZO_OK);
     zo_gather_item it = item(b, id, numel, 4, f);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-    b->ops->work_free(b->ctx, w);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+    zo_backend_work_free(b, w);
     assert_content(id, f, zo_host_physical_bytes(b, numel * 4));
     return f;
 }
@@ -918,7 +917,7 @@ static void test_cache_reuse_lifo_repoison(void **state)
 
     void *x = gathered(b, 0, 1000);
     long allocs = ca.calls, live = ca.live;
-    b->ops->full_free(b->ctx, 0, x);
+    zo_backend_full_free(b, 0, x);
     assert_int_equal(zo_host_live_full_buffers(b), 0); /* cached is not live */
     assert_int_equal(zo_host_cached_full_buffers(b), 1);
     assert_int_equal(zo_host_cached_bytes(b), 4000);
@@ -929,7 +928,7 @@ static void test_cache_reuse_lifo_repoison(void **state)
 
     /* another parameter of the same size: the same buffer, poisoned again */
     void *y = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 4000, &y), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 1, 4000, &y), ZO_OK);
     assert_ptr_equal(y, x);
     assert_int_equal(ca.calls, allocs);                /* no allocation */
     assert_int_equal(zo_host_cache_hits(b), 1);
@@ -940,16 +939,16 @@ static void test_cache_reuse_lifo_repoison(void **state)
     /* it is parameter 1's buffer now: gathers into it, frees as param 1 */
     zo_gather_item it = item(b, 1, 1000, 4, y);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-    b->ops->work_free(b->ctx, w);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+    zo_backend_work_free(b, w);
     assert_content(1, y, 4000);
 
     /* a different size is a fresh allocation, the cached one stays */
-    b->ops->full_free(b->ctx, 1, y);
+    zo_backend_full_free(b, 1, y);
     allocs = ca.calls;
     void *z = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 10, 4016, &z), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 10, 4016, &z), ZO_OK);
     assert_ptr_not_equal(z, y);
     assert_int_equal(ca.calls, allocs + 1);
     assert_int_equal(zo_host_cached_full_buffers(b), 1);
@@ -957,34 +956,34 @@ static void test_cache_reuse_lifo_repoison(void **state)
 
     /* LIFO: three buffers of 4000 bytes freed p, q, r come back r, q, p */
     void *p = y, *q = NULL, *r = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 2, 4000, &p), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 2, 4000, &p), ZO_OK);
     assert_ptr_equal(p, y);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 3, 4000, &q), ZO_OK);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 9, 4000, &r), ZO_OK);
-    b->ops->full_free(b->ctx, 2, p);
-    b->ops->full_free(b->ctx, 10, z); /* another size in between */
-    b->ops->full_free(b->ctx, 3, q);
-    b->ops->full_free(b->ctx, 9, r);
+    assert_int_equal(zo_backend_full_alloc(b, 3, 4000, &q), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 9, 4000, &r), ZO_OK);
+    zo_backend_full_free(b, 2, p);
+    zo_backend_full_free(b, 10, z); /* another size in between */
+    zo_backend_full_free(b, 3, q);
+    zo_backend_full_free(b, 9, r);
     assert_int_equal(zo_host_cached_full_buffers(b), 4);
     assert_int_equal(zo_host_cached_bytes(b), 3 * 4000 + 4016);
     void *g1 = NULL, *g2 = NULL, *g3 = NULL, *g4 = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 4000, &g1), ZO_OK);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 4000, &g2), ZO_OK);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 2, 4000, &g3), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 4000, &g1), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 1, 4000, &g2), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 2, 4000, &g3), ZO_OK);
     assert_ptr_equal(g1, r);
     assert_ptr_equal(g2, q);
     assert_ptr_equal(g3, p);
-    assert_int_equal(b->ops->full_alloc(b->ctx, 10, 4016, &g4), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 10, 4016, &g4), ZO_OK);
     assert_ptr_equal(g4, z);
     assert_int_equal(zo_host_cached_full_buffers(b), 0);
 
     /* a stale pointer to a cached buffer is not a live buffer */
-    b->ops->full_free(b->ctx, 0, g1);
-    b->ops->full_free(b->ctx, 0, g1); /* double free: reported, ignored */
-    assert_true(strstr(b->ops->last_error(b->ctx), "not a live full buffer") != NULL);
+    zo_backend_full_free(b, 0, g1);
+    zo_backend_full_free(b, 0, g1); /* double free: reported, ignored */
+    assert_true(strstr(zo_backend_last_error(b), "not a live full buffer") != NULL);
     assert_int_equal(zo_host_cached_full_buffers(b), 1);
     zo_gather_item stale = item(b, 0, 1000, 4, g1);
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &stale, 1, &w), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(b, &stale, 1, &w), ZO_ERR_INVALID_ARG);
     assert_null(w);
 
     /* destroy frees the live and the cached buffers */
@@ -1008,14 +1007,14 @@ static void test_cache_budget(void **state)
     void *big = gathered(b, 0, 500), *a = gathered(b, 1, 150), *a2 = gathered(b, 2, 150),
          *c = gathered(b, 3, 100);
     long live = ca.live;
-    b->ops->full_free(b->ctx, 0, big);
+    zo_backend_full_free(b, 0, big);
     assert_int_equal(ca.live, live - 1); /* really freed */
     assert_int_equal(zo_host_cached_full_buffers(b), 0);
-    b->ops->full_free(b->ctx, 1, a);
+    zo_backend_full_free(b, 1, a);
     assert_int_equal(ca.live, live - 1); /* cached: 600 */
-    b->ops->full_free(b->ctx, 2, a2);
+    zo_backend_full_free(b, 2, a2);
     assert_int_equal(ca.live, live - 2); /* 600 + 600 > 1000: freed */
-    b->ops->full_free(b->ctx, 3, c);
+    zo_backend_full_free(b, 3, c);
     assert_int_equal(ca.live, live - 2); /* 600 + 400 = 1000: cached */
     assert_int_equal(zo_host_cached_bytes(b), 1000);
     assert_int_equal(zo_host_cached_full_buffers(b), 2);
@@ -1030,11 +1029,11 @@ static void test_cache_budget(void **state)
     assert_int_equal(add(b, 0, 10, 4), ZO_OK);
     void *f = gathered(b, 0, 10);
     live = c0.live;
-    b->ops->full_free(b->ctx, 0, f);
+    zo_backend_full_free(b, 0, f);
     assert_int_equal(c0.live, live - 1);
     assert_int_equal(zo_host_cached_full_buffers(b), 0);
     f = gathered(b, 0, 10);
-    b->ops->full_free(b->ctx, 0, f);
+    zo_backend_full_free(b, 0, f);
     assert_int_equal(zo_host_cache_hits(b), 0);
     zo_backend_destroy(b);
     assert_int_equal(c0.live, 0);
@@ -1048,17 +1047,17 @@ static void test_cache_budget(void **state)
     assert_int_equal(add(b, 0, 1000, 4), ZO_OK);
     assert_int_equal(add(b, 1, 10000, 4), ZO_OK);
     f = gathered(b, 0, 1000); /* the first 256 bytes exist */
-    b->ops->full_free(b->ctx, 0, f);
+    zo_backend_full_free(b, 0, f);
     assert_int_equal(zo_host_cached_bytes(b), 256);
     void *g = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 40000, &g), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 1, 40000, &g), ZO_OK);
     assert_ptr_equal(g, f);
     assert_all(g, 0xA5, 256);
     zo_gather_item it = item(b, 1, 10000, 4, g);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK); /* big enough: physical size */
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-    b->ops->work_free(b->ctx, w);
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK); /* big enough: physical size */
+    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+    zo_backend_work_free(b, w);
     assert_content(1, g, 256);
     zo_backend_destroy(b); /* g still live: destroy frees it */
     assert_int_equal(cc.live, 0);
@@ -1076,19 +1075,19 @@ static void test_cache_cancelled_gather_never_writes(void **state)
     assert_int_equal(add(b, 0, 300, 4), ZO_OK);
     assert_int_equal(add(b, 1, 300, 4), ZO_OK);
     void *f = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 1200, &f), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 1200, &f), ZO_OK);
     zo_gather_item it = item(b, 0, 300, 4, f);
     zo_work *w = NULL;
-    assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
-    b->ops->full_free(b->ctx, 0, f); /* in flight: cancelled, cached */
+    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+    zo_backend_full_free(b, 0, f); /* in flight: cancelled, cached */
     assert_int_equal(zo_host_cached_full_buffers(b), 1);
     void *g = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 1, 1200, &g), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 1, 1200, &g), ZO_OK);
     assert_ptr_equal(g, f);
     assert_int_equal(zo_host_progress(b), 1);
-    assert_int_equal(b->ops->wait(b->ctx, w), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_wait(b, w), ZO_ERR_STATE);
     assert_all(g, 0xA5, 1200); /* parameter 0's gather wrote nothing */
-    b->ops->work_free(b->ctx, w);
+    zo_backend_work_free(b, w);
     zo_backend_destroy(b);
     assert_int_equal(ca.live, 0);
 }
@@ -1118,17 +1117,17 @@ static void test_no_poison(void **state)
         assert_int_equal(add(b, 0, 100, 4), ZO_OK);
         assert_int_equal(add(b, 1, 100, 4), ZO_OK);
         void *f = NULL;
-        assert_int_equal(b->ops->full_alloc(b->ctx, 0, 400, &f), ZO_OK);
+        assert_int_equal(zo_backend_full_alloc(b, 0, 400, &f), ZO_OK);
         assert_all(f, np ? 0x3C : 0xA5, 400); /* 0x3C: the allocator's fill, untouched */
         zo_gather_item it = item(b, 0, 100, 4, f);
         zo_work *w = NULL;
-        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
-        assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-        b->ops->work_free(b->ctx, w);
+        assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+        assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+        zo_backend_work_free(b, w);
         assert_content(0, f, 400);
-        b->ops->full_free(b->ctx, 0, f);
+        zo_backend_full_free(b, 0, f);
         void *g = NULL;
-        assert_int_equal(b->ops->full_alloc(b->ctx, 1, 400, &g), ZO_OK);
+        assert_int_equal(zo_backend_full_alloc(b, 1, 400, &g), ZO_OK);
         assert_ptr_equal(g, f);
         if (np)
             assert_content(0, g, 400); /* stale bytes of the previous owner */
@@ -1136,11 +1135,11 @@ static void test_no_poison(void **state)
             assert_all(g, 0xA5, 400);
         /* the gather still delivers the right bytes */
         it = item(b, 1, 100, 4, g);
-        assert_int_equal(b->ops->all_gather_start(b->ctx, &it, 1, &w), ZO_OK);
-        assert_int_equal(b->ops->wait(b->ctx, w), ZO_OK);
-        b->ops->work_free(b->ctx, w);
+        assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+        assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+        zo_backend_work_free(b, w);
         assert_content(1, g, 400);
-        b->ops->full_free(b->ctx, 1, g);
+        zo_backend_full_free(b, 1, g);
         zo_backend_destroy(b);
         assert_int_equal(ca.live, 0);
     }
@@ -1159,10 +1158,10 @@ static void test_cache_v1_config_off(void **state)
     zo_backend *b = make(&cfg);
     assert_int_equal(add(b, 0, 10, 4), ZO_OK);
     void *f = NULL;
-    assert_int_equal(b->ops->full_alloc(b->ctx, 0, 40, &f), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b, 0, 40, &f), ZO_OK);
     assert_all(f, 0xA5, 40);
     long live = ca.live;
-    b->ops->full_free(b->ctx, 0, f);
+    zo_backend_full_free(b, 0, f);
     assert_int_equal(ca.live, live - 1);
     assert_int_equal(zo_host_cached_full_buffers(b), 0);
     zo_backend_destroy(b);
@@ -1193,7 +1192,7 @@ static void test_cache_world(void **state)
         void *f[2];
         zo_work *w[2];
         for (int r = 0; r < 2; r++) {
-            assert_int_equal(b[r]->ops->full_alloc(b[r]->ctx, id, 408, &f[r]), ZO_OK);
+            assert_int_equal(zo_backend_full_alloc(b[r], id, 408, &f[r]), ZO_OK);
             assert_all(f[r], 0xA5, 408);
             if (round == 0)
                 first[r] = f[r];
@@ -1202,13 +1201,13 @@ static void test_cache_world(void **state)
         }
         for (int r = 0; r < 2; r++) {
             zo_gather_item it = item(b[r], id, 101 + id, 4, f[r]);
-            assert_int_equal(b[r]->ops->all_gather_start(b[r]->ctx, &it, 1, &w[r]), ZO_OK);
+            assert_int_equal(zo_backend_all_gather_start(b[r], &it, 1, &w[r]), ZO_OK);
         }
         for (int r = 0; r < 2; r++) {
-            assert_int_equal(b[r]->ops->wait(b[r]->ctx, w[r]), ZO_OK);
-            b[r]->ops->work_free(b[r]->ctx, w[r]);
+            assert_int_equal(zo_backend_wait(b[r], w[r]), ZO_OK);
+            zo_backend_work_free(b[r], w[r]);
             assert_content(id, f[r], (101 + id) * 4);
-            b[r]->ops->full_free(b[r]->ctx, id, f[r]);
+            zo_backend_full_free(b[r], id, f[r]);
             assert_int_equal(zo_host_cached_full_buffers(b[r]), 1);
             assert_int_equal(zo_host_live_full_buffers(b[r]), 0);
         }
@@ -1221,22 +1220,22 @@ static void test_cache_world(void **state)
      * into it */
     void *f0 = NULL, *f1 = NULL, *again = NULL;
     zo_work *w0 = NULL, *w1 = NULL;
-    assert_int_equal(b[0]->ops->full_alloc(b[0]->ctx, 0, 408, &f0), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b[0], 0, 408, &f0), ZO_OK);
     zo_gather_item it0 = item(b[0], 0, 101, 4, f0);
-    assert_int_equal(b[0]->ops->all_gather_start(b[0]->ctx, &it0, 1, &w0), ZO_OK);
-    b[0]->ops->full_free(b[0]->ctx, 0, f0); /* in flight: cancelled for rank 0, cached */
-    assert_int_equal(b[0]->ops->full_alloc(b[0]->ctx, 1, 408, &again), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b[0], &it0, 1, &w0), ZO_OK);
+    zo_backend_full_free(b[0], 0, f0); /* in flight: cancelled for rank 0, cached */
+    assert_int_equal(zo_backend_full_alloc(b[0], 1, 408, &again), ZO_OK);
     assert_ptr_equal(again, f0);
-    assert_int_equal(b[1]->ops->full_alloc(b[1]->ctx, 0, 408, &f1), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(b[1], 0, 408, &f1), ZO_OK);
     zo_gather_item it1 = item(b[1], 0, 101, 4, f1);
-    assert_int_equal(b[1]->ops->all_gather_start(b[1]->ctx, &it1, 1, &w1), ZO_OK); /* completes it */
-    assert_int_equal(b[1]->ops->wait(b[1]->ctx, w1), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(b[1], &it1, 1, &w1), ZO_OK); /* completes it */
+    assert_int_equal(zo_backend_wait(b[1], w1), ZO_OK);
     assert_content(0, f1, 404); /* rank 0 still contributed */
-    assert_int_equal(b[0]->ops->wait(b[0]->ctx, w0), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_wait(b[0], w0), ZO_ERR_STATE);
     assert_all(again, 0xA5, 408);
-    b[0]->ops->work_free(b[0]->ctx, w0);
-    b[1]->ops->work_free(b[1]->ctx, w1);
-    b[1]->ops->full_free(b[1]->ctx, 0, f1);
+    zo_backend_work_free(b[0], w0);
+    zo_backend_work_free(b[1], w1);
+    zo_backend_full_free(b[1], 0, f1);
     assert_int_equal(zo_host_world_report(world, NULL, 0), ZO_OK);
 
     /* destroy frees live (rank 0's `again`) and cached buffers */

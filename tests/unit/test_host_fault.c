@@ -44,9 +44,9 @@ static void *add_param(hb *h, zo_param_id p, uint64_t numel, zo_gather_item *it)
 {
     int W = h->o->world_size(h->c);
     uint64_t part = (numel + (uint64_t)W - 1) / (uint64_t)W;
-    assert_int_equal(h->o->param_add(h->c, p, numel, 4, part), ZO_OK);
+    assert_int_equal(zo_backend_param_add(h->b, p, numel, 4, part), ZO_OK);
     void *buf = NULL;
-    assert_int_equal(h->o->full_alloc(h->c, p, (size_t)(part * (uint64_t)W * 4u), &buf), ZO_OK);
+    assert_int_equal(zo_backend_full_alloc(h->b, p, (size_t)(part * (uint64_t)W * 4u), &buf), ZO_OK);
     it->param = p;
     it->full = buf;
     it->numel = numel;
@@ -98,28 +98,28 @@ static void test_fail_gather(void **state)
     zo_host_fault f = {ZO_HOST_FAULT_GATHER, ZO_HOST_FAULT_FAIL, 2, 1, ZO_ERR_NOMEM, 0};
     assert_int_equal(zo_host_set_fault(h.b, &f), ZO_OK);
     zo_work *w = NULL;
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK); /* 1st */
-    assert_int_equal(h.o->wait(h.c, w), ZO_OK);
-    h.o->work_free(h.c, w);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK); /* 1st */
+    assert_int_equal(zo_backend_wait(h.b, w), ZO_OK);
+    zo_backend_work_free(h.b, w);
     memset(buf, 0xA5, 40);
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_ERR_NOMEM); /* 2nd: injected */
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_ERR_NOMEM); /* 2nd: injected */
     assert_null(w);
-    assert_non_null(strstr(h.o->last_error(h.c), "injected"));
+    assert_non_null(strstr(zo_backend_last_error(h.b), "injected"));
     assert_int_equal(zo_host_live_works(h.b), 0);
     assert_int_equal(zo_host_fault_fired(h.b), 1);
     assert_int_equal(zo_host_fault_ops(h.b, ZO_HOST_FAULT_GATHER), 2);
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK); /* 3rd */
-    assert_int_equal(h.o->wait(h.c, w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK); /* 3rd */
+    assert_int_equal(zo_backend_wait(h.b, w), ZO_OK);
     assert_true(content_ok(0, buf, 40));
-    h.o->work_free(h.c, w);
+    zo_backend_work_free(h.b, w);
     /* status 0 means ZO_ERR_BACKEND; count 2 fails two in a row */
     zo_host_fault f2 = {ZO_HOST_FAULT_GATHER, ZO_HOST_FAULT_FAIL, 1, 2, 0, 0};
     assert_int_equal(zo_host_set_fault(h.b, &f2), ZO_OK);
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_ERR_BACKEND);
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_ERR_BACKEND);
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK);
-    h.o->work_free(h.c, w);
-    h.o->full_free(h.c, 0, buf);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_ERR_BACKEND);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK);
+    zo_backend_work_free(h.b, w);
+    zo_backend_full_free(h.b, 0, buf);
     zo_backend_destroy(h.b);
 }
 
@@ -135,15 +135,15 @@ static void test_fail_wait_transient(void **state)
         assert_int_equal(zo_host_set_fault(h.b, &f), ZO_OK);
         zo_work *w = NULL;
         int done = 7;
-        assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK);
-        assert_int_equal(h.o->query(h.c, w, &done), ZO_ERR_BACKEND); /* check 1 */
+        assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK);
+        assert_int_equal(zo_backend_query(h.b, w, &done), ZO_ERR_BACKEND); /* check 1 */
         assert_int_equal(done, 0);
-        assert_int_equal(h.o->wait(h.c, w), ZO_ERR_BACKEND); /* check 2 */
-        assert_int_equal(h.o->wait(h.c, w), ZO_OK);          /* check 3 */
+        assert_int_equal(zo_backend_wait(h.b, w), ZO_ERR_BACKEND); /* check 2 */
+        assert_int_equal(zo_backend_wait(h.b, w), ZO_OK);          /* check 3 */
         assert_true(content_ok(3, buf, 33 * 4));
         assert_int_equal(zo_host_fault_fired(h.b), 2);
-        h.o->work_free(h.c, w);
-        h.o->full_free(h.c, 3, buf);
+        zo_backend_work_free(h.b, w);
+        zo_backend_full_free(h.b, 3, buf);
         zo_backend_destroy(h.b);
     }
 }
@@ -161,26 +161,26 @@ static void test_delay(void **state)
     assert_int_equal(zo_host_set_fault(h.b, &f), ZO_OK);
     zo_work *w = NULL;
     int done = 1;
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK);
-    assert_int_equal(h.o->query(h.c, w, &done), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_query(h.b, w, &done), ZO_OK);
     assert_int_equal(done, 0);
     assert_int_equal(zo_host_pending_works(h.b), 1);
     assert_int_equal(zo_host_progress(h.b), 0); /* a slow collective: progress does not finish it */
-    assert_int_equal(h.o->wait(h.c, w), ZO_OK);
+    assert_int_equal(zo_backend_wait(h.b, w), ZO_OK);
     assert_true(content_ok(1, buf, 36));
-    h.o->work_free(h.c, w);
+    zo_backend_work_free(h.b, w);
 
     zo_host_fault g = {ZO_HOST_FAULT_WAIT, ZO_HOST_FAULT_DELAY, 1, 2, 0, 1000};
     assert_int_equal(zo_host_set_fault(h.b, &g), ZO_OK);
     memset(buf, 0, 36);
-    assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK); /* immediate: already copied */
+    assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK); /* immediate: already copied */
     done = 1;
-    assert_int_equal(h.o->query(h.c, w, &done), ZO_OK);
+    assert_int_equal(zo_backend_query(h.b, w, &done), ZO_OK);
     assert_int_equal(done, 0); /* reported not done */
-    assert_int_equal(h.o->wait(h.c, w), ZO_OK); /* sleeps 1 ms, completes */
+    assert_int_equal(zo_backend_wait(h.b, w), ZO_OK); /* sleeps 1 ms, completes */
     assert_true(content_ok(1, buf, 36));
-    h.o->work_free(h.c, w);
-    h.o->full_free(h.c, 1, buf);
+    zo_backend_work_free(h.b, w);
+    zo_backend_full_free(h.b, 1, buf);
     zo_backend_destroy(h.b);
 }
 
@@ -199,26 +199,26 @@ static void test_fail_work(void **state)
             zo_work *w = NULL;
             int done = 0;
             /* the poison must survive: fill it again in case the gather copied */
-            assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK);
+            assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK);
             if (point == ZO_HOST_FAULT_GATHER) {
                 /* immediate: completed (failed) at issue; deferred: at wait */
-                assert_int_equal(h.o->wait(h.c, w), ZO_ERR_BACKEND);
+                assert_int_equal(zo_backend_wait(h.b, w), ZO_ERR_BACKEND);
             } else {
-                assert_int_equal(h.o->query(h.c, w, &done), ZO_ERR_BACKEND);
+                assert_int_equal(zo_backend_query(h.b, w, &done), ZO_ERR_BACKEND);
                 assert_int_equal(done, 1);
             }
-            assert_int_equal(h.o->wait(h.c, w), ZO_ERR_BACKEND);
-            assert_int_equal(h.o->query(h.c, w, &done), ZO_ERR_BACKEND);
+            assert_int_equal(zo_backend_wait(h.b, w), ZO_ERR_BACKEND);
+            assert_int_equal(zo_backend_query(h.b, w, &done), ZO_ERR_BACKEND);
             const uint8_t *d = buf;
             if (deferred || point == ZO_HOST_FAULT_GATHER)
                 assert_int_equal(d[0], 0xA5); /* nothing copied */
-            h.o->work_free(h.c, w);
+            zo_backend_work_free(h.b, w);
             /* the shards are intact: a new gather gets the true bytes */
-            assert_int_equal(h.o->all_gather_start(h.c, &it, 1, &w), ZO_OK);
-            assert_int_equal(h.o->wait(h.c, w), ZO_OK);
+            assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK);
+            assert_int_equal(zo_backend_wait(h.b, w), ZO_OK);
             assert_true(content_ok(2, buf, 64));
-            h.o->work_free(h.c, w);
-            h.o->full_free(h.c, 2, buf);
+            zo_backend_work_free(h.b, w);
+            zo_backend_full_free(h.b, 2, buf);
             zo_backend_destroy(h.b);
         }
 }
@@ -234,23 +234,23 @@ static void test_defensive(void **state)
     void *ba = add_param(&h, 0, 8, &a);
     void *bb = add_param(&h, 1, 8, &b);
     zo_work *w = NULL, *w2 = NULL;
-    assert_int_equal(h.o->all_gather_start(h.c, &a, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &a, 1, &w), ZO_OK);
     /* the same buffer as the target of a second pending gather (another
      * param's item pointing at it is refused first by the param check) */
     zo_gather_item a2 = a;
-    assert_int_equal(h.o->all_gather_start(h.c, &a2, 1, &w2), ZO_ERR_STATE);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &a2, 1, &w2), ZO_ERR_STATE);
     /* removing the parameter cancels the pending copy: wait reports it */
-    h.o->param_remove(h.c, 0);
-    assert_int_equal(h.o->wait(h.c, w), ZO_ERR_STATE);
-    h.o->work_free(h.c, w);
-    h.o->param_remove(h.c, 0); /* unknown now: recorded, ignored */
-    assert_non_null(strstr(h.o->last_error(h.c), "not added"));
+    zo_backend_param_remove(h.b, 0);
+    assert_int_equal(zo_backend_wait(h.b, w), ZO_ERR_STATE);
+    zo_backend_work_free(h.b, w);
+    zo_backend_param_remove(h.b, 0); /* unknown now: recorded, ignored */
+    assert_non_null(strstr(zo_backend_last_error(h.b), "not added"));
     /* a buffer freed as another parameter is freed anyway, with a message */
-    h.o->full_free(h.c, 7, ba);
-    assert_non_null(strstr(h.o->last_error(h.c), "freed as param"));
+    zo_backend_full_free(h.b, 7, ba);
+    assert_non_null(strstr(zo_backend_last_error(h.b), "freed as param"));
     assert_int_equal(zo_host_live_full_buffers(h.b), 1);
     /* destroy with a pending work and a live buffer frees both */
-    assert_int_equal(h.o->all_gather_start(h.c, &b, 1, &w), ZO_OK);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &b, 1, &w), ZO_OK);
     (void)bb;
     /* NULL contexts are refused, never dereferenced */
     int done;
@@ -259,7 +259,7 @@ static void test_defensive(void **state)
     assert_int_equal(h.o->query(NULL, w, &done), ZO_ERR_INVALID_ARG);
     h.o->work_free(NULL, w);
     h.o->param_remove(NULL, 1);
-    assert_int_equal(h.o->all_gather_start(h.c, &b, SIZE_MAX / 2, &w2), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_all_gather_start(h.b, &b, SIZE_MAX / 2, &w2), ZO_ERR_INVALID_ARG);
     zo_backend_destroy(h.b); /* with the pending work and bb alive: LSan checks */
 }
 

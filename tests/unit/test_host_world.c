@@ -181,12 +181,9 @@ static void stage_set(world_fx *fx, int s)
     pthread_mutex_unlock(&fx->mu);
 }
 
-static const zo_backend_ops *ops(world_fx *fx, int r) { return fx->b[r]->ops; }
-static void *ctx(world_fx *fx, int r) { return fx->b[r]->ctx; }
-
 static zo_status add(world_fx *fx, int r, zo_param_id id, uint64_t numel, uint32_t es)
 {
-    return ops(fx, r)->param_add(ctx(fx, r), id, numel, es, ceil_div(numel, (uint64_t)fx->W));
+    return zo_backend_param_add(fx->b[r], id, numel, es, ceil_div(numel, (uint64_t)fx->W));
 }
 
 static size_t padded(world_fx *fx, uint64_t numel, uint32_t es)
@@ -241,7 +238,7 @@ static void rank_gather_all(world_fx *fx, int r)
     for (int round = 0; round < 3; round++) {
         void *full[NPARAMS];
         for (size_t i = 0; i < NPARAMS; i++)
-            RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), g_params[i].id,
+            RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], g_params[i].id,
                                                  padded(fx, g_params[i].numel, g_params[i].es), &full[i]) == ZO_OK);
         zo_work *w[3];
         for (int g = 0; g < 3; g++) {
@@ -250,18 +247,18 @@ static void rank_gather_all(world_fx *fx, int r)
                 const pspec *p = &g_params[groups[g][0] + j];
                 it[j] = item(fx, p->id, p->numel, p->es, full[groups[g][0] + j]);
             }
-            RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), it, groups[g][1], &w[g]) == ZO_OK);
+            RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], it, groups[g][1], &w[g]) == ZO_OK);
         }
         /* wait in reverse order: completion is per collective, not per wait order */
         for (int g = 2; g >= 0; g--) {
-            zo_status s = ops(fx, r)->wait(ctx(fx, r), w[g]);
+            zo_status s = zo_backend_wait(fx->b[r], w[g]);
             if (s != ZO_OK)
-                rfail(fx, r, "wait group %d: %d %s", g, s, ops(fx, r)->last_error(ctx(fx, r)));
-            ops(fx, r)->work_free(ctx(fx, r), w[g]);
+                rfail(fx, r, "wait group %d: %d %s", g, s, zo_backend_last_error(fx->b[r]));
+            zo_backend_work_free(fx->b[r], w[g]);
         }
         for (size_t i = 0; i < NPARAMS; i++) {
             check_content(fx, r, g_params[i].id, g_params[i].numel, g_params[i].es, full[i]);
-            ops(fx, r)->full_free(ctx(fx, r), g_params[i].id, full[i]);
+            zo_backend_full_free(fx->b[r], g_params[i].id, full[i]);
         }
     }
     RCHECK(fx, r, zo_host_live_works(fx->b[r]) == 0);
@@ -347,29 +344,29 @@ static void rank_mismatch(world_fx *fx, int r)
     zo_gather_item it[2];
     for (size_t i = 0; i < n; i++) {
         RCHECK(fx, r, add(fx, r, ps[i].id, ps[i].numel, ps[i].es) == ZO_OK);
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), ps[i].id, padded(fx, ps[i].numel, ps[i].es), &full[i]) ==
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], ps[i].id, padded(fx, ps[i].numel, ps[i].es), &full[i]) ==
                           ZO_OK);
         it[i] = item(fx, ps[i].id, ps[i].numel, ps[i].es, full[i]);
     }
     if (r != 0 && m->kind1 == 1) {
         uint64_t send = 42, recv[MAXW];
-        fx->st[r][0] = ops(fx, r)->exchange(ctx(fx, r), &send, sizeof send, recv);
+        fx->st[r][0] = zo_backend_exchange(fx->b[r], &send, sizeof send, recv);
     } else {
         zo_work *w = NULL;
-        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), it, n, &w) == ZO_OK);
-        fx->st[r][0] = ops(fx, r)->wait(ctx(fx, r), w);
+        RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], it, n, &w) == ZO_OK);
+        fx->st[r][0] = zo_backend_wait(fx->b[r], w);
         /* a second wait gives the same answer */
-        fx->st[r][1] = ops(fx, r)->wait(ctx(fx, r), w);
-        ops(fx, r)->work_free(ctx(fx, r), w);
+        fx->st[r][1] = zo_backend_wait(fx->b[r], w);
+        zo_backend_work_free(fx->b[r], w);
         /* nothing was copied: the poison is still there */
         RCHECK(fx, r, ((uint8_t *)full[0])[0] == 0xA5);
     }
-    snprintf(fx->err[r], sizeof fx->err[r], "%s", ops(fx, r)->last_error(ctx(fx, r)));
+    snprintf(fx->err[r], sizeof fx->err[r], "%s", zo_backend_last_error(fx->b[r]));
     for (size_t i = 0; i < n; i++)
-        ops(fx, r)->full_free(ctx(fx, r), ps[i].id, full[i]);
+        zo_backend_full_free(fx->b[r], ps[i].id, full[i]);
     /* the world goes on: a matched exchange afterwards works */
     uint8_t send = (uint8_t)(r + 1), recv[MAXW];
-    fx->st[r][2] = ops(fx, r)->exchange(ctx(fx, r), &send, 1, recv);
+    fx->st[r][2] = zo_backend_exchange(fx->b[r], &send, 1, recv);
     for (int k = 0; k < fx->W; k++)
         RCHECK(fx, r, recv[k] == k + 1);
 }
@@ -435,17 +432,17 @@ static void rank_leaver(world_fx *fx, int r)
         void *full;
         zo_work *w;
         jitter(r, k);
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 1024, 4), &full) == ZO_OK);
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 1024, 4), &full) == ZO_OK);
         zo_gather_item it = item(fx, 0, 1024, 4, full);
-        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
+        RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
         jitter(r, k + 10);
-        fx->st[r][k] = ops(fx, r)->wait(ctx(fx, r), w);
+        fx->st[r][k] = zo_backend_wait(fx->b[r], w);
         if (k == 1)
-            snprintf(fx->err[r], sizeof fx->err[r], "%s", ops(fx, r)->last_error(ctx(fx, r)));
+            snprintf(fx->err[r], sizeof fx->err[r], "%s", zo_backend_last_error(fx->b[r]));
         if (fx->st[r][k] == ZO_OK)
             check_content(fx, r, 0, 1024, 4, full);
-        ops(fx, r)->work_free(ctx(fx, r), w);
-        ops(fx, r)->full_free(ctx(fx, r), 0, full);
+        zo_backend_work_free(fx->b[r], w);
+        zo_backend_full_free(fx->b[r], 0, full);
     }
     if (r == fx->W - 1) {
         jitter(r, 20);
@@ -454,10 +451,10 @@ static void rank_leaver(world_fx *fx, int r)
     }
     /* later blocking calls fail fast */
     uint8_t send = 1, recv[MAXW];
-    fx->st[r][2] = ops(fx, r)->exchange(ctx(fx, r), &send, 1, recv);
+    fx->st[r][2] = zo_backend_exchange(fx->b[r], &send, 1, recv);
     float g[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
     RCHECK(fx, r, add(fx, r, 9, 8, 4) == ZO_OK);
-    fx->st[r][3] = ops(fx, r)->reduce_scatter(ctx(fx, r), 9, g, out, 8, ceil_div(8, (uint64_t)fx->W), ZO_REDUCE_SUM);
+    fx->st[r][3] = zo_backend_reduce_scatter(fx->b[r], 9, g, out, 8, ceil_div(8, (uint64_t)fx->W), ZO_REDUCE_SUM);
 }
 
 static void leaver_once(int W, unsigned seed, char *rep, size_t replen)
@@ -535,9 +532,9 @@ static void rank_mixed(world_fx *fx, int r)
         /* retire the older of the two in flight */
         int slot = k & 1;
         if (pend[slot]) {
-            g_mix[r][pk[slot]] = ops(fx, r)->wait(ctx(fx, r), pend[slot]);
-            ops(fx, r)->work_free(ctx(fx, r), pend[slot]);
-            ops(fx, r)->full_free(ctx(fx, r), pid[slot], pbuf[slot]);
+            g_mix[r][pk[slot]] = zo_backend_wait(fx->b[r], pend[slot]);
+            zo_backend_work_free(fx->b[r], pend[slot]);
+            zo_backend_full_free(fx->b[r], pid[slot], pbuf[slot]);
             pend[slot] = NULL;
         }
         if (k == stop)
@@ -545,7 +542,7 @@ static void rank_mixed(world_fx *fx, int r)
         jitter(r, k);
         if (k % 10 == 9) {
             uint32_t send = (uint32_t)(k * 4 + r), recv[MAXW];
-            g_mix[r][k] = ops(fx, r)->exchange(ctx(fx, r), &send, sizeof send, recv);
+            g_mix[r][k] = zo_backend_exchange(fx->b[r], &send, sizeof send, recv);
             if (g_mix[r][k] == ZO_OK)
                 for (int q = 0; q < fx->W; q++)
                     RCHECK(fx, r, recv[q] == (uint32_t)(k * 4 + q));
@@ -555,18 +552,18 @@ static void rank_mixed(world_fx *fx, int r)
         if (r == 2 && k == 60)
             p = (p + 2) % 3; /* p2: not the parameter of the gather still in flight (k = 61 is p1) */
         uint64_t numel = 50 + p * 17;
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), p, padded(fx, numel, 4), &pbuf[slot]) == ZO_OK);
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], p, padded(fx, numel, 4), &pbuf[slot]) == ZO_OK);
         zo_gather_item it = item(fx, p, numel, 4, pbuf[slot]);
-        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &pend[slot]) == ZO_OK);
+        RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &pend[slot]) == ZO_OK);
         pid[slot] = p;
         pk[slot] = k;
     }
     /* the last one still in flight */
     for (int slot = 0; slot < 2; slot++)
         if (pend[slot]) {
-            g_mix[r][pk[slot]] = ops(fx, r)->wait(ctx(fx, r), pend[slot]);
-            ops(fx, r)->work_free(ctx(fx, r), pend[slot]);
-            ops(fx, r)->full_free(ctx(fx, r), pid[slot], pbuf[slot]);
+            g_mix[r][pk[slot]] = zo_backend_wait(fx->b[r], pend[slot]);
+            zo_backend_work_free(fx->b[r], pend[slot]);
+            zo_backend_full_free(fx->b[r], pid[slot], pbuf[slot]);
         }
     if (r == 3)
         leave(fx, r);
@@ -627,23 +624,23 @@ static void rank_extra_gather(world_fx *fx, int r)
     if (r == 0) {
         void *full;
         zo_work *w;
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 1, padded(fx, 100, 4), &full) == ZO_OK);
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 1, padded(fx, 100, 4), &full) == ZO_OK);
         zo_gather_item it = item(fx, 1, 100, 4, full);
-        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
-        ops(fx, r)->work_free(ctx(fx, r), w);
-        ops(fx, r)->full_free(ctx(fx, r), 1, full);
-        ops(fx, r)->param_remove(ctx(fx, r), 1);
+        RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
+        zo_backend_work_free(fx->b[r], w);
+        zo_backend_full_free(fx->b[r], 1, full);
+        zo_backend_param_remove(fx->b[r], 1);
         RCHECK(fx, r, zo_host_live_works(fx->b[r]) == 0);
         RCHECK(fx, r, zo_host_pending_works(fx->b[r]) == 0);
     }
     void *full;
     zo_work *w;
-    RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 100, 4), &full) == ZO_OK);
+    RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 100, 4), &full) == ZO_OK);
     zo_gather_item it = item(fx, 0, 100, 4, full);
-    RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
-    fx->st[r][0] = ops(fx, r)->wait(ctx(fx, r), w);
-    ops(fx, r)->work_free(ctx(fx, r), w);
-    ops(fx, r)->full_free(ctx(fx, r), 0, full);
+    RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
+    fx->st[r][0] = zo_backend_wait(fx->b[r], w);
+    zo_backend_work_free(fx->b[r], w);
+    zo_backend_full_free(fx->b[r], 0, full);
     leave(fx, r);
 }
 
@@ -672,11 +669,11 @@ static void rank_unmatched_then_leave(world_fx *fx, int r)
         void *full;
         zo_work *w;
         RCHECK(fx, r, add(fx, r, 0, 100, 4) == ZO_OK);
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 100, 4), &full) == ZO_OK);
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 100, 4), &full) == ZO_OK);
         zo_gather_item it = item(fx, 0, 100, 4, full);
-        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
-        ops(fx, r)->work_free(ctx(fx, r), w);
-        ops(fx, r)->full_free(ctx(fx, r), 0, full);
+        RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
+        zo_backend_work_free(fx->b[r], w);
+        zo_backend_full_free(fx->b[r], 0, full);
     }
     leave(fx, r);
 }
@@ -709,20 +706,20 @@ static void rank_two_pending(world_fx *fx, int r)
     zo_work *w[2];
     for (int i = 0; i < 2; i++) {
         RCHECK(fx, r, add(fx, r, (zo_param_id)i, 10 + (uint64_t)i, 4) == ZO_OK);
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), (zo_param_id)i, padded(fx, 10 + (uint64_t)i, 4), &full[i]) ==
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], (zo_param_id)i, padded(fx, 10 + (uint64_t)i, 4), &full[i]) ==
                           ZO_OK);
         zo_gather_item it = item(fx, (zo_param_id)i, 10 + (uint64_t)i, 4, full[i]);
-        RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w[i]) == ZO_OK);
+        RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w[i]) == ZO_OK);
     }
-    fx->st[r][1] = ops(fx, r)->wait(ctx(fx, r), w[1]);
-    snprintf(fx->err[r], sizeof fx->err[r], "%s", ops(fx, r)->last_error(ctx(fx, r)));
-    fx->st[r][0] = ops(fx, r)->wait(ctx(fx, r), w[0]);
-    snprintf(fx->err[1], sizeof fx->err[1], "%s", ops(fx, r)->last_error(ctx(fx, r))); /* rank 1 writes none */
+    fx->st[r][1] = zo_backend_wait(fx->b[r], w[1]);
+    snprintf(fx->err[r], sizeof fx->err[r], "%s", zo_backend_last_error(fx->b[r]));
+    fx->st[r][0] = zo_backend_wait(fx->b[r], w[0]);
+    snprintf(fx->err[1], sizeof fx->err[1], "%s", zo_backend_last_error(fx->b[r])); /* rank 1 writes none */
     int done = 0;
-    RCHECK(fx, r, ops(fx, r)->query(ctx(fx, r), w[0], &done) == ZO_ERR_COLLECTIVE_MISMATCH && done == 1);
+    RCHECK(fx, r, zo_backend_query(fx->b[r], w[0], &done) == ZO_ERR_COLLECTIVE_MISMATCH && done == 1);
     for (int i = 0; i < 2; i++) {
-        ops(fx, r)->work_free(ctx(fx, r), w[i]);
-        ops(fx, r)->full_free(ctx(fx, r), (zo_param_id)i, full[i]);
+        zo_backend_work_free(fx->b[r], w[i]);
+        zo_backend_full_free(fx->b[r], (zo_param_id)i, full[i]);
     }
 }
 
@@ -755,24 +752,24 @@ static void rank_departed_contribution(world_fx *fx, int r)
     RCHECK(fx, r, add(fx, r, 0, numel, 4) == ZO_OK);
     void *full;
     zo_work *w;
-    RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, numel, 4), &full) == ZO_OK);
+    RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, numel, 4), &full) == ZO_OK);
     zo_gather_item it = item(fx, 0, numel, 4, full);
     if (r != 0)
         stage_wait(fx, 1);
-    RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
+    RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
     if (r == 0) {
-        ops(fx, r)->full_free(ctx(fx, r), 0, full); /* cancels this rank's item */
-        ops(fx, r)->param_remove(ctx(fx, r), 0);    /* its shard must survive for the others */
-        ops(fx, r)->work_free(ctx(fx, r), w);
+        zo_backend_full_free(fx->b[r], 0, full); /* cancels this rank's item */
+        zo_backend_param_remove(fx->b[r], 0);    /* its shard must survive for the others */
+        zo_backend_work_free(fx->b[r], w);
         leave(fx, r);
         stage_set(fx, 1);
         return;
     }
-    fx->st[r][0] = ops(fx, r)->wait(ctx(fx, r), w);
+    fx->st[r][0] = zo_backend_wait(fx->b[r], w);
     if (fx->st[r][0] == ZO_OK)
         check_content(fx, r, 0, numel, 4, full);
-    ops(fx, r)->work_free(ctx(fx, r), w);
-    ops(fx, r)->full_free(ctx(fx, r), 0, full);
+    zo_backend_work_free(fx->b[r], w);
+    zo_backend_full_free(fx->b[r], 0, full);
 }
 
 static void test_departed_rank_contribution_kept(void **s)
@@ -796,19 +793,19 @@ static void rank_cancel_own(world_fx *fx, int r)
     RCHECK(fx, r, add(fx, r, 0, 50, 4) == ZO_OK);
     void *full;
     zo_work *w;
-    RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 50, 4), &full) == ZO_OK);
+    RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 50, 4), &full) == ZO_OK);
     zo_gather_item it = item(fx, 0, 50, 4, full);
-    RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
+    RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
     if (r == 1) {
-        ops(fx, r)->full_free(ctx(fx, r), 0, full);
+        zo_backend_full_free(fx->b[r], 0, full);
         full = NULL;
     }
-    fx->st[r][0] = ops(fx, r)->wait(ctx(fx, r), w);
+    fx->st[r][0] = zo_backend_wait(fx->b[r], w);
     if (full && fx->st[r][0] == ZO_OK)
         check_content(fx, r, 0, 50, 4, full);
-    ops(fx, r)->work_free(ctx(fx, r), w);
+    zo_backend_work_free(fx->b[r], w);
     if (full)
-        ops(fx, r)->full_free(ctx(fx, r), 0, full);
+        zo_backend_full_free(fx->b[r], 0, full);
 }
 
 static void test_buffer_freed_while_pending(void **s)
@@ -837,7 +834,7 @@ static void rank_exchange(world_fx *fx, int r)
         for (size_t i = 0; i < bytes; i++)
             send[i] = (uint8_t)(r * 31 + i * 7 + bytes);
         memset(recv, 0xEE, sizeof recv);
-        zo_status st = ops(fx, r)->exchange(ctx(fx, r), send, bytes, recv);
+        zo_status st = zo_backend_exchange(fx->b[r], send, bytes, recv);
         RCHECK(fx, r, st == ZO_OK);
         for (int k = 0; k < fx->W; k++)
             for (size_t i = 0; i < bytes; i++)
@@ -850,14 +847,14 @@ static void rank_exchange(world_fx *fx, int r)
     /* the full 256 bytes */
     uint8_t send[256], recv[MAXW * 256];
     memset(send, r, sizeof send);
-    RCHECK(fx, r, ops(fx, r)->exchange(ctx(fx, r), send, 256, recv) == ZO_OK);
+    RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 256, recv) == ZO_OK);
     for (int k = 0; k < fx->W; k++)
         RCHECK(fx, r, recv[k * 256] == k && recv[k * 256 + 255] == k);
     /* bad arguments are not collectives */
-    RCHECK(fx, r, ops(fx, r)->exchange(ctx(fx, r), send, 0, recv) == ZO_ERR_INVALID_ARG);
-    RCHECK(fx, r, ops(fx, r)->exchange(ctx(fx, r), send, 257, recv) == ZO_ERR_INVALID_ARG);
-    RCHECK(fx, r, ops(fx, r)->exchange(ctx(fx, r), NULL, 4, recv) == ZO_ERR_INVALID_ARG);
-    RCHECK(fx, r, ops(fx, r)->exchange(ctx(fx, r), send, 4, NULL) == ZO_ERR_INVALID_ARG);
+    RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 0, recv) == ZO_ERR_INVALID_ARG);
+    RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 257, recv) == ZO_ERR_INVALID_ARG);
+    RCHECK(fx, r, zo_backend_exchange(fx->b[r], NULL, 4, recv) == ZO_ERR_INVALID_ARG);
+    RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 4, NULL) == ZO_ERR_INVALID_ARG);
 }
 
 static void test_exchange_world(void **s)
@@ -889,14 +886,14 @@ static void test_exchange_single_view(void **s)
     uint8_t send[64], recv[5 * 64];
     for (int i = 0; i < 64; i++)
         send[i] = (uint8_t)(i * 5 + 1);
-    assert_int_equal(b->ops->exchange(b->ctx, send, 64, recv), ZO_OK);
+    assert_int_equal(zo_backend_exchange(b, send, 64, recv), ZO_OK);
     for (int r = 0; r < 5; r++)
         assert_memory_equal(recv + r * 64, send, 64);
-    assert_int_equal(b->ops->exchange(b->ctx, send, 0, recv), ZO_ERR_INVALID_ARG);
-    assert_true(strlen(b->ops->last_error(b->ctx)) > 0);
-    assert_int_equal(b->ops->exchange(b->ctx, send, 257, recv), ZO_ERR_INVALID_ARG);
-    assert_int_equal(b->ops->exchange(b->ctx, NULL, 1, recv), ZO_ERR_INVALID_ARG);
-    assert_int_equal(b->ops->exchange(b->ctx, send, 1, NULL), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_exchange(b, send, 0, recv), ZO_ERR_INVALID_ARG);
+    assert_true(strlen(zo_backend_last_error(b)) > 0);
+    assert_int_equal(zo_backend_exchange(b, send, 257, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_exchange(b, NULL, 1, recv), ZO_ERR_INVALID_ARG);
+    assert_int_equal(zo_backend_exchange(b, send, 1, NULL), ZO_ERR_INVALID_ARG);
     zo_backend_destroy(b);
 }
 
@@ -915,7 +912,7 @@ static void rank_reduce_scatter(world_fx *fx, int r)
     for (uint64_t j = 0; j < numel; j++)
         g[j] = grad_of(r, j);
     for (int op = 0; op < 2; op++) {
-        RCHECK(fx, r, ops(fx, r)->reduce_scatter(ctx(fx, r), 2, g, out, numel, pn, (zo_reduce_op)op) == ZO_OK);
+        RCHECK(fx, r, zo_backend_reduce_scatter(fx->b[r], 2, g, out, numel, pn, (zo_reduce_op)op) == ZO_OK);
         for (uint64_t i = 0; i < pn; i++) {
             uint64_t j = (uint64_t)r * pn + i;
             float want = 0.0f;
@@ -932,7 +929,7 @@ static void rank_reduce_scatter(world_fx *fx, int r)
         }
     }
     /* op mismatch: rank 0 sums, the others average */
-    fx->st[r][0] = ops(fx, r)->reduce_scatter(ctx(fx, r), 2, g, out, numel, pn, r == 0 ? ZO_REDUCE_SUM : ZO_REDUCE_AVG);
+    fx->st[r][0] = zo_backend_reduce_scatter(fx->b[r], 2, g, out, numel, pn, r == 0 ? ZO_REDUCE_SUM : ZO_REDUCE_AVG);
     free(g);
     free(out);
 }
@@ -966,20 +963,20 @@ static void rank_query(world_fx *fx, int r)
     RCHECK(fx, r, add(fx, r, 0, 64, 4) == ZO_OK);
     void *full;
     zo_work *w;
-    RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 64, 4), &full) == ZO_OK);
+    RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 64, 4), &full) == ZO_OK);
     zo_gather_item it = item(fx, 0, 64, 4, full);
     if (r == 1)
         stage_wait(fx, 1);
-    RCHECK(fx, r, ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) == ZO_OK);
+    RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
     int done = -1;
     if (r == 0) {
         /* rank 1 has not issued yet: not done, and query returned */
-        RCHECK(fx, r, ops(fx, r)->query(ctx(fx, r), w, &done) == ZO_OK);
+        RCHECK(fx, r, zo_backend_query(fx->b[r], w, &done) == ZO_OK);
         RCHECK(fx, r, done == 0);
         RCHECK(fx, r, zo_host_pending_works(fx->b[r]) == 1);
         stage_set(fx, 1);
         for (int i = 0; i < 100000 && !done; i++) {
-            RCHECK(fx, r, ops(fx, r)->query(ctx(fx, r), w, &done) == ZO_OK);
+            RCHECK(fx, r, zo_backend_query(fx->b[r], w, &done) == ZO_OK);
             if (!done) {
                 struct timespec ts = {0, 100000};
                 nanosleep(&ts, NULL);
@@ -988,10 +985,10 @@ static void rank_query(world_fx *fx, int r)
         RCHECK(fx, r, done == 1);
         RCHECK(fx, r, zo_host_pending_works(fx->b[r]) == 0);
     }
-    RCHECK(fx, r, ops(fx, r)->wait(ctx(fx, r), w) == ZO_OK);
+    RCHECK(fx, r, zo_backend_wait(fx->b[r], w) == ZO_OK);
     check_content(fx, r, 0, 64, 4, full);
-    ops(fx, r)->work_free(ctx(fx, r), w);
-    ops(fx, r)->full_free(ctx(fx, r), 0, full);
+    zo_backend_work_free(fx->b[r], w);
+    zo_backend_full_free(fx->b[r], 0, full);
 }
 
 static void test_query_never_blocks(void **s)
@@ -1021,20 +1018,20 @@ static void rank_faults(world_fx *fx, int r)
     for (int k = 0; k < 2; k++) {
         void *full;
         zo_work *w;
-        RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 300, 4), &full) == ZO_OK);
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 300, 4), &full) == ZO_OK);
         zo_gather_item it = item(fx, 0, 300, 4, full);
-        zo_status st = ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w);
+        zo_status st = zo_backend_all_gather_start(fx->b[r], &it, 1, &w);
         if (r == 0 && k == 0) {
             RCHECK(fx, r, st == ZO_ERR_BACKEND);
             RCHECK(fx, r, zo_host_world_collectives(fx->world, 0) == 0);
-            st = ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w);
+            st = zo_backend_all_gather_start(fx->b[r], &it, 1, &w);
         }
         RCHECK(fx, r, st == ZO_OK);
-        fx->st[r][k] = ops(fx, r)->wait(ctx(fx, r), w);
+        fx->st[r][k] = zo_backend_wait(fx->b[r], w);
         if (fx->st[r][k] == ZO_OK)
             check_content(fx, r, 0, 300, 4, full);
-        ops(fx, r)->work_free(ctx(fx, r), w);
-        ops(fx, r)->full_free(ctx(fx, r), 0, full);
+        zo_backend_work_free(fx->b[r], w);
+        zo_backend_full_free(fx->b[r], 0, full);
     }
 }
 
@@ -1065,24 +1062,24 @@ static void rank_many(world_fx *fx, int r)
     RCHECK(fx, r, add(fx, r, 0, 256, 4) == ZO_OK);
     RCHECK(fx, r, add(fx, r, 1, 1000, 2) == ZO_OK);
     void *full[2];
-    RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 0, padded(fx, 256, 4), &full[0]) == ZO_OK);
-    RCHECK(fx, r, ops(fx, r)->full_alloc(ctx(fx, r), 1, padded(fx, 1000, 2), &full[1]) == ZO_OK);
+    RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 256, 4), &full[0]) == ZO_OK);
+    RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 1, padded(fx, 1000, 2), &full[1]) == ZO_OK);
     for (int k = 0; k < NGATHERS; k++) {
         int p = k & 1;
         zo_gather_item it = p ? item(fx, 1, 1000, 2, full[1]) : item(fx, 0, 256, 4, full[0]);
         zo_work *w;
-        if (ops(fx, r)->all_gather_start(ctx(fx, r), &it, 1, &w) != ZO_OK) {
+        if (zo_backend_all_gather_start(fx->b[r], &it, 1, &w) != ZO_OK) {
             rfail(fx, r, "gather %d not issued", k);
             break;
         }
-        if (ops(fx, r)->wait(ctx(fx, r), w) != ZO_OK)
+        if (zo_backend_wait(fx->b[r], w) != ZO_OK)
             rfail(fx, r, "gather %d failed", k);
-        ops(fx, r)->work_free(ctx(fx, r), w);
+        zo_backend_work_free(fx->b[r], w);
     }
     check_content(fx, r, 0, 256, 4, full[0]);
     check_content(fx, r, 1, 1000, 2, full[1]);
-    ops(fx, r)->full_free(ctx(fx, r), 0, full[0]);
-    ops(fx, r)->full_free(ctx(fx, r), 1, full[1]);
+    zo_backend_full_free(fx->b[r], 0, full[0]);
+    zo_backend_full_free(fx->b[r], 1, full[1]);
 }
 
 static void test_many_gathers_4_ranks(void **s)
@@ -1326,7 +1323,7 @@ static void test_v1_host_config_accepted(void **s)
     assert_int_equal(zo_backend_host_create(&cfg, &b), ZO_OK);
     assert_int_equal(b->ops->rank(b->ctx), 1);
     /* single view: the backend stores both ranks' shards */
-    assert_int_equal(b->ops->param_add(b->ctx, 0, 10, 4, 5), ZO_OK);
+    assert_int_equal(zo_backend_param_add(b, 0, 10, 4, 5), ZO_OK);
     const uint8_t *d;
     uint64_t n;
     assert_int_equal(zo_host_shard(b, 0, 0, &d, &n), ZO_OK);

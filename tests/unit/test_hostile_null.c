@@ -262,6 +262,33 @@ CASE(c_fault_b, zo_host_fault hf = {ZO_HOST_FAULT_GATHER, ZO_HOST_FAULT_FAIL, 1,
 CASE(c_fault_f, return zo_host_set_fault(f->be, NULL);)
 CASE(c_fops_b, return (int64_t)zo_host_fault_ops(NULL, ZO_HOST_FAULT_GATHER);)
 CASE(c_ffired_b, return (int64_t)zo_host_fault_fired(NULL);)
+static float g_grad[8], g_shard[8];
+static uint8_t g_xs[8], g_xr[16];
+static zo_work *g_work;
+static void *g_full;
+CASE(c_padd_b, return zo_backend_param_add(NULL, 0, 8, 4, 4);)
+CASE(c_prem_b, zo_backend_param_remove(NULL, 0); return 0;)
+CASE(c_falloc_b, return zo_backend_full_alloc(NULL, f->w_fc, 64, &g_full);)
+CASE(c_falloc_out, return zo_backend_full_alloc(f->be, f->w_fc, 64, NULL);)
+CASE(c_ffree_b, zo_backend_full_free(NULL, 0, g_xs); return 0;)
+CASE(c_ffree_buf, zo_backend_full_free(f->be, f->w_fc, NULL); return 0;)
+CASE(c_ags_b, zo_gather_item it = {0}; return zo_backend_all_gather_start(NULL, &it, 1, &g_work);)
+CASE(c_ags_items, return zo_backend_all_gather_start(f->be, NULL, 1, &g_work);)
+CASE(c_ags_out, zo_gather_item it = {0}; return zo_backend_all_gather_start(f->be, &it, 1, NULL);)
+CASE(c_wait_b, return zo_backend_wait(NULL, (zo_work *)g_xs);)
+CASE(c_wait_w, return zo_backend_wait(f->be, NULL);)
+CASE(c_query_b, int d; return zo_backend_query(NULL, (zo_work *)g_xs, &d);)
+CASE(c_query_w, int d; return zo_backend_query(f->be, NULL, &d);)
+CASE(c_query_done, return zo_backend_query(f->be, (zo_work *)g_xs, NULL);)
+CASE(c_wfree_b, zo_backend_work_free(NULL, (zo_work *)g_xs); return 0;)
+CASE(c_wfree_w, zo_backend_work_free(f->be, NULL); return 0;)
+CASE(c_rs_b, return zo_backend_reduce_scatter(NULL, f->w_fc, g_grad, g_shard, 8, 4, ZO_REDUCE_SUM);)
+CASE(c_rs_grad, return zo_backend_reduce_scatter(f->be, f->w_fc, NULL, g_shard, 8, 4, ZO_REDUCE_SUM);)
+CASE(c_rs_out, return zo_backend_reduce_scatter(f->be, f->w_fc, g_grad, NULL, 8, 4, ZO_REDUCE_SUM);)
+CASE(c_xchg_b, return zo_backend_exchange(NULL, g_xs, 8, g_xr);)
+CASE(c_xchg_send, return zo_backend_exchange(f->be, NULL, 8, g_xr);)
+CASE(c_xchg_recv, return zo_backend_exchange(f->be, g_xs, 8, NULL);)
+CASE(c_blast_b, return zo_backend_last_error(NULL) != NULL;)
 
 #define E ZO_ERR_INVALID_ARG
 static const row k_rows[] = {
@@ -337,6 +364,29 @@ static const row k_rows[] = {
     {"zo_host_set_fault", "f", ST, ZO_OK, CH_TLS, NULL, c_fault_f},
     {"zo_host_fault_ops", "b", VAL, 0, CH_TLS, NULL, c_fops_b},
     {"zo_host_fault_fired", "b", VAL, 0, CH_TLS, NULL, c_ffired_b},
+    {"zo_backend_param_add", "b", ST, E, CH_TLS, "NULL backend", c_padd_b},
+    {"zo_backend_param_remove", "b", VOID, 0, CH_TLS, NULL, c_prem_b},
+    {"zo_backend_full_alloc", "b", ST, E, CH_TLS, "NULL backend", c_falloc_b},
+    {"zo_backend_full_alloc", "out", ST, E, CH_TLS, "NULL out", c_falloc_out},
+    {"zo_backend_full_free", "b", VOID, 0, CH_TLS, NULL, c_ffree_b},
+    {"zo_backend_full_free", "buf", VOID, 0, CH_TLS, NULL, c_ffree_buf},
+    {"zo_backend_all_gather_start", "b", ST, E, CH_TLS, "NULL backend", c_ags_b},
+    {"zo_backend_all_gather_start", "items", ST, E, CH_TLS, "NULL items", c_ags_items},
+    {"zo_backend_all_gather_start", "out", ST, E, CH_TLS, "NULL out", c_ags_out},
+    {"zo_backend_wait", "b", ST, E, CH_TLS, "NULL backend", c_wait_b},
+    {"zo_backend_wait", "w", ST, E, CH_TLS, "NULL", c_wait_w},
+    {"zo_backend_query", "b", ST, E, CH_TLS, "NULL backend", c_query_b},
+    {"zo_backend_query", "w", ST, E, CH_TLS, "NULL", c_query_w},
+    {"zo_backend_query", "done", ST, E, CH_TLS, "NULL done", c_query_done},
+    {"zo_backend_work_free", "b", VOID, 0, CH_TLS, NULL, c_wfree_b},
+    {"zo_backend_work_free", "w", VOID, 0, CH_TLS, NULL, c_wfree_w},
+    {"zo_backend_reduce_scatter", "b", ST, E, CH_TLS, "NULL backend", c_rs_b},
+    {"zo_backend_reduce_scatter", "full_grad", ST, E, CH_TLS, "NULL buffer", c_rs_grad},
+    {"zo_backend_reduce_scatter", "shard_out", ST, E, CH_TLS, "NULL buffer", c_rs_out},
+    {"zo_backend_exchange", "b", ST, E, CH_TLS, "NULL backend", c_xchg_b},
+    {"zo_backend_exchange", "send", ST, E, CH_TLS, "NULL buffer", c_xchg_send},
+    {"zo_backend_exchange", "recv", ST, E, CH_TLS, "NULL buffer", c_xchg_recv},
+    {"zo_backend_last_error", "b", VAL, 1, CH_TLS, NULL, c_blast_b},
 };
 #undef E
 #define N_ROWS (sizeof k_rows / sizeof k_rows[0])

@@ -157,9 +157,23 @@ static void mock_init(mock *m, int world_size, int rank)
     hc.world_size = world_size;
     hc.rank = rank;
     HD_OK(NULL, zo_backend_host_create(&hc, &m->inner));
-    zo_backend_ops o = {ZO_BACKEND_OPS_VERSION, "mock-exchange", mk_world_size, mk_rank, mk_param_add,
-                        mk_param_remove, mk_full_alloc, mk_full_free, mk_start, mk_wait, mk_query,
-                        mk_work_free, NULL, mk_last_error, mk_destroy, mk_exchange};
+    zo_backend_ops o = {
+        .version = ZO_BACKEND_OPS_VERSION,
+        .name = "mock-exchange",
+        .world_size = mk_world_size,
+        .rank = mk_rank,
+        .param_add = mk_param_add,
+        .param_remove = mk_param_remove,
+        .full_alloc = mk_full_alloc,
+        .full_free = mk_full_free,
+        .all_gather_start = mk_start,
+        .wait = mk_wait,
+        .query = mk_query,
+        .work_free = mk_work_free,
+        .last_error = mk_last_error,
+        .destroy = mk_destroy,
+        .exchange = mk_exchange,
+    };
     m->ops = o;
     m->self.ops = &m->ops;
     m->self.ctx = m;
