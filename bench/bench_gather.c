@@ -66,6 +66,7 @@
 
 #include <zoffload.h>
 #include <zoffload_backend.h>
+#include <zoffload_testing.h>
 
 static double cpu_s(void)
 {
@@ -193,8 +194,10 @@ static void runtime_setup(runtime_case *rc, int W, size_t bytes, int poison)
     rc->be = NULL;
     if (poison) {
         zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        zo_host_testing ht = ZO_HOST_TESTING_INIT;
+        hc.testing = &ht;
         hc.world_size = W;
-        hc.no_poison = 0;
+        ht.no_poison = 0;
         zo_status s = zo_backend_host_create(&hc, &rc->be);
         if (s) die("zo_backend_host_create(no_poison = 0)", s, NULL);
         cfg.backend = rc->be;

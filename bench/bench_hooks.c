@@ -59,6 +59,7 @@
 
 #include <zoffload.h>
 #include <zoffload_backend.h>
+#include <zoffload_testing.h>
 
 #define PARAM_NUMEL 1000000ull
 #define EVENTS_PER_MODULE 7
@@ -212,9 +213,11 @@ static void fail(const char *what, uint32_t n)
 static int run_n(uint32_t n, int reps, double min_events)
 {
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 8;
-    hc.no_copy = 1;
-    hc.max_bytes_per_param = 64;
+    ht.no_copy = 1;
+    ht.max_bytes_per_param = 64;
     zo_backend *be = NULL;
     if (zo_backend_host_create(&hc, &be) != ZO_OK) {
         fprintf(stderr, "bench_hooks: host backend create failed\n");

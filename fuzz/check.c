@@ -2,6 +2,7 @@
  * check.c - invariant checker (see check.h and docs/fuzzing.md).
  */
 #include "check.h"
+#include "zoffload_testing.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -59,6 +59,7 @@
 #include "settings.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 typedef struct rd {
     const uint8_t *d;
@@ -526,9 +527,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     uint8_t pol = u8(&r), ws = u8(&r), fl = u8(&r);
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 1 + ws % 8;
-    hc.deferred = fl & 1;
-    hc.max_bytes_per_param = 64;
+    ht.deferred = fl & 1;
+    ht.max_bytes_per_param = 64;
     if (zo_backend_host_create(&hc, &w->be) != ZO_OK) return 0;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = hc.world_size;
@@ -567,7 +570,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     LOG("policy %s, W %d, deferred %d, persist %llu, max_live %llu, bucket %llu, reuse %llu\n",
-        zo_policy_name(cfg.grads_policy), cfg.world_size, hc.deferred,
+        zo_policy_name(cfg.grads_policy), cfg.world_size, ht.deferred,
         (unsigned long long)cfg.param_persistence_threshold,
         (unsigned long long)cfg.max_live_parameters, (unsigned long long)cfg.prefetch_bucket_size,
         (unsigned long long)cfg.max_reuse_distance);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 /* ------------------------------------------------------------------ */
 /* Graph model                                                          */
@@ -1462,10 +1463,12 @@ static int setup(sim *S)
 {
     const zs_scenario *s = S->s;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = s->cfg.world_size;
     hc.rank = s->cfg.rank;
-    hc.deferred = S->o.world ? 0 : s->cfg.deferred; /* world backends complete at the match */
-    hc.max_bytes_per_param = S->o.max_bytes_per_param;
+    ht.deferred = S->o.world ? 0 : s->cfg.deferred; /* world backends complete at the match */
+    ht.max_bytes_per_param = S->o.max_bytes_per_param;
     hc.world = S->o.world;
     zo_status st = zo_backend_host_create(&hc, &S->be);
     if (st) {

@@ -1,5 +1,8 @@
 /*
  * zoffload_backend.h - the data-plane interface of libzoffload.
+ * (Test-only behaviour of the host backend - deferred completion, a
+ * physical cap, no copies, no poison fill, fault injection - is in
+ * zoffload_testing.h.)
  *
  * A backend owns every rank's shard storage and the full (gathered)
  * buffers, and performs the collectives.  The runtime (control plane)
@@ -177,24 +180,22 @@ const char *zo_backend_last_error(const zo_backend *b);
 /* Host backend: an in-process simulated world doing real memory copies */
 /* ------------------------------------------------------------------ */
 
-#define ZO_HOST_CONFIG_VERSION 2u
+#define ZO_HOST_CONFIG_VERSION 3u
 
 /** A multi-rank host world: W ranks' host backends in one process, one
  *  per rank, each driven by its own runtime (typically on its own thread),
  *  sharing shards and matching collectives.  Opaque. */
 typedef struct zo_host_world zo_host_world;
 
+/** Test-only behaviour of a host backend (zoffload_testing.h). */
+typedef struct zo_host_testing zo_host_testing;
+
 typedef struct zo_host_config {
     size_t size;        /**< sizeof(zo_host_config) */
     uint32_t version;   /**< ZO_HOST_CONFIG_VERSION */
     int world_size;     /**< W, 1..ZO_MAX_WORLD_SIZE; must equal the runtime's */
     int rank;           /**< the rank whose view the runtime has */
-    int deferred;       /**< 1: a gather completes only at wait() or zo_host_progress(), so INFLIGHT is observable */
-    uint64_t max_bytes_per_param; /**< physical cap on stored/copied bytes per parameter (fuzz builds); 0 = none.
-                                       Bytes past the cap are neither stored nor compared. */
-    int no_copy;        /**< 1: skip data movement (control-plane benchmarks) */
     zo_allocator allocator;
-    /* ---- version 2 ---- */
     zo_host_world *world; /**< NULL: one rank's view (the backend stores all W shards itself and
                                completes gathers alone).  Else: this backend is rank `rank` of the
                                world (world_size must equal the world's); see zo_host_world_create. */
@@ -207,46 +208,30 @@ typedef struct zo_host_config {
                                gathered parameters: a released block is kept and handed to the next
                                request of its size instead of going back to the system (here: no
                                mmap/munmap and page faults per fetch above glibc's mmap threshold).
-                               Cached buffers are not live (zo_host_live_full_buffers), are freed by
-                               destroy, and are poisoned for AddressSanitizer while cached, so a
-                               use after full_free is still reported.  Default
-                               ZO_HOST_CACHE_BYTES_DEFAULT; version 1 configs: 0. */
-    int no_poison;        /**< 1: full_alloc does not fill buffers with the 0xA5 poison byte (their
-                               content before the gather completes is unspecified: stale bytes of a
-                               reused buffer or fresh memory) - production and benchmarks.
-                               0: every buffer handed out, fresh or reused, is filled with 0xA5
-                               first, so data read before its gather completed (or a gather that
-                               copied nothing) is visibly wrong; tests and fault injection rely on
-                               it.  The fill is a full write of the buffer: it costs about as much
-                               as the gather's own copy (a gather at ~0.6x memcpy instead of ~1x).
-                               ZO_HOST_POISON_BUILD_DEFAULT (-1, what ZO_HOST_CONFIG_INIT sets):
-                               the library's build setting, zo_host_poison_default() - 0 (fill)
-                               in sanitizer, fuzzing and test builds (CMake ZO_POISON=ON), 1 (no
-                               fill) in a plain release build.  Other values: ZO_ERR_INVALID_ARG. */
+                               Cached buffers are not live, are freed by destroy, and are poisoned
+                               for AddressSanitizer while cached, so a use after full_free is still
+                               reported.  Default ZO_HOST_CACHE_BYTES_DEFAULT. */
+    const zo_host_testing *testing; /**< NULL (production): immediate completion, no cap, real copies,
+                                         full buffers poison-filled as the build says
+                                         (zo_host_poison_default).  Else test-only behaviour,
+                                         read (copied) by zo_backend_host_create: zoffload_testing.h. */
 } zo_host_config;
-
-/** sizeof(zo_host_config) of version 1 (no world): still accepted. */
-#define ZO_HOST_CONFIG_V1_SIZE offsetof(zo_host_config, world)
 
 /** Default zo_host_config.cache_bytes: 1 GiB of freed full buffers kept
  *  for reuse per host backend (per rank in a world). */
 #define ZO_HOST_CACHE_BYTES_DEFAULT (1ull << 30)
 
-/** zo_host_config.no_poison: follow the library's build setting
- *  (zo_host_poison_default()). */
-#define ZO_HOST_POISON_BUILD_DEFAULT (-1)
-
 #define ZO_HOST_CONFIG_INIT \
-    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, 0, 0, 0, {NULL, NULL, NULL}, NULL, \
-      ZO_HOST_CACHE_BYTES_DEFAULT, ZO_HOST_POISON_BUILD_DEFAULT }
+    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, {NULL, NULL, NULL}, NULL, \
+      ZO_HOST_CACHE_BYTES_DEFAULT, NULL }
 
 /** 1 if this library was built to poison-fill gathered buffers by default
  *  (CMake option ZO_POISON, compile definition ZO_BUILD_POISON=1: on by
  *  default in builds with sanitizers, a fuzz engine or CMAKE_BUILD_TYPE
  *  Debug, which is what `./build.sh test`, `fuzz`, `run`, the CI and
  *  OSS-Fuzz builds are), else 0 (a plain release build: `./build.sh`,
- *  the benchmarks).  It decides what no_poison = ZO_HOST_POISON_BUILD_DEFAULT
- *  means for the host backend and whether the MPI backend fills its buffers
+ *  the benchmarks).  It decides whether the host backend fills its full
+ *  buffers (unless zo_host_testing.no_poison says otherwise) and whether the MPI backend fills its buffers
  *  (zoffload_mpi.h).  Neither PyTorch nor DeepSpeed fills a gathered
  *  parameter before the all-gather: DeepSpeed 0.19.8's all-gather of
  *  partitioned parameters (runtime/zero/partition_parameters.py) allocates
@@ -255,27 +240,18 @@ typedef struct zo_host_config {
 int zo_host_poison_default(void);
 
 /** Creates a host backend; *out is owned by the caller (zo_backend_destroy).
+ *  Accepts version 1 and 2 configs (zoffload_testing.h's
+ *  zo_host_config_v2: the test-only fields were inline).
  *  Errors, each with its cause in zo_last_error(NULL) (thread-local, see
  *  zoffload.h): ZO_ERR_INVALID_ARG (NULL, world_size/rank out of range,
- *  deferred/no_copy not 0/1, no_poison not -1/0/1, allocator with only one
- *  of alloc/free, a world of
- *  another size, a rank that joined already, a cap differing from the
- *  world's), ZO_ERR_VERSION, ZO_ERR_NOMEM. */
+ *  allocator with only one of alloc/free, a world of another size, a rank
+ *  that joined already, bad testing fields: zoffload_testing.h),
+ *  ZO_ERR_VERSION, ZO_ERR_NOMEM. */
 zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out);
-
-/** Completes every deferred gather of a host backend now (the "network"
- *  made progress).  Returns the number completed, or a negative zo_status
- *  (ZO_ERR_INVALID_ARG if b is NULL or not a host backend; message in
- *  zo_last_error(NULL)). */
-int zo_host_progress(zo_backend *b);
 
 /** Byte byte_index of parameter param's original full tensor: the
  *  deterministic content the host backend shards and gathers. */
 uint8_t zo_host_param_byte(zo_param_id param, uint64_t byte_index);
-
-/** Bytes of a parameter of `bytes` full bytes that the host backend b
- *  really stores and copies (min(bytes, max_bytes_per_param)). */
-uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes);
 
 /* ------------------------------------------------------------------ */
 /* Multi-rank host world                                                */
@@ -329,64 +305,6 @@ zo_status zo_host_world_report(const zo_host_world *w, char *buf, size_t len);
 
 /** Collectives rank has issued so far (0 for an unknown rank). */
 uint64_t zo_host_world_collectives(const zo_host_world *w, int rank);
-
-/* ------------------------------------------------------------------ */
-/* Host backend fault injection (tests, fuzzing, CI reliability jobs)   */
-/* ------------------------------------------------------------------ */
-
-/** Where a fault is injected.  Operations are counted per point from the
- *  last zo_host_set_fault() call, 1-based. */
-typedef enum zo_host_fault_point {
-    ZO_HOST_FAULT_GATHER = 0, /**< all_gather_start */
-    ZO_HOST_FAULT_WAIT = 1    /**< a completion check: wait() or query() */
-} zo_host_fault_point;
-
-typedef enum zo_host_fault_action {
-    ZO_HOST_FAULT_NONE = 0,
-    /** Transient failure: the operation returns `status` and has no
-     *  effect.  GATHER: nothing is issued (no work, no copy).  WAIT: the
-     *  work is untouched (still pending or complete), so a later wait or
-     *  query on it can succeed - a NCCL call that failed before enqueuing. */
-    ZO_HOST_FAULT_FAIL = 1,
-    /** Delay.  GATHER: the work is issued but its copy is deferred even on
-     *  an immediate backend; query() reports it not done and
-     *  zo_host_progress() skips it, only wait() completes it (a slow
-     *  all-gather: the runtime must block).  WAIT: wait() sleeps delay_us
-     *  microseconds before completing; query() reports not done. */
-    ZO_HOST_FAULT_DELAY = 2,
-    /** The collective itself fails.  GATHER: the work is issued and, when
-     *  it completes (wait, or zo_host_progress), copies nothing and
-     *  reports `status`.  WAIT: the work completes now without copying and
-     *  this and every later wait/query on it return `status`.  The shards
-     *  are never touched; the full buffers keep their poison bytes. */
-    ZO_HOST_FAULT_FAIL_WORK = 3
-} zo_host_fault_action;
-
-/** A fault: `action` is applied to the operations at `point` numbered
- *  at .. at + count - 1 (count 0 means 1). */
-typedef struct zo_host_fault {
-    zo_host_fault_point point;
-    zo_host_fault_action action;
-    uint64_t at;       /**< 1-based operation index at `point`; 0: never */
-    uint32_t count;    /**< consecutive operations affected (0 = 1) */
-    zo_status status;  /**< FAIL / FAIL_WORK: code returned; 0 = ZO_ERR_BACKEND */
-    uint32_t delay_us; /**< DELAY at WAIT: microseconds wait() sleeps */
-} zo_host_fault;
-
-/** Arms fault f on host backend b (f is copied), replacing the previous
- *  one and restarting the operation counts; f == NULL disarms.  Works
- *  already delayed or doomed keep their fate.
- *  Errors: ZO_ERR_INVALID_ARG (b NULL or not a host backend: message in
- *  zo_last_error(NULL); bad point/action, status > 0). */
-zo_status zo_host_set_fault(zo_backend *b, const zo_host_fault *f);
-
-/** Operations counted at `point` since the last zo_host_set_fault()
- *  (0 for a non-host backend or an unknown point). */
-uint64_t zo_host_fault_ops(const zo_backend *b, zo_host_fault_point point);
-
-/** Operations the armed fault was applied to since the last
- *  zo_host_set_fault() (0 for a non-host backend). */
-uint64_t zo_host_fault_fired(const zo_backend *b);
 
 #ifdef __cplusplus
 }

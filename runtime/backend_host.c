@@ -33,7 +33,7 @@
  *   stored as one block per parameter, rank 0's shard first, so rank r's
  *   shard is block + r*shard_bytes.
  *
- * Physical cap (zo_host_config.max_bytes_per_param = C > 0, fuzz builds)
+ * Physical cap (zo_host_testing.max_bytes_per_param = C > 0, fuzz builds)
  *   Only the first L = min(C, W*shard_bytes) bytes of the padded tensor exist:
  *   rank r stores bytes [r*shard_bytes, min((r+1)*shard_bytes, L)) of its
  *   shard - a full shard for r < L / shard_bytes, a prefix for the rank that
@@ -143,6 +143,7 @@
 #include "backend_host_internal.h"
 #include "hostmap.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 /* AddressSanitizer: cached full buffers are poisoned so that a use after
  * full_free is reported as it would be after a real free. */
@@ -1630,18 +1631,36 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     *out = NULL;
     if (!cfg)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: cfg is NULL");
-    zo_host_config c2;
-    if (cfg->version == 1u && cfg->size == ZO_HOST_CONFIG_V1_SIZE) { /* version 1: no world */
-        memset(&c2, 0, sizeof c2);
-        memcpy(&c2, cfg, ZO_HOST_CONFIG_V1_SIZE);
-        c2.size = sizeof c2;
-        c2.version = ZO_HOST_CONFIG_VERSION;
-        cfg = &c2;
+    /* the settings, from any accepted layout */
+    zo_host_config c3;
+    zo_host_testing t = ZO_HOST_TESTING_INIT;
+    if ((cfg->version == 1u && cfg->size == ZO_HOST_CONFIG_V1_SIZE) ||
+        (cfg->version == 2u && cfg->size == sizeof(zo_host_config_v2))) {
+        zo_host_config_v2 old;
+        memset(&old, 0, sizeof old);
+        memcpy(&old, cfg, cfg->size);
+        if (cfg->version == 1u)
+            old.no_poison = 0; /* version 1 poisons (and has no cache, no world) */
+        memset(&c3, 0, sizeof c3);
+        c3.size = sizeof c3;
+        c3.version = ZO_HOST_CONFIG_VERSION;
+        c3.world_size = old.world_size;
+        c3.rank = old.rank;
+        c3.allocator = old.allocator;
+        c3.world = old.world;
+        c3.cache_bytes = old.cache_bytes;
+        t.deferred = old.deferred;
+        t.max_bytes_per_param = old.max_bytes_per_param;
+        t.no_copy = old.no_copy;
+        t.no_poison = old.no_poison;
+        cfg = &c3;
     } else if (cfg->size != sizeof(zo_host_config) || cfg->version != ZO_HOST_CONFIG_VERSION) {
         return zo__fail_tls(ZO_ERR_VERSION,
                             "zo_backend_host_create: config size %zu version %u not understood (this library: "
                             "size %zu version %u; start from ZO_HOST_CONFIG_INIT)",
                             cfg->size, (unsigned)cfg->version, sizeof(zo_host_config), (unsigned)ZO_HOST_CONFIG_VERSION);
+    } else if (cfg->testing) {
+        t = *cfg->testing;
     }
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: world_size %d not in 1..%d",
@@ -1649,12 +1668,12 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     if (cfg->rank < 0 || cfg->rank >= cfg->world_size)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d not in 0..%d (world_size %d)",
                             cfg->rank, cfg->world_size - 1, cfg->world_size);
-    if ((cfg->deferred != 0 && cfg->deferred != 1) || (cfg->no_copy != 0 && cfg->no_copy != 1))
+    if ((t.deferred != 0 && t.deferred != 1) || (t.no_copy != 0 && t.no_copy != 1))
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: deferred and no_copy must be 0 or 1");
-    if (cfg->no_poison != 0 && cfg->no_poison != 1 && cfg->no_poison != ZO_HOST_POISON_BUILD_DEFAULT)
+    if (t.no_poison != 0 && t.no_poison != 1 && t.no_poison != ZO_HOST_POISON_BUILD_DEFAULT)
         return zo__fail_tls(ZO_ERR_INVALID_ARG,
                             "zo_backend_host_create: no_poison %d must be 0, 1 or ZO_HOST_POISON_BUILD_DEFAULT (-1)",
-                            cfg->no_poison);
+                            t.no_poison);
     if (!cfg->allocator.alloc != !cfg->allocator.free)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: allocator has only one of alloc/free");
     host_ctx *c = zo__host_alloc(&cfg->allocator, sizeof *c);
@@ -1664,11 +1683,11 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     c->alloc = cfg->allocator;
     c->world_size = cfg->world_size;
     c->rank = cfg->rank;
-    c->deferred = cfg->deferred;
-    c->no_copy = cfg->no_copy;
-    c->no_poison = cfg->no_poison == ZO_HOST_POISON_BUILD_DEFAULT ? !zo_host_poison_default() : cfg->no_poison;
+    c->deferred = t.deferred;
+    c->no_copy = t.no_copy;
+    c->no_poison = t.no_poison == ZO_HOST_POISON_BUILD_DEFAULT ? !zo_host_poison_default() : t.no_poison;
     c->cache_budget = cfg->cache_bytes;
-    c->cap = cfg->max_bytes_per_param;
+    c->cap = t.max_bytes_per_param;
     c->pub.ops = &host_ops;
     c->pub.ctx = c;
     if (cfg->world) {

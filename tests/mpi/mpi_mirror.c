@@ -9,6 +9,7 @@
 
 #include "mpi_mirror.h"
 #include "zoffload_mpi.h"
+#include "zoffload_testing.h"
 
 typedef struct mbuf {
     void *host, *mpi;

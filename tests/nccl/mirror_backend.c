@@ -11,6 +11,7 @@
 
 #include "mirror_backend.h"
 #include "zoffload_nccl.h"
+#include "zoffload_testing.h"
 
 typedef struct mbuf {
     void *host, *dev; /* dev NULL: skipped (too large) */

@@ -38,6 +38,7 @@
 
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 #include "zoffload_nccl.h"
 #include "mirror_backend.h"
 #include "backend_nccl_internal.h"
@@ -848,9 +849,11 @@ static void test_dev_runtime_mirror(void **state)
     nc.wait_host = 1;
     zo_backend *nb = make1(nc);
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 4;
     hc.rank = 1;
-    hc.deferred = 1;
+    ht.deferred = 1;
     zo_backend *hb = NULL, *mb = NULL;
     assert_int_equal(zo_backend_host_create(&hc, &hb), ZO_OK);
     assert_int_equal(zo_mirror_create(hb, nb, 0, 0, &mb), ZO_OK);

@@ -54,6 +54,7 @@
 #include "sim.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 #ifndef ZO_SOURCE_DIR
 #define ZO_SOURCE_DIR "."
@@ -835,9 +836,11 @@ out:
 static void api_scenario(zo_grads_policy pol)
 {
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 2;
     hc.rank = 1;
-    hc.deferred = 1;
+    ht.deferred = 1;
     zo_backend *be = NULL;
     zo_runtime *rt = NULL;
     if (zo_backend_host_create(&hc, &be) != ZO_OK) {

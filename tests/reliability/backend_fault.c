@@ -34,6 +34,7 @@
 #include "backend_host_internal.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 typedef struct counting {
     int64_t live;
@@ -85,10 +86,12 @@ static int world_open(world *w, zo_grads_policy pol, int deferred)
 {
     memset(w, 0, sizeof *w);
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 3;
     hc.rank = 1;
-    hc.deferred = deferred;
-    hc.max_bytes_per_param = 256;
+    ht.deferred = deferred;
+    ht.max_bytes_per_param = 256;
     hc.allocator.alloc = c_alloc;
     hc.allocator.free = c_free;
     hc.allocator.opaque = &w->al;

@@ -39,6 +39,7 @@
 
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 /* ------------------------------------------------------------------ */
 /* Status assertions with readable messages                            */

@@ -31,6 +31,7 @@
 
 #include "backend_host_internal.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 /* ------------------------------------------------------------------ */
 /* Counting allocator with failure injection                           */
@@ -67,6 +68,11 @@ static void ca_free(void *opaque, void *p)
     }
 }
 
+/* The test-only settings of the config host_cfg made last (read when the
+ * backend is created, so each config is used before the next host_cfg). */
+static zo_host_testing g_testing;
+#define TESTING(cfg) (*(zo_host_testing *)(cfg).testing)
+
 /* Poison on whatever the build's default (these tests read the 0xA5 fill;
  * test_no_poison covers the other settings). */
 static zo_host_config host_cfg(int W, int rank)
@@ -74,7 +80,10 @@ static zo_host_config host_cfg(int W, int rank)
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     cfg.world_size = W;
     cfg.rank = rank;
-    cfg.no_poison = 0;
+    zo_host_testing t = ZO_HOST_TESTING_INIT;
+    g_testing = t;
+    g_testing.no_poison = 0;
+    cfg.testing = &g_testing;
     return cfg;
 }
 
@@ -203,11 +212,11 @@ static void test_create_bad_args(void **state)
         case 1: c.version = (uint32_t)cases[i].value; break;
         case 2: c.world_size = (int)cases[i].value; break;
         case 3: c.rank = (int)cases[i].value; break;
-        case 4: c.deferred = (int)cases[i].value; break;
-        case 5: c.no_copy = (int)cases[i].value; break;
+        case 4: TESTING(c).deferred = (int)cases[i].value; break;
+        case 5: TESTING(c).no_copy = (int)cases[i].value; break;
         case 6: c.allocator.alloc = ca_alloc; c.allocator.opaque = &ca; break;
         case 7: c.allocator.free = ca_free; c.allocator.opaque = &ca; break;
-        case 8: c.no_poison = (int)cases[i].value; break;
+        case 8: TESTING(c).no_poison = (int)cases[i].value; break;
         }
         b = (zo_backend *)&b;
         assert_int_equal(zo_backend_host_create(&c, &b), cases[i].want);
@@ -322,7 +331,7 @@ static void test_deferred_query_then_wait(void **state)
 {
     (void)state;
     zo_host_config cfg = host_cfg(3, 1);
-    cfg.deferred = 1;
+    TESTING(cfg).deferred = 1;
     zo_backend *b = make(&cfg);
     const uint64_t numel = 100;
     assert_int_equal(add(b, 5, numel, 2), ZO_OK);
@@ -370,7 +379,7 @@ static void test_deferred_progress(void **state)
 {
     (void)state;
     zo_host_config cfg = host_cfg(8, 0);
-    cfg.deferred = 1;
+    TESTING(cfg).deferred = 1;
     zo_backend *b = make(&cfg);
     void *full[3];
     zo_work *w[3];
@@ -415,7 +424,7 @@ static void test_deferred_cancel(void **state)
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = host_cfg(2, 0);
-    cfg.deferred = 1;
+    TESTING(cfg).deferred = 1;
     cfg.allocator.alloc = ca_alloc;
     cfg.allocator.free = ca_free;
     cfg.allocator.opaque = &ca;
@@ -456,7 +465,7 @@ static void test_cap(void **state)
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = host_cfg(3, 0);
-    cfg.max_bytes_per_param = 3000;
+    TESTING(cfg).max_bytes_per_param = 3000;
     cfg.allocator.alloc = ca_alloc;
     cfg.allocator.free = ca_free;
     cfg.allocator.opaque = &ca;
@@ -510,7 +519,7 @@ static void test_cap(void **state)
 
     /* a cap smaller than one shard, world of 64 */
     zo_host_config c2 = host_cfg(64, 5);
-    c2.max_bytes_per_param = 10;
+    TESTING(c2).max_bytes_per_param = 10;
     zo_backend *b2 = make(&c2);
     assert_int_equal(add(b2, 0, 1001, 2), ZO_OK); /* shard 32 bytes */
     assert_int_equal(zo_backend_full_alloc(b2, 0, padded_bytes(b2, 1001, 2), &full), ZO_OK);
@@ -530,8 +539,8 @@ static void test_no_copy(void **state)
 {
     (void)state;
     zo_host_config cfg = host_cfg(4, 1);
-    cfg.no_copy = 1;
-    cfg.deferred = 1;
+    TESTING(cfg).no_copy = 1;
+    TESTING(cfg).deferred = 1;
     zo_backend *b = make(&cfg);
     assert_int_equal(add(b, 0, 1000, 4), ZO_OK);
     assert_int_equal(zo_host_shard_bytes(b), 0);
@@ -610,7 +619,7 @@ static void test_ops_bad_args(void **state)
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = host_cfg(4, 0);
-    cfg.deferred = 1;
+    TESTING(cfg).deferred = 1;
     cfg.allocator.alloc = ca_alloc;
     cfg.allocator.free = ca_free;
     cfg.allocator.opaque = &ca;
@@ -768,7 +777,7 @@ static void test_many_params_add_remove(void **state)
 static zo_status script(counting_alloc *ca, int deferred)
 {
     zo_host_config cfg = host_cfg(5, 2);
-    cfg.deferred = deferred;
+    TESTING(cfg).deferred = deferred;
     cfg.allocator.alloc = ca_alloc;
     cfg.allocator.free = ca_free;
     cfg.allocator.opaque = ca;
@@ -896,7 +905,9 @@ static void test_cache_default_on(void **state)
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     assert_int_equal(cfg.cache_bytes, ZO_HOST_CACHE_BYTES_DEFAULT);
     assert_true(cfg.cache_bytes >= (256u << 20)); /* a 256 MiB parameter fits */
-    assert_int_equal(cfg.no_poison, ZO_HOST_POISON_BUILD_DEFAULT);
+    assert_null(cfg.testing); /* the defaults of ZO_HOST_TESTING_INIT: */
+    zo_host_testing t = ZO_HOST_TESTING_INIT;
+    assert_int_equal(t.no_poison, ZO_HOST_POISON_BUILD_DEFAULT);
     assert_int_equal(zo_host_cached_full_buffers(NULL), 0);
     assert_int_equal(zo_host_cached_bytes(NULL), 0);
     assert_int_equal(zo_host_cache_hits(NULL), 0);
@@ -1042,7 +1053,7 @@ static void test_cache_budget(void **state)
      * request both allocate 256 bytes and share the cached buffer */
     counting_alloc cc = {0};
     cfg = cache_cfg(2, &cc, 1u << 20);
-    cfg.max_bytes_per_param = 256;
+    TESTING(cfg).max_bytes_per_param = 256;
     b = make(&cfg);
     assert_int_equal(add(b, 0, 1000, 4), ZO_OK);
     assert_int_equal(add(b, 1, 10000, 4), ZO_OK);
@@ -1070,7 +1081,7 @@ static void test_cache_cancelled_gather_never_writes(void **state)
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = cache_cfg(3, &ca, 1u << 20);
-    cfg.deferred = 1;
+    TESTING(cfg).deferred = 1;
     zo_backend *b = make(&cfg);
     assert_int_equal(add(b, 0, 300, 4), ZO_OK);
     assert_int_equal(add(b, 1, 300, 4), ZO_OK);
@@ -1111,7 +1122,7 @@ static void test_no_poison(void **state)
     for (int setting = -1; setting <= 1; setting++) {
         counting_alloc ca = {0};
         zo_host_config cfg = cache_cfg(2, &ca, 1u << 20);
-        cfg.no_poison = setting;
+        TESTING(cfg).no_poison = setting;
         int np = setting == ZO_HOST_POISON_BUILD_DEFAULT ? !zo_host_poison_default() : setting;
         zo_backend *b = make(&cfg);
         assert_int_equal(add(b, 0, 100, 4), ZO_OK);
@@ -1151,11 +1162,17 @@ static void test_cache_v1_config_off(void **state)
 {
     (void)state;
     counting_alloc ca = {0};
-    zo_host_config cfg = cache_cfg(2, &ca, 1u << 20);
-    cfg.no_poison = 1; /* past the v1 size: never read */
+    zo_host_config c3 = cache_cfg(2, &ca, 1u << 20);
+    zo_host_config_v2 cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.world_size = c3.world_size;
+    cfg.rank = c3.rank;
+    cfg.allocator = c3.allocator;
+    cfg.cache_bytes = 1u << 20; /* past the v1 size: never read */
+    cfg.no_poison = 1;          /* likewise */
     cfg.size = ZO_HOST_CONFIG_V1_SIZE;
     cfg.version = 1;
-    zo_backend *b = make(&cfg);
+    zo_backend *b = make((const zo_host_config *)&cfg);
     assert_int_equal(add(b, 0, 10, 4), ZO_OK);
     void *f = NULL;
     assert_int_equal(zo_backend_full_alloc(b, 0, 40, &f), ZO_OK);

@@ -92,7 +92,9 @@ static void test_invalidation_cleans_inflight(void **state)
             zo_config cfg = ds_config((zo_grads_policy)pol, (zo_ds_profile)prof);
             cfg.prefetch_bucket_size = 1000000;
             zo_host_config hc = ZO_HOST_CONFIG_INIT;
-            hc.deferred = 1; /* gathers stay in flight until waited */
+            zo_host_testing ht = ZO_HOST_TESTING_INIT;
+            hc.testing = &ht;
+            ht.deferred = 1; /* gathers stay in flight until waited */
             zo_backend *be = NULL;
             HD_OK(NULL, zo_backend_host_create(&hc, &be));
             cfg.backend = be;

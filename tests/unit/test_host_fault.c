@@ -18,6 +18,7 @@
 #include "backend_host_internal.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 typedef struct hb {
     zo_backend *b;
@@ -28,10 +29,12 @@ typedef struct hb {
 static hb mk(int world, int deferred)
 {
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    cfg.testing = &ht;
     cfg.world_size = world;
     cfg.rank = 0;
-    cfg.deferred = deferred;
-    cfg.no_poison = 0; /* the failed-gather tests read the 0xA5 fill */
+    ht.deferred = deferred;
+    ht.no_poison = 0; /* the failed-gather tests read the 0xA5 fill */
     hb h;
     assert_int_equal(zo_backend_host_create(&cfg, &h.b), ZO_OK);
     h.o = h.b->ops;

@@ -34,6 +34,7 @@
 #include "backend_host_internal.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 #define MAXW 8
 
@@ -111,11 +112,13 @@ static void fx_init(world_fx *fx, int W, uint64_t cap)
     assert_int_equal(zo_host_world_create(W, NULL, &fx->world), ZO_OK);
     for (int r = 0; r < W; r++) {
         zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+        zo_host_testing ht = ZO_HOST_TESTING_INIT;
+        cfg.testing = &ht;
         cfg.world_size = W;
         cfg.rank = r;
-        cfg.max_bytes_per_param = cap;
+        ht.max_bytes_per_param = cap;
         cfg.world = fx->world;
-        cfg.no_poison = 0; /* a failed collective must leave the 0xA5 fill */
+        ht.no_poison = 0; /* a failed collective must leave the 0xA5 fill */
         assert_int_equal(zo_backend_host_create(&cfg, &fx->b[r]), ZO_OK);
     }
 }
@@ -1207,6 +1210,8 @@ static void test_world_create_and_join_errors(void **s)
 
     assert_int_equal(zo_host_world_create(3, &none, &w), ZO_OK);
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    cfg.testing = &ht;
     cfg.world = w;
     cfg.world_size = 2; /* not the world's */
     cfg.rank = 0;
@@ -1214,14 +1219,14 @@ static void test_world_create_and_join_errors(void **s)
     assert_int_equal(zo_backend_host_create(&cfg, &bx), ZO_ERR_INVALID_ARG);
     assert_null(bx);
     cfg.world_size = 3;
-    cfg.max_bytes_per_param = 64;
+    ht.max_bytes_per_param = 64;
     assert_int_equal(zo_backend_host_create(&cfg, &b0), ZO_OK);
     assert_int_equal(zo_backend_host_create(&cfg, &bx), ZO_ERR_INVALID_ARG); /* rank 0 again */
     cfg.rank = 1;
-    cfg.max_bytes_per_param = 0; /* differs from rank 0's cap */
+    ht.max_bytes_per_param = 0; /* differs from rank 0's cap */
     assert_int_equal(zo_backend_host_create(&cfg, &bx), ZO_ERR_INVALID_ARG);
-    cfg.max_bytes_per_param = 64;
-    cfg.deferred = 1; /* ignored by world backends */
+    ht.max_bytes_per_param = 64;
+    ht.deferred = 1; /* ignored by world backends */
     assert_int_equal(zo_backend_host_create(&cfg, &b1), ZO_OK);
     assert_int_equal(b1->ops->rank(b1->ctx), 1);
     assert_int_equal(b1->ops->world_size(b1->ctx), 3);
@@ -1313,14 +1318,15 @@ static void test_lost_contribution_fails_the_collective(void **s)
 static void test_v1_host_config_accepted(void **s)
 {
     (void)s;
-    zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+    zo_host_config_v2 cfg;
+    memset(&cfg, 0, sizeof cfg);
     cfg.size = ZO_HOST_CONFIG_V1_SIZE;
     cfg.version = 1;
     cfg.world_size = 2;
     cfg.rank = 1;
     cfg.world = (zo_host_world *)(uintptr_t)0x1; /* past a v1 struct: never read */
     zo_backend *b = NULL;
-    assert_int_equal(zo_backend_host_create(&cfg, &b), ZO_OK);
+    assert_int_equal(zo_backend_host_create((const zo_host_config *)&cfg, &b), ZO_OK);
     assert_int_equal(b->ops->rank(b->ctx), 1);
     /* single view: the backend stores both ranks' shards */
     assert_int_equal(zo_backend_param_add(b, 0, 10, 4, 5), ZO_OK);
@@ -1331,10 +1337,10 @@ static void test_v1_host_config_accepted(void **s)
     zo_backend_destroy(b);
     /* version 1 with the version 2 size, or the reverse: not understood */
     cfg.size = sizeof cfg;
-    assert_int_equal(zo_backend_host_create(&cfg, &b), ZO_ERR_VERSION);
+    assert_int_equal(zo_backend_host_create((const zo_host_config *)&cfg, &b), ZO_ERR_VERSION);
     cfg.size = ZO_HOST_CONFIG_V1_SIZE;
     cfg.version = 2;
-    assert_int_equal(zo_backend_host_create(&cfg, &b), ZO_ERR_VERSION);
+    assert_int_equal(zo_backend_host_create((const zo_host_config *)&cfg, &b), ZO_ERR_VERSION);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /*
  * test_hostile_null.c - every public function of libzoffload's headers
- * (include/zoffload.h, include/zoffload_backend.h) called with each of its
- * pointer arguments NULL, one at a time, the others valid.
+ * (include/zoffload.h, zoffload_backend.h, zoffload_testing.h) called with
+ * each of its pointer arguments NULL, one at a time, the others valid.
  *
  * The table below has one row per (function, pointer parameter).  It is
  * checked against the headers themselves: test_table_covers_headers parses
@@ -244,7 +244,7 @@ CASE(c_trace_rt, return zo_get_trace_info(NULL, 0, &g_ti);)
 CASE(c_trace_out, return zo_get_trace_info(f->rt, 0, NULL);)
 CASE(c_consist_rt, return zo_check_consistency(NULL);)
 
-/* zoffload_backend.h */
+/* zoffload_backend.h, zoffload_testing.h */
 CASE(c_bdestroy_b, zo_backend_destroy(NULL); return 0;)
 CASE(c_hcreate_cfg, return zo_backend_host_create(NULL, &g_be);)
 CASE(c_hcreate_out, zo_host_config hc = ZO_HOST_CONFIG_INIT; return zo_backend_host_create(&hc, NULL);)
@@ -348,7 +348,7 @@ static const row k_rows[] = {
     {"zo_get_trace_info", "rt", ST, E, CH_TLS, "rt is NULL", c_trace_rt},
     {"zo_get_trace_info", "out", ST, E, CH_RT, "out is NULL", c_trace_out},
     {"zo_check_consistency", "rt", ST, E, CH_TLS, "rt is NULL", c_consist_rt},
-    /* zoffload_backend.h */
+    /* zoffload_backend.h, zoffload_testing.h */
     {"zo_backend_destroy", "b", VOID, 0, CH_TLS, NULL, c_bdestroy_b},
     {"zo_backend_host_create", "cfg", ST, E, CH_TLS, "cfg is NULL", c_hcreate_cfg},
     {"zo_backend_host_create", "out", ST, E, CH_TLS, "out is NULL", c_hcreate_out},
@@ -500,7 +500,8 @@ static size_t parse_header(const char *path, proto_param *out, size_t cap, size_
     return n;
 }
 
-static const char *const k_headers[] = {"include/zoffload.h", "include/zoffload_backend.h"};
+static const char *const k_headers[] = {"include/zoffload.h", "include/zoffload_backend.h",
+                                         "include/zoffload_testing.h"};
 
 static void test_table_covers_headers(void **state)
 {

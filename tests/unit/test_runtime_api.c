@@ -1232,9 +1232,11 @@ static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
         be = NULL;
         if (borrowed_backend) {
             zo_host_config hc = ZO_HOST_CONFIG_INIT;
+            zo_host_testing ht = ZO_HOST_TESTING_INIT;
+            hc.testing = &ht;
             hc.world_size = 3;
             hc.rank = 1;
-            hc.deferred = 1;
+            ht.deferred = 1;
             HD_OK(NULL, zo_backend_host_create(&hc, &be));
         }
         if (setjmp(ctx.jb) != 0) {

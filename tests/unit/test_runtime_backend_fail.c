@@ -188,9 +188,11 @@ static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
         static bf_ctx c;
         memset(&c, 0, sizeof(c));
         zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        zo_host_testing ht = ZO_HOST_TESTING_INIT;
+        hc.testing = &ht;
         hc.world_size = 3;
         hc.rank = 2;
-        hc.deferred = deferred;
+        ht.deferred = deferred;
         HD_OK(NULL, zo_backend_host_create(&hc, &c.f.inner));
         c.wrapper.ops = &FB_OPS;
         c.wrapper.ctx = &c.f;

@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "zoffload.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 typedef struct evlog {
     int uninit;
@@ -116,8 +117,10 @@ static void test_consistency_detects_corruption(void **state)
 {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 2;
-    hc.deferred = 1;
+    ht.deferred = 1;
     zo_backend *be;
     assert_int_equal(zo_backend_host_create(&hc, &be), ZO_OK);
     evlog ev = {0};
@@ -212,8 +215,10 @@ static void test_reset_step_wait_failure(void **state)
 {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 2;
-    hc.deferred = 1;
+    ht.deferred = 1;
     zo_backend *be;
     assert_int_equal(zo_backend_host_create(&hc, &be), ZO_OK);
     evlog ev = {0};

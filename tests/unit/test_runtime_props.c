@@ -453,9 +453,11 @@ static void run_seed(zo_grads_policy pol, uint64_t seed, int steps)
     zo_backend *be = NULL;
     if (chance(&w->r, 50)) {
         zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        zo_host_testing ht = ZO_HOST_TESTING_INIT;
+        hc.testing = &ht;
         hc.world_size = cfg.world_size;
         hc.rank = cfg.rank;
-        hc.deferred = 1;
+        ht.deferred = 1;
         HD_OK(NULL, zo_backend_host_create(&hc, &be));
         cfg.backend = be;
     }

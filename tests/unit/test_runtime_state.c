@@ -52,9 +52,11 @@ static void test_inflight_deferred(void **state)
 {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 4;
     hc.rank = 2;
-    hc.deferred = 1;
+    ht.deferred = 1;
     zo_backend *be = NULL;
     HD_OK(NULL, zo_backend_host_create(&hc, &be));
 
@@ -149,7 +151,9 @@ static void test_release_all_waits_inflight(void **state)
 {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
-    hc.deferred = 1;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
+    ht.deferred = 1;
     zo_backend *be = NULL;
     HD_OK(NULL, zo_backend_host_create(&hc, &be));
     zo_config cfg = hd_policy_config(ZO_GRADS_RESET_ON_FORWARD);
@@ -584,8 +588,10 @@ static void test_destroy_midway_and_borrowed_backend(void **state)
     hd_alloc a;
     memset(&a, 0, sizeof(a));
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
+    zo_host_testing ht = ZO_HOST_TESTING_INIT;
+    hc.testing = &ht;
     hc.world_size = 2;
-    hc.deferred = 1;
+    ht.deferred = 1;
     zo_backend *be = NULL;
     HD_OK(NULL, zo_backend_host_create(&hc, &be));
     for (int round = 0; round < 2; round++) {
