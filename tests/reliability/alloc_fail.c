@@ -133,8 +133,9 @@ static int calls(const char *line, const char *name)
 
 static void scan_sites(void)
 {
-    static const char *const files[] = {"runtime/runtime.c", "runtime/coordinator.c", "runtime/util.c",
-                                        "runtime/backend_host.c", "runtime/hostmap.c"};
+    static const char *const files[] = {"runtime/runtime.c",      "runtime/coordinator.c", "runtime/util.c",
+                                        "runtime/backend_host.c", "runtime/host_world.c",  "runtime/host_cache.c",
+                                        "runtime/host_faults.c",  "runtime/hostmap.c"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", ZO_SOURCE_DIR, files[f]);
