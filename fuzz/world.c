@@ -23,6 +23,7 @@
 
 #include "ranks.h"
 #include "zoffload_backend.h"
+#include "zoffload_testing.h"
 
 /* ------------------------------------------------------------------ */
 /* Recorder backend                                                     */
@@ -54,10 +55,7 @@ typedef struct wrank {
     zs_sim_opts o;
     zs_sim_result *res;
     int rc;
-    /* recorder */
-    zo_backend *inner;
-    zo_backend outer;
-    zo_backend_ops ops;
+    /* recorder (rec_wrap) */
     wcoll *c;
     size_t n, cap;
     witem *it;
@@ -131,141 +129,77 @@ static witem *new_item(wrank *R)
     return &R->it[R->n_it++];
 }
 
-#define INNER(R) ((R)->inner->ops)
-#define ICTX(R) ((R)->inner->ctx)
-
-static zo_status seen(wrank *R, zo_status st)
+/* The recorder: a zo_backend_wrap around the rank's host backend that
+ * records each collective as it is issued and notes a
+ * ZO_ERR_COLLECTIVE_MISMATCH from the backend. */
+static zo_status rec_before(void *user, zo_wrap_call *k)
 {
+    wrank *R = user;
+    wcoll *c = NULL;
+    switch (k->op) {
+    case ZO_WRAP_ALL_GATHER_START:
+        c = new_coll(R, WC_GATHER);
+        for (size_t i = 0; c && i < k->n; i++) {
+            witem *w = new_item(R);
+            if (!w) break;
+            w->param = k->items[i].param;
+            w->elem_size = k->items[i].elem_size;
+            w->numel = k->items[i].numel;
+            w->partition_numel = k->items[i].partition_numel;
+            c = &R->c[R->n - 1];
+            c->n_items++;
+        }
+        break;
+    case ZO_WRAP_REDUCE_SCATTER: {
+        c = new_coll(R, WC_REDUCE);
+        witem *w = c ? new_item(R) : NULL;
+        if (w) {
+            c = &R->c[R->n - 1];
+            c->n_items = 1;
+            c->op = (uint8_t)k->reduce_op;
+            w->param = k->param;
+            w->elem_size = 4;
+            w->numel = k->numel;
+            w->partition_numel = k->partition_numel;
+        }
+        break;
+    }
+    case ZO_WRAP_EXCHANGE:
+        c = new_coll(R, WC_EXCHANGE);
+        if (c) {
+            uint64_t h = 1469598103934665603ull;
+            const uint8_t *b = k->send;
+            for (size_t i = 0; i < k->bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
+            c->bytes = k->bytes;
+            c->hash = h;
+            memcpy(c->head, k->send, k->bytes < sizeof c->head ? k->bytes : sizeof c->head);
+        }
+        break;
+    default:
+        break;
+    }
+    return ZO_OK;
+}
+
+static zo_status rec_after(void *user, zo_wrap_call *k, zo_status st)
+{
+    wrank *R = user;
+    (void)k;
     if (st == ZO_ERR_COLLECTIVE_MISMATCH) R->backend_mismatch = 1;
     return st;
 }
 
-static int rec_world_size(void *ctx) { wrank *R = ctx; return INNER(R)->world_size(ICTX(R)); }
-static int rec_rank(void *ctx) { wrank *R = ctx; return INNER(R)->rank(ICTX(R)); }
-static zo_status rec_param_add(void *ctx, zo_param_id p, uint64_t numel, uint32_t es, uint64_t pn)
-{
-    wrank *R = ctx;
-    return INNER(R)->param_add(ICTX(R), p, numel, es, pn);
-}
-static void rec_param_remove(void *ctx, zo_param_id p)
-{
-    wrank *R = ctx;
-    INNER(R)->param_remove(ICTX(R), p);
-}
-static zo_status rec_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
-{
-    wrank *R = ctx;
-    return INNER(R)->full_alloc(ICTX(R), p, bytes, out);
-}
-static void rec_full_free(void *ctx, zo_param_id p, void *buf)
-{
-    wrank *R = ctx;
-    INNER(R)->full_free(ICTX(R), p, buf);
-}
-static zo_status rec_all_gather_start(void *ctx, const zo_gather_item *items, size_t n, zo_work **out)
-{
-    wrank *R = ctx;
-    wcoll *c = new_coll(R, WC_GATHER);
-    if (c) {
-        for (size_t i = 0; i < n; i++) {
-            witem *w = new_item(R);
-            if (!w) break;
-            w->param = items[i].param;
-            w->elem_size = items[i].elem_size;
-            w->numel = items[i].numel;
-            w->partition_numel = items[i].partition_numel;
-            c = &R->c[R->n - 1];
-            c->n_items++;
-        }
-    }
-    return seen(R, INNER(R)->all_gather_start(ICTX(R), items, n, out));
-}
-static zo_status rec_wait(void *ctx, zo_work *w)
-{
-    wrank *R = ctx;
-    return seen(R, INNER(R)->wait(ICTX(R), w));
-}
-static zo_status rec_query(void *ctx, zo_work *w, int *done)
-{
-    wrank *R = ctx;
-    return seen(R, INNER(R)->query(ICTX(R), w, done));
-}
-static void rec_work_free(void *ctx, zo_work *w)
-{
-    wrank *R = ctx;
-    INNER(R)->work_free(ICTX(R), w);
-}
-static zo_status rec_reduce_scatter(void *ctx, zo_param_id p, const float *g, float *out, uint64_t numel,
-                                    uint64_t pn, zo_reduce_op op)
-{
-    wrank *R = ctx;
-    if (!INNER(R)->reduce_scatter) return ZO_ERR_UNSUPPORTED;
-    wcoll *c = new_coll(R, WC_REDUCE);
-    witem *w = c ? new_item(R) : NULL;
-    if (w) {
-        c = &R->c[R->n - 1];
-        c->n_items = 1;
-        c->op = (uint8_t)op;
-        w->param = p;
-        w->elem_size = 4;
-        w->numel = numel;
-        w->partition_numel = pn;
-    }
-    return seen(R, INNER(R)->reduce_scatter(ICTX(R), p, g, out, numel, pn, op));
-}
-static const char *rec_last_error(void *ctx)
-{
-    wrank *R = ctx;
-    return INNER(R)->last_error ? INNER(R)->last_error(ICTX(R)) : NULL;
-}
-static void rec_destroy(void *ctx) { (void)ctx; /* the simulator destroys the inner backend */ }
-static zo_status rec_exchange(void *ctx, const void *send, size_t bytes, void *recv)
-{
-    wrank *R = ctx;
-    if (INNER(R)->version < 2u || !INNER(R)->exchange) return ZO_ERR_UNSUPPORTED;
-    wcoll *c = new_coll(R, WC_EXCHANGE);
-    if (c && send) {
-        uint64_t h = 1469598103934665603ull;
-        const uint8_t *b = send;
-        for (size_t i = 0; i < bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
-        c->bytes = bytes;
-        c->hash = h;
-        memcpy(c->head, send, bytes < sizeof c->head ? bytes : sizeof c->head);
-    }
-    return seen(R, INNER(R)->exchange(ICTX(R), send, bytes, recv));
-}
-
 static zo_status rec_wrap(void *user, zo_backend *host, zo_backend **out)
 {
-    wrank *R = user;
-    R->inner = host;
-    memset(&R->ops, 0, sizeof R->ops);
-    R->ops.version = ZO_BACKEND_OPS_VERSION;
-    R->ops.name = "world-recorder";
-    R->ops.world_size = rec_world_size;
-    R->ops.rank = rec_rank;
-    R->ops.param_add = rec_param_add;
-    R->ops.param_remove = rec_param_remove;
-    R->ops.full_alloc = rec_full_alloc;
-    R->ops.full_free = rec_full_free;
-    R->ops.all_gather_start = rec_all_gather_start;
-    R->ops.wait = rec_wait;
-    R->ops.query = rec_query;
-    R->ops.work_free = rec_work_free;
-    R->ops.reduce_scatter = host->ops->reduce_scatter ? rec_reduce_scatter : NULL;
-    R->ops.last_error = rec_last_error;
-    R->ops.destroy = rec_destroy;
-    R->ops.exchange = (host->ops->version >= 2u && host->ops->exchange) ? rec_exchange : NULL;
-    R->outer.ops = &R->ops;
-    R->outer.ctx = R;
-    *out = &R->outer;
-    return ZO_OK;
+    zo_wrap_hooks h = {.user = user, .name = "world-recorder", .before = rec_before, .after = rec_after};
+    return zo_backend_wrap(host, &h, out);
 }
 
+/* after the runtime, before the simulator destroys the host backend */
 static void rec_unwrap(void *user, zo_backend *wrapped)
 {
     (void)user;
-    (void)wrapped;
+    zo_backend_destroy(wrapped);
 }
 
 static void on_violation(void *user)

@@ -11,6 +11,9 @@
  *   fault injection   zo_host_set_fault and its counters.
  *   zo_host_config_v2 the version 1 and 2 layout of zo_host_config, still
  *                     accepted by zo_backend_host_create.
+ *   zo_backend_wrap   a backend forwarding to another with hooks around
+ *                     every call: recording collectives, mirroring them
+ *                     onto a second backend and comparing.
  *
  * Units: sizes in bytes.
  */
@@ -153,6 +156,79 @@ uint64_t zo_host_fault_ops(const zo_backend *b, zo_host_fault_point point);
 /** Operations the armed fault was applied to since the last
  *  zo_host_set_fault() (0 for a non-host backend). */
 uint64_t zo_host_fault_fired(const zo_backend *b);
+
+/* ------------------------------------------------------------------ */
+/* A wrapping backend: recording and mirroring                          */
+/* ------------------------------------------------------------------ */
+
+/** Which op a wrapped call is. */
+typedef enum zo_wrap_op {
+    ZO_WRAP_PARAM_ADD = 0,
+    ZO_WRAP_PARAM_REMOVE = 1,
+    ZO_WRAP_FULL_ALLOC = 2,
+    ZO_WRAP_FULL_FREE = 3,
+    ZO_WRAP_ALL_GATHER_START = 4,
+    ZO_WRAP_WAIT = 5,
+    ZO_WRAP_QUERY = 6,
+    ZO_WRAP_WORK_FREE = 7,
+    ZO_WRAP_REDUCE_SCATTER = 8,
+    ZO_WRAP_EXCHANGE = 9
+} zo_wrap_op;
+
+/** One call to a wrapping backend: its arguments (those of its op; the
+ *  others 0) as zo_backend_* checked them, and its results. */
+typedef struct zo_wrap_call {
+    zo_wrap_op op;
+    zo_param_id param;        /**< PARAM_ADD, PARAM_REMOVE, FULL_ALLOC, FULL_FREE, REDUCE_SCATTER */
+    uint64_t numel;           /**< elements: PARAM_ADD, REDUCE_SCATTER */
+    uint64_t partition_numel; /**< elements: PARAM_ADD, REDUCE_SCATTER */
+    uint32_t elem_size;       /**< bytes: PARAM_ADD (REDUCE_SCATTER: 4) */
+    size_t bytes;             /**< FULL_ALLOC (buffer), EXCHANGE (message per rank) */
+    void *buf;                /**< FULL_FREE: the buffer; FULL_ALLOC: the new buffer (after the inner call,
+                                   or set by a before hook that takes the call over) */
+    const zo_gather_item *items; /**< ALL_GATHER_START: n items (caller-owned, valid during the call) */
+    size_t n;
+    zo_work *work;            /**< WAIT, QUERY, WORK_FREE; ALL_GATHER_START: the new work (as buf) */
+    int done;                 /**< QUERY: the answer (as buf) */
+    const float *grad;        /**< REDUCE_SCATTER: numel elements */
+    float *shard;             /**< REDUCE_SCATTER: partition_numel elements */
+    zo_reduce_op reduce_op;   /**< REDUCE_SCATTER */
+    const void *send;         /**< EXCHANGE: bytes bytes */
+    void *recv;               /**< EXCHANGE: W * bytes bytes */
+    int skip_inner;           /**< set by a before hook: the inner backend is not called and the call
+                                   returns what before returned (with buf / work / done as it set them) */
+} zo_wrap_call;
+
+/** What a wrapping backend does around each call; every member may be 0.
+ *  Hooks run on the calling thread and must not call the wrapper itself. */
+typedef struct zo_wrap_hooks {
+    void *user;               /**< passed to every hook; borrowed */
+    const char *name;         /**< the wrapper's ops->name (static string; NULL: "wrap") */
+    /** Before the inner call: ZO_OK lets it go ahead (or, with call->skip_inner
+     *  set, stands for it); another status fails the call without calling the
+     *  inner backend (the void ops ignore it). */
+    zo_status (*before)(void *user, zo_wrap_call *call);
+    /** After the inner call, with its status; returns the call's status (st to
+     *  keep it).  Also runs for the void ops, with st = ZO_OK. */
+    zo_status (*after)(void *user, zo_wrap_call *call, zo_status st);
+    /** The message of the last status a hook made (last_error when a hook
+     *  failed the call; otherwise the inner backend's message is given). */
+    const char *(*last_error)(void *user);
+    /** At zo_backend_destroy of the wrapper (the inner backend is not destroyed). */
+    void (*destroy)(void *user);
+    /** 1: offer reduce_scatter and exchange even when the inner backend has
+     *  neither (a before hook must then take those calls over). */
+    int all_ops;
+} zo_wrap_hooks;
+
+/** Creates a backend that forwards every call to inner (borrowed: destroy it
+ *  after the wrapper) through zo_backend_*, with hooks (copied) around each
+ *  call: the world size and rank are inner's; reduce_scatter and exchange
+ *  exist when inner has them (or all_ops).  *out is owned by the caller
+ *  (zo_backend_destroy, which calls hooks->destroy).
+ *  Errors (message in zo_last_error(NULL)): ZO_ERR_INVALID_ARG (NULL out,
+ *  inner or hooks; inner without world_size/rank), ZO_ERR_NOMEM. */
+zo_status zo_backend_wrap(zo_backend *inner, const zo_wrap_hooks *hooks, zo_backend **out);
 
 #ifdef __cplusplus
 }
