@@ -211,8 +211,9 @@ typedef struct zo_wrap_hooks {
     /** After the inner call, with its status; returns the call's status (st to
      *  keep it).  Also runs for the void ops, with st = ZO_OK. */
     zo_status (*after)(void *user, zo_wrap_call *call, zo_status st);
-    /** The message of the last status a hook made (last_error when a hook
-     *  failed the call; otherwise the inner backend's message is given). */
+    /** The wrapper's last_error: this message when it is not NULL or "" (a
+     *  hook that fails calls sets it, and clears it when a call starts),
+     *  else the inner backend's. */
     const char *(*last_error)(void *user);
     /** At zo_backend_destroy of the wrapper (the inner backend is not destroyed). */
     void (*destroy)(void *user);
@@ -229,6 +230,10 @@ typedef struct zo_wrap_hooks {
  *  Errors (message in zo_last_error(NULL)): ZO_ERR_INVALID_ARG (NULL out,
  *  inner or hooks; inner without world_size/rank), ZO_ERR_NOMEM. */
 zo_status zo_backend_wrap(zo_backend *inner, const zo_wrap_hooks *hooks, zo_backend **out);
+
+/** hooks->user of a backend made by zo_backend_wrap; NULL for NULL or any
+ *  other backend. */
+void *zo_backend_wrap_user(const zo_backend *b);
 
 #ifdef __cplusplus
 }

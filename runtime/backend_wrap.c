@@ -15,30 +15,19 @@ typedef struct wrap_ctx {
     zo_backend *inner;
     zo_wrap_hooks h;
     zo_backend_ops ops;
-    int hook_msg; /* the last failed call's status came from a hook */
 } wrap_ctx;
 
 /* Runs one call: before (may fail it or take it over), the inner op
  * (forward, unless skipped), after (sees and may change the status). */
 static zo_status run(wrap_ctx *c, zo_wrap_call *call, zo_status (*forward)(wrap_ctx *, zo_wrap_call *))
 {
-    zo_status st = ZO_OK;
-    c->hook_msg = 0;
     if (c->h.before) {
-        st = c->h.before(c->h.user, call);
-        if (st != ZO_OK || call->skip_inner) {
-            c->hook_msg = st != ZO_OK;
+        zo_status st = c->h.before(c->h.user, call);
+        if (st != ZO_OK || call->skip_inner)
             return st;
-        }
     }
-    st = forward(c, call);
-    if (c->h.after) {
-        zo_status st2 = c->h.after(c->h.user, call, st);
-        if (st2 != st)
-            c->hook_msg = st2 != ZO_OK;
-        st = st2;
-    }
-    return st;
+    zo_status st = forward(c, call);
+    return c->h.after ? c->h.after(c->h.user, call, st) : st;
 }
 
 static zo_status fw_param_add(wrap_ctx *c, zo_wrap_call *k)
@@ -153,8 +142,8 @@ static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *re
 static const char *op_last_error(void *ctx)
 {
     wrap_ctx *c = ctx;
-    const char *m = c->hook_msg && c->h.last_error ? c->h.last_error(c->h.user) : NULL;
-    return m ? m : zo_backend_last_error(c->inner);
+    const char *m = c->h.last_error ? c->h.last_error(c->h.user) : NULL;
+    return m && m[0] ? m : zo_backend_last_error(c->inner);
 }
 static void op_destroy(void *ctx)
 {
@@ -202,4 +191,11 @@ zo_status zo_backend_wrap(zo_backend *inner, const zo_wrap_hooks *hooks, zo_back
     c->pub.ctx = c;
     *out = &c->pub;
     return ZO_OK;
+}
+
+void *zo_backend_wrap_user(const zo_backend *b)
+{
+    if (!b || !b->ops || b->ops->destroy != op_destroy || !b->ctx)
+        return NULL;
+    return ((const wrap_ctx *)b->ctx)->h.user;
 }

@@ -27,19 +27,19 @@ typedef struct mwork {
     zo_work *hw, *mw;
     int compared;
     zo_status verdict;
+    struct mwork *next;
     size_t n;
     mitem items[];
 } mwork;
 
+/* The hooks' state (zo_backend_wrap around the host backend). */
 typedef struct mctx {
-    zo_backend pub;
     zo_backend *h, *m;
     mbuf *bufs;
+    mwork *works;
     zo_mpi_mirror_stats st;
     char err[512], first[512];
 } mctx;
-
-static const zo_backend_ops mirror_ops;
 
 static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...)
 {
@@ -48,61 +48,6 @@ static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...)
     vsnprintf(c->err, sizeof c->err, fmt, ap);
     va_end(ap);
     return s;
-}
-
-static const char *le(zo_backend *b)
-{
-    const char *m = b->ops->last_error ? b->ops->last_error(b->ctx) : NULL;
-    return m ? m : "";
-}
-
-static int mm_world(void *ctx) { return ((mctx *)ctx)->h->ops->world_size(((mctx *)ctx)->h->ctx); }
-static int mm_rank(void *ctx) { return ((mctx *)ctx)->h->ops->rank(((mctx *)ctx)->h->ctx); }
-
-static zo_status mm_param_add(void *ctx, zo_param_id p, uint64_t numel, uint32_t es, uint64_t part)
-{
-    mctx *c = ctx;
-    zo_status s = c->h->ops->param_add(c->h->ctx, p, numel, es, part);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
-    s = c->m->ops->param_add(c->m->ctx, p, numel, es, part);
-    if (s) {
-        c->h->ops->param_remove(c->h->ctx, p);
-        return mfail(c, s, "mpi: %s", le(c->m));
-    }
-    return ZO_OK;
-}
-
-static void mm_param_remove(void *ctx, zo_param_id p)
-{
-    mctx *c = ctx;
-    c->h->ops->param_remove(c->h->ctx, p);
-    c->m->ops->param_remove(c->m->ctx, p);
-}
-
-static zo_status mm_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
-{
-    mctx *c = ctx;
-    *out = NULL;
-    mbuf *b = calloc(1, sizeof *b);
-    if (!b)
-        return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
-    zo_status s = c->h->ops->full_alloc(c->h->ctx, p, bytes, &b->host);
-    if (s) {
-        free(b);
-        return mfail(c, s, "host: %s", le(c->h));
-    }
-    s = c->m->ops->full_alloc(c->m->ctx, p, bytes, &b->mpi);
-    if (s) {
-        c->h->ops->full_free(c->h->ctx, p, b->host);
-        free(b);
-        return mfail(c, s, "mpi: %s", le(c->m));
-    }
-    b->param = p;
-    b->next = c->bufs;
-    c->bufs = b;
-    *out = b->host;
-    return ZO_OK;
 }
 
 static mbuf *find_buf(mctx *c, void *host, mbuf ***link)
@@ -116,57 +61,53 @@ static mbuf *find_buf(mctx *c, void *host, mbuf ***link)
     return NULL;
 }
 
-static void mm_full_free(void *ctx, zo_param_id p, void *host)
+static mwork *find_work(mctx *c, zo_work *hw, mwork ***link)
 {
-    mctx *c = ctx;
-    mbuf **l = NULL;
-    mbuf *b = find_buf(c, host, &l);
-    c->h->ops->full_free(c->h->ctx, p, host);
-    if (!b)
-        return;
-    c->m->ops->full_free(c->m->ctx, b->param, b->mpi);
-    *l = b->next;
-    free(b);
+    for (mwork **l = &c->works; *l; l = &(*l)->next)
+        if ((*l)->hw == hw) {
+            if (link)
+                *link = l;
+            return *l;
+        }
+    return NULL;
 }
 
-static zo_status mm_all_gather_start(void *ctx, const zo_gather_item *items, size_t n, zo_work **out)
+/* the same all-gather on the MPI backend, after the host backend accepted it
+ * (a bad group issues no MPI collective) */
+static zo_status gather_mpi(mctx *c, zo_wrap_call *k)
 {
-    mctx *c = ctx;
-    *out = NULL;
+    size_t n = k->n;
     mwork *w = calloc(1, sizeof *w + n * sizeof(mitem));
     zo_gather_item *mi = calloc(n ? n : 1, sizeof *mi);
     if (!w || !mi) {
         free(w);
         free(mi);
+        zo_backend_work_free(c->h, k->work);
         return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
     }
+    int W = c->h->ops->world_size(c->h->ctx);
     for (size_t i = 0; i < n; i++) {
-        mbuf *b = find_buf(c, items[i].full, NULL);
-        w->items[i].param = items[i].param;
-        w->items[i].host = items[i].full;
+        const zo_gather_item *it = &k->items[i];
+        mbuf *b = find_buf(c, it->full, NULL);
+        w->items[i].param = it->param;
+        w->items[i].host = it->full;
         w->items[i].mpi = b ? b->mpi : NULL;
-        w->items[i].full_bytes = items[i].numel * items[i].elem_size;
-        w->items[i].padded_bytes =
-            items[i].partition_numel * items[i].elem_size * (uint64_t)mm_world(ctx);
-        mi[i] = items[i];
+        w->items[i].full_bytes = it->numel * it->elem_size;
+        w->items[i].padded_bytes = it->partition_numel * it->elem_size * (uint64_t)W;
+        mi[i] = *it;
         mi[i].full = b ? b->mpi : NULL; /* NULL: the MPI backend rejects it (a foreign buffer) */
     }
     w->n = n;
-    /* the host backend validates first: a bad group issues no MPI collective */
-    zo_status s = c->h->ops->all_gather_start(c->h->ctx, items, n, &w->hw);
-    if (s) {
-        free(w);
-        free(mi);
-        return mfail(c, s, "host: %s", le(c->h));
-    }
-    s = c->m->ops->all_gather_start(c->m->ctx, mi, n, &w->mw);
+    w->hw = k->work;
+    zo_status s = zo_backend_all_gather_start(c->m, mi, n, &w->mw);
     free(mi);
     if (s) {
-        c->h->ops->work_free(c->h->ctx, w->hw);
+        zo_backend_work_free(c->h, k->work);
         free(w);
-        return mfail(c, s, "mpi: %s", le(c->m));
+        return mfail(c, s, "mpi: %s", zo_backend_last_error(c->m));
     }
-    *out = (zo_work *)w;
+    w->next = c->works;
+    c->works = w;
     return ZO_OK;
 }
 
@@ -177,9 +118,9 @@ static zo_status compare(mctx *c, mwork *w)
         return w->verdict;
     w->compared = 1;
     w->verdict = ZO_OK;
-    zo_status s = c->m->ops->wait(c->m->ctx, w->mw);
+    zo_status s = zo_backend_wait(c->m, w->mw);
     if (s)
-        return w->verdict = mfail(c, s, "mpi wait: %s", le(c->m));
+        return w->verdict = mfail(c, s, "mpi wait: %s", zo_backend_last_error(c->m));
     for (size_t i = 0; i < w->n; i++) {
         mitem *it = &w->items[i];
         uint64_t hb = zo_host_physical_bytes(c->h, it->padded_bytes);
@@ -210,60 +151,24 @@ static zo_status compare(mctx *c, mwork *w)
     return w->verdict;
 }
 
-static zo_status mm_wait(void *ctx, zo_work *zw)
+static zo_status reduce_scatter_mpi(mctx *c, zo_wrap_call *k)
 {
-    mctx *c = ctx;
-    mwork *w = (mwork *)zw;
-    zo_status s = c->h->ops->wait(c->h->ctx, w->hw);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
-    return compare(c, w);
-}
-
-static zo_status mm_query(void *ctx, zo_work *zw, int *done)
-{
-    mctx *c = ctx;
-    mwork *w = (mwork *)zw;
-    zo_status s = c->h->ops->query(c->h->ctx, w->hw, done);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
-    if (*done)
-        return compare(c, w);
-    return ZO_OK;
-}
-
-static void mm_work_free(void *ctx, zo_work *zw)
-{
-    mctx *c = ctx;
-    mwork *w = (mwork *)zw;
-    if (!w)
-        return;
-    c->h->ops->work_free(c->h->ctx, w->hw);
-    c->m->ops->work_free(c->m->ctx, w->mw); /* waits if still pending (MPI rule) */
-    free(w);
-}
-
-static zo_status mm_reduce_scatter(void *ctx, zo_param_id p, const float *g, float *out, uint64_t numel,
-                                   uint64_t part, zo_reduce_op op)
-{
-    mctx *c = ctx;
-    zo_status s = c->h->ops->reduce_scatter(c->h->ctx, p, g, out, numel, part, op);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
+    uint64_t part = k->partition_numel;
     float *o2 = malloc((part ? part : 1) * sizeof *o2);
     if (!o2)
         return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
-    s = c->m->ops->reduce_scatter(c->m->ctx, p, g, o2, numel, part, op);
+    zo_status s = zo_backend_reduce_scatter(c->m, k->param, k->grad, o2, k->numel, part, k->reduce_op);
     if (s) {
         free(o2);
-        return mfail(c, s, "mpi: %s", le(c->m));
+        return mfail(c, s, "mpi: %s", zo_backend_last_error(c->m));
     }
+    const float *out = k->shard;
     for (uint64_t i = 0; i < part; i++) {
         float d = o2[i] - out[i], a = out[i] < 0 ? -out[i] : out[i];
         if ((d < 0 ? -d : d) > 1e-5f * a + 1e-6f) {
             c->st.mismatches++;
-            s = mfail(c, ZO_ERR_BACKEND, "mirror: reduce_scatter param %u elem %llu: mpi %g, host %g", (unsigned)p,
-                      (unsigned long long)i, (double)o2[i], (double)out[i]);
+            s = mfail(c, ZO_ERR_BACKEND, "mirror: reduce_scatter param %u elem %llu: mpi %g, host %g",
+                      (unsigned)k->param, (unsigned long long)i, (double)o2[i], (double)out[i]);
             if (!c->first[0])
                 snprintf(c->first, sizeof c->first, "%s", c->err);
             break;
@@ -274,45 +179,103 @@ static zo_status mm_reduce_scatter(void *ctx, zo_param_id p, const float *g, flo
     return s;
 }
 
-static zo_status mm_exchange(void *ctx, const void *send, size_t bytes, void *recv)
+/* exchange goes to the MPI backend only (the cross-process collective) */
+static zo_status mm_before(void *user, zo_wrap_call *k)
 {
-    mctx *c = ctx;
+    mctx *c = user;
+    c->err[0] = 0;
+    if (k->op != ZO_WRAP_EXCHANGE)
+        return ZO_OK;
+    k->skip_inner = 1;
     c->st.exchanges++;
-    zo_status s = c->m->ops->exchange(c->m->ctx, send, bytes, recv);
-    return s ? mfail(c, s, "mpi: %s", le(c->m)) : ZO_OK;
+    zo_status s = zo_backend_exchange(c->m, k->send, k->bytes, k->recv);
+    return s ? mfail(c, s, "mpi: %s", zo_backend_last_error(c->m)) : ZO_OK;
 }
 
-static const char *mm_last_error(void *ctx) { return ((mctx *)ctx)->err; }
-
-static void mm_destroy(void *ctx)
+/* every other op: the host backend did it (st); now the MPI backend */
+static zo_status mm_after(void *user, zo_wrap_call *k, zo_status st)
 {
-    mctx *c = ctx;
+    mctx *c = user;
+    if (st != ZO_OK)
+        return mfail(c, st, "host: %s", zo_backend_last_error(c->h));
+    switch (k->op) {
+    case ZO_WRAP_PARAM_ADD: {
+        zo_status s = zo_backend_param_add(c->m, k->param, k->numel, k->elem_size, k->partition_numel);
+        if (s) {
+            zo_backend_param_remove(c->h, k->param);
+            return mfail(c, s, "mpi: %s", zo_backend_last_error(c->m));
+        }
+        return ZO_OK;
+    }
+    case ZO_WRAP_PARAM_REMOVE:
+        zo_backend_param_remove(c->m, k->param);
+        return ZO_OK;
+    case ZO_WRAP_FULL_ALLOC: {
+        mbuf *b = calloc(1, sizeof *b);
+        zo_status s = b ? zo_backend_full_alloc(c->m, k->param, k->bytes, &b->mpi) : ZO_ERR_NOMEM;
+        if (s) {
+            zo_backend_full_free(c->h, k->param, k->buf);
+            free(b);
+            return b ? mfail(c, s, "mpi: %s", zo_backend_last_error(c->m))
+                     : mfail(c, s, "mirror: out of memory");
+        }
+        b->host = k->buf;
+        b->param = k->param;
+        b->next = c->bufs;
+        c->bufs = b;
+        return ZO_OK;
+    }
+    case ZO_WRAP_FULL_FREE: {
+        mbuf **l = NULL;
+        mbuf *b = find_buf(c, k->buf, &l);
+        if (b) {
+            zo_backend_full_free(c->m, b->param, b->mpi);
+            *l = b->next;
+            free(b);
+        }
+        return ZO_OK;
+    }
+    case ZO_WRAP_ALL_GATHER_START:
+        return gather_mpi(c, k);
+    case ZO_WRAP_WAIT:
+    case ZO_WRAP_QUERY: {
+        mwork *w = find_work(c, k->work, NULL);
+        return w && (k->op == ZO_WRAP_WAIT || k->done) ? compare(c, w) : ZO_OK;
+    }
+    case ZO_WRAP_WORK_FREE: {
+        mwork **l = NULL;
+        mwork *w = find_work(c, k->work, &l);
+        if (w) {
+            zo_backend_work_free(c->m, w->mw); /* waits if still pending (MPI rule) */
+            *l = w->next;
+            free(w);
+        }
+        return ZO_OK;
+    }
+    case ZO_WRAP_REDUCE_SCATTER:
+        return reduce_scatter_mpi(c, k);
+    default:
+        return ZO_OK;
+    }
+}
+
+static const char *mm_last_error(void *user) { return ((mctx *)user)->err; }
+
+static void mm_destroy(void *user)
+{
+    mctx *c = user;
     while (c->bufs) {
         mbuf *b = c->bufs;
         c->bufs = b->next;
         free(b); /* the buffers belong to the two backends */
     }
+    while (c->works) {
+        mwork *w = c->works;
+        c->works = w->next;
+        free(w);
+    }
     free(c);
 }
-
-static const zo_backend_ops mirror_ops = {
-    .version = ZO_BACKEND_OPS_VERSION,
-    .name = "mirror(host,mpi)",
-    .world_size = mm_world,
-    .rank = mm_rank,
-    .param_add = mm_param_add,
-    .param_remove = mm_param_remove,
-    .full_alloc = mm_full_alloc,
-    .full_free = mm_full_free,
-    .all_gather_start = mm_all_gather_start,
-    .wait = mm_wait,
-    .query = mm_query,
-    .work_free = mm_work_free,
-    .reduce_scatter = mm_reduce_scatter,
-    .last_error = mm_last_error,
-    .destroy = mm_destroy,
-    .exchange = mm_exchange,
-};
 
 zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **out)
 {
@@ -327,15 +290,30 @@ zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **o
         return ZO_ERR_NOMEM;
     c->h = host;
     c->m = mpi;
-    c->pub.ops = &mirror_ops;
-    c->pub.ctx = c;
-    *out = &c->pub;
-    return ZO_OK;
+    zo_wrap_hooks hk = {.user = c,
+                        .name = "mirror(host,mpi)",
+                        .before = mm_before,
+                        .after = mm_after,
+                        .last_error = mm_last_error,
+                        .destroy = mm_destroy,
+                        .all_ops = 1};
+    zo_status s = zo_backend_wrap(host, &hk, out);
+    if (s)
+        free(c);
+    return s;
+}
+
+/* the mirror's state, or NULL for anything else */
+static const mctx *mirror_of(const zo_backend *b)
+{
+    return b && b->ops && b->ops->destroy && b->ops->name && !strcmp(b->ops->name, "mirror(host,mpi)")
+               ? zo_backend_wrap_user(b)
+               : NULL;
 }
 
 void zo_mpi_mirror_destroy(zo_backend *b)
 {
-    if (b && b->ops == &mirror_ops)
+    if (mirror_of(b))
         zo_backend_destroy(b);
 }
 
@@ -343,14 +321,12 @@ zo_mpi_mirror_stats zo_mpi_mirror_get_stats(const zo_backend *b)
 {
     zo_mpi_mirror_stats z;
     memset(&z, 0, sizeof z);
-    if (!b || b->ops != &mirror_ops)
-        return z;
-    return ((const mctx *)b->ctx)->st;
+    const mctx *c = mirror_of(b);
+    return c ? c->st : z;
 }
 
 const char *zo_mpi_mirror_first_mismatch(const zo_backend *b)
 {
-    if (!b || b->ops != &mirror_ops)
-        return "";
-    return ((const mctx *)b->ctx)->first;
+    const mctx *c = mirror_of(b);
+    return c ? c->first : "";
 }
