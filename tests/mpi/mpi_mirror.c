@@ -306,7 +306,7 @@ zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **o
 /* the mirror's state, or NULL for anything else */
 static const mctx *mirror_of(const zo_backend *b)
 {
-    return b && b->ops && b->ops->destroy && b->ops->name && !strcmp(b->ops->name, "mirror(host,mpi)")
+    return b && b->ops && b->ops->name && !strcmp(b->ops->name, "mirror(host,mpi)")
                ? zo_backend_wrap_user(b)
                : NULL;
 }

@@ -29,23 +29,25 @@ typedef struct mwork {
     zo_work *hw, *nw; /* nw NULL when no item went to NCCL */
     int compared;
     zo_status verdict;
+    struct mwork *next;
     size_t n;
     mitem items[];
 } mwork;
 
+/* The hooks' state (zo_backend_wrap around the host backend). */
 typedef struct mctx {
-    zo_backend pub;
     zo_backend *h, *n;
     uint64_t max_nccl, compare_bytes;
     int hw_world, n_world;
     mbuf *bufs;         /* live full buffers (few: a list is enough) */
+    mwork *works;       /* live works, by host work */
     uint8_t *skip;      /* per param id: 1 = host only */
     size_t skip_cap;
     zo_mirror_stats st;
     char err[512], first[512];
 } mctx;
 
-static const zo_backend_ops mirror_ops;
+#define MIRROR_NAME "mirror(host,nccl)"
 
 static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...)
 {
@@ -56,90 +58,9 @@ static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...)
     return s;
 }
 
-static const char *le(zo_backend *b)
-{
-    const char *m = b->ops->last_error ? b->ops->last_error(b->ctx) : NULL;
-    return m ? m : "";
-}
-
-static int w_mirror(void *ctx) { return ((mctx *)ctx)->h->ops->world_size(((mctx *)ctx)->h->ctx); }
-static int r_mirror(void *ctx) { return ((mctx *)ctx)->h->ops->rank(((mctx *)ctx)->h->ctx); }
+static const char *le(zo_backend *b) { return zo_backend_last_error(b); }
 
 static int skipped(mctx *c, zo_param_id p) { return (size_t)p < c->skip_cap && c->skip[p]; }
-
-static zo_status m_param_add(void *ctx, zo_param_id p, uint64_t numel, uint32_t es, uint64_t part)
-{
-    mctx *c = ctx;
-    zo_status s = c->h->ops->param_add(c->h->ctx, p, numel, es, part);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
-    if ((size_t)p >= c->skip_cap) {
-        size_t ncap = c->skip_cap ? c->skip_cap : 256;
-        while (ncap <= (size_t)p)
-            ncap *= 2;
-        uint8_t *n = realloc(c->skip, ncap);
-        if (!n) {
-            c->h->ops->param_remove(c->h->ctx, p);
-            return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
-        }
-        memset(n + c->skip_cap, 0, ncap - c->skip_cap);
-        c->skip = n;
-        c->skip_cap = ncap;
-    }
-    uint64_t npart = (numel + (uint64_t)c->n_world - 1) / (uint64_t)c->n_world;
-    uint64_t padded = npart * (uint64_t)c->n_world * es;
-    c->skip[p] = c->max_nccl && padded > c->max_nccl;
-    if (c->skip[p]) {
-        c->st.skipped_large++;
-        return ZO_OK;
-    }
-    s = c->n->ops->param_add(c->n->ctx, p, numel, es, npart);
-    if (s) {
-        c->h->ops->param_remove(c->h->ctx, p);
-        return mfail(c, s, "nccl: %s", le(c->n));
-    }
-    return ZO_OK;
-}
-
-static void m_param_remove(void *ctx, zo_param_id p)
-{
-    mctx *c = ctx;
-    c->h->ops->param_remove(c->h->ctx, p);
-    if (!skipped(c, p))
-        c->n->ops->param_remove(c->n->ctx, p);
-}
-
-static zo_status m_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
-{
-    mctx *c = ctx;
-    *out = NULL;
-    mbuf *b = calloc(1, sizeof *b);
-    if (!b)
-        return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
-    zo_status s = c->h->ops->full_alloc(c->h->ctx, p, bytes, &b->host);
-    if (s) {
-        free(b);
-        return mfail(c, s, "host: %s", le(c->h));
-    }
-    if (!skipped(c, p)) {
-        /* bytes = W_h * ceil(numel / W_h) * elem >= numel * elem; the NCCL side
-         * needs W_n * ceil(numel / W_n) * elem <= (numel + W_n - 1) * elem, so
-         * bytes + (W_n - 1) * 64 covers every elem_size (<= 64) */
-        size_t nb = bytes;
-        nb += (size_t)(c->n_world - 1) * 64u;
-        s = c->n->ops->full_alloc(c->n->ctx, p, nb, &b->dev);
-        if (s) {
-            c->h->ops->full_free(c->h->ctx, p, b->host);
-            free(b);
-            return mfail(c, s, "nccl: %s", le(c->n));
-        }
-    }
-    b->param = p;
-    b->next = c->bufs;
-    c->bufs = b;
-    *out = b->host;
-    return ZO_OK;
-}
 
 static mbuf *find_buf(mctx *c, void *host, mbuf ***link)
 {
@@ -152,63 +73,118 @@ static mbuf *find_buf(mctx *c, void *host, mbuf ***link)
     return NULL;
 }
 
-static void m_full_free(void *ctx, zo_param_id p, void *host)
+static mwork *find_work(mctx *c, zo_work *hw, mwork ***link)
 {
-    mctx *c = ctx;
-    mbuf **l = NULL;
-    mbuf *b = find_buf(c, host, &l);
-    c->h->ops->full_free(c->h->ctx, p, host);
-    if (!b)
-        return;
-    if (b->dev)
-        c->n->ops->full_free(c->n->ctx, b->param, b->dev);
-    *l = b->next;
-    free(b);
+    for (mwork **l = &c->works; *l; l = &(*l)->next)
+        if ((*l)->hw == hw) {
+            if (link)
+                *link = l;
+            return *l;
+        }
+    return NULL;
 }
 
-static zo_status m_all_gather_start(void *ctx, const zo_gather_item *items, size_t n, zo_work **out)
+/* after the host backend's param_add */
+static zo_status param_add_nccl(mctx *c, zo_wrap_call *k)
 {
-    mctx *c = ctx;
-    *out = NULL;
+    zo_param_id p = k->param;
+    if ((size_t)p >= c->skip_cap) {
+        size_t ncap = c->skip_cap ? c->skip_cap : 256;
+        while (ncap <= (size_t)p)
+            ncap *= 2;
+        uint8_t *n = realloc(c->skip, ncap);
+        if (!n) {
+            zo_backend_param_remove(c->h, p);
+            return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
+        }
+        memset(n + c->skip_cap, 0, ncap - c->skip_cap);
+        c->skip = n;
+        c->skip_cap = ncap;
+    }
+    uint64_t npart = (k->numel + (uint64_t)c->n_world - 1) / (uint64_t)c->n_world;
+    uint64_t padded = npart * (uint64_t)c->n_world * k->elem_size;
+    c->skip[p] = c->max_nccl && padded > c->max_nccl;
+    if (c->skip[p]) {
+        c->st.skipped_large++;
+        return ZO_OK;
+    }
+    zo_status s = zo_backend_param_add(c->n, p, k->numel, k->elem_size, npart);
+    if (s) {
+        zo_backend_param_remove(c->h, p);
+        return mfail(c, s, "nccl: %s", le(c->n));
+    }
+    return ZO_OK;
+}
+
+/* after the host backend's full_alloc */
+static zo_status full_alloc_nccl(mctx *c, zo_wrap_call *k)
+{
+    mbuf *b = calloc(1, sizeof *b);
+    if (!b) {
+        zo_backend_full_free(c->h, k->param, k->buf);
+        return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
+    }
+    if (!skipped(c, k->param)) {
+        /* bytes = W_h * ceil(numel / W_h) * elem >= numel * elem; the NCCL side
+         * needs W_n * ceil(numel / W_n) * elem <= (numel + W_n - 1) * elem, so
+         * bytes + (W_n - 1) * 64 covers every elem_size (<= 64) */
+        size_t nb = k->bytes;
+        nb += (size_t)(c->n_world - 1) * 64u;
+        zo_status s = zo_backend_full_alloc(c->n, k->param, nb, &b->dev);
+        if (s) {
+            zo_backend_full_free(c->h, k->param, k->buf);
+            free(b);
+            return mfail(c, s, "nccl: %s", le(c->n));
+        }
+    }
+    b->host = k->buf;
+    b->param = k->param;
+    b->next = c->bufs;
+    c->bufs = b;
+    return ZO_OK;
+}
+
+/* after the host backend accepted the group: the same items on NCCL */
+static zo_status gather_nccl(mctx *c, zo_wrap_call *k)
+{
+    size_t n = k->n;
     mwork *w = calloc(1, sizeof *w + n * sizeof(mitem));
     zo_gather_item *ni = calloc(n ? n : 1, sizeof *ni);
     if (!w || !ni) {
         free(w);
         free(ni);
+        zo_backend_work_free(c->h, k->work);
         return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
     }
-    size_t k = 0;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        mbuf *b = find_buf(c, items[i].full, NULL);
-        w->items[i].param = items[i].param;
-        w->items[i].host = items[i].full;
+        const zo_gather_item *it = &k->items[i];
+        mbuf *b = find_buf(c, it->full, NULL);
+        w->items[i].param = it->param;
+        w->items[i].host = it->full;
         w->items[i].dev = b ? b->dev : NULL;
-        w->items[i].full_bytes = items[i].numel * items[i].elem_size;
+        w->items[i].full_bytes = it->numel * it->elem_size;
         if (b && b->dev) {
-            ni[k] = items[i];
-            ni[k].full = b->dev;
-            ni[k].partition_numel = (items[i].numel + (uint64_t)c->n_world - 1) / (uint64_t)c->n_world;
-            k++;
+            ni[m] = *it;
+            ni[m].full = b->dev;
+            ni[m].partition_numel = (it->numel + (uint64_t)c->n_world - 1) / (uint64_t)c->n_world;
+            m++;
         }
     }
     w->n = n;
-    zo_status s = c->h->ops->all_gather_start(c->h->ctx, items, n, &w->hw);
-    if (s) {
-        free(w);
-        free(ni);
-        return mfail(c, s, "host: %s", le(c->h));
-    }
-    if (k) {
-        s = c->n->ops->all_gather_start(c->n->ctx, ni, k, &w->nw);
+    w->hw = k->work;
+    if (m) {
+        zo_status s = zo_backend_all_gather_start(c->n, ni, m, &w->nw);
         if (s) {
-            c->h->ops->work_free(c->h->ctx, w->hw);
+            zo_backend_work_free(c->h, k->work);
             free(w);
             free(ni);
             return mfail(c, s, "nccl: %s", le(c->n));
         }
     }
     free(ni);
-    *out = (zo_work *)w;
+    w->next = c->works;
+    c->works = w;
     return ZO_OK;
 }
 
@@ -220,7 +196,7 @@ static zo_status compare(mctx *c, mwork *w)
     w->compared = 1;
     w->verdict = ZO_OK;
     if (w->nw) {
-        zo_status s = c->n->ops->wait(c->n->ctx, w->nw);
+        zo_status s = zo_backend_wait(c->n, w->nw);
         if (!s)
             s = zo_nccl_synchronize(c->n);
         if (s)
@@ -263,60 +239,23 @@ static zo_status compare(mctx *c, mwork *w)
     return w->verdict;
 }
 
-static zo_status m_wait(void *ctx, zo_work *zw)
+/* after the host backend's reduce-scatter: the same on NCCL when the
+ * worlds are equal, outputs compared */
+static zo_status reduce_scatter_nccl(mctx *c, zo_wrap_call *k)
 {
-    mctx *c = ctx;
-    mwork *w = (mwork *)zw;
-    zo_status s = c->h->ops->wait(c->h->ctx, w->hw);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
-    return compare(c, w);
-}
-
-static zo_status m_query(void *ctx, zo_work *zw, int *done)
-{
-    mctx *c = ctx;
-    mwork *w = (mwork *)zw;
-    zo_status s = c->h->ops->query(c->h->ctx, w->hw, done);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
-    if (*done) {
-        s = compare(c, w);
-        if (s)
-            return s;
-    }
-    return ZO_OK;
-}
-
-static void m_work_free(void *ctx, zo_work *zw)
-{
-    mctx *c = ctx;
-    mwork *w = (mwork *)zw;
-    if (!w)
-        return;
-    c->h->ops->work_free(c->h->ctx, w->hw);
-    if (w->nw)
-        c->n->ops->work_free(c->n->ctx, w->nw);
-    free(w);
-}
-
-static zo_status m_reduce_scatter(void *ctx, zo_param_id p, const float *g, float *out, uint64_t numel,
-                                  uint64_t part, zo_reduce_op op)
-{
-    mctx *c = ctx;
-    zo_status s = c->h->ops->reduce_scatter(c->h->ctx, p, g, out, numel, part, op);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
+    zo_param_id p = k->param;
+    uint64_t part = k->partition_numel;
     if (c->hw_world != c->n_world || skipped(c, p))
         return ZO_OK;
     float *o2 = malloc(part * sizeof *o2);
     if (!o2)
         return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
-    s = c->n->ops->reduce_scatter(c->n->ctx, p, g, o2, numel, part, op);
+    zo_status s = zo_backend_reduce_scatter(c->n, p, k->grad, o2, k->numel, part, k->reduce_op);
     if (s) {
         free(o2);
         return mfail(c, s, "nccl: %s", le(c->n));
     }
+    const float *out = k->shard;
     for (uint64_t i = 0; i < part; i++) {
         float d = o2[i] - out[i], a = out[i] < 0 ? -out[i] : out[i];
         if ((d < 0 ? -d : d) > 1e-5f * a + 1e-6f) {
@@ -337,29 +276,24 @@ static zo_status m_reduce_scatter(void *ctx, zo_param_id p, const float *g, floa
  * world); the same exchange runs on NCCL (keeping the communicator's
  * collective order) and every NCCL rank's slot must equal this rank's send
  * (all NCCL ranks run the same scenario). */
-static zo_status m_exchange(void *ctx, const void *send, size_t bytes, void *recv)
+static zo_status exchange_nccl(mctx *c, zo_wrap_call *k)
 {
-    mctx *c = ctx;
-    if (c->h->ops->version < 2u || !c->h->ops->exchange)
-        return mfail(c, ZO_ERR_UNSUPPORTED, "mirror: host backend has no exchange");
-    zo_status s = c->h->ops->exchange(c->h->ctx, send, bytes, recv);
-    if (s)
-        return mfail(c, s, "host: %s", le(c->h));
     if (c->n->ops->version < 2u || !c->n->ops->exchange)
         return ZO_OK;
+    size_t bytes = k->bytes;
     uint8_t *r2 = malloc((size_t)c->n_world * bytes);
     if (!r2)
         return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
-    s = c->n->ops->exchange(c->n->ctx, send, bytes, r2);
+    zo_status s = zo_backend_exchange(c->n, k->send, bytes, r2);
     if (s) {
         free(r2);
         return mfail(c, s, "nccl: %s", le(c->n));
     }
-    for (int k = 0; k < c->n_world; k++)
-        if (memcmp(r2 + (size_t)k * bytes, send, bytes) != 0) {
+    for (int r = 0; r < c->n_world; r++)
+        if (memcmp(r2 + (size_t)r * bytes, k->send, bytes) != 0) {
             c->st.mismatches++;
             s = mfail(c, ZO_ERR_BACKEND, "mirror: exchange of %zu bytes: NCCL rank %d sent other bytes than this rank",
-                      bytes, k);
+                      bytes, r);
             if (!c->first[0])
                 snprintf(c->first, sizeof c->first, "%s", c->err);
             break;
@@ -369,38 +303,84 @@ static zo_status m_exchange(void *ctx, const void *send, size_t bytes, void *rec
     return s;
 }
 
-static const char *m_last_error(void *ctx) { return ((mctx *)ctx)->err; }
-
-static void m_destroy(void *ctx)
+static zo_status m_before(void *user, zo_wrap_call *k)
 {
-    mctx *c = ctx;
+    (void)k;
+    ((mctx *)user)->err[0] = 0;
+    return ZO_OK;
+}
+
+/* the host backend did the op (st); now the NCCL backend */
+static zo_status m_after(void *user, zo_wrap_call *k, zo_status st)
+{
+    mctx *c = user;
+    if (st != ZO_OK)
+        return mfail(c, st, "host: %s", le(c->h));
+    switch (k->op) {
+    case ZO_WRAP_PARAM_ADD:
+        return param_add_nccl(c, k);
+    case ZO_WRAP_PARAM_REMOVE:
+        if (!skipped(c, k->param))
+            zo_backend_param_remove(c->n, k->param);
+        return ZO_OK;
+    case ZO_WRAP_FULL_ALLOC:
+        return full_alloc_nccl(c, k);
+    case ZO_WRAP_FULL_FREE: {
+        mbuf **l = NULL;
+        mbuf *b = find_buf(c, k->buf, &l);
+        if (b) {
+            if (b->dev)
+                zo_backend_full_free(c->n, b->param, b->dev);
+            *l = b->next;
+            free(b);
+        }
+        return ZO_OK;
+    }
+    case ZO_WRAP_ALL_GATHER_START:
+        return gather_nccl(c, k);
+    case ZO_WRAP_WAIT:
+    case ZO_WRAP_QUERY: {
+        mwork *w = find_work(c, k->work, NULL);
+        return w && (k->op == ZO_WRAP_WAIT || k->done) ? compare(c, w) : ZO_OK;
+    }
+    case ZO_WRAP_WORK_FREE: {
+        mwork **l = NULL;
+        mwork *w = find_work(c, k->work, &l);
+        if (w) {
+            if (w->nw)
+                zo_backend_work_free(c->n, w->nw);
+            *l = w->next;
+            free(w);
+        }
+        return ZO_OK;
+    }
+    case ZO_WRAP_REDUCE_SCATTER:
+        return reduce_scatter_nccl(c, k);
+    case ZO_WRAP_EXCHANGE:
+        return exchange_nccl(c, k);
+    default:
+        return ZO_OK;
+    }
+}
+
+static const char *m_last_error(void *user) { return ((mctx *)user)->err; }
+
+static void m_destroy(void *user)
+{
+    mctx *c = user;
     while (c->bufs) {
         mbuf *b = c->bufs;
         c->bufs = b->next;
         free(b); /* buffers themselves belong to the two backends, freed by them */
     }
+    while (c->works) {
+        mwork *w = c->works;
+        c->works = w->next;
+        free(w);
+    }
     free(c->skip);
     free(c);
 }
-
-static const zo_backend_ops mirror_ops = {
-    .version = ZO_BACKEND_OPS_VERSION,
-    .name = "mirror(host,nccl)",
-    .world_size = w_mirror,
-    .rank = r_mirror,
-    .param_add = m_param_add,
-    .param_remove = m_param_remove,
-    .full_alloc = m_full_alloc,
-    .full_free = m_full_free,
-    .all_gather_start = m_all_gather_start,
-    .wait = m_wait,
-    .query = m_query,
-    .work_free = m_work_free,
-    .reduce_scatter = m_reduce_scatter,
-    .last_error = m_last_error,
-    .destroy = m_destroy,
-    .exchange = m_exchange,
-};
 
 zo_status zo_mirror_create(zo_backend *host, zo_backend *nccl, uint64_t max_nccl_bytes, uint64_t compare_bytes,
                            zo_backend **out)
@@ -417,24 +397,34 @@ zo_status zo_mirror_create(zo_backend *host, zo_backend *nccl, uint64_t max_nccl
     c->compare_bytes = compare_bytes;
     c->hw_world = host->ops->world_size(host->ctx);
     c->n_world = nccl->ops->world_size(nccl->ctx);
-    c->pub.ops = &mirror_ops;
-    c->pub.ctx = c;
-    *out = &c->pub;
-    return ZO_OK;
+    zo_wrap_hooks hk = {.user = c,
+                        .name = MIRROR_NAME,
+                        .before = m_before,
+                        .after = m_after,
+                        .last_error = m_last_error,
+                        .destroy = m_destroy};
+    zo_status s = zo_backend_wrap(host, &hk, out);
+    if (s)
+        free(c);
+    return s;
+}
+
+/* the mirror's state, or NULL for anything else */
+static const mctx *mirror_of(const zo_backend *b)
+{
+    return b && b->ops && b->ops->name && !strcmp(b->ops->name, MIRROR_NAME) ? zo_backend_wrap_user(b) : NULL;
 }
 
 zo_mirror_stats zo_mirror_get_stats(const zo_backend *b)
 {
     zo_mirror_stats z;
     memset(&z, 0, sizeof z);
-    if (!b || b->ops != &mirror_ops)
-        return z;
-    return ((const mctx *)b->ctx)->st;
+    const mctx *c = mirror_of(b);
+    return c ? c->st : z;
 }
 
 const char *zo_mirror_first_mismatch(const zo_backend *b)
 {
-    if (!b || b->ops != &mirror_ops)
-        return "";
-    return ((const mctx *)b->ctx)->first;
+    const mctx *c = mirror_of(b);
+    return c ? c->first : "";
 }

@@ -289,6 +289,11 @@ CASE(c_xchg_b, return zo_backend_exchange(NULL, g_xs, 8, g_xr);)
 CASE(c_xchg_send, return zo_backend_exchange(f->be, NULL, 8, g_xr);)
 CASE(c_xchg_recv, return zo_backend_exchange(f->be, g_xs, 8, NULL);)
 CASE(c_blast_b, return zo_backend_last_error(NULL) != NULL;)
+static const zo_wrap_hooks g_hooks = {0};
+CASE(c_wrap_inner, return zo_backend_wrap(NULL, &g_hooks, &g_be);)
+CASE(c_wrap_hooks, return zo_backend_wrap(f->be, NULL, &g_be);)
+CASE(c_wrap_out, return zo_backend_wrap(f->be, &g_hooks, NULL);)
+CASE(c_wuser_b, return zo_backend_wrap_user(NULL) == NULL;)
 
 #define E ZO_ERR_INVALID_ARG
 static const row k_rows[] = {
@@ -387,6 +392,10 @@ static const row k_rows[] = {
     {"zo_backend_exchange", "send", ST, E, CH_TLS, "NULL buffer", c_xchg_send},
     {"zo_backend_exchange", "recv", ST, E, CH_TLS, "NULL buffer", c_xchg_recv},
     {"zo_backend_last_error", "b", VAL, 1, CH_TLS, NULL, c_blast_b},
+    {"zo_backend_wrap", "inner", ST, E, CH_TLS, "inner is NULL", c_wrap_inner},
+    {"zo_backend_wrap", "hooks", ST, E, CH_TLS, "hooks is NULL", c_wrap_hooks},
+    {"zo_backend_wrap", "out", ST, E, CH_TLS, "out is NULL", c_wrap_out},
+    {"zo_backend_wrap_user", "b", VAL, 1, CH_TLS, NULL, c_wuser_b},
 };
 #undef E
 #define N_ROWS (sizeof k_rows / sizeof k_rows[0])
