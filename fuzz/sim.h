@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /** Default physical cap on stored/copied bytes per parameter in the host
- *  backend (zo_host_config.max_bytes_per_param).  Bytes past the cap are
+ *  backend (zo_host_testing.max_bytes_per_param).  Bytes past the cap are
  *  neither stored nor compared; control flow and every invariant see the
  *  full numel. */
 #define ZS_SIM_DEFAULT_CAP 64u

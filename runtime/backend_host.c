@@ -55,10 +55,12 @@
  *   when allocated (fresh or taken from the cache), so data read before the
  *   gather completed is wrong content, not stale-but-right content;
  *   no_poison = 1 skips the fill (content then unspecified until the gather);
- *   no_poison = -1 (ZO_HOST_CONFIG_INIT) follows the build (ZO_BUILD_POISON:
- *   fill in sanitizer/fuzz/test builds, none in a release build).
+ *   no_poison = -1 (ZO_HOST_TESTING_INIT, or no zo_host_testing at all)
+ *   follows the build (ZO_BUILD_POISON: fill in sanitizer/fuzz/test builds,
+ *   none in a release build).  (deferred, no_copy, no_poison and the cap are
+ *   zo_host_testing fields, zoffload_testing.h.)
  *
- * Full buffer cache (zo_host_config.cache_bytes, section "Full buffer cache")
+ * Full buffer cache (zo_host_config.cache_bytes, host_cache.c)
  *   full_free keeps the buffer for reuse while the cached bytes stay within
  *   the budget; full_alloc reuses the most recent one of the same physical
  *   size.  A caching allocator like PyTorch's: without it every fetch of a
