@@ -348,7 +348,8 @@ static int inc_check(zs_checker *c)
         c->state_dirty = 0;
         return full_scan(c);
     }
-    if (!c->state_dirty && !c->n_inc) return 0;
+    /* (the totals below are compared after every action, events or not:
+     * O(1), and a state change without its event shows there) */
     c->state_dirty = 0;
     int bad = 0;
     for (uint32_t i = 0; i < c->n_inc && !bad; i++) {

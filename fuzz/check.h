@@ -177,8 +177,8 @@ void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *
  *  runtime (zo_check_consistency and every parameter), which makes a run
  *  quadratic in the model size.  With zs_check_incremental a call checks
  *  what the action's events named instead: the ds_status and in-flight
- *  membership of each parameter an event named, and the live / persistent
- *  live / in-flight totals against the shadow copy's (O(1)); any mismatch
+ *  membership of each parameter an event named, and (every call) the live
+ *  / persistent live / in-flight totals against the shadow copy's; any mismatch
  *  is reported through a full scan, so the message is the full scan's.  A
  *  full scan still runs: at the first call; after an end of backward, a
  *  release_all, a reset_step and a forward abort (events); when the caller
