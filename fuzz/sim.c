@@ -249,23 +249,46 @@ static const char *hook_kind(const char *fmt)
     return "";
 }
 
-static size_t ctx_frame(const sim *S, char *buf, size_t n, unsigned i)
+static size_t ctx_frame(const zs_scenario *s, char *buf, size_t n, unsigned m, unsigned call)
 {
-    unsigned m = S->ctx_mod[i];
-    const char *name = m < S->s->n_modules ? S->s->mod[m].name : "";
-    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, S->ctx_call[i])
-                    : snprintf(buf, n, "m%u#%u", m, S->ctx_call[i]);
+    const char *name = m < s->n_modules ? s->mod[m].name : "";
+    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, call)
+                    : snprintf(buf, n, "m%u#%u", m, call);
     return k < 0 ? 0 : ((size_t)k < n ? (size_t)k : n - 1);
 }
 
-/* Formats the hook stack into out[0..outlen) (see sim.h). */
-static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen)
+/* The hook stack as data (see sim.h): the frames the text shows - all of
+ * a chain up to 8 deep, else the outermost two and the innermost five. */
+static void ctx_save(const sim *S, const char *fmt, int a, int b, zs_sim_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->fixed = S->ctx_fixed ? S->ctx_fixed : (fmt ? NULL : "setup");
+    if (c->fixed) return;
+    c->fmt = fmt;
+    c->a = a;
+    c->b = b;
+    c->step = S->chk.step;
+    c->pass = S->ctx_pass;
+    c->phase = S->ctx_phase;
+    c->graph = S->ctx_graph;
+    c->recompute = S->ctx_recompute != 0;
+    unsigned d = S->ctx_depth < S->ctx_cap ? S->ctx_depth : S->ctx_cap;
+    c->depth = d;
+    for (unsigned i = 0, k = 0; i < d; i++, k++) {
+        if (d > 8 && i == 2) i = d - 5;
+        c->mod[k] = S->ctx_mod[i];
+        c->call[k] = S->ctx_call[i];
+    }
+}
+
+/* Formats a saved hook stack into out[0..outlen) (see sim.h). */
+static void ctx_text(const zs_scenario *s, const zs_sim_ctx *c, char *out, size_t outlen)
 {
     char buf[1024], hook[64];
     size_t o = 0, n = sizeof buf;
     if (!outlen) return;
-    if (S->ctx_fixed || !fmt) {
-        snprintf(out, outlen, "%s", S->ctx_fixed ? S->ctx_fixed : "setup");
+    if (c->fixed) {
+        snprintf(out, outlen, "%s", c->fixed);
         return;
     }
 #define CTX_PUT(...)                                                     \
@@ -273,25 +296,21 @@ static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, s
         int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                  \
         if (k_ > 0) o += (size_t)k_ < n - o ? (size_t)k_ : n - o - 1;    \
     } while (0)
-    if (S->chk.step >= 0 && S->chk.step < (int)S->s->n_steps) {
-        CTX_PUT("step %d (%s)", S->chk.step, zs_step_kind_name(S->s->step[S->chk.step].kind));
-        if (S->ctx_pass >= 0) CTX_PUT(" pass %d", S->ctx_pass);
+    if (c->step >= 0 && c->step < (int)s->n_steps) {
+        CTX_PUT("step %d (%s)", c->step, zs_step_kind_name(s->step[c->step].kind));
+        if (c->pass >= 0) CTX_PUT(" pass %d", c->pass);
         CTX_PUT(" ");
     }
-    CTX_PUT("%s", S->ctx_phase ? S->ctx_phase : "setup");
-    if (S->ctx_graph >= 0) CTX_PUT(" g=%d", S->ctx_graph);
-    if (S->ctx_recompute) CTX_PUT(" recompute");
-    if (S->ctx_depth) {
+    CTX_PUT("%s", c->phase ? c->phase : "setup");
+    if (c->graph >= 0) CTX_PUT(" g=%d", c->graph);
+    if (c->recompute) CTX_PUT(" recompute");
+    if (c->depth) {
         CTX_PUT(": ");
-        unsigned d = S->ctx_depth < S->ctx_cap ? S->ctx_depth : S->ctx_cap;
-        for (unsigned i = 0; i < d; i++) {
-            if (d > 8 && i == 2) { /* long chains: outermost two, innermost five */
-                CTX_PUT("... > ");
-                i = d - 6;
-                continue;
-            }
-            o += ctx_frame(S, buf + o, n - o, i);
-            if (i + 1 < d) CTX_PUT(" > ");
+        unsigned d = c->depth, shown = d > 8 ? 7 : d;
+        for (unsigned k = 0; k < shown; k++) {
+            if (d > 8 && k == 2) CTX_PUT("... > ");
+            o += ctx_frame(s, buf + o, n - o, c->mod[k], c->call[k]);
+            if (k + 1 < shown) CTX_PUT(" > ");
         }
     }
 #if defined(__clang__)
@@ -301,16 +320,24 @@ static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, s
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #endif
-    snprintf(hook, sizeof hook, fmt, a, b);
+    snprintf(hook, sizeof hook, c->fmt, c->a, c->b);
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #elif defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
-    const char *kind = hook_kind(fmt);
+    const char *kind = hook_kind(c->fmt);
     CTX_PUT(": %s%s%s%s", hook, kind[0] ? " (" : "", kind, kind[0] ? ")" : "");
 #undef CTX_PUT
     snprintf(out, outlen, "%s", buf);
+}
+
+/* Formats the hook stack into out[0..outlen) (see sim.h). */
+static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen)
+{
+    zs_sim_ctx c;
+    ctx_save(S, fmt, a, b, &c);
+    ctx_text(S->s, &c, out, outlen);
 }
 
 void zs_sim_context(const void *handle, char *buf, size_t len)
@@ -322,6 +349,27 @@ void zs_sim_context(const void *handle, char *buf, size_t len)
         return;
     }
     ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, buf, len);
+}
+
+void zs_sim_context_save(const void *handle, zs_sim_ctx *out)
+{
+    const sim *S = handle;
+    if (!out) return;
+    if (!S) {
+        memset(out, 0, sizeof *out);
+        out->fixed = "(not running)";
+        return;
+    }
+    ctx_save(S, S->ctx_fmt, S->ctx_a, S->ctx_b, out);
+}
+
+void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf, size_t len)
+{
+    if (!s || !c || !buf || !len) {
+        if (buf && len) buf[0] = 0;
+        return;
+    }
+    ctx_text(s, c, buf, len);
 }
 
 static void ctx_set(sim *S, const char *text)

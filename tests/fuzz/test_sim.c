@@ -422,11 +422,16 @@ static void test_context(void **state)
  * through a checker callback that snapshots it at each PARAM_STATE event. */
 static char *g_ctx;
 static char g_snap[64][512];
+static zs_sim_ctx g_saved[64]; /* the same points saved as data (zs_sim_context_save) */
+static const void *g_sim;
 static unsigned g_nsnap;
 static void snap_event(void *user, const zo_event *ev)
 {
     zs_check_event(user, ev);
-    if (ev->kind == ZO_EV_GATHER && g_nsnap < 64) snprintf(g_snap[g_nsnap++], 512, "%s", g_ctx);
+    if (ev->kind == ZO_EV_GATHER && g_nsnap < 64) {
+        zs_sim_context_save(g_sim, &g_saved[g_nsnap]);
+        snprintf(g_snap[g_nsnap++], 512, "%s", g_ctx);
+    }
 }
 
 static void test_context_at_gathers(void **state)
@@ -439,6 +444,7 @@ static void test_context_at_gathers(void **state)
     /* drive the simulator by hand to install the snapshotting callback */
     sim *S = calloc(1, sizeof *S);
     assert_non_null(S);
+    g_sim = S;
     zs_sim_result r;
     memset(&r, 0, sizeof r);
     S->s = &sc;
@@ -480,6 +486,46 @@ static void test_context_at_gathers(void **state)
     for (unsigned i = 0; i < g_nsnap; i++)
         if (strstr(g_snap[i], "step 0 (train) pass 0 backward g=0: PRE m=1 (pre-backward)")) in_bwd = 1;
     assert_true(in_bwd);
+    /* saved as data and formatted later, each gives the same text */
+    for (unsigned i = 0; i < g_nsnap; i++) {
+        char text[512];
+        zs_sim_context_format(&sc, &g_saved[i], text, sizeof text);
+        assert_string_equal(text, g_snap[i]);
+    }
+    /* a chain deeper than 8 shows its outermost two and innermost five */
+    unsigned depth = S->ctx_depth, cap = S->ctx_cap;
+    const char *phase = S->ctx_phase;
+    zs_id *mods = S->ctx_mod, *calls = S->ctx_call, deep_mod[12], deep_call[12];
+    S->ctx_mod = deep_mod;
+    S->ctx_call = deep_call;
+    S->ctx_cap = 12;
+    S->ctx_depth = 12;
+    for (unsigned i = 0; i < 12; i++) {
+        S->ctx_mod[i] = (zs_id)(i % 2);
+        S->ctx_call[i] = (zs_id)i;
+    }
+    S->ctx_phase = "forward";
+    S->ctx_pass = 0;
+    S->ctx_graph = -1;
+    S->ctx_fixed = NULL;
+    S->chk.step = 0;
+    hook_begin(S, "A m=%d", 1, 0);
+    const char *deep = "step 0 (train) pass 0 forward: model(m0)#0 > layer(m1)#1 > ... > "
+                       "layer(m1)#7 > model(m0)#8 > layer(m1)#9 > model(m0)#10 > layer(m1)#11: "
+                       "A m=1 (pre-forward)";
+    assert_string_equal(ctx, deep);
+    zs_sim_ctx saved, again;
+    zs_sim_context_save(S, &saved);
+    zs_sim_context_save(S, &again);
+    assert_memory_equal(&saved, &again, sizeof saved);
+    char text[512];
+    zs_sim_context_format(&sc, &saved, text, sizeof text);
+    assert_string_equal(text, deep);
+    S->ctx_depth = depth;
+    S->ctx_cap = cap;
+    S->ctx_mod = mods;
+    S->ctx_call = calls;
+    S->ctx_phase = phase;
     zo_runtime_destroy(S->rt);
     zo_backend_destroy(S->be);
     free_step(S);
