@@ -46,14 +46,20 @@ void zs_violation_format(const zs_violation *v, char *buf, size_t len)
              v->msg);
 }
 
-void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *fmt, ...)
+/* c->what as text: the lazily kept action (what_fmt) formatted now */
+static void what_now(zs_checker *c)
 {
-    if (c->violated) return;
-    c->violated = 1;
     if (c->what_fmt) {
         snprintf(c->what, sizeof c->what, c->what_fmt, c->what_a, c->what_b);
         c->what_fmt = NULL;
     }
+}
+
+void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *fmt, ...)
+{
+    if (c->violated) return;
+    c->violated = 1;
+    what_now(c);
     zs_violation *v = &c->v;
     v->inv = inv;
     v->step = c->step;
@@ -91,11 +97,53 @@ static void log_event(zs_checker *c, const zo_event *ev)
     fputc('\n', f);
 }
 
+/* incremental checking: the shadow totals of parameter p in state st */
+static void inc_account(zs_checker *c, unsigned p, unsigned st, int add)
+{
+    if (st == ZO_PARAM_NOT_AVAILABLE) return;
+    uint64_t n = c->inc_numel[p], pn = c->inc_pers[p] ? n : 0, f = st == ZO_PARAM_INFLIGHT;
+    if (add) {
+        c->sh_live += n;
+        c->sh_plive += pn;
+        c->sh_inflight += f;
+    } else { /* modulo 2^64, undone by the matching add */
+        c->sh_live -= n;
+        c->sh_plive -= pn;
+        c->sh_inflight -= f;
+    }
+}
+
+static void inc_event(zs_checker *c, const zo_event *ev)
+{
+    switch (ev->kind) {
+    case ZO_EV_BACKWARD_END:
+    case ZO_EV_RELEASE_ALL:
+    case ZO_EV_RESET_STEP:
+    case ZO_EV_FORWARD_ABORT:
+        /* entry points that sweep the runtime's state: a full scan after them */
+        c->need_sweep = 1;
+        break;
+    default:
+        break;
+    }
+    unsigned p = ev->param;
+    if (ev->param == ZO_NO_PARAM || p >= c->n_params) return;
+    if (c->inc_mark[p] != c->inc_epoch) {
+        c->inc_mark[p] = c->inc_epoch;
+        c->inc_list[c->n_inc++] = p;
+    }
+    if (ev->kind == ZO_EV_PARAM_STATE) {
+        inc_account(c, p, c->shadow[p], 0);
+        inc_account(c, p, (unsigned)ev->to, 1);
+    }
+}
+
 void zs_check_event(void *user, const zo_event *ev)
 {
     zs_checker *c = user;
     c->n_events++;
     if (c->log) log_event(c, ev);
+    if (c->incremental) inc_event(c, ev);
     switch (ev->kind) {
     case ZO_EV_PARAM_STATE:
     case ZO_EV_GATHER:
@@ -182,6 +230,9 @@ void zs_check_event(void *user, const zo_event *ev)
     }
 }
 
+static int full_scan(zs_checker *c);
+static int inc_check(zs_checker *c);
+
 int zs_check_state(zs_checker *c)
 {
     if (c->violated) return 1;
@@ -197,8 +248,18 @@ int zs_check_state(zs_checker *c)
                       zo_strerror(c->ev_error), zo_last_error(rt));
         return 1;
     }
+    if (c->incremental) return inc_check(c);
     if (!c->state_dirty && ++c->clean_actions % 16 != 0) return 0;
     c->state_dirty = 0;
+    return full_scan(c);
+}
+
+/* zo_check_consistency, then every parameter against the shadow copy and
+ * the totals (refreshing the incremental caches on the way) */
+static int full_scan(zs_checker *c)
+{
+    zo_runtime *rt = c->rt;
+    c->n_sweeps++;
     if (zo_check_consistency(rt) != ZO_OK) {
         const char *m = zo_last_error(rt);
         /* the consistency check covers I6 (registry), I1 (window counts),
@@ -233,6 +294,10 @@ int zs_check_state(zs_checker *c)
                 live += pi.numel;
                 if (pi.persistent) plive += pi.numel;
             }
+            if (c->incremental) {
+                c->inc_numel[p] = pi.numel;
+                c->inc_pers[p] = pi.persistent;
+            }
         }
         if (inflight != st.inflight_params) {
             zs_check_fail(c, ZS_INV_I6, -1, -1, "in-flight registry has %llu entries, %llu INFLIGHT",
@@ -252,7 +317,121 @@ int zs_check_state(zs_checker *c)
      * (every change of ds_grads_remaining and of a window count is one),
      * and zo_check_consistency covers negative window counts: no module
      * scan needed here. */
+    if (c->incremental && !c->violated) {
+        /* every parameter agrees with the shadow copy: its totals are the
+         * runtime's (a parameter get_info refused counts as released) */
+        c->sh_live = c->sh_plive = c->sh_inflight = 0;
+        for (unsigned p = 0; p < c->n_params; p++) inc_account(c, p, c->shadow[p], 1);
+        c->need_sweep = 0;
+        c->since_sweep = 0;
+        c->n_inc = 0;
+        if (++c->inc_epoch == 0) { /* wrapped: no stale stamp may match */
+            memset(c->inc_mark, 0, c->n_params * sizeof *c->inc_mark);
+            c->inc_epoch = 1;
+        }
+    }
     return c->violated;
+}
+
+/* The incremental check after one action (see check.h): the parameters its
+ * events named and the totals; anything amiss is reported by a full scan,
+ * which finds it (or an earlier one in its order) with the full scan's
+ * message. */
+static int inc_check(zs_checker *c)
+{
+    zo_runtime *rt = c->rt;
+    c->last_fmt = c->what_fmt;
+    c->last_a = c->what_a;
+    c->last_b = c->what_b;
+    c->last_step = c->step;
+    if (c->need_sweep || ++c->since_sweep >= c->sweep_every) {
+        c->state_dirty = 0;
+        return full_scan(c);
+    }
+    /* (the totals below are compared after every action, events or not:
+     * O(1), and a state change without its event shows there) */
+    c->state_dirty = 0;
+    int bad = 0;
+    for (uint32_t i = 0; i < c->n_inc && !bad; i++) {
+        unsigned p = c->inc_list[i];
+        zo_param_info pi;
+        if (zo_param_get_info(rt, p, &pi) != ZO_OK) continue;
+        bad = (uint8_t)pi.status != c->shadow[p] ||
+              (pi.status == ZO_PARAM_INFLIGHT) != (pi.inflight != 0);
+    }
+    c->n_inc = 0;
+    if (++c->inc_epoch == 0) {
+        memset(c->inc_mark, 0, c->n_params * sizeof *c->inc_mark);
+        c->inc_epoch = 1;
+    }
+    zo_stats st;
+    if (!bad && zo_get_stats(rt, &st) == ZO_OK)
+        bad = st.live_numel != c->sh_live || st.persistent_live_numel != c->sh_plive ||
+              st.inflight_params != c->sh_inflight;
+    /* a mismatch of the totals alone may be a persistence the runtime
+     * decided after the last full scan (zo_param_register defers it to
+     * the first hook under the DeepSpeed-shaped policies): the full scan
+     * refreshes the caches and reports only what is really wrong */
+    return bad ? full_scan(c) : 0;
+}
+
+size_t zs_check_incremental_size(uint32_t n_params)
+{
+    size_t n = n_params ? n_params : 1;
+    return n * (sizeof(uint64_t) + 2 * sizeof(uint32_t) + 1);
+}
+
+void zs_check_incremental(zs_checker *c, void *storage)
+{
+    size_t n = c->n_params ? c->n_params : 1;
+    char *a = storage;
+    c->inc_numel = (uint64_t *)(void *)a;
+    a += n * sizeof(uint64_t);
+    c->inc_list = (uint32_t *)(void *)a;
+    a += n * sizeof(uint32_t);
+    c->inc_mark = (uint32_t *)(void *)a;
+    a += n * sizeof(uint32_t);
+    c->inc_pers = (uint8_t *)a;
+    memset(c->inc_numel, 0, n * sizeof(uint64_t));
+    memset(c->inc_mark, 0, n * sizeof(uint32_t));
+    memset(c->inc_pers, 0, n);
+    c->n_inc = 0;
+    c->inc_epoch = 1;
+    c->sh_live = c->sh_plive = c->sh_inflight = 0;
+    /* a full scan costs about one runtime record per module and parameter:
+     * one every (modules + parameters) calls keeps it O(1) per call */
+    uint64_t every = (uint64_t)c->n_params + c->n_modules;
+    c->sweep_every = every < 64 ? 64 : every;
+    c->need_sweep = 1; /* the first call: nothing is cached yet */
+    c->last_fmt = c->what_fmt;
+    c->last_a = c->what_a;
+    c->last_b = c->what_b;
+    c->last_step = c->step;
+    c->incremental = 1;
+}
+
+int zs_check_sweep(zs_checker *c)
+{
+    if (c->violated) return 1;
+    if (!c->rt) return 0;
+    const char *fmt = c->what_fmt;
+    int a = c->what_a, b = c->what_b, step = c->step;
+    if (c->incremental) {
+        if (c->last_fmt) {
+            c->what_fmt = c->last_fmt;
+            c->what_a = c->last_a;
+            c->what_b = c->last_b;
+        }
+        c->step = c->last_step;
+    }
+    int r = full_scan(c);
+    if (!r) {
+        c->what_fmt = fmt;
+        c->what_a = a;
+        c->what_b = b;
+        c->step = step;
+    }
+    return r;
 }
 
 int zs_check_released(zs_checker *c, int as_stat)
@@ -282,9 +461,11 @@ int zs_check_released(zs_checker *c, int as_stat)
     if (as_stat) {
         c->i3_hook_checks++;
         if (why[0]) {
-            if (!c->i3_hook_misses)
+            if (!c->i3_hook_misses) {
+                what_now(c);
                 snprintf(c->i3_hook_first, sizeof c->i3_hook_first, "step %d %s: %s", c->step,
                          c->what, why);
+            }
             c->i3_hook_misses++;
         }
         return why[0] != 0;

@@ -127,9 +127,28 @@ typedef struct zs_checker {
 
     /* the full scan of zs_check_state runs after every action that changed
      * parameter state (an event below set state_dirty) and every 16th
-     * action regardless */
+     * action regardless - unless incremental checking is on (below) */
     int state_dirty;
     unsigned clean_actions;
+
+    /* incremental checking (zs_check_incremental; what the simulator uses):
+     * storage owned by the caller, sized by zs_check_incremental_size */
+    int incremental;
+    int need_sweep;       /* the next zs_check_state makes a full scan */
+    uint64_t *inc_numel;  /* [n_params] numel and persistence of each parameter as of the */
+    uint8_t *inc_pers;    /* last full scan */
+    uint32_t *inc_list;   /* [n_params] parameters named by an event since the last check */
+    uint32_t *inc_mark;   /* [n_params] inc_epoch when in inc_list */
+    uint32_t n_inc, inc_epoch;
+    uint64_t sh_live, sh_plive, sh_inflight; /* live numel, persistent live numel and INFLIGHT
+                                                parameters per the shadow */
+    uint64_t since_sweep; /* actions since the last full scan */
+    uint64_t sweep_every; /* a full scan at least every so many actions */
+    /* where the last zs_check_state ran (a sweep before a state-wiping entry
+     * point reports there, as a check right after that action would) */
+    const char *last_fmt;
+    int last_a, last_b, last_step;
+    uint64_t n_sweeps;    /* full scans made (statistic) */
 
     /* results */
     int violated;
@@ -152,8 +171,38 @@ void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *
 #endif
     ;
 /** After every simulator action: I1 (module counters), I6, consistency,
- *  unaccounted ZO_EV_ERROR events.  Returns 1 if a violation is recorded. */
+ *  unaccounted ZO_EV_ERROR events.  Returns 1 if a violation is recorded.
+ *
+ *  By default every call that follows a state change scans the whole
+ *  runtime (zo_check_consistency and every parameter), which makes a run
+ *  quadratic in the model size.  With zs_check_incremental a call checks
+ *  what the action's events named instead: the ds_status and in-flight
+ *  membership of each parameter an event named, and (every call) the live
+ *  / persistent live / in-flight totals against the shadow copy's; any mismatch
+ *  is reported through a full scan, so the message is the full scan's.  A
+ *  full scan still runs: at the first call; after an end of backward, a
+ *  release_all, a reset_step and a forward abort (events); when the caller
+ *  asks (zs_check_sweep, zs_check_sweep_next); and at least every
+ *  sweep_every calls.  What only the full scan sees - zo_check_consistency's
+ *  internal bookkeeping (work records, full buffers, per-module activation
+ *  and window accounting) and a state change without its event - is found
+ *  at the next full scan instead of at once. */
 int zs_check_state(zs_checker *c);
+/** Bytes of storage zs_check_incremental needs for n_params parameters
+ *  (8-byte aligned storage). */
+size_t zs_check_incremental_size(uint32_t n_params);
+/** Turns on incremental checking (see zs_check_state).  Call after
+ *  n_params and shadow are set and before the first zs_check_state;
+ *  storage: zs_check_incremental_size(n_params) bytes, 8-byte aligned,
+ *  owned by the caller and kept for the checker's lifetime. */
+void zs_check_incremental(zs_checker *c, void *storage);
+/** A full scan now, reported as at the last zs_check_state (its step and
+ *  action): the simulator calls it before an entry point that wipes state
+ *  (end of backward, graph discard, release_all, forward abort).  Returns 1
+ *  if a violation is recorded. */
+int zs_check_sweep(zs_checker *c);
+/** Makes the next zs_check_state a full scan. */
+static inline void zs_check_sweep_next(zs_checker *c) { c->need_sweep = 1; }
 /** I3: everything non-persistent released.  Returns 1 if not released.
  *  as_stat: only count an I3-hooks miss (no violation). */
 int zs_check_released(zs_checker *c, int as_stat);

@@ -169,7 +169,8 @@ typedef struct sim {
     unsigned ctx_cap;       /* frames ctx_call/ctx_mod hold (deeper ones are not recorded) */
     zs_id *ctx_call;        /* [ctx_cap] */
     zs_id *ctx_mod;         /* [ctx_cap] */
-    void *arrays;           /* the one allocation behind acc .. ctx_mod, shadow */
+    void *arrays;           /* the one allocation behind chk_inc, acc .. ctx_mod, shadow */
+    void *chk_inc;          /* the checker's incremental storage (zs_check_incremental) */
     uint8_t *shadow;        /* [n_params] the checker's ds_status copy (chk.shadow) */
     zs_id *pset_tmp;        /* [n_params] setup scratch */
     zo_param_id *pset_rt;   /* [n_params] setup scratch */
@@ -192,6 +193,10 @@ static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz)
 /* ------------------------------------------------------------------ */
 /* Output                                                               */
 /* ------------------------------------------------------------------ */
+
+/* a trace or event log is written: the trace lines' strings (counters,
+ * rg lists) are built only then */
+#define TRACING(S) ((S)->o.trace || (S)->o.events)
 
 static void tr(sim *S, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -244,23 +249,46 @@ static const char *hook_kind(const char *fmt)
     return "";
 }
 
-static size_t ctx_frame(const sim *S, char *buf, size_t n, unsigned i)
+static size_t ctx_frame(const zs_scenario *s, char *buf, size_t n, unsigned m, unsigned call)
 {
-    unsigned m = S->ctx_mod[i];
-    const char *name = m < S->s->n_modules ? S->s->mod[m].name : "";
-    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, S->ctx_call[i])
-                    : snprintf(buf, n, "m%u#%u", m, S->ctx_call[i]);
+    const char *name = m < s->n_modules ? s->mod[m].name : "";
+    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, call)
+                    : snprintf(buf, n, "m%u#%u", m, call);
     return k < 0 ? 0 : ((size_t)k < n ? (size_t)k : n - 1);
 }
 
-/* Formats the hook stack into out[0..outlen) (see sim.h). */
-static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen)
+/* The hook stack as data (see sim.h): the frames the text shows - all of
+ * a chain up to 8 deep, else the outermost two and the innermost five. */
+static void ctx_save(const sim *S, const char *fmt, int a, int b, zs_sim_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->fixed = S->ctx_fixed ? S->ctx_fixed : (fmt ? NULL : "setup");
+    if (c->fixed) return;
+    c->fmt = fmt;
+    c->a = a;
+    c->b = b;
+    c->step = S->chk.step;
+    c->pass = S->ctx_pass;
+    c->phase = S->ctx_phase;
+    c->graph = S->ctx_graph;
+    c->recompute = S->ctx_recompute != 0;
+    unsigned d = S->ctx_depth < S->ctx_cap ? S->ctx_depth : S->ctx_cap;
+    c->depth = d;
+    for (unsigned i = 0, k = 0; i < d; i++, k++) {
+        if (d > 8 && i == 2) i = d - 5;
+        c->mod[k] = S->ctx_mod[i];
+        c->call[k] = S->ctx_call[i];
+    }
+}
+
+/* Formats a saved hook stack into out[0..outlen) (see sim.h). */
+static void ctx_text(const zs_scenario *s, const zs_sim_ctx *c, char *out, size_t outlen)
 {
     char buf[1024], hook[64];
     size_t o = 0, n = sizeof buf;
     if (!outlen) return;
-    if (S->ctx_fixed || !fmt) {
-        snprintf(out, outlen, "%s", S->ctx_fixed ? S->ctx_fixed : "setup");
+    if (c->fixed) {
+        snprintf(out, outlen, "%s", c->fixed);
         return;
     }
 #define CTX_PUT(...)                                                     \
@@ -268,25 +296,21 @@ static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, s
         int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                  \
         if (k_ > 0) o += (size_t)k_ < n - o ? (size_t)k_ : n - o - 1;    \
     } while (0)
-    if (S->chk.step >= 0 && S->chk.step < (int)S->s->n_steps) {
-        CTX_PUT("step %d (%s)", S->chk.step, zs_step_kind_name(S->s->step[S->chk.step].kind));
-        if (S->ctx_pass >= 0) CTX_PUT(" pass %d", S->ctx_pass);
+    if (c->step >= 0 && c->step < (int)s->n_steps) {
+        CTX_PUT("step %d (%s)", c->step, zs_step_kind_name(s->step[c->step].kind));
+        if (c->pass >= 0) CTX_PUT(" pass %d", c->pass);
         CTX_PUT(" ");
     }
-    CTX_PUT("%s", S->ctx_phase ? S->ctx_phase : "setup");
-    if (S->ctx_graph >= 0) CTX_PUT(" g=%d", S->ctx_graph);
-    if (S->ctx_recompute) CTX_PUT(" recompute");
-    if (S->ctx_depth) {
+    CTX_PUT("%s", c->phase ? c->phase : "setup");
+    if (c->graph >= 0) CTX_PUT(" g=%d", c->graph);
+    if (c->recompute) CTX_PUT(" recompute");
+    if (c->depth) {
         CTX_PUT(": ");
-        unsigned d = S->ctx_depth < S->ctx_cap ? S->ctx_depth : S->ctx_cap;
-        for (unsigned i = 0; i < d; i++) {
-            if (d > 8 && i == 2) { /* long chains: outermost two, innermost five */
-                CTX_PUT("... > ");
-                i = d - 6;
-                continue;
-            }
-            o += ctx_frame(S, buf + o, n - o, i);
-            if (i + 1 < d) CTX_PUT(" > ");
+        unsigned d = c->depth, shown = d > 8 ? 7 : d;
+        for (unsigned k = 0; k < shown; k++) {
+            if (d > 8 && k == 2) CTX_PUT("... > ");
+            o += ctx_frame(s, buf + o, n - o, c->mod[k], c->call[k]);
+            if (k + 1 < shown) CTX_PUT(" > ");
         }
     }
 #if defined(__clang__)
@@ -296,16 +320,24 @@ static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, s
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #endif
-    snprintf(hook, sizeof hook, fmt, a, b);
+    snprintf(hook, sizeof hook, c->fmt, c->a, c->b);
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #elif defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
-    const char *kind = hook_kind(fmt);
+    const char *kind = hook_kind(c->fmt);
     CTX_PUT(": %s%s%s%s", hook, kind[0] ? " (" : "", kind, kind[0] ? ")" : "");
 #undef CTX_PUT
     snprintf(out, outlen, "%s", buf);
+}
+
+/* Formats the hook stack into out[0..outlen) (see sim.h). */
+static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen)
+{
+    zs_sim_ctx c;
+    ctx_save(S, fmt, a, b, &c);
+    ctx_text(S->s, &c, out, outlen);
 }
 
 void zs_sim_context(const void *handle, char *buf, size_t len)
@@ -317,6 +349,27 @@ void zs_sim_context(const void *handle, char *buf, size_t len)
         return;
     }
     ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, buf, len);
+}
+
+void zs_sim_context_save(const void *handle, zs_sim_ctx *out)
+{
+    const sim *S = handle;
+    if (!out) return;
+    if (!S) {
+        memset(out, 0, sizeof *out);
+        out->fixed = "(not running)";
+        return;
+    }
+    ctx_save(S, S->ctx_fmt, S->ctx_a, S->ctx_b, out);
+}
+
+void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf, size_t len)
+{
+    if (!s || !c || !buf || !len) {
+        if (buf && len) buf[0] = 0;
+        return;
+    }
+    ctx_text(s, c, buf, len);
 }
 
 static void ctx_set(sim *S, const char *text)
@@ -379,6 +432,16 @@ static zo_status hook_end(sim *S, zo_status st, const char *name)
     if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
     if (S->nomem) S->stop = 1;
     return st;
+}
+
+/* Before an entry point that wipes runtime state (end of backward, graph
+ * discard, release_all, forward abort): a full scan of the state the last
+ * incremental check saw, and another after the call (check.h). */
+static void wipe_begin(sim *S)
+{
+    if (!S->chk.incremental) return;
+    if (zs_check_sweep(&S->chk) && S->o.stop_on_violation) S->stop = 1;
+    zs_check_sweep_next(&S->chk);
 }
 
 static void counter_str(char *buf, size_t n, int valid, int64_t v)
@@ -638,12 +701,14 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     for (unsigned i = n_in; i < n_all && i < ZS_MAX_IN + ZS_MAX_KW; i++) X->win[ci][i] = in[i];
     for (unsigned i = 0; i < n_in; i++) rg[i] = in[i].rg;
     memset(h, 0, sizeof h);
-    minfo(S, m, &mi);
+    if (TRACING(S)) minfo(S, m, &mi);
     hook_begin(S, "D m=%d", (int)(m), 0);
     zo_status st = zo_track_inputs(S->rt, m, n_in, rg, h);
-    rg_list(rgs, sizeof rgs, rg, n_in);
-    counters(S, 1, &mi, m, b, a);
-    tr(S, "D m=%u n=%u rg=%s c=%s->%s", m, n_in, rgs, b, a);
+    if (TRACING(S)) {
+        rg_list(rgs, sizeof rgs, rg, n_in);
+        counters(S, 1, &mi, m, b, a);
+        tr(S, "D m=%u n=%u rg=%s c=%s->%s", m, n_in, rgs, b, a);
+    }
     hook_end(S, st, "zo_track_inputs");
     if (S->stop) return UNW_NO;
     for (unsigned i = 0; i < n_in; i++) {
@@ -680,9 +745,11 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
     memset(h, 0, sizeof h);
     hook_begin(S, "C m=%d", (int)(m), 0);
     st = zo_track_outputs(S->rt, m, c->n_out, rg, h);
-    rg_list(rgs, sizeof rgs, rg, c->n_out);
-    counters(S, 0, &mi, m, b, a);
-    tr(S, "C m=%u n=%u rg=%s r=%s->%s", m, c->n_out, rgs, b, a);
+    if (TRACING(S)) {
+        rg_list(rgs, sizeof rgs, rg, c->n_out);
+        counters(S, 0, &mi, m, b, a);
+        tr(S, "C m=%u n=%u rg=%s r=%s->%s", m, c->n_out, rgs, b, a);
+    }
     hook_end(S, st, "zo_track_outputs");
     if (S->stop) return UNW_NO;
     for (unsigned j = 0; j < c->n_out; j++) {
@@ -713,9 +780,11 @@ static int run_body(sim *S, xctx *X, unsigned ci, int grad)
     const zs_call *c = &P->calls[ci];
     unsigned m = c->module;
 
-    /* body: child calls */
+    /* body: child calls (pre-order: ci's subtree ends at the first later
+     * call whose parent comes before ci) */
     for (unsigned j = ci + 1; j < P->n_calls && !S->stop; j++) {
         const zs_call *ch = &P->calls[j];
+        if (ch->parent == ZS_NONE || ch->parent < ci) break;
         if (ch->parent != ci) continue;
         tensor cin[ZS_MAX_IN + ZS_MAX_KW];
         for (unsigned i = 0; i < ch->n_in; i++) cin[i] = resolve(S, X, ci, &ch->in[i]);
@@ -755,6 +824,8 @@ static int run_body(sim *S, xctx *X, unsigned ci, int grad)
     /* raise */
     if (c->flags & ZS_CALL_RAISE) {
         unsigned cm = c->catcher == ZS_NONE ? ZO_NO_MODULE : P->calls[c->catcher].module;
+        wipe_begin(S);
+        if (S->stop) return UNW_NO;
         tr(S, "ABORT catcher=%d", c->catcher == ZS_NONE ? -1 : (int)cm);
         hook_begin(S, "ABORT catcher=%d", (int)(c->catcher == ZS_NONE ? -1 : (int)cm), 0);
         hook_end(S, zo_forward_abort(S->rt, cm), "zo_forward_abort");
@@ -1090,6 +1161,8 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
     run_traversal(S, root, depth + 1);
     S->gid = outer_gid;
     if (S->stop) return;
+    wipe_begin(S);
+    if (S->stop) return;
     tr(S, "ENDBWD g=%d", num);
     hook_begin(S, "ENDBWD g=%d", (int)(num), 0);
     hook_end(S, zo_backward_end(S->rt, g), "zo_backward_end");
@@ -1110,8 +1183,11 @@ static void recompute_region(sim *S, int ri)
         /* the calls still open in the recompute never run hooks B and C:
          * they leave the runtime's forward stack as an exception caught
          * outside every module does (no trace line: nothing fires) */
-        hook_begin(S, "recompute early stop", 0, 0);
-        hook_end(S, zo_forward_abort(S->rt, ZO_NO_MODULE), "zo_forward_abort");
+        wipe_begin(S);
+        if (!S->stop) {
+            hook_begin(S, "recompute early stop", 0, 0);
+            hook_end(S, zo_forward_abort(S->rt, ZO_NO_MODULE), "zo_forward_abort");
+        }
     }
     S->ctx_recompute--;
 }
@@ -1123,27 +1199,31 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
     zo_module_info mi;
     switch (n.kind) {
     case N_PRE:
-        minfo(S, n.module, &mi);
+        if (TRACING(S)) minfo(S, n.module, &mi);
         hook_begin(S, "PRE m=%d", (int)(n.module), 0);
         if (n.h) {
             zo_status st = zo_output_grad(S->rt, n.h);
-            counters(S, 0, &mi, n.module, b, a);
-            tr(S, "PRE m=%u r=%s->%s", n.module, b, a);
+            if (TRACING(S)) {
+                counters(S, 0, &mi, n.module, b, a);
+                tr(S, "PRE m=%u r=%s->%s", n.module, b, a);
+            }
             hook_end(S, st, "zo_output_grad");
-        } else {
+        } else if (TRACING(S)) {
             counter_str(b, sizeof b, S->legacy, mi.pre_backward_ref_cnt);
             tr(S, "PRE m=%u r=%s->%s", n.module, b, b);
         }
         break;
     case N_POST:
-        minfo(S, n.module, &mi);
+        if (TRACING(S)) minfo(S, n.module, &mi);
         hook_begin(S, "POST m=%d", (int)(n.module), 0);
         if (n.h) {
             zo_status st = zo_input_grad(S->rt, n.h);
-            counters(S, 1, &mi, n.module, b, a);
-            tr(S, "POST m=%u c=%s->%s", n.module, b, a);
+            if (TRACING(S)) {
+                counters(S, 1, &mi, n.module, b, a);
+                tr(S, "POST m=%u c=%s->%s", n.module, b, a);
+            }
             hook_end(S, st, "zo_input_grad");
-        } else {
+        } else if (TRACING(S)) {
             counter_str(b, sizeof b, mi.grads_initialised, mi.grads_remaining);
             tr(S, "POST m=%u c=%s->%s", n.module, b, b);
         }
@@ -1257,16 +1337,20 @@ out:
 /* Steps                                                                */
 /* ------------------------------------------------------------------ */
 
-static void check_i3(sim *S, const char *what)
+/* I3 after `what` (a format taking the int a, formatted if reported) */
+static void check_i3(sim *S, const char *what, int a)
 {
-    S->chk.what_fmt = NULL;
-    snprintf(S->chk.what, sizeof S->chk.what, "%s", what);
+    S->chk.what_fmt = what;
+    S->chk.what_a = a;
+    S->chk.what_b = 0;
     zs_check_released(&S->chk, 0);
     if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
 }
 
 static void discard(sim *S, spass *P)
 {
+    wipe_begin(S);
+    if (S->stop) return;
     tr(S, "DISCARD g=%d", P->num);
     hook_begin(S, "DISCARD g=%d", (int)(P->num), 0);
     zo_status st = zo_graph_discard(S->rt, P->g);
@@ -1303,13 +1387,13 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
         /* an exception caught outside every module abandons the forward:
          * like any forward it must end released (I3), checked here rather
          * than left to the optimizer step's sweep, which would hide it */
-        check_i3(S, "after a forward abandoned by an exception");
+        check_i3(S, "after a forward abandoned by an exception", 0);
         return;
     }
     graph_end(S, P->g, P->num);
     if (S->stop) return;
     if (eval) {
-        check_i3(S, "after eval forward");
+        check_i3(S, "after eval forward", 0);
         if (S->stop) return;
         discard(S, P);
         return;
@@ -1317,7 +1401,7 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
     if (!P->x->any_grad) {
         /* a train pass run entirely under no_grad ends here, like an eval
          * forward (the runtime frees its graph at zo_forward_end) */
-        check_i3(S, "after no-grad forward");
+        check_i3(S, "after no-grad forward", 0);
         if (S->stop) return;
     }
     int32_t loss = -1;
@@ -1344,7 +1428,7 @@ static void backward(sim *S, spass *P, int retain)
          * graph built. */
         int ended_earlier = P->x && !P->x->any_grad && P->num != S->graph_count - 1;
         discard(S, P);
-        if (!S->stop && !S->o.skip_discard_i3 && !ended_earlier) check_i3(S, "after DISCARD");
+        if (!S->stop && !S->o.skip_discard_i3 && !ended_earlier) check_i3(S, "after DISCARD", 0);
         return;
     }
     S->r->backwards++;
@@ -1357,17 +1441,18 @@ static void backward(sim *S, spass *P, int retain)
     S->gid = ++S->n_gids;
     run_traversal(S, P->loss, 0);
     if (S->stop) return;
-    S->chk.what_fmt = NULL;
-    snprintf(S->chk.what, sizeof S->chk.what, "before ENDBWD g=%d", P->num);
+    wipe_begin(S);
+    if (S->stop) return;
+    S->chk.what_fmt = "before ENDBWD g=%d";
+    S->chk.what_a = P->num;
+    S->chk.what_b = 0;
     zs_check_released(&S->chk, 1);
     tr(S, "ENDBWD g=%d", P->num);
     hook_begin(S, "ENDBWD g=%d", (int)(P->num), 0);
     hook_end(S, zo_backward_end(S->rt, P->g), "zo_backward_end");
     ev_end(S);
     if (S->stop) return;
-    char w[48];
-    snprintf(w, sizeof w, "after ENDBWD g=%d", P->num);
-    check_i3(S, w);
+    check_i3(S, "after ENDBWD g=%d", P->num);
     if (!retain) P->freed = 1;
 }
 
@@ -1377,11 +1462,13 @@ static void sweep(sim *S)
     S->ctx_phase = "optimizer step";
     S->ctx_pass = -1;
     S->ctx_graph = -1;
+    wipe_begin(S);
+    if (S->stop) return;
     tr(S, "SWEEP");
     hook_begin(S, "SWEEP", (int)(0), 0);
     hook_end(S, zo_release_all(S->rt), "zo_release_all");
     ev_end(S);
-    if (!S->stop) check_i3(S, "after SWEEP");
+    if (!S->stop) check_i3(S, "after SWEEP", 0);
 }
 
 static void free_step(sim *S)
@@ -1507,8 +1594,8 @@ static int setup(sim *S)
     for (unsigned i = 0; i < s->n_modules; i++) {
         zo_module_id id;
         zo_module_id parent = s->mod[i].parent == ZS_NONE ? ZO_NO_MODULE : s->mod[i].parent;
-        S->chk.what_fmt = NULL;
-    snprintf(S->chk.what, sizeof S->chk.what, "register module %u", i);
+        S->chk.what_fmt = "register module %d"; /* formatted if reported */
+        S->chk.what_a = (int)i;
         unsigned mflags = ((s->mod[i].flags & ZS_MOD_Z3_LEAF) ? ZO_MODULE_Z3_LEAF : 0) |
                           ((s->mod[i].flags & ZS_MOD_GATHER_ALWAYS) ? ZO_MODULE_GATHER_ALWAYS : 0);
         st = zo_module_register(S->rt, parent, NULL, mflags, &id);
@@ -1521,8 +1608,8 @@ static int setup(sim *S)
     for (unsigned i = 0; i < s->n_params; i++) {
         zo_param_id id;
         const zs_param *p = &s->par[i];
-        S->chk.what_fmt = NULL;
-    snprintf(S->chk.what, sizeof S->chk.what, "register param %u", i);
+        S->chk.what_fmt = "register param %d"; /* formatted if reported */
+        S->chk.what_a = (int)i;
         st = zo_param_register(S->rt, p->owner, NULL, p->numel, p->elem_size,
                                (p->flags & ZS_PARAM_FROZEN) ? ZO_PARAM_FROZEN : 0, &id);
         if (st || id != i) {
@@ -1534,8 +1621,8 @@ static int setup(sim *S)
     S->chk.shadow = S->shadow;
     S->chk.n_params = s->n_params;
     for (unsigned i = 0; i < s->n_uses; i++) {
-        S->chk.what_fmt = NULL;
-    snprintf(S->chk.what, sizeof S->chk.what, "use %u", i);
+        S->chk.what_fmt = "use %d"; /* formatted if reported */
+        S->chk.what_a = (int)i;
         st = zo_module_use_param(S->rt, s->use[i].module, s->use[i].param);
         if (st) {
             zs_check_fail(&S->chk, ZS_INV_ERR, s->use[i].module, s->use[i].param,
@@ -1543,14 +1630,39 @@ static int setup(sim *S)
             return -1;
         }
     }
-    /* the parameter set each module's op reads, and the runtime's view of it */
+    /* the parameter set each module's op reads, and the runtime's view of it;
+     * a module that neither gathers its subtree nor uses a parameter it does
+     * not own reads its own parameters (zs_module_param_set, without its
+     * scan of every parameter and use for each module) */
     zs_id *tmp = S->pset_tmp;
     uint32_t total = 0, cap = 0;
+    uint32_t *own_off = calloc((size_t)s->n_modules + 1, sizeof *own_off);
+    zs_id *own_ids = malloc((s->n_params ? s->n_params : 1) * sizeof *own_ids);
+    uint8_t *uses = calloc(s->n_modules ? s->n_modules : 1, 1);
+    if (!own_off || !own_ids || !uses) {
+        free(own_off);
+        free(own_ids);
+        free(uses);
+        S->nomem = 1;
+        return -1;
+    }
+    for (unsigned p = 0; p < s->n_params; p++) own_off[s->par[p].owner + 1]++;
+    for (unsigned m = 0; m < s->n_modules; m++) own_off[m + 1] += own_off[m];
+    for (unsigned p = 0; p < s->n_params; p++) own_ids[own_off[s->par[p].owner]++] = (zs_id)p;
+    for (unsigned m = s->n_modules; m > 0; m--) own_off[m] = own_off[m - 1]; /* back to starts */
+    own_off[0] = 0;
+    for (unsigned u = 0; u < s->n_uses; u++) uses[s->use[u].module] = 1;
     for (unsigned m = 0; m < s->n_modules; m++) {
-        int n = zs_module_param_set(s, m, tmp);
+        int n;
+        if (!uses[m] && !zs_module_gathers_subtree(s, m)) {
+            n = (int)(own_off[m + 1] - own_off[m]);
+            memcpy(tmp, own_ids + own_off[m], (size_t)n * sizeof *tmp);
+        } else {
+            n = zs_module_param_set(s, m, tmp);
+        }
         S->pset_off[m] = total;
         S->pset_ids = grow(S, S->pset_ids, &cap, total + (uint32_t)n + 1, sizeof *S->pset_ids);
-        if (S->nomem) return -1;
+        if (S->nomem) break;
         memcpy(S->pset_ids + total, tmp, (size_t)n * sizeof *tmp);
         total += (uint32_t)n;
         S->pset_off[m + 1] = total;
@@ -1580,10 +1692,14 @@ static int setup(sim *S)
                 zs_check_fail(&S->chk, ZS_INV_ERR, (long)m, -1,
                               "zo_module_params gives %zu parameters, the scenario model %d", nr,
                               n);
-                return -1;
+                break;
             }
         }
     }
+    free(own_off);
+    free(own_ids);
+    free(uses);
+    if (S->nomem || S->chk.violated) return -1;
     zs_check_state(&S->chk);
     return S->chk.violated ? -1 : 0;
 }
@@ -1600,11 +1716,14 @@ static int alloc_arrays(sim *S)
             if (s->step[i].pass[k].n_calls > maxc) maxc = s->step[i].pass[k].n_calls;
     size_t nctx = (size_t)maxc + 1; /* a pass's calls nest at most n_calls deep */
     /* 8-byte members first, then the 4-byte ones, then the bytes */
-    size_t bytes = np * sizeof(zo_param_id) + np * sizeof(int32_t) + np * sizeof(zs_id) +
+    size_t inc = (zs_check_incremental_size(s->n_params) + 7) / 8 * 8;
+    size_t bytes = inc + np * sizeof(zo_param_id) + np * sizeof(int32_t) + np * sizeof(zs_id) +
                    (nm + 1) * sizeof(uint32_t) + 2 * nctx * sizeof(zs_id) + 2 * nm + np;
     char *a = malloc(bytes);
     if (!a) return -1;
     S->arrays = a;
+    S->chk_inc = a;
+    a += inc;
     S->pset_rt = (zo_param_id *)a;
     a += np * sizeof(zo_param_id);
     S->acc = (int32_t *)a;
@@ -1663,7 +1782,12 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     if (S->o.context_handle) *S->o.context_handle = S;
 
     if (setup(S) == 0) {
+        zs_check_incremental(&S->chk, S->chk_inc);
         for (unsigned si = 0; si < s->n_steps && !S->stop; si++) run_step(S, si);
+        /* the incremental checks leave some of the runtime's bookkeeping to
+         * full scans: one more on the state the last check saw (not after
+         * a collective mismatch, whose hook is left unchecked) */
+        if (!S->r->collective_mismatch) zs_check_sweep(&S->chk);
     } else {
         r->setup_error = 1;
     }

@@ -115,6 +115,29 @@ typedef struct zs_sim_result {
  *  format of zs_sim_opts.context.  Call only on the simulator's thread. */
 void zs_sim_context(const void *handle, char *buf, size_t len);
 
+/** The same hook stack saved as data, to be formatted only if it is ever
+ *  reported: a few stores instead of a dozen snprintf calls.  Plain data
+ *  (the pointers are to static strings), zero-filled where unused, so two
+ *  saves compare with memcmp. */
+#define ZS_SIM_CTX_FRAMES 8
+typedef struct zs_sim_ctx {
+    const char *fixed;       /* a fixed text ("setup", "teardown ..."), or NULL: */
+    const char *fmt;         /* the hook being called (two int arguments a, b) */
+    const char *phase;       /* "forward", "backward", ... */
+    int a, b;
+    int step, pass, graph;   /* -1: none */
+    int recompute;
+    uint32_t depth;          /* active calls */
+    uint32_t mod[ZS_SIM_CTX_FRAMES], call[ZS_SIM_CTX_FRAMES]; /* the frames the text shows:
+                                all of a chain up to 8 deep, else the outermost two and the
+                                innermost five */
+} zs_sim_ctx;
+/** Saves the hook stack of `handle` (as zs_sim_context; on its thread). */
+void zs_sim_context_save(const void *handle, zs_sim_ctx *out);
+/** Formats a saved hook stack as zs_sim_context did when it was saved: s is
+ *  the scenario that simulator ran (module names, step kinds). */
+void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf, size_t len);
+
 /** The one-rank engine under zs_run (fuzz/run.h), which callers use;
  *  called directly by zs_run, the world's rank threads and their own tests.
  *  Runs scenario s (which must be valid: zs_scenario_validate) and fills

@@ -422,11 +422,16 @@ static void test_context(void **state)
  * through a checker callback that snapshots it at each PARAM_STATE event. */
 static char *g_ctx;
 static char g_snap[64][512];
+static zs_sim_ctx g_saved[64]; /* the same points saved as data (zs_sim_context_save) */
+static const void *g_sim;
 static unsigned g_nsnap;
 static void snap_event(void *user, const zo_event *ev)
 {
     zs_check_event(user, ev);
-    if (ev->kind == ZO_EV_GATHER && g_nsnap < 64) snprintf(g_snap[g_nsnap++], 512, "%s", g_ctx);
+    if (ev->kind == ZO_EV_GATHER && g_nsnap < 64) {
+        zs_sim_context_save(g_sim, &g_saved[g_nsnap]);
+        snprintf(g_snap[g_nsnap++], 512, "%s", g_ctx);
+    }
 }
 
 static void test_context_at_gathers(void **state)
@@ -439,6 +444,7 @@ static void test_context_at_gathers(void **state)
     /* drive the simulator by hand to install the snapshotting callback */
     sim *S = calloc(1, sizeof *S);
     assert_non_null(S);
+    g_sim = S;
     zs_sim_result r;
     memset(&r, 0, sizeof r);
     S->s = &sc;
@@ -480,6 +486,46 @@ static void test_context_at_gathers(void **state)
     for (unsigned i = 0; i < g_nsnap; i++)
         if (strstr(g_snap[i], "step 0 (train) pass 0 backward g=0: PRE m=1 (pre-backward)")) in_bwd = 1;
     assert_true(in_bwd);
+    /* saved as data and formatted later, each gives the same text */
+    for (unsigned i = 0; i < g_nsnap; i++) {
+        char text[512];
+        zs_sim_context_format(&sc, &g_saved[i], text, sizeof text);
+        assert_string_equal(text, g_snap[i]);
+    }
+    /* a chain deeper than 8 shows its outermost two and innermost five */
+    unsigned depth = S->ctx_depth, cap = S->ctx_cap;
+    const char *phase = S->ctx_phase;
+    zs_id *mods = S->ctx_mod, *calls = S->ctx_call, deep_mod[12], deep_call[12];
+    S->ctx_mod = deep_mod;
+    S->ctx_call = deep_call;
+    S->ctx_cap = 12;
+    S->ctx_depth = 12;
+    for (unsigned i = 0; i < 12; i++) {
+        S->ctx_mod[i] = (zs_id)(i % 2);
+        S->ctx_call[i] = (zs_id)i;
+    }
+    S->ctx_phase = "forward";
+    S->ctx_pass = 0;
+    S->ctx_graph = -1;
+    S->ctx_fixed = NULL;
+    S->chk.step = 0;
+    hook_begin(S, "A m=%d", 1, 0);
+    const char *deep = "step 0 (train) pass 0 forward: model(m0)#0 > layer(m1)#1 > ... > "
+                       "layer(m1)#7 > model(m0)#8 > layer(m1)#9 > model(m0)#10 > layer(m1)#11: "
+                       "A m=1 (pre-forward)";
+    assert_string_equal(ctx, deep);
+    zs_sim_ctx saved, again;
+    zs_sim_context_save(S, &saved);
+    zs_sim_context_save(S, &again);
+    assert_memory_equal(&saved, &again, sizeof saved);
+    char text[512];
+    zs_sim_context_format(&sc, &saved, text, sizeof text);
+    assert_string_equal(text, deep);
+    S->ctx_depth = depth;
+    S->ctx_cap = cap;
+    S->ctx_mod = mods;
+    S->ctx_call = calls;
+    S->ctx_phase = phase;
     zo_runtime_destroy(S->rt);
     zo_backend_destroy(S->be);
     free_step(S);
@@ -511,6 +557,113 @@ static void test_verify_single_view(void **state)
     }
 }
 
+/* The incremental checker (zs_check_incremental) against the full scan on
+ * one runtime: the events reach both checkers, except those of a parameter
+ * being hidden (a state change without its event). */
+static zs_checker g_chk[2];
+static zo_param_id g_hide = ZO_NO_PARAM;
+static void both_event(void *user, const zo_event *ev)
+{
+    (void)user;
+    if (ev->param != ZO_NO_PARAM && ev->param == g_hide) return;
+    zs_check_event(&g_chk[0], ev);
+    zs_check_event(&g_chk[1], ev);
+}
+
+static void expect_same_verdict(void)
+{
+    int full = zs_check_state(&g_chk[0]), inc = zs_check_state(&g_chk[1]);
+    assert_int_equal(full, 1);
+    assert_int_equal(inc, 1);
+    assert_int_equal(g_chk[1].v.inv, g_chk[0].v.inv);
+    assert_int_equal(g_chk[1].v.param, g_chk[0].v.param);
+    assert_int_equal(g_chk[1].v.event, g_chk[0].v.event);
+    assert_string_equal(g_chk[1].v.what, g_chk[0].v.what);
+    assert_string_equal(g_chk[1].v.msg, g_chk[0].v.msg);
+}
+
+static void test_incremental_check(void **state)
+{
+    (void)state;
+    zs_scenario s2;
+    memset(&s2, 0, sizeof s2); /* empty: zs_scenario_init reuses storage it owns */
+    assert_int_equal(zs_scenario_init(&s2), 0);
+    s2.n_modules = 3;
+    s2.n_params = 2;
+    for (int hidden = 0; hidden < 2; hidden++) {
+        uint8_t shadow[2][2];
+        uint64_t storage[2][16];
+        assert_true(sizeof storage[0] >= zs_check_incremental_size(2));
+        zo_backend *be = NULL;
+        zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        assert_int_equal(zo_backend_host_create(&hc, &be), ZO_OK);
+        zo_config cfg = ZO_CONFIG_INIT;
+        cfg.backend = be;
+        cfg.param_persistence_threshold = 0;
+        cfg.on_event = both_event;
+        zo_runtime *rt = NULL;
+        assert_int_equal(zo_runtime_create(&cfg, &rt), ZO_OK);
+        zo_module_id m0, m1, m2;
+        zo_param_id p0, p1;
+        assert_int_equal(zo_module_register(rt, ZO_NO_MODULE, NULL, 0, &m0), ZO_OK);
+        assert_int_equal(zo_module_register(rt, m0, NULL, 0, &m1), ZO_OK);
+        assert_int_equal(zo_module_register(rt, m0, NULL, 0, &m2), ZO_OK);
+        assert_int_equal(zo_param_register(rt, m1, NULL, 100, 4, 0, &p0), ZO_OK);
+        assert_int_equal(zo_param_register(rt, m2, NULL, 200, 4, 0, &p1), ZO_OK);
+        for (int k = 0; k < 2; k++) {
+            zs_check_init(&g_chk[k], &s2, ZO_GRADS_PER_CALL, 0);
+            g_chk[k].rt = rt;
+            g_chk[k].shadow = shadow[k];
+            g_chk[k].n_params = 2;
+            memset(shadow[k], 0, 2);
+        }
+        zs_check_incremental(&g_chk[1], storage[1]);
+        g_hide = ZO_NO_PARAM;
+        assert_int_equal(zs_check_state(&g_chk[0]), 0);
+        assert_int_equal(zs_check_state(&g_chk[1]), 0);
+        assert_int_equal(g_chk[1].n_sweeps, 1); /* the first check scans */
+        zo_graph g;
+        assert_int_equal(zo_forward_begin(rt, ZO_FWD_ROOT, &g), ZO_OK);
+        assert_int_equal(zs_check_state(&g_chk[0]), 0);
+        assert_int_equal(zs_check_state(&g_chk[1]), 0);
+        assert_int_equal(g_chk[1].n_sweeps, 2); /* a root forward resets the step: a scan */
+        assert_int_equal(zo_pre_forward(rt, m0, ZO_CALL_GRAD), ZO_OK);
+        assert_int_equal(zo_pre_forward(rt, m1, ZO_CALL_GRAD), ZO_OK); /* gathers p0 */
+        assert_int_equal(zs_check_state(&g_chk[0]), 0);
+        assert_int_equal(zs_check_state(&g_chk[1]), 0);
+        assert_int_equal(g_chk[1].n_sweeps, 2); /* checked incrementally */
+        /* nothing happens for 64 actions: one full scan among them */
+        for (int i = 0; i < 64; i++) assert_int_equal(zs_check_state(&g_chk[1]), 0);
+        assert_int_equal(g_chk[1].n_sweeps, 3);
+        if (hidden) {
+            /* p1 is gathered without the checkers seeing its events: the
+             * totals give it away at once, and the full scan names it */
+            g_hide = p1;
+            assert_int_equal(zo_pre_forward(rt, m2, ZO_CALL_GRAD), ZO_OK);
+            g_hide = ZO_NO_PARAM;
+            /* (the non-incremental rule scans only after a state event or
+             * at every 16th action: make this one a scan to compare) */
+            g_chk[0].state_dirty = 1;
+        } else {
+            /* an event claims a change the runtime did not make */
+            zo_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.kind = ZO_EV_PARAM_STATE;
+            ev.module = ZO_NO_MODULE;
+            ev.param = p1;
+            ev.from = ZO_PARAM_NOT_AVAILABLE;
+            ev.to = ZO_PARAM_INFLIGHT;
+            both_event(NULL, &ev);
+        }
+        expect_same_verdict();
+        assert_int_equal(g_chk[1].v.inv, ZS_INV_I7);
+        assert_int_equal(g_chk[1].v.param, (long)p1);
+        zo_runtime_destroy(rt);
+        zo_backend_destroy(be);
+    }
+    zs_scenario_free(&s2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -522,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_context_at_gathers),
         cmocka_unit_test(test_verify_single_view),
+        cmocka_unit_test(test_incremental_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
