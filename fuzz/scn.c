@@ -108,6 +108,24 @@ typedef struct callx {
 
 enum { PH_START, PH_SCN, PH_EXPECT, PH_CONFIG, PH_MODULE, PH_PARAM, PH_USE, PH_STEP, PH_RANK, PH_ORDER };
 
+/* The names declared so far, one table for modules and one for parameters,
+ * so that a reference costs O(1): open addressing on the name's hash, each
+ * slot holding the first two items declared with that name (a reference
+ * to a name declared twice is an error citing both).  Unnamed items are
+ * not entered (no reference can name them). */
+typedef struct name_slot {
+    uint32_t hash;
+    uint32_t first;   /* item id + 1; 0 = empty slot */
+    uint32_t second;  /* id + 1 of the second item with this name; 0 = none */
+} name_slot;
+
+typedef struct name_index {
+    name_slot *slot;  /* [mask + 1], NULL until the first name */
+    uint32_t mask;
+    uint32_t used;
+    int broken;       /* out of memory once: references search the names linearly */
+} name_index;
+
 typedef struct pstate {
     const char *text;
     size_t len;
@@ -152,6 +170,8 @@ typedef struct pstate {
     int *call_line[ZS_MAX_STEPS][ZS_MAX_PASSES];
     uint32_t cap_call_line[ZS_MAX_STEPS][ZS_MAX_PASSES];
     int edit_line[ZS_MAX_RANK_EDITS];
+
+    name_index mod_names, par_names;
 } pstate;
 
 /* Grows *arr (sz-byte elements, *cap of them, new ones zeroed) to hold
@@ -172,6 +192,8 @@ static int ps_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 
 static void ps_free(pstate *ps)
 {
+    free(ps->mod_names.slot);
+    free(ps->par_names.slot);
     free(ps->st);
     free(ps->cx);
     free(ps->mod_line);
@@ -419,6 +441,55 @@ static int key_eq(pstate *ps, int i)
     return i + 2;
 }
 
+static uint32_t name_hash(const char *p, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+/* Enters item `id` (its name at names + id * stride) after the items
+ * before it; a failed allocation leaves the index broken (see named_ref). */
+static void name_index_add(name_index *x, const char *names, size_t stride, unsigned id)
+{
+    const char *nm = names + (size_t)id * stride;
+    size_t len = strnlen(nm, ZS_NAME_LEN);
+    if (x->broken || !len) return;
+    if (2 * (x->used + 1) > (x->slot ? x->mask + 1 : 0)) {
+        uint32_t cap = x->slot ? 2 * (x->mask + 1) : 64;
+        name_slot *t = calloc(cap, sizeof *t);
+        if (!t) {
+            free(x->slot);
+            x->slot = NULL;
+            x->broken = 1;
+            return;
+        }
+        for (uint32_t k = 0; x->slot && k <= x->mask; k++) {
+            if (!x->slot[k].first) continue;
+            uint32_t j = x->slot[k].hash & (cap - 1);
+            while (t[j].first) j = (j + 1) & (cap - 1);
+            t[j] = x->slot[k];
+        }
+        free(x->slot);
+        x->slot = t;
+        x->mask = cap - 1;
+    }
+    uint32_t h = name_hash(nm, len);
+    for (uint32_t j = h & x->mask;; j = (j + 1) & x->mask) {
+        name_slot *sl = &x->slot[j];
+        if (!sl->first) {
+            sl->hash = h;
+            sl->first = id + 1;
+            x->used++;
+            return;
+        }
+        if (sl->hash == h && !strncmp(names + (size_t)(sl->first - 1) * stride, nm, ZS_NAME_LEN)) {
+            if (!sl->second) sl->second = id + 1;
+            return;
+        }
+    }
+}
+
 /* A reference to a declared module or parameter: "@ID" or a unique name.
  * `names` points at the first declared item's name, `stride` bytes apart
  * (zs_module / zs_param); `n` items declared so far. */
@@ -429,8 +500,8 @@ typedef struct ref_kind {
     const char *unknown_hint;/* after "unknown noun 'x'" */
 } ref_kind;
 
-static int named_ref(pstate *ps, int i, const ref_kind *k, const char *names, size_t stride, unsigned n,
-                     unsigned *out)
+static int named_ref(pstate *ps, int i, const ref_kind *k, const name_index *x, const char *names,
+                     size_t stride, unsigned n, unsigned *out)
 {
     if (!is_kind(ps, i, T_WORD)) {
         char what[48];
@@ -459,11 +530,24 @@ static int named_ref(pstate *ps, int i, const ref_kind *k, const char *names, si
         return -1;
     }
     int hit = -1, hit2 = -1;
-    for (unsigned j = 0; j < n; j++) {
-        const char *nm = names + (size_t)j * stride;
-        if (strlen(nm) == (size_t)tk->len && !memcmp(nm, tk->p, (size_t)tk->len)) {
-            if (hit < 0) hit = (int)j;
-            else if (hit2 < 0) hit2 = (int)j;
+    if (!x->broken) {
+        uint32_t h = name_hash(tk->p, (size_t)tk->len);
+        for (uint32_t j = h & x->mask; x->slot && x->slot[j].first; j = (j + 1) & x->mask) {
+            const name_slot *sl = &x->slot[j];
+            const char *nm = names + (size_t)(sl->first - 1) * stride;
+            if (sl->hash == h && strlen(nm) == (size_t)tk->len && !memcmp(nm, tk->p, (size_t)tk->len)) {
+                hit = (int)sl->first - 1;
+                hit2 = (int)sl->second - 1;
+                break;
+            }
+        }
+    } else {
+        for (unsigned j = 0; j < n; j++) {
+            const char *nm = names + (size_t)j * stride;
+            if (strlen(nm) == (size_t)tk->len && !memcmp(nm, tk->p, (size_t)tk->len)) {
+                if (hit < 0) hit = (int)j;
+                else if (hit2 < 0) hit2 = (int)j;
+            }
         }
     }
     if (hit < 0) {
@@ -482,13 +566,13 @@ static int named_ref(pstate *ps, int i, const ref_kind *k, const char *names, si
 static int module_ref(pstate *ps, int i, unsigned *out)
 {
     static const ref_kind k = {"module", "modules", " so far", " (declare it with a module line first)"};
-    return named_ref(ps, i, &k, ps->s->mod[0].name, sizeof ps->s->mod[0], ps->s->n_modules, out);
+    return named_ref(ps, i, &k, &ps->mod_names, ps->s->mod[0].name, sizeof ps->s->mod[0], ps->s->n_modules, out);
 }
 
 static int param_ref(pstate *ps, int i, unsigned *out)
 {
     static const ref_kind k = {"parameter", "parameters", "", ""};
-    return named_ref(ps, i, &k, ps->s->par[0].name, sizeof ps->s->par[0], ps->s->n_params, out);
+    return named_ref(ps, i, &k, &ps->par_names, ps->s->par[0].name, sizeof ps->s->par[0], ps->s->n_params, out);
 }
 
 /* name declaration: NAME or "_" */
@@ -762,6 +846,7 @@ static void st_module(pstate *ps, int parent)
     m->parent = parent < 0 ? ZS_NONE : (zs_id)parent;
     s->n_modules++;
     ps->mod_line[id] = ps->line;
+    name_index_add(&ps->mod_names, s->mod[0].name, sizeof s->mod[0], id);
 }
 
 static void st_param(pstate *ps)
@@ -817,6 +902,7 @@ static void st_param(pstate *ps)
     if (!have_numel) { expected(ps, i, "numel=N"); return; }
     ps->par_line[s->n_params] = ps->line;
     s->n_params++;
+    name_index_add(&ps->par_names, s->par[0].name, sizeof s->par[0], s->n_params - 1);
 }
 
 static void st_use(pstate *ps)
