@@ -43,9 +43,20 @@ typedef struct walker {
     unsigned cand_cap;
     zs_ref cand_inline[ZS_MAX_IN + ZS_MAX_KW + ZS_CODEC_MAX_CHILD_CALLS * ZS_MAX_OUT + 2];
     char msg[240];
-    char where[64];          /* "step 1 pass 0 call 3" */
-    char base[48];           /* "step 1 pass 0" while walking a pass */
+    /* where the walk is, for messages ("step 1 pass 0 call 3"): kept as
+     * numbers, formatted only by w_fail */
+    uint8_t loc;             /* WL_* */
+    unsigned loc_i;          /* the module, param, use, step, edit or call */
+    unsigned loc_step, loc_pass; /* the pass walked (WL_PASS, WL_CALL) */
 } walker;
+
+enum { WL_NONE, WL_MODULE, WL_PARAM, WL_USE, WL_STEP, WL_PASS, WL_CALL, WL_EDIT };
+
+static void set_loc(walker *w, unsigned kind, unsigned i)
+{
+    w->loc = (uint8_t)kind;
+    w->loc_i = i;
+}
 
 static void limits_codec(walker *w)
 {
@@ -74,8 +85,21 @@ static void w_fail(walker *w, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (w->where[0])
-        snprintf(w->msg, sizeof w->msg, "%s: %s", w->where, tmp);
+    char where[64];
+    switch (w->loc) {
+    case WL_MODULE: snprintf(where, sizeof where, "module %u", w->loc_i); break;
+    case WL_PARAM: snprintf(where, sizeof where, "param %u", w->loc_i); break;
+    case WL_USE: snprintf(where, sizeof where, "use %u", w->loc_i); break;
+    case WL_STEP: snprintf(where, sizeof where, "step %u", w->loc_i); break;
+    case WL_PASS: snprintf(where, sizeof where, "step %u pass %u", w->loc_step, w->loc_pass); break;
+    case WL_CALL:
+        snprintf(where, sizeof where, "step %u pass %u call %u", w->loc_step, w->loc_pass, w->loc_i);
+        break;
+    case WL_EDIT: snprintf(where, sizeof where, "edit %u", w->loc_i); break;
+    default: where[0] = 0;
+    }
+    if (where[0])
+        snprintf(w->msg, sizeof w->msg, "%s: %s", where, tmp);
     else
         snprintf(w->msg, sizeof w->msg, "%s", tmp);
 }
@@ -268,7 +292,7 @@ static void walk_modules(walker *w, zs_scenario *s)
     if (w->err) return;
     for (unsigned i = 0; i < s->n_modules && !w->err; i++) {
         zs_module *m = &s->mod[i];
-        snprintf(w->where, sizeof w->where, "module %u", i);
+        set_loc(w, WL_MODULE, i);
         if (i == 0) {
             if (w->enc && m->parent != ZS_NONE) w_fail(w, "root parent must be none");
             m->parent = ZS_NONE;
@@ -285,7 +309,7 @@ static void walk_modules(walker *w, zs_scenario *s)
         uint8_t ga = w->enc ? (uint8_t)(m->flags & ZS_MOD_GATHER_ALWAYS) : 0;
         m->flags = (uint8_t)((w_flag(w, m->flags & ZS_MOD_Z3_LEAF, 8, "z3_leaf") ? ZS_MOD_Z3_LEAF : 0) | ga);
     }
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
 }
 
 static void walk_numel(walker *w, zs_param *p)
@@ -305,7 +329,7 @@ static void walk_params(walker *w, zs_scenario *s)
     s->n_params = (uint32_t)w_count(w, s->n_params, 0, w->max_params, 1, "n_params");
     for (unsigned i = 0; i < s->n_params && !w->err; i++) {
         zs_param *p = &s->par[i];
-        snprintf(w->where, sizeof w->where, "param %u", i);
+        set_loc(w, WL_PARAM, i);
         p->owner = (zs_id)w_range(w, p->owner, 0, s->n_modules - 1, 0, "owner");
         walk_numel(w, p);
         unsigned ec = 4;
@@ -322,7 +346,7 @@ static void walk_params(walker *w, zs_scenario *s)
         if (w->enc && (p->flags & ~ZS_PARAM_FROZEN)) w_fail(w, "unknown param flags");
         p->flags = w_flag(w, p->flags & ZS_PARAM_FROZEN, 4, "frozen") ? ZS_PARAM_FROZEN : 0;
     }
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
 }
 
 static void walk_uses(walker *w, zs_scenario *s)
@@ -333,7 +357,7 @@ static void walk_uses(walker *w, zs_scenario *s)
     unsigned out = 0;
     for (unsigned k = 0; k < n && !w->err; k++) {
         zs_use u = w->enc ? s->use[k] : (zs_use){0, 0};
-        snprintf(w->where, sizeof w->where, "use %u", k);
+        set_loc(w, WL_USE, k);
         u.param = (zs_id)w_range(w, u.param, 0, s->n_params - 1, 0, "param");
         if (w->err) break;
         zs_id cbuf[ZS_CODEC_MAX_MODULES];
@@ -360,7 +384,7 @@ static void walk_uses(walker *w, zs_scenario *s)
         s->use[out++] = u;
     }
     s->n_uses = (uint32_t)out;
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -471,10 +495,7 @@ static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const
 
 static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt);
 
-static void set_where(walker *w, unsigned ci)
-{
-    snprintf(w->where, sizeof w->where, "%s call %u", w->base, ci);
-}
+static void set_where(walker *w, unsigned ci) { set_loc(w, WL_CALL, ci); }
 
 /* A mixed input's parameter term (ZS_REF_PARAM, .scn only): a parameter
  * the caller's module reads (zs_module_param_set of `caller_mod`). */
@@ -725,10 +746,11 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
 {
     zs_pass *p = &st->pass[pi];
     prog g = {s, p, 1, st->kind == ZS_STEP_EVAL};
-    snprintf(w->base, sizeof w->base, "step %u pass %u", si, pi);
+    w->loc_step = si;
+    w->loc_pass = pi;
     if (w->enc) {
         if (p->n_calls < 1 || p->n_calls > w->max_calls) {
-            snprintf(w->where, sizeof w->where, "%s", w->base);
+            set_loc(w, WL_PASS, 0);
             w_fail(w, "n_calls %u not in [1, %u]", p->n_calls, w->max_calls);
             return;
         }
@@ -754,7 +776,7 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
         return;
     }
     p->n_calls = (uint32_t)g.cursor;
-    snprintf(w->where, sizeof w->where, "%s", w->base);
+    set_loc(w, WL_PASS, 0);
     if (zs_pass_has_loss(st->kind, r)) {
         unsigned n = p->calls[0].n_out;
         unsigned hi = (1u << n) - 1;
@@ -763,7 +785,7 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
         if (w->enc && p->loss_mask) w_fail(w, "loss_mask set without a loss");
         p->loss_mask = 0;
     }
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
 }
 
 static void walk_steps(walker *w, zs_scenario *s)
@@ -771,7 +793,7 @@ static void walk_steps(walker *w, zs_scenario *s)
     W_U8(w, s->n_steps, 1, ZS_MAX_STEPS, 1, "n_steps");
     for (unsigned i = 0; i < s->n_steps && !w->err; i++) {
         zs_step *st = &s->step[i];
-        snprintf(w->where, sizeof w->where, "step %u", i);
+        set_loc(w, WL_STEP, i);
         W_U8(w, st->kind, 0, ZS_STEP_KINDS - 1, 0, "kind");
         if (zs_step_multi_pass(st->kind))
             W_U8(w, st->n_passes, 2, ZS_MAX_PASSES, 2, "n_passes");
@@ -781,7 +803,7 @@ static void walk_steps(walker *w, zs_scenario *s)
         }
         for (unsigned k = 0; k < st->n_passes && !w->err; k++) walk_pass(w, s, st, i, k);
     }
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
 }
 
 /* The rules of every pass, for a pass built outside the walker (a rank's
@@ -923,7 +945,7 @@ static void walk_edits(walker *w, zs_scenario *s)
             e = s->edit[k];
         else
             memset(&e, 0, sizeof e);
-        snprintf(w->where, sizeof w->where, "edit %u", k);
+        set_loc(w, WL_EDIT, k);
         if (walk_edit(w, s, &t, &e)) got[ng++] = e;
     }
     if (w->err) {
@@ -939,7 +961,7 @@ static void walk_edits(walker *w, zs_scenario *s)
         zs_rank_edit e = got[k];
         if (zs_edit_check(s, &t, got, nk, &e, m, sizeof m)) {
             if (w->enc) {
-                snprintf(w->where, sizeof w->where, "edit %u", k);
+                set_loc(w, WL_EDIT, k);
                 w_fail(w, "%s", m);
                 zs_mtree_free(&t);
                 return;
@@ -951,7 +973,7 @@ static void walk_edits(walker *w, zs_scenario *s)
     zs_mtree_free(&t);
     s->n_edits = (uint8_t)nk;
     for (unsigned k = 0; k < nk; k++) s->edit[k] = got[k];
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
 }
 
 static void walk_gather(walker *w, zs_scenario *s)
@@ -968,7 +990,7 @@ static void walk_gather(walker *w, zs_scenario *s)
         uint8_t f = s->mod[m].flags;
         if (w->enc && (f & ZS_MOD_GATHER_ALWAYS)) {
             if (f & ZS_MOD_Z3_LEAF) {
-                snprintf(w->where, sizeof w->where, "module %u", m);
+                set_loc(w, WL_MODULE, m);
                 w_fail(w, "gather_always together with z3_leaf");
                 break;
             }
@@ -1002,7 +1024,7 @@ static int tail_nontrivial(const zs_scenario *s)
 static void walk_tail(walker *w, zs_scenario *s)
 {
     zs_config *c = &s->cfg;
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
     if (c->world_size >= 2)
         c->all_ranks = w_flag(w, c->all_ranks, 2, "all_ranks");
     else {
@@ -1022,7 +1044,7 @@ static void walk_tail(walker *w, zs_scenario *s)
     /* the profiles last: a tail that ends before them means the current
      * torch and DeepSpeed (what every earlier input was checked against
      * once the current stack became the reference) */
-    w->where[0] = 0;
+    set_loc(w, WL_NONE, 0);
     c->torch_profile = (uint8_t)w_index(w, c->torch_profile, ZS_TORCH_PROFILES, "torch profile");
     if (!w->err)
         c->ds_profile = (uint8_t)w_index(w, c->ds_profile, ZS_DS_PROFILES, "deepspeed profile");
