@@ -455,7 +455,9 @@ unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *
 {
     unsigned n = 0;
     if (s->mod[caller_mod].flags & ZS_MOD_Z3_LEAF) return 0;
-    for (unsigned m = caller_mod + 1; m < s->n_modules; m++)
+    /* pre-order: caller_mod's subtree ends at the first later module whose
+     * parent comes before it */
+    for (unsigned m = caller_mod + 1; m < s->n_modules && s->mod[m].parent >= caller_mod; m++)
         if (s->mod[m].parent == caller_mod) {
             if (out) out[n] = (zs_id)m;
             n++;

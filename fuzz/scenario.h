@@ -634,7 +634,9 @@ int zs_pass_has_loss(unsigned kind, int unwind);
 
 /** The modules a call of module caller_mod may call: its child modules,
  *  in id order, none if it is a z3 leaf.  Writes them to out (may be NULL:
- *  count only).  zs_callee_ok: m is one of them. */
+ *  count only); looks only inside caller_mod's subtree, so the modules
+ *  must be in pre-order (zs_parent_count's rule).  zs_callee_ok: m is one
+ *  of them. */
 unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *out);
 int zs_callee_ok(const zs_scenario *s, unsigned caller_mod, unsigned m);
 
