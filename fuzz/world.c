@@ -43,7 +43,7 @@ typedef struct wcoll {
     uint8_t op;          /* WC_REDUCE: zo_reduce_op */
     uint32_t n_items;    /* WC_GATHER: items[item0 .. item0 + n_items); WC_REDUCE: 1 */
     uint32_t item0;
-    uint32_t ctx;        /* offset of the hook stack in the rank's string pool */
+    uint32_t ctx;        /* the hook stack: index in the rank's ctxs */
     uint64_t bytes;      /* WC_EXCHANGE: message bytes */
     uint64_t hash;       /* WC_EXCHANGE: FNV-1a of the message */
     uint8_t head[16];    /* WC_EXCHANGE: first bytes of the message (for the report) */
@@ -60,11 +60,10 @@ typedef struct wrank {
     size_t n, cap;
     witem *it;
     size_t n_it, cap_it;
-    char *pool;
-    size_t pool_n, pool_cap;
-    size_t last_ctx;     /* pool offset of the last stored context (+1; 0 = none) */
+    zs_sim_ctx *ctxs;    /* the hook stacks at the collectives, as data (formatted by
+                            ctx_of for a report); a repeat of the last one is not stored */
+    size_t n_ctx, cap_ctx;
     int nomem;
-    char ctxbuf[512];
     const void *sim_handle; /* the rank's simulator (zs_sim_opts.context_handle) */
     /* stop bookkeeping */
     int violated;
@@ -96,16 +95,13 @@ static void *wgrow(wrank *R, void *p, size_t *cap, size_t need, size_t sz)
 
 static uint32_t store_ctx(wrank *R)
 {
-    zs_sim_context(R->sim_handle, R->ctxbuf, sizeof R->ctxbuf);
-    size_t len = strlen(R->ctxbuf);
-    if (R->last_ctx && !strcmp(R->pool + R->last_ctx - 1, R->ctxbuf)) return (uint32_t)(R->last_ctx - 1);
-    R->pool = wgrow(R, R->pool, &R->pool_cap, R->pool_n + len + 1, 1);
+    zs_sim_ctx c;
+    zs_sim_context_save(R->sim_handle, &c);
+    if (R->n_ctx && !memcmp(&R->ctxs[R->n_ctx - 1], &c, sizeof c)) return (uint32_t)(R->n_ctx - 1);
+    R->ctxs = wgrow(R, R->ctxs, &R->cap_ctx, R->n_ctx + 1, sizeof *R->ctxs);
     if (R->nomem) return 0;
-    size_t off = R->pool_n;
-    memcpy(R->pool + off, R->ctxbuf, len + 1);
-    R->pool_n += len + 1;
-    R->last_ctx = off + 1;
-    return (uint32_t)off;
+    R->ctxs[R->n_ctx] = c;
+    return (uint32_t)R->n_ctx++;
 }
 
 static wcoll *new_coll(wrank *R, int kind)
@@ -429,7 +425,17 @@ static void fmt_trunc(char *dst, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *ctx_of(const wrank *R, const wcoll *c) { return R->pool ? R->pool + c->ctx : ""; }
+/* The hook stack at collective c, formatted into buf as zs_sim_context
+ * would have at the time into a CTX_LEN buffer. */
+#define CTX_LEN 512
+static const char *ctx_of(const wrank *R, const wcoll *c, char buf[CTX_LEN])
+{
+    if (c->ctx < R->n_ctx)
+        zs_sim_context_format(R->s, &R->ctxs[c->ctx], buf, CTX_LEN);
+    else
+        buf[0] = 0;
+    return buf;
+}
 
 /* "the hook" part of a context: after the last ": " */
 static const char *ctx_hook(const char *ctx)
@@ -466,8 +472,9 @@ static void side(sbuf *b, const wrank *R, int64_t k, const zs_world_result *r)
     if ((size_t)k < R->n) {
         const wcoll *c = &R->c[k];
         coll_desc(R, c, d, sizeof d);
+        char cx[CTX_LEN];
         sb_put(b, "rank %d, collective %lld: %s\n    hook stack: %s\n", R->r, (long long)k, d,
-               ctx_of(R, c));
+               ctx_of(R, c, cx));
     } else {
         char oc[600];
         rank_outcome(R, &r->rank_result[R->r], oc, sizeof oc);
@@ -481,9 +488,9 @@ static void side(sbuf *b, const wrank *R, int64_t k, const zs_world_result *r)
 static void short_side(char *buf, size_t len, const wrank *R, int64_t k)
 {
     if ((size_t)k < R->n) {
-        char d[160];
+        char d[160], cx[CTX_LEN];
         coll_desc(R, &R->c[k], d, sizeof d);
-        snprintf(buf, len, "rank %d %s at %s", R->r, d, ctx_hook(ctx_of(R, &R->c[k])));
+        snprintf(buf, len, "rank %d %s at %s", R->r, d, ctx_hook(ctx_of(R, &R->c[k], cx)));
     } else {
         snprintf(buf, len, "rank %d finished after %llu collectives", R->r, (unsigned long long)R->n);
     }
@@ -509,11 +516,10 @@ static void i8_report(zs_world_result *r, wrank *R, int W, int a, int bb, int64_
     if (from < d) {
         sb_put(&b, "\nlast matching collectives:\n");
         for (int64_t k = from; k < d; k++) {
-            char dsc[400];
+            char dsc[400], ca[CTX_LEN], cb[CTX_LEN];
             coll_desc(A, &A->c[k], dsc, sizeof dsc);
-            sb_put(&b, "  %lld: %s\n    rank %d: %s\n", (long long)k, dsc, a, ctx_of(A, &A->c[k]));
-            if (strcmp(ctx_of(A, &A->c[k]), ctx_of(B, &B->c[k])))
-                sb_put(&b, "    rank %d: %s\n", bb, ctx_of(B, &B->c[k]));
+            sb_put(&b, "  %lld: %s\n    rank %d: %s\n", (long long)k, dsc, a, ctx_of(A, &A->c[k], ca));
+            if (strcmp(ca, ctx_of(B, &B->c[k], cb))) sb_put(&b, "    rank %d: %s\n", bb, cb);
         }
     }
     sb_put(&b, "\nranks:\n");
@@ -636,7 +642,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         wrank *Q = &R[q];
         Q->o = base;
         Q->o.world = world;
-        Q->o.context = NULL; /* formatted lazily, at each collective */
+        Q->o.context = NULL; /* saved at each collective (store_ctx), formatted for a report */
         Q->o.context_handle = &Q->sim_handle;
         Q->o.wrap_backend = rec_wrap;
         Q->o.unwrap_backend = rec_unwrap;
@@ -771,7 +777,8 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         v->step = -1;
         const wrank *A = (size_t)d < R[0].n ? &R[0] : &R[db];
         const wcoll *c = &A->c[d];
-        const char *cx = ctx_of(A, c);
+        char cxb[CTX_LEN];
+        const char *cx = ctx_of(A, c, cxb);
         int stp;
         if (sscanf(cx, "step %d", &stp) == 1) v->step = stp;
         v->event = (uint64_t)d;
@@ -834,7 +841,7 @@ out:
     for (int q = 0; q < W; q++) {
         free(R[q].c);
         free(R[q].it);
-        free(R[q].pool);
+        free(R[q].ctxs);
         free(R[q].trace_buf);
         free(R[q].events_buf);
     }
