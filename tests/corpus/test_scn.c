@@ -438,6 +438,59 @@ static void test_errors(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* many names (the parser's name table grows several times): references
+ * resolve to the one item of a unique name and fail on a repeated one,
+ * citing its first two ids */
+static void test_many_names(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 16, n = 0;
+    char *base = malloc(cap);
+    assert_non_null(base);
+    n += (size_t)snprintf(base + n, cap - n, "module root\n");
+    for (int i = 0; i < 300; i++) n += (size_t)snprintf(base + n, cap - n, "  module m%d\n", i % 97); /* @1..@300 */
+    for (int i = 0; i < 200; i++) n += (size_t)snprintf(base + n, cap - n, "  module u%d\n", i); /* @301..@500 */
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(base + n, cap - n, "param w%d owner=u%d numel=4\n", i % 50, i); /* lines 502.. */
+    static const struct {
+        const char *tail;
+        int line, col;
+        const char *msg;
+    } cases[] = {
+        {"param p owner=u150 numel=4\nuse u3 @7\n", 0, 0, NULL},
+        {"param p owner=m5 numel=4\n", 702, 15, "module name 'm5' is not unique (@6, @103, ...): use @ID"},
+        {"param p owner=m96 numel=4\n", 702, 15, "module name 'm96' is not unique (@97, @194, ...): use @ID"},
+        {"param p owner=m97 numel=4\n", 702, 15, "unknown module 'm97'"},
+        {"use u3 w7\n", 702, 8, "parameter name 'w7' is not unique (@7, @57, ...): use @ID"},
+        {"use u3 w50\n", 702, 8, "unknown parameter 'w50'"},
+    };
+    char *txt = malloc(cap + 64);
+    assert_non_null(txt);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(txt, cap + 64, "%s%sstep eval\n  call root(batch)\n", base, cases[k].tail);
+        zs_scn_error err;
+        int rc = zs_scn_parse(txt, strlen(txt), &s1, NULL, &err);
+        if (!cases[k].msg) {
+            if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
+            assert_int_equal(rc, 0);
+            assert_int_equal(s1.n_modules, 501);
+            assert_int_equal(s1.par[200].owner, 451);
+            assert_int_equal(s1.n_uses, 1);
+            assert_int_equal(s1.use[0].module, 304);
+            assert_int_equal(s1.use[0].param, 7);
+            continue;
+        }
+        if (rc == 0 || err.line != cases[k].line || err.col != cases[k].col || !strstr(err.msg, cases[k].msg))
+            fprintf(stderr, "case %zu: rc %d, got %d:%d: %s\n", k, rc, err.line, err.col, err.msg);
+        assert_int_not_equal(rc, 0);
+        assert_int_equal(err.line, cases[k].line);
+        assert_int_equal(err.col, cases[k].col);
+        assert_non_null(strstr(err.msg, cases[k].msg));
+    }
+    free(txt);
+    free(base);
+}
+
 /* truncations and byte mutations of valid texts: no crash (ASan), errors
  * carry a position, successes round-trip */
 static void test_mutations(void **state)
@@ -737,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_rank_edits),       cmocka_unit_test(test_ckpt_body),
         cmocka_unit_test(test_param_term),      cmocka_unit_test(test_raw_ref),
         cmocka_unit_test(test_beyond_codec),
+        cmocka_unit_test(test_many_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
