@@ -156,7 +156,10 @@ static void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) {
             rt->ds_n_available += (int64_t)rt->pars[ids[i]].numel;
-            if (ZO_IS_DS(rt)) rt->pars[ids[i]].ds_reg = 1;
+            if (ZO_IS_DS(rt)) {
+                rt->pars[ids[i]].ds_reg = 1;
+                zo__par_live_sync(rt, ids[i]);
+            }
         }
 }
 
@@ -167,13 +170,16 @@ static void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
 static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m) {
     zo_status first = ZO_OK;
     const zo_mod *md = m == ZO_NO_MODULE ? NULL : &rt->mods[m];
-    for (uint32_t p = 0; p < rt->n_pars; p++) {
+    uint32_t n = zo__live_pars_sorted(rt);
+    for (uint32_t t = 0; t < n; t++) {
+        zo_param_id p = rt->live_sorted[t];
         zo_par *pr = &rt->pars[p];
         if (!pr->ds_reg && pr->status != ZO_PARAM_INFLIGHT) continue;
         int own = 0;
         for (uint32_t i = 0; md && i < md->n_fetch && !own; i++) own = md->fetch[i] == p;
         if (own) continue;
         pr->ds_reg = 0;
+        zo__par_live_sync(rt, p);
         zo_status s = zo__wait_param(rt, p);
         if (!s) s = zo__release_param(rt, p, ZO_REL_PERSIST);
         if (s && !first) first = s;
@@ -324,6 +330,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
         zo_param_id p = md->fetch[i];
         (void)zo__act_add(rt, p, m); /* capacity reserved */
         rt->pars[p].ds_reg = 0;      /* __inflight_param_registry.pop(param) */
+        zo__par_live_sync(rt, p);
         if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
             zo_status w = zo__wait_param(rt, p);
             if (w && !werr) werr = w;
@@ -545,7 +552,9 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
     /* _clean_inflight_param_registry: wait every in-flight gather, release */
     zo_status first = ZO_OK;
     if (ZO_IS_DS(rt)) first = ds_clean_registry(rt, ZO_NO_MODULE);
-    for (uint32_t p = 0; p < rt->n_pars; p++) {
+    uint32_t n = zo__live_pars_sorted(rt);
+    for (uint32_t t = 0; t < n; t++) {
+        zo_param_id p = rt->live_sorted[t];
         if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
             zo_status s = zo__wait_param(rt, p);
             if (s) {

@@ -102,6 +102,7 @@ typedef struct zo_par {
                                  the same coalesced gather made it AVAILABLE */
     zo_module_id *users;      /* modules whose fetch list holds it (derived) */
     uint32_t n_users;
+    uint32_t live_pos;        /* 1 + its index in rt->live_pars, 0: not in it */
 } zo_par;
 
 typedef struct zo_work_rec {
@@ -129,6 +130,7 @@ typedef struct zo_call_rec {
     uint32_t n_out;
     uint32_t mod_next, mod_prev;
     uint32_t graph_next;
+    uint32_t held_pos;        /* 1 + its index in rt->held_calls, 0: not in it */
 } zo_call_rec;
 
 typedef struct zo_graph_rec {
@@ -211,6 +213,15 @@ struct zo_runtime {
     uint32_t n_pars, cap_pars;
     uint64_t persistent_total;
     int dirty;                /* fetch lists need rebuilding */
+    /* the parameters the per-step sweeps (zo_release_all, reset_step, the
+     * end-of-pass sweep, _clean_inflight_param_registry) have to look at:
+     * gathered or in flight, active for some module, or in DeepSpeed's
+     * in-flight registry (zo__par_live_sync keeps it); unordered, so a
+     * sweep walks a copy sorted by id (zo__live_pars_sorted), the order a
+     * walk over every parameter had.  Capacity n_pars, reserved at
+     * registration: adding never allocates. */
+    uint32_t *live_pars, *live_sorted;
+    uint32_t n_live_pars, cap_live_pars, cap_live_sorted;
 
     uint32_t *fstack;         /* open call records, innermost last */
     uint32_t n_fstack, cap_fstack;
@@ -219,6 +230,12 @@ struct zo_runtime {
     uint32_t n_calls, cap_calls;
     uint32_t calls_free;      /* free list through mod_next */
     uint32_t live_calls;
+    /* call records holding their module for backward (bwd_active or hold
+     * set: zo__call_held_sync keeps it), unordered, and a buffer of
+     * cap_calls entries for a sorted copy (the order of a walk over every
+     * record); both grown with calls */
+    uint32_t *held_calls, *calls_tmp;
+    uint32_t n_held_calls, cap_held_calls, cap_calls_tmp;
 
     zo_graph_rec *graphs;
     uint32_t n_graphs, cap_graphs;
@@ -314,6 +331,14 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);
+/* p enters or leaves rt->live_pars after its status, active set or
+ * registry flag changed */
+void zo__par_live_sync(zo_runtime *rt, zo_param_id p);
+/* rt->live_pars sorted by id, into rt->live_sorted; returns the count.
+ * The copy stays valid while the caller only waits and releases. */
+uint32_t zo__live_pars_sorted(zo_runtime *rt);
+/* sorts ids[0..n) in place (qsort; small n by insertion) */
+void zo__sort_ids(uint32_t *ids, uint32_t n);
 
 /* coordinator.c */
 void zo__coord_init(zo_coord *c);

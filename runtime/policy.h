@@ -219,17 +219,38 @@ static inline zo__call_phase zo__call_phase_of(const zo_call_rec *c) {
  * running", "<hook>: ... module m"). */
 zo_status zo__hook_legal(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m);
 
+/* call record c enters or leaves rt->held_calls after its bwd_active or
+ * hold flag changed (capacity grown with the call table) */
+static inline void zo__call_held_sync(zo_runtime *rt, zo_call_rec *c) {
+    int held = c->bwd_active || c->hold;
+    if (held == (c->held_pos != 0)) return;
+    uint32_t idx = (uint32_t)(c - rt->calls);
+    if (held) {
+        rt->held_calls[rt->n_held_calls++] = idx;
+        c->held_pos = rt->n_held_calls;
+    } else {
+        uint32_t last = rt->held_calls[--rt->n_held_calls];
+        if (last != idx) {
+            rt->held_calls[c->held_pos - 1] = last;
+            rt->calls[last].held_pos = c->held_pos;
+        }
+        c->held_pos = 0;
+    }
+}
+
 /* activation flags of per-call records; the module is active while any is set */
 static inline void zo__act_set(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
     if (*flag) return;
     *flag = 1;
     rt->mods[c->m].activations++;
+    zo__call_held_sync(rt, c);
 }
 
 /* clears a flag; returns 1 when the module became inactive */
 static inline int zo__act_clear(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
     if (!*flag) return 0;
     *flag = 0;
+    zo__call_held_sync(rt, c);
     zo_mod *md = &rt->mods[c->m];
     md->activations--;
     return md->activations == 0;

@@ -64,6 +64,7 @@ static zo_status pc_post_forward(zo_runtime *rt, uint32_t idx, zo_coord *co) {
         if (c->fwd_active) {
             c->fwd_active = 0;
             c->hold = 1; /* activation moves from fwd to hold */
+            zo__call_held_sync(rt, c);
         }
         return ZO_OK;
     }
@@ -89,6 +90,7 @@ static zo_status pc_unwound(zo_runtime *rt, uint32_t idx) {
         if (c->fwd_active) {
             c->fwd_active = 0;
             c->hold = 1;
+            zo__call_held_sync(rt, c);
         }
         return ZO_OK;
     }
@@ -229,8 +231,13 @@ static zo_status pc_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, in
             rt->st.open_windows++;
         }
     }
-    /* drop backward activations: every call (outermost) or this graph's */
-    for (uint32_t j = 0; j < rt->n_calls; j++) {
+    /* drop backward activations: every call (outermost) or this graph's;
+     * only records holding their module have one, walked in index order */
+    uint32_t n = rt->n_held_calls;
+    if (n) memcpy(rt->calls_tmp, rt->held_calls, n * sizeof *rt->calls_tmp);
+    zo__sort_ids(rt->calls_tmp, n);
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t j = rt->calls_tmp[t];
         zo_call_rec *c = &rt->calls[j];
         if (!c->in_use || c->on_stack) continue;
         if (!outermost && c->graph != gslot) continue;
@@ -245,7 +252,16 @@ static zo_status pc_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, in
 }
 
 static void pc_release_all_calls(zo_runtime *rt) {
-    for (uint32_t j = 0; j < rt->n_calls; j++) {
+    /* every live record, in index order: they are on their graphs' lists */
+    uint32_t n = 0;
+    for (uint32_t gs = 0; gs < rt->n_graphs && n < rt->live_calls; gs++) {
+        if (!rt->graphs[gs].in_use) continue;
+        for (uint32_t j = rt->graphs[gs].calls_head; j != ZO_NONE32; j = rt->calls[j].graph_next)
+            rt->calls_tmp[n++] = j;
+    }
+    zo__sort_ids(rt->calls_tmp, n);
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t j = rt->calls_tmp[t];
         zo_call_rec *c = &rt->calls[j];
         if (!c->in_use) continue;
         /* a forward still being built continues after the step and

@@ -176,6 +176,8 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, pr->name);
     }
     zo__free(rt, rt->pars);
+    zo__free(rt, rt->live_pars);
+    zo__free(rt, rt->live_sorted);
     for (uint32_t m = 0; m < rt->n_mods; m++) {
         zo_mod *md = &rt->mods[m];
         zo__free(rt, md->own);
@@ -188,6 +190,8 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->mod_names);
     zo__free(rt, rt->fstack);
     free_call_storage(rt);
+    zo__free(rt, rt->held_calls);
+    zo__free(rt, rt->calls_tmp);
     zo__free(rt, rt->graphs);
     zo__free(rt, rt->ctx);
     zo__coord_free(rt, &rt->coord[0]);
@@ -346,6 +350,8 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
         }
     }
     if (zo__reserve(rt, (void **)&rt->pars, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
+        zo__reserve(rt, (void **)&rt->live_pars, &rt->cap_live_pars, rt->n_pars + 1, sizeof *rt->live_pars) ||
+        zo__reserve(rt, (void **)&rt->live_sorted, &rt->cap_live_sorted, rt->n_pars + 1, sizeof *rt->live_sorted) ||
         zo__reserve(rt, (void **)&om->own, &om->cap_own, om->n_own + 1, sizeof *om->own))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_param_register");
     char *nm = NULL;
@@ -594,6 +600,43 @@ zo_status zo__rebuild(zo_runtime *rt) {
 /* parameter state machine                                              */
 /* ------------------------------------------------------------------ */
 
+void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
+    zo_par *pr = &rt->pars[p];
+    int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
+    if (live == (pr->live_pos != 0)) return;
+    if (live) {
+        rt->live_pars[rt->n_live_pars++] = p; /* capacity reserved at registration */
+        pr->live_pos = rt->n_live_pars;
+    } else {
+        uint32_t last = rt->live_pars[--rt->n_live_pars];
+        if (last != p) {
+            rt->live_pars[pr->live_pos - 1] = last;
+            rt->pars[last].live_pos = pr->live_pos;
+        }
+        pr->live_pos = 0;
+    }
+}
+
+void zo__sort_ids(uint32_t *ids, uint32_t n) {
+    if (n > 32) {
+        qsort(ids, n, sizeof *ids, cmp_u32);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t v = ids[i], j = i;
+        for (; j > 0 && ids[j - 1] > v; j--) ids[j] = ids[j - 1];
+        ids[j] = v;
+    }
+}
+
+uint32_t zo__live_pars_sorted(zo_runtime *rt) {
+    uint32_t n = rt->n_live_pars;
+    if (n == 0) return 0;
+    memcpy(rt->live_sorted, rt->live_pars, n * sizeof *rt->live_sorted);
+    zo__sort_ids(rt->live_sorted, n);
+    return n;
+}
+
 static zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
     zo_par *pr = &rt->pars[p];
     zo_param_status from = pr->status;
@@ -601,6 +644,7 @@ static zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
         return zo__fail(rt, ZO_ERR_STATE, "illegal ds_status transition %s -> %s for parameter %u",
                         zo_param_status_name(from), zo_param_status_name(to), p);
     pr->status = to;
+    zo__par_live_sync(rt, p);
     uint64_t seq = rt->ev_seq++;
     if (rt->cfg.on_event) {
         zo_event ev;
@@ -872,6 +916,7 @@ zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
      * changes, so adding never allocates and never fails halfway */
     if (pr->n_act >= pr->cap_act) return ZO_ERR_STATE;
     pr->act[pr->n_act++] = m;
+    zo__par_live_sync(rt, p);
     return ZO_OK;
 }
 
@@ -880,6 +925,7 @@ void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
     for (uint32_t i = 0; i < pr->n_act; i++)
         if (pr->act[i] == m) {
             pr->act[i] = pr->act[--pr->n_act];
+            zo__par_live_sync(rt, p);
             return;
         }
 }
@@ -896,7 +942,9 @@ static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
         return ZO_OK;
     }
     if (rt->n_calls >= ZO_MAX_CALLS) return ZO_ERR_LIMIT;
-    if (zo__reserve(rt, (void **)&rt->calls, &rt->cap_calls, rt->n_calls + 1, sizeof *rt->calls))
+    if (zo__reserve(rt, (void **)&rt->calls, &rt->cap_calls, rt->n_calls + 1, sizeof *rt->calls) ||
+        zo__reserve(rt, (void **)&rt->held_calls, &rt->cap_held_calls, rt->n_calls + 1, sizeof *rt->held_calls) ||
+        zo__reserve(rt, (void **)&rt->calls_tmp, &rt->cap_calls_tmp, rt->n_calls + 1, sizeof *rt->calls_tmp))
         return ZO_ERR_NOMEM;
     *out = rt->n_calls++;
     rt->calls[*out].gen = 0;
@@ -1039,7 +1087,9 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
 
 zo_status zo__sweep_unheld(zo_runtime *rt, int wait_inflight) {
     zo_status first = ZO_OK;
-    for (uint32_t p = 0; p < rt->n_pars; p++) {
+    uint32_t n = zo__live_pars_sorted(rt);
+    for (uint32_t t = 0; t < n; t++) {
+        zo_param_id p = rt->live_sorted[t];
         zo_par *pr = &rt->pars[p];
         if (pr->status == ZO_PARAM_INFLIGHT) {
             if (!wait_inflight) continue;
@@ -1431,7 +1481,11 @@ zo_status zo_release_all(zo_runtime *rt) {
         if (s) return s;
     }
     zo_status first = ZO_OK;
-    for (uint32_t p = 0; p < rt->n_pars; p++) {
+    /* only live parameters have something to wait, clear or release; the
+     * sorted copy stays valid through both loops (waits and releases only) */
+    uint32_t n = zo__live_pars_sorted(rt);
+    for (uint32_t t = 0; t < n; t++) {
+        zo_param_id p = rt->live_sorted[t];
         zo_par *pr = &rt->pars[p];
         if (pr->status == ZO_PARAM_INFLIGHT) {
             zo_status s = zo__wait_param(rt, p);
@@ -1439,9 +1493,11 @@ zo_status zo_release_all(zo_runtime *rt) {
         }
         pr->n_act = 0;  /* ds_active_sub_modules.clear() */
         pr->ds_reg = 0; /* __inflight_param_registry.pop(param) */
+        zo__par_live_sync(rt, p);
     }
     if (rt->pol->release_all_calls) rt->pol->release_all_calls(rt);
-    for (uint32_t p = 0; p < rt->n_pars; p++) {
+    for (uint32_t t = 0; t < n; t++) {
+        zo_param_id p = rt->live_sorted[t];
         /* release_and_reset_all: DeepSpeed partitions ds_persist parameters
          * too (the next fetch gathers them again); per-call keeps them */
         zo_status s = zo__release_param(rt, p, 1 | ZO_DS_REL(rt));
@@ -1652,6 +1708,38 @@ zo_status zo_check_consistency(zo_runtime *rt) {
             snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: released parameter %u still has a full buffer", p);
             return ZO_ERR_STATE;
         }
+    }
+    uint32_t n_live = 0;
+    for (uint32_t p = 0; p < rt->n_pars; p++) {
+        const zo_par *pr = &rt->pars[p];
+        int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
+        n_live += (uint32_t)live;
+        if (live != (pr->live_pos != 0) ||
+            (live && (pr->live_pos > rt->n_live_pars || rt->live_pars[pr->live_pos - 1] != p))) {
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u is %s the list of live parameters", p,
+                     live ? "missing from" : "wrongly in");
+            return ZO_ERR_STATE;
+        }
+    }
+    if (n_live != rt->n_live_pars) {
+        snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: %u live parameters, %u listed", n_live, rt->n_live_pars);
+        return ZO_ERR_STATE;
+    }
+    uint32_t n_held = 0;
+    for (uint32_t j = 0; j < rt->n_calls; j++) {
+        const zo_call_rec *c = &rt->calls[j];
+        int held = c->in_use && (c->bwd_active || c->hold);
+        n_held += (uint32_t)held;
+        if (held != (c->held_pos != 0) ||
+            (held && (c->held_pos > rt->n_held_calls || rt->held_calls[c->held_pos - 1] != j))) {
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: call record %u is %s the list of held calls", j,
+                     held ? "missing from" : "wrongly in");
+            return ZO_ERR_STATE;
+        }
+    }
+    if (n_held != rt->n_held_calls) {
+        snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: %u held call records, %u listed", n_held, rt->n_held_calls);
+        return ZO_ERR_STATE;
     }
     for (uint32_t w = 0; w < rt->n_works; w++) {
         const zo_work_rec *wr = &rt->works[w];
