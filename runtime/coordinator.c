@@ -231,9 +231,9 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
 /* p in iter_params(a, recurse=True): owned in a's subtree, or one of a's
  * external parameters */
 static int in_rec_params(const zo_runtime *rt, zo_module_id a, zo_param_id p) {
-    for (zo_module_id x = rt->pars[p].owner; x != ZO_NO_MODULE; x = rt->mods[x].parent)
+    for (zo_module_id x = rt->pars[p].owner; x != ZO_NO_MODULE; x = rt->mcold[x].parent)
         if (x == a) return 1;
-    const zo_mod *md = &rt->mods[a];
+    const zo_mod_cold *md = &rt->mcold[a];
     for (uint32_t i = 0; i < md->n_ext; i++)
         if (md->ext[i] == p) return 1;
     return 0;
@@ -250,7 +250,7 @@ static int may_release_leaf(zo_runtime *rt, zo_coord *c, zo_param_id p) {
         if (traversed >= rt->cfg.max_reuse_distance) return 1;
         zo_module_id a = c->order[j];
         if (in_rec_params(rt, a, p)) return 0;
-        traversed += rt->mods[a].rec_numel;
+        traversed += rt->mcold[a].rec_numel;
     }
     return 1;
 }
@@ -265,7 +265,7 @@ zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int dis
         const zo_relcache_ent *e = rc_find(c, m, c->step_id);
         if (!e) {
             uint32_t n = 0;
-            int leaf = (md->flags & ZO_MODULE_Z3_LEAF) && !md->in_leaf;
+            int leaf = (rt->mcold[m].flags & ZO_MODULE_Z3_LEAF) && !md->in_leaf;
             for (uint32_t i = 0; i < md->n_fetch; i++)
                 if (leaf ? may_release_leaf(rt, c, md->fetch[i]) : may_release(rt, c, md->fetch[i]))
                     rt->scratch[n++] = md->fetch[i];
@@ -443,13 +443,15 @@ static void ds_param_rank(const zo_runtime *rt, uint32_t *rank, uint32_t *cnt) {
  * modules (own and external parameters: a z3 leaf in the window counts
  * without its subtree; releasing a z3 leaf itself is may_release_leaf);
  * zoffload's own policy uses the fetch list. */
-static uint32_t win_count(const zo_runtime *rt, const zo_mod *md) {
-    return ZO_IS_DS(rt) ? md->n_own + md->n_ext : md->n_fetch;
+static uint32_t win_count(const zo_runtime *rt, zo_module_id m) {
+    const zo_mod_cold *mc = &rt->mcold[m];
+    return ZO_IS_DS(rt) ? mc->n_own + mc->n_ext : rt->mods[m].n_fetch;
 }
 
-static zo_param_id win_param(const zo_runtime *rt, const zo_mod *md, uint32_t i) {
-    if (!ZO_IS_DS(rt)) return md->fetch[i];
-    return i < md->n_own ? md->own[i] : md->ext[i - md->n_own];
+static zo_param_id win_param(const zo_runtime *rt, zo_module_id m, uint32_t i) {
+    if (!ZO_IS_DS(rt)) return rt->mods[m].fetch[i];
+    const zo_mod_cold *mc = &rt->mcold[m];
+    return i < mc->n_own ? mc->own[i] : mc->ext[i - mc->n_own];
 }
 
 static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
@@ -458,7 +460,7 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     size_t total = 0, wtotal = 0;
     for (size_t j = 0; j < c->n_order; j++) {
         total += rt->mods[c->order[j]].n_fetch;
-        wtotal += win_count(rt, &rt->mods[c->order[j]]);
+        wtotal += win_count(rt, c->order[j]);
     }
     if (total > UINT32_MAX - 1 || wtotal > UINT32_MAX - 1) return ZO_ERR_LIMIT;
     zo_ptrace *porder = zo__calloc(rt, total ? total : 1, sizeof *porder);
@@ -495,8 +497,8 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     for (size_t j = 0; j < c->n_order; j++) {
         const zo_mod *md = &rt->mods[c->order[j]];
         uint64_t wn = 0;
-        for (uint32_t i = 0, n = win_count(rt, md); i < n; i++) {
-            zo_param_id p = win_param(rt, md, i);
+        for (uint32_t i = 0, n = win_count(rt, c->order[j]); i < n; i++) {
+            zo_param_id p = win_param(rt, c->order[j], i);
             wn += rt->pars[p].numel;
             pos_start[p + 1]++;
         }
@@ -522,9 +524,8 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     /* fill positions in increasing j: use most_recent as a temporary cursor */
     for (uint32_t p = 0; p < rt->n_pars; p++) most_recent[p] = pos_start[p];
     for (size_t j = 0; j < c->n_order; j++) {
-        const zo_mod *md = &rt->mods[c->order[j]];
-        for (uint32_t i = 0, n = win_count(rt, md); i < n; i++)
-            pos[most_recent[win_param(rt, md, i)]++] = (uint32_t)j;
+        for (uint32_t i = 0, n = win_count(rt, c->order[j]); i < n; i++)
+            pos[most_recent[win_param(rt, c->order[j], i)]++] = (uint32_t)j;
     }
     c->porder = porder;
     c->n_porder = total;

@@ -41,46 +41,55 @@ enum {
     ZO_H_CALL_OUT = 4
 };
 
+/* A module is three records indexed by its id: zo_mod, what the hooks of
+ * every policy touch (one 64-byte line: rt->mods is line-aligned),
+ * zo_mod_cold, what registration, rebuild and introspection use, and
+ * zo_mod_ds, the DeepSpeed-shaped policies' counters. */
 typedef struct zo_mod {
-    zo_module_id parent;
-    unsigned flags;
+    /* derived (rebuilt when rt->dirty): what fetch_sub_module gathers */
+    zo_param_id *fetch;       /* sorted unique */
+    uint32_t n_fetch;
+    uint32_t n_trainable;
+    uint32_t calls_head;      /* intrusive list of live call records */
+    uint32_t last_ended;      /* call record awaiting hook C */
+    uint16_t last_ended_gen;  /* its generation (call generations are <= ZO_H_GEN_MASK) */
     uint8_t in_leaf;          /* some strict ancestor is a z3 leaf */
     uint8_t ga;               /* effective ZO_MODULE_GATHER_ALWAYS: flag set, not in a leaf, not held */
+    /* per-call bookkeeping */
+    uint32_t activations;     /* calls holding the module active */
+    uint32_t open_calls;      /* calls on the forward stack */
+    uint32_t open_windows;
+    int64_t window_sum;       /* sum of open window counts */
+    uint64_t ready_epoch;     /* backward epoch of ready_count */
+    uint32_t ready_count;     /* trainable params whose grad is ready */
     zo_module_id ga_holder;   /* the gather-always ancestor holding its parameters, or ZO_NO_MODULE */
+} zo_mod;
+_Static_assert(sizeof(zo_mod) == 64, "the hot module record is one cache line");
+
+typedef struct zo_mod_cold {
+    zo_module_id parent;
+    unsigned flags;
     char *name;
     zo_param_id *own;         /* parameters(recurse=False) */
     uint32_t n_own, cap_own;
     zo_param_id *ext;         /* tied / external uses */
     uint32_t n_ext, cap_ext;
-    /* derived (rebuilt when rt->dirty): what fetch_sub_module gathers */
-    zo_param_id *fetch;       /* sorted unique */
-    uint32_t n_fetch;
-    uint32_t n_trainable;
     uint64_t fetch_numel;
     uint64_t rec_numel;       /* numel of iter_params(m, recurse=True): the parameters owned in its
                                  subtree plus its own external ones (DeepSpeed's reuse window when a
                                  z3 leaf is released) */
-    /* legacy counters */
+} zo_mod_cold;
+
+typedef struct zo_mod_ds {
     int64_t grads;            /* ds_grads_remaining */
-    uint8_t grads_init;       /* hasattr(module, "ds_grads_remaining") */
     int64_t refcnt;           /* applied_pre_backward_ref_cnt */
+    uint8_t grads_init;       /* hasattr(module, "ds_grads_remaining") */
     uint8_t ref_init;
-    /* per-call bookkeeping */
-    uint32_t activations;     /* calls holding the module active */
-    uint32_t open_windows;
-    int64_t window_sum;       /* sum of open window counts */
-    uint32_t open_calls;      /* calls on the forward stack */
-    uint32_t calls_head;      /* intrusive list of live call records */
-    uint64_t ready_epoch;     /* backward epoch of ready_count */
-    uint32_t ready_count;     /* trainable params whose grad is ready */
-    uint32_t last_ended;      /* call record awaiting hook C */
-    uint32_t last_ended_gen;
-    /* DeepSpeed-shaped policies (zo_config.ds_profile) */
-    uint64_t bwd_seq;         /* key order in __active_backward_submodules; 0: not in it */
-    zo_module_id bwd_prev, bwd_next; /* its neighbours in that order (while bwd_seq != 0) */
+    uint8_t in_bwd;           /* in __active_backward_submodules (DeepSpeed 0.19) */
+    zo_module_id bwd_prev, bwd_next; /* its neighbours in that order (while in_bwd) */
     zo_param_id *recomp;      /* ds_recompute_parameters (ZO_DS_0_19*) */
     uint32_t n_recomp, cap_recomp;
-} zo_mod;
+} zo_mod_ds;
 
 typedef struct zo_par {
     uint64_t numel, part_numel;
@@ -202,8 +211,11 @@ struct zo_runtime {
     char err[512];
     uint8_t tag;              /* handle tag, 1..63: every handle it issues carries it */
 
-    zo_mod *mods;
-    uint32_t n_mods, cap_mods;
+    zo_mod *mods;             /* line-aligned inside mods_raw */
+    zo_mod_cold *mcold;
+    zo_mod_ds *mds;
+    void *mods_raw;
+    uint32_t n_mods, cap_mods, cap_mcold, cap_mds;
     /* named modules by (parent, name): open addressing, linear probing,
      * slots hold module id + 1 (0 empty); cap a power of two or 0, load
      * at most 1/2 (the duplicate-name check of zo_module_register) */
@@ -246,7 +258,6 @@ struct zo_runtime {
     uint32_t n_ctx, cap_ctx;
     uint32_t n_bwd_ctx;       /* entries of ctx of type ZO_CTX_BWD */
     uint64_t bwd_epoch;       /* outermost backward counter */
-    uint64_t bwd_seq;         /* last key order given in __active_backward_submodules */
     zo_module_id bwd_head, bwd_tail; /* its oldest and newest module (while n_bwd_mods > 0) */
     uint32_t n_bwd_mods;      /* modules in it */
     uint64_t ds_step_grads;   /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
@@ -283,6 +294,9 @@ void zo__free(zo_runtime *rt, void *p);
 /* grows *arr (elements of esz bytes, capacity *cap) to hold `need`; ZO_OK/NOMEM */
 zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz);
 zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, size_t esz);
+/* zo__reserve for an array kept 64-byte aligned: *arr points into the
+ * allocation *raw (what zo__free takes) */
+zo_status zo__reserve_aligned(zo_runtime *rt, void **arr, void **raw, uint32_t *cap, uint32_t need, size_t esz);
 zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -331,9 +345,6 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);
-/* p enters or leaves rt->live_pars after its status, active set or
- * registry flag changed */
-void zo__par_live_sync(zo_runtime *rt, zo_param_id p);
 /* rt->live_pars sorted by id, into rt->live_sorted; returns the count.
  * The copy stays valid while the caller only waits and releases. */
 uint32_t zo__live_pars_sorted(zo_runtime *rt);
@@ -349,5 +360,24 @@ void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m);
 zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated);
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard);
 zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c);
+
+/* p enters or leaves rt->live_pars after its status, active set or
+ * registry flag changed */
+static inline void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
+    zo_par *pr = &rt->pars[p];
+    int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
+    if (live == (pr->live_pos != 0)) return;
+    if (live) {
+        rt->live_pars[rt->n_live_pars++] = p; /* capacity reserved at registration */
+        pr->live_pos = rt->n_live_pars;
+    } else {
+        uint32_t last = rt->live_pars[--rt->n_live_pars];
+        if (last != p) {
+            rt->live_pars[pr->live_pos - 1] = last;
+            rt->pars[last].live_pos = pr->live_pos;
+        }
+        pr->live_pos = 0;
+    }
+}
 
 #endif

@@ -27,13 +27,13 @@
 /* __active_backward_submodules[m.ds_id] = m at fetch_sub_module(forward=
  * False): a module already in it keeps its place */
 static void ds_bwd_enter(zo_runtime *rt, zo_module_id m) {
-    zo_mod *md = &rt->mods[m];
-    if (md->bwd_seq) return;
-    md->bwd_seq = ++rt->bwd_seq;
+    zo_mod_ds *md = &rt->mds[m];
+    if (md->in_bwd) return;
+    md->in_bwd = 1;
     md->bwd_next = ZO_NO_MODULE;
     md->bwd_prev = rt->n_bwd_mods ? rt->bwd_tail : ZO_NO_MODULE;
     if (rt->n_bwd_mods)
-        rt->mods[rt->bwd_tail].bwd_next = m;
+        rt->mds[rt->bwd_tail].bwd_next = m;
     else
         rt->bwd_head = m;
     rt->bwd_tail = m;
@@ -42,17 +42,17 @@ static void ds_bwd_enter(zo_runtime *rt, zo_module_id m) {
 
 /* __active_backward_submodules.pop(m.ds_id, None) */
 static void ds_bwd_leave(zo_runtime *rt, zo_module_id m) {
-    zo_mod *md = &rt->mods[m];
-    if (!md->bwd_seq) return;
+    zo_mod_ds *md = &rt->mds[m];
+    if (!md->in_bwd) return;
     if (md->bwd_prev != ZO_NO_MODULE)
-        rt->mods[md->bwd_prev].bwd_next = md->bwd_next;
+        rt->mds[md->bwd_prev].bwd_next = md->bwd_next;
     else
         rt->bwd_head = md->bwd_next;
     if (md->bwd_next != ZO_NO_MODULE)
-        rt->mods[md->bwd_next].bwd_prev = md->bwd_prev;
+        rt->mds[md->bwd_next].bwd_prev = md->bwd_prev;
     else
         rt->bwd_tail = md->bwd_prev;
-    md->bwd_seq = 0;
+    md->in_bwd = 0;
     rt->n_bwd_mods--;
 }
 
@@ -68,7 +68,7 @@ static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
     zo_module_id owner = ds_bwd_last(rt);
     if (owner == ZO_NO_MODULE) return ZO_OK;
     const zo_mod *md = &rt->mods[m];
-    zo_mod *od = &rt->mods[owner];
+    zo_mod_ds *od = &rt->mds[owner];
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_param_id p = md->fetch[i];
         if (rt->pars[p].trainable) continue;
@@ -90,7 +90,7 @@ static zo_status ds_charge_recompute(zo_runtime *rt, zo_module_id m) {
  * False) and release_backward_leftovers): m is discarded from their active
  * sets and those that are not persistent are released */
 static zo_status ds_release_recompute(zo_runtime *rt, zo_module_id m) {
-    zo_mod *md = &rt->mods[m];
+    zo_mod_ds *md = &rt->mds[m];
     zo_status first = ZO_OK;
     for (uint32_t j = 0; j < md->n_recomp; j++) {
         zo_param_id p = md->recomp[j];
@@ -113,9 +113,10 @@ static zo_status ds_release_backward_leftovers(zo_runtime *rt, zo_graph gh) {
         zo_module_id m = ds_bwd_last(rt);
         if (m == ZO_NO_MODULE) break;
         zo_mod *md = &rt->mods[m];
+        const zo_mod_ds *mx = &rt->mds[m];
         ds_bwd_leave(rt, m);
         rt->st.leftovers++;
-        zo__emit(rt, ZO_EV_LEFTOVER, m, ZO_NO_PARAM, gh, md->grads, md->grads, md->grads_init,
+        zo__emit(rt, ZO_EV_LEFTOVER, m, ZO_NO_PARAM, gh, mx->grads, mx->grads, mx->grads_init,
                  "release_backward_leftovers: post-backward never released the module");
         zo_status s = ds_release_recompute(rt, m);
         if (s && !first) first = s;
@@ -142,7 +143,7 @@ zo_status zo__ds_pre_forward_reserve(zo_runtime *rt, zo_module_id m) {
      * refused allocation leaves nothing done */
     zo_module_id owner = ds_bwd_last(rt);
     if (owner == ZO_NO_MODULE) return ZO_OK;
-    zo_mod *od = &rt->mods[owner];
+    zo_mod_ds *od = &rt->mds[owner];
     if (zo__reserve(rt, (void **)&od->recomp, &od->cap_recomp, od->n_recomp + rt->mods[m].n_fetch + 1,
                     sizeof *od->recomp))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: ds_recompute_parameters");
@@ -162,7 +163,7 @@ zo_status zo__ds_track_inputs(zo_runtime *rt, uint32_t idx, size_t n, const uint
     (void)k;
     zo_call_rec *c = &rt->calls[idx];
     zo_module_id m = c->m;
-    zo_mod *md = &rt->mods[m];
+    zo_mod_ds *md = &rt->mds[m];
     zo_graph gh = zo__mk_graph(rt, c->graph);
     int64_t before = md->grads;
     int valid_before = md->grads_init;
@@ -204,7 +205,7 @@ zo_status zo__ds_track_outputs(zo_runtime *rt, uint32_t idx, size_t n, const uin
     (void)requires_grad;
     zo_call_rec *c = &rt->calls[idx];
     zo_module_id m = c->m;
-    zo_mod *md = &rt->mods[m];
+    zo_mod_ds *md = &rt->mds[m];
     int64_t before = md->refcnt;
     int vb = md->ref_init;
     if (!md->ref_init) {
@@ -243,7 +244,7 @@ zo_status zo__ds_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
         zo_status hs = zo__hook_legal(rt, ZO__HOOK_OUTPUT_GRAD, ZO__CALL_NONE, ZO_NO_MODULE);
         if (hs) return hs;
     }
-    zo_mod *md = &rt->mods[m];
+    zo_mod_ds *md = &rt->mds[m];
     zo_graph gh = zo__mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
     if (!md->ref_init) {
         rt->st.uninit_counter_events++;
@@ -275,7 +276,7 @@ zo_status zo__ds_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
         zo_status hs = zo__hook_legal(rt, ZO__HOOK_INPUT_GRAD, ZO__CALL_NONE, ZO_NO_MODULE);
         if (hs) return hs;
     }
-    zo_mod *md = &rt->mods[m];
+    zo_mod_ds *md = &rt->mds[m];
     zo_graph gh = zo__mk_graph(rt, rt->ctx[rt->n_ctx - 1].graph);
     int vb = md->grads_init;
     if (!md->grads_init) {

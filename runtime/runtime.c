@@ -179,14 +179,15 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->live_pars);
     zo__free(rt, rt->live_sorted);
     for (uint32_t m = 0; m < rt->n_mods; m++) {
-        zo_mod *md = &rt->mods[m];
-        zo__free(rt, md->own);
-        zo__free(rt, md->ext);
-        zo__free(rt, md->fetch);
-        zo__free(rt, md->recomp);
-        zo__free(rt, md->name);
+        zo__free(rt, rt->mcold[m].own);
+        zo__free(rt, rt->mcold[m].ext);
+        zo__free(rt, rt->mods[m].fetch);
+        zo__free(rt, rt->mds[m].recomp);
+        zo__free(rt, rt->mcold[m].name);
     }
-    zo__free(rt, rt->mods);
+    zo__free(rt, rt->mods_raw);
+    zo__free(rt, rt->mcold);
+    zo__free(rt, rt->mds);
     zo__free(rt, rt->mod_names);
     zo__free(rt, rt->fstack);
     free_call_storage(rt);
@@ -239,14 +240,14 @@ static zo_module_id mod_name_find(const zo_runtime *rt, zo_module_id parent, con
     for (uint32_t i = mod_name_hash(parent, name) & mask;; i = (i + 1) & mask) {
         uint32_t v = rt->mod_names[i];
         if (!v) return ZO_NO_MODULE;
-        const zo_mod *md = &rt->mods[v - 1];
+        const zo_mod_cold *md = &rt->mcold[v - 1];
         if (md->parent == parent && strcmp(md->name, name) == 0) return v - 1;
     }
 }
 
 static void mod_name_put(zo_runtime *rt, zo_module_id m) {
     uint32_t mask = rt->cap_mod_names - 1;
-    uint32_t i = mod_name_hash(rt->mods[m].parent, rt->mods[m].name) & mask;
+    uint32_t i = mod_name_hash(rt->mcold[m].parent, rt->mcold[m].name) & mask;
     while (rt->mod_names[i]) i = (i + 1) & mask;
     rt->mod_names[i] = m + 1;
     rt->n_mod_names++;
@@ -285,7 +286,9 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     if (name && name[0] && mod_name_find(rt, parent, name) != ZO_NO_MODULE)
         return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
                         parent == ZO_NO_MODULE ? -1 : (int)parent);
-    if (zo__reserve(rt, (void **)&rt->mods, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
+    if (zo__reserve_aligned(rt, (void **)&rt->mods, &rt->mods_raw, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
+        zo__reserve(rt, (void **)&rt->mcold, &rt->cap_mcold, rt->n_mods + 1, sizeof *rt->mcold) ||
+        zo__reserve(rt, (void **)&rt->mds, &rt->cap_mds, rt->n_mods + 1, sizeof *rt->mds) ||
         (name && name[0] && mod_name_reserve(rt)))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register");
     char *nm = NULL;
@@ -295,24 +298,28 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     }
     zo_module_id id = rt->n_mods;
     zo_mod *md = &rt->mods[id];
+    zo_mod_cold *mc = &rt->mcold[id];
+    zo_mod_ds *mx = &rt->mds[id];
     memset(md, 0, sizeof *md);
-    md->parent = parent;
-    md->flags = flags;
-    md->name = nm;
+    memset(mc, 0, sizeof *mc);
+    memset(mx, 0, sizeof *mx);
+    mc->parent = parent;
+    mc->flags = flags;
+    mc->name = nm;
     md->calls_head = ZO_NONE32;
     md->last_ended = ZO_NONE32;
     md->ga_holder = ZO_NO_MODULE;
     if (parent != ZO_NO_MODULE) {
         const zo_mod *pm = &rt->mods[parent];
-        md->in_leaf = pm->in_leaf || (pm->flags & ZO_MODULE_Z3_LEAF);
+        md->in_leaf = pm->in_leaf || (rt->mcold[parent].flags & ZO_MODULE_Z3_LEAF);
         /* the outermost effective gather-always ancestor holds the subtree */
         md->ga_holder = pm->ga_holder != ZO_NO_MODULE ? pm->ga_holder : (pm->ga ? parent : ZO_NO_MODULE);
     }
     /* inside a z3 leaf or below another gather-always module: no effect */
     md->ga = (flags & ZO_MODULE_GATHER_ALWAYS) && !md->in_leaf && md->ga_holder == ZO_NO_MODULE;
     if (rt->pol->counter_at_register) {
-        md->grads = 0;
-        md->grads_init = 1;
+        mx->grads = 0;
+        mx->grads_init = 1;
     }
     rt->n_mods++;
     if (nm) mod_name_put(rt, id);
@@ -341,7 +348,7 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
         return zo__fail(rt, ZO_ERR_OVERFLOW, "zo_param_register: %llu elements of %u bytes overflow",
                         (unsigned long long)numel, elem_size);
     if (rt->n_pars >= ZO_MAX_PARAMS) return zo__fail(rt, ZO_ERR_LIMIT, "too many parameters");
-    zo_mod *om = &rt->mods[owner];
+    zo_mod_cold *om = &rt->mcold[owner];
     if (name && name[0]) {
         for (uint32_t i = 0; i < om->n_own; i++) {
             const char *n2 = rt->pars[om->own[i]].name;
@@ -400,7 +407,7 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (m >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown module %u", m);
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown parameter %u", p);
-    zo_mod *md = &rt->mods[m];
+    zo_mod_cold *md = &rt->mcold[m];
     if (rt->pars[p].owner == m) return zo__fail(rt, ZO_ERR_EXISTS, "module %u owns parameter %u", m, p);
     for (uint32_t i = 0; i < md->n_ext; i++)
         if (md->ext[i] == p) return zo__fail(rt, ZO_ERR_EXISTS, "module %u already uses parameter %u", m, p);
@@ -419,9 +426,10 @@ static int cmp_u32(const void *a, const void *b) {
 
 /* a module whose fetch gathers its whole subtree: a z3 leaf (that is not
  * itself held by a gather-always ancestor) or an effective gather-always */
-static int fetches_subtree(const zo_mod *md) {
+static int fetches_subtree(const zo_runtime *rt, zo_module_id m) {
+    const zo_mod *md = &rt->mods[m];
     if (md->ga_holder != ZO_NO_MODULE) return 0;
-    return md->ga || (md->flags & ZO_MODULE_Z3_LEAF);
+    return md->ga || (rt->mcold[m].flags & ZO_MODULE_Z3_LEAF);
 }
 
 /* Rebuild the derived fetch lists, sorted unique, users, and the scratch
@@ -440,10 +448,10 @@ static void ds_mark_persistent(zo_runtime *rt, uint32_t *stack) {
     uint64_t total = 0;
     uint32_t sp = 0;
     for (uint32_t m = rt->n_mods; m-- > 0;)
-        if (rt->mods[m].parent == ZO_NO_MODULE) stack[sp++] = m;
+        if (rt->mcold[m].parent == ZO_NO_MODULE) stack[sp++] = m;
     while (sp) {
         zo_module_id m = stack[--sp];
-        const zo_mod *md = &rt->mods[m];
+        const zo_mod_cold *md = &rt->mcold[m];
         for (uint32_t i = 0; i < md->n_own; i++) {
             zo_par *pr = &rt->pars[md->own[i]];
             int pers = 0;
@@ -463,7 +471,7 @@ static void ds_mark_persistent(zo_runtime *rt, uint32_t *stack) {
         }
         /* children in registration order: push in reverse */
         for (uint32_t c = rt->n_mods; c-- > 0;)
-            if (rt->mods[c].parent == m) stack[sp++] = c;
+            if (rt->mcold[c].parent == m) stack[sp++] = c;
     }
     rt->persistent_total = total;
 }
@@ -484,17 +492,18 @@ zo_status zo__rebuild(zo_runtime *rt) {
      * held by a gather-always ancestor fetches nothing itself. */
     if (ok) {
         for (uint32_t m = 0; m < nm; m++) {
-            const zo_mod *md = &rt->mods[m];
-            if (md->ga_holder != ZO_NO_MODULE)
-                cnt[md->ga_holder] += md->n_own + md->n_ext; /* own ones counted once more below: a bound */
+            const zo_mod_cold *mc = &rt->mcold[m];
+            zo_module_id h = rt->mods[m].ga_holder;
+            if (h != ZO_NO_MODULE)
+                cnt[h] += mc->n_own + mc->n_ext; /* own ones counted once more below: a bound */
             else
-                cnt[m] += md->n_own + md->n_ext;
+                cnt[m] += mc->n_own + mc->n_ext;
         }
         for (uint32_t p = 0; p < np; p++) {
-            zo_module_id a = rt->mods[rt->pars[p].owner].parent;
+            zo_module_id a = rt->mcold[rt->pars[p].owner].parent;
             while (a != ZO_NO_MODULE) {
-                if (fetches_subtree(&rt->mods[a])) cnt[a]++;
-                a = rt->mods[a].parent;
+                if (fetches_subtree(rt, a)) cnt[a]++;
+                a = rt->mcold[a].parent;
             }
         }
         for (uint32_t m = 0; m < nm && ok; m++) {
@@ -505,16 +514,17 @@ zo_status zo__rebuild(zo_runtime *rt) {
     }
     if (ok) {
         for (uint32_t m = 0; m < nm; m++) {
-            const zo_mod *md = &rt->mods[m];
-            zo_module_id t = md->ga_holder != ZO_NO_MODULE ? md->ga_holder : m;
+            const zo_mod_cold *md = &rt->mcold[m];
+            zo_module_id h = rt->mods[m].ga_holder;
+            zo_module_id t = h != ZO_NO_MODULE ? h : m;
             for (uint32_t i = 0; i < md->n_own; i++) lists[t][cnt[t]++] = md->own[i];
             for (uint32_t i = 0; i < md->n_ext; i++) lists[t][cnt[t]++] = md->ext[i];
         }
         for (uint32_t p = 0; p < np; p++) {
-            zo_module_id a = rt->mods[rt->pars[p].owner].parent;
+            zo_module_id a = rt->mcold[rt->pars[p].owner].parent;
             while (a != ZO_NO_MODULE) {
-                if (fetches_subtree(&rt->mods[a])) lists[a][cnt[a]++] = p;
-                a = rt->mods[a].parent;
+                if (fetches_subtree(rt, a)) lists[a][cnt[a]++] = p;
+                a = rt->mcold[a].parent;
             }
         }
         for (uint32_t m = 0; m < nm; m++) {
@@ -556,23 +566,23 @@ zo_status zo__rebuild(zo_runtime *rt) {
         md->fetch = lists[m];
         md->n_fetch = cnt[m];
         md->n_trainable = 0;
-        md->fetch_numel = 0;
+        rt->mcold[m].fetch_numel = 0;
         for (uint32_t i = 0; i < cnt[m]; i++) {
-            md->fetch_numel += rt->pars[lists[m][i]].numel;
+            rt->mcold[m].fetch_numel += rt->pars[lists[m][i]].numel;
             md->n_trainable += rt->pars[lists[m][i]].trainable;
         }
     }
     /* rec_numel: own numel summed up the tree (a parent is registered
      * before its children), then each module's external ones */
     for (uint32_t m = 0; m < nm; m++) {
-        zo_mod *md = &rt->mods[m];
+        zo_mod_cold *md = &rt->mcold[m];
         md->rec_numel = 0;
         for (uint32_t i = 0; i < md->n_own; i++) md->rec_numel += rt->pars[md->own[i]].numel;
     }
     for (uint32_t m = nm; m-- > 1;)
-        if (rt->mods[m].parent != ZO_NO_MODULE) rt->mods[rt->mods[m].parent].rec_numel += rt->mods[m].rec_numel;
+        if (rt->mcold[m].parent != ZO_NO_MODULE) rt->mcold[rt->mcold[m].parent].rec_numel += rt->mcold[m].rec_numel;
     for (uint32_t m = 0; m < nm; m++) {
-        zo_mod *md = &rt->mods[m];
+        zo_mod_cold *md = &rt->mcold[m];
         for (uint32_t i = 0; i < md->n_ext; i++) md->rec_numel += rt->pars[md->ext[i]].numel;
     }
     for (uint32_t p = 0; p < np; p++) {
@@ -599,23 +609,6 @@ zo_status zo__rebuild(zo_runtime *rt) {
 /* ------------------------------------------------------------------ */
 /* parameter state machine                                              */
 /* ------------------------------------------------------------------ */
-
-void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
-    zo_par *pr = &rt->pars[p];
-    int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
-    if (live == (pr->live_pos != 0)) return;
-    if (live) {
-        rt->live_pars[rt->n_live_pars++] = p; /* capacity reserved at registration */
-        pr->live_pos = rt->n_live_pars;
-    } else {
-        uint32_t last = rt->live_pars[--rt->n_live_pars];
-        if (last != p) {
-            rt->live_pars[pr->live_pos - 1] = last;
-            rt->pars[last].live_pos = pr->live_pos;
-        }
-        pr->live_pos = 0;
-    }
-}
 
 void zo__sort_ids(uint32_t *ids, uint32_t n) {
     if (n > 32) {
@@ -1572,11 +1565,11 @@ int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m) 
  * in its subtree, or used by g or a module it holds (exact, no allocation) */
 static int ga_uses(const zo_runtime *rt, zo_module_id g, zo_param_id p) {
     zo_module_id a = rt->pars[p].owner;
-    while (a != ZO_NO_MODULE && a != g) a = rt->mods[a].parent;
+    while (a != ZO_NO_MODULE && a != g) a = rt->mcold[a].parent;
     if (a == g) return 1;
     for (uint32_t m = 0; m < rt->n_mods; m++) {
-        const zo_mod *md = &rt->mods[m];
-        if (m != g && md->ga_holder != g) continue;
+        const zo_mod_cold *md = &rt->mcold[m];
+        if (m != g && rt->mods[m].ga_holder != g) continue;
         for (uint32_t i = 0; i < md->n_ext; i++)
             if (md->ext[i] == p) return 1;
     }
@@ -1590,18 +1583,20 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
         return zo__fail_const(rt, ZO_ERR_BAD_HANDLE, "zo_module_get_info: unknown module %u (%u registered)", m,
                               rt->n_mods);
     const zo_mod *md = &rt->mods[m];
+    const zo_mod_cold *mc = &rt->mcold[m];
+    const zo_mod_ds *mx = &rt->mds[m];
     memset(out, 0, sizeof *out);
-    out->parent = md->parent;
-    out->flags = md->flags;
+    out->parent = mc->parent;
+    out->flags = mc->flags;
     out->in_leaf = md->in_leaf;
     if (!ZO_IS_DS(rt)) {
         out->grads_remaining = md->window_sum;
         out->grads_initialised = 1;
     } else {
-        out->grads_remaining = md->grads;
-        out->grads_initialised = md->grads_init;
+        out->grads_remaining = mx->grads;
+        out->grads_initialised = mx->grads_init;
     }
-    out->pre_backward_ref_cnt = md->refcnt;
+    out->pre_backward_ref_cnt = mx->refcnt;
     out->open_windows = md->open_windows;
     out->open_calls = md->open_calls;
     out->gather_holder = md->ga_holder;
@@ -1613,11 +1608,11 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
         if (md->ga) {
             for (uint32_t p = 0; p < rt->n_pars; p++) n += ga_uses(rt, m, p);
         } else if (md->ga_holder == ZO_NO_MODULE) {
-            n = md->n_own + md->n_ext;
-            if (md->flags & ZO_MODULE_Z3_LEAF)
+            n = mc->n_own + mc->n_ext;
+            if (mc->flags & ZO_MODULE_Z3_LEAF)
                 for (uint32_t p = 0; p < rt->n_pars; p++) {
-                    zo_module_id a = rt->mods[rt->pars[p].owner].parent;
-                    while (a != ZO_NO_MODULE && a != m) a = rt->mods[a].parent;
+                    zo_module_id a = rt->mcold[rt->pars[p].owner].parent;
+                    while (a != ZO_NO_MODULE && a != m) a = rt->mcold[a].parent;
                     if (a == m) n++;
                 }
         }

@@ -74,6 +74,24 @@ zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, 
     return s;
 }
 
+zo_status zo__reserve_aligned(zo_runtime *rt, void **arr, void **raw, uint32_t *cap, uint32_t need, size_t esz) {
+    if (need <= *cap) return ZO_OK;
+    uint64_t nc = *cap ? *cap : 8;
+    while (nc < need) nc *= 2;
+    if (nc > UINT32_MAX) nc = need;
+    if (esz && nc > (SIZE_MAX - 63) / esz) return ZO_ERR_NOMEM;
+    char *r = zo__alloc(rt, (size_t)nc * esz + 63);
+    if (!r) return ZO_ERR_NOMEM;
+    char *a = (char *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
+    if (*arr && *cap) memcpy(a, *arr, (size_t)*cap * esz);
+    memset(a + (size_t)*cap * esz, 0, (size_t)(nc - *cap) * esz);
+    zo__free(rt, *raw);
+    *raw = r;
+    *arr = a;
+    *cap = (uint32_t)nc;
+    return ZO_OK;
+}
+
 char *zo__strdup(zo_runtime *rt, const char *s) {
     if (!s) return NULL;
     size_t n = strlen(s);
