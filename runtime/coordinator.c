@@ -231,7 +231,7 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
 /* p in iter_params(a, recurse=True): owned in a's subtree, or one of a's
  * external parameters */
 static int in_rec_params(const zo_runtime *rt, zo_module_id a, zo_param_id p) {
-    for (zo_module_id x = rt->pars[p].owner; x != ZO_NO_MODULE; x = rt->mcold[x].parent)
+    for (zo_module_id x = rt->pcold[p].owner; x != ZO_NO_MODULE; x = rt->mcold[x].parent)
         if (x == a) return 1;
     const zo_mod_cold *md = &rt->mcold[a];
     for (uint32_t i = 0; i < md->n_ext; i++)
@@ -433,9 +433,9 @@ static int ds_key_cmp(const void *a, const void *b) {
  * position: parameters sorted by (owner, id). */
 static void ds_param_rank(const zo_runtime *rt, uint32_t *rank, uint32_t *cnt) {
     memset(cnt, 0, ((size_t)rt->n_mods + 1) * sizeof *cnt);
-    for (uint32_t p = 0; p < rt->n_pars; p++) cnt[rt->pars[p].owner + 1]++;
+    for (uint32_t p = 0; p < rt->n_pars; p++) cnt[rt->pcold[p].owner + 1]++;
     for (uint32_t m = 0; m < rt->n_mods; m++) cnt[m + 1] += cnt[m];
-    for (uint32_t p = 0; p < rt->n_pars; p++) rank[p] = cnt[rt->pars[p].owner]++;
+    for (uint32_t p = 0; p < rt->n_pars; p++) rank[p] = cnt[rt->pcold[p].owner]++;
 }
 
 /* The reuse-distance window's view of module a (pos, prefix): DeepSpeed's

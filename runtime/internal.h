@@ -91,28 +91,40 @@ typedef struct zo_mod_ds {
     uint32_t n_recomp, cap_recomp;
 } zo_mod_ds;
 
+/* A parameter is two records indexed by its id: zo_par, what a fetch, a
+ * release, an access and a wait touch (32 bytes, two to a line: rt->pars
+ * is line-aligned), and zo_par_cold, the rest. */
 typedef struct zo_par {
-    uint64_t numel, part_numel;
-    uint32_t elem_size;
-    zo_module_id owner;
-    uint8_t persistent, trainable;
-    char *name;
-    zo_param_status status;
     void *full;
-    size_t full_bytes;
-    zo_module_id *act;        /* ds_active_sub_modules */
-    uint32_t n_act, cap_act;
+    uint64_t numel;
+    /* ds_active_sub_modules: act0, then act[0 .. n_act-2] of the cold record */
+    uint32_t n_act;
+    zo_module_id act0;
     uint32_t work;            /* slot in rt->works, or ZO_NONE32 */
-    uint64_t gathers;
-    uint64_t ready_epoch;     /* backward epoch its grad became ready */
-    uint8_t ds_reg;           /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
+    unsigned status : 3;      /* zo_param_status */
+    unsigned persistent : 1, trainable : 1;
+    unsigned ds_reg : 1;      /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
                                  policies): from the coordinator's all-gather until a fetch of one
                                  of its modules pops it, even after a wait of another parameter of
                                  the same coalesced gather made it AVAILABLE */
-    zo_module_id *users;      /* modules whose fetch list holds it (derived) */
-    uint32_t n_users;
-    uint32_t live_pos;        /* 1 + its index in rt->live_pars, 0: not in it */
+    unsigned live_pos : 26;   /* 1 + its index in rt->live_pars, 0: not in it */
 } zo_par;
+_Static_assert(sizeof(zo_par) == 32, "the hot parameter record is half a cache line");
+_Static_assert((1u << 26) > ZO_MAX_PARAMS, "live_pos holds every parameter index");
+
+typedef struct zo_par_cold {
+    uint64_t part_numel;
+    uint32_t elem_size;
+    zo_module_id owner;
+    char *name;
+    size_t full_bytes;
+    zo_module_id *act;        /* ds_active_sub_modules after act0 */
+    uint32_t cap_act;
+    uint32_t n_users;
+    zo_module_id *users;      /* modules whose fetch list holds it (derived) */
+    uint64_t gathers;
+    uint64_t ready_epoch;     /* backward epoch its grad became ready */
+} zo_par_cold;
 
 typedef struct zo_work_rec {
     zo_work *work;
@@ -221,8 +233,10 @@ struct zo_runtime {
      * at most 1/2 (the duplicate-name check of zo_module_register) */
     uint32_t *mod_names;
     uint32_t cap_mod_names, n_mod_names;
-    zo_par *pars;
-    uint32_t n_pars, cap_pars;
+    zo_par *pars;             /* line-aligned inside pars_raw */
+    zo_par_cold *pcold;
+    void *pars_raw;
+    uint32_t n_pars, cap_pars, cap_pcold;
     uint64_t persistent_total;
     int dirty;                /* fetch lists need rebuilding */
     /* the parameters the per-step sweeps (zo_release_all, reset_step, the

@@ -169,7 +169,7 @@ static zo_status pc_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) 
 }
 
 static zo_status pc_param_grad_ready(zo_runtime *rt, zo_param_id p) {
-    zo_par *pr = &rt->pars[p];
+    zo_par_cold *pr = &rt->pcold[p];
     uint64_t epoch = rt->bwd_epoch;
     if (pr->ready_epoch == epoch) return ZO_OK;
     pr->ready_epoch = epoch;

@@ -171,11 +171,12 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo_par *pr = &rt->pars[p];
         zo_backend_full_free(rt->backend, p, pr->full);
         zo_backend_param_remove(rt->backend, p);
-        zo__free(rt, pr->act);
-        zo__free(rt, pr->users);
-        zo__free(rt, pr->name);
+        zo__free(rt, rt->pcold[p].act);
+        zo__free(rt, rt->pcold[p].users);
+        zo__free(rt, rt->pcold[p].name);
     }
-    zo__free(rt, rt->pars);
+    zo__free(rt, rt->pars_raw);
+    zo__free(rt, rt->pcold);
     zo__free(rt, rt->live_pars);
     zo__free(rt, rt->live_sorted);
     for (uint32_t m = 0; m < rt->n_mods; m++) {
@@ -351,12 +352,13 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     zo_mod_cold *om = &rt->mcold[owner];
     if (name && name[0]) {
         for (uint32_t i = 0; i < om->n_own; i++) {
-            const char *n2 = rt->pars[om->own[i]].name;
+            const char *n2 = rt->pcold[om->own[i]].name;
             if (n2 && strcmp(n2, name) == 0)
                 return zo__fail(rt, ZO_ERR_EXISTS, "parameter '%s' already registered in module %u", name, owner);
         }
     }
-    if (zo__reserve(rt, (void **)&rt->pars, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
+    if (zo__reserve_aligned(rt, (void **)&rt->pars, &rt->pars_raw, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
+        zo__reserve(rt, (void **)&rt->pcold, &rt->cap_pcold, rt->n_pars + 1, sizeof *rt->pcold) ||
         zo__reserve(rt, (void **)&rt->live_pars, &rt->cap_live_pars, rt->n_pars + 1, sizeof *rt->live_pars) ||
         zo__reserve(rt, (void **)&rt->live_sorted, &rt->cap_live_sorted, rt->n_pars + 1, sizeof *rt->live_sorted) ||
         zo__reserve(rt, (void **)&om->own, &om->cap_own, om->n_own + 1, sizeof *om->own))
@@ -375,16 +377,18 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
                         be ? be : zo_strerror(s));
     }
     zo_par *pr = &rt->pars[id];
+    zo_par_cold *pc = &rt->pcold[id];
     memset(pr, 0, sizeof *pr);
+    memset(pc, 0, sizeof *pc);
     pr->numel = numel;
-    pr->part_numel = part;
-    pr->elem_size = elem_size;
-    pr->owner = owner;
+    pc->part_numel = part;
+    pc->elem_size = elem_size;
+    pc->owner = owner;
     pr->trainable = !(flags & ZO_PARAM_FROZEN);
-    pr->name = nm;
+    pc->name = nm;
     pr->status = ZO_PARAM_NOT_AVAILABLE;
     pr->work = ZO_NONE32;
-    pr->ready_epoch = 0;
+    pc->ready_epoch = 0;
     /* DeepSpeedZeRoOffload.mark_persistent_parameters, in registration order */
     if (!(numel > rt->cfg.model_persistence_threshold ||
           rt->persistent_total > rt->cfg.model_persistence_threshold - numel)) {
@@ -408,7 +412,7 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p) {
     if (m >= rt->n_mods) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown module %u", m);
     if (p >= rt->n_pars) return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_use_param: unknown parameter %u", p);
     zo_mod_cold *md = &rt->mcold[m];
-    if (rt->pars[p].owner == m) return zo__fail(rt, ZO_ERR_EXISTS, "module %u owns parameter %u", m, p);
+    if (rt->pcold[p].owner == m) return zo__fail(rt, ZO_ERR_EXISTS, "module %u owns parameter %u", m, p);
     for (uint32_t i = 0; i < md->n_ext; i++)
         if (md->ext[i] == p) return zo__fail(rt, ZO_ERR_EXISTS, "module %u already uses parameter %u", m, p);
     if (zo__reserve(rt, (void **)&md->ext, &md->cap_ext, md->n_ext + 1, sizeof *md->ext))
@@ -500,7 +504,7 @@ zo_status zo__rebuild(zo_runtime *rt) {
                 cnt[m] += mc->n_own + mc->n_ext;
         }
         for (uint32_t p = 0; p < np; p++) {
-            zo_module_id a = rt->mcold[rt->pars[p].owner].parent;
+            zo_module_id a = rt->mcold[rt->pcold[p].owner].parent;
             while (a != ZO_NO_MODULE) {
                 if (fetches_subtree(rt, a)) cnt[a]++;
                 a = rt->mcold[a].parent;
@@ -521,7 +525,7 @@ zo_status zo__rebuild(zo_runtime *rt) {
             for (uint32_t i = 0; i < md->n_ext; i++) lists[t][cnt[t]++] = md->ext[i];
         }
         for (uint32_t p = 0; p < np; p++) {
-            zo_module_id a = rt->mcold[rt->pars[p].owner].parent;
+            zo_module_id a = rt->mcold[rt->pcold[p].owner].parent;
             while (a != ZO_NO_MODULE) {
                 if (fetches_subtree(rt, a)) lists[a][cnt[a]++] = p;
                 a = rt->mcold[a].parent;
@@ -586,9 +590,9 @@ zo_status zo__rebuild(zo_runtime *rt) {
         for (uint32_t i = 0; i < md->n_ext; i++) md->rec_numel += rt->pars[md->ext[i]].numel;
     }
     for (uint32_t p = 0; p < np; p++) {
-        zo__free(rt, rt->pars[p].users);
-        rt->pars[p].users = ulists[p];
-        rt->pars[p].n_users = ucnt[p];
+        zo__free(rt, rt->pcold[p].users);
+        rt->pcold[p].users = ulists[p];
+        rt->pcold[p].n_users = ucnt[p];
     }
     if (ZO_IS_DS(rt)) ds_mark_persistent(rt, cnt); /* cnt: nm entries, free now */
     zo__free(rt, rt->scratch);
@@ -711,7 +715,7 @@ static zo_status fp_verify_step(zo_runtime *rt) {
     zo_fp_acc a;
     zo__fp_init(&a);
     for (uint32_t p = 0; p < rt->n_pars; p++)
-        if (rt->pars[p].trainable) zo__fp_add(&a, p, rt->pars[p].numel, rt->pars[p].elem_size);
+        if (rt->pars[p].trainable) zo__fp_add(&a, p, rt->pars[p].numel, rt->pcold[p].elem_size);
     zo__fp_encode(&a, rt->coll_seq, ZO_FP_KIND_STEP, rt->fp_send);
     return fp_exchange(rt, "the optimizer step", 0);
 }
@@ -752,15 +756,16 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         for (size_t t = 0; t < j; t++)
             if (plist[t] == p) dup = 1;
         if (dup) continue;
-        size_t bytes = (size_t)(pr->part_numel * (uint64_t)rt->cfg.world_size) * pr->elem_size;
+        const zo_par_cold *pc = &rt->pcold[p];
+        size_t bytes = (size_t)(pc->part_numel * (uint64_t)rt->cfg.world_size) * pc->elem_size;
         void *buf = NULL;
         s = zo_backend_full_alloc(rt->backend, p, bytes, &buf);
         if (s) break;
         items[j].param = p;
         items[j].full = buf;
         items[j].numel = pr->numel;
-        items[j].partition_numel = pr->part_numel;
-        items[j].elem_size = pr->elem_size;
+        items[j].partition_numel = pc->part_numel;
+        items[j].elem_size = pc->elem_size;
         plist[j] = p;
         j++;
     }
@@ -800,13 +805,12 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo_param_id p = items[t].param;
         zo_par *pr = &rt->pars[p];
         pr->full = items[t].full;
-        pr->full_bytes = (size_t)pr->numel * pr->elem_size;
         pr->work = wslot;
-        pr->gathers++;
+        rt->pcold[p].gathers++;
         (void)set_status(rt, p, ZO_PARAM_INFLIGHT);
         rt->st.gathers++;
         if (prefetch) rt->st.prefetches++;
-        rt->st.bytes_gathered += (uint64_t)pr->numel * pr->elem_size;
+        rt->st.bytes_gathered += (uint64_t)pr->numel * items[t].elem_size;
         rt->st.live_numel += pr->numel;
         rt->st.inflight_params++;
         if (pr->persistent) rt->st.persistent_live_numel += pr->numel;
@@ -851,7 +855,6 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
             rt->st.inflight_params--;
             zo_backend_full_free(rt->backend, q, qr->full);
             qr->full = NULL;
-            qr->full_bytes = 0;
             rt->st.live_numel -= qr->numel;
             if (qr->persistent) rt->st.persistent_live_numel -= qr->numel;
             (void)set_status(rt, q, ZO_PARAM_NOT_AVAILABLE);
@@ -880,7 +883,6 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     if (s) return s;
     zo_backend_full_free(rt->backend, p, pr->full);
     pr->full = NULL;
-    pr->full_bytes = 0;
     rt->st.live_numel -= pr->numel;
     if (pr->persistent) rt->st.persistent_live_numel -= pr->numel;
     rt->ds_n_available -= (int64_t)pr->numel;
@@ -889,38 +891,66 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     return ZO_OK;
 }
 
+/* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..
+ * n_act-2] (most parameters are active for one module at a time, and that
+ * one needs no other line) */
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m) {
     const zo_mod *md = &rt->mods[m];
+    /* room for m and, under DeepSpeed 0.19, the module in backward that a
+     * recompute charges a frozen parameter to (ds_charge_recompute) */
+    uint32_t extra = ZO_DS_019(rt) ? 2 : 1;
     for (uint32_t i = 0; i < md->n_fetch; i++) {
-        zo_par *pr = &rt->pars[md->fetch[i]];
-        /* room for m and, under DeepSpeed 0.19, the module in backward that a
-         * recompute charges a frozen parameter to (ds_charge_recompute) */
-        if (zo__reserve(rt, (void **)&pr->act, &pr->cap_act, pr->n_act + 2, sizeof *pr->act))
-            return ZO_ERR_NOMEM;
+        zo_param_id p = md->fetch[i];
+        uint32_t need = rt->pars[p].n_act + extra;
+        if (need <= 1) continue; /* act0 */
+        zo_par_cold *pc = &rt->pcold[p];
+        if (zo__reserve(rt, (void **)&pc->act, &pc->cap_act, need - 1, sizeof *pc->act)) return ZO_ERR_NOMEM;
     }
     return ZO_OK;
 }
 
+static int act_has(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    const zo_par *pr = &rt->pars[p];
+    if (pr->n_act == 0) return 0;
+    if (pr->act0 == m) return 1;
+    const zo_module_id *a = rt->pcold[p].act;
+    for (uint32_t i = 0; i + 1 < pr->n_act; i++)
+        if (a[i] == m) return 1;
+    return 0;
+}
+
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
     zo_par *pr = &rt->pars[p];
-    for (uint32_t i = 0; i < pr->n_act; i++)
-        if (pr->act[i] == m) return ZO_OK;
+    if (act_has(rt, p, m)) return ZO_OK;
     /* capacity is reserved by the caller (zo__reserve_act) before anything
      * changes, so adding never allocates and never fails halfway */
-    if (pr->n_act >= pr->cap_act) return ZO_ERR_STATE;
-    pr->act[pr->n_act++] = m;
+    if (pr->n_act == 0) {
+        pr->act0 = m;
+    } else {
+        zo_par_cold *pc = &rt->pcold[p];
+        if (pr->n_act - 1 >= pc->cap_act) return ZO_ERR_STATE;
+        pc->act[pr->n_act - 1] = m;
+    }
+    pr->n_act++;
     zo__par_live_sync(rt, p);
     return ZO_OK;
 }
 
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
     zo_par *pr = &rt->pars[p];
-    for (uint32_t i = 0; i < pr->n_act; i++)
-        if (pr->act[i] == m) {
-            pr->act[i] = pr->act[--pr->n_act];
-            zo__par_live_sync(rt, p);
-            return;
-        }
+    if (pr->n_act == 0) return;
+    /* the last member takes the place of the one leaving */
+    if (pr->act0 == m) {
+        if (pr->n_act > 1) pr->act0 = rt->pcold[p].act[pr->n_act - 2];
+    } else {
+        zo_module_id *a = rt->pcold[p].act;
+        uint32_t i = 0;
+        while (i + 1 < pr->n_act && a[i] != m) i++;
+        if (i + 1 == pr->n_act) return;
+        a[i] = a[pr->n_act - 2];
+    }
+    pr->n_act--;
+    zo__par_live_sync(rt, p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1460,7 +1490,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const v
         if (s) return s;
     }
     *out_data = pr->full;
-    if (out_bytes) *out_bytes = pr->full_bytes;
+    if (out_bytes) *out_bytes = pr->full ? (size_t)pr->numel * rt->pcold[p].elem_size : 0;
     return ZO_OK;
 }
 
@@ -1542,29 +1572,26 @@ zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *
     memset(out, 0, sizeof *out);
     out->status = pr->status;
     out->numel = pr->numel;
-    out->partition_numel = pr->part_numel;
-    out->elem_size = pr->elem_size;
-    out->owner = pr->owner;
+    out->partition_numel = rt->pcold[p].part_numel;
+    out->elem_size = rt->pcold[p].elem_size;
+    out->owner = rt->pcold[p].owner;
     out->persistent = pr->persistent;
     out->trainable = pr->trainable;
     out->inflight = pr->work != ZO_NONE32;
     out->n_active = pr->n_act;
-    out->gathers = pr->gathers;
+    out->gathers = rt->pcold[p].gathers;
     return ZO_OK;
 }
 
 int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
     if (!rt || p >= rt->n_pars) return 0;
-    const zo_par *pr = &rt->pars[p];
-    for (uint32_t i = 0; i < pr->n_act; i++)
-        if (pr->act[i] == m) return 1;
-    return 0;
+    return act_has(rt, p, m);
 }
 
 /* 1 if parameter p is in the fetch set of gather-always module g: owned
  * in its subtree, or used by g or a module it holds (exact, no allocation) */
 static int ga_uses(const zo_runtime *rt, zo_module_id g, zo_param_id p) {
-    zo_module_id a = rt->pars[p].owner;
+    zo_module_id a = rt->pcold[p].owner;
     while (a != ZO_NO_MODULE && a != g) a = rt->mcold[a].parent;
     if (a == g) return 1;
     for (uint32_t m = 0; m < rt->n_mods; m++) {
@@ -1611,7 +1638,7 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
             n = mc->n_own + mc->n_ext;
             if (mc->flags & ZO_MODULE_Z3_LEAF)
                 for (uint32_t p = 0; p < rt->n_pars; p++) {
-                    zo_module_id a = rt->mcold[rt->pars[p].owner].parent;
+                    zo_module_id a = rt->mcold[rt->pcold[p].owner].parent;
                     while (a != ZO_NO_MODULE && a != m) a = rt->mcold[a].parent;
                     if (a == m) n++;
                 }
