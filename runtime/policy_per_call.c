@@ -210,8 +210,10 @@ static zo_status pc_param_grad_ready(zo_runtime *rt, zo_param_id p) {
 static zo_status pc_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, int outermost) {
     zo_graph_rec *g = &rt->graphs[gslot];
     zo_status first = ZO_OK;
-    /* end-of-backward callback: close (or re-arm) this graph's windows */
-    for (uint32_t j = g->calls_head; j != ZO_NONE32; j = rt->calls[j].graph_next) {
+    /* end-of-backward callback: close (or re-arm) this graph's windows;
+     * nothing to do when none is open anywhere and none is re-armed */
+    uint32_t head = g->retain || rt->st.open_windows ? g->calls_head : ZO_NONE32;
+    for (uint32_t j = head; j != ZO_NONE32; j = rt->calls[j].graph_next) {
         zo_call_rec *c = &rt->calls[j];
         if (!c->has_window) continue;
         if (c->window_open) {
