@@ -133,26 +133,40 @@ typedef struct zo_work_rec {
     uint8_t in_use;
 } zo_work_rec;
 
+/* one line (rt->calls is 64-byte aligned) */
+#define ZO_IN_STATE_INLINE 8
 typedef struct zo_call_rec {
     uint32_t gen;
-    uint8_t in_use;
     zo_module_id m;
     uint32_t graph;           /* graph slot */
+    int32_t window_count;     /* inputs still to come (at most n_tracked < 2^20) */
+    uint32_t n_tracked;       /* inputs counted by the window */
+    uint32_t n_in;            /* inputs with a state (0: no window was ever opened) */
+    uint32_t n_out;
+    uint32_t mod_next, mod_prev;
+    uint32_t graph_next;
+    uint32_t held_pos;        /* 1 + its index in rt->held_calls, 0: not in it */
+    uint8_t in_use;
     uint8_t on_stack;         /* between hook A and hook B */
     uint8_t d_done, c_done, ended;
     uint8_t recompute;        /* made while a backward was running */
     uint8_t grad;             /* grad enabled at the call */
     uint8_t fwd_active, bwd_active, hold;
     uint8_t has_window, window_open;
-    int64_t window_count;
-    uint32_t n_tracked;       /* inputs counted by the window */
-    uint32_t n_in;
-    uint8_t *in_state;        /* per input: 0 untracked, 1 armed, 2 used */
-    uint32_t n_out;
-    uint32_t mod_next, mod_prev;
-    uint32_t graph_next;
-    uint32_t held_pos;        /* 1 + its index in rt->held_calls, 0: not in it */
+    /* per input: 0 untracked, 1 armed, 2 used (zo__in_state): in the
+     * record up to ZO_IN_STATE_INLINE inputs, allocated beyond */
+    union {
+        uint8_t *heap;
+        uint8_t inl[ZO_IN_STATE_INLINE];
+    } in_st;
 } zo_call_rec;
+_Static_assert(sizeof(zo_call_rec) == 64, "a call record is one cache line");
+
+static inline uint8_t *zo__in_state(zo_call_rec *c) {
+    return c->n_in <= ZO_IN_STATE_INLINE ? c->in_st.inl : c->in_st.heap;
+}
+/* frees an allocated input state (n_in is still its size) */
+void zo__in_state_free(zo_runtime *rt, zo_call_rec *c);
 
 typedef struct zo_graph_rec {
     uint32_t gen;
@@ -252,7 +266,8 @@ struct zo_runtime {
     uint32_t *fstack;         /* open call records, innermost last */
     uint32_t n_fstack, cap_fstack;
 
-    zo_call_rec *calls;
+    zo_call_rec *calls;       /* line-aligned inside calls_raw */
+    void *calls_raw;
     uint32_t n_calls, cap_calls;
     uint32_t calls_free;      /* free list through mod_next */
     uint32_t live_calls;

@@ -31,13 +31,16 @@ static zo_status pc_track_inputs(zo_runtime *rt, uint32_t idx, size_t n, const u
     zo_graph gh = zo__mk_graph(rt, c->graph);
     int top_fwd = rt->n_ctx > 0 && rt->ctx[rt->n_ctx - 1].type == ZO_CTX_FWD;
     if (c->grad && k > 0 && top_fwd) {
-        uint8_t *st = zo__calloc(rt, n, 1);
-        if (!st) return zo__fail(rt, ZO_ERR_NOMEM, "zo_track_inputs: window");
+        uint8_t *st = c->in_st.inl;
+        if (n > ZO_IN_STATE_INLINE) {
+            st = zo__calloc(rt, n, 1);
+            if (!st) return zo__fail(rt, ZO_ERR_NOMEM, "zo_track_inputs: window");
+            c->in_st.heap = st;
+        }
         for (size_t i = 0; i < n; i++) {
             st[i] = requires_grad[i] ? 1 : 0;
             out_handles[i] = requires_grad[i] ? zo__mk_handle(rt, ZO_H_CALL_IN, c->gen, idx, (uint32_t)i) : 0;
         }
-        c->in_state = st;
         c->n_in = (uint32_t)n;
         c->has_window = 1;
         c->window_open = 1;
@@ -96,7 +99,7 @@ static zo_status pc_unwound(zo_runtime *rt, uint32_t idx) {
     }
     if (c->window_open) zo__window_close(rt, c);
     c->has_window = 0;
-    if (c->in_state) memset(c->in_state, 0, c->n_in);
+    memset(zo__in_state(c), 0, c->n_in);
     int rel = zo__act_clear(rt, c, &c->fwd_active);
     rel |= zo__act_clear(rt, c, &c->hold);
     if (rel) return zo__release_module(rt, c->m, zo__coord_of_graph(rt, c->graph));
@@ -131,12 +134,13 @@ static zo_status pc_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) 
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: not an input handle of this runtime");
     uint32_t idx = zo__call_of_handle(rt, h);
     uint32_t slot = zo__h_slot(h);
-    if (idx == ZO_NONE32 || slot >= rt->calls[idx].n_in || !rt->calls[idx].in_state)
+    if (idx == ZO_NONE32 || slot >= rt->calls[idx].n_in) /* n_in 0: no window was opened */
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: unknown or stale handle");
     zo_call_rec *c = &rt->calls[idx];
-    if (c->in_state[slot] == 2)
+    uint8_t *in_state = zo__in_state(c);
+    if (in_state[slot] == 2)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_input_grad: handle already used in this backward");
-    if (c->in_state[slot] != 1 || !c->window_open)
+    if (in_state[slot] != 1 || !c->window_open)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE,
                         "zo_input_grad: stale handle: module %u's call window was closed before this "
                         "gradient arrived (zo_release_all, zo_graph_discard, zo_forward_abort or the "
@@ -149,7 +153,7 @@ static zo_status pc_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) 
     zo_module_id m = c->m;
     zo_mod *md = &rt->mods[m];
     zo_graph gh = zo__mk_graph(rt, c->graph);
-    c->in_state[slot] = 2;
+    in_state[slot] = 2;
     int64_t before = c->window_count;
     c->window_count--;
     md->window_sum--;
@@ -224,8 +228,9 @@ static zo_status pc_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, in
         }
         if (g->retain) {
             zo_mod *md = &rt->mods[c->m];
+            uint8_t *in_state = zo__in_state(c);
             for (uint32_t i = 0; i < c->n_in; i++)
-                if (c->in_state[i] == 2) c->in_state[i] = 1;
+                if (in_state[i] == 2) in_state[i] = 1;
             c->window_open = 1;
             c->window_count = c->n_tracked;
             md->open_windows++;
@@ -274,7 +279,7 @@ static void pc_release_all_calls(zo_runtime *rt) {
                      "window closed by release_and_reset_all");
             zo__window_close(rt, c);
             c->has_window = 0;
-            if (c->in_state) memset(c->in_state, 0, c->n_in);
+            memset(zo__in_state(c), 0, c->n_in);
         }
         (void)zo__act_clear(rt, c, &c->bwd_active);
         (void)zo__act_clear(rt, c, &c->hold);

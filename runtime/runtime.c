@@ -152,9 +152,13 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     return ZO_OK;
 }
 
+void zo__in_state_free(zo_runtime *rt, zo_call_rec *c) {
+    if (c->n_in > ZO_IN_STATE_INLINE) zo__free(rt, c->in_st.heap);
+}
+
 static void free_call_storage(zo_runtime *rt) {
-    for (uint32_t i = 0; i < rt->n_calls; i++) zo__free(rt, rt->calls[i].in_state);
-    zo__free(rt, rt->calls);
+    for (uint32_t i = 0; i < rt->n_calls; i++) zo__in_state_free(rt, &rt->calls[i]);
+    zo__free(rt, rt->calls_raw);
 }
 
 zo_status zo_runtime_destroy(zo_runtime *rt) {
@@ -965,7 +969,8 @@ static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
         return ZO_OK;
     }
     if (rt->n_calls >= ZO_MAX_CALLS) return ZO_ERR_LIMIT;
-    if (zo__reserve(rt, (void **)&rt->calls, &rt->cap_calls, rt->n_calls + 1, sizeof *rt->calls) ||
+    if (zo__reserve_aligned(rt, (void **)&rt->calls, &rt->calls_raw, &rt->cap_calls, rt->n_calls + 1,
+                            sizeof *rt->calls) ||
         zo__reserve(rt, (void **)&rt->held_calls, &rt->cap_held_calls, rt->n_calls + 1, sizeof *rt->held_calls) ||
         zo__reserve(rt, (void **)&rt->calls_tmp, &rt->cap_calls_tmp, rt->n_calls + 1, sizeof *rt->calls_tmp))
         return ZO_ERR_NOMEM;
@@ -992,7 +997,7 @@ static zo_status free_call(zo_runtime *rt, uint32_t idx) {
         md->calls_head = c->mod_next;
     if (c->mod_next != ZO_NONE32) rt->calls[c->mod_next].mod_prev = c->mod_prev;
     if (md->last_ended == idx) md->last_ended = ZO_NONE32;
-    zo__free(rt, c->in_state);
+    zo__in_state_free(rt, c);
     uint32_t gen = c->gen;
     memset(c, 0, sizeof *c);
     rt->live_calls--;
