@@ -253,6 +253,11 @@ struct zo_runtime {
     uint32_t n_pars, cap_pars, cap_pcold;
     uint64_t persistent_total;
     int dirty;                /* fetch lists need rebuilding */
+    /* derived at zo__rebuild: every module's fetch list, in module order
+     * (zo_mod.fetch points into it), and every parameter's users, in
+     * parameter order (zo_par_cold.users) */
+    zo_param_id *fetch_all;
+    zo_module_id *users_all;
     /* the parameters the per-step sweeps (zo_release_all, reset_step, the
      * end-of-pass sweep, _clean_inflight_param_registry) have to look at:
      * gathered or in flight, active for some module, or in DeepSpeed's

@@ -176,7 +176,6 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo_backend_full_free(rt->backend, p, pr->full);
         zo_backend_param_remove(rt->backend, p);
         zo__free(rt, rt->pcold[p].act);
-        zo__free(rt, rt->pcold[p].users);
         zo__free(rt, rt->pcold[p].name);
     }
     zo__free(rt, rt->pars_raw);
@@ -186,11 +185,12 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     for (uint32_t m = 0; m < rt->n_mods; m++) {
         zo__free(rt, rt->mcold[m].own);
         zo__free(rt, rt->mcold[m].ext);
-        zo__free(rt, rt->mods[m].fetch);
         zo__free(rt, rt->mds[m].recomp);
         zo__free(rt, rt->mcold[m].name);
     }
     zo__free(rt, rt->mods_raw);
+    zo__free(rt, rt->fetch_all);
+    zo__free(rt, rt->users_all);
     zo__free(rt, rt->mcold);
     zo__free(rt, rt->mds);
     zo__free(rt, rt->mod_names);
@@ -490,11 +490,12 @@ zo_status zo__rebuild(zo_runtime *rt) {
     uint32_t *cnt = zo__calloc(rt, nm ? nm : 1, sizeof *cnt);
     uint32_t *ucnt = zo__calloc(rt, np ? np : 1, sizeof *ucnt);
     zo_param_id **lists = zo__calloc(rt, nm ? nm : 1, sizeof *lists);
-    zo_module_id **ulists = zo__calloc(rt, np ? np : 1, sizeof *ulists);
+    zo_param_id *fetch_all = NULL;
+    zo_module_id *users_all = NULL;
     zo_param_id *scratch = zo__calloc(rt, np ? np : 1, sizeof *scratch);
     uint64_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
     uint64_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
-    int ok = cnt && ucnt && lists && ulists && scratch && m1 && m2;
+    int ok = cnt && ucnt && lists && scratch && m1 && m2;
     /* upper bounds: own + ext + (leaf, gather-always) params owned below
      * + (gather-always) external uses of the modules it holds.  A module
      * held by a gather-always ancestor fetches nothing itself. */
@@ -543,41 +544,59 @@ zo_status zo__rebuild(zo_runtime *rt) {
             cnt[m] = k;
             for (uint32_t i = 0; i < k; i++) ucnt[lists[m][i]]++;
         }
-        for (uint32_t p = 0; p < np && ok; p++) {
-            ulists[p] = zo__alloc(rt, (ucnt[p] ? ucnt[p] : 1) * sizeof(zo_module_id));
-            if (!ulists[p]) ok = 0;
-            ucnt[p] = 0;
-        }
+        /* every module's list in one array, in module order, and every
+         * parameter's users in another: a walk over modules in id order
+         * (a forward, a backward) reads them sequentially */
+        uint64_t total = 0;
+        for (uint32_t m = 0; m < nm; m++) total += cnt[m];
+        if (total > SIZE_MAX / sizeof(zo_param_id) - 1) ok = 0;
+        if (ok) fetch_all = zo__alloc(rt, ((size_t)total + 1) * sizeof(zo_param_id));
+        if (ok) users_all = zo__alloc(rt, ((size_t)total + 1) * sizeof(zo_module_id));
+        if (!fetch_all || !users_all) ok = 0;
     }
     if (!ok) {
         if (lists)
             for (uint32_t m = 0; m < nm; m++) zo__free(rt, lists[m]);
-        if (ulists)
-            for (uint32_t p = 0; p < np; p++) zo__free(rt, ulists[p]);
         zo__free(rt, cnt);
         zo__free(rt, ucnt);
         zo__free(rt, lists);
-        zo__free(rt, ulists);
+        zo__free(rt, fetch_all);
+        zo__free(rt, users_all);
         zo__free(rt, scratch);
         zo__free(rt, m1);
         zo__free(rt, m2);
         return zo__fail(rt, ZO_ERR_NOMEM, "cannot build parameter fetch lists");
     }
+    /* users: ucnt[p] becomes p's offset in users_all, then its end */
+    {
+        size_t off = 0;
+        for (uint32_t p = 0; p < np; p++) {
+            uint32_t k = ucnt[p];
+            ucnt[p] = (uint32_t)off;
+            rt->pcold[p].users = users_all + off;
+            rt->pcold[p].n_users = k;
+            off += k;
+        }
+    }
     for (uint32_t m = 0; m < nm; m++)
         for (uint32_t i = 0; i < cnt[m]; i++) {
             zo_param_id p = lists[m][i];
-            ulists[p][ucnt[p]++] = m;
+            users_all[ucnt[p]++] = m;
         }
+    size_t foff = 0;
     for (uint32_t m = 0; m < nm; m++) {
         zo_mod *md = &rt->mods[m];
-        zo__free(rt, md->fetch);
-        md->fetch = lists[m];
+        md->fetch = fetch_all + foff;
+        memcpy(md->fetch, lists[m], cnt[m] * sizeof *md->fetch);
+        foff += cnt[m];
+        zo__free(rt, lists[m]);
+        lists[m] = NULL;
         md->n_fetch = cnt[m];
         md->n_trainable = 0;
         rt->mcold[m].fetch_numel = 0;
         for (uint32_t i = 0; i < cnt[m]; i++) {
-            rt->mcold[m].fetch_numel += rt->pars[lists[m][i]].numel;
-            md->n_trainable += rt->pars[lists[m][i]].trainable;
+            rt->mcold[m].fetch_numel += rt->pars[md->fetch[i]].numel;
+            md->n_trainable += rt->pars[md->fetch[i]].trainable;
         }
     }
     /* rec_numel: own numel summed up the tree (a parent is registered
@@ -593,11 +612,10 @@ zo_status zo__rebuild(zo_runtime *rt) {
         zo_mod_cold *md = &rt->mcold[m];
         for (uint32_t i = 0; i < md->n_ext; i++) md->rec_numel += rt->pars[md->ext[i]].numel;
     }
-    for (uint32_t p = 0; p < np; p++) {
-        zo__free(rt, rt->pcold[p].users);
-        rt->pcold[p].users = ulists[p];
-        rt->pcold[p].n_users = ucnt[p];
-    }
+    zo__free(rt, rt->fetch_all);
+    zo__free(rt, rt->users_all);
+    rt->fetch_all = fetch_all;
+    rt->users_all = users_all;
     if (ZO_IS_DS(rt)) ds_mark_persistent(rt, cnt); /* cnt: nm entries, free now */
     zo__free(rt, rt->scratch);
     zo__free(rt, rt->mark1);
@@ -609,7 +627,6 @@ zo_status zo__rebuild(zo_runtime *rt) {
     zo__free(rt, cnt);
     zo__free(rt, ucnt);
     zo__free(rt, lists);
-    zo__free(rt, ulists);
     rt->dirty = 0;
     return ZO_OK;
 }
