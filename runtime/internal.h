@@ -258,6 +258,8 @@ struct zo_runtime {
      * parameter order (zo_par_cold.users) */
     zo_param_id *fetch_all;
     zo_module_id *users_all;
+    zo_param_id *pers_ids;    /* the persistent parameters in id order (valid while !dirty) */
+    uint32_t n_pers_ids;
     /* the parameters the per-step sweeps (zo_release_all, reset_step, the
      * end-of-pass sweep, _clean_inflight_param_registry) have to look at:
      * gathered or in flight, active for some module, or in DeepSpeed's

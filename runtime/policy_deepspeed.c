@@ -329,17 +329,22 @@ zo_status zo__ds_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, int o
 zo_status zo__ds_step_end(zo_runtime *rt) {
     zo_status first = ZO_OK;
     if (ZO_DS_ENGINE(rt) && rt->ds_step_grads > 0 && zo__rebuild(rt) == ZO_OK) {
+        /* the persistent parameters only (rebuilt with the fetch lists) */
         uint32_t n = 0;
-        for (uint32_t p = 0; p < rt->n_pars; p++)
-            if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_NOT_AVAILABLE) rt->scratch[n++] = p;
+        for (uint32_t i = 0; i < rt->n_pers_ids; i++) {
+            zo_param_id p = rt->pers_ids[i];
+            if (rt->pars[p].status == ZO_PARAM_NOT_AVAILABLE) rt->scratch[n++] = p;
+        }
         if (n) {
             zo_status s = zo__gather(rt, rt->scratch, n, 0);
             if (s && !first) first = s;
-            for (uint32_t p = 0; p < rt->n_pars && !s; p++)
-                if (rt->pars[p].persistent && rt->pars[p].status == ZO_PARAM_INFLIGHT) {
+            for (uint32_t i = 0; i < rt->n_pers_ids && !s; i++) {
+                zo_param_id p = rt->pers_ids[i];
+                if (rt->pars[p].status == ZO_PARAM_INFLIGHT) {
                     zo_status w = zo__wait_param(rt, p);
                     if (w && !first) first = w;
                 }
+            }
         }
     }
     rt->ds_step_grads = 0;

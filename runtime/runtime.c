@@ -205,6 +205,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->scratch);
     zo__free(rt, rt->mark1);
     zo__free(rt, rt->mark2);
+    zo__free(rt, rt->pers_ids);
     zo__free(rt, rt->fp_recv);
     if (rt->own_backend) zo_backend_destroy(rt->backend);
     zo__free(rt, rt);
@@ -495,7 +496,8 @@ zo_status zo__rebuild(zo_runtime *rt) {
     zo_param_id *scratch = zo__calloc(rt, np ? np : 1, sizeof *scratch);
     uint64_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
     uint64_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
-    int ok = cnt && ucnt && lists && scratch && m1 && m2;
+    zo_param_id *pers = zo__calloc(rt, np ? np : 1, sizeof *pers);
+    int ok = cnt && ucnt && lists && scratch && m1 && m2 && pers;
     /* upper bounds: own + ext + (leaf, gather-always) params owned below
      * + (gather-always) external uses of the modules it holds.  A module
      * held by a gather-always ancestor fetches nothing itself. */
@@ -565,6 +567,7 @@ zo_status zo__rebuild(zo_runtime *rt) {
         zo__free(rt, scratch);
         zo__free(rt, m1);
         zo__free(rt, m2);
+        zo__free(rt, pers);
         return zo__fail(rt, ZO_ERR_NOMEM, "cannot build parameter fetch lists");
     }
     /* users: ucnt[p] becomes p's offset in users_all, then its end */
@@ -617,6 +620,11 @@ zo_status zo__rebuild(zo_runtime *rt) {
     rt->fetch_all = fetch_all;
     rt->users_all = users_all;
     if (ZO_IS_DS(rt)) ds_mark_persistent(rt, cnt); /* cnt: nm entries, free now */
+    rt->n_pers_ids = 0;
+    for (uint32_t p = 0; p < np; p++)
+        if (rt->pars[p].persistent) pers[rt->n_pers_ids++] = p;
+    zo__free(rt, rt->pers_ids);
+    rt->pers_ids = pers;
     zo__free(rt, rt->scratch);
     zo__free(rt, rt->mark1);
     zo__free(rt, rt->mark2);
