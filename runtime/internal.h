@@ -117,7 +117,6 @@ typedef struct zo_par_cold {
     uint32_t elem_size;
     zo_module_id owner;
     char *name;
-    size_t full_bytes;
     zo_module_id *act;        /* ds_active_sub_modules after act0 */
     uint32_t cap_act;
     uint32_t n_users;
@@ -125,11 +124,12 @@ typedef struct zo_par_cold {
     uint64_t gathers;
     uint64_t ready_epoch;     /* backward epoch its grad became ready */
 } zo_par_cold;
+_Static_assert(sizeof(zo_par_cold) == 64, "a cold parameter record is one cache line");
 
 typedef struct zo_work_rec {
     zo_work *work;
-    zo_param_id *params;
-    uint32_t n_params;
+    zo_param_id *params;      /* kept when the slot is retired (cap_params) */
+    uint32_t n_params, cap_params;
     uint8_t in_use;
 } zo_work_rec;
 
@@ -248,8 +248,8 @@ struct zo_runtime {
     uint32_t *mod_names;
     uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;             /* line-aligned inside pars_raw */
-    zo_par_cold *pcold;
-    void *pars_raw;
+    zo_par_cold *pcold;       /* line-aligned inside pcold_raw */
+    void *pars_raw, *pcold_raw;
     uint32_t n_pars, cap_pars, cap_pcold;
     uint64_t persistent_total;
     int dirty;                /* fetch lists need rebuilding */
@@ -301,6 +301,8 @@ struct zo_runtime {
                                  prefetch budget): += numel gathered by the coordinator, -= numel
                                  released, 0 at reset_step */
 
+    zo_gather_item *gitems;   /* zo__gather's items for the backend */
+    uint32_t cap_gitems;
     zo_work_rec *works;
     uint32_t n_works, cap_works;
     uint32_t *works_free;     /* stack of free slots in works, O(1) reuse */

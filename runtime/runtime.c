@@ -167,8 +167,9 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         if (!rt->works[w].in_use) continue;
         (void)zo_backend_wait(rt->backend, rt->works[w].work);
         zo_backend_work_free(rt->backend, rt->works[w].work);
-        zo__free(rt, rt->works[w].params);
     }
+    for (uint32_t w = 0; w < rt->cap_works; w++) zo__free(rt, rt->works[w].params); /* zeroed past use */
+    zo__free(rt, rt->gitems);
     zo__free(rt, rt->works);
     zo__free(rt, rt->works_free);
     for (uint32_t p = 0; p < rt->n_pars; p++) {
@@ -179,7 +180,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
         zo__free(rt, rt->pcold[p].name);
     }
     zo__free(rt, rt->pars_raw);
-    zo__free(rt, rt->pcold);
+    zo__free(rt, rt->pcold_raw);
     zo__free(rt, rt->live_pars);
     zo__free(rt, rt->live_sorted);
     for (uint32_t m = 0; m < rt->n_mods; m++) {
@@ -363,7 +364,8 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
         }
     }
     if (zo__reserve_aligned(rt, (void **)&rt->pars, &rt->pars_raw, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
-        zo__reserve(rt, (void **)&rt->pcold, &rt->cap_pcold, rt->n_pars + 1, sizeof *rt->pcold) ||
+        zo__reserve_aligned(rt, (void **)&rt->pcold, &rt->pcold_raw, &rt->cap_pcold, rt->n_pars + 1,
+                            sizeof *rt->pcold) ||
         zo__reserve(rt, (void **)&rt->live_pars, &rt->cap_live_pars, rt->n_pars + 1, sizeof *rt->live_pars) ||
         zo__reserve(rt, (void **)&rt->live_sorted, &rt->cap_live_sorted, rt->n_pars + 1, sizeof *rt->live_sorted) ||
         zo__reserve(rt, (void **)&om->own, &om->cap_own, om->n_own + 1, sizeof *om->own))
@@ -768,13 +770,17 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
             return zo__fail(rt, ZO_ERR_NOMEM, "cannot grow the in-flight registry");
         wslot = rt->n_works;
     }
-    zo_gather_item *items = zo__calloc(rt, k, sizeof *items);
-    zo_param_id *plist = zo__calloc(rt, k, sizeof *plist);
-    if (!items || !plist) {
-        zo__free(rt, items);
-        zo__free(rt, plist);
+    /* the items handed to the backend (which copies them) and the work's
+     * parameter list: buffers kept by the runtime and by the registry slot,
+     * grown when a larger group comes, so a gather allocates nothing */
+    zo_work_rec *wr = &rt->works[wslot];
+    if (k > UINT32_MAX ||
+        zo__reserve(rt, (void **)&rt->gitems, &rt->cap_gitems, (uint32_t)k, sizeof *rt->gitems) ||
+        zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params))
         return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
-    }
+    zo_gather_item *items = rt->gitems;
+    zo_param_id *plist = wr->params;
+    memset(items, 0, k * sizeof *items);
     size_t j = 0;
     zo_status s = ZO_OK;
     for (size_t i = 0; i < n && j < k; i++) {
@@ -812,8 +818,6 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
     if (!s && !vs) s = zo_backend_all_gather_start(rt->backend, items, j, &work);
     if (s || vs) {
         for (size_t t = 0; t < j; t++) zo_backend_full_free(rt->backend, items[t].param, items[t].full);
-        zo__free(rt, items);
-        zo__free(rt, plist);
         if (vs) return vs; /* nothing issued; the message names both sides */
         /* NOMEM and a collective mismatch (the host world's matcher) keep their
          * code; everything else the backend says is ZO_ERR_BACKEND */
@@ -821,9 +825,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k,
                         backend_msg(rt, s));
     }
-    zo_work_rec *wr = &rt->works[wslot];
     wr->work = work;
-    wr->params = plist;
     wr->n_params = (uint32_t)j;
     wr->in_use = 1;
     if (wslot == rt->n_works)
@@ -846,15 +848,16 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         if (rt->st.live_numel > rt->st.peak_live_numel) rt->st.peak_live_numel = rt->st.live_numel;
         zo__emit(rt, prefetch ? ZO_EV_PREFETCH : ZO_EV_GATHER, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     }
-    zo__free(rt, items);
     return ZO_OK;
 }
 
-/* frees a finished (or failed) work and returns its registry slot */
+/* frees a finished (or failed) work and returns its registry slot (which
+ * keeps its parameter list buffer for the next gather) */
 static void work_retire(zo_runtime *rt, zo_work_rec *wr) {
     zo_backend_work_free(rt->backend, wr->work);
-    zo__free(rt, wr->params);
-    memset(wr, 0, sizeof *wr);
+    wr->work = NULL;
+    wr->n_params = 0;
+    wr->in_use = 0;
     rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works); /* capacity reserved at growth */
 }
 
