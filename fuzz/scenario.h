@@ -69,7 +69,9 @@ extern "C" {
 #define ZS_MAX_MIX 8         /* extra terms of one call's mixed inputs (.scn only, not in the byte codec) */
 #define ZS_MAX_ORDER 256     /* fuzzed backward-order choice bytes */
 #define ZS_MAX_WORLD 8       /* world size W is 1..ZS_MAX_WORLD */
-#define ZS_MAX_NUMEL 0x7FFFFFFFu /* numel is 1..ZS_MAX_NUMEL; the codec's classes favour <= 2^20 (~1e6); real models need ~4e7 (GPT-2 wte) */
+/* numel is 1..ZS_MAX_NUMEL; the codec's classes favour <= 2^20 (~1e6); real
+ * models need ~4e7 (GPT-2 wte) */
+#define ZS_MAX_NUMEL 0x7FFFFFFFu
 #define ZS_MAX_ELEM_SIZE 64  /* elem_size is 1..64 bytes (the runtime's limit) */
 #define ZS_MAX_PROGRESS 7    /* cfg.progress_every is 0..7 */
 #define ZS_NAME_LEN 24       /* annotation names, NUL-terminated */

@@ -438,7 +438,8 @@ const char *zo_last_error(const zo_runtime *rt);
 /* Registration                                                         */
 /* ------------------------------------------------------------------ */
 
-#define ZO_MODULE_Z3_LEAF 0x1u /**< deepspeed.utils.set_z3_leaf_modules: fetches its whole subtree, children get no hooks */
+/** deepspeed.utils.set_z3_leaf_modules: fetches its whole subtree, children get no hooks */
+#define ZO_MODULE_Z3_LEAF 0x1u
 /** Gather always (the rank-independent MoE option).  The module's fetch
  *  (pre-forward, pre-backward, recompute) all-gathers every parameter of
  *  its whole subtree, as a z3 leaf's does, and its trace entry lists them
