@@ -27,7 +27,7 @@
  *   per 8 bytes), deterministic, different for every parameter and never
  *   constant, so a gather that copies the wrong shard, the wrong parameter or
  *   nothing at all is visible in the content.  (Computed in hostmap.c,
- *   shared with the MPI backend, as are the hash tables below.)
+ *   shared with the MPI backend, as is the hash table below.)
  *
  * Shard layout (DeepSpeed's uniform padded partitions)
  *   shard_bytes = partition_numel * elem_size, partition_numel =
@@ -94,8 +94,9 @@
  *
  * Defensive checks
  *   Every entry validates its arguments and returns a zo_status with a
- *   message in last_error(); nothing aborts.  Parameters, live full buffers
- *   and live works are kept in hash tables, so an unknown, stale or
+ *   message in last_error(); nothing aborts.  Parameters (a slot array by
+ *   id), live full buffers (a list per parameter) and live works (a pool of
+ *   records, checked by address) are kept so that an unknown, stale or
  *   double-freed handle is reported (or, for the void ops, recorded in
  *   last_error() and ignored), never dereferenced.  The backend also checks the
  *   data-plane protocol it can see: a parameter is in at most one pending
@@ -176,12 +177,92 @@ const host_ctx *zo__host_of(const zo_backend *b)
     return (const host_ctx *)b->ctx;
 }
 
-/* The live full buffer `full` of this backend, or NULL: looked up in the
- * buffer table, so a foreign, stale or double-freed pointer is reported,
- * never dereferenced. */
-static host_buf *checked_buf(host_ctx *c, void *full)
+static host_buf *find_in(host_buf *list, const void *full)
 {
-    return full ? zo__map_get(&c->bufs, (uint64_t)(uintptr_t)full) : NULL;
+    for (host_buf *b = list; b; b = b->live_next)
+        if (data_of(b) == full)
+            return b;
+    return NULL;
+}
+
+/* The live full buffer `full` of this backend, or NULL: found among the
+ * buffers of `param` (the caller's claim), else among all live buffers,
+ * comparing addresses only, so a foreign, stale or double-freed pointer is
+ * reported, never dereferenced. */
+static host_buf *checked_buf(host_ctx *c, zo_param_id param, void *full)
+{
+    if (!full)
+        return NULL;
+    host_param *p = lookup(c, param);
+    host_buf *b = p ? find_in(p->bufs, full) : NULL;
+    if (b || !c->nbufs)
+        return b;
+    /* not a buffer of that parameter: an error path, or a full_free /
+     * gather naming another parameter */
+    if ((b = find_in(c->orphans, full)))
+        return b;
+    for (size_t i = 0; i < c->nslots; i++)
+        if (c->slots[i] && c->slots[i] != p && (b = find_in(c->slots[i]->bufs, full)))
+            return b;
+    for (size_t i = 0; i < c->sparse.cap; i++) {
+        host_param *q = c->sparse.vals[i];
+        if (q && q != p && (b = find_in(q->bufs, full)))
+            return b;
+    }
+    return NULL;
+}
+
+static void buf_link(host_buf **head, host_buf *b)
+{
+    b->live_prev = NULL;
+    b->live_next = *head;
+    if (*head)
+        (*head)->live_prev = b;
+    *head = b;
+}
+
+static void buf_unlink(host_ctx *c, host_buf *b)
+{
+    if (b->live_prev)
+        b->live_prev->live_next = b->live_next;
+    else if (b->owner)
+        b->owner->bufs = b->live_next;
+    else
+        c->orphans = b->live_next;
+    if (b->live_next)
+        b->live_next->live_prev = b->live_prev;
+    b->live_prev = b->live_next = NULL;
+}
+
+/* Makes room for parameter id: a slot (growing the slot array while ids
+ * stay dense), else an entry of the sparse map.  No change on error. */
+static zo_status param_reserve(host_ctx *c, zo_param_id id)
+{
+    if (id < c->nslots)
+        return ZO_OK;
+    if ((uint64_t)id >= (uint64_t)c->nparams * 2u + 1024u)
+        return map_reserve(c, &c->sparse);
+    size_t ncap = c->nslots ? c->nslots : 1024;
+    while (ncap <= id)
+        ncap *= 2;
+    host_param **ns = h_alloc(c, ncap * sizeof *ns);
+    if (!ns)
+        return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: out of memory growing a table to %zu slots", ncap);
+    if (c->nslots)
+        memcpy(ns, c->slots, c->nslots * sizeof *ns);
+    memset(ns + c->nslots, 0, (ncap - c->nslots) * sizeof *ns);
+    if (c->sparse.count) /* ids now below the slot count move to their slot */
+        for (size_t i = c->nslots; i < ncap; i++) {
+            host_param *q = zo__map_get(&c->sparse, (uint64_t)i);
+            if (q) {
+                ns[i] = q;
+                zo__map_del(&c->sparse, (uint64_t)i);
+            }
+        }
+    h_free(c, c->slots);
+    c->slots = ns;
+    c->nslots = ncap;
+    return ZO_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -246,9 +327,78 @@ void zo__host_complete(host_ctx *c, host_work *w)
     }
 }
 
+/* The live work zw of this backend, or NULL: found by its address among
+ * the pool's chunks, so a foreign or stale handle is reported, never
+ * dereferenced. */
 static host_work *checked_work(host_ctx *c, zo_work *zw)
 {
-    return zw ? zo__map_get(&c->workset, (uint64_t)(uintptr_t)zw) : NULL;
+    uintptr_t a = (uintptr_t)zw;
+    for (size_t k = c->nwchunks; zw && k-- > 0;) { /* the largest chunk holds half the records */
+        uintptr_t base = (uintptr_t)c->wchunk[k];
+        size_t count = (size_t)HOST_WORK_CHUNK0 << k;
+        if (a >= base && a - base < count * sizeof(host_work)) {
+            if ((a - base) % sizeof(host_work))
+                return NULL;
+            host_work *w = (host_work *)a;
+            return w->live ? w : NULL;
+        }
+    }
+    return NULL;
+}
+
+static void work_stack_push(host_ctx *c, host_work *w)
+{
+    w->live = 0;
+    w->prev = NULL;
+    w->next = c->wfree;
+    c->wfree = w;
+}
+
+/* A freed record enters the quarantine ring; the oldest there, if the ring
+ * is full, becomes reusable. */
+static void work_pool_push(host_ctx *c, host_work *w)
+{
+    w->live = 0;
+    if (c->wquar_n == HOST_WORK_QUARANTINE) {
+        work_stack_push(c, c->wquar[c->wquar_head]);
+        c->wquar[c->wquar_head] = w;
+        c->wquar_head = (c->wquar_head + 1) % HOST_WORK_QUARANTINE;
+        return;
+    }
+    c->wquar[(c->wquar_head + c->wquar_n++) % HOST_WORK_QUARANTINE] = w;
+}
+
+/* A free work record with room for n items, cleared except for its items
+ * buffer; NULL when out of memory (nothing changed). */
+static host_work *work_take(host_ctx *c, size_t n)
+{
+    if (!c->wfree) {
+        size_t count = (size_t)HOST_WORK_CHUNK0 << c->nwchunks;
+        host_work *ch = c->nwchunks < HOST_WORK_CHUNKS ? h_alloc(c, count * sizeof *ch) : NULL;
+        if (!ch)
+            return NULL;
+        memset(ch, 0, count * sizeof *ch);
+        c->wchunk[c->nwchunks++] = ch;
+        for (size_t i = count; i-- > 0;)
+            work_stack_push(c, &ch[i]);
+    }
+    host_work *w = c->wfree;
+    if (w->items_cap < n) {
+        size_t cap = n < 4 ? 4 : n;
+        host_item *items = h_alloc(c, cap * sizeof *items);
+        if (!items)
+            return NULL;
+        h_free(c, w->items);
+        w->items = items;
+        w->items_cap = cap;
+    }
+    c->wfree = w->next;
+    host_item *items = w->items;
+    size_t cap = w->items_cap;
+    memset(w, 0, sizeof *w);
+    w->items = items;
+    w->items_cap = cap;
+    return w;
 }
 
 
@@ -303,7 +453,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
                     "host backend: param_add(%u): %llu bytes of shards exceed the %llu-byte limit "
                     "(set max_bytes_per_param)",
                     (unsigned)param, (unsigned long long)L, (unsigned long long)ZO_HOST_MAX_ALLOC);
-    st = map_reserve(c, &c->params);
+    st = param_reserve(c, param);
     if (st != ZO_OK)
         return st;
     host_param *p = h_alloc(c, head + (size_t)stored);
@@ -324,7 +474,11 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     /* single view: every rank's shard, bytes [0, L) of the padded tensor;
      * world: bytes [own_off, own_off + stored) (parameter bytes, then zero padding) */
     zo__fill_padded(param, p->store, c->world ? own_off : 0, stored, full_bytes);
-    zo__map_put(&c->params, param, p);
+    if (param < c->nslots)
+        c->slots[param] = p;
+    else
+        zo__map_put(&c->sparse, param, p);
+    c->nparams++;
     c->shard_bytes_total += stored;
     return ZO_OK;
 }
@@ -340,7 +494,17 @@ static void op_param_remove(void *ctx, zo_param_id param)
         return;
     }
     cancel_for_param(c, p);
-    zo__map_del(&c->params, param);
+    while (p->bufs) { /* its live buffers stay valid handles */
+        host_buf *b = p->bufs;
+        buf_unlink(c, b);
+        b->owner = NULL;
+        buf_link(&c->orphans, b);
+    }
+    if (param < c->nslots)
+        c->slots[param] = NULL;
+    else
+        zo__map_del(&c->sparse, param);
+    c->nparams--;
     c->shard_bytes_total -= p->copy_bytes;
     h_free(c, p);
 }
@@ -351,11 +515,9 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     if (!c)
         return ZO_ERR_INVALID_ARG;
     uint64_t cap = phys(c, bytes);
-    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, lookup(c, param) != NULL,
+    host_param *p = lookup(c, param);
+    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, p != NULL,
                                         cap, HOST_BUF_HDR);
-    if (st != ZO_OK)
-        return st;
-    st = map_reserve(c, &c->bufs);
     if (st != ZO_OK)
         return st;
     host_buf *b = zo__host_cache_take(c, (size_t)cap);
@@ -368,7 +530,9 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     b->param = param;
     b->requested = bytes;
     b->capacity = (size_t)cap;
-    zo__map_put(&c->bufs, (uint64_t)(uintptr_t)data_of(b), b);
+    b->owner = p;
+    buf_link(&p->bufs, b);
+    c->nbufs++;
     /* fresh or reused: the same 0xA5 content (a reused buffer holds the
      * previous parameter's bytes, which must not pass for a gather) */
     if (!c->no_copy && !c->no_poison)
@@ -380,7 +544,8 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
 /* full_free's release: back to the cache if it fits, else to the allocator. */
 static void buf_release(host_ctx *c, host_buf *b)
 {
-    zo__map_del(&c->bufs, (uint64_t)(uintptr_t)data_of(b));
+    buf_unlink(c, b);
+    c->nbufs--;
     if (!zo__host_cache_put(c, b))
         h_free(c, b);
 }
@@ -390,7 +555,7 @@ static void op_full_free(void *ctx, zo_param_id param, void *full)
     host_ctx *c = ctx_of(ctx);
     if (!c || !full)
         return;
-    host_buf *b = checked_buf(c, full);
+    host_buf *b = checked_buf(c, param, full);
     if (!b) {
         zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: full_free(%u): buffer %p is not a live full buffer of this backend",
              (unsigned)param, full);
@@ -429,7 +594,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     for (size_t i = 0; i < n; i++) {
         const zo_gather_item *it = &items[i];
         host_param *p = lookup(c, it->param);
-        host_buf *b = checked_buf(c, it->full);
+        host_buf *b = checked_buf(c, it->param, it->full);
         zo_status st = zo__gather_item_check(
             c->err, sizeof c->err, "host backend", i, it,
             p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
@@ -446,18 +611,15 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         return zo__host_fail(c, zo__host_fault_status(c), "host backend: all_gather_start: injected fault (gather %llu)",
                     (unsigned long long)c->fault_ops[ZO_HOST_FAULT_GATHER]);
 
-    zo_status st = map_reserve(c, &c->workset);
-    if (st != ZO_OK)
-        return st;
-    host_work *w = h_alloc(c, sizeof(host_work) + n * sizeof(host_item));
+    zo_status st;
+    host_work *w = work_take(c, n);
     if (!w)
         return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: all_gather_start: out of memory for a work of %zu items", n);
-    memset(w, 0, sizeof *w);
     wentry *we = NULL;
     if (c->world) {
         we = zo__host_entry_new(c->world, WK_GATHER, c->rank, n);
         if (!we) {
-            h_free(c, w);
+            work_stack_push(c, w);
             return zo__host_fail(c, ZO_ERR_NOMEM, "host world: all_gather_start: out of memory for a collective entry");
         }
         for (size_t i = 0; i < n; i++) {
@@ -478,7 +640,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         pthread_mutex_unlock(&c->world->mu);
         if (st != ZO_OK) {
             zo__host_entry_free(c->world, we);
-            h_free(c, w);
+            work_stack_push(c, w);
             return zo__host_fail(c, st, "host world: all_gather_start: out of memory for a collective record");
         }
     }
@@ -497,7 +659,8 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     if (c->works)
         c->works->prev = w;
     c->works = w;
-    zo__map_put(&c->workset, (uint64_t)(uintptr_t)w, w);
+    w->live = 1;
+    c->nworks++;
 
     if (c->world || c->deferred || w->delayed) {
         for (size_t i = 0; i < n; i++) {
@@ -606,8 +769,8 @@ static void work_release(host_ctx *c, host_work *w)
         c->works = w->next;
     if (w->next)
         w->next->prev = w->prev;
-    zo__map_del(&c->workset, (uint64_t)(uintptr_t)w);
-    h_free(c, w);
+    c->nworks--;
+    work_pool_push(c, w);
 }
 
 static void op_work_free(void *ctx, zo_work *zw)
@@ -709,14 +872,30 @@ static void op_destroy(void *ctx)
         pthread_cond_broadcast(&w->cv);
         pthread_mutex_unlock(&w->mu);
     }
-    for (size_t i = 0; i < c->bufs.cap; i++)
-        h_free(c, c->bufs.vals[i]);
+    while (c->orphans) {
+        host_buf *b = c->orphans;
+        c->orphans = b->live_next;
+        h_free(c, b);
+    }
+    for (size_t i = 0; i < c->nslots + c->sparse.cap; i++) {
+        host_param *p = i < c->nslots ? c->slots[i] : c->sparse.vals[i - c->nslots];
+        if (!p)
+            continue;
+        while (p->bufs) {
+            host_buf *b = p->bufs;
+            p->bufs = b->live_next;
+            h_free(c, b);
+        }
+        h_free(c, p);
+    }
     zo__host_cache_free_all(c);
-    for (size_t i = 0; i < c->params.cap; i++)
-        h_free(c, c->params.vals[i]);
-    zo__map_free(&c->bufs, &c->alloc);
-    zo__map_free(&c->params, &c->alloc);
-    zo__map_free(&c->workset, &c->alloc);
+    h_free(c, c->slots);
+    zo__map_free(&c->sparse, &c->alloc);
+    for (size_t k = 0; k < c->nwchunks; k++) {
+        for (size_t i = 0; i < ((size_t)HOST_WORK_CHUNK0 << k); i++)
+            h_free(c, c->wchunk[k][i].items);
+        h_free(c, c->wchunk[k]);
+    }
     zo_allocator a = c->alloc;
     zo__host_free(&a, c);
 }
@@ -872,10 +1051,10 @@ uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes)
 }
 
 int zo_host_is_host(const zo_backend *b) { return zo__host_of(b) != NULL; }
-size_t zo_host_live_full_buffers(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->bufs.count : 0; }
-size_t zo_host_live_works(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->workset.count : 0; }
+size_t zo_host_live_full_buffers(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->nbufs : 0; }
+size_t zo_host_live_works(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->nworks : 0; }
 size_t zo_host_pending_works(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->npending : 0; }
-size_t zo_host_param_count(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->params.count : 0; }
+size_t zo_host_param_count(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->nparams : 0; }
 uint64_t zo_host_shard_bytes(const zo_backend *b)
 {
     const host_ctx *c = zo__host_of(b);

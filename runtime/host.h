@@ -43,6 +43,8 @@ typedef struct host_ctx host_ctx;
 typedef struct host_work host_work;
 typedef struct wentry wentry;
 
+typedef struct host_buf host_buf;
+
 typedef struct host_param {
     zo_param_id id;
     uint32_t elem_size;       /* bytes */
@@ -57,19 +59,26 @@ typedef struct host_param {
                                  world: this rank's stored part of its own shard only */
     host_work *pending;       /* deferred gather not completed yet */
     uint64_t mark;            /* duplicate detection inside one group */
+    host_buf *bufs;           /* its live full buffers (usually one), newest first */
 } host_param;
 
-typedef struct host_buf host_buf;
 struct host_buf {
     zo_param_id param;
     size_t requested; /* bytes asked for */
     size_t capacity;  /* bytes really allocated after the header */
     host_work *pending;
     uint64_t mark;
-    /* only while cached (see "Full buffer cache"): */
-    host_buf *below;      /* the buffer of the same capacity cached before this one */
-    host_buf *next_class; /* only for the top of a capacity's stack: the next capacity's top
-                             in the same bucket */
+    union {
+        struct { /* only while cached (see "Full buffer cache"): */
+            host_buf *below;      /* the buffer of the same capacity cached before this one */
+            host_buf *next_class; /* only for the top of a capacity's stack: the next capacity's top
+                                     in the same bucket */
+        };
+        struct { /* only while live: its list (owner->bufs, or c->orphans) */
+            host_buf *live_prev, *live_next;
+        };
+    };
+    host_param *owner; /* while live: the parameter it was allocated for, NULL once that was removed */
 };
 
 #define HOST_BUF_HDR ((sizeof(host_buf) + 63u) & ~(size_t)63u)
@@ -92,9 +101,21 @@ struct host_work {
     zo_status status;
     size_t n;
     wentry *we;          /* world mode: this rank's entry in its collective until observed */
-    host_work *prev, *next; /* list of live works */
-    host_item items[];
+    host_work *prev, *next; /* live: list of live works; free: the pool's queue */
+    int live;            /* a live work (else free in the pool) */
+    size_t items_cap;    /* items kept across reuses of this record */
+    host_item *items;
 };
+
+/* Work records come from a pool of chunks (chunk k: HOST_WORK_CHUNK0 << k
+ * records) that only grows; a handle is valid when it is the address of a
+ * record of a chunk that is live.  A freed record waits in a ring of the
+ * HOST_WORK_QUARANTINE most recently freed before it is reused (most
+ * recently freed first, for locality), so the handle of a freed work stays
+ * invalid for at least that many later frees. */
+#define HOST_WORK_CHUNK0 64u
+#define HOST_WORK_CHUNKS 40u
+#define HOST_WORK_QUARANTINE 16u
 
 struct host_ctx {
     zo_backend pub; /* the handle given to the caller; lives in this allocation */
@@ -102,9 +123,23 @@ struct host_ctx {
     zo_host_world *world; /* NULL: single view */
     int world_size, rank, deferred, no_copy;
     uint64_t cap; /* max_bytes_per_param, 0 = none */
-    zo__map params; /* id -> host_param* */
-    zo__map bufs;   /* live full buffer (user pointer) -> host_buf* */
-    zo__map workset; /* live work -> itself: validation without reading foreign memory */
+    /* Parameters: slots[id] for id < nslots (the runtime numbers its
+     * parameters densely from 0), the map for ids far above the count. */
+    host_param **slots;
+    size_t nslots;
+    zo__map sparse; /* id -> host_param*, only ids >= nslots */
+    size_t nparams;
+    /* Live full buffers: on their parameter's list (host_param.bufs), or on
+     * orphans once the parameter was removed; found by comparing addresses
+     * with those of the lists, never by reading the caller's pointer. */
+    host_buf *orphans;
+    size_t nbufs;
+    host_work *wchunk[HOST_WORK_CHUNKS]; /* the work pool's chunks */
+    size_t nwchunks;
+    host_work *wfree;                     /* free records out of quarantine, a stack (next) */
+    host_work *wquar[HOST_WORK_QUARANTINE]; /* the most recently freed records, a ring */
+    size_t wquar_head, wquar_n;
+    size_t nworks;                        /* live works */
     host_work *works; /* live works, newest first */
     size_t npending;
     uint64_t mark_gen;
@@ -198,9 +233,12 @@ static inline uint64_t phys(const host_ctx *c, uint64_t bytes)
     return c->cap ? min_u64(bytes, c->cap) : bytes;
 }
 
-/* Makes room for one more entry in m; no change on error. */
-
-static inline host_param *lookup(const host_ctx *c, zo_param_id id) { return zo__map_get(&c->params, id); }
+static inline host_param *lookup(const host_ctx *c, zo_param_id id)
+{
+    if (id < c->nslots)
+        return c->slots[id];
+    return c->sparse.count ? zo__map_get(&c->sparse, id) : NULL;
+}
 
 static inline host_ctx *ctx_of(void *ctx) { return (host_ctx *)ctx; }
 
@@ -227,7 +265,7 @@ zo_status zo__host_fail(host_ctx *c, zo_status st, const char *fmt, ...)
 
 /* Takes the most recently cached buffer of exactly `capacity` bytes, or NULL. */
 host_buf *zo__host_cache_take(host_ctx *c, size_t capacity);
-/* Keeps b (already out of c->bufs) for reuse if it fits the budget;
+/* Keeps b (already off the live lists) for reuse if it fits the budget;
  * returns 0 if it does not (the caller frees it). */
 int zo__host_cache_put(host_ctx *c, host_buf *b);
 /* Really frees every cached buffer (destroy). */

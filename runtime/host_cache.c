@@ -22,7 +22,7 @@
  * scans at most the distinct cached sizes hashing there.  A buffer that
  * would take the cached bytes over the budget is really freed; nothing is
  * evicted.  While cached the data part is poisoned for ASan; a cached
- * buffer is not in c->bufs, so full_free / all_gather_start of its stale
+ * buffer is on no live list, so full_free / all_gather_start of its stale
  * pointer are reported like those of a freed one. */
 
 static host_buf **cache_bucket(host_ctx *c, size_t capacity)
@@ -55,7 +55,7 @@ host_buf *zo__host_cache_take(host_ctx *c, size_t capacity)
     return b;
 }
 
-/* Keeps b (already out of c->bufs) for reuse if it fits the budget;
+/* Keeps b (already off the live lists) for reuse if it fits the budget;
  * returns 0 if it does not (the caller frees it). */
 int zo__host_cache_put(host_ctx *c, host_buf *b)
 {
