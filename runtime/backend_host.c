@@ -456,11 +456,16 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     st = param_reserve(c, param);
     if (st != ZO_OK)
         return st;
-    host_param *p = h_alloc(c, head + (size_t)stored);
-    if (!p)
+    /* the record on a line boundary, when the 63 bytes this takes stay
+     * within the allocation limit */
+    size_t slack = (uint64_t)head + stored + 63u <= ZO_HOST_MAX_ALLOC ? 63u : 0u;
+    void *block = h_alloc(c, head + (size_t)stored + slack);
+    host_param *p = (host_param *)(((uintptr_t)block + slack) & ~(uintptr_t)slack);
+    if (!block)
         return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: param_add(%u): out of memory for %llu bytes of shards",
                     (unsigned)param, (unsigned long long)L);
     memset(p, 0, sizeof *p);
+    p->block = block;
     p->id = param;
     p->elem_size = elem_size;
     p->numel = numel;
@@ -506,7 +511,7 @@ static void op_param_remove(void *ctx, zo_param_id param)
         zo__map_del(&c->sparse, param);
     c->nparams--;
     c->shard_bytes_total -= p->copy_bytes;
-    h_free(c, p);
+    h_free(c, p->block);
 }
 
 static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void **out)
@@ -886,7 +891,7 @@ static void op_destroy(void *ctx)
             p->bufs = b->live_next;
             h_free(c, b);
         }
-        h_free(c, p);
+        h_free(c, p->block);
     }
     zo__host_cache_free_all(c);
     h_free(c, c->slots);

@@ -46,21 +46,26 @@ typedef struct wentry wentry;
 typedef struct host_buf host_buf;
 
 typedef struct host_param {
+    /* first line (the block is line-aligned where it can be): what a
+     * gather, full_alloc and full_free read */
     zo_param_id id;
     uint32_t elem_size;       /* bytes */
     uint64_t numel;           /* elements */
     uint64_t partition_numel; /* elements per rank */
-    uint64_t full_bytes;      /* numel * elem_size */
-    uint64_t shard_bytes;     /* partition_numel * elem_size */
-    uint64_t padded_bytes;    /* W * shard_bytes */
     uint64_t copy_bytes;      /* L: bytes a gather copies (0 with no_copy) */
-    uint64_t stored;          /* bytes in store: L (single view) or this rank's part (world) */
-    uint8_t *store;           /* single view: L bytes, rank r's shard at r*shard_bytes;
-                                 world: this rank's stored part of its own shard only */
     host_work *pending;       /* deferred gather not completed yet */
     uint64_t mark;            /* duplicate detection inside one group */
     host_buf *bufs;           /* its live full buffers (usually one), newest first */
+    uint8_t *store;           /* single view: L bytes, rank r's shard at r*shard_bytes;
+                                 world: this rank's stored part of its own shard only */
+    /* second line */
+    uint64_t full_bytes;      /* numel * elem_size */
+    uint64_t shard_bytes;     /* partition_numel * elem_size */
+    uint64_t padded_bytes;    /* W * shard_bytes */
+    uint64_t stored;          /* bytes in store: L (single view) or this rank's part (world) */
+    void *block;              /* the allocation holding this record and store */
 } host_param;
+_Static_assert(offsetof(host_param, full_bytes) == 64, "a gather reads one line of a parameter record");
 
 struct host_buf {
     zo_param_id param;
