@@ -68,15 +68,13 @@
 #include <zoffload_backend.h>
 #include <zoffload_testing.h>
 
-static double cpu_s(void)
-{
+static double cpu_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void die(const char *what, zo_status s, const char *msg)
-{
+static void die(const char *what, zo_status s, const char *msg) {
     fprintf(stderr, "bench_gather: %s: %s: %s\n", what, zo_strerror(s), msg ? msg : "");
     exit(1);
 }
@@ -90,8 +88,7 @@ static volatile uint8_t g_sink;
  * (an early version of this benchmark measured a loop without copies). */
 static inline void clobber(void *p) { __asm__ volatile("" : : "r"(p) : "memory"); }
 
-__attribute__((noinline)) static double time_memcpy(uint8_t *dst, const uint8_t *src, size_t bytes, int iters)
-{
+__attribute__((noinline)) static double time_memcpy(uint8_t *dst, const uint8_t *src, size_t bytes, int iters) {
     double a = cpu_s();
     for (int i = 0; i < iters; i++) {
         memcpy(dst, src, bytes);
@@ -110,8 +107,7 @@ static const size_t k_memcpy_off[MEMCPY_NOFF][2] = {{0, 0}, {0, 64}, {0, 2048}, 
 
 /* Times every offset pair over `iters` copies; returns the index of the
  * fastest, *worst_s the slowest pair's time. */
-static int choose_memcpy_pair(uint8_t *dst_page, const uint8_t *src_page, size_t bytes, int iters, double *worst_s)
-{
+static int choose_memcpy_pair(uint8_t *dst_page, const uint8_t *src_page, size_t bytes, int iters, double *worst_s) {
     double best = 0, bad = 0;
     int kb = 0;
     for (int k = 0; k < MEMCPY_NOFF; k++) {
@@ -129,8 +125,7 @@ typedef struct backend_case {
     zo_gather_item item;
 } backend_case;
 
-static void backend_setup(backend_case *bc, int W, size_t bytes)
-{
+static void backend_setup(backend_case *bc, int W, size_t bytes) {
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     hc.world_size = W;
     zo_status s = zo_backend_host_create(&hc, &bc->be);
@@ -148,8 +143,7 @@ static void backend_setup(backend_case *bc, int W, size_t bytes)
     bc->item.elem_size = 4;
 }
 
-static double time_backend(backend_case *bc, size_t bytes, int iters)
-{
+static double time_backend(backend_case *bc, size_t bytes, int iters) {
     const zo_backend_ops *ops = bc->be->ops;
     void *ctx = bc->be->ctx;
     double a = cpu_s();
@@ -164,8 +158,7 @@ static double time_backend(backend_case *bc, size_t bytes, int iters)
     return cpu_s() - a;
 }
 
-static void backend_teardown(backend_case *bc)
-{
+static void backend_teardown(backend_case *bc) {
     bc->be->ops->full_free(bc->be->ctx, 0, bc->full);
     zo_backend_destroy(bc->be);
 }
@@ -177,18 +170,17 @@ typedef struct runtime_case {
     zo_param_id w;
 } runtime_case;
 
-#define RT_CHECK(rc, call)                                                 \
-    do {                                                                   \
-        zo_status s_ = (call);                                             \
-        if (s_ != ZO_OK) die(#call, s_, zo_last_error((rc)->rt));          \
+#define RT_CHECK(rc, call)                                                                                             \
+    do {                                                                                                               \
+        zo_status s_ = (call);                                                                                         \
+        if (s_ != ZO_OK) die(#call, s_, zo_last_error((rc)->rt));                                                      \
     } while (0)
 
 /* poison 0: the runtime creates its host backend (ZO_HOST_CONFIG_INIT:
  * copy mode, immediate, cache on, poison as the build's default); 1: the
  * same configuration with no_poison = 0 (always fill), created here and
  * passed as cfg.backend. */
-static void runtime_setup(runtime_case *rc, int W, size_t bytes, int poison)
-{
+static void runtime_setup(runtime_case *rc, int W, size_t bytes, int poison) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = W;
     rc->be = NULL;
@@ -214,8 +206,7 @@ static void runtime_setup(runtime_case *rc, int W, size_t bytes, int poison)
     RT_CHECK(rc, zo_param_register(rc->rt, rc->fc, "weight", bytes / 4, 4, 0, &rc->w));
 }
 
-static double time_runtime(runtime_case *rc, size_t bytes, int iters)
-{
+static double time_runtime(runtime_case *rc, size_t bytes, int iters) {
     double a = cpu_s();
     for (int i = 0; i < iters; i++) {
         zo_graph g;
@@ -234,8 +225,7 @@ static double time_runtime(runtime_case *rc, size_t bytes, int iters)
 
 /* One more fetch: the bytes zo_param_access gives are the parameter's
  * (sampled every 4093 bytes); 0 if one is wrong. */
-static int runtime_content_ok(runtime_case *rc, size_t bytes)
-{
+static int runtime_content_ok(runtime_case *rc, size_t bytes) {
     zo_graph g;
     const void *data;
     size_t nb;
@@ -243,15 +233,13 @@ static int runtime_content_ok(runtime_case *rc, size_t bytes)
     RT_CHECK(rc, zo_forward_begin(rc->rt, ZO_FWD_ROOT | ZO_FWD_EVAL, &g));
     RT_CHECK(rc, zo_pre_forward(rc->rt, rc->fc, 0));
     RT_CHECK(rc, zo_param_access(rc->rt, rc->fc, rc->w, &data, &nb));
-    for (size_t k = 0; k < bytes && ok; k += 4093)
-        ok = ((const uint8_t *)data)[k] == zo_host_param_byte(rc->w, k);
+    for (size_t k = 0; k < bytes && ok; k += 4093) ok = ((const uint8_t *)data)[k] == zo_host_param_byte(rc->w, k);
     RT_CHECK(rc, zo_post_forward(rc->rt, rc->fc));
     RT_CHECK(rc, zo_forward_end(rc->rt, g));
     return ok;
 }
 
-static size_t parse_list(const char *s, unsigned long long *out, size_t cap)
-{
+static size_t parse_list(const char *s, unsigned long long *out, size_t cap) {
     size_t n = 0;
     char *dup = strdup(s);
     if (!dup) return 0;
@@ -260,19 +248,23 @@ static size_t parse_list(const char *s, unsigned long long *out, size_t cap)
     return n;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *sizes_s = "4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456";
     const char *worlds_s = "1,8,64";
     int reps = 5;
     const char *only = NULL; /* --only memcpy|backend|runtime|runtime_poison: profile one path (others print 0) */
     double min_bytes = 512.0 * 1024 * 1024;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes_s = argv[++i];
-        else if (!strcmp(argv[i], "--worlds") && i + 1 < argc) worlds_s = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) min_bytes = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            sizes_s = argv[++i];
+        else if (!strcmp(argv[i], "--worlds") && i + 1 < argc)
+            worlds_s = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc)
+            min_bytes = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else {
             fprintf(stderr, "usage: bench_gather [--sizes B,B,...] [--worlds W,W,...] [--reps R] [--min-bytes B] "
                             "[--only memcpy|backend|runtime|runtime_poison]\n");
@@ -323,9 +315,9 @@ int main(int argc, char **argv)
                 if (!only || !strcmp(only, "runtime")) tr = time_runtime(&rc, bytes, iters);
                 if (!only || !strcmp(only, "runtime_poison")) tn = time_runtime(&rn, bytes, iters);
                 double tot = (double)bytes * iters;
-                printf("gather\t%d\t%zu\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", W, bytes, r,
-                       tm > 0 ? tot / tm / 1e9 : 0, tb > 0 ? tot / tb / 1e9 : 0, tr > 0 ? tot / tr / 1e9 : 0,
-                       tn > 0 ? tot / tn / 1e9 : 0, worst_s > 0 ? tot / worst_s / 1e9 : 0);
+                printf("gather\t%d\t%zu\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", W, bytes, r, tm > 0 ? tot / tm / 1e9 : 0,
+                       tb > 0 ? tot / tb / 1e9 : 0, tr > 0 ? tot / tr / 1e9 : 0, tn > 0 ? tot / tn / 1e9 : 0,
+                       worst_s > 0 ? tot / worst_s / 1e9 : 0);
                 fflush(stdout);
             }
             /* the gathered content must be the parameter (a benchmark that

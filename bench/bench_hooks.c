@@ -61,23 +61,21 @@
 #include <zoffload_backend.h>
 #include <zoffload_testing.h>
 
-#define PARAM_NUMEL 1000000ull
+#define PARAM_NUMEL       1000000ull
 #define EVENTS_PER_MODULE 7
 
 static zo_runtime *g_rt;
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        zo_status s_ = (call);                                                               \
-        if (s_ != ZO_OK) {                                                                   \
-            fprintf(stderr, "bench_hooks: %s: %s: %s\n", #call, zo_strerror(s_),             \
-                    zo_last_error(g_rt));                                                    \
-            exit(1);                                                                         \
-        }                                                                                    \
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        zo_status s_ = (call);                                                                                         \
+        if (s_ != ZO_OK) {                                                                                             \
+            fprintf(stderr, "bench_hooks: %s: %s: %s\n", #call, zo_strerror(s_), zo_last_error(g_rt));                 \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
@@ -85,25 +83,23 @@ static double now_s(void)
 
 /* CPU time of this thread: on a shared, overloaded machine wall time
  * counts the time other processes hold the core; CPU time does not. */
-static double cpu_s(void)
-{
+static double cpu_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 typedef struct model {
-    uint32_t n;          /* modules */
+    uint32_t n;                         /* modules */
     uint32_t *first_child, *n_children; /* children of module i are ids first_child[i] .. +n_children[i]-1
                                            only for the root's direct block children we keep a list */
-    uint32_t *root_kids; /* direct children of the root, in order */
+    uint32_t *root_kids;                /* direct children of the root, in order */
     uint32_t n_root_kids;
-    zo_param_id *param;  /* param of module i */
+    zo_param_id *param;           /* param of module i */
     zo_grad_handle *in_h, *out_h; /* per module (one call per module per step) */
 } model;
 
-static void *xcalloc(size_t n, size_t sz)
-{
+static void *xcalloc(size_t n, size_t sz) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) {
         fprintf(stderr, "bench_hooks: out of memory\n");
@@ -112,8 +108,7 @@ static void *xcalloc(size_t n, size_t sz)
     return p;
 }
 
-static void build(model *md, uint32_t n)
-{
+static void build(model *md, uint32_t n) {
     md->n = n;
     md->first_child = xcalloc(n, sizeof(uint32_t));
     md->n_children = xcalloc(n, sizeof(uint32_t));
@@ -138,8 +133,7 @@ static void build(model *md, uint32_t n)
         md->root_kids[md->n_root_kids++] = id;
         next++;
     }
-    for (uint32_t m = 0; m < n; m++)
-        CHECK(zo_param_register(g_rt, m, "weight", PARAM_NUMEL, 4, 0, &md->param[m]));
+    for (uint32_t m = 0; m < n; m++) CHECK(zo_param_register(g_rt, m, "weight", PARAM_NUMEL, 4, 0, &md->param[m]));
 }
 
 static const uint8_t k_yes = 1;
@@ -148,48 +142,44 @@ static const uint8_t k_yes = 1;
  * after every hook (slow; not used for timing) */
 static int g_diag;
 static unsigned long long g_max_live_cfg; /* --max-live: stage3_max_live_parameters (0: default 1e9) */
-static long long g_reuse_cfg = -1;         /* --reuse: stage3_max_reuse_distance (-1: default 1e9) */
+static long long g_reuse_cfg = -1;        /* --reuse: stage3_max_reuse_distance (-1: default 1e9) */
 static uint64_t g_max_inflight, g_max_live;
-static void diag(void)
-{
+static void diag(void) {
     zo_stats st;
     if (!g_diag || zo_get_stats(g_rt, &st) != ZO_OK) return;
     if (st.inflight_params > g_max_inflight) g_max_inflight = st.inflight_params;
     if (st.live_numel > g_max_live) g_max_live = st.live_numel;
 }
 
-static void fwd_call(model *md, uint32_t m)
-{
+static void fwd_call(model *md, uint32_t m) {
     const void *data;
-    CHECK(zo_pre_forward(g_rt, m, ZO_CALL_GRAD));                      /* A */
+    CHECK(zo_pre_forward(g_rt, m, ZO_CALL_GRAD)); /* A */
     diag();
-    CHECK(zo_track_inputs(g_rt, m, 1, &k_yes, &md->in_h[m]));          /* D */
+    CHECK(zo_track_inputs(g_rt, m, 1, &k_yes, &md->in_h[m])); /* D */
     if (m == 0)
         for (uint32_t i = 0; i < md->n_root_kids; i++) fwd_call(md, md->root_kids[i]);
     else
         for (uint32_t i = 0; i < md->n_children[m]; i++) fwd_call(md, md->first_child[m] + i);
-    CHECK(zo_param_access(g_rt, m, md->param[m], &data, NULL));        /* own op */
-    CHECK(zo_post_forward(g_rt, m));                                   /* B */
-    CHECK(zo_track_outputs(g_rt, m, 1, &k_yes, &md->out_h[m]));        /* C */
+    CHECK(zo_param_access(g_rt, m, md->param[m], &data, NULL)); /* own op */
+    CHECK(zo_post_forward(g_rt, m));                            /* B */
+    CHECK(zo_track_outputs(g_rt, m, 1, &k_yes, &md->out_h[m])); /* C */
 }
 
-static void bwd_call(model *md, uint32_t m)
-{
+static void bwd_call(model *md, uint32_t m) {
     const void *data;
-    CHECK(zo_output_grad(g_rt, md->out_h[m]));                         /* PreBackward */
+    CHECK(zo_output_grad(g_rt, md->out_h[m])); /* PreBackward */
     diag();
-    CHECK(zo_param_access(g_rt, m, md->param[m], &data, NULL));        /* own op's backward */
+    CHECK(zo_param_access(g_rt, m, md->param[m], &data, NULL)); /* own op's backward */
     CHECK(zo_param_grad_ready(g_rt, md->param[m]));
     if (m == 0)
         for (uint32_t i = md->n_root_kids; i-- > 0;) bwd_call(md, md->root_kids[i]);
     else
         for (uint32_t i = md->n_children[m]; i-- > 0;) bwd_call(md, md->first_child[m] + i);
-    CHECK(zo_input_grad(g_rt, md->in_h[m]));                           /* PostBackward */
+    CHECK(zo_input_grad(g_rt, md->in_h[m])); /* PostBackward */
     diag();
 }
 
-static void step(model *md)
-{
+static void step(model *md) {
     zo_graph g;
     CHECK(zo_forward_begin(g_rt, ZO_FWD_ROOT, &g));
     fwd_call(md, 0);
@@ -204,14 +194,12 @@ static void step(model *md)
  * only them: valgrind --tool=callgrind --toggle-collect=timed_step) */
 __attribute__((noinline)) static void timed_step(model *md) { step(md); }
 
-static void fail(const char *what, uint32_t n)
-{
+static void fail(const char *what, uint32_t n) {
     fprintf(stderr, "bench_hooks: N=%u: sanity check failed: %s\n", n, what);
     exit(1);
 }
 
-static int run_n(uint32_t n, int reps, double min_events)
-{
+static int run_n(uint32_t n, int reps, double min_events) {
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
     hc.testing = &ht;
@@ -244,8 +232,8 @@ static int run_n(uint32_t n, int reps, double min_events)
     double ev_step = (double)n * EVENTS_PER_MODULE;
     int steps = (int)(min_events / ev_step + 0.999);
     if (steps < 2) steps = 2;
-    fprintf(stderr, "[bench] hooks: N=%u modules, %d steps x %d reps (%.0f events/step, warm-up %.2f s)\n",
-            n, steps, reps, ev_step, warm);
+    fprintf(stderr, "[bench] hooks: N=%u modules, %d steps x %d reps (%.0f events/step, warm-up %.2f s)\n", n, steps,
+            reps, ev_step, warm);
     for (int r = 0; r < reps; r++) {
         zo_stats s0, s1;
         CHECK(zo_get_stats(g_rt, &s0));
@@ -255,21 +243,20 @@ static int run_n(uint32_t n, int reps, double min_events)
         CHECK(zo_get_stats(g_rt, &s1));
         if (s1.trace_invalidations != s0.trace_invalidations) fail("trace invalidated", n);
         if (s1.prefetches == s0.prefetches) fail("no prefetch with a complete trace", n);
-        if (s1.live_numel != s1.persistent_live_numel || s1.inflight_params)
-            fail("step did not end released", n);
+        if (s1.live_numel != s1.persistent_live_numel || s1.inflight_params) fail("step did not end released", n);
         if (s1.unplanned_fetches != s0.unplanned_fetches) fail("unplanned fetch (gather on access)", n);
         double events = ev_step * steps;
-        printf("hooks\t%u\t%d\t%.2f\t%.2f\t%d\t%.0f\t%.1f\t%.1f\n", n, r, dtc * 1e9 / events,
-               dt * 1e9 / events, steps, events,
-               (double)(s1.prefetches - s0.prefetches) / steps,
+        printf("hooks\t%u\t%d\t%.2f\t%.2f\t%d\t%.0f\t%.1f\t%.1f\n", n, r, dtc * 1e9 / events, dt * 1e9 / events, steps,
+               events, (double)(s1.prefetches - s0.prefetches) / steps,
                (double)(s1.blocking_waits - s0.blocking_waits) / steps);
         fflush(stdout);
     }
     if (g_diag)
-        fprintf(stderr, "[bench] hooks: N=%u diag: max in-flight params %llu, max live numel %llu "
-                "(= %llu params of %llu)\n", n, (unsigned long long)g_max_inflight,
-                (unsigned long long)g_max_live, (unsigned long long)(g_max_live / PARAM_NUMEL),
-                (unsigned long long)PARAM_NUMEL);
+        fprintf(stderr,
+                "[bench] hooks: N=%u diag: max in-flight params %llu, max live numel %llu "
+                "(= %llu params of %llu)\n",
+                n, (unsigned long long)g_max_inflight, (unsigned long long)g_max_live,
+                (unsigned long long)(g_max_live / PARAM_NUMEL), (unsigned long long)PARAM_NUMEL);
     g_max_inflight = g_max_live = 0;
     CHECK(zo_check_consistency(g_rt));
     CHECK(zo_runtime_destroy(g_rt));
@@ -284,20 +271,27 @@ static int run_n(uint32_t n, int reps, double min_events)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *mods = "100,1000,10000,100000";
     int reps = 5;
     double min_events = 2e6;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--modules") && i + 1 < argc) mods = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--min-events") && i + 1 < argc) min_events = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--diag")) g_diag = 1;
-        else if (!strcmp(argv[i], "--max-live") && i + 1 < argc) g_max_live_cfg = (unsigned long long)atof(argv[++i]);
-        else if (!strcmp(argv[i], "--reuse") && i + 1 < argc) g_reuse_cfg = (long long)atof(argv[++i]);
+        if (!strcmp(argv[i], "--modules") && i + 1 < argc)
+            mods = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--min-events") && i + 1 < argc)
+            min_events = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--diag"))
+            g_diag = 1;
+        else if (!strcmp(argv[i], "--max-live") && i + 1 < argc)
+            g_max_live_cfg = (unsigned long long)atof(argv[++i]);
+        else if (!strcmp(argv[i], "--reuse") && i + 1 < argc)
+            g_reuse_cfg = (long long)atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_hooks [--modules N,N,...] [--reps R] [--min-events E] [--diag] [--max-live NUMEL] [--reuse NUMEL]\n");
+            fprintf(
+                stderr,
+                "usage: bench_hooks [--modules N,N,...] [--reps R] [--min-events E] [--diag] [--max-live NUMEL] [--reuse NUMEL]\n");
             return 2;
         }
     }

@@ -67,8 +67,7 @@
 #include "scn.h"
 #include "sim.h"
 
-static char *read_file(const char *path, size_t *n)
-{
+static char *read_file(const char *path, size_t *n) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 1 << 20, k = 0;
@@ -91,16 +90,14 @@ static char *read_file(const char *path, size_t *n)
     return b;
 }
 
-static uint64_t set_numel(const zs_scenario *s, const zs_id *ids, int n)
-{
+static uint64_t set_numel(const zs_scenario *s, const zs_id *ids, int n) {
     uint64_t t = 0;
     for (int i = 0; i < n; i++) t += s->par[ids[i]].numel;
     return t;
 }
 
 /* the spec minimum and the call-stack floor over every call of s */
-static void minimums(const zs_scenario *s, uint64_t *min_single, uint64_t *min_stack)
-{
+static void minimums(const zs_scenario *s, uint64_t *min_single, uint64_t *min_stack) {
     static zs_id ids[ZS_MAX_PARAMS];
     static uint8_t mark[ZS_MAX_PARAMS];
     *min_single = *min_stack = 0;
@@ -132,8 +129,7 @@ static void minimums(const zs_scenario *s, uint64_t *min_single, uint64_t *min_s
  * scenario (MoE routing, skips, ...) that name a step past the program,
  * which zs_scenario_for_rank refuses ("step 2 not in the program"): the
  * setup error that left both all-ranks models without figures. */
-static void keep_steps(zs_scenario *s)
-{
+static void keep_steps(zs_scenario *s) {
     unsigned k = 0;
     for (unsigned i = 0; i < s->n_edits; i++)
         if (s->edit[i].step < s->n_steps) s->edit[k++] = s->edit[i];
@@ -142,8 +138,7 @@ static void keep_steps(zs_scenario *s)
 
 /* per-call policy, engine order, the default physical cap (numel
  * accounting sees full sizes) */
-static int run(const zs_scenario *s, zs_sim_result *r)
-{
+static int run(const zs_scenario *s, zs_sim_result *r) {
     zs_run_opts o;
     zs_run_opts_init(&o);
     o.policy = ZO_GRADS_PER_CALL;
@@ -158,8 +153,7 @@ static int run(const zs_scenario *s, zs_sim_result *r)
 
 static const char *vname(int v) { return zs_scn_verdict_name(v); }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int lat[8], nlat = 0;
     int first = 1;
     if (argc > 2 && !strcmp(argv[1], "--latency")) {
@@ -210,20 +204,20 @@ int main(int argc, char **argv)
         uint64_t mn, mstack;
         minimums(&two, &mn, &mstack);
         for (int ru = 0; ru <= 1; ru++)
-        for (int pf = 0; pf <= 1; pf++) {
-            static zs_scenario t;
-            if (zs_scenario_copy(&t, &two)) return 1;
-            if (ru) t.cfg.max_reuse_distance = 0;
-            t.cfg.deferred = 0;
-            t.cfg.progress_every = 0;
-            if (!pf) t.cfg.prefetch_bucket_size = 0;
-            zs_sim_result r;
-            int v = run(&t, &r);
-            if (v) bad = 1;
-            printf("memory\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%s\n", model, ru ? "0" : "default", pf,
-                   (unsigned long long)r.stats.peak_live_numel, (unsigned long long)mn,
-                   (unsigned long long)mstack, (unsigned long long)r.stats.persistent_live_numel, vname(v));
-        }
+            for (int pf = 0; pf <= 1; pf++) {
+                static zs_scenario t;
+                if (zs_scenario_copy(&t, &two)) return 1;
+                if (ru) t.cfg.max_reuse_distance = 0;
+                t.cfg.deferred = 0;
+                t.cfg.progress_every = 0;
+                if (!pf) t.cfg.prefetch_bucket_size = 0;
+                zs_sim_result r;
+                int v = run(&t, &r);
+                if (v) bad = 1;
+                printf("memory\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%s\n", model, ru ? "0" : "default", pf,
+                       (unsigned long long)r.stats.peak_live_numel, (unsigned long long)mn, (unsigned long long)mstack,
+                       (unsigned long long)r.stats.persistent_live_numel, vname(v));
+            }
         /* latency: an all-ranks model as rank 0's program on its own.  In
          * a host world a gather completes when the last rank issues it
          * (deferred mode and progress_every do not apply), so the world's
@@ -243,33 +237,35 @@ int main(int argc, char **argv)
             fprintf(stderr, "[bench] memory: %s: latency rows are rank 0's program (all-ranks model)\n", model);
         }
         for (int ru = 0; ru <= 1; ru++)
-        for (int li = 0; li < nlat; li++) {
-            uint64_t blk[2], gat = 0, pre = 0;
-            int vv = 0;
-            for (int pf = 0; pf <= 1; pf++) {
-                static zs_scenario t1, t2;
-                if (zs_scenario_copy(&t1, &lone) || zs_scenario_copy(&t2, &ltwo)) return 1;
-                t1.cfg.deferred = t2.cfg.deferred = 1;
-                t1.cfg.progress_every = t2.cfg.progress_every = (uint8_t)lat[li];
-                if (!pf) t1.cfg.prefetch_bucket_size = t2.cfg.prefetch_bucket_size = 0;
-                if (ru) t1.cfg.max_reuse_distance = t2.cfg.max_reuse_distance = 0;
-                zs_sim_result r1, r2;
-                int v1 = run(&t1, &r1), v2 = run(&t2, &r2);
-                if (v1 || v2) bad = 1;
-                if (v2) vv = v2;
-                else if (v1) vv = v1;
-                blk[pf] = r2.stats.blocking_waits - r1.stats.blocking_waits;
-                if (pf) {
-                    gat = r2.stats.gathers - r1.stats.gathers;
-                    pre = r2.stats.prefetches - r1.stats.prefetches;
-                    if (r2.stats.trace_invalidations != r1.stats.trace_invalidations)
-                        fprintf(stderr, "bench_memory: %s: the trace was invalidated in step 2\n", model);
+            for (int li = 0; li < nlat; li++) {
+                uint64_t blk[2], gat = 0, pre = 0;
+                int vv = 0;
+                for (int pf = 0; pf <= 1; pf++) {
+                    static zs_scenario t1, t2;
+                    if (zs_scenario_copy(&t1, &lone) || zs_scenario_copy(&t2, &ltwo)) return 1;
+                    t1.cfg.deferred = t2.cfg.deferred = 1;
+                    t1.cfg.progress_every = t2.cfg.progress_every = (uint8_t)lat[li];
+                    if (!pf) t1.cfg.prefetch_bucket_size = t2.cfg.prefetch_bucket_size = 0;
+                    if (ru) t1.cfg.max_reuse_distance = t2.cfg.max_reuse_distance = 0;
+                    zs_sim_result r1, r2;
+                    int v1 = run(&t1, &r1), v2 = run(&t2, &r2);
+                    if (v1 || v2) bad = 1;
+                    if (v2)
+                        vv = v2;
+                    else if (v1)
+                        vv = v1;
+                    blk[pf] = r2.stats.blocking_waits - r1.stats.blocking_waits;
+                    if (pf) {
+                        gat = r2.stats.gathers - r1.stats.gathers;
+                        pre = r2.stats.prefetches - r1.stats.prefetches;
+                        if (r2.stats.trace_invalidations != r1.stats.trace_invalidations)
+                            fprintf(stderr, "bench_memory: %s: the trace was invalidated in step 2\n", model);
+                    }
                 }
+                printf("latency\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%s\n", model, ru ? "0" : "default", lat[li],
+                       (unsigned long long)blk[0], (unsigned long long)blk[1], (unsigned long long)gat,
+                       (unsigned long long)pre, vname(vv));
             }
-            printf("latency\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%s\n", model, ru ? "0" : "default", lat[li],
-                   (unsigned long long)blk[0],
-                   (unsigned long long)blk[1], (unsigned long long)gat, (unsigned long long)pre, vname(vv));
-        }
         fflush(stdout);
     }
     return bad;

@@ -42,26 +42,23 @@
 
 #include <zoffload.h>
 
-static double cpu_s(void)
-{
+static double cpu_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void die(zo_runtime *rt, const char *what, zo_status st)
-{
+static void die(zo_runtime *rt, const char *what, zo_status st) {
     fprintf(stderr, "bench_scaling: %s: %s: %s\n", what, zo_strerror(st), rt ? zo_last_error(rt) : zo_last_error(NULL));
     exit(1);
 }
-#define CK(rt, what, call)                        \
-    do {                                          \
-        zo_status s_ = (call);                    \
-        if (s_ != ZO_OK) die((rt), (what), s_);   \
+#define CK(rt, what, call)                                                                                             \
+    do {                                                                                                               \
+        zo_status s_ = (call);                                                                                         \
+        if (s_ != ZO_OK) die((rt), (what), s_);                                                                        \
     } while (0)
 
-static zo_runtime *mk(void)
-{
+static zo_runtime *mk(void) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.param_persistence_threshold = 0;
     cfg.prefetch_bucket_size = 0;
@@ -70,8 +67,7 @@ static zo_runtime *mk(void)
     return rt;
 }
 
-static void all_released(zo_runtime *rt, const char *what)
-{
+static void all_released(zo_runtime *rt, const char *what) {
     zo_stats st;
     CK(rt, "zo_get_stats", zo_get_stats(rt, &st));
     if (st.forward_stack_depth || st.live_numel != st.persistent_live_numel || st.inflight_params) {
@@ -83,8 +79,7 @@ static void all_released(zo_runtime *rt, const char *what)
 }
 
 /* seconds per module */
-static double t_register(unsigned n)
-{
+static double t_register(unsigned n) {
     zo_runtime *rt = mk();
     zo_module_id root, m;
     char name[32];
@@ -104,8 +99,7 @@ static double t_register(unsigned n)
 }
 
 /* seconds per zo_forward_abort; *n is lowered to what the runtime accepts */
-static double t_abort(unsigned *n)
-{
+static double t_abort(unsigned *n) {
     zo_runtime *rt = mk();
     zo_module_id root;
     zo_param_id p;
@@ -136,8 +130,7 @@ static double t_abort(unsigned *n)
 /* seconds per module: register a chain of n, then one step through it;
  * ph[0..3] receive the phases (registration, forward, backward, optimizer
  * step) */
-static double t_chain(unsigned n, double ph[4])
-{
+static double t_chain(unsigned n, double ph[4]) {
     zo_runtime *rt = mk();
     zo_module_id *m = malloc((size_t)n * sizeof *m);
     zo_grad_handle *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
@@ -187,8 +180,7 @@ static double t_chain(unsigned n, double ph[4])
     return t / n;
 }
 
-static int want(const char *only, const char *c)
-{
+static int want(const char *only, const char *c) {
     if (!only) return 1;
     size_t l = strlen(c);
     for (const char *p = only; (p = strstr(p, c)); p += l)
@@ -196,13 +188,14 @@ static int want(const char *only, const char *c)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int quick = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else {
             fprintf(stderr, "usage: bench_scaling [--quick] [--only register,abort,chain]\n");
             return 2;
@@ -212,8 +205,14 @@ int main(int argc, char **argv)
     if (want(only, "register")) {
         unsigned ns = 10000, nl = 1000000;
         double s = 1e9, l = 1e9;
-        for (int r = 0; r < rs; r++) { double t = t_register(ns); if (t < s) s = t; }
-        for (int r = 0; r < rl; r++) { double t = t_register(nl); if (t < l) l = t; }
+        for (int r = 0; r < rs; r++) {
+            double t = t_register(ns);
+            if (t < s) s = t;
+        }
+        for (int r = 0; r < rl; r++) {
+            double t = t_register(nl);
+            if (t < l) l = t;
+        }
         printf("scaling\tregister\t%u\t%.1f\t%d\n", ns, s * 1e9, rs);
         printf("scaling\tregister\t%u\t%.1f\t%d\n", nl, l * 1e9, rl);
         printf("ratio\tregister\t%u\t%u\t%.3f\n", ns, nl, l / s);
@@ -222,8 +221,17 @@ int main(int argc, char **argv)
     if (want(only, "abort")) {
         unsigned ns = 10000, nl = 1u << 20;
         double s = 1e9, l = 1e9;
-        for (int r = 0; r < rs; r++) { unsigned k = ns; double t = t_abort(&k); if (t < s) s = t; }
-        for (int r = 0; r < rl; r++) { unsigned k = 1u << 20; double t = t_abort(&k); if (t < l) l = t; nl = k; }
+        for (int r = 0; r < rs; r++) {
+            unsigned k = ns;
+            double t = t_abort(&k);
+            if (t < s) s = t;
+        }
+        for (int r = 0; r < rl; r++) {
+            unsigned k = 1u << 20;
+            double t = t_abort(&k);
+            if (t < l) l = t;
+            nl = k;
+        }
         printf("scaling\tabort\t%u\t%.1f\t%d\n", ns, s * 1e9, rs);
         printf("scaling\tabort\t%u\t%.1f\t%d\n", nl, l * 1e9, rl);
         printf("ratio\tabort\t%u\t%u\t%.3f\n", ns, nl, l / s);
@@ -247,7 +255,8 @@ int main(int argc, char **argv)
                 }
             }
             printf("scaling\tchain\t%u\t%.1f\t%d\n", sz[k], best[k] * 1e9, reps[k]);
-            for (int q = 0; q < 4; q++) printf("scaling\t%s\t%u\t%.1f\t%d\n", phase[q], sz[k], phb[k][q] * 1e9, reps[k]);
+            for (int q = 0; q < 4; q++)
+                printf("scaling\t%s\t%u\t%.1f\t%d\n", phase[q], sz[k], phb[k][q] * 1e9, reps[k]);
         }
         for (int k = 1; k < 3; k++) {
             printf("ratio\tchain\t%u\t%u\t%.3f\n", sz[k - 1], sz[k], best[k] / best[k - 1]);

@@ -41,15 +41,13 @@
 #include <zoffload.h>
 #include <zoffload_backend.h>
 
-static double wall_s(void)
-{
+static double wall_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void die(const char *what, zo_status s, const char *msg)
-{
+static void die(const char *what, zo_status s, const char *msg) {
     fprintf(stderr, "bench_verify: %s: %s: %s\n", what, zo_strerror(s), msg ? msg : "");
     exit(1);
 }
@@ -63,8 +61,7 @@ typedef struct rank_job {
     uint64_t collectives;
 } rank_job;
 
-static void *run_rank(void *arg)
-{
+static void *run_rank(void *arg) {
     rank_job *j = arg;
     zo_backend *be = NULL;
     zo_runtime *rt = NULL;
@@ -127,8 +124,7 @@ static void *run_rank(void *arg)
 }
 
 /* One timed run of the whole world; returns wall seconds. */
-static double run_world(int W, int verify, int modules, int iters, uint64_t numel, uint64_t *colls)
-{
+static double run_world(int W, int verify, int modules, int iters, uint64_t numel, uint64_t *colls) {
     zo_host_world *world = NULL;
     if (W > 1) {
         zo_status s = zo_host_world_create(W, NULL, &world);
@@ -158,8 +154,7 @@ static double run_world(int W, int verify, int modules, int iters, uint64_t nume
     return t;
 }
 
-static int parse_list(const char *s, long *out, int max)
-{
+static int parse_list(const char *s, long *out, int max) {
     int n = 0;
     while (*s && n < max) {
         char *e;
@@ -170,24 +165,29 @@ static int parse_list(const char *s, long *out, int max)
     return n;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
+static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     long worlds[8] = {1, 2, 4}, sizes[8] = {1024, 1048576};
     int nw = 3, ns = 2, modules = 64, iters = 200, reps = 5;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--worlds") && i + 1 < argc) nw = parse_list(argv[++i], worlds, 8);
-        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) ns = parse_list(argv[++i], sizes, 8);
-        else if (!strcmp(argv[i], "--modules") && i + 1 < argc) modules = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--worlds") && i + 1 < argc)
+            nw = parse_list(argv[++i], worlds, 8);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            ns = parse_list(argv[++i], sizes, 8);
+        else if (!strcmp(argv[i], "--modules") && i + 1 < argc)
+            modules = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+            iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_verify [--worlds 1,2,4] [--sizes 1024,1048576] [--modules M] [--iters N] [--reps R]\n");
+            fprintf(
+                stderr,
+                "usage: bench_verify [--worlds 1,2,4] [--sizes 1024,1048576] [--modules M] [--iters N] [--reps R]\n");
             return 2;
         }
     }
@@ -221,15 +221,15 @@ int main(int argc, char **argv)
                     b = run_world(W, 1, modules, it, numel, &c1);
                 }
                 if (c0 != c1 || c0 == 0) {
-                    fprintf(stderr, "bench_verify: W=%d: %llu collectives off vs %llu on\n", W,
-                            (unsigned long long)c0, (unsigned long long)c1);
+                    fprintf(stderr, "bench_verify: W=%d: %llu collectives off vs %llu on\n", W, (unsigned long long)c0,
+                            (unsigned long long)c1);
                     return 1;
                 }
                 off[r] = a * 1e9 / (double)c0;
                 on[r] = b * 1e9 / (double)c1;
                 ratio[r] = on[r] / off[r];
-                printf("verify\t%d\t%ld\t%d\t%llu\t%.0f\t%.0f\t%.3f\n", W, sizes[si], r, (unsigned long long)c0,
-                       off[r], on[r], ratio[r]);
+                printf("verify\t%d\t%ld\t%d\t%llu\t%.0f\t%.0f\t%.3f\n", W, sizes[si], r, (unsigned long long)c0, off[r],
+                       on[r], ratio[r]);
                 fflush(stdout);
             }
             qsort(off, (size_t)reps, sizeof(double), cmp_d);

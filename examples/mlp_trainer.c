@@ -54,7 +54,7 @@
 
 enum { D = 16, HID = 32, OUT = 4, MAXW = 16, NP = 4 };
 enum { P_W1 = 0, P_B1 = 1, P_W2 = 2, P_B2 = 3 };
-static const uint64_t k_numel[NP] = {HID * D, HID, OUT * HID, OUT};
+static const uint64_t k_numel[NP] = {HID * D, HID, OUT *HID, OUT};
 static const char *k_name[NP] = {"weight", "bias", "weight", "bias"};
 
 typedef struct rank_state {
@@ -78,18 +78,17 @@ typedef struct trainer {
 
 static trainer T;
 
-#define CHECK(rt, call)                                                                          \
-    do {                                                                                         \
-        zo_status s_ = (call);                                                                   \
-        if (s_ != ZO_OK) {                                                                       \
-            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call, zo_strerror(s_),   \
-                    (rt) ? zo_last_error(rt) : "");                                              \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CHECK(rt, call)                                                                                                \
+    do {                                                                                                               \
+        zo_status s_ = (call);                                                                                         \
+        if (s_ != ZO_OK) {                                                                                             \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call, zo_strerror(s_),                         \
+                    (rt) ? zo_last_error(rt) : "");                                                                    \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
-static void die(const char *what)
-{
+static void die(const char *what) {
     fprintf(stderr, "mlp_trainer: %s\n", what);
     exit(1);
 }
@@ -98,25 +97,21 @@ static void die(const char *what)
 /* Workspace memory and math: host arrays, or device arrays + cuBLAS    */
 /* ------------------------------------------------------------------ */
 
-static float *ws_alloc(size_t n)
-{
+static float *ws_alloc(size_t n) {
 #ifdef ZO_EXAMPLE_NCCL
     if (T.nccl) {
         void *p = NULL;
-        if (cudaMalloc(&p, n * sizeof(float)) != cudaSuccess)
-            die("cudaMalloc failed");
+        if (cudaMalloc(&p, n * sizeof(float)) != cudaSuccess) die("cudaMalloc failed");
         cudaMemset(p, 0, n * sizeof(float));
         return p;
     }
 #endif
     float *p = calloc(n, sizeof(float));
-    if (!p)
-        die("out of memory");
+    if (!p) die("out of memory");
     return p;
 }
 
-static void ws_free(float *p)
-{
+static void ws_free(float *p) {
 #ifdef ZO_EXAMPLE_NCCL
     if (T.nccl) {
         cudaFree(p);
@@ -128,8 +123,7 @@ static void ws_free(float *p)
 
 /* host <-> workspace copies (n floats); device copies run on the legacy
  * stream, the compute stream the NCCL backend orders its waits on */
-static void to_ws(float *dst, const float *src, size_t n)
-{
+static void to_ws(float *dst, const float *src, size_t n) {
 #ifdef ZO_EXAMPLE_NCCL
     if (T.nccl) {
         if (cudaMemcpy(dst, src, n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess)
@@ -140,8 +134,7 @@ static void to_ws(float *dst, const float *src, size_t n)
     memcpy(dst, src, n * sizeof(float));
 }
 
-static void from_ws(float *dst, const float *src, size_t n)
-{
+static void from_ws(float *dst, const float *src, size_t n) {
 #ifdef ZO_EXAMPLE_NCCL
     if (T.nccl) {
         if (cudaMemcpy(dst, src, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
@@ -154,16 +147,14 @@ static void from_ws(float *dst, const float *src, size_t n)
 
 /* row-major C[M x N] = op(A)[M x K] * op(B)[K x N]; ta/tb: operand stored
  * transposed.  All three in workspace memory. */
-static void mm(int ta, int tb, int M, int N, int K, const float *A, const float *B, float *C)
-{
+static void mm(int ta, int tb, int M, int N, int K, const float *A, const float *B, float *C) {
 #ifdef ZO_EXAMPLE_NCCL
     if (T.nccl) {
         /* column-major view of row-major data: C^T = op(B)^T op(A)^T */
         const float one = 1.0f, zero = 0.0f;
-        cublasStatus_t s = cublasSgemm(T.blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M,
-                                       K, &one, B, tb ? K : N, A, ta ? M : K, &zero, C, N);
-        if (s != CUBLAS_STATUS_SUCCESS)
-            die("cublasSgemm failed");
+        cublasStatus_t s = cublasSgemm(T.blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
+                                       &one, B, tb ? K : N, A, ta ? M : K, &zero, C, N);
+        if (s != CUBLAS_STATUS_SUCCESS) die("cublasSgemm failed");
         return;
     }
 #endif
@@ -192,33 +183,27 @@ static float frand(uint64_t *s) /* uniform in [-1, 1) */
     return (float)((*s >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
 }
 
-static void make_batch(uint64_t *rng, float *x, float *t, int B)
-{
-    for (int i = 0; i < B * D; i++)
-        x[i] = frand(rng);
+static void make_batch(uint64_t *rng, float *x, float *t, int B) {
+    for (int i = 0; i < B * D; i++) x[i] = frand(rng);
     for (int b = 0; b < B; b++)
         for (int o = 0; o < OUT; o++) {
             float acc = 0.0f;
-            for (int k = 0; k < D; k++)
-                acc += x[b * D + k] * T.teacher[k * OUT + o];
+            for (int k = 0; k < D; k++) acc += x[b * D + k] * T.teacher[k * OUT + o];
             t[b * OUT + o] = tanhf(acc);
         }
 }
 
 /* writes full[0..numel) of p's initial value */
-static void init_full(int p, float *full)
-{
+static void init_full(int p, float *full) {
     uint64_t s = 12345u + 777u * (uint64_t)p;
     float scale = p == P_W1 ? 1.0f / sqrtf((float)D) : p == P_W2 ? 1.0f / sqrtf((float)HID) : 0.0f;
-    for (uint64_t i = 0; i < k_numel[p]; i++)
-        full[i] = scale * frand(&s);
+    for (uint64_t i = 0; i < k_numel[p]; i++) full[i] = scale * frand(&s);
 }
 
 static uint64_t part_of(int p) { return (k_numel[p] + (uint64_t)T.world - 1) / (uint64_t)T.world; }
 
 /* host world: rank k's shard of p as stored in rank j's in-process world */
-static float *host_slot(int j, int p, int k)
-{
+static float *host_slot(int j, int p, int k) {
     const uint8_t *d = NULL;
     uint64_t stored = 0;
     if (zo_host_shard(T.rs[j].be, T.rs[j].p[p], k, &d, &stored) != ZO_OK || stored != part_of(p) * sizeof(float))
@@ -230,8 +215,7 @@ static float *host_slot(int j, int p, int k)
 /* Setup                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void register_model(rank_state *r, int rank)
-{
+static void register_model(rank_state *r, int rank) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = T.world;
     cfg.rank = rank;
@@ -249,8 +233,7 @@ static void register_model(rank_state *r, int rank)
     }
 }
 
-static void setup_host(void)
-{
+static void setup_host(void) {
     T.nlocal = T.world;
     for (int k = 0; k < T.world; k++) {
         zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -263,8 +246,7 @@ static void setup_host(void)
     for (int p = 0; p < NP; p++) {
         uint64_t part = part_of(p);
         float *full = calloc(part * (uint64_t)T.world, sizeof(float)); /* zero padding */
-        if (!full)
-            die("out of memory");
+        if (!full) die("out of memory");
         init_full(p, full);
         for (int j = 0; j < T.world; j++)
             for (int k = 0; k < T.world; k++)
@@ -274,8 +256,7 @@ static void setup_host(void)
 }
 
 #ifdef ZO_EXAMPLE_NCCL
-static int setup_nccl(const char *dir)
-{
+static int setup_nccl(const char *dir) {
     zo_nccl_config nc = ZO_NCCL_CONFIG_INIT;
     nc.init = ZO_NCCL_INIT_ZERO;
     nc.reduce_op = ZO_REDUCE_AVG;
@@ -296,11 +277,9 @@ static int setup_nccl(const char *dir)
     for (int p = 0; p < NP; p++) {
         uint64_t part = part_of(p);
         float *full = calloc(part * (uint64_t)T.world, sizeof(float));
-        if (!full)
-            die("out of memory");
+        if (!full) die("out of memory");
         init_full(p, full);
-        CHECK(T.rs[0].rt, zo_nccl_shard_upload(b, T.rs[0].p[p], 0, full + (uint64_t)rank * part,
-                                                part * sizeof(float)));
+        CHECK(T.rs[0].rt, zo_nccl_shard_upload(b, T.rs[0].p[p], 0, full + (uint64_t)rank * part, part * sizeof(float)));
         free(full);
     }
     return 0;
@@ -311,23 +290,20 @@ static int setup_nccl(const char *dir)
 /* One training step of one rank                                         */
 /* ------------------------------------------------------------------ */
 
-static const float *param(rank_state *r, zo_module_id m, int p)
-{
+static const float *param(rank_state *r, zo_module_id m, int p) {
     const void *d = NULL;
     CHECK(r->rt, zo_param_access(r->rt, m, r->p[p], &d, NULL));
     return d;
 }
 
-static void reduce(rank_state *r, int p)
-{
+static void reduce(rank_state *r, int p) {
     zo_status s;
 #ifdef ZO_EXAMPLE_NCCL
     if (T.nccl)
         s = zo_nccl_reduce_grads(r->be, r->p[p], r->gfull[p], r->gshard[p], k_numel[p], part_of(p));
     else
 #endif
-        s = zo_backend_reduce_scatter(r->be, r->p[p], r->gfull[p], r->gshard[p], k_numel[p], part_of(p),
-                                       ZO_REDUCE_AVG);
+        s = zo_backend_reduce_scatter(r->be, r->p[p], r->gfull[p], r->gshard[p], k_numel[p], part_of(p), ZO_REDUCE_AVG);
     if (s) {
         const char *m = zo_backend_last_error(r->be);
         fprintf(stderr, "mlp_trainer: reduce_scatter: %s: %s\n", zo_strerror(s), m ? m : "");
@@ -336,8 +312,7 @@ static void reduce(rank_state *r, int p)
     CHECK(r->rt, zo_param_grad_ready(r->rt, r->p[p]));
 }
 
-static float step_rank(int k, const float *x, const float *t)
-{
+static float step_rank(int k, const float *x, const float *t) {
     rank_state *r = &T.rs[k];
     zo_runtime *rt = r->rt;
     const int B = T.batch;
@@ -352,7 +327,7 @@ static float step_rank(int k, const float *x, const float *t)
     CHECK(rt, zo_forward_begin(rt, ZO_FWD_ROOT, &g));
     CHECK(rt, zo_pre_forward(rt, r->root, ZO_CALL_GRAD));
     CHECK(rt, zo_track_inputs(rt, r->root, 1, &no, &root_in)); /* x does not require grad */
-    CHECK(rt, zo_pre_forward(rt, r->fc1, ZO_CALL_GRAD));        /* gathers fc1.weight, fc1.bias */
+    CHECK(rt, zo_pre_forward(rt, r->fc1, ZO_CALL_GRAD));       /* gathers fc1.weight, fc1.bias */
     CHECK(rt, zo_track_inputs(rt, r->fc1, 1, &no, &fc1_in));
     to_ws(xw, x, (size_t)B * D);
     mm(0, 1, B, HID, D, xw, param(r, r->fc1, P_W1), hw); /* x W1^T */
@@ -390,18 +365,16 @@ static float step_rank(int k, const float *x, const float *t)
     to_ws(dyw, dy, (size_t)B * OUT);
     mm(1, 0, OUT, HID, B, dyw, hw, r->gfull[P_W2]); /* dW2 = dy^T h */
     memset(ob, 0, sizeof ob);
-    for (int i = 0; i < B * OUT; i++)
-        ob[i % OUT] += dy[i];
+    for (int i = 0; i < B * OUT; i++) ob[i % OUT] += dy[i];
     to_ws(r->gfull[P_B2], ob, OUT);
     mm(0, 0, B, HID, OUT, dyw, param(r, r->fc2, P_W2), dhw); /* dh = dy W2 */
-    reduce(r, P_W2); /* reduce-scatter, then the post-accumulate-grad hook */
-    reduce(r, P_B2); /* fc2's trainable parameters are all ready: released */
+    reduce(r, P_W2);                                         /* reduce-scatter, then the post-accumulate-grad hook */
+    reduce(r, P_B2);                                         /* fc2's trainable parameters are all ready: released */
     CHECK(rt, zo_input_grad(rt, fc2_in));
     from_ws(dh, dhw, (size_t)B * HID);
     memset(db, 0, sizeof db);
     for (int i = 0; i < B * HID; i++) {
-        if (h[i] <= 0.0f)
-            dh[i] = 0.0f; /* ReLU */
+        if (h[i] <= 0.0f) dh[i] = 0.0f; /* ReLU */
         db[i % HID] += dh[i];
     }
     CHECK(rt, zo_output_grad(rt, fc1_out)); /* pre-backward of fc1: gathers fc1 */
@@ -426,12 +399,10 @@ static float step_rank(int k, const float *x, const float *t)
         }
 #endif
         float *shard = host_slot(k, p, k);
-        for (uint64_t i = 0; i < part; i++)
-            shard[i] -= T.lr * r->gshard[p][i];
+        for (uint64_t i = 0; i < part; i++) shard[i] -= T.lr * r->gshard[p][i];
     }
 #ifdef ZO_EXAMPLE_NCCL
-    if (T.nccl)
-        CHECK(rt, zo_nccl_mark_shards_written(r->be)); /* the next all-gather waits for the saxpys */
+    if (T.nccl) CHECK(rt, zo_nccl_mark_shards_written(r->be)); /* the next all-gather waits for the saxpys */
 #endif
     CHECK(rt, zo_release_all(rt));
     ws_free(xw);
@@ -443,17 +414,14 @@ static float step_rank(int k, const float *x, const float *t)
 }
 
 /* host world: rank k's updated shard k reaches every other in-process world */
-static void exchange_host_shards(void)
-{
+static void exchange_host_shards(void) {
     for (int p = 0; p < NP; p++)
         for (int k = 0; k < T.world; k++)
             for (int j = 0; j < T.world; j++)
-                if (j != k)
-                    memcpy(host_slot(j, p, k), host_slot(k, p, k), part_of(p) * sizeof(float));
+                if (j != k) memcpy(host_slot(j, p, k), host_slot(k, p, k), part_of(p) * sizeof(float));
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int check = 0;
     const char *dir = "/tmp";
     T.world = 2;
@@ -486,15 +454,13 @@ int main(int argc, char **argv)
     if (T.steps < 20 || T.world < 1 || T.world > MAXW || T.batch < 1 || T.batch > 1024)
         die("--steps >= 20, --world 1..16, --batch 1..1024");
     uint64_t trng = 42;
-    for (int i = 0; i < D * OUT; i++)
-        T.teacher[i] = 1.5f * frand(&trng);
+    for (int i = 0; i < D * OUT; i++) T.teacher[i] = 1.5f * frand(&trng);
 
     int rank = 0;
     if (T.nccl) {
 #ifdef ZO_EXAMPLE_NCCL
         int rc = setup_nccl(dir);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         rank = T.rs[0].be->ops->rank(T.rs[0].be->ctx);
         g_rng ^= 0x1000193ull * (uint64_t)(rank + 1); /* data parallel: each rank its own batches */
 #else
@@ -505,24 +471,20 @@ int main(int argc, char **argv)
         setup_host();
     }
     if (!T.quiet && rank == 0)
-        printf("mlp_trainer: %s backend, world %d, MLP %d-%d-%d, batch %d, lr %g, %d steps\n",
-               T.nccl ? "nccl" : "host", T.world, D, HID, OUT, T.batch, (double)T.lr, T.steps);
+        printf("mlp_trainer: %s backend, world %d, MLP %d-%d-%d, batch %d, lr %g, %d steps\n", T.nccl ? "nccl" : "host",
+               T.world, D, HID, OUT, T.batch, (double)T.lr, T.steps);
 
     float *x = malloc(sizeof(float) * (size_t)T.batch * D), *t = malloc(sizeof(float) * (size_t)T.batch * OUT);
-    if (!x || !t)
-        die("out of memory");
+    if (!x || !t) die("out of memory");
     double first = 0, last = 0;
     for (int s = 0; s < T.steps; s++) {
         make_batch(&g_rng, x, t, T.batch);
         float loss = 0.0f;
         for (int k = 0; k < T.nlocal; k++)
             loss = step_rank(k, x, t); /* host world: identical data, identical loss on every rank */
-        if (!T.nccl)
-            exchange_host_shards();
-        if (s < 10)
-            first += loss / 10.0;
-        if (s >= T.steps - 10)
-            last += loss / 10.0;
+        if (!T.nccl) exchange_host_shards();
+        if (s < 10) first += loss / 10.0;
+        if (s >= T.steps - 10) last += loss / 10.0;
         if (!T.quiet && rank == 0 && (s % 25 == 0 || s == T.steps - 1))
             printf("step %4d  loss %.5f\n", s, (double)loss);
     }
@@ -542,16 +504,16 @@ int main(int argc, char **argv)
         zo_backend_destroy(T.rs[k].be);
     }
 #ifdef ZO_EXAMPLE_NCCL
-    if (T.nccl)
-        cublasDestroy(T.blas);
+    if (T.nccl) cublasDestroy(T.blas);
 #endif
     free(x);
     free(t);
 #ifdef ZO_NCCL_FAKE
     fake_counters fc = fake_get();
     if (fc.misuse || fc.bad_frees || fc.device_allocs || fc.pinned_allocs || fc.comms || fc.streams || fc.events) {
-        fprintf(stderr, "mlp_trainer: fake CUDA: misuse %ld, bad frees %ld, left: %ld device, %ld pinned, %ld comms, "
-                        "%ld streams, %ld events\n",
+        fprintf(stderr,
+                "mlp_trainer: fake CUDA: misuse %ld, bad frees %ld, left: %ld device, %ld pinned, %ld comms, "
+                "%ld streams, %ld events\n",
                 fc.misuse, fc.bad_frees, fc.device_allocs, fc.pinned_allocs, fc.comms, fc.streams, fc.events);
         return 1;
     }

@@ -12,13 +12,9 @@
 static const char *const inv_names[ZS_INV_COUNT] = {ZS_INV_MAP(ZS__INV_NAME)};
 #undef ZS__INV_NAME
 
-const char *zs_inv_name(int inv)
-{
-    return (inv >= 0 && inv < ZS_INV_COUNT) ? inv_names[inv] : "?";
-}
+const char *zs_inv_name(int inv) { return (inv >= 0 && inv < ZS_INV_COUNT) ? inv_names[inv] : "?"; }
 
-void zs_check_init(zs_checker *c, const zs_scenario *s, int policy, int abort_on_violation)
-{
+void zs_check_init(zs_checker *c, const zs_scenario *s, int policy, int abort_on_violation) {
     memset(c, 0, sizeof *c);
     c->s = s;
     c->policy = policy;
@@ -28,8 +24,7 @@ void zs_check_init(zs_checker *c, const zs_scenario *s, int policy, int abort_on
     snprintf(c->what, sizeof c->what, "setup");
 }
 
-void zs_violation_format(const zs_violation *v, char *buf, size_t len)
-{
+void zs_violation_format(const zs_violation *v, char *buf, size_t len) {
     char mod[24], par[24];
     if (v->module >= 0)
         snprintf(mod, sizeof mod, "%ld", v->module);
@@ -39,24 +34,20 @@ void zs_violation_format(const zs_violation *v, char *buf, size_t len)
         snprintf(par, sizeof par, "%ld", v->param);
     else
         snprintf(par, sizeof par, "-");
-    snprintf(buf, len,
-             "invariant %s violated: step %d, event %llu, at %s, module %s, param %s, policy %s: %s",
+    snprintf(buf, len, "invariant %s violated: step %d, event %llu, at %s, module %s, param %s, policy %s: %s",
              zs_inv_name(v->inv), v->step, (unsigned long long)v->event, v->what, mod, par,
-             zs_policy_name((unsigned)v->policy) ? zs_policy_name((unsigned)v->policy) : "?",
-             v->msg);
+             zs_policy_name((unsigned)v->policy) ? zs_policy_name((unsigned)v->policy) : "?", v->msg);
 }
 
 /* c->what as text: the lazily kept action (what_fmt) formatted now */
-static void what_now(zs_checker *c)
-{
+static void what_now(zs_checker *c) {
     if (c->what_fmt) {
         snprintf(c->what, sizeof c->what, c->what_fmt, c->what_a, c->what_b);
         c->what_fmt = NULL;
     }
 }
 
-void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *fmt, ...)
-{
+void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *fmt, ...) {
     if (c->violated) return;
     c->violated = 1;
     what_now(c);
@@ -82,8 +73,7 @@ void zs_check_fail(zs_checker *c, int inv, long module, long param, const char *
     }
 }
 
-static void log_event(zs_checker *c, const zo_event *ev)
-{
+static void log_event(zs_checker *c, const zo_event *ev) {
     FILE *f = c->log;
     fprintf(f, "  ev %llu %s", (unsigned long long)ev->seq, zo_event_kind_name(ev->kind));
     if (ev->module != ZO_NO_MODULE) fprintf(f, " m=%u", ev->module);
@@ -98,8 +88,7 @@ static void log_event(zs_checker *c, const zo_event *ev)
 }
 
 /* incremental checking: the shadow totals of parameter p in state st */
-static void inc_account(zs_checker *c, unsigned p, unsigned st, int add)
-{
+static void inc_account(zs_checker *c, unsigned p, unsigned st, int add) {
     if (st == ZO_PARAM_NOT_AVAILABLE) return;
     uint64_t n = c->inc_numel[p], pn = c->inc_pers[p] ? n : 0, f = st == ZO_PARAM_INFLIGHT;
     if (add) {
@@ -113,8 +102,7 @@ static void inc_account(zs_checker *c, unsigned p, unsigned st, int add)
     }
 }
 
-static void inc_event(zs_checker *c, const zo_event *ev)
-{
+static void inc_event(zs_checker *c, const zo_event *ev) {
     switch (ev->kind) {
     case ZO_EV_BACKWARD_END:
     case ZO_EV_RELEASE_ALL:
@@ -123,8 +111,7 @@ static void inc_event(zs_checker *c, const zo_event *ev)
         /* entry points that sweep the runtime's state: a full scan after them */
         c->need_sweep = 1;
         break;
-    default:
-        break;
+    default: break;
     }
     unsigned p = ev->param;
     if (ev->param == ZO_NO_PARAM || p >= c->n_params) return;
@@ -138,8 +125,7 @@ static void inc_event(zs_checker *c, const zo_event *ev)
     }
 }
 
-void zs_check_event(void *user, const zo_event *ev)
-{
+void zs_check_event(void *user, const zo_event *ev) {
     zs_checker *c = user;
     c->n_events++;
     if (c->log) log_event(c, ev);
@@ -155,11 +141,8 @@ void zs_check_event(void *user, const zo_event *ev)
     case ZO_EV_WINDOW_CLOSE:
     case ZO_EV_LEFTOVER:
     case ZO_EV_RELEASE_ALL:
-    case ZO_EV_ERROR:
-        c->state_dirty = 1;
-        break;
-    default:
-        break;
+    case ZO_EV_ERROR: c->state_dirty = 1; break;
+    default: break;
     }
     switch (ev->kind) {
     case ZO_EV_TRACK_INPUTS:
@@ -170,23 +153,21 @@ void zs_check_event(void *user, const zo_event *ev)
         c->ev_before = ev->counter_before;
         c->ev_after = ev->counter_after;
         c->ev_valid = ev->counter_valid;
-        if ((ev->kind == ZO_EV_TRACK_INPUTS || ev->kind == ZO_EV_INPUT_GRAD) &&
-            ev->counter_valid && ev->counter_after < 0 && !c->skip_counters)
-            zs_check_fail(c, ZS_INV_I1, (long)ev->module, -1,
-                          "ds_grads_remaining went %lld -> %lld", (long long)ev->counter_before,
-                          (long long)ev->counter_after);
+        if ((ev->kind == ZO_EV_TRACK_INPUTS || ev->kind == ZO_EV_INPUT_GRAD) && ev->counter_valid &&
+            ev->counter_after < 0 && !c->skip_counters)
+            zs_check_fail(c, ZS_INV_I1, (long)ev->module, -1, "ds_grads_remaining went %lld -> %lld",
+                          (long long)ev->counter_before, (long long)ev->counter_after);
         break;
     case ZO_EV_WINDOW_OPEN:
     case ZO_EV_WINDOW_CLOSE:
         if (ev->counter_valid && ev->counter_after < 0 && !c->skip_counters)
-            zs_check_fail(c, ZS_INV_I1, (long)ev->module, -1, "window count %lld",
-                          (long long)ev->counter_after);
+            zs_check_fail(c, ZS_INV_I1, (long)ev->module, -1, "window count %lld", (long long)ev->counter_after);
         break;
     case ZO_EV_COUNTER_UNINIT:
         c->ev_uninit = 1;
         if (!c->skip_counters)
             zs_check_fail(c, ZS_INV_I2, (long)ev->module, -1, "counter used before initialisation: %s",
-                      ev->detail ? ev->detail : "");
+                          ev->detail ? ev->detail : "");
         break;
     case ZO_EV_PARAM_STATE: {
         unsigned p = ev->param;
@@ -198,8 +179,7 @@ void zs_check_event(void *user, const zo_event *ev)
             zs_check_fail(c, ZS_INV_I7, -1, (long)p, "illegal ds_status transition %s -> %s",
                           zo_param_status_name(ev->from), zo_param_status_name(ev->to));
         else if (c->shadow[p] != (uint8_t)ev->from)
-            zs_check_fail(c, ZS_INV_I7, -1, (long)p,
-                          "transition %s -> %s but the parameter was %s",
+            zs_check_fail(c, ZS_INV_I7, -1, (long)p, "transition %s -> %s but the parameter was %s",
                           zo_param_status_name(ev->from), zo_param_status_name(ev->to),
                           zo_param_status_name((zo_param_status)c->shadow[p]));
         c->shadow[p] = (uint8_t)ev->to;
@@ -225,16 +205,14 @@ void zs_check_event(void *user, const zo_event *ev)
         c->n_error_events++;
         c->ev_error = ev->status;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
 static int full_scan(zs_checker *c);
 static int inc_check(zs_checker *c);
 
-int zs_check_state(zs_checker *c)
-{
+int zs_check_state(zs_checker *c) {
     if (c->violated) return 1;
     zo_runtime *rt = c->rt;
     if (!rt) return 0;
@@ -244,8 +222,8 @@ int zs_check_state(zs_checker *c)
             c->mismatch = 1; /* a consequence of I8: the world reports it */
             return 0;
         }
-        zs_check_fail(c, ZS_INV_ERR, -1, -1, "runtime reported an error event: %s (%s)",
-                      zo_strerror(c->ev_error), zo_last_error(rt));
+        zs_check_fail(c, ZS_INV_ERR, -1, -1, "runtime reported an error event: %s (%s)", zo_strerror(c->ev_error),
+                      zo_last_error(rt));
         return 1;
     }
     if (c->incremental) return inc_check(c);
@@ -256,8 +234,7 @@ int zs_check_state(zs_checker *c)
 
 /* zo_check_consistency, then every parameter against the shadow copy and
  * the totals (refreshing the incremental caches on the way) */
-static int full_scan(zs_checker *c)
-{
+static int full_scan(zs_checker *c) {
     zo_runtime *rt = c->rt;
     c->n_sweeps++;
     if (zo_check_consistency(rt) != ZO_OK) {
@@ -265,8 +242,10 @@ static int full_scan(zs_checker *c)
         /* the consistency check covers I6 (registry), I1 (window counts),
          * I2 (legacy counters read while uninitialised) and accounting */
         int inv = ZS_INV_I6;
-        if (strstr(m, "negative")) inv = ZS_INV_I1;
-        else if (strstr(m, "initiali")) inv = ZS_INV_I2;
+        if (strstr(m, "negative"))
+            inv = ZS_INV_I1;
+        else if (strstr(m, "initiali"))
+            inv = ZS_INV_I2;
         zs_check_fail(c, inv, -1, -1, "zo_check_consistency: %s", m);
         return 1;
     }
@@ -277,15 +256,12 @@ static int full_scan(zs_checker *c)
             zo_param_info pi;
             if (zo_param_get_info(rt, p, &pi) != ZO_OK) continue;
             if ((uint8_t)pi.status != c->shadow[p]) {
-                zs_check_fail(c, ZS_INV_I7, -1, (long)p,
-                              "ds_status %s but the PARAM_STATE events say %s",
-                              zo_param_status_name(pi.status),
-                              zo_param_status_name((zo_param_status)c->shadow[p]));
+                zs_check_fail(c, ZS_INV_I7, -1, (long)p, "ds_status %s but the PARAM_STATE events say %s",
+                              zo_param_status_name(pi.status), zo_param_status_name((zo_param_status)c->shadow[p]));
                 return 1;
             }
             if ((pi.status == ZO_PARAM_INFLIGHT) != (pi.inflight != 0)) {
-                zs_check_fail(c, ZS_INV_I6, -1, (long)p,
-                              "ds_status %s but in-flight registry membership %d",
+                zs_check_fail(c, ZS_INV_I6, -1, (long)p, "ds_status %s but in-flight registry membership %d",
                               zo_param_status_name(pi.status), pi.inflight);
                 return 1;
             }
@@ -307,9 +283,8 @@ static int full_scan(zs_checker *c)
         if (live != st.live_numel || plive != st.persistent_live_numel) {
             zs_check_fail(c, ZS_INV_I6, -1, -1,
                           "live accounting: stats say %llu (persistent %llu), parameters %llu (%llu)",
-                          (unsigned long long)st.live_numel,
-                          (unsigned long long)st.persistent_live_numel, (unsigned long long)live,
-                          (unsigned long long)plive);
+                          (unsigned long long)st.live_numel, (unsigned long long)st.persistent_live_numel,
+                          (unsigned long long)live, (unsigned long long)plive);
             return 1;
         }
     }
@@ -337,8 +312,7 @@ static int full_scan(zs_checker *c)
  * events named and the totals; anything amiss is reported by a full scan,
  * which finds it (or an earlier one in its order) with the full scan's
  * message. */
-static int inc_check(zs_checker *c)
-{
+static int inc_check(zs_checker *c) {
     zo_runtime *rt = c->rt;
     c->last_fmt = c->what_fmt;
     c->last_a = c->what_a;
@@ -356,8 +330,7 @@ static int inc_check(zs_checker *c)
         unsigned p = c->inc_list[i];
         zo_param_info pi;
         if (zo_param_get_info(rt, p, &pi) != ZO_OK) continue;
-        bad = (uint8_t)pi.status != c->shadow[p] ||
-              (pi.status == ZO_PARAM_INFLIGHT) != (pi.inflight != 0);
+        bad = (uint8_t)pi.status != c->shadow[p] || (pi.status == ZO_PARAM_INFLIGHT) != (pi.inflight != 0);
     }
     c->n_inc = 0;
     if (++c->inc_epoch == 0) {
@@ -375,14 +348,12 @@ static int inc_check(zs_checker *c)
     return bad ? full_scan(c) : 0;
 }
 
-size_t zs_check_incremental_size(uint32_t n_params)
-{
+size_t zs_check_incremental_size(uint32_t n_params) {
     size_t n = n_params ? n_params : 1;
     return n * (sizeof(uint64_t) + 2 * sizeof(uint32_t) + 1);
 }
 
-void zs_check_incremental(zs_checker *c, void *storage)
-{
+void zs_check_incremental(zs_checker *c, void *storage) {
     size_t n = c->n_params ? c->n_params : 1;
     char *a = storage;
     c->inc_numel = (uint64_t *)(void *)a;
@@ -410,8 +381,7 @@ void zs_check_incremental(zs_checker *c, void *storage)
     c->incremental = 1;
 }
 
-int zs_check_sweep(zs_checker *c)
-{
+int zs_check_sweep(zs_checker *c) {
     if (c->violated) return 1;
     if (!c->rt) return 0;
     const char *fmt = c->what_fmt;
@@ -434,8 +404,7 @@ int zs_check_sweep(zs_checker *c)
     return r;
 }
 
-int zs_check_released(zs_checker *c, int as_stat)
-{
+int zs_check_released(zs_checker *c, int as_stat) {
     zo_runtime *rt = c->rt;
     char why[160] = "";
     long bad = -1;
@@ -456,15 +425,14 @@ int zs_check_released(zs_checker *c, int as_stat)
     if (!why[0] && st.inflight_params)
         snprintf(why, sizeof why, "%llu gathers in flight", (unsigned long long)st.inflight_params);
     if (!why[0] && st.live_numel != st.persistent_live_numel)
-        snprintf(why, sizeof why, "live numel %llu != persistent live numel %llu",
-                 (unsigned long long)st.live_numel, (unsigned long long)st.persistent_live_numel);
+        snprintf(why, sizeof why, "live numel %llu != persistent live numel %llu", (unsigned long long)st.live_numel,
+                 (unsigned long long)st.persistent_live_numel);
     if (as_stat) {
         c->i3_hook_checks++;
         if (why[0]) {
             if (!c->i3_hook_misses) {
                 what_now(c);
-                snprintf(c->i3_hook_first, sizeof c->i3_hook_first, "step %d %s: %s", c->step,
-                         c->what, why);
+                snprintf(c->i3_hook_first, sizeof c->i3_hook_first, "step %d %s: %s", c->step, c->what, why);
             }
             c->i3_hook_misses++;
         }
@@ -478,9 +446,7 @@ int zs_check_released(zs_checker *c, int as_stat)
     return 0;
 }
 
-int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data,
-                    size_t bytes)
-{
+int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data, size_t bytes) {
     if (st != ZO_OK) {
         zs_check_fail(c, st == ZO_ERR_NOT_AVAILABLE ? ZS_INV_I4 : ZS_INV_ERR, (long)m, (long)p,
                       "zo_param_access: %s (%s)", zo_strerror(st), zo_last_error(c->rt));
@@ -495,8 +461,8 @@ int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const v
     }
     uint64_t full = pi.numel * pi.elem_size;
     if (!data || bytes != full) {
-        zs_check_fail(c, ZS_INV_I4, (long)m, (long)p, "access gave %zu bytes at %p, expected %llu",
-                      bytes, data, (unsigned long long)full);
+        zs_check_fail(c, ZS_INV_I4, (long)m, (long)p, "access gave %zu bytes at %p, expected %llu", bytes, data,
+                      (unsigned long long)full);
         return 1;
     }
     uint64_t phys = c->backend ? zo_host_physical_bytes(c->backend, full) : full;
@@ -504,8 +470,8 @@ int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const v
     for (uint64_t i = 0; i < phys; i++)
         if (d[i] != zo_host_param_byte(p, i)) {
             zs_check_fail(c, ZS_INV_I4, (long)m, (long)p,
-                          "gathered byte %llu is 0x%02x, the original tensor has 0x%02x",
-                          (unsigned long long)i, d[i], zo_host_param_byte(p, i));
+                          "gathered byte %llu is 0x%02x, the original tensor has 0x%02x", (unsigned long long)i, d[i],
+                          zo_host_param_byte(p, i));
             return 1;
         }
     return 0;

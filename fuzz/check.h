@@ -50,37 +50,37 @@ extern "C" {
 /** The invariants, one list: XX(NAME, value, "name") gives ZS_INV_NAME =
  *  value and zs_inv_name's string; a .scn expect line names the same
  *  verdicts ("ok" for NONE).  docs/fuzzing.md says what each checks. */
-#define ZS_INV_MAP(XX)                                                                     \
-    XX(NONE, 0, "none")                                                                    \
-    XX(I1, 1, "I1")                                                                        \
-    XX(I2, 2, "I2")                                                                        \
-    XX(I3, 3, "I3")                                                                        \
-    XX(I4, 4, "I4")                                                                        \
-    XX(I5, 5, "I5")                                                                        \
-    XX(I6, 6, "I6")                                                                        \
-    XX(I7, 7, "I7")                                                                        \
-    XX(ERR, 8, "ERR")                                                                      \
-    /* all-ranks runs only (fuzz/world.h): collective sequences differ across ranks */    \
+#define ZS_INV_MAP(XX)                                                                                                 \
+    XX(NONE, 0, "none")                                                                                                \
+    XX(I1, 1, "I1")                                                                                                    \
+    XX(I2, 2, "I2")                                                                                                    \
+    XX(I3, 3, "I3")                                                                                                    \
+    XX(I4, 4, "I4")                                                                                                    \
+    XX(I5, 5, "I5")                                                                                                    \
+    XX(I6, 6, "I6")                                                                                                    \
+    XX(I7, 7, "I7")                                                                                                    \
+    XX(ERR, 8, "ERR")                                                                                                  \
+    /* all-ranks runs only (fuzz/world.h): collective sequences differ across ranks */                                 \
     XX(I8, 9, "I8")
 
 enum {
 #define ZS__INV_ENUM(name, value, text) ZS_INV_##name = (value),
     ZS_INV_MAP(ZS__INV_ENUM)
 #undef ZS__INV_ENUM
-    ZS_INV_COUNT /* one past the last */
+        ZS_INV_COUNT /* one past the last */
 };
 /** "I1".."I7", "ERR", "I8", "none". */
 const char *zs_inv_name(int inv);
 
 /** The first violation of a run. */
 typedef struct zs_violation {
-    int inv;              /* ZS_INV_* */
-    int step;             /* scenario step index (-1: setup) */
-    uint64_t event;       /* runtime event seq at detection (events so far) */
-    long module;          /* module id or -1 */
-    long param;           /* parameter id or -1 */
-    int policy;           /* zo_grads_policy */
-    char what[64];        /* the simulator action ("POST m=3", "ENDBWD g=0") */
+    int inv;        /* ZS_INV_* */
+    int step;       /* scenario step index (-1: setup) */
+    uint64_t event; /* runtime event seq at detection (events so far) */
+    long module;    /* module id or -1 */
+    long param;     /* parameter id or -1 */
+    int policy;     /* zo_grads_policy */
+    char what[64];  /* the simulator action ("POST m=3", "ENDBWD g=0") */
     char msg[256];
 } zs_violation;
 
@@ -91,28 +91,28 @@ typedef struct zs_checker {
     const zs_scenario *s;
     int policy;
     int abort_on_violation;
-    int skip_counters;    /* 1: do not check I1/I2 (fuzz_api under a legacy policy, where
+    int skip_counters;           /* 1: do not check I1/I2 (fuzz_api under a legacy policy, where
                              arbitrary call orders legitimately break them) */
-    int skip_budget;      /* 1: do not check I5 (fuzz_api under a DeepSpeed-shaped policy: its
+    int skip_budget;             /* 1: do not check I5 (fuzz_api under a DeepSpeed-shaped policy: its
                              prefetch budget is DeepSpeed's __n_available_params, reset to 0 at
                              reset_step while parameters an aborted forward left gathered stay
                              gathered, so a prefetch may exceed max_live_parameters as in
                              DeepSpeed) */
-    int mismatch_stops;   /* 1 (rank of a host world): a ZO_ERR_COLLECTIVE_MISMATCH error event
+    int mismatch_stops;          /* 1 (rank of a host world): a ZO_ERR_COLLECTIVE_MISMATCH error event
                              is a consequence of I8, recorded in `mismatch`, not a violation */
-    int mismatch;         /* a ZO_ERR_COLLECTIVE_MISMATCH error event was seen (mismatch_stops) */
+    int mismatch;                /* a ZO_ERR_COLLECTIVE_MISMATCH error event was seen (mismatch_stops) */
     void (*on_fail)(void *user); /* optional: called once when the first violation is recorded
                                     (before abort_on_violation aborts) */
     void *fail_user;
-    uint32_t n_modules;   /* modules to inspect (default: the scenario's) */
-    FILE *log;            /* every runtime event, one line each (NULL: none) */
+    uint32_t n_modules; /* modules to inspect (default: the scenario's) */
+    FILE *log;          /* every runtime event, one line each (NULL: none) */
 
     int step;
     char what[64];        /* current simulator action */
     const char *what_fmt; /* if set: the action is snprintf(what_fmt, what_a, what_b), formatted
                              only when a violation is reported (hot path) */
     int what_a, what_b;
-    uint8_t *shadow;      /* [n_params] ds_status per the PARAM_STATE events: storage owned by
+    uint8_t *shadow; /* [n_params] ds_status per the PARAM_STATE events: storage owned by
                              whoever sets n_params (zero-filled: ZO_PARAM_NOT_AVAILABLE) */
     uint32_t n_params;
 
@@ -120,8 +120,8 @@ typedef struct zs_checker {
     int ev_have;
     int64_t ev_before, ev_after;
     int ev_valid;
-    int ev_uninit;        /* a ZO_EV_COUNTER_UNINIT came during the hook */
-    zo_status ev_error;   /* status of the last ZO_EV_ERROR seen */
+    int ev_uninit;      /* a ZO_EV_COUNTER_UNINIT came during the hook */
+    zo_status ev_error; /* status of the last ZO_EV_ERROR seen */
     uint64_t n_error_events;
     uint64_t seen_error_events; /* n_error_events already accounted for */
 
@@ -134,30 +134,30 @@ typedef struct zs_checker {
     /* incremental checking (zs_check_incremental; what the simulator uses):
      * storage owned by the caller, sized by zs_check_incremental_size */
     int incremental;
-    int need_sweep;       /* the next zs_check_state makes a full scan */
-    uint64_t *inc_numel;  /* [n_params] numel and persistence of each parameter as of the */
-    uint8_t *inc_pers;    /* last full scan */
-    uint32_t *inc_list;   /* [n_params] parameters named by an event since the last check */
-    uint32_t *inc_mark;   /* [n_params] inc_epoch when in inc_list */
+    int need_sweep;      /* the next zs_check_state makes a full scan */
+    uint64_t *inc_numel; /* [n_params] numel and persistence of each parameter as of the */
+    uint8_t *inc_pers;   /* last full scan */
+    uint32_t *inc_list;  /* [n_params] parameters named by an event since the last check */
+    uint32_t *inc_mark;  /* [n_params] inc_epoch when in inc_list */
     uint32_t n_inc, inc_epoch;
     uint64_t sh_live, sh_plive, sh_inflight; /* live numel, persistent live numel and INFLIGHT
                                                 parameters per the shadow */
-    uint64_t since_sweep; /* actions since the last full scan */
-    uint64_t sweep_every; /* a full scan at least every so many actions */
+    uint64_t since_sweep;                    /* actions since the last full scan */
+    uint64_t sweep_every;                    /* a full scan at least every so many actions */
     /* where the last zs_check_state ran (a sweep before a state-wiping entry
      * point reports there, as a check right after that action would) */
     const char *last_fmt;
     int last_a, last_b, last_step;
-    uint64_t n_sweeps;    /* full scans made (statistic) */
+    uint64_t n_sweeps; /* full scans made (statistic) */
 
     /* results */
     int violated;
     zs_violation v;
     uint64_t n_events;
-    uint64_t i3_checks;        /* I3 checks made */
-    uint64_t i3_hook_checks;   /* I3-hooks checks made (before zo_backward_end) */
-    uint64_t i3_hook_misses;   /* of which the hooks alone had not released everything */
-    char i3_hook_first[160];   /* first miss, for the report */
+    uint64_t i3_checks;      /* I3 checks made */
+    uint64_t i3_hook_checks; /* I3-hooks checks made (before zo_backward_end) */
+    uint64_t i3_hook_misses; /* of which the hooks alone had not released everything */
+    char i3_hook_first[160]; /* first miss, for the report */
 } zs_checker;
 
 /** Initialises c for runtime rt (may be NULL until created: set c->rt). */
@@ -207,8 +207,7 @@ static inline void zs_check_sweep_next(zs_checker *c) { c->need_sweep = 1; }
  *  as_stat: only count an I3-hooks miss (no violation). */
 int zs_check_released(zs_checker *c, int as_stat);
 /** I4 content check of a zo_param_access result.  Returns 1 on violation. */
-int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data,
-                    size_t bytes);
+int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data, size_t bytes);
 /** Formats v as one line (no newline). */
 void zs_violation_format(const zs_violation *v, char *buf, size_t len);
 

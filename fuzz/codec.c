@@ -25,17 +25,17 @@
 #include <string.h>
 
 typedef struct walker {
-    int enc;                 /* 0 decode, 1 encode */
-    const uint8_t *in;       /* decode input */
-    size_t in_size, pos;     /* pos may run past in_size (missing bytes read 0) */
-    uint8_t *out;            /* encode output (may be NULL: validate only) */
+    int enc;             /* 0 decode, 1 encode */
+    const uint8_t *in;   /* decode input */
+    size_t in_size, pos; /* pos may run past in_size (missing bytes read 0) */
+    uint8_t *out;        /* encode output (may be NULL: validate only) */
     size_t cap, len;
     int err;
-    int ext_ok;              /* encode for validation: keyword/mixed inputs allowed (.scn only) */
+    int ext_ok; /* encode for validation: keyword/mixed inputs allowed (.scn only) */
     /* Bounds of this walk: the byte codec's ZS_CODEC_MAX_* (decode, zs_encode: the
      * byte layout depends on them) or the model's ZS_MAX_* (zs_scenario_validate). */
     unsigned max_modules, max_params, max_uses, max_calls, max_child;
-    int nomem;               /* an allocation failed (decode returns ZS_DECODE_NOMEM) */
+    int nomem; /* an allocation failed (decode returns ZS_DECODE_NOMEM) */
     /* candidate references of the call being walked: cand_inline holds what
      * the codec's bounds allow; larger lists (validation of a big .scn) get
      * a heap buffer, freed by walker_done */
@@ -45,21 +45,19 @@ typedef struct walker {
     char msg[240];
     /* where the walk is, for messages ("step 1 pass 0 call 3"): kept as
      * numbers, formatted only by w_fail */
-    uint8_t loc;             /* WL_* */
-    unsigned loc_i;          /* the module, param, use, step, edit or call */
+    uint8_t loc;                 /* WL_* */
+    unsigned loc_i;              /* the module, param, use, step, edit or call */
     unsigned loc_step, loc_pass; /* the pass walked (WL_PASS, WL_CALL) */
 } walker;
 
 enum { WL_NONE, WL_MODULE, WL_PARAM, WL_USE, WL_STEP, WL_PASS, WL_CALL, WL_EDIT };
 
-static void set_loc(walker *w, unsigned kind, unsigned i)
-{
+static void set_loc(walker *w, unsigned kind, unsigned i) {
     w->loc = (uint8_t)kind;
     w->loc_i = i;
 }
 
-static void limits_codec(walker *w)
-{
+static void limits_codec(walker *w) {
     w->max_modules = ZS_CODEC_MAX_MODULES;
     w->max_params = ZS_CODEC_MAX_PARAMS;
     w->max_uses = ZS_CODEC_MAX_USES;
@@ -67,8 +65,7 @@ static void limits_codec(walker *w)
     w->max_child = ZS_CODEC_MAX_CHILD_CALLS;
 }
 
-static void limits_model(walker *w)
-{
+static void limits_model(walker *w) {
     w->max_modules = ZS_MAX_MODULES;
     w->max_params = ZS_MAX_PARAMS;
     w->max_uses = ZS_MAX_USES;
@@ -76,8 +73,7 @@ static void limits_model(walker *w)
     w->max_child = ZS_MAX_CHILD_CALLS;
 }
 
-static void w_fail(walker *w, const char *fmt, ...)
-{
+static void w_fail(walker *w, const char *fmt, ...) {
     if (w->err) return;
     w->err = 1;
     char tmp[150];
@@ -92,9 +88,7 @@ static void w_fail(walker *w, const char *fmt, ...)
     case WL_USE: snprintf(where, sizeof where, "use %u", w->loc_i); break;
     case WL_STEP: snprintf(where, sizeof where, "step %u", w->loc_i); break;
     case WL_PASS: snprintf(where, sizeof where, "step %u pass %u", w->loc_step, w->loc_pass); break;
-    case WL_CALL:
-        snprintf(where, sizeof where, "step %u pass %u call %u", w->loc_step, w->loc_pass, w->loc_i);
-        break;
+    case WL_CALL: snprintf(where, sizeof where, "step %u pass %u call %u", w->loc_step, w->loc_pass, w->loc_i); break;
     case WL_EDIT: snprintf(where, sizeof where, "edit %u", w->loc_i); break;
     default: where[0] = 0;
     }
@@ -105,42 +99,36 @@ static void w_fail(walker *w, const char *fmt, ...)
 }
 
 /* Bytes needed for a choice among `range` values (range 0 means 2^64). */
-static void walker_init(walker *w)
-{
+static void walker_init(walker *w) {
     memset(w, 0, sizeof *w);
     w->cand = w->cand_inline;
     w->cand_cap = sizeof w->cand_inline / sizeof w->cand_inline[0];
 }
 
-static void walker_done(walker *w)
-{
+static void walker_done(walker *w) {
     if (w->cand != w->cand_inline) free(w->cand);
     w->cand = w->cand_inline;
 }
 
-static void w_nomem(walker *w)
-{
+static void w_nomem(walker *w) {
     w->nomem = 1;
     w_fail(w, "out of memory");
 }
 
 /* Scratch for n zs_id entries: buf (inline, cap entries) or the heap; NULL
  * (and w failed) if out of memory.  Release with scratch_free. */
-static zs_id *scratch(walker *w, zs_id *buf, size_t cap, size_t n)
-{
+static zs_id *scratch(walker *w, zs_id *buf, size_t cap, size_t n) {
     if (n <= cap) return buf;
     zs_id *p = malloc(n * sizeof *p);
     if (!p) w_nomem(w);
     return p;
 }
 
-static void scratch_free(zs_id *p, const zs_id *buf)
-{
+static void scratch_free(zs_id *p, const zs_id *buf) {
     if (p != buf) free(p);
 }
 
-static unsigned nbytes(uint64_t range)
-{
+static unsigned nbytes(uint64_t range) {
     if (range == 0) return 8;
     uint64_t m = range - 1;
     unsigned n = 0;
@@ -153,8 +141,7 @@ static unsigned nbytes(uint64_t range)
 
 /* One raw choice in [0, range) (range 0 = full 64 bits).  Decode: returns
  * the value read.  Encode: writes v (caller guarantees v < range). */
-static uint64_t w_raw(walker *w, uint64_t range, uint64_t v)
-{
+static uint64_t w_raw(walker *w, uint64_t range, uint64_t v) {
     unsigned n = nbytes(range);
     if (!w->enc) {
         uint64_t x = 0;
@@ -173,14 +160,12 @@ static uint64_t w_raw(walker *w, uint64_t range, uint64_t v)
 }
 
 /* Value in [lo, hi]; a zero raw choice gives def (lo <= def <= hi). */
-static uint64_t w_range(walker *w, uint64_t v, uint64_t lo, uint64_t hi, uint64_t def,
-                        const char *what)
-{
+static uint64_t w_range(walker *w, uint64_t v, uint64_t lo, uint64_t hi, uint64_t def, const char *what) {
     uint64_t range = hi - lo + 1; /* 0 if the full 64-bit range */
     if (w->enc) {
         if (v < lo || v > hi) {
-            w_fail(w, "%s: value %llu not in [%llu, %llu]", what, (unsigned long long)v,
-                   (unsigned long long)lo, (unsigned long long)hi);
+            w_fail(w, "%s: value %llu not in [%llu, %llu]", what, (unsigned long long)v, (unsigned long long)lo,
+                   (unsigned long long)hi);
             return v;
         }
         uint64_t r = v - def; /* modulo 2^64 */
@@ -194,12 +179,10 @@ static uint64_t w_range(walker *w, uint64_t v, uint64_t lo, uint64_t hi, uint64_
     return def + r;
 }
 
-#define W_U8(w, field, lo, hi, def, what) \
-    ((field) = (uint8_t)w_range((w), (field), (lo), (hi), (def), (what)))
+#define W_U8(w, field, lo, hi, def, what) ((field) = (uint8_t)w_range((w), (field), (lo), (hi), (def), (what)))
 
 /* A flag that is set with probability 1/n for random bytes. */
-static uint8_t w_flag(walker *w, uint8_t v, unsigned n, const char *what)
-{
+static uint8_t w_flag(walker *w, uint8_t v, unsigned n, const char *what) {
     if (w->enc) {
         if (v > 1) {
             w_fail(w, "%s: flag value %u not 0/1", what, v);
@@ -213,8 +196,7 @@ static uint8_t w_flag(walker *w, uint8_t v, unsigned n, const char *what)
 
 /* Index into a candidate list of n >= 1 entries; encode: idx must be < n
  * (caller passes n for "not found", which fails). */
-static unsigned w_index(walker *w, unsigned idx, unsigned n, const char *what)
-{
+static unsigned w_index(walker *w, unsigned idx, unsigned n, const char *what) {
     if (n == 0) {
         w_fail(w, "%s: no candidates", what);
         return 0;
@@ -238,9 +220,7 @@ static const uint8_t elem_classes[4] = {4, 2, 1, 8};
  * (one class byte, then the value), so that random bytes give small trees
  * and parameter lists most of the time while every count stays reachable.
  * A zero class byte and zero value give def. */
-static uint64_t w_count(walker *w, uint64_t v, uint64_t lo, uint64_t max, uint64_t def,
-                        const char *what)
-{
+static uint64_t w_count(walker *w, uint64_t v, uint64_t lo, uint64_t max, uint64_t def, const char *what) {
     static const uint64_t tier[2] = {8, 32};
     if (max <= tier[0]) return w_range(w, v, lo, max, def, what);
     uint64_t hi[3] = {tier[0], tier[1] < max ? tier[1] : max, max};
@@ -251,8 +231,7 @@ static uint64_t w_count(walker *w, uint64_t v, uint64_t lo, uint64_t max, uint64
     return w_range(w, v, lo, hi[cls], def <= hi[cls] ? def : lo, what);
 }
 
-static uint64_t w_threshold(walker *w, uint64_t v, int which)
-{
+static uint64_t w_threshold(walker *w, uint64_t v, int which) {
     const uint64_t *cls = zs_threshold_classes[which];
     unsigned idx = ZS_TH_CLASSES;
     if (w->enc)
@@ -266,8 +245,7 @@ static uint64_t w_threshold(walker *w, uint64_t v, int which)
     return w_raw(w, 0, v);
 }
 
-static void walk_config(walker *w, zs_config *c)
-{
+static void walk_config(walker *w, zs_config *c) {
     W_U8(w, c->policy, 0, ZO_GRADS_POLICY_COUNT - 1, 0, "policy");
     W_U8(w, c->world_size, 1, ZS_MAX_WORLD, 1, "world_size");
     W_U8(w, c->rank, 0, c->world_size ? c->world_size - 1 : 0, 0, "rank");
@@ -286,8 +264,7 @@ static void walk_config(walker *w, zs_config *c)
     }
 }
 
-static void walk_modules(walker *w, zs_scenario *s)
-{
+static void walk_modules(walker *w, zs_scenario *s) {
     s->n_modules = (uint32_t)w_count(w, s->n_modules, 1, w->max_modules, 1, "n_modules");
     if (w->err) return;
     for (unsigned i = 0; i < s->n_modules && !w->err; i++) {
@@ -303,8 +280,7 @@ static void walk_modules(walker *w, zs_scenario *s)
             if (w->err) break;
             m->parent = zs_parent_at(s, i, idx);
         }
-        if (w->enc && (m->flags & ~(ZS_MOD_Z3_LEAF | ZS_MOD_GATHER_ALWAYS)))
-            w_fail(w, "unknown module flags");
+        if (w->enc && (m->flags & ~(ZS_MOD_Z3_LEAF | ZS_MOD_GATHER_ALWAYS))) w_fail(w, "unknown module flags");
         /* gather-always is walked in the tail (walk_gather); decode sets it there */
         uint8_t ga = w->enc ? (uint8_t)(m->flags & ZS_MOD_GATHER_ALWAYS) : 0;
         m->flags = (uint8_t)((w_flag(w, m->flags & ZS_MOD_Z3_LEAF, 8, "z3_leaf") ? ZS_MOD_Z3_LEAF : 0) | ga);
@@ -312,8 +288,7 @@ static void walk_modules(walker *w, zs_scenario *s)
     set_loc(w, WL_NONE, 0);
 }
 
-static void walk_numel(walker *w, zs_param *p)
-{
+static void walk_numel(walker *w, zs_param *p) {
     /* classes: tiny, small, up to ~1e6 (fuzzing), real-model sizes */
     static const uint32_t hi[4] = {64, 65536, 1u << 20, ZS_MAX_NUMEL};
     unsigned cls = 0;
@@ -324,8 +299,7 @@ static void walk_numel(walker *w, zs_param *p)
     p->numel = (uint32_t)w_range(w, p->numel, 1, hi[cls], 1, "numel");
 }
 
-static void walk_params(walker *w, zs_scenario *s)
-{
+static void walk_params(walker *w, zs_scenario *s) {
     s->n_params = (uint32_t)w_count(w, s->n_params, 0, w->max_params, 1, "n_params");
     for (unsigned i = 0; i < s->n_params && !w->err; i++) {
         zs_param *p = &s->par[i];
@@ -349,8 +323,7 @@ static void walk_params(walker *w, zs_scenario *s)
     set_loc(w, WL_NONE, 0);
 }
 
-static void walk_uses(walker *w, zs_scenario *s)
-{
+static void walk_uses(walker *w, zs_scenario *s) {
     unsigned maxu = (s->n_params && s->n_modules > 1) ? w->max_uses : 0;
     unsigned n = s->n_uses;
     n = (unsigned)w_count(w, n, 0, maxu, 0, "n_uses");
@@ -391,7 +364,7 @@ static void walk_uses(walker *w, zs_scenario *s)
 /* Forward programs                                                     */
 /* ------------------------------------------------------------------ */
 
-#define UNW_NO ZS_UNWIND_NONE
+#define UNW_NO  ZS_UNWIND_NONE
 #define UNW_OUT ZS_UNWIND_OUT
 
 typedef struct prog {
@@ -401,22 +374,19 @@ typedef struct prog {
     int eval;
 } prog;
 
-static int ref_eq(const zs_ref *a, const zs_ref *b)
-{
-    return a->kind == b->kind && a->call == b->call && a->index == b->index &&
-           a->detach == b->detach && a->raw == b->raw;
+static int ref_eq(const zs_ref *a, const zs_ref *b) {
+    return a->kind == b->kind && a->call == b->call && a->index == b->index && a->detach == b->detach &&
+           a->raw == b->raw;
 }
 
 /* Candidates of an input of call `self` (caller `caller`) and of call c's
  * own op (its child calls are the ones before the cursor): the rules of
  * zs_input_candidates and zs_use_candidates. */
-static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, zs_ref *cand)
-{
+static unsigned input_candidates(const prog *g, unsigned caller, unsigned self, zs_ref *cand) {
     return zs_input_candidates(g->p, caller, self, cand);
 }
 
-static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand)
-{
+static unsigned use_candidates(const prog *g, unsigned c, zs_ref *cand) {
     return zs_use_candidates(g->p, c, g->cursor, cand);
 }
 
@@ -430,8 +400,7 @@ static int w_direct(const walker *w) { return w->enc && !w->out && w->max_calls 
 
 /* walk_ref of a validation by w_direct: the same checks and messages */
 static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned self, int use, zs_ref *r,
-                            const char *what)
-{
+                            const char *what) {
     uint8_t raw = r->raw;
     if (raw && (!w->ext_ok || r->kind != ZS_REF_OUT || raw != 1))
         w_fail(w, "%s: a raw output (outK.J.raw) %s", what,
@@ -452,8 +421,7 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
 /* w->cand with room for n references (NULL and w failed if out of memory).
  * One buffer serves every call of the walk: a call fills it, uses it, and
  * fills it again after its child calls (which overwrite it). */
-static zs_ref *cand_room(walker *w, unsigned n)
-{
+static zs_ref *cand_room(walker *w, unsigned n) {
     if (n <= w->cand_cap) return w->cand;
     zs_ref *q = malloc((size_t)n * sizeof *q);
     if (!q) {
@@ -467,8 +435,7 @@ static zs_ref *cand_room(walker *w, unsigned n)
 }
 
 
-static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const char *what)
-{
+static void walk_ref(walker *w, zs_ref *r, const zs_ref *cand, unsigned n, const char *what) {
     unsigned idx = n;
     uint8_t raw = w->enc ? r->raw : 0; /* .scn only: validated, never encoded */
     if (raw && (!w->ext_ok || r->kind != ZS_REF_OUT || raw != 1))
@@ -499,8 +466,7 @@ static void set_where(walker *w, unsigned ci) { set_loc(w, WL_CALL, ci); }
 
 /* A mixed input's parameter term (ZS_REF_PARAM, .scn only): a parameter
  * the caller's module reads (zs_module_param_set of `caller_mod`). */
-static void walk_param_term(walker *w, const zs_scenario *s, unsigned caller_mod, const zs_ref *r, unsigned k)
-{
+static void walk_param_term(walker *w, const zs_scenario *s, unsigned caller_mod, const zs_ref *r, unsigned k) {
     if (r->detach || r->index) {
         w_fail(w, "mix[%u]: a parameter term has no output index and no .detach", k);
         return;
@@ -518,12 +484,10 @@ static void walk_param_term(walker *w, const zs_scenario *s, unsigned caller_mod
     int found = 0;
     for (int q = 0; q < n; q++) found |= ps[q] == r->call;
     free(ps);
-    if (!found)
-        w_fail(w, "mix[%u]: parameter %u is not read by the caller's module %u", k, r->call, caller_mod);
+    if (!found) w_fail(w, "mix[%u]: parameter %u is not read by the caller's module %u", k, r->call, caller_mod);
 }
 
-static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
-{
+static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
     zs_pass *p = g->p;
     zs_call *c = &p->calls[ci];
     const zs_scenario *s = g->s;
@@ -538,7 +502,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         if (!cand) return UNW_NO;
         nc = input_candidates(g, c->parent, ci, cand);
     }
-#define WALK_IN_REF(r, what)                                                            \
+#define WALK_IN_REF(r, what)                                                                                           \
     (direct ? walk_ref_direct(w, g, c->parent, ci, 0, (r), (what)) : walk_ref(w, (r), cand, nc, (what)))
     {
         unsigned nin = c->n_in;
@@ -556,8 +520,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     if (zs_call_may_checkpoint(ci, in_ckpt)) {
         unsigned r = 0;
         if (w->enc) {
-            if ((fl & ZS_CALL_CKPT_RE) && (fl & ZS_CALL_CKPT_NRE))
-                w_fail(w, "both checkpoint flags");
+            if ((fl & ZS_CALL_CKPT_RE) && (fl & ZS_CALL_CKPT_NRE)) w_fail(w, "both checkpoint flags");
             r = (fl & ZS_CALL_CKPT_RE) ? 14 : (fl & ZS_CALL_CKPT_NRE) ? 15 : 0;
         }
         r = (unsigned)w_raw(w, 16, r);
@@ -581,8 +544,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     }
     if (w->err) return UNW_NO;
     c->flags = (uint8_t)((ng ? ZS_CALL_NO_GRAD : 0) | (ck == 1 ? ZS_CALL_CKPT_RE : 0) |
-                         (ck == 2 ? ZS_CALL_CKPT_NRE : 0) | (rs ? ZS_CALL_RAISE : 0) |
-                         (body ? ZS_CALL_CKPT_BODY : 0));
+                         (ck == 2 ? ZS_CALL_CKPT_NRE : 0) | (rs ? ZS_CALL_RAISE : 0) | (body ? ZS_CALL_CKPT_BODY : 0));
 
     if (rs) {
         unsigned n = zs_catcher_count(p, c->parent);
@@ -614,8 +576,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         for (unsigned k = 0; k < c->n_kw && !w->err; k++) WALK_IN_REF(&c->kw[k], "kw");
         for (unsigned k = 0; k < c->n_mix && !w->err; k++) {
             if (c->mix[k].slot >= (unsigned)c->n_in + c->n_kw)
-                w_fail(w, "mix[%u]: slot %u: the call has %u inputs", k, c->mix[k].slot,
-                       (unsigned)c->n_in + c->n_kw);
+                w_fail(w, "mix[%u]: slot %u: the call has %u inputs", k, c->mix[k].slot, (unsigned)c->n_in + c->n_kw);
             else if (k && c->mix[k].slot < c->mix[k - 1].slot)
                 w_fail(w, "mix[%u]: slots not ascending", k);
             else if (c->mix[k].ref.kind == ZS_REF_PARAM)
@@ -664,7 +625,8 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
         ch->module = kids[idx];
         unw = zs_unwind_after_child(walk_call(w, g, j, child_ckpt), ci);
         set_where(w, ci);
-        if (unw != UNW_NO) break; /* no further child calls (encode: leftovers fail the
+        if (unw != UNW_NO)
+            break; /* no further child calls (encode: leftovers fail the
                                      pre-order check in walk_pass) */
     }
     scratch_free(kids, kbuf);
@@ -742,8 +704,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt)
     return UNW_NO;
 }
 
-static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsigned pi)
-{
+static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsigned pi) {
     zs_pass *p = &st->pass[pi];
     prog g = {s, p, 1, st->kind == ZS_STEP_EVAL};
     w->loc_step = si;
@@ -788,8 +749,7 @@ static void walk_pass(walker *w, zs_scenario *s, zs_step *st, unsigned si, unsig
     set_loc(w, WL_NONE, 0);
 }
 
-static void walk_steps(walker *w, zs_scenario *s)
-{
+static void walk_steps(walker *w, zs_scenario *s) {
     W_U8(w, s->n_steps, 1, ZS_MAX_STEPS, 1, "n_steps");
     for (unsigned i = 0; i < s->n_steps && !w->err; i++) {
         zs_step *st = &s->step[i];
@@ -808,9 +768,8 @@ static void walk_steps(walker *w, zs_scenario *s)
 
 /* The rules of every pass, for a pass built outside the walker (a rank's
  * materialised copy): zs_pass_validate in scenario.h. */
-int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p,
-                     char *msg, size_t msgn)
-{
+int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p, char *msg,
+                     size_t msgn) {
     /* a step around p (sharing p's calls: the walker only reads them back as
      * they are, p being the caller's scratch) */
     zs_step tmp;
@@ -847,8 +806,7 @@ int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned ki
 
 /* One edit's choices.  Returns 1 if the edit exists, 0 if decode drops it
  * (no candidates for its kind). */
-static int walk_edit(walker *w, const zs_scenario *s, const zs_mtree *t, zs_rank_edit *e)
-{
+static int walk_edit(walker *w, const zs_scenario *s, const zs_mtree *t, zs_rank_edit *e) {
     W_U8(w, e->rank, 0, s->cfg.world_size - 1, 0, "rank");
     W_U8(w, e->kind, 0, ZS_EDIT_KINDS - 1, ZS_EDIT_ROUTE, "kind");
     W_U8(w, e->step, 0, s->n_steps - 1, 0, "step");
@@ -874,8 +832,10 @@ static int walk_edit(walker *w, const zs_scenario *s, const zs_mtree *t, zs_rank
         int bucket = 0;
         unsigned idx = ~0u;
         if (w->enc) {
-            if (fa != ~0u) idx = fa;
-            else if (fb != ~0u) bucket = 1, idx = fb;
+            if (fa != ~0u)
+                idx = fa;
+            else if (fb != ~0u)
+                bucket = 1, idx = fb;
             else {
                 w_fail(w, "route: module %u is not a sibling of call %u's callee", e->module, e->call);
                 return 0;
@@ -929,8 +889,7 @@ static int walk_edit(walker *w, const zs_scenario *s, const zs_mtree *t, zs_rank
     return 1;
 }
 
-static void walk_edits(walker *w, zs_scenario *s)
-{
+static void walk_edits(walker *w, zs_scenario *s) {
     zs_mtree t;
     if (zs_mtree_build(s, &t)) {
         w_nomem(w);
@@ -976,8 +935,7 @@ static void walk_edits(walker *w, zs_scenario *s)
     set_loc(w, WL_NONE, 0);
 }
 
-static void walk_gather(walker *w, zs_scenario *s)
-{
+static void walk_gather(walker *w, zs_scenario *s) {
     zs_id cbuf[ZS_CODEC_MAX_MODULES], pbuf[ZS_CODEC_MAX_MODULES];
     zs_id *cand = scratch(w, cbuf, ZS_CODEC_MAX_MODULES, s->n_modules);
     zs_id *pos = cand ? scratch(w, pbuf, ZS_CODEC_MAX_MODULES, s->n_modules) : NULL;
@@ -1011,18 +969,15 @@ static void walk_gather(walker *w, zs_scenario *s)
     scratch_free(cand, cbuf);
 }
 
-static int tail_nontrivial(const zs_scenario *s)
-{
-    if (s->cfg.all_ranks || s->cfg.verify_collectives || s->n_edits || s->cfg.torch_profile ||
-        s->cfg.ds_profile)
+static int tail_nontrivial(const zs_scenario *s) {
+    if (s->cfg.all_ranks || s->cfg.verify_collectives || s->n_edits || s->cfg.torch_profile || s->cfg.ds_profile)
         return 1;
     for (unsigned m = 0; m < s->n_modules && m < ZS_MAX_MODULES; m++)
         if (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) return 1;
     return 0;
 }
 
-static void walk_tail(walker *w, zs_scenario *s)
-{
+static void walk_tail(walker *w, zs_scenario *s) {
     zs_config *c = &s->cfg;
     set_loc(w, WL_NONE, 0);
     if (c->world_size >= 2)
@@ -1046,12 +1001,10 @@ static void walk_tail(walker *w, zs_scenario *s)
      * once the current stack became the reference) */
     set_loc(w, WL_NONE, 0);
     c->torch_profile = (uint8_t)w_index(w, c->torch_profile, ZS_TORCH_PROFILES, "torch profile");
-    if (!w->err)
-        c->ds_profile = (uint8_t)w_index(w, c->ds_profile, ZS_DS_PROFILES, "deepspeed profile");
+    if (!w->err) c->ds_profile = (uint8_t)w_index(w, c->ds_profile, ZS_DS_PROFILES, "deepspeed profile");
 }
 
-static void walk(walker *w, zs_scenario *s)
-{
+static void walk(walker *w, zs_scenario *s) {
     walk_config(w, &s->cfg);
     if (!w->err) walk_modules(w, s);
     if (!w->err) walk_params(w, s);
@@ -1085,8 +1038,7 @@ static void walk(walker *w, zs_scenario *s)
     if (w->enc && !w->err && !nontrivial) w->len = tail_at; /* an all-zero tail is left out */
 }
 
-size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out)
-{
+size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out) {
     walker w;
     walker_init(&w);
     w.in = data;
@@ -1118,8 +1070,7 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out)
     return w.pos < w.in_size ? w.pos : w.in_size;
 }
 
-static int call_has_raw(const zs_call *c)
-{
+static int call_has_raw(const zs_call *c) {
     for (unsigned i = 0; i < c->n_in && i < ZS_MAX_IN; i++)
         if (c->in[i].raw) return 1;
     for (unsigned i = 0; i < c->n_use && i < ZS_MAX_USE; i++)
@@ -1133,24 +1084,20 @@ static int call_has_raw(const zs_call *c)
     return 0;
 }
 
-int zs_scenario_has_ext(const zs_scenario *s)
-{
+int zs_scenario_has_ext(const zs_scenario *s) {
     for (unsigned i = 0; i < s->n_steps && i < ZS_MAX_STEPS; i++)
         for (unsigned q = 0; q < s->step[i].n_passes && q < ZS_MAX_PASSES; q++) {
             const zs_pass *p = &s->step[i].pass[q];
             for (unsigned c = 0; c < p->n_calls && c < ZS_MAX_CALLS; c++)
-                if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg ||
-                    p->calls[c].out_alias || p->calls[c].op_nosave ||
-                    (p->calls[c].flags & ZS_CALL_CKPT_BODY) || call_has_raw(&p->calls[c]))
+                if (p->calls[c].n_kw || p->calls[c].n_mix || p->calls[c].out_norg || p->calls[c].out_alias ||
+                    p->calls[c].op_nosave || (p->calls[c].flags & ZS_CALL_CKPT_BODY) || call_has_raw(&p->calls[c]))
                     return 1;
         }
     return 0;
 }
 
-int zs_scenario_fits_codec(const zs_scenario *s)
-{
-    if (s->n_modules > ZS_CODEC_MAX_MODULES || s->n_params > ZS_CODEC_MAX_PARAMS ||
-        s->n_uses > ZS_CODEC_MAX_USES)
+int zs_scenario_fits_codec(const zs_scenario *s) {
+    if (s->n_modules > ZS_CODEC_MAX_MODULES || s->n_params > ZS_CODEC_MAX_PARAMS || s->n_uses > ZS_CODEC_MAX_USES)
         return 0;
     for (unsigned i = 0; i < s->n_steps && i < ZS_MAX_STEPS; i++)
         for (unsigned q = 0; q < s->step[i].n_passes && q < ZS_MAX_PASSES; q++) {
@@ -1170,9 +1117,8 @@ int zs_scenario_fits_codec(const zs_scenario *s)
 /* ext_ok: the .scn-only constructs are allowed (validation); model: walk
  * with the model's bounds (validation of a scenario beyond the codec's),
  * else the codec's (the bytes' layout). */
-static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *err, size_t errlen,
-                          int ext_ok, int model)
-{
+static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *err, size_t errlen, int ext_ok,
+                          int model) {
     walker w;
     walker_init(&w);
     w.enc = 1;
@@ -1199,19 +1145,14 @@ static size_t encode_impl(const zs_scenario *s, uint8_t *buf, size_t cap, char *
     return w.len; /* >= 1: the config always takes bytes */
 }
 
-size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap)
-{
-    return encode_impl(s, buf, cap, NULL, 0, 0, 0);
-}
+size_t zs_encode(const zs_scenario *s, uint8_t *buf, size_t cap) { return encode_impl(s, buf, cap, NULL, 0, 0, 0); }
 
-int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
-{
+int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen) {
     static _Thread_local uint8_t buf[ZS_ENCODE_MAX];
     if (err && errlen) err[0] = 0;
     int ext = zs_scenario_has_ext(s);
     if (ext && s->cfg.all_ranks) {
-        if (err && errlen)
-            snprintf(err, errlen, "keyword or mixed inputs in an all-ranks scenario (not supported)");
+        if (err && errlen) snprintf(err, errlen, "keyword or mixed inputs in an all-ranks scenario (not supported)");
         return -1;
     }
     /* a scenario beyond the codec's bounds is checked by the same walker
@@ -1236,8 +1177,7 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen)
     int same = zs_scenario_equal(s, &back);
     zs_scenario_free(&back);
     if (!same) {
-        if (err && errlen)
-            snprintf(err, errlen, "a field outside the model (unused-slot or normalised value differs)");
+        if (err && errlen) snprintf(err, errlen, "a field outside the model (unused-slot or normalised value differs)");
         return -1;
     }
     return 0;

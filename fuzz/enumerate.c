@@ -52,15 +52,14 @@
 
 #define UNW_NO ZS_UNWIND_NONE
 
-#define MAX_N 6   /* max_modules limit (automorphism table: 5! = 120 entries) */
-#define MAX_K 16  /* max_calls limit */
+#define MAX_N 6  /* max_modules limit (automorphism table: 5! = 120 entries) */
+#define MAX_K 16 /* max_calls limit */
 
 /* ------------------------------------------------------------------ */
 /* Fixed configurations                                                 */
 /* ------------------------------------------------------------------ */
 
-int zo_enum_config(unsigned idx, zs_config *cfg, uint32_t classes[3], unsigned *n_classes)
-{
+int zo_enum_config(unsigned idx, zs_config *cfg, uint32_t classes[3], unsigned *n_classes) {
     if (idx >= ZO_ENUM_N_CONFIGS) return -1;
     memset(cfg, 0, sizeof *cfg);
     cfg->policy = ZO_GRADS_PER_CALL;
@@ -107,19 +106,18 @@ int zo_enum_config(unsigned idx, zs_config *cfg, uint32_t classes[3], unsigned *
 
 typedef struct wctx {
     zo_enum_gen *g;
-    unsigned feat;      /* ZO_ENUM_F_* */
+    unsigned feat; /* ZO_ENUM_F_* */
     zs_scenario *s;
     int reject;
-    unsigned budget;    /* calls left in the current pass */
-    unsigned cursor;    /* next call index of the current pass */
+    unsigned budget; /* calls left in the current pass */
+    unsigned cursor; /* next call index of the current pass */
     uint8_t lab[MAX_N];
     uint8_t argrg[MAX_K + 1]; /* call's wrapped input 0 may require grad */
     uint8_t outrg[MAX_K + 1]; /* call's output 0 may require grad */
 } wctx;
 
 /* One choice among `range` values (0 when range <= 1: not a choice point). */
-static unsigned ch(wctx *w, unsigned range)
-{
+static unsigned ch(wctx *w, unsigned range) {
     if (w->reject || range <= 1) return 0;
     zo_enum_gen *g = w->g;
     if (g->probe) {
@@ -147,8 +145,7 @@ static unsigned ch(wctx *w, unsigned range)
 /* Walks call ci (module and parent already set).  grad_off: grad is
  * disabled here by an eval step or a NO_GRAD call at or above the caller
  * (not by a checkpoint's first forward, which is recomputed with grad). */
-static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
-{
+static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off) {
     zs_call *c = &P->calls[ci];
     const zs_scenario *s = w->s;
     unsigned caller = c->parent;
@@ -295,8 +292,7 @@ static int wcall(wctx *w, zs_pass *P, unsigned ci, int in_ckpt, int grad_off)
 
 /* Canonical code of the labelled subtree of m into buf; returns 0 if some
  * node's children are not in non-decreasing code order (non-canonical). */
-static int tree_code(const zs_scenario *s, const uint8_t *lab, unsigned m, char *buf, size_t cap)
-{
+static int tree_code(const zs_scenario *s, const uint8_t *lab, unsigned m, char *buf, size_t cap) {
     size_t o = 0;
     if (cap < 4) return 0;
     buf[o++] = '(';
@@ -321,9 +317,8 @@ static int tree_code(const zs_scenario *s, const uint8_t *lab, unsigned m, char 
 }
 
 /* Automorphisms of the labelled tree (non-identity ones), cached. */
-static void autos_search(zo_enum_gen *g, const zs_scenario *s, const uint8_t *lab, uint8_t *pi,
-                         uint8_t *used, unsigned i)
-{
+static void autos_search(zo_enum_gen *g, const zs_scenario *s, const uint8_t *lab, uint8_t *pi, uint8_t *used,
+                         unsigned i) {
     unsigned n = s->n_modules;
     if (i == n) {
         int ident = 1;
@@ -340,8 +335,7 @@ static void autos_search(zo_enum_gen *g, const zs_scenario *s, const uint8_t *la
     }
 }
 
-static void autos_update(zo_enum_gen *g, const zs_scenario *s, const uint8_t *lab)
-{
+static void autos_update(zo_enum_gen *g, const zs_scenario *s, const uint8_t *lab) {
     uint8_t key[sizeof g->tree_key];
     memset(key, 0, sizeof key);
     key[0] = s->n_modules;
@@ -359,8 +353,7 @@ static void autos_update(zo_enum_gen *g, const zs_scenario *s, const uint8_t *la
 
 /* 1 if some automorphism maps the program (the callee sequence: nothing
  * else in a program names a module) to a lexicographically smaller one. */
-static int program_not_canonical(const zo_enum_gen *g, const zs_scenario *s)
-{
+static int program_not_canonical(const zo_enum_gen *g, const zs_scenario *s) {
     for (unsigned a = 0; a < g->n_auto; a++) {
         const uint8_t *pi = g->autos[a];
         int cmp = 0;
@@ -377,8 +370,7 @@ static int program_not_canonical(const zo_enum_gen *g, const zs_scenario *s)
     return 0;
 }
 
-static void build(wctx *w)
-{
+static void build(wctx *w) {
     zs_scenario *s = w->s;
     zo_enum_gen *g = w->g;
     const zo_enum_bounds *b = &g->b;
@@ -406,8 +398,7 @@ static void build(wctx *w)
     s->n_modules = (uint8_t)(1 + ch(w, b->max_modules));
     memset(s->mod, 0, s->n_modules * sizeof s->mod[0]);
     s->mod[0].parent = ZS_NONE;
-    for (unsigned i = 1; i < s->n_modules; i++)
-        s->mod[i].parent = zs_parent_at(s, i, ch(w, zs_parent_count(s, i)));
+    for (unsigned i = 1; i < s->n_modules; i++) s->mod[i].parent = zs_parent_at(s, i, ch(w, zs_parent_count(s, i)));
     /* labels: 0 no parameter, 1..ncls trainable of class k, ncls+1..2ncls frozen */
     for (unsigned m = 0; m < s->n_modules; m++) w->lab[m] = (uint8_t)ch(w, nlab);
     if (w->reject) return;
@@ -434,8 +425,8 @@ static void build(wctx *w)
     unsigned budget = b->max_calls;
     for (unsigned si = 0; si < s->n_steps && !w->reject; si++) {
         zs_step *st = &s->step[si];
-        static const unsigned kind_feat[ZS_STEP_KINDS] = {
-            0, ZO_ENUM_F_EVAL, ZO_ENUM_F_ACCUM, ZO_ENUM_F_RETAIN, ZO_ENUM_F_INTERLEAVE};
+        static const unsigned kind_feat[ZS_STEP_KINDS] = {0, ZO_ENUM_F_EVAL, ZO_ENUM_F_ACCUM, ZO_ENUM_F_RETAIN,
+                                                          ZO_ENUM_F_INTERLEAVE};
         uint8_t kinds[ZS_STEP_KINDS];
         unsigned nkind = 0;
         for (unsigned kd = 0; kd < ZS_STEP_KINDS; kd++)
@@ -465,19 +456,17 @@ static void build(wctx *w)
     if (g->n_auto && program_not_canonical(g, s)) w->reject = 1;
 }
 
-int zo_enum_gen_init(zo_enum_gen *g, const zo_enum_bounds *b)
-{
-    if (!g || !b || b->max_modules < 1 || b->max_modules > MAX_N || b->max_calls < 1 ||
-        b->max_calls > MAX_K || b->max_steps < 1 || b->max_steps > ZS_MAX_STEPS ||
-        (b->config_mask & ~((1u << ZO_ENUM_N_CONFIGS) - 1)) || (b->feature_mask & ~(ZO_ENUM_F_ALL | ZO_ENUM_F_NONE)))
+int zo_enum_gen_init(zo_enum_gen *g, const zo_enum_bounds *b) {
+    if (!g || !b || b->max_modules < 1 || b->max_modules > MAX_N || b->max_calls < 1 || b->max_calls > MAX_K ||
+        b->max_steps < 1 || b->max_steps > ZS_MAX_STEPS || (b->config_mask & ~((1u << ZO_ENUM_N_CONFIGS) - 1)) ||
+        (b->feature_mask & ~(ZO_ENUM_F_ALL | ZO_ENUM_F_NONE)))
         return -1;
     memset(g, 0, sizeof *g);
     g->b = *b;
     return 0;
 }
 
-int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
-{
+int zo_enum_next(zo_enum_gen *g, zs_scenario *out) {
     wctx w;
     while (!g->done) {
         if (g->started) {
@@ -508,8 +497,7 @@ int zo_enum_next(zo_enum_gen *g, zs_scenario *out)
     return 0;
 }
 
-double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
-{
+double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed) {
     zo_enum_gen *g = malloc(sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
     double sum = 0;
@@ -537,8 +525,7 @@ double zo_enum_estimate(const zo_enum_bounds *b, unsigned probes, uint64_t seed)
 
 static double now_s(void);
 
-uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
-{
+uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every) {
     zo_enum_gen *g = malloc(sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
     uint64_t n = 0;
@@ -559,8 +546,7 @@ uint64_t zo_enum_count_progress(const zo_enum_bounds *b, FILE *f, double every)
     return n;
 }
 
-uint64_t zo_enum_count(const zo_enum_bounds *b)
-{
+uint64_t zo_enum_count(const zo_enum_bounds *b) {
     zo_enum_gen *g = malloc(sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
     uint64_t n = 0;
@@ -576,33 +562,28 @@ uint64_t zo_enum_count(const zo_enum_bounds *b)
 /* Results                                                              */
 /* ------------------------------------------------------------------ */
 
-static unsigned total_calls(const zs_scenario *s)
-{
+static unsigned total_calls(const zs_scenario *s) {
     unsigned n = 0;
     for (unsigned i = 0; i < s->n_steps; i++)
         for (unsigned k = 0; k < s->step[i].n_passes; k++) n += s->step[i].pass[k].n_calls;
     return n;
 }
 
-static uint64_t size_key_nolen(const zs_scenario *s)
-{
+static uint64_t size_key_nolen(const zs_scenario *s) {
     uint64_t tc = total_calls(s);
     if (tc > 255) tc = 255;
-    return (tc << 56) | ((uint64_t)s->n_steps << 48) | ((uint64_t)s->n_modules << 40) |
-           ((uint64_t)s->n_params << 32);
+    return (tc << 56) | ((uint64_t)s->n_steps << 48) | ((uint64_t)s->n_modules << 40) | ((uint64_t)s->n_params << 32);
 }
 
-uint64_t zo_enum_size_key(const zs_scenario *s)
-{
+uint64_t zo_enum_size_key(const zs_scenario *s) {
     static _Thread_local uint8_t buf[ZS_ENCODE_MAX];
     size_t n = zs_encode(s, buf, sizeof buf);
     if (n > 0xFFFFFFFFu) n = 0xFFFFFFFFu;
     return size_key_nolen(s) | (uint64_t)n;
 }
 
-int zo_enum_results_init(zo_enum_results *r, const zo_enum_bounds *b, int orders,
-                         unsigned policy_mask, unsigned shard_n)
-{
+int zo_enum_results_init(zo_enum_results *r, const zo_enum_bounds *b, int orders, unsigned policy_mask,
+                         unsigned shard_n) {
     memset(r, 0, sizeof *r);
     r->b = *b;
     r->orders = orders;
@@ -615,15 +596,13 @@ int zo_enum_results_init(zo_enum_results *r, const zo_enum_bounds *b, int orders
     return 0;
 }
 
-void zo_enum_results_free(zo_enum_results *r)
-{
+void zo_enum_results_free(zo_enum_results *r) {
     if (!r) return;
     free(r->shard_seen);
     r->shard_seen = NULL;
 }
 
-static void cell_site(zo_enum_cell *c, const char *site, uint64_t n)
-{
+static void cell_site(zo_enum_cell *c, const char *site, uint64_t n) {
     for (int i = 0; i < ZO_ENUM_SITES; i++) {
         if (c->site_n[i] && !strcmp(c->site[i], site)) {
             c->site_n[i] += n;
@@ -639,21 +618,18 @@ static void cell_site(zo_enum_cell *c, const char *site, uint64_t n)
 }
 
 /* Offers counterexample bytes with size key `key` to cell c. */
-static void cell_offer(zo_enum_cell *c, uint64_t key, const uint8_t *bytes, size_t len)
-{
+static void cell_offer(zo_enum_cell *c, uint64_t key, const uint8_t *bytes, size_t len) {
     if (len > ZO_ENUM_REPRO_MAX) return;
-    if (key < c->key || (key == c->key && (len < c->len || (len == c->len &&
-                                                           memcmp(bytes, c->bytes, len) < 0)))) {
+    if (key < c->key || (key == c->key && (len < c->len || (len == c->len && memcmp(bytes, c->bytes, len) < 0)))) {
         c->key = key;
         c->len = (uint32_t)len;
         memcpy(c->bytes, bytes, len);
     }
 }
 
-int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src)
-{
-    if (memcmp(&dst->b, &src->b, sizeof dst->b) || dst->orders != src->orders ||
-        dst->policy_mask != src->policy_mask || dst->shard_n != src->shard_n)
+int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src) {
+    if (memcmp(&dst->b, &src->b, sizeof dst->b) || dst->orders != src->orders || dst->policy_mask != src->policy_mask ||
+        dst->shard_n != src->shard_n)
         return -1;
     for (unsigned i = 0; i < dst->shard_n; i++)
         if (dst->shard_seen[i] && src->shard_seen[i]) return -1; /* a shard counted twice */
@@ -677,8 +653,7 @@ int zo_enum_results_merge(zo_enum_results *dst, const zo_enum_results *src)
             for (int k = 0; k < ZO_ENUM_SITES; k++)
                 if (s->cell[i].site_n[k]) cell_site(&d->cell[i], s->cell[i].site[k], s->cell[i].site_n[k]);
             d->cell[i].site_other += s->cell[i].site_other;
-            if (s->cell[i].key != UINT64_MAX)
-                cell_offer(&d->cell[i], s->cell[i].key, s->cell[i].bytes, s->cell[i].len);
+            if (s->cell[i].key != UINT64_MAX) cell_offer(&d->cell[i], s->cell[i].key, s->cell[i].bytes, s->cell[i].len);
         }
     }
     return 0;
@@ -694,8 +669,7 @@ typedef struct hsink {
     uint64_t h;
 } hsink;
 
-static ssize_t hsink_write(void *cookie, const char *buf, size_t n)
-{
+static ssize_t hsink_write(void *cookie, const char *buf, size_t n) {
     hsink *k = cookie;
     uint64_t h = k->h;
     for (size_t i = 0; i < n; i++) {
@@ -722,18 +696,17 @@ typedef struct explorer {
     uint64_t inv_orders[ZS_INV_COUNT];
     unsigned inv_best_n[ZS_INV_COUNT];
     uint8_t inv_best[ZS_INV_COUNT][ZS_MAX_ORDER];
-    int inv_engine[ZS_INV_COUNT]; /* found by the engine-order run */
+    int inv_engine[ZS_INV_COUNT];    /* found by the engine-order run */
     char inv_site[ZS_INV_COUNT][40]; /* site of the first violation found */
     uint64_t torch;
     int setup;
-    int uninit_full;          /* an uninitialised counter access in some whole run */
-    unsigned n_dec;           /* choices of the last run */
+    int uninit_full;               /* an uninitialised counter access in some whole run */
+    unsigned n_dec;                /* choices of the last run */
     uint16_t nready[ZS_MAX_ORDER]; /* n_ready of each of them (first ZS_MAX_ORDER) */
-    int past_order;           /* the last run had a choice with n_ready > 1 past ZS_MAX_ORDER */
+    int past_order;                /* the last run had a choice with n_ready > 1 past ZS_MAX_ORDER */
 } explorer;
 
-static void on_choice(void *user, unsigned k, unsigned n_ready)
-{
+static void on_choice(void *user, unsigned k, unsigned n_ready) {
     explorer *E = user;
     if (k < ZS_MAX_ORDER) {
         E->nready[k] = (uint16_t)(n_ready > 0xFFFF ? 0xFFFF : n_ready);
@@ -743,8 +716,7 @@ static void on_choice(void *user, unsigned k, unsigned n_ready)
     }
 }
 
-static int seen_add(explorer *E, uint64_t h)
-{
+static int seen_add(explorer *E, uint64_t h) {
     if (h == 0) h = 1;
     if (E->n_seen * 2 >= E->seen_cap) {
         unsigned nc = E->seen_cap ? E->seen_cap * 2 : 1024;
@@ -772,8 +744,7 @@ static int seen_add(explorer *E, uint64_t h)
 
 /* One simulator run with order bytes ord[0..n) (engine order if n < 0).
  * Returns the hash of its event stream. */
-static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
-{
+static uint64_t run_order(explorer *E, const uint8_t *ord, int n) {
     zs_scenario *s = E->s;
     zs_run_opts o;
     zs_outcome out;
@@ -860,8 +831,7 @@ static uint64_t run_order(explorer *E, const uint8_t *ord, int n)
  * pre[0..k) followed by zeros is one order; every other order agrees with it
  * up to some position j >= k and takes a value b in 1..n_ready(j)-1 there.
  * One run per order. */
-static void explore_exact(explorer *E, uint8_t *pre, unsigned k)
-{
+static void explore_exact(explorer *E, uint8_t *pre, unsigned k) {
     if (E->runs >= E->max_runs) {
         E->cap_hit = 1;
         return;
@@ -887,16 +857,14 @@ static void explore_exact(explorer *E, uint8_t *pre, unsigned k)
     }
 }
 
-static FILE *hash_file(hsink *k)
-{
+static FILE *hash_file(hsink *k) {
     cookie_io_functions_t io = {NULL, hsink_write, NULL, NULL};
     FILE *f = fopencookie(k, "w", io);
     if (f) setvbuf(f, NULL, _IOFBF, 1 << 16);
     return f;
 }
 
-int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_results *r)
-{
+int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_results *r) {
     /* the runs set policy/order fields of the scenario: in place, restored */
     zs_config saved = s->cfg;
     uint16_t saved_n = s->n_order;
@@ -963,17 +931,14 @@ int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_result
     return bad_policies;
 }
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned shard,
-                      unsigned nshard, unsigned sub, unsigned nsub, zo_enum_results *r,
-                      volatile uint64_t *progress)
-{
+int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned shard, unsigned nshard, unsigned sub,
+                      unsigned nsub, zo_enum_results *r, volatile uint64_t *progress) {
     if (!nshard || shard >= nshard || !nsub || sub >= nsub) return -1;
     zo_enum_gen *g = malloc(sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
@@ -1021,30 +986,27 @@ int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned s
  *   end
  */
 
-int zo_enum_results_write(const zo_enum_results *r, FILE *f)
-{
+int zo_enum_results_write(const zo_enum_results *r, FILE *f) {
     fprintf(f, "zoffload-enumerate-results 1\n");
-    fprintf(f, "bounds %u %u %u %u %u\n", r->b.max_modules, r->b.max_calls, r->b.max_steps,
-            r->b.config_mask, r->b.feature_mask);
+    fprintf(f, "bounds %u %u %u %u %u\n", r->b.max_modules, r->b.max_calls, r->b.max_steps, r->b.config_mask,
+            r->b.feature_mask);
     fprintf(f, "orders %s\n", r->orders == ZO_ENUM_ORDERS_ALL ? "all" : "engine");
     fprintf(f, "policies %u\n", r->policy_mask);
     fprintf(f, "shards %u", r->shard_n);
     for (unsigned i = 0; i < r->shard_n; i++)
         if (r->shard_seen[i]) fprintf(f, " %u", i);
-    fprintf(f, "\nscenarios %" PRIu64 "\ninvalid %" PRIu64 "\nseconds %.3f\n", r->scenarios,
-            r->invalid, r->seconds);
+    fprintf(f, "\nscenarios %" PRIu64 "\ninvalid %" PRIu64 "\nseconds %.3f\n", r->scenarios, r->invalid, r->seconds);
     for (int p = 0; p < 4; p++) {
         if (!(r->policy_mask & (1u << p))) continue;
         const zo_enum_policy_res *pr = &r->pol[p];
         fprintf(f,
-                "policy %d runs %" PRIu64 " orders %" PRIu64 " torch %" PRIu64 " setup %" PRIu64
-                " caphits %" PRIu64 " violating %" PRIu64 " uninit %" PRIu64 "\n",
+                "policy %d runs %" PRIu64 " orders %" PRIu64 " torch %" PRIu64 " setup %" PRIu64 " caphits %" PRIu64
+                " violating %" PRIu64 " uninit %" PRIu64 "\n",
                 p, pr->runs, pr->orders, pr->torch_errors, pr->setup_errors, pr->order_cap_hits,
                 pr->violating_scenarios, pr->uninit_full);
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             const zo_enum_cell *c = &pr->cell[i];
-            fprintf(f, "cell %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " ", p, i, c->scenarios,
-                    c->orders, c->key);
+            fprintf(f, "cell %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " ", p, i, c->scenarios, c->orders, c->key);
             if (c->key == UINT64_MAX || !c->len)
                 fputc('-', f);
             else
@@ -1059,27 +1021,25 @@ int zo_enum_results_write(const zo_enum_results *r, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-static int hexval(int c)
-{
+static int hexval(int c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
 }
 
-int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
-{
+int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen) {
     static char line[2 * ZO_ENUM_REPRO_MAX + 256];
     zo_enum_bounds b = {0, 0, 0, 0, 0};
     int orders = -1;
     unsigned mask = 0, shard_n = 0;
     int inited = 0, ended = 0;
     unsigned lineno = 0;
-#define RFAIL(...)                                   \
-    do {                                             \
-        if (err) snprintf(err, errlen, __VA_ARGS__); \
-        if (inited) zo_enum_results_free(r);         \
-        return -1;                                   \
+#define RFAIL(...)                                                                                                     \
+    do {                                                                                                               \
+        if (err) snprintf(err, errlen, __VA_ARGS__);                                                                   \
+        if (inited) zo_enum_results_free(r);                                                                           \
+        return -1;                                                                                                     \
     } while (0)
     memset(r, 0, sizeof *r);
     while (fgets(line, sizeof line, f)) {
@@ -1090,8 +1050,8 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
             continue;
         }
         if (!strncmp(line, "bounds ", 7)) {
-            if (sscanf(line + 7, "%u %u %u %u %u", &b.max_modules, &b.max_calls, &b.max_steps,
-                       &b.config_mask, &b.feature_mask) != 5)
+            if (sscanf(line + 7, "%u %u %u %u %u", &b.max_modules, &b.max_calls, &b.max_steps, &b.config_mask,
+                       &b.feature_mask) != 5)
                 RFAIL("line %u: bad bounds", lineno);
         } else if (!strncmp(line, "orders ", 7)) {
             orders = !strcmp(line + 7, "all") ? ZO_ENUM_ORDERS_ALL : ZO_ENUM_ORDERS_ENGINE;
@@ -1124,8 +1084,8 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
             int p;
             uint64_t a[7];
             if (sscanf(line + 7,
-                       "%d runs %" SCNu64 " orders %" SCNu64 " torch %" SCNu64 " setup %" SCNu64
-                       " caphits %" SCNu64 " violating %" SCNu64 " uninit %" SCNu64,
+                       "%d runs %" SCNu64 " orders %" SCNu64 " torch %" SCNu64 " setup %" SCNu64 " caphits %" SCNu64
+                       " violating %" SCNu64 " uninit %" SCNu64,
                        &p, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]) != 8 ||
                 p < 0 || p > 3)
                 RFAIL("line %u: bad policy line", lineno);
@@ -1140,8 +1100,7 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
         } else if (!strncmp(line, "cell ", 5)) {
             int p, i, off = 0;
             uint64_t sc, orr, key;
-            if (sscanf(line + 5, "%d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %n", &p, &i, &sc, &orr,
-                       &key, &off) != 5 ||
+            if (sscanf(line + 5, "%d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %n", &p, &i, &sc, &orr, &key, &off) != 5 ||
                 p < 0 || p > 3 || i < 1 || i >= ZS_INV_COUNT)
                 RFAIL("line %u: bad cell line", lineno);
             zo_enum_cell *c = &r->pol[p].cell[i];
@@ -1165,8 +1124,8 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
         } else if (!strncmp(line, "site ", 5)) {
             int p, i, off = 0;
             uint64_t n;
-            if (sscanf(line + 5, "%d %d %" SCNu64 " %n", &p, &i, &n, &off) != 3 || p < 0 || p > 3 ||
-                i < 1 || i >= ZS_INV_COUNT)
+            if (sscanf(line + 5, "%d %d %" SCNu64 " %n", &p, &i, &n, &off) != 3 || p < 0 || p > 3 || i < 1 ||
+                i >= ZS_INV_COUNT)
                 RFAIL("line %u: bad site line", lineno);
             if (!strcmp(line + 5 + off, "(other)"))
                 r->pol[p].cell[i].site_other += n;
@@ -1188,19 +1147,17 @@ int zo_enum_results_read(zo_enum_results *r, FILE *f, char *err, size_t errlen)
 /* Report                                                               */
 /* ------------------------------------------------------------------ */
 
-static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix, FILE *out)
-{
+static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix, FILE *out) {
     zs_scenario *s = calloc(1, sizeof *s);
     if (!s) return;
     zs_decode(c->bytes, c->len, s);
-    fprintf(out, "    smallest (%u calls, %u steps, %u modules, %u params, %u bytes): ",
-            total_calls(s), s->n_steps, s->n_modules, s->n_params, c->len);
+    fprintf(out, "    smallest (%u calls, %u steps, %u modules, %u params, %u bytes): ", total_calls(s), s->n_steps,
+            s->n_modules, s->n_params, c->len);
     for (uint32_t k = 0; k < c->len; k++) fprintf(out, "%02x", c->bytes[k]);
     fputc('\n', out);
     char path[512];
     if (prefix) {
-        snprintf(path, sizeof path, "%s-%s-%s.bin", prefix, zs_policy_name((unsigned)p),
-                 zs_inv_name(inv));
+        snprintf(path, sizeof path, "%s-%s-%s.bin", prefix, zs_policy_name((unsigned)p), zs_inv_name(inv));
         FILE *f = fopen(path, "wb");
         if (f) {
             fwrite(c->bytes, 1, c->len, f);
@@ -1219,8 +1176,7 @@ static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix,
             l += n + (e ? 1 : 0);
         }
         if (prefix) {
-            snprintf(path, sizeof path, "%s-%s-%s.scn", prefix, zs_policy_name((unsigned)p),
-                     zs_inv_name(inv));
+            snprintf(path, sizeof path, "%s-%s-%s.scn", prefix, zs_policy_name((unsigned)p), zs_inv_name(inv));
             FILE *f = fopen(path, "w");
             if (f) {
                 fputs(txt, f);
@@ -1250,8 +1206,7 @@ static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix,
         fprintf(out, "    (replay did not reproduce: %s)\n", r.setup_error ? r.setup_msg : "no violation");
     }
     if (prefix && tbuf) {
-        snprintf(path, sizeof path, "%s-%s-%s.trace", prefix, zs_policy_name((unsigned)p),
-                 zs_inv_name(inv));
+        snprintf(path, sizeof path, "%s-%s-%s.trace", prefix, zs_policy_name((unsigned)p), zs_inv_name(inv));
         FILE *f = fopen(path, "w");
         if (f) {
             fwrite(tbuf, 1, tlen, f);
@@ -1263,13 +1218,11 @@ static void write_cex(const zo_enum_cell *c, int p, int inv, const char *prefix,
     free(s);
 }
 
-int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
-{
+int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix) {
     unsigned missing = 0;
     for (unsigned i = 0; i < r->shard_n; i++) missing += !r->shard_seen[i];
-    fprintf(f, "bound: --max-modules %u --max-calls %u --max-steps %u, orders %s\n",
-            r->b.max_modules, r->b.max_calls, r->b.max_steps,
-            r->orders == ZO_ENUM_ORDERS_ALL ? "all" : "engine");
+    fprintf(f, "bound: --max-modules %u --max-calls %u --max-steps %u, orders %s\n", r->b.max_modules, r->b.max_calls,
+            r->b.max_steps, r->orders == ZO_ENUM_ORDERS_ALL ? "all" : "engine");
     fprintf(f, "scenarios: %" PRIu64 " (invalid generated: %" PRIu64 ")", r->scenarios, r->invalid);
     if (missing) fprintf(f, "  INCOMPLETE: %u of %u shards missing", missing, r->shard_n);
     fprintf(f, "\n\n| policy | orders | I1 | I2 | I3 | I4 | I5 | I6 | I7 | ERR |\n");
@@ -1291,24 +1244,24 @@ int zo_enum_report(const zo_enum_results *r, FILE *f, const char *prefix)
     for (int p = 0; p < 4; p++) {
         if (!(r->policy_mask & (1u << p))) continue;
         const zo_enum_policy_res *pr = &r->pol[p];
-        fprintf(f, "policy %s: %" PRIu64 " runs, %" PRIu64 " orders, %" PRIu64
-                   " PyTorch-rejected orders, %" PRIu64 " order trees cut at the cap\n",
-                zs_policy_name((unsigned)p), pr->runs, pr->orders, pr->torch_errors,
-                pr->order_cap_hits);
-        fprintf(f, "  counter accessed before initialisation anywhere in a whole run (runs continued "
-                   "past their first violation): %" PRIu64 " scenarios\n",
+        fprintf(f,
+                "policy %s: %" PRIu64 " runs, %" PRIu64 " orders, %" PRIu64 " PyTorch-rejected orders, %" PRIu64
+                " order trees cut at the cap\n",
+                zs_policy_name((unsigned)p), pr->runs, pr->orders, pr->torch_errors, pr->order_cap_hits);
+        fprintf(f,
+                "  counter accessed before initialisation anywhere in a whole run (runs continued "
+                "past their first violation): %" PRIu64 " scenarios\n",
                 pr->uninit_full);
         for (int i = 1; i < ZS_INV_COUNT; i++) {
             const zo_enum_cell *c = &pr->cell[i];
             if (!c->scenarios) {
-                fprintf(f, "  %-3s holds for all %" PRIu64 " scenarios and %" PRIu64
-                           " orders up to the bound\n",
+                fprintf(f, "  %-3s holds for all %" PRIu64 " scenarios and %" PRIu64 " orders up to the bound\n",
                         zs_inv_name(i), r->scenarios, pr->orders);
                 continue;
             }
             if (p == ZO_GRADS_PER_CALL) bad = 1;
-            fprintf(f, "  %-3s VIOLATED in %" PRIu64 " scenarios (%" PRIu64 " orders); detected at:",
-                    zs_inv_name(i), c->scenarios, c->orders);
+            fprintf(f, "  %-3s VIOLATED in %" PRIu64 " scenarios (%" PRIu64 " orders); detected at:", zs_inv_name(i),
+                    c->scenarios, c->orders);
             for (int k = 0; k < ZO_ENUM_SITES; k++)
                 if (c->site_n[k]) fprintf(f, "%s \"%s\" x%" PRIu64, k ? "," : "", c->site[k], c->site_n[k]);
             if (c->site_other) fprintf(f, ", other sites x%" PRIu64, c->site_other);
@@ -1344,21 +1297,16 @@ typedef struct rk_res {
     uint64_t cand[RK_KINDS];
     uint64_t i8[4][RK_KINDS];
     uint64_t ga_marked;
-    int verify;                     /* --verify: zo_config.verify_collectives on every rank */
+    int verify;                      /* --verify: zo_config.verify_collectives on every rank */
     uint64_t unguarded[4][RK_KINDS]; /* --verify: I8 whose first difference is no fingerprint
                                         exchange on either rank (the check let it through) */
     char first_unguarded[4][RK_KINDS][200];
     char first[4][RK_KINDS][200]; /* first I8 message per cell */
 } rk_res;
 
-static const char *rk_kind_name(unsigned k)
-{
-    return k < ZS_EDIT_KINDS ? zs_edit_kind_name(k) : "none";
-}
+static const char *rk_kind_name(unsigned k) { return k < ZS_EDIT_KINDS ? zs_edit_kind_name(k) : "none"; }
 
-static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, rk_res *R,
-                   zs_world_result *wr)
-{
+static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, rk_res *R, zs_world_result *wr) {
     int marked = -1;
     if (zs_scenario_validate(s, NULL, 0) != 0) return; /* not a valid target */
     if (ga && kind == ZS_EDIT_ROUTE) {
@@ -1390,14 +1338,11 @@ static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, 
         R->worlds++;
         if (v == ZS_RUN_SETUP) R->setup++;
         if (v == ZS_INV_I8) {
-            if (!R->i8[p][kind])
-                memcpy(R->first[p][kind], wr->v.msg, sizeof R->first[p][kind] - 1); /* short form */
+            if (!R->i8[p][kind]) memcpy(R->first[p][kind], wr->v.msg, sizeof R->first[p][kind] - 1); /* short form */
             R->i8[p][kind]++;
-            if (R->verify && wr->div_kind[0] != ZS_WORLD_EXCHANGE &&
-                wr->div_kind[1] != ZS_WORLD_EXCHANGE) {
+            if (R->verify && wr->div_kind[0] != ZS_WORLD_EXCHANGE && wr->div_kind[1] != ZS_WORLD_EXCHANGE) {
                 if (!R->unguarded[p][kind])
-                    memcpy(R->first_unguarded[p][kind], wr->v.msg,
-                           sizeof R->first_unguarded[p][kind] - 1);
+                    memcpy(R->first_unguarded[p][kind], wr->v.msg, sizeof R->first_unguarded[p][kind] - 1);
                 R->unguarded[p][kind]++;
             }
         }
@@ -1405,9 +1350,7 @@ static void rk_try(zs_scenario *s, unsigned kind, unsigned policy_mask, int ga, 
     if (marked >= 0) s->mod[marked].flags &= (uint8_t)~ZS_MOD_GATHER_ALWAYS;
 }
 
-static void rk_scenario(zs_scenario *s, unsigned policy_mask, int ga, rk_res *R,
-                        zs_world_result *wr)
-{
+static void rk_scenario(zs_scenario *s, unsigned policy_mask, int ga, rk_res *R, zs_world_result *wr) {
     s->cfg.world_size = 2;
     s->cfg.rank = 0;
     s->cfg.all_ranks = 1;
@@ -1450,9 +1393,7 @@ static void rk_scenario(zs_scenario *s, unsigned policy_mask, int ga, rk_res *R,
     s->n_edits = 0;
 }
 
-static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_mask, int ga,
-                   int verify, int quiet)
-{
+static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_mask, int ga, int verify, int quiet) {
     zo_enum_gen *g = calloc(1, sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
     zs_world_result *wr = malloc(sizeof *wr);
@@ -1474,15 +1415,14 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
         if (!quiet && R->bases % 1000 == 0) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-            fprintf(stderr, "%s: %" PRIu64 " base scenarios, %" PRIu64 " worlds, %.1f s\n", prog,
-                    R->bases, R->worlds, dt);
+            fprintf(stderr, "%s: %" PRIu64 " base scenarios, %" PRIu64 " worlds, %.1f s\n", prog, R->bases, R->worlds,
+                    dt);
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    printf("ranks: bound %u modules, %u calls, %u steps; W=2, one edit of rank 1 (or none)%s\n",
-           b->max_modules, b->max_calls, b->max_steps,
-           ga ? "; ROUTE edits' routers gather-always" : "");
+    printf("ranks: bound %u modules, %u calls, %u steps; W=2, one edit of rank 1 (or none)%s\n", b->max_modules,
+           b->max_calls, b->max_steps, ga ? "; ROUTE edits' routers gather-always" : "");
     if (verify) printf("verify_collectives on every rank\n");
     printf("%" PRIu64 " base scenarios, %" PRIu64 " world runs (engine order, only I8), %" PRIu64
            " setup errors, %.1f s: %.0f world runs/s, %.0f base scenarios/s\n",
@@ -1503,20 +1443,19 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     for (unsigned k = 0; k < RK_KINDS; k++)
         for (int p = 0; p < 4; p++)
             if (R->i8[p][k] && (p == 0 || !(policy_mask & 1u)))
-                printf("first I8, %s edit, %s: %s\n", rk_kind_name(k), zs_policy_name((unsigned)p),
-                       R->first[p][k]);
+                printf("first I8, %s edit, %s: %s\n", rk_kind_name(k), zs_policy_name((unsigned)p), R->first[p][k]);
     if (verify) {
         uint64_t tot = 0;
         for (unsigned k = 0; k < RK_KINDS; k++)
             for (int p = 0; p < 4; p++) tot += R->unguarded[p][k];
         printf("I8 with no fingerprint exchange at the first difference (the check let a "
-               "diverging collective through): %" PRIu64 "\n", tot);
+               "diverging collective through): %" PRIu64 "\n",
+               tot);
         for (unsigned k = 0; k < RK_KINDS; k++)
             for (int p = 0; p < 4; p++)
                 if (R->unguarded[p][k])
-                    printf("  %s edit, %s: %" PRIu64 ", first: %s\n", rk_kind_name(k),
-                           zs_policy_name((unsigned)p), R->unguarded[p][k],
-                           R->first_unguarded[p][k]);
+                    printf("  %s edit, %s: %" PRIu64 ", first: %s\n", rk_kind_name(k), zs_policy_name((unsigned)p),
+                           R->unguarded[p][k], R->first_unguarded[p][k]);
     }
     int rc = R->setup ? 1 : 0;
     free(g);
@@ -1527,8 +1466,7 @@ static int rk_main(const char *prog, const zo_enum_bounds *b, unsigned policy_ma
     return rc;
 }
 
-static int usage(const char *prog)
-{
+static int usage(const char *prog) {
     fprintf(stderr,
             "usage: %s [--max-modules N] [--max-calls K] [--max-steps S] [--orders engine|all]\n"
             "          [--policy P|all] [--jobs J] [--shard i/n] [--out FILE] [--cex PREFIX]\n"
@@ -1555,8 +1493,7 @@ static int uerr(const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-static int uerr(const char *prog, const char *fmt, ...)
-{
+static int uerr(const char *prog, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: ", prog);
@@ -1569,8 +1506,7 @@ static int uerr(const char *prog, const char *fmt, ...)
 /* 0 if path can be written (an existing writable file, or a new name in
  * a writable directory), else -1 with why[] set; checked before a long run
  * so that it does not fail on the output path at the end. */
-static int writable_path(const char *path, char *why, size_t cap)
-{
+static int writable_path(const char *path, char *why, size_t cap) {
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
@@ -1586,9 +1522,12 @@ static int writable_path(const char *path, char *why, size_t cap)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(why, cap, "directory %s does not exist", dir);
         return -1;
@@ -1600,10 +1539,8 @@ static int writable_path(const char *path, char *why, size_t cap)
     return 0;
 }
 
-int zo_enum_parse_features(const char *text, unsigned *mask)
-{
-    static const char *const names[8] = {"nograd", "ckpt", "raise", "frozen",
-                                         "eval", "retain", "accum", "interleave"};
+int zo_enum_parse_features(const char *text, unsigned *mask) {
+    static const char *const names[8] = {"nograd", "ckpt", "raise", "frozen", "eval", "retain", "accum", "interleave"};
     if (!text) return -1;
     if (!strcmp(text, "all")) {
         *mask = 0;
@@ -1628,8 +1565,7 @@ int zo_enum_parse_features(const char *text, unsigned *mask)
     return 0;
 }
 
-static int parse_uint(const char *s, unsigned *out)
-{
+static int parse_uint(const char *s, unsigned *out) {
     char *e;
     errno = 0;
     unsigned long v = strtoul(s, &e, 10);
@@ -1638,8 +1574,7 @@ static int parse_uint(const char *s, unsigned *out)
     return 0;
 }
 
-static void progress_line(uint64_t done, uint64_t total, double t0, int final)
-{
+static void progress_line(uint64_t done, uint64_t total, double t0, int final) {
     double dt = now_s() - t0;
     double rate = dt > 0 ? (double)done / dt : 0;
     double eta = rate > 0 && total > done ? (double)(total - done) / rate : 0;
@@ -1648,13 +1583,12 @@ static void progress_line(uint64_t done, uint64_t total, double t0, int final)
     char bar[64];
     for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
     bar[width] = 0;
-    fprintf(stderr, "\r[%s] %" PRIu64 "/%" PRIu64 " scenarios  %.0f scen/s  ETA %.0fs   %s", bar,
-            done, total, rate, eta, final ? "\n" : "");
+    fprintf(stderr, "\r[%s] %" PRIu64 "/%" PRIu64 " scenarios  %.0f scen/s  ETA %.0fs   %s", bar, done, total, rate,
+            eta, final ? "\n" : "");
     fflush(stderr);
 }
 
-int zo_enumerate_main(int argc, char **argv)
-{
+int zo_enumerate_main(int argc, char **argv) {
     const char *prog = argc > 0 ? argv[0] : "zofuzz enumerate";
     zo_enum_bounds b = {2, 3, 2, 0, 0};
     zo_enum_opts o = {ZO_ENUM_ORDERS_ENGINE, 0xF, 20000};
@@ -1668,12 +1602,12 @@ int zo_enumerate_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEEDV()                                                  \
-    do {                                                         \
-        if (!v) {                                                \
-            return uerr(prog, "%s needs a value", a);            \
-        }                                                        \
-        i++;                                                     \
+#define NEEDV()                                                                                                        \
+    do {                                                                                                               \
+        if (!v) {                                                                                                      \
+            return uerr(prog, "%s needs a value", a);                                                                  \
+        }                                                                                                              \
+        i++;                                                                                                           \
     } while (0)
         if (!strcmp(a, "--max-modules")) {
             NEEDV();
@@ -1702,24 +1636,22 @@ int zo_enumerate_main(int argc, char **argv)
             } else {
                 int p = zs_policy_from_name(v);
                 if (p < 0)
-                    return uerr(prog, "unknown policy '%s' (per-call, reset-on-forward, lazy-init, "
-                                      "init-at-register, all)",
+                    return uerr(prog,
+                                "unknown policy '%s' (per-call, reset-on-forward, lazy-init, "
+                                "init-at-register, all)",
                                 v);
                 o.policy_mask = 1u << p;
             }
         } else if (!strcmp(a, "--jobs")) {
             NEEDV();
-            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256)
-                return uerr(prog, "--jobs '%s' is not in 1..256", v);
+            if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256) return uerr(prog, "--jobs '%s' is not in 1..256", v);
         } else if (!strcmp(a, "--shard")) {
             NEEDV();
             char tail;
             if (sscanf(v, "%u/%u%c", &shard, &nshard, &tail) != 2 || v[0] == '-' || strchr(v, '-'))
                 return uerr(prog, "--shard '%s' is not i/n", v);
-            if (nshard < 1 || nshard > 100000)
-                return uerr(prog, "--shard '%s': n must be in 1..100000", v);
-            if (shard >= nshard)
-                return uerr(prog, "--shard '%s': i must be in 0..n-1 (shards are numbered from 0)", v);
+            if (nshard < 1 || nshard > 100000) return uerr(prog, "--shard '%s': n must be in 1..100000", v);
+            if (shard >= nshard) return uerr(prog, "--shard '%s': i must be in 0..n-1 (shards are numbered from 0)", v);
         } else if (!strcmp(a, "--config")) {
             NEEDV();
             if (!strcmp(v, "all"))
@@ -1733,8 +1665,9 @@ int zo_enumerate_main(int argc, char **argv)
         } else if (!strcmp(a, "--features")) {
             NEEDV();
             if (zo_enum_parse_features(v, &b.feature_mask))
-                return uerr(prog, "bad --features '%s' (all, none, or a comma list of nograd, ckpt, raise, "
-                                  "frozen, eval, retain, accum, interleave)",
+                return uerr(prog,
+                            "bad --features '%s' (all, none, or a comma list of nograd, ckpt, raise, "
+                            "frozen, eval, retain, accum, interleave)",
                             v);
         } else if (!strcmp(a, "--out")) {
             NEEDV();
@@ -1745,8 +1678,7 @@ int zo_enumerate_main(int argc, char **argv)
             cex_given = 1;
         } else if (!strcmp(a, "--max-runs")) {
             NEEDV();
-            if (parse_uint(v, &o.max_runs) || !o.max_runs)
-                return uerr(prog, "--max-runs '%s' is not in 1..1000000", v);
+            if (parse_uint(v, &o.max_runs) || !o.max_runs) return uerr(prog, "--max-runs '%s' is not in 1..1000000", v);
         } else if (!strcmp(a, "--merge")) {
             merge = 1;
         } else if (!strcmp(a, "--count")) {
@@ -1818,8 +1750,8 @@ int zo_enumerate_main(int argc, char **argv)
                 have = 1;
             } else {
                 if (zo_enum_results_merge(&res, &one)) {
-                    fprintf(stderr, "%s: %s: different bounds/orders/policies/shard count, or a shard already merged\n", prog,
-                            argv[i]);
+                    fprintf(stderr, "%s: %s: different bounds/orders/policies/shard count, or a shard already merged\n",
+                            prog, argv[i]);
                     zo_enum_results_free(&one);
                     zo_enum_results_free(&res);
                     return 2;
@@ -1830,15 +1762,16 @@ int zo_enumerate_main(int argc, char **argv)
     } else {
         zo_enum_gen probe;
         if (zo_enum_gen_init(&probe, &b))
-            return uerr(prog, "bound out of range: --max-modules %u (1..%d), --max-calls %u (1..%d), --max-steps %u (1..%d)",
+            return uerr(prog,
+                        "bound out of range: --max-modules %u (1..%d), --max-calls %u (1..%d), --max-steps %u (1..%d)",
                         b.max_modules, MAX_N, b.max_calls, MAX_K, b.max_steps, ZS_MAX_STEPS);
         double tc = now_s();
         if (!quiet) {
             /* counting exactly walks every scenario: say up front how many
              * there are about, and report progress while counting */
             double est = zo_enum_estimate(&b, 4000, 0x5eedull);
-            fprintf(stderr, "%s: about %.3g scenarios in the bound (estimate from 4000 random walks); counting\n",
-                    prog, est);
+            fprintf(stderr, "%s: about %.3g scenarios in the bound (estimate from 4000 random walks); counting\n", prog,
+                    est);
         }
         uint64_t total = zo_enum_count_progress(&b, quiet ? NULL : stderr, 5.0);
         if (count_only) {
@@ -1846,14 +1779,13 @@ int zo_enumerate_main(int argc, char **argv)
             return 0;
         }
         if (!quiet)
-            fprintf(stderr, "%s: %" PRIu64 " scenarios in the bound (counted in %.1fs), shard %u/%u, %u job(s)\n",
-                    prog, total, now_s() - tc, shard, nshard, jobs);
+            fprintf(stderr, "%s: %" PRIu64 " scenarios in the bound (counted in %.1fs), shard %u/%u, %u job(s)\n", prog,
+                    total, now_s() - tc, shard, nshard, jobs);
         uint64_t mine = total / nshard + (shard < total % nshard ? 1 : 0);
         if (zo_enum_results_init(&res, &b, o.orders, o.policy_mask, nshard)) return 2;
         res.shard_seen[shard] = 1;
         double t0 = now_s();
-        volatile uint64_t *prog_ctr =
-            mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        volatile uint64_t *prog_ctr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (prog_ctr == MAP_FAILED) {
             zo_enum_results_free(&res);
             return 2;
@@ -1939,9 +1871,8 @@ int zo_enumerate_main(int argc, char **argv)
             return 2;
         }
         if (!quiet)
-            fprintf(stderr, "%s: %" PRIu64 " scenarios in %.1fs (%.0f scenarios/s, %u job(s))\n",
-                    prog, res.scenarios, res.seconds,
-                    res.seconds > 0 ? (double)res.scenarios / res.seconds : 0.0, J);
+            fprintf(stderr, "%s: %" PRIu64 " scenarios in %.1fs (%.0f scenarios/s, %u job(s))\n", prog, res.scenarios,
+                    res.seconds, res.seconds > 0 ? (double)res.scenarios / res.seconds : 0.0, J);
     }
     if (out) {
         FILE *f = fopen(out, "w");

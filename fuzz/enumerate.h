@@ -27,27 +27,27 @@ extern "C" {
 
 /** Size bound of the enumeration. */
 typedef struct zo_enum_bounds {
-    unsigned max_modules; /**< module tree size N (1..6) */
-    unsigned max_calls;   /**< K: module calls in the whole scenario, summed over every
+    unsigned max_modules;  /**< module tree size N (1..6) */
+    unsigned max_calls;    /**< K: module calls in the whole scenario, summed over every
                                forward pass of every step (1..16) */
-    unsigned max_steps;   /**< S: steps (1..ZS_MAX_STEPS) */
-    unsigned config_mask; /**< bit i: fixed config i is used (0 = all) */
+    unsigned max_steps;    /**< S: steps (1..ZS_MAX_STEPS) */
+    unsigned config_mask;  /**< bit i: fixed config i is used (0 = all) */
     unsigned feature_mask; /**< ZO_ENUM_F_* features enumerated (0 = all) */
 } zo_enum_bounds;
 
 /* Features (zo_enum_bounds.feature_mask): what the generator may use.
  * Plain train steps, trainable parameters, reuse, unused outputs and
  * requires_grad choices are always enumerated. */
-#define ZO_ENUM_F_NOGRAD 0x01u     /* torch.no_grad() around a call */
-#define ZO_ENUM_F_CKPT 0x02u       /* activation checkpointing, reentrant and non-reentrant */
-#define ZO_ENUM_F_RAISE 0x04u      /* exceptions (every catcher) */
-#define ZO_ENUM_F_FROZEN 0x08u     /* requires_grad=False parameters */
-#define ZO_ENUM_F_EVAL 0x10u       /* eval steps */
-#define ZO_ENUM_F_RETAIN 0x20u     /* retain_graph steps */
-#define ZO_ENUM_F_ACCUM 0x40u      /* gradient accumulation steps (2 passes) */
+#define ZO_ENUM_F_NOGRAD     0x01u /* torch.no_grad() around a call */
+#define ZO_ENUM_F_CKPT       0x02u /* activation checkpointing, reentrant and non-reentrant */
+#define ZO_ENUM_F_RAISE      0x04u /* exceptions (every catcher) */
+#define ZO_ENUM_F_FROZEN     0x08u /* requires_grad=False parameters */
+#define ZO_ENUM_F_EVAL       0x10u /* eval steps */
+#define ZO_ENUM_F_RETAIN     0x20u /* retain_graph steps */
+#define ZO_ENUM_F_ACCUM      0x40u /* gradient accumulation steps (2 passes) */
 #define ZO_ENUM_F_INTERLEAVE 0x80u /* interleaved micro-batches (2 passes) */
-#define ZO_ENUM_F_ALL 0xFFu
-#define ZO_ENUM_F_NONE 0x100u      /* the empty set (0 means "all") */
+#define ZO_ENUM_F_ALL        0xFFu
+#define ZO_ENUM_F_NONE       0x100u /* the empty set (0 means "all") */
 /** Parses "all" or a comma list of nograd,ckpt,raise,frozen,eval,retain,
  *  accum,interleave (or "none") into *mask.  Returns 0 or -1. */
 int zo_enum_parse_features(const char *text, unsigned *mask);
@@ -75,8 +75,8 @@ typedef struct zo_enum_gen {
     uint16_t range[ZO_ENUM_MAX_CHOICES];
     unsigned n, pos;
     int started, done;
-    uint64_t paths;     /**< walks made (including rejected ones) */
-    uint64_t emitted;   /**< canonical scenarios produced */
+    uint64_t paths;   /**< walks made (including rejected ones) */
+    uint64_t emitted; /**< canonical scenarios produced */
     /* automorphism cache of the last labelled tree */
     uint8_t tree_key[2 * ZS_CODEC_MAX_MODULES + 2]; /* the enumerator's trees are far smaller */
     unsigned n_auto;
@@ -128,10 +128,10 @@ enum { ZO_ENUM_ORDERS_ENGINE = 0, ZO_ENUM_ORDERS_ALL = 1 };
 
 /** One cell of the result table: (policy, invariant). */
 typedef struct zo_enum_cell {
-    uint64_t scenarios;  /**< scenarios with at least one order whose first violation is this */
-    uint64_t orders;     /**< violating orders (distinct traces) */
-    uint64_t key;        /**< zo_enum_size_key of the smallest counterexample (UINT64_MAX: none) */
-    uint32_t len;        /**< its byte encoding (zs_encode, policy and order bytes included) */
+    uint64_t scenarios; /**< scenarios with at least one order whose first violation is this */
+    uint64_t orders;    /**< violating orders (distinct traces) */
+    uint64_t key;       /**< zo_enum_size_key of the smallest counterexample (UINT64_MAX: none) */
+    uint32_t len;       /**< its byte encoding (zs_encode, policy and order bytes included) */
     uint8_t bytes[ZO_ENUM_REPRO_MAX];
     /** where the violations were detected: the simulator action
      *  (zs_violation.what with digits replaced by '#', e.g. "after DISCARD
@@ -144,13 +144,13 @@ typedef struct zo_enum_cell {
 #define ZO_ENUM_SITES 4
 
 typedef struct zo_enum_policy_res {
-    uint64_t runs;         /**< zs_sim_run calls */
-    uint64_t orders;       /**< distinct runtime-observable orders checked (engine: 1 per scenario) */
-    uint64_t torch_errors; /**< scenario/orders PyTorch would reject (run stopped, not a finding) */
-    uint64_t setup_errors; /**< zs_sim_run returned -1 (a finding: counted under ERR too) */
-    uint64_t order_cap_hits; /**< order trees cut at the exploration cap (all mode) */
-    uint64_t violating_scenarios; /**< scenarios with any violation */
-    uint64_t uninit_full; /**< scenarios where a counter was accessed before initialisation
+    uint64_t runs;                   /**< zs_sim_run calls */
+    uint64_t orders;                 /**< distinct runtime-observable orders checked (engine: 1 per scenario) */
+    uint64_t torch_errors;           /**< scenario/orders PyTorch would reject (run stopped, not a finding) */
+    uint64_t setup_errors;           /**< zs_sim_run returned -1 (a finding: counted under ERR too) */
+    uint64_t order_cap_hits;         /**< order trees cut at the exploration cap (all mode) */
+    uint64_t violating_scenarios;    /**< scenarios with any violation */
+    uint64_t uninit_full;            /**< scenarios where a counter was accessed before initialisation
                                somewhere in a whole run (zo_stats.uninit_counter_events), runs
                                continued past their first violation: I2 beyond the first
                                violation, which is all the cell counts see */
@@ -160,27 +160,27 @@ typedef struct zo_enum_policy_res {
 /** Results of one shard (or of merged shards). */
 typedef struct zo_enum_results {
     zo_enum_bounds b;
-    int orders;             /**< ZO_ENUM_ORDERS_* */
-    unsigned policy_mask;   /**< bit p: policy p checked */
-    unsigned shard_n;       /**< shards of the split */
-    uint8_t *shard_seen;    /**< shard_n flags (malloc'd, owned) */
-    uint64_t scenarios;     /**< scenarios checked */
-    uint64_t invalid;       /**< generated scenarios zs_scenario_validate rejected (generator bug) */
-    double seconds;         /**< wall time, summed over shards */
+    int orders;           /**< ZO_ENUM_ORDERS_* */
+    unsigned policy_mask; /**< bit p: policy p checked */
+    unsigned shard_n;     /**< shards of the split */
+    uint8_t *shard_seen;  /**< shard_n flags (malloc'd, owned) */
+    uint64_t scenarios;   /**< scenarios checked */
+    uint64_t invalid;     /**< generated scenarios zs_scenario_validate rejected (generator bug) */
+    double seconds;       /**< wall time, summed over shards */
     zo_enum_policy_res pol[4];
 } zo_enum_results;
 
 /** Initialises r (shard_seen allocated for n shards, all unset).  Returns 0
  *  or -1 (out of memory). */
-int zo_enum_results_init(zo_enum_results *r, const zo_enum_bounds *b, int orders,
-                         unsigned policy_mask, unsigned shard_n);
+int zo_enum_results_init(zo_enum_results *r, const zo_enum_bounds *b, int orders, unsigned policy_mask,
+                         unsigned shard_n);
 void zo_enum_results_free(zo_enum_results *r);
 
 /** Options of zo_enum_check_scenario. */
 typedef struct zo_enum_opts {
-    int orders;             /**< ZO_ENUM_ORDERS_* */
+    int orders; /**< ZO_ENUM_ORDERS_* */
     unsigned policy_mask;
-    unsigned max_runs;      /**< all mode: cap on simulator runs per scenario and policy */
+    unsigned max_runs; /**< all mode: cap on simulator runs per scenario and policy */
 } zo_enum_opts;
 
 /** Checks one valid scenario under every policy of o->policy_mask and
@@ -195,9 +195,8 @@ int zo_enum_check_scenario(zs_scenario *s, const zo_enum_opts *o, zo_enum_result
  *  k % nshard and, within it, to part (k / nshard) % nsub (--jobs splits a
  *  shard into parts).  progress[0] (if not NULL) is incremented after each
  *  scenario checked.  Returns 0, -1 on bad arguments / out of memory. */
-int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned shard,
-                      unsigned nshard, unsigned sub, unsigned nsub, zo_enum_results *r,
-                      volatile uint64_t *progress);
+int zo_enum_run_shard(const zo_enum_bounds *b, const zo_enum_opts *o, unsigned shard, unsigned nshard, unsigned sub,
+                      unsigned nsub, zo_enum_results *r, volatile uint64_t *progress);
 
 /** dst += src (same bounds, orders, policies and shard count, and no shard
  *  in both; else -1 and dst unchanged). */

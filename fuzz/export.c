@@ -24,7 +24,7 @@
  * `zofuzz traces --ds` does for tools/deepspeed_oracle.py (DS_MAX_TOTAL_NUMEL). */
 #define EXPORT_MAX_TOTAL_NUMEL (1ull << 22)
 /* DeepSpeed's "infinite" threshold in the script (deepspeed_oracle.py's). */
-#define EXPORT_BIG "10**15"
+#define EXPORT_BIG             "10**15"
 
 typedef struct sbuf {
     char *p;
@@ -32,8 +32,7 @@ typedef struct sbuf {
     int oom;
 } sbuf;
 
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
+static void sb_put(sbuf *b, const char *s, size_t n) {
     if (b->oom) return;
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -56,8 +55,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
+static void sb_printf(sbuf *b, const char *fmt, ...) {
     char tmp[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -81,8 +79,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 }
 
 /* a Python string literal (names are [A-Za-z0-9_.-@]; escape anyway) */
-static void sb_pystr(sbuf *b, const char *s)
-{
+static void sb_pystr(sbuf *b, const char *s) {
     sb_put(b, "\"", 1);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -96,8 +93,7 @@ static void sb_pystr(sbuf *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
-int zs_export_target_from_name(const char *name)
-{
+int zs_export_target_from_name(const char *name) {
     if (!strcmp(name, "torch")) return ZS_EXPORT_TORCH;
     if (!strcmp(name, "deepspeed")) return ZS_EXPORT_DEEPSPEED;
     return -1;
@@ -109,29 +105,101 @@ int zs_export_target_from_name(const char *name)
 
 /* attribute names a Block must keep: Python keywords, torch.nn.Module's
  * own attributes and methods, the template's and DeepSpeed's */
-static const char *const reserved[] = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-    "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-    "while", "with", "yield", "match", "case", "type", "forward", "training", "train", "eval",
-    "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
-    "buffers", "named_buffers", "apply", "cuda", "cpu", "xpu", "ipu", "mtia", "to", "float",
-    "double", "half", "bfloat16", "state_dict", "load_state_dict", "zero_grad", "requires_grad_",
-    "share_memory", "extra_repr", "add_module", "register_module", "register_buffer",
-    "register_parameter", "get_submodule", "set_submodule", "get_parameter", "get_buffer",
-    "get_extra_state", "set_extra_state", "dump_patches", "call_super_init", "compile",
-    "to_empty", "pset", "pending", "applied_pre_backward_ref_cnt", "pre_bwd_fn", "post_bwd_fn",
-    "model", "T_destination", NULL};
+static const char *const reserved[] = {"False",
+                                       "None",
+                                       "True",
+                                       "and",
+                                       "as",
+                                       "assert",
+                                       "async",
+                                       "await",
+                                       "break",
+                                       "class",
+                                       "continue",
+                                       "def",
+                                       "del",
+                                       "elif",
+                                       "else",
+                                       "except",
+                                       "finally",
+                                       "for",
+                                       "from",
+                                       "global",
+                                       "if",
+                                       "import",
+                                       "in",
+                                       "is",
+                                       "lambda",
+                                       "nonlocal",
+                                       "not",
+                                       "or",
+                                       "pass",
+                                       "raise",
+                                       "return",
+                                       "try",
+                                       "while",
+                                       "with",
+                                       "yield",
+                                       "match",
+                                       "case",
+                                       "type",
+                                       "forward",
+                                       "training",
+                                       "train",
+                                       "eval",
+                                       "parameters",
+                                       "named_parameters",
+                                       "modules",
+                                       "named_modules",
+                                       "children",
+                                       "named_children",
+                                       "buffers",
+                                       "named_buffers",
+                                       "apply",
+                                       "cuda",
+                                       "cpu",
+                                       "xpu",
+                                       "ipu",
+                                       "mtia",
+                                       "to",
+                                       "float",
+                                       "double",
+                                       "half",
+                                       "bfloat16",
+                                       "state_dict",
+                                       "load_state_dict",
+                                       "zero_grad",
+                                       "requires_grad_",
+                                       "share_memory",
+                                       "extra_repr",
+                                       "add_module",
+                                       "register_module",
+                                       "register_buffer",
+                                       "register_parameter",
+                                       "get_submodule",
+                                       "set_submodule",
+                                       "get_parameter",
+                                       "get_buffer",
+                                       "get_extra_state",
+                                       "set_extra_state",
+                                       "dump_patches",
+                                       "call_super_init",
+                                       "compile",
+                                       "to_empty",
+                                       "pset",
+                                       "pending",
+                                       "applied_pre_backward_ref_cnt",
+                                       "pre_bwd_fn",
+                                       "post_bwd_fn",
+                                       "model",
+                                       "T_destination",
+                                       NULL};
 
-static int py_ident_ok(const char *n)
-{
+static int py_ident_ok(const char *n) {
     if (!n[0] || !((n[0] >= 'A' && n[0] <= 'Z') || (n[0] >= 'a' && n[0] <= 'z'))) return 0;
     for (const char *q = n; *q; q++)
-        if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ||
-              *q == '_'))
-            return 0;
-    if (!strncmp(n, "zo_", 3) || !strncmp(n, "ds_", 3) || !strncmp(n, "register_", 9) ||
-        !strncmp(n, "named_", 6))
+        if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')) return 0;
+    if (!strncmp(n, "zo_", 3) || !strncmp(n, "ds_", 3) || !strncmp(n, "register_", 9) || !strncmp(n, "named_", 6))
         return 0;
     for (int i = 0; reserved[i]; i++)
         if (!strcmp(n, reserved[i])) return 0;
@@ -141,21 +209,20 @@ static int py_ident_ok(const char *n)
 typedef char zname[ZS_NAME_LEN + 8];
 typedef struct names {
     /* per module / parameter, one allocation (names_alloc, names_free) */
-    zname *mod_ref;          /* .scn reference: name or @N */
-    zname *mod_attr;         /* attribute on the parent */
-    char (*mod_path)[512];   /* Python expression */
+    zname *mod_ref;        /* .scn reference: name or @N */
+    zname *mod_attr;       /* attribute on the parent */
+    char (*mod_path)[512]; /* Python expression */
     zname *par_name;
     zname *par_attr;
-    int fallbacks;           /* attributes not from .scn names */
+    int fallbacks; /* attributes not from .scn names */
 } names;
 
-static int names_alloc(names *nm, unsigned n_mod, unsigned n_par)
-{
+static int names_alloc(names *nm, unsigned n_mod, unsigned n_par) {
     memset(nm, 0, sizeof *nm);
     size_t m = n_mod ? n_mod : 1, q = n_par ? n_par : 1;
     char *a = calloc(1, m * (2 * sizeof(zname) + 512) + q * 2 * sizeof(zname));
     if (!a) return -1;
-    nm->mod_path = (char (*)[512])a;
+    nm->mod_path = (char(*)[512])a;
     nm->mod_ref = (zname *)(a + m * 512);
     nm->mod_attr = nm->mod_ref + m;
     nm->par_name = nm->mod_attr + m;
@@ -163,16 +230,14 @@ static int names_alloc(names *nm, unsigned n_mod, unsigned n_par)
     return 0;
 }
 
-static void names_free(names *nm)
-{
+static void names_free(names *nm) {
     free(nm->mod_path);
     memset(nm, 0, sizeof *nm);
 }
 
 /* 1 if attr is taken on module m (a child module or parameter attribute set so far) */
-static int attr_taken(const zs_scenario *s, const names *nm, unsigned m, const char *attr,
-                      unsigned upto_mod, unsigned upto_par)
-{
+static int attr_taken(const zs_scenario *s, const names *nm, unsigned m, const char *attr, unsigned upto_mod,
+                      unsigned upto_par) {
     for (unsigned c = 1; c < upto_mod; c++)
         if (s->mod[c].parent == m && !strcmp(nm->mod_attr[c], attr)) return 1;
     for (unsigned q = 0; q < upto_par; q++)
@@ -181,8 +246,7 @@ static int attr_taken(const zs_scenario *s, const names *nm, unsigned m, const c
 }
 
 /* nm: from names_alloc (zero-filled) */
-static void make_names(const zs_scenario *s, names *nm)
-{
+static void make_names(const zs_scenario *s, names *nm) {
     for (unsigned m = 0; m < s->n_modules; m++) {
         const char *n = s->mod[m].name;
         /* a name that more than one module carries (captured models: "query"
@@ -211,16 +275,14 @@ static void make_names(const zs_scenario *s, names *nm)
         for (char *q = cand[2]; *q; q++)
             if (*q == '.' || *q == '-') *q = '_';
         int k = 0;
-        while (k < 3 && !(py_ident_ok(cand[k]) && !attr_taken(s, nm, s->mod[m].parent, cand[k], m, 0)))
-            k++;
+        while (k < 3 && !(py_ident_ok(cand[k]) && !attr_taken(s, nm, s->mod[m].parent, cand[k], m, 0))) k++;
         if (k < 3)
             snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "%s", cand[k]);
         else {
             snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "m%u", m);
             nm->fallbacks++;
         }
-        snprintf(nm->mod_path[m], sizeof nm->mod_path[m], "%.400s.%s", nm->mod_path[s->mod[m].parent],
-                 nm->mod_attr[m]);
+        snprintf(nm->mod_path[m], sizeof nm->mod_path[m], "%.400s.%s", nm->mod_path[s->mod[m].parent], nm->mod_attr[m]);
     }
     for (unsigned q = 0; q < s->n_params; q++) {
         const char *n = s->par[q].name;
@@ -244,17 +306,16 @@ static void make_names(const zs_scenario *s, names *nm)
 /* ------------------------------------------------------------------ */
 
 typedef struct prep {
-    zs_scenario s;      /* W=1, rank 0, immediate completion, no gather-always, scaled */
-    uint64_t total;     /* total numel before scaling */
-    uint64_t factor;    /* 1: not scaled */
-    int changed_world;  /* W was > 1 */
-    int dropped_ga;     /* gather-always flags dropped */
+    zs_scenario s;     /* W=1, rank 0, immediate completion, no gather-always, scaled */
+    uint64_t total;    /* total numel before scaling */
+    uint64_t factor;   /* 1: not scaled */
+    int changed_world; /* W was > 1 */
+    int dropped_ga;    /* gather-always flags dropped */
     int fuzzed_order;
 } prep;
 
 /* 0, or -1 if out of memory (p->s to be freed either way). */
-static int prepare(const zs_scenario *in, prep *p)
-{
+static int prepare(const zs_scenario *in, prep *p) {
     memset(p, 0, sizeof *p);
     if (zs_scenario_copy(&p->s, in)) return -1;
     zs_scenario *s = &p->s;
@@ -289,8 +350,7 @@ static int prepare(const zs_scenario *in, prep *p)
 }
 
 /* the simulator's verdict on s under policy, one line */
-static void sim_verdict(const zs_scenario *s, int policy, char *out, size_t len)
-{
+static void sim_verdict(const zs_scenario *s, int policy, char *out, size_t len) {
     zs_sim_opts o;
     zs_sim_opts_init(&o);
     o.policy = policy;
@@ -303,8 +363,7 @@ static void sim_verdict(const zs_scenario *s, int policy, char *out, size_t len)
     else if (r.violated)
         zs_violation_format(&r.v, out, len);
     else if (r.torch_error)
-        snprintf(out, len, "all invariants hold; PyTorch raises (%s) and the run stops there",
-                 r.torch_msg);
+        snprintf(out, len, "all invariants hold; PyTorch raises (%s) and the run stops there", r.torch_msg);
     else
         snprintf(out, len, "all invariants hold");
 }
@@ -314,8 +373,7 @@ static void sim_verdict(const zs_scenario *s, int policy, char *out, size_t len)
 /* ------------------------------------------------------------------ */
 
 /* a docstring line: no triple quotes or backslashes from file names */
-static void sb_doc(sbuf *b, const char *s)
-{
+static void sb_doc(sbuf *b, const char *s) {
     for (; *s; s++) {
         char c = *s;
         if (c == '\\' || c == '"') c = '\'';
@@ -324,8 +382,7 @@ static void sb_doc(sbuf *b, const char *s)
     }
 }
 
-static void wrap_doc(sbuf *b, const char *first, const char *text)
-{
+static void wrap_doc(sbuf *b, const char *first, const char *text) {
     /* "first" then text wrapped at ~76 columns, continuation lines indented */
     size_t indent = strlen(first);
     sb_put(b, first, indent);
@@ -352,8 +409,7 @@ static void wrap_doc(sbuf *b, const char *first, const char *text)
     sb_put(b, "\n", 1);
 }
 
-static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_export_opts *o)
-{
+static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_export_opts *o) {
     int ds = o->target == ZS_EXPORT_DEEPSPEED;
     int rof = zs_policy_from_name("reset-on-forward");
     char v_rof[600], v_own[600], line[900];
@@ -369,33 +425,31 @@ static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_ex
     wrap_doc(b, "Source:     ", src);
     if (o->command) wrap_doc(b, "Made by:    ", o->command);
     snprintf(line, sizeof line, "policy reset-on-forward (DeepSpeed upstream's counters), torch %s, deepspeed %s: %s",
-             zs_torch_profile_name(pp->s.cfg.torch_profile), zs_ds_profile_name(pp->s.cfg.ds_profile),
-             v_rof);
+             zs_torch_profile_name(pp->s.cfg.torch_profile), zs_ds_profile_name(pp->s.cfg.ds_profile), v_rof);
     wrap_doc(b, "Simulator:  ", line);
     if (orig->cfg.policy != (unsigned)rof) {
         sim_verdict(orig, orig->cfg.policy, v_own, sizeof v_own);
-        snprintf(line, sizeof line, "(under the scenario's own policy %s: %s)",
-                 zs_policy_name(orig->cfg.policy), v_own);
+        snprintf(line, sizeof line, "(under the scenario's own policy %s: %s)", zs_policy_name(orig->cfg.policy),
+                 v_own);
         wrap_doc(b, "            ", line);
     }
     if (ds) {
-        sb_printf(b, "Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python %s\n",
-                  script);
+        sb_printf(b, "Run:        pip install torch deepspeed; DS_ACCELERATOR=cpu python %s\n", script);
         sb_printf(b, "            (--hooks-only: DeepSpeed's bare hooks, deepspeed.initialize without\n"
                      "            an optimizer)\n");
     } else {
         sb_printf(b, "Run:        pip install torch; python %s\n", script);
     }
-    sb_printf(b, "Exit:       1 and a last line \"VIOLATION I<n>: ...\" when an invariant is\n"
-                 "            violated (or \"EXCEPTION ...\" when %s raises), else 0 and\n"
-                 "            \"no invariant violation on ...\".\n\n",
+    sb_printf(b,
+              "Exit:       1 and a last line \"VIOLATION I<n>: ...\" when an invariant is\n"
+              "            violated (or \"EXCEPTION ...\" when %s raises), else 0 and\n"
+              "            \"no invariant violation on ...\".\n\n",
               ds ? "torch or DeepSpeed" : "torch");
     if (ds) {
-        sb_printf(b,
-                  "Checked: I1 ds_grads_remaining never negative; I3 every non-persistent\n"
-                  "parameter NOT_AVAILABLE after each backward (engine.backward), eval forward\n"
-                  "and optimizer step (DeepSpeed's \"expected to be released\" error counts);\n"
-                  "I4 a module's op only computes with AVAILABLE parameters.\n");
+        sb_printf(b, "Checked: I1 ds_grads_remaining never negative; I3 every non-persistent\n"
+                     "parameter NOT_AVAILABLE after each backward (engine.backward), eval forward\n"
+                     "and optimizer step (DeepSpeed's \"expected to be released\" error counts);\n"
+                     "I4 a module's op only computes with AVAILABLE parameters.\n");
         if (orig->cfg.ds_profile != ZS_DS_019)
             sb_printf(b, "The scenario models DeepSpeed %s (hooks only): compare with --hooks-only.\n",
                       zs_ds_profile_name(orig->cfg.ds_profile));
@@ -403,17 +457,13 @@ static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_ex
         sb_printf(b, "Checked: I1 ds_grads_remaining never negative (counters kept as DeepSpeed's\n"
                      "hooks keep them: reset to 0 in hook D on every call).\n");
     }
-    if (pp->changed_world || pp->dropped_ga || pp->fuzzed_order || pp->factor > 1 ||
-        o->rank >= 0)
+    if (pp->changed_world || pp->dropped_ga || pp->fuzzed_order || pp->factor > 1 || o->rank >= 0)
         sb_printf(b, "\nAdapted from the scenario:\n");
     if (o->rank >= 0)
-        sb_printf(b, "- the program of rank %d of an all-ranks scenario (W=%u)\n", o->rank,
-                  orig->cfg.world_size);
+        sb_printf(b, "- the program of rank %d of an all-ranks scenario (W=%u)\n", o->rank, orig->cfg.world_size);
     if (pp->changed_world) sb_printf(b, "- world size %u -> 1 (one process)\n", orig->cfg.world_size);
-    if (pp->dropped_ga)
-        sb_printf(b, "- gather-always modules (a zoffload extension) are ordinary modules here\n");
-    if (pp->fuzzed_order)
-        sb_printf(b, "- the fuzzed backward order is not reproducible: autograd's own order\n");
+    if (pp->dropped_ga) sb_printf(b, "- gather-always modules (a zoffload extension) are ordinary modules here\n");
+    if (pp->fuzzed_order) sb_printf(b, "- the fuzzed backward order is not reproducible: autograd's own order\n");
     if (pp->factor > 1)
         sb_printf(b,
                   "- numels and finite thresholds divided by %llu: %llu elements in all is over\n"
@@ -422,8 +472,7 @@ static void header(sbuf *b, const zs_scenario *orig, const prep *pp, const zs_ex
     sb_printf(b, "\"\"\"\n");
 }
 
-static void ref_str(const zs_pass *p, const uint32_t *pos, const zs_ref *r, char *out, size_t len)
-{
+static void ref_str(const zs_pass *p, const uint32_t *pos, const zs_ref *r, char *out, size_t len) {
     switch (r->kind) {
     case ZS_REF_BATCH: snprintf(out, len, "batch"); break;
     case ZS_REF_BATCH_RG: snprintf(out, len, "batch_rg"); break;
@@ -435,8 +484,7 @@ static void ref_str(const zs_pass *p, const uint32_t *pos, const zs_ref *r, char
     if (r->detach) strncat(out, ".detach", len - strlen(out) - 1);
 }
 
-static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
-{
+static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds) {
     const zs_scenario *s = &pp->s;
     sb_printf(b, "# ----------------------------------------------------------------------\n"
                  "# The scenario\n"
@@ -455,10 +503,11 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
     sb_printf(b, "}\n\n");
 
     /* the model */
-    sb_printf(b, "\ndef build_model():\n"
-                 "    \"\"\"The module tree (ids in registration order, as named_modules() lists\n"
-                 "    them), then the parameters (registered after every module, in .scn order;\n"
-                 "    float32, numel as in the scenario%s).\"\"\"\n",
+    sb_printf(b,
+              "\ndef build_model():\n"
+              "    \"\"\"The module tree (ids in registration order, as named_modules() lists\n"
+              "    them), then the parameters (registered after every module, in .scn order;\n"
+              "    float32, numel as in the scenario%s).\"\"\"\n",
               pp->factor > 1 ? " divided by the scaling factor above" : "");
     for (unsigned m = 0; m < s->n_modules; m++) {
         char cmt[128] = "";
@@ -469,14 +518,12 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
     }
     for (unsigned q = 0; q < s->n_params; q++) {
         const zs_param *p = &s->par[q];
-        sb_printf(b, "    %s.%s = torch.nn.Parameter(torch.zeros(%u)%s)  # param %u %s%s\n",
-                  nm->mod_path[p->owner], nm->par_attr[q], p->numel,
-                  (p->flags & ZS_PARAM_FROZEN) ? ", requires_grad=False" : "", q, nm->par_name[q],
-                  (p->flags & ZS_PARAM_FROZEN) ? " (frozen)" : "");
+        sb_printf(b, "    %s.%s = torch.nn.Parameter(torch.zeros(%u)%s)  # param %u %s%s\n", nm->mod_path[p->owner],
+                  nm->par_attr[q], p->numel, (p->flags & ZS_PARAM_FROZEN) ? ", requires_grad=False" : "", q,
+                  nm->par_name[q], (p->flags & ZS_PARAM_FROZEN) ? " (frozen)" : "");
     }
     sb_printf(b, "    modules = [");
-    for (unsigned m = 0; m < s->n_modules; m++)
-        sb_printf(b, "%s%s", m ? ", " : "", nm->mod_path[m]);
+    for (unsigned m = 0; m < s->n_modules; m++) sb_printf(b, "%s%s", m ? ", " : "", nm->mod_path[m]);
     sb_printf(b, "]\n    params = [");
     for (unsigned q = 0; q < s->n_params; q++)
         sb_printf(b, "%s%s.%s", q ? ", " : "", nm->mod_path[s->par[q].owner], nm->par_attr[q]);
@@ -501,8 +548,9 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
             sb_printf(b, "%s%u", first ? "" : ", ", m);
             first = 0;
         }
-    sb_printf(b, "]\n# tied / external parameter uses (module, param): the module's op also reads\n"
-                 "# the parameter%s\nEXTERNAL = [",
+    sb_printf(b,
+              "]\n# tied / external parameter uses (module, param): the module's op also reads\n"
+              "# the parameter%s\nEXTERNAL = [",
               ds ? "; deepspeed.zero.register_external_parameter(module, param)" : "");
     for (unsigned u = 0; u < s->n_uses; u++)
         sb_printf(b, "%s(%u, %u)", u ? ", " : "", s->use[u].module, s->use[u].param);
@@ -510,45 +558,43 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
     if (s->n_uses) {
         sb_printf(b, "  # ");
         for (unsigned u = 0; u < s->n_uses && u < 8; u++)
-            sb_printf(b, "%s%s uses %s", u ? ", " : "", nm->mod_ref[s->use[u].module],
-                      nm->par_name[s->use[u].param]);
+            sb_printf(b, "%s%s uses %s", u ? ", " : "", nm->mod_ref[s->use[u].module], nm->par_name[s->use[u].param]);
         if (s->n_uses > 8) sb_printf(b, ", ...");
     }
     sb_printf(b, "\n\n");
 
     /* the program */
-    sb_printf(b,
-              "# The program: per step, its passes (micro-batches); per pass, the root outputs\n"
-              "# summed into the loss and the module calls in the order their pre-forward\n"
-              "# hooks fire.  A call's body makes the calls whose caller it is, in order, then\n"
-              "# runs the module's own op.  A row:\n"
-              "#   (call, caller, module, inputs, n_out, op_uses, flags)\n"
-              "#   inputs   module(*inputs), references in the caller's scope\n"
-              "#   op_uses  tensors the module's op consumes (with its parameters), in the\n"
-              "#            call's own scope; the op makes n_out outputs\n"
-              "#   refs     batch (requires_grad=False), batch_rg (a leaf, requires_grad=True),\n"
-              "#            argI (input I of the enclosing call as hook D wrapped it),\n"
-              "#            outK.J (output J of the K-th child call of the enclosing call),\n"
-              "#            REF.detach (x.detach()),\n"
-              "#            outK.J.raw (that output as the module made it, cached on self:\n"
-              "#              read by the caller, it bypasses the module's output hook C)\n"
-              "#            paramP (in a \"+\" term: the caller's op reads parameter P itself)\n"
-              "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
-              "#            nograd=J: output J never requires grad (detached / integer indices)\n"
-              "#            aliasJ=REF: output J is REF itself (returned as is, no op)\n"
-              "#            nosave: the op saves no tensor (no checkpoint recompute from it)\n"
-              "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
-              "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
-              "#            ckpt=body-reentrant / ckpt=body-non-reentrant: the module's forward\n"
-              "#              runs its body as checkpoint(body, *inputs, use_reentrant=...), its\n"
-              "#              hooks outside the region (transformers' gradient_checkpointing_enable)\n"
-              "#            raise=upK: the forward raises after its child calls; the body of\n"
-              "#              the K-th enclosing call catches it and goes on\n"
-              "#            raise=outside: the training loop catches it (no backward)\n"
-              "# Step kinds: train (forward, backward, step), eval (forward under no_grad,\n"
-              "# eval mode), retain (backward(retain_graph=True), backward, step), accum\n"
-              "# (forward+backward per pass, one step), interleave (all forwards, then all\n"
-              "# backwards, one step).\n");
+    sb_printf(b, "# The program: per step, its passes (micro-batches); per pass, the root outputs\n"
+                 "# summed into the loss and the module calls in the order their pre-forward\n"
+                 "# hooks fire.  A call's body makes the calls whose caller it is, in order, then\n"
+                 "# runs the module's own op.  A row:\n"
+                 "#   (call, caller, module, inputs, n_out, op_uses, flags)\n"
+                 "#   inputs   module(*inputs), references in the caller's scope\n"
+                 "#   op_uses  tensors the module's op consumes (with its parameters), in the\n"
+                 "#            call's own scope; the op makes n_out outputs\n"
+                 "#   refs     batch (requires_grad=False), batch_rg (a leaf, requires_grad=True),\n"
+                 "#            argI (input I of the enclosing call as hook D wrapped it),\n"
+                 "#            outK.J (output J of the K-th child call of the enclosing call),\n"
+                 "#            REF.detach (x.detach()),\n"
+                 "#            outK.J.raw (that output as the module made it, cached on self:\n"
+                 "#              read by the caller, it bypasses the module's output hook C)\n"
+                 "#            paramP (in a \"+\" term: the caller's op reads parameter P itself)\n"
+                 "#   flags    no_grad: the caller makes the call under torch.no_grad()\n"
+                 "#            nograd=J: output J never requires grad (detached / integer indices)\n"
+                 "#            aliasJ=REF: output J is REF itself (returned as is, no op)\n"
+                 "#            nosave: the op saves no tensor (no checkpoint recompute from it)\n"
+                 "#            ckpt=reentrant / ckpt=non-reentrant: the caller makes it as\n"
+                 "#              torch.utils.checkpoint.checkpoint(module, *inputs, use_reentrant=...)\n"
+                 "#            ckpt=body-reentrant / ckpt=body-non-reentrant: the module's forward\n"
+                 "#              runs its body as checkpoint(body, *inputs, use_reentrant=...), its\n"
+                 "#              hooks outside the region (transformers' gradient_checkpointing_enable)\n"
+                 "#            raise=upK: the forward raises after its child calls; the body of\n"
+                 "#              the K-th enclosing call catches it and goes on\n"
+                 "#            raise=outside: the training loop catches it (no backward)\n"
+                 "# Step kinds: train (forward, backward, step), eval (forward under no_grad,\n"
+                 "# eval mode), retain (backward(retain_graph=True), backward, step), accum\n"
+                 "# (forward+backward per pass, one step), interleave (all forwards, then all\n"
+                 "# backwards, one step).\n");
     sb_printf(b, "STEPS = [\n");
     for (unsigned si = 0; si < s->n_steps; si++) {
         const zs_step *st = &s->step[si];
@@ -613,15 +659,13 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
                         sb_printf(b, "%s\"alias%u=%s\"", nf++ ? ", " : "", j, rs);
                     }
                 if (cl->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE))
-                    sb_printf(b, "%s\"ckpt=%s%s\"", nf++ ? ", " : "",
-                              (cl->flags & ZS_CALL_CKPT_BODY) ? "body-" : "",
+                    sb_printf(b, "%s\"ckpt=%s%s\"", nf++ ? ", " : "", (cl->flags & ZS_CALL_CKPT_BODY) ? "body-" : "",
                               (cl->flags & ZS_CALL_CKPT_RE) ? "reentrant" : "non-reentrant");
                 if (cl->flags & ZS_CALL_RAISE) {
                     if (cl->catcher == ZS_NONE)
                         sb_printf(b, "%s\"raise=outside\"", nf++ ? ", " : "");
                     else
-                        sb_printf(b, "%s\"raise=up%d\"", nf++ ? ", " : "",
-                                  depth - zs_call_depth(p, cl->catcher));
+                        sb_printf(b, "%s\"raise=up%d\"", nf++ ? ", " : "", depth - zs_call_depth(p, cl->catcher));
                 }
                 sb_printf(b, "]),\n");
             }
@@ -633,8 +677,7 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds)
     sb_printf(b, "]\n");
 }
 
-char *zs_export_script(const zs_scenario *s, const zs_export_opts *o, char *err, size_t errlen)
-{
+char *zs_export_script(const zs_scenario *s, const zs_export_opts *o, char *err, size_t errlen) {
     char verr[256];
     if (s->cfg.all_ranks && s->n_edits) {
         snprintf(err, errlen, "an all-ranks scenario with rank edits: export one rank's program");

@@ -66,20 +66,13 @@ typedef struct rd {
     size_t n, pos;
 } rd;
 
-static uint8_t u8(rd *r)
-{
-    return r->pos < r->n ? r->d[r->pos++] : (r->pos++, 0);
-}
-static uint32_t u32(rd *r)
-{
+static uint8_t u8(rd *r) { return r->pos < r->n ? r->d[r->pos++] : (r->pos++, 0); }
+static uint32_t u32(rd *r) {
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) v |= (uint32_t)u8(r) << (8 * i);
     return v;
 }
-static uint64_t u64(rd *r)
-{
-    return (uint64_t)u32(r) | ((uint64_t)u32(r) << 32);
-}
+static uint64_t u64(rd *r) { return (uint64_t)u32(r) | ((uint64_t)u32(r) << 32); }
 
 #define MAXH 64
 
@@ -88,14 +81,13 @@ static int g_trace = -1, g_policy = -2;
 /* fuzz-chosen allocation failures (flag 0x40) */
 typedef struct failalloc {
     int on;
-    uint64_t n;      /* allocations so far */
-    uint64_t next;   /* index of the next refused allocation */
+    uint64_t n;    /* allocations so far */
+    uint64_t next; /* index of the next refused allocation */
     uint64_t period;
     uint64_t refused;
 } failalloc;
 
-static void *fa_alloc(void *opaque, size_t bytes)
-{
+static void *fa_alloc(void *opaque, size_t bytes) {
     failalloc *fa = opaque;
     fa->n++;
     if (fa->on && fa->n == fa->next) {
@@ -106,21 +98,20 @@ static void *fa_alloc(void *opaque, size_t bytes)
     return malloc(bytes);
 }
 
-static void fa_free(void *opaque, void *p)
-{
+static void fa_free(void *opaque, void *p) {
     (void)opaque;
     free(p);
 }
-#define LOG(...)                                                                                   \
-    do {                                                                                           \
-        if (g_trace) fprintf(stderr, __VA_ARGS__);                                                 \
+#define LOG(...)                                                                                                       \
+    do {                                                                                                               \
+        if (g_trace) fprintf(stderr, __VA_ARGS__);                                                                     \
     } while (0)
 
 typedef struct world {
     zo_runtime *rt;
     zo_backend *be;
     zs_checker chk;
-    zs_scenario dummy;   /* config for the checker (max_live for I5) */
+    zs_scenario dummy;                   /* config for the checker (max_live for I5) */
     uint8_t shadow[ZS_CODEC_MAX_PARAMS]; /* the checker's ds_status copy */
     uint32_t n_mods, n_pars;
     zo_graph graphs[MAXH];
@@ -133,8 +124,8 @@ typedef struct world {
     unsigned n_dead;
     zo_graph retained[MAXH]; /* backward begun with retain_graph */
     unsigned n_retained;
-    int bwd_depth;           /* backwards begun and not ended */
-    zo_graph bwd[1024];      /* their graphs, innermost last */
+    int bwd_depth;      /* backwards begun and not ended */
+    zo_graph bwd[1024]; /* their graphs, innermost last */
     unsigned n_bwd;
     /* a second runtime: its handles are foreign to rt */
     zo_runtime *rt2;
@@ -147,15 +138,13 @@ typedef struct world {
     int picked_foreign, picked_dead; /* set by pick_graph / pick_handle */
 } world;
 
-static int is_dead(const world *w, zo_graph g)
-{
+static int is_dead(const world *w, zo_graph g) {
     for (unsigned i = 0; i < w->n_dead; i++)
         if (w->dead[i] == g) return 1;
     return 0;
 }
 
-static void mark_dead(world *w, zo_graph g)
-{
+static void mark_dead(world *w, zo_graph g) {
     if (!g || is_dead(w, g)) return;
     if (w->n_dead == MAXH) {
         memmove(w->dead, w->dead + 1, (MAXH - 1) * sizeof *w->dead);
@@ -164,14 +153,12 @@ static void mark_dead(world *w, zo_graph g)
     w->dead[w->n_dead++] = g;
 }
 
-static void bwd_push(world *w, zo_graph g)
-{
+static void bwd_push(world *w, zo_graph g) {
     w->bwd_depth++;
     if (w->n_bwd < sizeof w->bwd / sizeof w->bwd[0]) w->bwd[w->n_bwd++] = g;
 }
 
-static void bwd_pop(world *w, zo_graph g)
-{
+static void bwd_pop(world *w, zo_graph g) {
     w->bwd_depth--;
     for (unsigned i = w->n_bwd; i-- > 0;)
         if (w->bwd[i] == g) {
@@ -181,8 +168,7 @@ static void bwd_pop(world *w, zo_graph g)
         }
 }
 
-static int take_retained(world *w, zo_graph g)
-{
+static int take_retained(world *w, zo_graph g) {
     for (unsigned i = 0; i < w->n_retained; i++)
         if (w->retained[i] == g) {
             w->retained[i] = w->retained[--w->n_retained];
@@ -191,24 +177,21 @@ static int take_retained(world *w, zo_graph g)
     return 0;
 }
 
-static zo_module_id pick_module(world *w, rd *r)
-{
+static zo_module_id pick_module(world *w, rd *r) {
     uint8_t b = u8(r);
     if (b == 0xFF) return ZO_NO_MODULE;
-    if (b >= 0xF0) return (zo_module_id)u32(r); /* anything */
+    if (b >= 0xF0) return (zo_module_id)u32(r);     /* anything */
     return w->n_mods ? b % (w->n_mods + 1) : b % 2; /* mostly valid, sometimes one past */
 }
 
-static zo_param_id pick_param(world *w, rd *r)
-{
+static zo_param_id pick_param(world *w, rd *r) {
     uint8_t b = u8(r);
     if (b == 0xFF) return ZO_NO_PARAM;
     if (b >= 0xF0) return (zo_param_id)u32(r);
     return w->n_pars ? b % (w->n_pars + 1) : b % 2;
 }
 
-static zo_graph pick_graph(world *w, rd *r)
-{
+static zo_graph pick_graph(world *w, rd *r) {
     uint8_t b = u8(r);
     w->picked_foreign = w->picked_dead = 0;
     if (b >= 0xE0 && b < 0xF0 && w->n_fgraphs) { /* another runtime's */
@@ -221,8 +204,7 @@ static zo_graph pick_graph(world *w, rd *r)
     return g;
 }
 
-static zo_grad_handle pick_handle(world *w, rd *r)
-{
+static zo_grad_handle pick_handle(world *w, rd *r) {
     uint8_t b = u8(r);
     w->picked_foreign = w->picked_dead = 0;
     if (b >= 0xE0 && b < 0xF0 && w->n_fhandles) { /* another runtime's */
@@ -232,13 +214,14 @@ static zo_grad_handle pick_handle(world *w, rd *r)
     if (b >= 0xF0 || w->n_handles == 0) return b == 0xF1 ? u64(r) : (zo_grad_handle)(b & 3);
     unsigned k = w->n_handles - 1 - b % w->n_handles;
     zo_grad_handle h = w->handles[k];
-    if ((b & 0xC0) == 0x80) h ^= (zo_grad_handle)1 << (u8(r) % 64); /* corrupted */
-    else w->picked_dead = is_dead(w, w->handle_graph[k]);
+    if ((b & 0xC0) == 0x80)
+        h ^= (zo_grad_handle)1 << (u8(r) % 64); /* corrupted */
+    else
+        w->picked_dead = is_dead(w, w->handle_graph[k]);
     return h;
 }
 
-static void keep_graph(world *w, zo_graph g)
-{
+static void keep_graph(world *w, zo_graph g) {
     if (!g) return;
     if (w->n_graphs == MAXH) {
         memmove(w->graphs, w->graphs + 1, (MAXH - 1) * sizeof *w->graphs);
@@ -250,8 +233,7 @@ static void keep_graph(world *w, zo_graph g)
 /* handles made by hooks C and D; g: the graph their call belongs to when
  * known (a call pushed right after its pass began), else 0 (never judged
  * dead) */
-static void keep_handles(world *w, const zo_grad_handle *h, size_t n, zo_graph g)
-{
+static void keep_handles(world *w, const zo_grad_handle *h, size_t n, zo_graph g) {
     for (size_t i = 0; i < n; i++) {
         if (!h[i]) continue;
         if (w->n_handles == MAXH) {
@@ -264,8 +246,7 @@ static void keep_handles(world *w, const zo_grad_handle *h, size_t n, zo_graph g
     }
 }
 
-static const char *pick_name(rd *r)
-{
+static const char *pick_name(rd *r) {
     static char longname[300];
     static const char *const names[] = {NULL, "", "a", "b", "layer.0", "a"};
     uint8_t b = u8(r) % 8;
@@ -281,8 +262,7 @@ static failalloc FA;
 /* The error contract                                                   */
 /* ------------------------------------------------------------------ */
 
-static void die(const char *fmt, ...)
-{
+static void die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "fuzz_api: ");
@@ -294,17 +274,17 @@ static void die(const char *fmt, ...)
 
 /* the codes each entry point's header comment documents */
 #define B(e) (1u << (unsigned)-(e))
-#define IA B(ZO_ERR_INVALID_ARG)
-#define NM B(ZO_ERR_NOMEM)
-#define BH B(ZO_ERR_BAD_HANDLE)
-#define PR B(ZO_ERR_PROTOCOL)
-#define EX B(ZO_ERR_EXISTS)
-#define OV B(ZO_ERR_OVERFLOW)
-#define BE B(ZO_ERR_BACKEND)
-#define TR B(ZO_ERR_TRACE)
-#define NA B(ZO_ERR_NOT_AVAILABLE)
-#define LI B(ZO_ERR_LIMIT)
-#define CM B(ZO_ERR_COLLECTIVE_MISMATCH)
+#define IA   B(ZO_ERR_INVALID_ARG)
+#define NM   B(ZO_ERR_NOMEM)
+#define BH   B(ZO_ERR_BAD_HANDLE)
+#define PR   B(ZO_ERR_PROTOCOL)
+#define EX   B(ZO_ERR_EXISTS)
+#define OV   B(ZO_ERR_OVERFLOW)
+#define BE   B(ZO_ERR_BACKEND)
+#define TR   B(ZO_ERR_TRACE)
+#define NA   B(ZO_ERR_NOT_AVAILABLE)
+#define LI   B(ZO_ERR_LIMIT)
+#define CM   B(ZO_ERR_COLLECTIVE_MISMATCH)
 enum {
     E_MREG = IA | BH | EX | LI | NM,
     E_PREG = IA | BH | EX | OV | LI | NM | BE,
@@ -333,15 +313,13 @@ enum {
 /* A sentinel error before every checked call: the message a failing call
  * leaves must be its own. */
 #define SENTINEL "987654321 is not 0"
-static void arm(world *w)
-{
+static void arm(world *w) {
     zo_trace_info ti;
     if (zo_get_trace_info(w->rt, 987654321, &ti) != ZO_ERR_INVALID_ARG || !strstr(zo_last_error(w->rt), SENTINEL))
         die("zo_get_trace_info(eval 987654321) did not fail with its message: \"%s\"", zo_last_error(w->rt));
 }
 
-static void contract(world *w, const char *fn, zo_status st, unsigned documented, uint64_t refused_before)
-{
+static void contract(world *w, const char *fn, zo_status st, unsigned documented, uint64_t refused_before) {
     if (st == ZO_OK) return;
     if (st > 0 || st < ZO_ERR_COLLECTIVE_MISMATCH) die("%s returned %d, not a zo_status", fn, st);
     unsigned ok = documented | (FA.refused != refused_before ? NM : 0u);
@@ -355,20 +333,19 @@ static void contract(world *w, const char *fn, zo_status st, unsigned documented
 }
 
 /* st = call, with the sentinel before and the contract after */
-#define CHECKED(name, documented, call)                                                            \
-    do {                                                                                           \
-        arm(w);                                                                                    \
-        uint64_t rf_ = FA.refused;                                                                 \
-        st = (call);                                                                               \
-        contract(w, (name), st, (documented), rf_);                                                \
+#define CHECKED(name, documented, call)                                                                                \
+    do {                                                                                                               \
+        arm(w);                                                                                                        \
+        uint64_t rf_ = FA.refused;                                                                                     \
+        st = (call);                                                                                                   \
+        contract(w, (name), st, (documented), rf_);                                                                    \
     } while (0)
 
 /* a call given a handle or graph of another runtime, or of a graph that
  * is gone, must fail; grad is 1 for a grad handle, which under the
  * DeepSpeed-shaped policies names its module's counter and outlives its
  * graph (zoffload.h, zo_grad_handle) */
-static void handle_oracle(world *w, const char *fn, zo_status st, int grad)
-{
+static void handle_oracle(world *w, const char *fn, zo_status st, int grad) {
     if (st == ZO_OK && w->picked_foreign) die("%s accepted a handle of another runtime", fn);
     if (st == ZO_OK && w->picked_dead && (!grad || w->chk.policy == ZO_GRADS_PER_CALL))
         die("%s accepted a handle of a graph that is gone", fn);
@@ -378,8 +355,7 @@ static void handle_oracle(world *w, const char *fn, zo_status st, int grad)
 /* A second runtime whose handles are foreign to the first              */
 /* ------------------------------------------------------------------ */
 
-static void foreign_pass(world *w, int backward)
-{
+static void foreign_pass(world *w, int backward) {
     static const uint8_t one[1] = {1};
     if (!w->rt2) {
         zo_config c2 = ZO_CONFIG_INIT;
@@ -417,8 +393,7 @@ static void foreign_pass(world *w, int backward)
 /* The end of every input: unwind, then a normal step must work         */
 /* ------------------------------------------------------------------ */
 
-static void final_step(world *w)
-{
+static void final_step(world *w) {
     zo_runtime *rt = w->rt;
     FA.on = 0;
     zo_stats stt;
@@ -491,8 +466,7 @@ static void final_step(world *w)
             (unsigned long long)stt.live_numel, (unsigned long long)stt.persistent_live_numel);
 }
 
-static void check(world *w, const char *what)
-{
+static void check(world *w, const char *what) {
     snprintf(w->chk.what, sizeof w->chk.what, "%s", what);
     w->chk.shadow = w->shadow;
     w->chk.n_params = w->n_pars < ZS_CODEC_MAX_PARAMS ? w->n_pars : ZS_CODEC_MAX_PARAMS;
@@ -501,8 +475,7 @@ static void check(world *w, const char *what)
     zs_check_state(&w->chk);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rd r = {data, size, 0};
     if (g_trace < 0) {
         /* the settings table (fuzz/settings.h): ZOFUZZ_TRACE, and
@@ -544,7 +517,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&FA, 0, sizeof FA);
     if (fl & 0x40) {
         uint8_t sched = u8(&r);
-        FA.next = 1 + (sched & 0x1F);         /* k: 1..32 allocations after creation */
+        FA.next = 1 + (sched & 0x1F);           /* k: 1..32 allocations after creation */
         FA.period = 2 + ((sched >> 5) & 7) * 5; /* then every 2..37 */
     }
     cfg.allocator.alloc = fa_alloc;
@@ -571,9 +544,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     LOG("policy %s, W %d, deferred %d, persist %llu, max_live %llu, bucket %llu, reuse %llu\n",
         zo_policy_name(cfg.grads_policy), cfg.world_size, ht.deferred,
-        (unsigned long long)cfg.param_persistence_threshold,
-        (unsigned long long)cfg.max_live_parameters, (unsigned long long)cfg.prefetch_bucket_size,
-        (unsigned long long)cfg.max_reuse_distance);
+        (unsigned long long)cfg.param_persistence_threshold, (unsigned long long)cfg.max_live_parameters,
+        (unsigned long long)cfg.prefetch_bucket_size, (unsigned long long)cfg.max_reuse_distance);
     if (zo_runtime_create(&cfg, &w->rt) != ZO_OK) {
         zo_backend_destroy(w->be);
         return 0;
@@ -599,8 +571,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             unsigned flags = u8(&r) % 4 == 0 ? ZO_MODULE_Z3_LEAF : (u8(&r) == 0xAB ? 0x80 : 0);
             if (w->n_mods >= ZS_CODEC_MAX_MODULES) parent = 0xFFFFFFF0u; /* keep the checker's bound */
             CHECKED("zo_module_register", E_MREG, zo_module_register(w->rt, parent, name, flags, &id));
-            LOG("zo_module_register(parent %u, flags 0x%x) -> %d id %u\n", parent, flags, st,
-                st ? 0 : id);
+            LOG("zo_module_register(parent %u, flags 0x%x) -> %d id %u\n", parent, flags, st, st ? 0 : id);
             if (st == ZO_OK) w->n_mods++;
             break;
         }
@@ -608,16 +579,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             zo_module_id owner = pick_module(w, &r);
             const char *name = pick_name(&r);
             uint8_t k = u8(&r);
-            uint64_t numel = k < 200 ? (uint64_t)(k + 1) * (u8(&r) + 1)
-                             : k < 250 ? u32(&r)
-                                       : u64(&r);
+            uint64_t numel = k < 200 ? (uint64_t)(k + 1) * (u8(&r) + 1) : k < 250 ? u32(&r) : u64(&r);
             uint32_t es = u8(&r) % 72;
             unsigned flags = u8(&r) % 3 == 0 ? ZO_PARAM_FROZEN : 0;
             zo_param_id id;
             if (w->n_pars >= ZS_CODEC_MAX_PARAMS) owner = 0xFFFFFFF0u;
             CHECKED("zo_param_register", E_PREG, zo_param_register(w->rt, owner, name, numel, es, flags, &id));
-            LOG("zo_param_register(owner %u, numel %llu, elem %u, flags %u) -> %d\n", owner,
-                (unsigned long long)numel, es, flags, st);
+            LOG("zo_param_register(owner %u, numel %llu, elem %u, flags %u) -> %d\n", owner, (unsigned long long)numel,
+                es, flags, st);
             if (st == ZO_OK) w->n_pars++;
             break;
         }
@@ -662,12 +631,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (op == 6)
                 CHECKED("zo_track_inputs", E_TIN, zo_track_inputs(w->rt, m, n, nulls ? NULL : rg, nulls ? NULL : h));
             else
-                CHECKED("zo_track_outputs", E_TOUT,
-                        zo_track_outputs(w->rt, m, n, nulls ? NULL : rg, nulls ? NULL : h));
-            LOG("%s(%u, n %zu, rg 0x%x%s) -> %d", op == 6 ? "zo_track_inputs" : "zo_track_outputs",
-                m, n, bits & ((1u << n) - 1), nulls ? ", NULL arrays" : "", st);
-            for (size_t i = 0; st == ZO_OK && !nulls && i < n; i++)
-                LOG(" h%zu=%#llx", i, (unsigned long long)h[i]);
+                CHECKED("zo_track_outputs", E_TOUT, zo_track_outputs(w->rt, m, n, nulls ? NULL : rg, nulls ? NULL : h));
+            LOG("%s(%u, n %zu, rg 0x%x%s) -> %d", op == 6 ? "zo_track_inputs" : "zo_track_outputs", m, n,
+                bits & ((1u << n) - 1), nulls ? ", NULL arrays" : "", st);
+            for (size_t i = 0; st == ZO_OK && !nulls && i < n; i++) LOG(" h%zu=%#llx", i, (unsigned long long)h[i]);
             LOG("\n");
             if (st == ZO_OK && !nulls) keep_handles(w, h, n, 0);
             break;
@@ -704,8 +671,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             else
                 CHECKED("zo_input_grad", E_IGRAD, zo_input_grad(w->rt, h));
             handle_oracle(w, op == 11 ? "zo_output_grad" : "zo_input_grad", st, 1);
-            LOG("%s(%#llx) -> %d\n", op == 11 ? "zo_output_grad" : "zo_input_grad",
-                (unsigned long long)h, st);
+            LOG("%s(%#llx) -> %d\n", op == 11 ? "zo_output_grad" : "zo_input_grad", (unsigned long long)h, st);
             break;
         }
         case 13: {
@@ -727,8 +693,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (!take_retained(w, g)) mark_dead(w, g);
             }
             if (st == ZO_OK && op == 15) mark_dead(w, g);
-            LOG("%s(%#llx) -> %d\n", op == 14 ? "zo_backward_end" : "zo_graph_discard",
-                (unsigned long long)g, st);
+            LOG("%s(%#llx) -> %d\n", op == 14 ? "zo_backward_end" : "zo_graph_discard", (unsigned long long)g, st);
             break;
         }
         case 16: {
@@ -755,9 +720,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             LOG("zo_reset_step(%d) -> %d\n", e, st);
             break;
         }
-        case 19:
-            LOG("zo_host_progress() -> %d\n", zo_host_progress(w->be));
-            break;
+        case 19: LOG("zo_host_progress() -> %d\n", zo_host_progress(w->be)); break;
         case 20: { /* introspection with any ids, NULL outs */
             zo_param_info pi;
             zo_module_info mi;
@@ -800,8 +763,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 bad.version = 987654321; /* the thread's sentinel message */
                 if (zo_runtime_create(&bad, &x) != ZO_ERR_VERSION || !strstr(zo_last_error(NULL), "version 987654321"))
                     die("zo_runtime_create(version 987654321) did not fail with its message");
-                zo_status e = k == 0 ? zo_pre_forward(NULL, 0, 0) : k == 1 ? zo_release_all(NULL)
-                                                                          : zo_check_consistency(NULL);
+                zo_status e = k == 0   ? zo_pre_forward(NULL, 0, 0)
+                              : k == 1 ? zo_release_all(NULL)
+                                       : zo_check_consistency(NULL);
                 if (e != ZO_ERR_INVALID_ARG) die("%s(NULL) returned %s", fn[k], zo_strerror(e));
                 if (!strstr(zo_last_error(NULL), fn[k]) || !strstr(zo_last_error(NULL), "rt is NULL"))
                     die("%s(NULL): zo_last_error(NULL) is \"%s\"", fn[k], zo_last_error(NULL));
@@ -868,7 +832,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             }
             LOG("  %s -> %d\n", fn, st);
-            if (st != want && FA.refused == 0) die("%s returned %s, expected %s", fn, zo_strerror(st), zo_strerror(want));
+            if (st != want && FA.refused == 0)
+                die("%s returned %s, expected %s", fn, zo_strerror(st), zo_strerror(want));
             if (want == ZO_ERR_PROTOCOL && st == want) {
                 zo_stats s2;
                 if (zo_get_stats(w->rt, &s2) || zo_get_trace_info(w->rt, 0, &t2)) die("introspection failed");

@@ -32,8 +32,7 @@ static zs_settings g_set;
 
 /* the environment, through the settings table (fuzz/settings.h); a bad
  * value stops the target before the first input */
-static void init_env(void)
-{
+static void init_env(void) {
     if (g_init) return;
     g_init = 1;
     zs_settings_init(&g_set);
@@ -44,20 +43,22 @@ static void init_env(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     init_env();
     fprintf(stderr, "fuzz_hooks: policy %s%s%s%s\n",
             g_set.policy < 0 ? "from the scenario" : zs_policy_name((unsigned)g_set.policy),
-            g_set.world.only_i8 ? ", only I8 (any divergence)" : g_set.world.skip_i8 ? ", I8 not checked" : g_set.world.blame_runtime ? ", I8 where the runtime is to blame" : ", any divergence is I8", g_set.world.protect_routers ? ", gather-always routers" : "",
+            g_set.world.only_i8         ? ", only I8 (any divergence)"
+            : g_set.world.skip_i8       ? ", I8 not checked"
+            : g_set.world.blame_runtime ? ", I8 where the runtime is to blame"
+                                        : ", any divergence is I8",
+            g_set.world.protect_routers ? ", gather-always routers" : "",
             g_set.world.edit_mask != ~0u ? ", some edit kinds only" : "");
     return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static zs_scenario s;
     init_env();
     zs_decode(data, size, &s);

@@ -19,15 +19,13 @@
 #include "scenario.h"
 #include "scn.h"
 
-static void fail(const char *what, const char *text)
-{
+static void fail(const char *what, const char *text) {
     fprintf(stderr, "fuzz_scn_parse: %s\n", what);
     if (text) fprintf(stderr, "--- printed text ---\n%s--- end ---\n", text);
     abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static zs_scenario s, s2;
     zs_scn_expect e, e2;
     zs_scn_error err;

@@ -18,8 +18,7 @@
 #include "scn.h"
 #include "world.h"
 
-void zs_min_opts_init(zs_min_opts *o)
-{
+void zs_min_opts_init(zs_min_opts *o) {
     memset(o, 0, sizeof *o);
     o->policy = -1;
     o->order_mode = -1;
@@ -28,8 +27,7 @@ void zs_min_opts_init(zs_min_opts *o)
     o->max_runs = 0;
 }
 
-void zs_min_size_of(const zs_scenario *s, zs_min_size *out)
-{
+void zs_min_size_of(const zs_scenario *s, zs_min_size *out) {
     memset(out, 0, sizeof *out);
     out->steps = s->n_steps;
     for (unsigned i = 0; i < s->n_steps; i++) {
@@ -48,8 +46,7 @@ void zs_min_size_of(const zs_scenario *s, zs_min_size *out)
 /* ------------------------------------------------------------------ */
 
 /* Removes edit k. */
-static void edit_remove(zs_scenario *s, unsigned k)
-{
+static void edit_remove(zs_scenario *s, unsigned k) {
     for (unsigned j = k; j + 1 < s->n_edits; j++) s->edit[j] = s->edit[j + 1];
     s->n_edits--;
     memset(&s->edit[s->n_edits], 0, sizeof s->edit[0]);
@@ -57,8 +54,7 @@ static void edit_remove(zs_scenario *s, unsigned k)
 
 /* Calls of step si pass pi were renumbered: map[c] is the new index of
  * old call c, or -1 if it is gone (edits naming it are dropped). */
-static void edits_remap_calls(zs_scenario *s, unsigned si, unsigned pi, const int *map, unsigned n)
-{
+static void edits_remap_calls(zs_scenario *s, unsigned si, unsigned pi, const int *map, unsigned n) {
     for (unsigned k = s->n_edits; k-- > 0;) {
         zs_rank_edit *e = &s->edit[k];
         if (e->kind == ZS_EDIT_SKIP_STEP || e->step != si || e->pass != pi) continue;
@@ -70,8 +66,7 @@ static void edits_remap_calls(zs_scenario *s, unsigned si, unsigned pi, const in
 }
 
 /* Module m was removed (ids above it shift down): ROUTE edits to m go. */
-static void edits_remap_module(zs_scenario *s, unsigned m)
-{
+static void edits_remap_module(zs_scenario *s, unsigned m) {
     for (unsigned k = s->n_edits; k-- > 0;) {
         zs_rank_edit *e = &s->edit[k];
         if (e->kind != ZS_EDIT_ROUTE) continue;
@@ -84,8 +79,7 @@ static void edits_remap_module(zs_scenario *s, unsigned m)
 
 /* Step si removed (keep < 0) or pass `keep` of it became its only pass
  * (keep >= 0, the step turned into a train step). */
-static void edits_remap_step(zs_scenario *s, unsigned si, int keep)
-{
+static void edits_remap_step(zs_scenario *s, unsigned si, int keep) {
     for (unsigned k = s->n_edits; k-- > 0;) {
         zs_rank_edit *e = &s->edit[k];
         if (e->step < si) continue;
@@ -105,8 +99,7 @@ static void edits_remap_step(zs_scenario *s, unsigned si, int keep)
 }
 
 /* Pass q of step si removed. */
-static void edits_remap_pass(zs_scenario *s, unsigned si, unsigned q)
-{
+static void edits_remap_pass(zs_scenario *s, unsigned si, unsigned q) {
     for (unsigned k = s->n_edits; k-- > 0;) {
         zs_rank_edit *e = &s->edit[k];
         if (e->step != si || e->kind == ZS_EDIT_SKIP_STEP || e->pass < q) continue;
@@ -121,15 +114,13 @@ static void edits_remap_pass(zs_scenario *s, unsigned si, unsigned q)
 /* Editing a pass                                                       */
 /* ------------------------------------------------------------------ */
 
-static void ref_remove(zs_ref *list, uint8_t *n, unsigned i)
-{
+static void ref_remove(zs_ref *list, uint8_t *n, unsigned i) {
     for (unsigned k = i; k + 1 < *n; k++) list[k] = list[k + 1];
     (*n)--;
     memset(&list[*n], 0, sizeof list[*n]);
 }
 
-static void mix_remove(zs_call *cl, unsigned k)
-{
+static void mix_remove(zs_call *cl, unsigned k) {
     for (unsigned q = k; q + 1 < cl->n_mix; q++) cl->mix[q] = cl->mix[q + 1];
     cl->n_mix--;
     memset(&cl->mix[cl->n_mix], 0, sizeof cl->mix[0]);
@@ -137,19 +128,19 @@ static void mix_remove(zs_call *cl, unsigned k)
 
 /* Input slot `slot` (positional or keyword) of call c is gone: its mixed
  * terms go, later slots move down by one. */
-static void mix_slot_gone(zs_call *cl, unsigned slot)
-{
+static void mix_slot_gone(zs_call *cl, unsigned slot) {
     for (unsigned k = cl->n_mix; k-- > 0;) {
-        if (cl->mix[k].slot == slot) mix_remove(cl, k);
-        else if (cl->mix[k].slot > slot) cl->mix[k].slot--;
+        if (cl->mix[k].slot == slot)
+            mix_remove(cl, k);
+        else if (cl->mix[k].slot > slot)
+            cl->mix[k].slot--;
     }
 }
 
 static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i);
 
 /* Removes keyword input k of call c (ARG n_in + k in its scope). */
-static void drop_kw(zs_pass *p, unsigned c, unsigned k)
-{
+static void drop_kw(zs_pass *p, unsigned c, unsigned k) {
     zs_call *cl = &p->calls[c];
     if (k >= cl->n_kw) return;
     unsigned slot = (unsigned)cl->n_in + k;
@@ -161,20 +152,23 @@ static void drop_kw(zs_pass *p, unsigned c, unsigned k)
 /* References to input slot i of call c (in its own scope: its use[], its
  * children's inputs, keyword inputs and mixed terms) are gone; higher
  * slots move down by one. */
-static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i)
-{
+static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i) {
     zs_call *cl = &p->calls[c];
     for (unsigned k = cl->n_use; k-- > 0;) {
         zs_ref *r = &cl->use[k];
         if (r->kind != ZS_REF_ARG) continue;
-        if (r->index == i) ref_remove(cl->use, &cl->n_use, k);
-        else if (r->index > i) r->index--;
+        if (r->index == i)
+            ref_remove(cl->use, &cl->n_use, k);
+        else if (r->index > i)
+            r->index--;
     }
     for (unsigned j = 0; j < ZS_MAX_OUT; j++) {
         zs_ref *r = &cl->alias[j];
         if (!((cl->out_alias >> j) & 1u) || r->kind != ZS_REF_ARG) continue;
-        if (r->index == i) cl->out_alias &= (uint8_t)~(1u << j); /* the op makes it instead */
-        else if (r->index > i) r->index--;
+        if (r->index == i)
+            cl->out_alias &= (uint8_t) ~(1u << j); /* the op makes it instead */
+        else if (r->index > i)
+            r->index--;
     }
     for (unsigned j = c + 1; j < p->n_calls; j++) {
         zs_call *ch = &p->calls[j];
@@ -182,26 +176,31 @@ static void drop_arg_refs(zs_pass *p, unsigned c, unsigned i)
         for (unsigned k = ch->n_mix; k-- > 0;) {
             zs_ref *r = &ch->mix[k].ref;
             if (r->kind != ZS_REF_ARG) continue;
-            if (r->index == i) mix_remove(ch, k);
-            else if (r->index > i) r->index--;
+            if (r->index == i)
+                mix_remove(ch, k);
+            else if (r->index > i)
+                r->index--;
         }
         for (unsigned k = ch->n_kw; k-- > 0;) {
             zs_ref *r = &ch->kw[k];
             if (r->kind != ZS_REF_ARG) continue;
-            if (r->index == i) drop_kw(p, j, k);
-            else if (r->index > i) r->index--;
+            if (r->index == i)
+                drop_kw(p, j, k);
+            else if (r->index > i)
+                r->index--;
         }
         for (unsigned k = ch->n_in; k-- > 0;) {
             zs_ref *r = &ch->in[k];
             if (r->kind != ZS_REF_ARG) continue;
-            if (r->index == i) zs_min_pass_drop_input(p, j, k);
-            else if (r->index > i) r->index--;
+            if (r->index == i)
+                zs_min_pass_drop_input(p, j, k);
+            else if (r->index > i)
+                r->index--;
         }
     }
 }
 
-void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
-{
+void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i) {
     zs_call *cl = &p->calls[c];
     if (i >= cl->n_in) return;
     ref_remove(cl->in, &cl->n_in, i);
@@ -209,8 +208,7 @@ void zs_min_pass_drop_input(zs_pass *p, unsigned c, unsigned i)
     drop_arg_refs(p, c, i);
 }
 
-void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
-{
+void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j) {
     zs_call *cl = &p->calls[c];
     if (j >= cl->n_out) return;
     cl->n_out--;
@@ -228,14 +226,18 @@ void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
     for (unsigned k = pc->n_use; k-- > 0;) {
         zs_ref *r = &pc->use[k];
         if (r->kind != ZS_REF_OUT || r->call != c) continue;
-        if (r->index == j) ref_remove(pc->use, &pc->n_use, k);
-        else if (r->index > j) r->index--;
+        if (r->index == j)
+            ref_remove(pc->use, &pc->n_use, k);
+        else if (r->index > j)
+            r->index--;
     }
     for (unsigned q = 0; q < ZS_MAX_OUT; q++) {
         zs_ref *r = &pc->alias[q];
         if (!((pc->out_alias >> q) & 1u) || r->kind != ZS_REF_OUT || r->call != c) continue;
-        if (r->index == j) pc->out_alias &= (uint8_t)~(1u << q); /* the op makes it instead */
-        else if (r->index > j) r->index--;
+        if (r->index == j)
+            pc->out_alias &= (uint8_t) ~(1u << q); /* the op makes it instead */
+        else if (r->index > j)
+            r->index--;
     }
     for (unsigned s = c + 1; s < p->n_calls; s++) {
         zs_call *sc = &p->calls[s];
@@ -243,42 +245,46 @@ void zs_min_pass_drop_output(zs_pass *p, unsigned c, unsigned j)
         for (unsigned k = sc->n_mix; k-- > 0;) {
             zs_ref *r = &sc->mix[k].ref;
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
-            if (r->index == j) mix_remove(sc, k);
-            else if (r->index > j) r->index--;
+            if (r->index == j)
+                mix_remove(sc, k);
+            else if (r->index > j)
+                r->index--;
         }
         for (unsigned k = sc->n_kw; k-- > 0;) {
             zs_ref *r = &sc->kw[k];
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
-            if (r->index == j) drop_kw(p, s, k);
-            else if (r->index > j) r->index--;
+            if (r->index == j)
+                drop_kw(p, s, k);
+            else if (r->index > j)
+                r->index--;
         }
         for (unsigned k = sc->n_in; k-- > 0;) {
             zs_ref *r = &sc->in[k];
             if (r->kind != ZS_REF_OUT || r->call != c) continue;
-            if (r->index == j) zs_min_pass_drop_input(p, s, k);
-            else if (r->index > j) r->index--;
+            if (r->index == j)
+                zs_min_pass_drop_input(p, s, k);
+            else if (r->index > j)
+                r->index--;
         }
     }
 }
 
 /* end (exclusive) of call c's subtree in pre-order */
-static unsigned subtree_end(const zs_pass *p, unsigned c)
-{
+static unsigned subtree_end(const zs_pass *p, unsigned c) {
     int d = zs_call_depth(p, c);
     unsigned e = c + 1;
     while (e < p->n_calls && zs_call_depth(p, e) > d) e++;
     return e;
 }
 
-void zs_min_pass_drop_call(zs_pass *p, unsigned c)
-{
+void zs_min_pass_drop_call(zs_pass *p, unsigned c) {
     if (c == 0 || c >= p->n_calls) return;
     while (p->calls[c].n_out) zs_min_pass_drop_output(p, c, p->calls[c].n_out - 1u);
     unsigned e = subtree_end(p, c), n = e - c;
     for (unsigned j = c; j + n < p->n_calls; j++) p->calls[j] = p->calls[j + n];
     p->n_calls = (uint32_t)(p->n_calls - n);
     memset(&p->calls[p->n_calls], 0, sizeof(zs_call) * n);
-#define REMAP(x) ((x) != ZS_NONE && (x) >= e ? (zs_id)((x) - n) : (x))
+#define REMAP(x) ((x) != ZS_NONE && (x) >= e ? (zs_id)((x)-n) : (x))
     for (unsigned j = 0; j < p->n_calls; j++) {
         zs_call *cl = &p->calls[j];
         cl->parent = REMAP(cl->parent);
@@ -299,8 +305,7 @@ void zs_min_pass_drop_call(zs_pass *p, unsigned c)
 }
 
 /* zs_min_pass_drop_call on step si pass pi of s, edits following */
-static void drop_call_s(zs_scenario *s, unsigned si, unsigned pi, unsigned c)
-{
+static void drop_call_s(zs_scenario *s, unsigned si, unsigned pi, unsigned c) {
     zs_pass *p = &s->step[si].pass[pi];
     if (c == 0 || c >= p->n_calls) return;
     unsigned n = p->n_calls, e = subtree_end(p, c);
@@ -316,8 +321,7 @@ static void drop_call_s(zs_scenario *s, unsigned si, unsigned pi, unsigned c)
     free(map);
 }
 
-void zs_min_drop_param(zs_scenario *s, unsigned q)
-{
+void zs_min_drop_param(zs_scenario *s, unsigned q) {
     if (q >= s->n_params) return;
     for (unsigned k = q; k + 1 < s->n_params; k++) s->par[k] = s->par[k + 1];
     s->n_params--;
@@ -340,8 +344,10 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
                 for (unsigned k = cl->n_mix; k-- > 0;) {
                     zs_ref *r = &cl->mix[k].ref;
                     if (r->kind != ZS_REF_PARAM) continue;
-                    if (r->call == q) mix_remove(cl, k);
-                    else if (r->call > q) r->call--;
+                    if (r->call == q)
+                        mix_remove(cl, k);
+                    else if (r->call > q)
+                        r->call--;
                 }
             }
         }
@@ -350,13 +356,12 @@ void zs_min_drop_param(zs_scenario *s, unsigned q)
 /* Removes module m's slot once nothing refers to it any more: the rank
  * edits are remapped, later modules move down one id and every module
  * reference (parents, owners, uses, callees) follows. */
-static void erase_module_slot(zs_scenario *s, unsigned m)
-{
+static void erase_module_slot(zs_scenario *s, unsigned m) {
     if (s->n_edits) edits_remap_module(s, m);
     for (unsigned k = m; k + 1 < s->n_modules; k++) s->mod[k] = s->mod[k + 1];
     s->n_modules--;
     memset(&s->mod[s->n_modules], 0, sizeof s->mod[0]);
-#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (zs_id)((x) - 1) : (x))
+#define MREMAP(x) ((x) != ZS_NONE && (x) > m ? (zs_id)((x)-1) : (x))
     for (unsigned k = 0; k < s->n_modules; k++) s->mod[k].parent = MREMAP(s->mod[k].parent);
     for (unsigned q = 0; q < s->n_params; q++) s->par[q].owner = MREMAP(s->par[q].owner);
     for (unsigned u = 0; u < s->n_uses; u++) s->use[u].module = MREMAP(s->use[u].module);
@@ -368,8 +373,7 @@ static void erase_module_slot(zs_scenario *s, unsigned m)
 #undef MREMAP
 }
 
-int zs_min_drop_module(zs_scenario *s, unsigned m)
-{
+int zs_min_drop_module(zs_scenario *s, unsigned m) {
     if (m == 0 || m >= s->n_modules) return -1;
     for (unsigned k = m + 1; k < s->n_modules; k++)
         if (s->mod[k].parent == m) return -1;
@@ -397,15 +401,13 @@ int zs_min_drop_module(zs_scenario *s, unsigned m)
  * references to its outputs are redirected to what its op consumed (or
  * dropped).  Returns 0, or -1 if it cannot be done (root call, a
  * descendant's exception is caught by c). */
-static int splice_call(zs_pass *p, unsigned c)
-{
+static int splice_call(zs_pass *p, unsigned c) {
     if (c == 0 || c >= p->n_calls) return -1;
     zs_call *cc = &p->calls[c];
     unsigned par = cc->parent, e = subtree_end(p, c);
     /* keyword and mixed inputs around c: drop them first (C_DROP_EXT) */
     for (unsigned j = par; j < p->n_calls; j++)
-        if ((j == c || p->calls[j].parent == c || p->calls[j].parent == par) &&
-            (p->calls[j].n_kw || p->calls[j].n_mix))
+        if ((j == c || p->calls[j].parent == c || p->calls[j].parent == par) && (p->calls[j].n_kw || p->calls[j].n_mix))
             return -1;
     for (unsigned j = c + 1; j < e; j++)
         if ((p->calls[j].flags & ZS_CALL_RAISE) && p->calls[j].catcher == c) return -1;
@@ -457,7 +459,7 @@ static int splice_call(zs_pass *p, unsigned c)
                 ok = 1;
             }
         }
-        if (!ok) pc->out_alias &= (uint8_t)~(1u << q); /* the caller's op makes it instead */
+        if (!ok) pc->out_alias &= (uint8_t) ~(1u << q); /* the caller's op makes it instead */
     }
     for (unsigned s = e; s < p->n_calls; s++) {
         zs_call *sc = &p->calls[s];
@@ -484,7 +486,7 @@ static int splice_call(zs_pass *p, unsigned c)
     for (unsigned j = c; j + 1 < p->n_calls; j++) p->calls[j] = p->calls[j + 1];
     p->n_calls--;
     memset(&p->calls[p->n_calls], 0, sizeof p->calls[0]);
-#define REMAP1(x) ((x) != ZS_NONE && (x) > c ? (zs_id)((x) - 1) : (x))
+#define REMAP1(x) ((x) != ZS_NONE && (x) > c ? (zs_id)((x)-1) : (x))
     for (unsigned j = 0; j < p->n_calls; j++) {
         zs_call *cl = &p->calls[j];
         cl->parent = REMAP1(cl->parent);
@@ -508,8 +510,7 @@ static int splice_call(zs_pass *p, unsigned c)
 /* Removes module m (not the root) by splicing: its child modules become
  * children of its parent, its parameters move to its parent, and each of
  * its calls is replaced by its child calls (splice_call).  Returns 0 or -1. */
-static int splice_module(zs_scenario *s, unsigned m)
-{
+static int splice_module(zs_scenario *s, unsigned m) {
     if (m == 0 || m >= s->n_modules) return -1;
     unsigned up = s->mod[m].parent;
     for (unsigned i = 0; i < s->n_steps; i++)
@@ -539,8 +540,7 @@ static int splice_module(zs_scenario *s, unsigned m)
         if (x.module == m) {
             x.module = (zs_id)up;
             int dup = s->par[x.param].owner == up;
-            for (unsigned k = 0; k < o && !dup; k++)
-                dup = s->use[k].module == x.module && s->use[k].param == x.param;
+            for (unsigned k = 0; k < o && !dup; k++) dup = s->use[k].module == x.module && s->use[k].param == x.param;
             if (dup) continue;
         }
         s->use[o++] = x;
@@ -554,8 +554,7 @@ static int splice_module(zs_scenario *s, unsigned m)
 }
 
 /* drops module m and its whole subtree (deepest / highest ids first) */
-static int drop_module_subtree(zs_scenario *s, unsigned m)
-{
+static int drop_module_subtree(zs_scenario *s, unsigned m) {
     if (m == 0 || m >= s->n_modules) return -1;
     unsigned e = m + 1;
     while (e < s->n_modules && zs_module_is_ancestor(s, m, e)) e++;
@@ -569,8 +568,7 @@ static int drop_module_subtree(zs_scenario *s, unsigned m)
 /* ------------------------------------------------------------------ */
 
 /* The config zs_scenario_init gives (what the minimiser moves towards). */
-static zs_config default_config(void)
-{
+static zs_config default_config(void) {
     static zs_config cfg;
     static int have;
     if (!have) {
@@ -585,8 +583,7 @@ static zs_config default_config(void)
 }
 
 /* Clears passes from..ZS_MAX_PASSES-1 of st, keeping their storage. */
-static void clear_passes(zs_step *st, unsigned from)
-{
+static void clear_passes(zs_step *st, unsigned from) {
     for (unsigned k = from; k < ZS_MAX_PASSES; k++) {
         st->pass[k].n_calls = 0;
         st->pass[k].loss_mask = 0;
@@ -594,8 +591,7 @@ static void clear_passes(zs_step *st, unsigned from)
 }
 
 #define NCOST 5
-static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
-{
+static void cost_of(const zs_scenario *s, uint64_t c[NCOST]) {
     struct {
         zs_config cfg;
     } d = {default_config()};
@@ -612,8 +608,8 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
             for (unsigned k = 0; k < p->n_calls; k++) {
                 const zs_call *cl = &p->calls[k];
                 c[1] += (uint64_t)cl->n_in + cl->n_out + cl->n_use + cl->n_kw + cl->n_mix +
-                         (uint64_t)__builtin_popcount(cl->out_norg) +
-                         (uint64_t)__builtin_popcount(cl->out_alias) + cl->op_nosave;
+                        (uint64_t)__builtin_popcount(cl->out_norg) + (uint64_t)__builtin_popcount(cl->out_alias) +
+                        cl->op_nosave;
                 c[2] += (uint64_t)__builtin_popcount(cl->flags);
                 for (unsigned r = 0; r < cl->n_in; r++)
                     c[2] += (uint64_t)cl->in[r].detach + (cl->in[r].kind == ZS_REF_OUT);
@@ -647,8 +643,7 @@ static void cost_of(const zs_scenario *s, uint64_t c[NCOST])
     }
 }
 
-static int cost_less(const uint64_t a[NCOST], const uint64_t b[NCOST])
-{
+static int cost_less(const uint64_t a[NCOST], const uint64_t b[NCOST]) {
     for (int i = 0; i < NCOST; i++) {
         if (a[i] < b[i]) return 1;
         if (a[i] > b[i]) return 0;
@@ -691,18 +686,37 @@ enum {
     C_KINDS
 };
 
-static const char *const kind_names[C_KINDS] = {
-    "drop rank edit", "drop step",    "step -> train", "drop pass",    "drop module subtree", "splice module", "drop call",
-    "drop module",  "drop param",    "drop use",     "drop output",         "drop input",
-    "drop keyword/mixed input", "drop op use",  "drop loss term", "clear call flag", "clear detach", "child output -> arg0/batch_rg", "clear z3_leaf",
-    "clear gather_always", "clear frozen", "config default", "numel -> 1",  "numel / 2",           "elem_size -> 4",
-    "param -> parent module", "order bytes"};
+static const char *const kind_names[C_KINDS] = {"drop rank edit",
+                                                "drop step",
+                                                "step -> train",
+                                                "drop pass",
+                                                "drop module subtree",
+                                                "splice module",
+                                                "drop call",
+                                                "drop module",
+                                                "drop param",
+                                                "drop use",
+                                                "drop output",
+                                                "drop input",
+                                                "drop keyword/mixed input",
+                                                "drop op use",
+                                                "drop loss term",
+                                                "clear call flag",
+                                                "clear detach",
+                                                "child output -> arg0/batch_rg",
+                                                "clear z3_leaf",
+                                                "clear gather_always",
+                                                "clear frozen",
+                                                "config default",
+                                                "numel -> 1",
+                                                "numel / 2",
+                                                "elem_size -> 4",
+                                                "param -> parent module",
+                                                "order bytes"};
 
 /* iterate (step, pass, call) in order; returns 1 and sets pointers for the
  * k-th call with index >= first, else 0 */
-static int nth_call(zs_scenario *s, unsigned k, unsigned first, unsigned *si, unsigned *pi,
-                    unsigned *ci)
-{
+static int nth_call(zs_scenario *s, unsigned k, unsigned first, unsigned *si, unsigned *pi, unsigned *ci) {
     for (unsigned i = 0; i < s->n_steps; i++)
         for (unsigned q = 0; q < s->step[i].n_passes; q++) {
             zs_pass *p = &s->step[i].pass[q];
@@ -724,9 +738,7 @@ enum { CAND_END = -1, CAND_SKIP = 0, CAND_OK = 1 };
  * for this kind; CAND_SKIP: item exists but gives no change. */
 static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_order);
 
-static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out,
-                          int keep_order)
-{
+static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_scenario *out, int keep_order) {
     if (zs_scenario_copy(out, cur)) return CAND_SKIP; /* out of memory: no candidate */
     zs_scenario *s = out;
     int rc = make_candidate1(s, kind, idx, keep_order);
@@ -736,8 +748,7 @@ static int make_candidate(const zs_scenario *cur, int kind, unsigned idx, zs_sce
     return rc;
 }
 
-static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_order)
-{
+static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_order) {
     unsigned si, pi, ci;
     switch (kind) {
     case C_DROP_EDIT:
@@ -847,8 +858,8 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             } else if (slot >= ZS_MAX_MIX + ZS_MAX_KW) {
                 unsigned j = slot - ZS_MAX_MIX - ZS_MAX_KW;
                 if (!(((cl->out_norg | cl->out_alias) >> j) & 1u)) return CAND_SKIP;
-                cl->out_norg &= (uint8_t)~(1u << j);
-                cl->out_alias &= (uint8_t)~(1u << j);
+                cl->out_norg &= (uint8_t) ~(1u << j);
+                cl->out_alias &= (uint8_t) ~(1u << j);
             } else {
                 if (slot - ZS_MAX_MIX >= cl->n_kw) return CAND_SKIP;
                 drop_kw(p, ci, slot - ZS_MAX_MIX);
@@ -860,7 +871,7 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
             /* slots 0..3: ZS_CALL_FLAGS_ALL's bits; slot 4: ZS_CALL_CKPT_BODY (the
              * body's checkpoint becomes the call's); a checkpoint kind goes with it */
             if (slot >= 5 || !(cl->flags & (1u << slot))) return CAND_SKIP;
-            cl->flags &= (uint8_t)~(1u << slot);
+            cl->flags &= (uint8_t) ~(1u << slot);
             if ((1u << slot) == ZS_CALL_RAISE) cl->catcher = ZS_NONE;
             if ((1u << slot) & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE)) cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY;
         } else if (kind == C_REF_TO_ARG) {
@@ -901,9 +912,12 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
                 if (k >= cl->n_use) return CAND_SKIP;
                 r = &cl->use[k];
             }
-            if (r->raw) r->raw = 0;
-            else if (r->detach) r->detach = 0;
-            else return CAND_SKIP;
+            if (r->raw)
+                r->raw = 0;
+            else if (r->detach)
+                r->detach = 0;
+            else
+                return CAND_SKIP;
         }
         return CAND_OK;
     }
@@ -913,7 +927,7 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
         if (q >= s->step[i].n_passes) return CAND_SKIP;
         zs_pass *p = &s->step[i].pass[q];
         if (!(p->loss_mask & (1u << b))) return CAND_SKIP;
-        p->loss_mask &= (uint8_t)~(1u << b);
+        p->loss_mask &= (uint8_t) ~(1u << b);
         return CAND_OK;
     }
     case C_CLEAR_LEAF:
@@ -1046,8 +1060,7 @@ static int make_candidate1(zs_scenario *s, int kind, unsigned idx, int keep_orde
 }
 
 /* one run: zs_run under the caller's run options, or the caller's predicate */
-static int run_verdict(const zs_min_opts *o, const zs_scenario *s, int policy, zs_sim_result *r)
-{
+static int run_verdict(const zs_min_opts *o, const zs_scenario *s, int policy, zs_sim_result *r) {
     if (!o->verdict) {
         zs_run_opts ro = o->run;
         ro.policy = policy;
@@ -1071,8 +1084,7 @@ static int run_verdict(const zs_min_opts *o, const zs_scenario *s, int policy, z
     return rc;
 }
 
-int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
-{
+int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st) {
     zs_min_stats dummy;
     if (!st) st = &dummy;
     memset(st, 0, sizeof *st);
@@ -1116,8 +1128,7 @@ int zs_minimize(zs_scenario *s, const zs_min_opts *o, zs_min_stats *st)
     st->v = r.v;
     int allv[4] = {0, 0, 0, 0};
     if (o->same_verdicts)
-        for (int q = 0; q < 4; q++)
-            allv[q] = q == policy ? inv : run_verdict(o, cur, q, NULL);
+        for (int q = 0; q < 4; q++) allv[q] = q == policy ? inv : run_verdict(o, cur, q, NULL);
     uint64_t ccur[NCOST], ccand[NCOST];
     cost_of(cur, ccur);
     int changed = 1;
@@ -1175,8 +1186,7 @@ done:;
     return rc;
 }
 
-int zs_scenario_strip_ext(zs_scenario *s)
-{
+int zs_scenario_strip_ext(zs_scenario *s) {
     for (unsigned i = 0; i < s->n_steps; i++)
         for (unsigned q = 0; q < s->step[i].n_passes; q++) {
             zs_pass *p = &s->step[i].pass[q];
@@ -1188,7 +1198,7 @@ int zs_scenario_strip_ext(zs_scenario *s)
                 cl->out_alias = 0;
                 memset(cl->alias, 0, sizeof cl->alias);
                 cl->op_nosave = 0;
-                cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY; /* the call's checkpoint instead */
+                cl->flags &= (uint8_t)~ZS_CALL_CKPT_BODY;                  /* the call's checkpoint instead */
                 for (unsigned k = 0; k < cl->n_in; k++) cl->in[k].raw = 0; /* the hooked outputs */
                 for (unsigned k = 0; k < cl->n_use; k++) cl->use[k].raw = 0;
             }

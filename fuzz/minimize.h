@@ -40,15 +40,15 @@ extern "C" {
 #endif
 
 typedef struct zs_min_opts {
-    int policy;              /* -1: the scenario's; else zo_grads_policy (written into the result) */
-    int order_mode;          /* -1: the scenario's (the minimiser may then try engine order);
+    int policy;             /* -1: the scenario's; else zo_grads_policy (written into the result) */
+    int order_mode;         /* -1: the scenario's (the minimiser may then try engine order);
                                 else ZS_ORDER_ENGINE/FUZZED, kept and written into the result */
-    int inv;                 /* invariant to keep (ZS_INV_*); 0: whatever the first run reports */
-    unsigned long max_runs;  /* budget of simulator runs; 0 = unlimited */
-    int same_verdicts;       /* 1: also keep the verdict under every other policy (the whole
+    int inv;                /* invariant to keep (ZS_INV_*); 0: whatever the first run reports */
+    unsigned long max_runs; /* budget of simulator runs; 0 = unlimited */
+    int same_verdicts;      /* 1: also keep the verdict under every other policy (the whole
                                 expect line), so the result stays in the same bug class
                                 (e.g. "per-call ok, reset-on-forward ok, lazy-init I3") */
-    int verbose;             /* 1: one line per accepted change on stderr */
+    int verbose;            /* 1: one line per accepted change on stderr */
     /* How each run goes (fuzz/run.h): cap, verify_collectives, the
      * all-ranks knobs (env: the candidate is edited by them before it runs,
      * so a remedy under test - gather-always routers - cannot be minimised
@@ -64,8 +64,7 @@ typedef struct zs_min_opts {
      * ZS_INV_I1..ZS_INV_I8, or ZS_SCN_SETUP; fills *v with the finding when
      * v is not NULL and it returns a violation.  NULL (the default): zs_run.
      * For properties other than an invariant of the run. */
-    int (*verdict)(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
-                   void *ctx);
+    int (*verdict)(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v, void *ctx);
     void *verdict_ctx;
 } zs_min_opts;
 
@@ -74,17 +73,17 @@ void zs_min_opts_init(zs_min_opts *o);
 /** Sizes reported before/after. */
 typedef struct zs_min_size {
     unsigned steps, passes, calls, modules, params, uses, order_bytes;
-    int lines;               /* lines of the canonical .scn text */
+    int lines; /* lines of the canonical .scn text */
 } zs_min_size;
 
 typedef struct zs_min_stats {
     zs_min_size before, after;
-    unsigned long runs;      /* simulator runs */
-    unsigned long accepted;  /* accepted changes */
-    unsigned rounds;         /* passes over all change kinds */
-    int inv;                 /* the invariant kept */
-    int policy;              /* the policy used */
-    zs_violation v;          /* the violation of the final scenario */
+    unsigned long runs;     /* simulator runs */
+    unsigned long accepted; /* accepted changes */
+    unsigned rounds;        /* passes over all change kinds */
+    int inv;                /* the invariant kept */
+    int policy;             /* the policy used */
+    zs_violation v;         /* the violation of the final scenario */
     double seconds;
 } zs_min_stats;
 

@@ -16,14 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void zs_mtree_free(zs_mtree *t)
-{
+void zs_mtree_free(zs_mtree *t) {
     free(t->nkids);
     memset(t, 0, sizeof *t);
 }
 
-static int same_shape(const zs_scenario *s, const zs_mtree *t, unsigned a, unsigned b)
-{
+static int same_shape(const zs_scenario *s, const zs_mtree *t, unsigned a, unsigned b) {
     if ((s->mod[a].flags & ZS_MOD_Z3_LEAF) != (s->mod[b].flags & ZS_MOD_Z3_LEAF)) return 0;
     if (t->nkids[a] != t->nkids[b]) return 0;
     for (unsigned k = 0; k < t->nkids[a]; k++)
@@ -31,8 +29,7 @@ static int same_shape(const zs_scenario *s, const zs_mtree *t, unsigned a, unsig
     return 1;
 }
 
-int zs_mtree_build(const zs_scenario *s, zs_mtree *t)
-{
+int zs_mtree_build(const zs_scenario *s, zs_mtree *t) {
     unsigned n = s->n_modules <= ZS_MAX_MODULES ? s->n_modules : ZS_MAX_MODULES;
     memset(t, 0, sizeof *t);
     uint32_t *a = calloc((size_t)5 * (n ? n : 1), sizeof *a);
@@ -77,15 +74,13 @@ typedef struct pinfo {
     uint8_t *unw;  /* c is unwound in the base pass */
 } pinfo;
 
-static void pinfo_free(pinfo *pi)
-{
+static void pinfo_free(pinfo *pi) {
     free(pi->end);
     memset(pi, 0, sizeof *pi);
 }
 
 /* 0, or -1 if out of memory (pi empty then). */
-static int pinfo_build(const zs_pass *p, pinfo *pi)
-{
+static int pinfo_build(const zs_pass *p, pinfo *pi) {
     unsigned n = p->n_calls <= ZS_MAX_CALLS ? p->n_calls : ZS_MAX_CALLS;
     memset(pi, 0, sizeof *pi);
     size_t nn = n ? n : 1;
@@ -101,8 +96,7 @@ static int pinfo_build(const zs_pass *p, pinfo *pi)
     }
     for (unsigned c = 0; c < n; c++) {
         unsigned par = p->calls[c].parent;
-        pi->ckpt[c] = (p->calls[c].flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE)) ||
-                      (c > 0 && par < c && pi->ckpt[par]);
+        pi->ckpt[c] = (p->calls[c].flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE)) || (c > 0 && par < c && pi->ckpt[par]);
     }
     /* a raising call whose body completed unwinds itself and its ancestors
      * below the catcher; descendants (larger indices) go first */
@@ -117,9 +111,8 @@ static int pinfo_build(const zs_pass *p, pinfo *pi)
     return 0;
 }
 
-unsigned zs_route_scan(const zs_scenario *s, const zs_mtree *t, const zs_pass *p, int bucket,
-                       unsigned want, zs_id *oc, zs_id *om, unsigned fc, unsigned fm, unsigned *fidx)
-{
+unsigned zs_route_scan(const zs_scenario *s, const zs_mtree *t, const zs_pass *p, int bucket, unsigned want, zs_id *oc,
+                       zs_id *om, unsigned fc, unsigned fm, unsigned *fidx) {
     unsigned n = 0;
     for (unsigned c = 1; c < p->n_calls && c < ZS_MAX_CALLS; c++) {
         unsigned b = p->calls[c].module;
@@ -142,8 +135,7 @@ unsigned zs_route_scan(const zs_scenario *s, const zs_mtree *t, const zs_pass *p
     return n;
 }
 
-int zs_raise_candidates(const zs_pass *p, zs_id *out)
-{
+int zs_raise_candidates(const zs_pass *p, zs_id *out) {
     pinfo pi;
     if (pinfo_build(p, &pi)) return -1;
     unsigned n = 0;
@@ -153,13 +145,12 @@ int zs_raise_candidates(const zs_pass *p, zs_id *out)
     return (int)n;
 }
 
-#define GONE_KEPT 0
-#define GONE_BYPASS 1 /* skipped or exited: references to its outputs are bypassed */
+#define GONE_KEPT    0
+#define GONE_BYPASS  1 /* skipped or exited: references to its outputs are bypassed */
 #define GONE_REMOVED 2
 
 static zs_ref bypass_ref(zs_ref r, int use_ctx, const zs_pass *base, const uint8_t *gone,
-                         const zs_ref (*rin)[ZS_MAX_IN], int *drop)
-{
+                         const zs_ref (*rin)[ZS_MAX_IN], int *drop) {
     if (r.kind != ZS_REF_OUT || r.call >= base->n_calls || gone[r.call] != GONE_BYPASS) return r;
     const zs_call *bc = &base->calls[r.call];
     if (bc->n_in == 0) {
@@ -172,7 +163,11 @@ static zs_ref bypass_ref(zs_ref r, int use_ctx, const zs_pass *base, const uint8
     return x;
 }
 
-#define MFAIL(...) do { if (msg && msgn) snprintf(msg, msgn, __VA_ARGS__); return -1; } while (0)
+#define MFAIL(...)                                                                                                     \
+    do {                                                                                                               \
+        if (msg && msgn) snprintf(msg, msgn, __VA_ARGS__);                                                             \
+        return -1;                                                                                                     \
+    } while (0)
 
 /* Per-call scratch of mat_pass: one allocation. */
 typedef struct mscratch {
@@ -182,17 +177,15 @@ typedef struct mscratch {
     pinfo pi;
 } mscratch;
 
-static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass *base,
-                         const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn,
-                         mscratch *x);
+static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass *base, const zs_rank_edit *e,
+                         unsigned ne, zs_pass *out, char *msg, size_t msgn, mscratch *x);
 
 /* Rank r's copy of one pass: base with the edits e[0..ne) (all of one
  * (rank, step, pass), sorted by call, no SKIP_STEP) applied.  Returns 0,
  * or -1 with a message if an edit cannot be applied.  The result still
  * needs the pass's validity check (zs_pass_validate). */
-static int mat_pass(const zs_scenario *s, const zs_mtree *t, const zs_pass *base,
-                    const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn)
-{
+static int mat_pass(const zs_scenario *s, const zs_mtree *t, const zs_pass *base, const zs_rank_edit *e, unsigned ne,
+                    zs_pass *out, char *msg, size_t msgn) {
     unsigned n = base->n_calls;
     if (n == 0 || n > ZS_MAX_CALLS) MFAIL("bad n_calls %u", n);
     mscratch x;
@@ -205,7 +198,7 @@ static int mat_pass(const zs_scenario *s, const zs_mtree *t, const zs_pass *base
         MFAIL("out of memory");
     }
     /* the zs_ref block first (alignment), then the ids, then the bytes */
-    x.rin = (zs_ref (*)[ZS_MAX_IN])blk;
+    x.rin = (zs_ref(*)[ZS_MAX_IN])blk;
     x.tgt = (zs_id *)(blk + (size_t)n * ZS_MAX_IN * sizeof(zs_ref));
     x.nidx = x.tgt + n;
     x.nm = x.nidx + n;
@@ -218,14 +211,12 @@ static int mat_pass(const zs_scenario *s, const zs_mtree *t, const zs_pass *base
     return rc;
 }
 
-static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass *base,
-                         const zs_rank_edit *e, unsigned ne, zs_pass *out, char *msg, size_t msgn,
-                         mscratch *x)
-{
+static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass *base, const zs_rank_edit *e,
+                         unsigned ne, zs_pass *out, char *msg, size_t msgn, mscratch *x) {
     unsigned n = base->n_calls;
     uint8_t *act = x->act, *gone = x->gone, *unwound = x->unwound;
     zs_id *tgt = x->tgt, *nidx = x->nidx, *nm = x->nm;
-    zs_ref (*rin)[ZS_MAX_IN] = x->rin;
+    zs_ref(*rin)[ZS_MAX_IN] = x->rin;
     memset(act, 0xFF, n);
     memset(gone, 0, n);
     unsigned nraise = 0;
@@ -234,7 +225,8 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
         if (c >= n) MFAIL("call %u: not a call of the pass (it has %u)", c, n);
         if (act[c] != 0xFF) MFAIL("call %u: two edits", c);
         if (e[k].kind >= ZS_EDIT_SKIP_STEP) MFAIL("call %u: edit kind %u", c, e[k].kind);
-        if (e[k].kind != ZS_EDIT_ROUTE && e[k].module) MFAIL("call %u: module set on a %s edit", c, zs_edit_kind_name(e[k].kind));
+        if (e[k].kind != ZS_EDIT_ROUTE && e[k].module)
+            MFAIL("call %u: module set on a %s edit", c, zs_edit_kind_name(e[k].kind));
         act[c] = e[k].kind;
         tgt[c] = e[k].module;
         if (e[k].kind == ZS_EDIT_RAISE) nraise++;
@@ -244,7 +236,9 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
     int raise_at = -1;
     for (unsigned c = 0; c < n; c++) {
         if (gone[c]) {
-            if (act[c] != 0xFF) MFAIL("call %u: %s edit on a call that an earlier edit of this rank removes", c, zs_edit_kind_name(act[c]));
+            if (act[c] != 0xFF)
+                MFAIL("call %u: %s edit on a call that an earlier edit of this rank removes", c,
+                      zs_edit_kind_name(act[c]));
             continue;
         }
         if (act[c] == 0xFF) continue;
@@ -292,14 +286,14 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
         if (b >= t->n) MFAIL("call %u: bad module", c);
         unsigned np = nm[par], k = t->crank[b];
         if (np >= t->n || k >= t->nkids[np])
-            MFAIL("call %u: route: module %u (the image of the caller's module) has no child number %u for module %u", c, np, k, b);
+            MFAIL("call %u: route: module %u (the image of the caller's module) has no child number %u for module %u",
+                  c, np, k, b);
         nm[c] = t->kid[t->first[np] + k];
     }
     /* references, bypassing skipped/exited calls */
     /* unwound: the raising call and its ancestors: no op, no use */
     memset(unwound, 0, n);
-    for (unsigned a = (unsigned)raise_at; raise_at >= 0 && a < n; a = a ? base->calls[a].parent : n)
-        unwound[a] = 1;
+    for (unsigned a = (unsigned)raise_at; raise_at >= 0 && a < n; a = a ? base->calls[a].parent : n) unwound[a] = 1;
     /* inputs first (a caller's use[] names its children's outputs, which
      * come after it): an in[] names earlier siblings only, so one pass in
      * pre-order resolves chains of bypassed calls */
@@ -309,7 +303,7 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
         if (bc->n_in > ZS_MAX_IN || bc->n_use > ZS_MAX_USE) MFAIL("call %u: bad counts", c);
         for (unsigned i = 0; i < bc->n_in; i++) {
             int drop = 0;
-            rin[c][i] = bypass_ref(bc->in[i], 0, base, gone, (const zs_ref (*)[ZS_MAX_IN])rin, &drop);
+            rin[c][i] = bypass_ref(bc->in[i], 0, base, gone, (const zs_ref(*)[ZS_MAX_IN])rin, &drop);
         }
     }
     out->n_calls = (uint32_t)cnt;
@@ -324,7 +318,8 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
         for (unsigned i = 0; i < bc->n_in; i++) {
             zs_ref r = rin[c][i];
             if (r.kind == ZS_REF_OUT) {
-                if (r.call >= n || gone[r.call] != GONE_KEPT) MFAIL("call %u: in[%u]: reference to a removed call", c, i);
+                if (r.call >= n || gone[r.call] != GONE_KEPT)
+                    MFAIL("call %u: in[%u]: reference to a removed call", c, i);
                 r.call = nidx[r.call];
             }
             oc->in[i] = r;
@@ -332,10 +327,11 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
         unsigned nu = 0;
         for (unsigned k = 0; k < bc->n_use && !unwound[c]; k++) {
             int drop = 0;
-            zs_ref r = bypass_ref(bc->use[k], 1, base, gone, (const zs_ref (*)[ZS_MAX_IN])rin, &drop);
+            zs_ref r = bypass_ref(bc->use[k], 1, base, gone, (const zs_ref(*)[ZS_MAX_IN])rin, &drop);
             if (drop) continue;
             if (r.kind == ZS_REF_OUT) {
-                if (r.call >= n || gone[r.call] != GONE_KEPT) MFAIL("call %u: use[%u]: reference to a removed call", c, k);
+                if (r.call >= n || gone[r.call] != GONE_KEPT)
+                    MFAIL("call %u: use[%u]: reference to a removed call", c, k);
                 r.call = nidx[r.call];
             }
             oc->use[nu++] = r;
@@ -354,8 +350,7 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
     return 0;
 }
 
-int zs_edit_cmp(const zs_rank_edit *a, const zs_rank_edit *b)
-{
+int zs_edit_cmp(const zs_rank_edit *a, const zs_rank_edit *b) {
     const uint32_t ka[5] = {a->rank, a->step, a->pass, a->call, a->kind};
     const uint32_t kb[5] = {b->rank, b->step, b->pass, b->call, b->kind};
     for (int i = 0; i < 5; i++)
@@ -363,8 +358,7 @@ int zs_edit_cmp(const zs_rank_edit *a, const zs_rank_edit *b)
     return 0;
 }
 
-void zs_edits_sort(zs_rank_edit *e, unsigned n)
-{
+void zs_edits_sort(zs_rank_edit *e, unsigned n) {
     for (unsigned i = 1; i < n; i++)
         for (unsigned j = i; j > 0 && zs_edit_cmp(&e[j - 1], &e[j]) > 0; j--) {
             zs_rank_edit x = e[j];
@@ -373,14 +367,12 @@ void zs_edits_sort(zs_rank_edit *e, unsigned n)
         }
 }
 
-int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk,
-                  const zs_rank_edit *e, char *msg, size_t msgn)
-{
+int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk, const zs_rank_edit *e,
+                  char *msg, size_t msgn) {
     if (e->rank >= s->cfg.world_size) MFAIL("rank %u not below world_size %u", e->rank, s->cfg.world_size);
     if (e->step >= s->n_steps) MFAIL("step %u not in the program", e->step);
     if (e->kind >= ZS_EDIT_KINDS) MFAIL("unknown kind %u", e->kind);
-    if (nk && zs_edit_cmp(&kept[nk - 1], e) >= 0)
-        MFAIL("edits not sorted strictly by (rank, step, pass, call, kind)");
+    if (nk && zs_edit_cmp(&kept[nk - 1], e) >= 0) MFAIL("edits not sorted strictly by (rank, step, pass, call, kind)");
     unsigned nskip = 0;
     for (unsigned j = 0; j < nk; j++) {
         if (kept[j].rank != e->rank) continue;
@@ -395,14 +387,12 @@ int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *k
     }
     const zs_step *st = &s->step[e->step];
     if (e->pass >= st->n_passes) MFAIL("pass %u not in step %u", e->pass, e->step);
-    if (nk && kept[nk - 1].rank == e->rank && kept[nk - 1].step == e->step &&
-        kept[nk - 1].pass == e->pass && kept[nk - 1].call == e->call)
+    if (nk && kept[nk - 1].rank == e->rank && kept[nk - 1].step == e->step && kept[nk - 1].pass == e->pass &&
+        kept[nk - 1].call == e->call)
         MFAIL("call %u: two edits", e->call);
     zs_rank_edit grp[ZS_MAX_RANK_EDITS + 1];
     unsigned ng = 0, j0 = nk;
-    while (j0 > 0 && kept[j0 - 1].rank == e->rank && kept[j0 - 1].step == e->step &&
-           kept[j0 - 1].pass == e->pass)
-        j0--;
+    while (j0 > 0 && kept[j0 - 1].rank == e->rank && kept[j0 - 1].step == e->step && kept[j0 - 1].pass == e->pass) j0--;
     for (unsigned j = j0; j < nk; j++) grp[ng++] = kept[j];
     grp[ng++] = *e;
     char m2[280];
@@ -419,11 +409,9 @@ int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *k
     return 0;
 }
 
-static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const zs_mtree *t,
-                         char *msg, size_t msgn);
+static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const zs_mtree *t, char *msg, size_t msgn);
 
-int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen)
-{
+int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen) {
     char *msg = err;
     size_t msgn = errlen;
     if (err && errlen) err[0] = 0;
@@ -462,9 +450,8 @@ int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, cha
     return rc;
 }
 
-static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const zs_mtree *t,
-                         char *msg, size_t msgn)
-{
+static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const zs_mtree *t, char *msg,
+                         size_t msgn) {
     uint8_t skip[ZS_MAX_STEPS] = {0}, done[ZS_MAX_STEPS][ZS_MAX_PASSES] = {{0}};
     for (unsigned k = 0; k < s->n_edits; k++) {
         const zs_rank_edit *e = &s->edit[k];
@@ -475,7 +462,8 @@ static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, con
             continue;
         }
         const zs_step *st = &s->step[e->step];
-        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES) MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
+        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES)
+            MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
         if (done[e->step][e->pass]) continue;
         done[e->step][e->pass] = 1;
         zs_rank_edit grp[ZS_MAX_RANK_EDITS];
@@ -505,8 +493,7 @@ static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, con
     return 0;
 }
 
-int zs_scenario_drop_invalid_edits(zs_scenario *s)
-{
+int zs_scenario_drop_invalid_edits(zs_scenario *s) {
     zs_mtree t;
     unsigned n = s->n_edits <= ZS_MAX_RANK_EDITS ? s->n_edits : ZS_MAX_RANK_EDITS;
     if (!s->cfg.all_ranks || s->cfg.world_size < 2) {

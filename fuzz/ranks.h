@@ -65,8 +65,8 @@ void zs_mtree_free(zs_mtree *t);
  *  bucket's size; sets (*oc, *om) to the pair at index `want` (if it
  *  exists) and *fidx to the index of the pair (fc, fm) (unchanged if
  *  absent). */
-unsigned zs_route_scan(const zs_scenario *s, const zs_mtree *t, const zs_pass *p, int bucket,
-                       unsigned want, zs_id *oc, zs_id *om, unsigned fc, unsigned fm, unsigned *fidx);
+unsigned zs_route_scan(const zs_scenario *s, const zs_mtree *t, const zs_pass *p, int bucket, unsigned want, zs_id *oc,
+                       zs_id *om, unsigned fc, unsigned fm, unsigned *fidx);
 
 /** RAISE candidates of pass p: the calls that complete in it, do not raise
  *  already and are not in or on a checkpointed call, written to out
@@ -81,8 +81,8 @@ void zs_edits_sort(zs_rank_edit *e, unsigned n);
 /** 0 if edit e of s may follow the edits kept[0..nk) (sorted, each valid
  *  given the ones before it); else -1 with a message in msg (may be
  *  NULL).  t is zs_mtree_build(s). */
-int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk,
-                  const zs_rank_edit *e, char *msg, size_t msgn);
+int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk, const zs_rank_edit *e,
+                  char *msg, size_t msgn);
 
 #ifdef __cplusplus
 }

@@ -22,8 +22,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 static unsigned long n_files;
 
-static int run_file(const char *path)
-{
+static int run_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         perror(path);
@@ -62,13 +61,9 @@ static int run_file(const char *path)
     return 0;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int run_path(const char *path)
-{
+static int run_path(const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) {
         perror(path);
@@ -108,8 +103,7 @@ static int run_path(const char *path)
     return rc;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s FILE|DIR...\n", argv[0]);
         return 2;

@@ -9,8 +9,7 @@
 
 #include "zoffload.h"
 
-void zs_run_opts_init(zs_run_opts *o)
-{
+void zs_run_opts_init(zs_run_opts *o) {
     memset(o, 0, sizeof *o);
     o->policy = -1;
     o->order_mode = -1;
@@ -20,8 +19,7 @@ void zs_run_opts_init(zs_run_opts *o)
     o->env.edit_mask = ~0u; /* every edit kind; no remedy; any divergence is I8 */
 }
 
-void zs_run_opts_from_settings(zs_run_opts *o, const zs_settings *st)
-{
+void zs_run_opts_from_settings(zs_run_opts *o, const zs_settings *st) {
     o->policy = st->policy;
     o->order_mode = st->order_mode;
     o->cap = st->cap;
@@ -41,8 +39,7 @@ static pthread_key_t g_key;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_key_ok;
 
-static void cache_free(void *p)
-{
+static void cache_free(void *p) {
     run_cache *c = p;
     if (!c) return;
     zs_scenario_free(c->copy);
@@ -53,8 +50,7 @@ static void cache_free(void *p)
 
 static void key_init(void) { g_key_ok = pthread_key_create(&g_key, cache_free) == 0; }
 
-static run_cache *cache_get(void)
-{
+static run_cache *cache_get(void) {
     pthread_once(&g_once, key_init);
     if (!g_key_ok) return NULL;
     run_cache *c = pthread_getspecific(g_key);
@@ -68,8 +64,7 @@ static run_cache *cache_get(void)
     return c;
 }
 
-static int setup_error(zs_outcome *out, const char *msg)
-{
+static int setup_error(zs_outcome *out, const char *msg) {
     out->r.setup_error = 1;
     snprintf(out->r.setup_msg, sizeof out->r.setup_msg, "%s", msg);
     out->verdict = ZS_RUN_SETUP;
@@ -77,8 +72,7 @@ static int setup_error(zs_outcome *out, const char *msg)
 }
 
 /* the simulator options every engine shares */
-static void sim_opts(const zs_run_opts *o, zs_sim_opts *so)
-{
+static void sim_opts(const zs_run_opts *o, zs_sim_opts *so) {
     zs_sim_opts_init(so);
     so->policy = o->policy;
     so->order_mode = o->order_mode;
@@ -91,8 +85,7 @@ static void sim_opts(const zs_run_opts *o, zs_sim_opts *so)
     so->events = o->events;
 }
 
-int zs_run(const zs_scenario *s, const zs_run_opts *opts, zs_outcome *out)
-{
+int zs_run(const zs_scenario *s, const zs_run_opts *opts, zs_outcome *out) {
     if (!s || !out) return -1;
     zs_run_opts def;
     if (!opts) {

@@ -35,30 +35,30 @@ extern "C" {
 
 /** How zs_run runs a scenario.  zs_run_opts_init gives the defaults. */
 typedef struct zs_run_opts {
-    int policy;              /* zo_grads_policy, or -1 (default): the scenario's */
-    int order_mode;          /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED, or -1 (default): the scenario's */
-    uint64_t cap;            /* bytes the host backend stores per parameter; 0 = full copies
+    int policy;             /* zo_grads_policy, or -1 (default): the scenario's */
+    int order_mode;         /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED, or -1 (default): the scenario's */
+    uint64_t cap;           /* bytes the host backend stores per parameter; 0 = full copies
                                 (default ZS_SIM_DEFAULT_CAP) */
-    int verify_collectives;  /* 0 / 1, or -1 (default): the scenario's */
-    int stop_on_violation;   /* 1 (default): stop at the first violation; 0: run to the end
+    int verify_collectives; /* 0 / 1, or -1 (default): the scenario's */
+    int stop_on_violation;  /* 1 (default): stop at the first violation; 0: run to the end
                                 (one rank's view only: the world stops every rank at its first
                                 violation, and runs past them with env.only_i8) */
-    int abort_on_violation;  /* 1: print the finding (the world: its long report) to stderr and
+    int abort_on_violation; /* 1: print the finding (the world: its long report) to stderr and
                                 abort() - a fuzz target's crash; default 0 */
-    int skip_discard_i3;     /* triage only: no I3 check after a graph discard; default 0 */
-    int one_rank;            /* 1: run only rank cfg.rank's view even of an all-ranks scenario
+    int skip_discard_i3;    /* triage only: no I3 check after a graph discard; default 0 */
+    int one_rank;           /* 1: run only rank cfg.rank's view even of an all-ranks scenario
                                 (no I8); default 0: all-ranks scenarios run in the world */
-    zs_world_env env;        /* all-ranks scenarios: which rank-edit kinds stay, gather-always
+    zs_world_env env;       /* all-ranks scenarios: which rank-edit kinds stay, gather-always
                                 routers, which invariants count (fuzz/world.h; settings
                                 "edits", "gather-always", "invariants").  Default: every edit
                                 kind, no remedy, any divergence is I8 (invariants=programs).
                                 With env.only_i8 a scenario that runs in one rank's view is not
                                 run at all (no I8 to check: verdict ZS_INV_NONE, ran 0) */
-    FILE *trace;             /* canonical hook trace (docs/scenario-model.md section 4), or NULL;
+    FILE *trace;            /* canonical hook trace (docs/scenario-model.md section 4), or NULL;
                                 the world writes every rank's after the run ("# rank R") */
-    FILE *events;            /* every runtime event and simulator action, or NULL; likewise */
-    FILE *report;            /* world: on a finding, its one-line form and long report, or NULL */
-    zs_world_result *world;  /* world: NULL, or caller memory (about 20 KB, not kept) that gets
+    FILE *events;           /* every runtime event and simulator action, or NULL; likewise */
+    FILE *report;           /* world: on a finding, its one-line form and long report, or NULL */
+    zs_world_result *world; /* world: NULL, or caller memory (about 20 KB, not kept) that gets
                                 the world's details (per-rank results, I8 divergence) */
     /* one rank's view, fuzzed order only: called at every ready-node choice
      * k with the number of ready nodes n_ready (zs_sim_opts.on_choice) */
@@ -77,14 +77,14 @@ void zs_run_opts_from_settings(zs_run_opts *o, const zs_settings *st);
 
 /** What one run gave. */
 typedef struct zs_outcome {
-    int verdict;             /* ZS_INV_NONE (every invariant held), ZS_INV_I1..ZS_INV_ERR,
+    int verdict;            /* ZS_INV_NONE (every invariant held), ZS_INV_I1..ZS_INV_ERR,
                                 ZS_INV_I8 (world only), or ZS_RUN_SETUP (r.setup_msg says why) */
-    int ran;                 /* 0: nothing ran (env.only_i8 on one rank's view) */
-    int in_world;            /* 1: every rank ran in the host world; 0: one rank's view */
-    int policy, order_mode;  /* the policy and order it ran under */
-    int64_t divergence;      /* world: first collective index where the ranks' sequences
+    int ran;                /* 0: nothing ran (env.only_i8 on one rank's view) */
+    int in_world;           /* 1: every rank ran in the host world; 0: one rank's view */
+    int policy, order_mode; /* the policy and order it ran under */
+    int64_t divergence;     /* world: first collective index where the ranks' sequences
                                 differ, whether or not that counts as I8; else -1 */
-    zs_sim_result r;         /* one rank's view: the simulator's result.  World: the summary
+    zs_sim_result r;        /* one rank's view: the simulator's result.  World: the summary
                                 (zs_world_to_sim_result): the finding (I8 included), PyTorch and
                                 setup errors, counters summed over the ranks, stats of rank 0 */
 } zs_outcome;

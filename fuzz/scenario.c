@@ -25,12 +25,11 @@ const uint64_t zs_threshold_classes[ZS_TH_COUNT][ZS_TH_CLASSES] = {
     {1000000000ull, 0, 1, 1000, 100000ull, ZS_INF},
 };
 
-const char *const zs_threshold_names[ZS_TH_COUNT] = {
-    "param_persistence_threshold", "model_persistence_threshold", "prefetch_bucket_size",
-    "max_live_parameters", "max_reuse_distance"};
+const char *const zs_threshold_names[ZS_TH_COUNT] = {"param_persistence_threshold", "model_persistence_threshold",
+                                                     "prefetch_bucket_size", "max_live_parameters",
+                                                     "max_reuse_distance"};
 
-uint64_t *zs_config_threshold(zs_config *cfg, int which)
-{
+uint64_t *zs_config_threshold(zs_config *cfg, int which) {
     switch (which) {
     case ZS_TH_PARAM_PERSIST: return &cfg->param_persistence_threshold;
     case ZS_TH_MODEL_PERSIST: return &cfg->model_persistence_threshold;
@@ -40,8 +39,7 @@ uint64_t *zs_config_threshold(zs_config *cfg, int which)
     }
 }
 
-int zs_scenario_init(zs_scenario *s)
-{
+int zs_scenario_init(zs_scenario *s) {
     if (zs_decode(NULL, 0, s) == ZS_DECODE_NOMEM) return -1;
     /* room for a hand-built scenario within the codec's bounds in every
      * pass (zs_decode itself only grows the passes it decodes) */
@@ -54,8 +52,7 @@ int zs_scenario_init(zs_scenario *s)
     return 0;
 }
 
-void zs_scenario_free(zs_scenario *s)
-{
+void zs_scenario_free(zs_scenario *s) {
     if (!s) return;
     free(s->mod);
     free(s->par);
@@ -68,8 +65,7 @@ void zs_scenario_free(zs_scenario *s)
 /* Grows *arr (elements of sz bytes, *cap slots) to at least need slots,
  * zeroing the new ones; 0, or -1 (nothing changed) if need > max or out of
  * memory. */
-static int grow_array(void **arr, uint32_t *cap, uint32_t need, uint32_t max, size_t sz)
-{
+static int grow_array(void **arr, uint32_t *cap, uint32_t need, uint32_t max, size_t sz) {
     if (need <= *cap) return 0;
     if (need > max) return -1;
     uint64_t nc = *cap ? (uint64_t)*cap * 2 : 8;
@@ -83,8 +79,7 @@ static int grow_array(void **arr, uint32_t *cap, uint32_t need, uint32_t max, si
     return 0;
 }
 
-int zs_scenario_reserve(zs_scenario *s, uint32_t modules, uint32_t params, uint32_t uses)
-{
+int zs_scenario_reserve(zs_scenario *s, uint32_t modules, uint32_t params, uint32_t uses) {
     if (modules > ZS_MAX_MODULES || params > ZS_MAX_PARAMS || uses > ZS_MAX_USES) return -1;
     void *m = s->mod, *p = s->par, *u = s->use;
     int rc = grow_array(&m, &s->cap_modules, modules, ZS_MAX_MODULES, sizeof *s->mod);
@@ -96,16 +91,14 @@ int zs_scenario_reserve(zs_scenario *s, uint32_t modules, uint32_t params, uint3
     return rc;
 }
 
-int zs_pass_reserve(zs_pass *p, uint32_t calls)
-{
+int zs_pass_reserve(zs_pass *p, uint32_t calls) {
     void *c = p->calls;
     int rc = grow_array(&c, &p->cap_calls, calls, ZS_MAX_CALLS, sizeof *p->calls);
     p->calls = c;
     return rc;
 }
 
-int zs_step_copy(zs_step *dst, const zs_step *src)
-{
+int zs_step_copy(zs_step *dst, const zs_step *src) {
     if (dst == src) return 0;
     dst->n_passes = 0;
     if (src->n_passes > ZS_MAX_PASSES) return -1;
@@ -124,13 +117,10 @@ int zs_step_copy(zs_step *dst, const zs_step *src)
     return 0;
 }
 
-int zs_scenario_copy(zs_scenario *dst, const zs_scenario *src)
-{
+int zs_scenario_copy(zs_scenario *dst, const zs_scenario *src) {
     if (dst == src) return 0;
     dst->n_modules = 0;
-    if (src->n_steps > ZS_MAX_STEPS || src->n_edits > ZS_MAX_RANK_EDITS ||
-        src->n_order > ZS_MAX_ORDER)
-        return -1;
+    if (src->n_steps > ZS_MAX_STEPS || src->n_edits > ZS_MAX_RANK_EDITS || src->n_order > ZS_MAX_ORDER) return -1;
     if (zs_scenario_reserve(dst, src->n_modules, src->n_params, src->n_uses)) return -1;
     for (unsigned i = 0; i < src->n_steps; i++)
         for (unsigned k = 0; k < src->step[i].n_passes && k < ZS_MAX_PASSES; k++)
@@ -164,25 +154,22 @@ int zs_scenario_copy(zs_scenario *dst, const zs_scenario *src)
     return 0;
 }
 
-static int ref_equal(const zs_ref *a, const zs_ref *b)
-{
-    return a->kind == b->kind && a->call == b->call && a->index == b->index &&
-           a->detach == b->detach && a->raw == b->raw;
+static int ref_equal(const zs_ref *a, const zs_ref *b) {
+    return a->kind == b->kind && a->call == b->call && a->index == b->index && a->detach == b->detach &&
+           a->raw == b->raw;
 }
 
-static int call_equal(const zs_call *a, const zs_call *b)
-{
-    if (a->module != b->module || a->parent != b->parent || a->flags != b->flags ||
-        a->catcher != b->catcher || a->n_in != b->n_in || a->n_out != b->n_out ||
-        a->n_use != b->n_use)
+static int call_equal(const zs_call *a, const zs_call *b) {
+    if (a->module != b->module || a->parent != b->parent || a->flags != b->flags || a->catcher != b->catcher ||
+        a->n_in != b->n_in || a->n_out != b->n_out || a->n_use != b->n_use)
         return 0;
     if (a->n_in > ZS_MAX_IN || a->n_use > ZS_MAX_USE) return 0;
     for (unsigned i = 0; i < a->n_in; i++)
         if (!ref_equal(&a->in[i], &b->in[i])) return 0;
     for (unsigned i = 0; i < a->n_use; i++)
         if (!ref_equal(&a->use[i], &b->use[i])) return 0;
-    if (a->n_kw != b->n_kw || a->n_mix != b->n_mix || a->out_norg != b->out_norg ||
-        a->out_alias != b->out_alias || a->op_nosave != b->op_nosave)
+    if (a->n_kw != b->n_kw || a->n_mix != b->n_mix || a->out_norg != b->out_norg || a->out_alias != b->out_alias ||
+        a->op_nosave != b->op_nosave)
         return 0;
     for (unsigned j = 0; j < ZS_MAX_OUT; j++)
         if (((a->out_alias >> j) & 1u) && !ref_equal(&a->alias[j], &b->alias[j])) return 0;
@@ -194,29 +181,26 @@ static int call_equal(const zs_call *a, const zs_call *b)
     return 1;
 }
 
-static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
-{
+static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict) {
     if (memcmp(&a->cfg, &b->cfg, sizeof a->cfg) != 0) {
         /* compare field by field: padding bytes may differ */
         const zs_config *x = &a->cfg, *y = &b->cfg;
         if (x->policy != y->policy || x->world_size != y->world_size || x->rank != y->rank ||
-            x->order_mode != y->order_mode || x->deferred != y->deferred ||
-            x->progress_every != y->progress_every ||
+            x->order_mode != y->order_mode || x->deferred != y->deferred || x->progress_every != y->progress_every ||
             x->param_persistence_threshold != y->param_persistence_threshold ||
             x->model_persistence_threshold != y->model_persistence_threshold ||
-            x->prefetch_bucket_size != y->prefetch_bucket_size ||
-            x->max_live_parameters != y->max_live_parameters ||
+            x->prefetch_bucket_size != y->prefetch_bucket_size || x->max_live_parameters != y->max_live_parameters ||
             x->max_reuse_distance != y->max_reuse_distance || x->all_ranks != y->all_ranks ||
-            x->verify_collectives != y->verify_collectives ||
-            x->torch_profile != y->torch_profile || x->ds_profile != y->ds_profile)
+            x->verify_collectives != y->verify_collectives || x->torch_profile != y->torch_profile ||
+            x->ds_profile != y->ds_profile)
             return 0;
     }
     if (a->n_modules != b->n_modules || a->n_params != b->n_params || a->n_uses != b->n_uses ||
         a->n_steps != b->n_steps || a->n_edits != b->n_edits)
         return 0;
-    if (a->n_modules > ZS_MAX_MODULES || a->n_params > ZS_MAX_PARAMS ||
-        a->n_uses > ZS_MAX_USES || a->n_steps > ZS_MAX_STEPS || a->n_order > ZS_MAX_ORDER ||
-        b->n_order > ZS_MAX_ORDER || a->n_edits > ZS_MAX_RANK_EDITS)
+    if (a->n_modules > ZS_MAX_MODULES || a->n_params > ZS_MAX_PARAMS || a->n_uses > ZS_MAX_USES ||
+        a->n_steps > ZS_MAX_STEPS || a->n_order > ZS_MAX_ORDER || b->n_order > ZS_MAX_ORDER ||
+        a->n_edits > ZS_MAX_RANK_EDITS)
         return 0;
     for (unsigned i = 0; i < a->n_modules; i++) {
         if (a->mod[i].parent != b->mod[i].parent || a->mod[i].flags != b->mod[i].flags) return 0;
@@ -224,8 +208,7 @@ static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
     }
     for (unsigned i = 0; i < a->n_params; i++) {
         const zs_param *x = &a->par[i], *y = &b->par[i];
-        if (x->owner != y->owner || x->flags != y->flags || x->elem_size != y->elem_size ||
-            x->numel != y->numel)
+        if (x->owner != y->owner || x->flags != y->flags || x->elem_size != y->elem_size || x->numel != y->numel)
             return 0;
         if (strict && strncmp(x->name, y->name, ZS_NAME_LEN) != 0) return 0;
     }
@@ -233,13 +216,10 @@ static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
         if (a->use[i].module != b->use[i].module || a->use[i].param != b->use[i].param) return 0;
     for (unsigned i = 0; i < a->n_steps; i++) {
         const zs_step *x = &a->step[i], *y = &b->step[i];
-        if (x->kind != y->kind || x->n_passes != y->n_passes || x->n_passes > ZS_MAX_PASSES)
-            return 0;
+        if (x->kind != y->kind || x->n_passes != y->n_passes || x->n_passes > ZS_MAX_PASSES) return 0;
         for (unsigned k = 0; k < x->n_passes; k++) {
             const zs_pass *p = &x->pass[k], *q = &y->pass[k];
-            if (p->n_calls != q->n_calls || p->loss_mask != q->loss_mask ||
-                p->n_calls > ZS_MAX_CALLS)
-                return 0;
+            if (p->n_calls != q->n_calls || p->loss_mask != q->loss_mask || p->n_calls > ZS_MAX_CALLS) return 0;
             for (unsigned c = 0; c < p->n_calls; c++)
                 if (!call_equal(&p->calls[c], &q->calls[c])) return 0;
         }
@@ -260,18 +240,11 @@ static int equal_impl(const zs_scenario *a, const zs_scenario *b, int strict)
     return 1;
 }
 
-int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b)
-{
-    return equal_impl(a, b, 0);
-}
+int zs_scenario_equal(const zs_scenario *a, const zs_scenario *b) { return equal_impl(a, b, 0); }
 
-int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b)
-{
-    return equal_impl(a, b, 1);
-}
+int zs_scenario_equal_strict(const zs_scenario *a, const zs_scenario *b) { return equal_impl(a, b, 1); }
 
-int zs_module_depth(const zs_scenario *s, unsigned m)
-{
+int zs_module_depth(const zs_scenario *s, unsigned m) {
     int d = 0;
     while (m < s->n_modules && s->mod[m].parent != ZS_NONE && d <= ZS_MAX_MODULES) {
         m = s->mod[m].parent;
@@ -280,8 +253,7 @@ int zs_module_depth(const zs_scenario *s, unsigned m)
     return d;
 }
 
-int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b)
-{
+int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b) {
     for (int guard = 0; b < s->n_modules && guard <= ZS_MAX_MODULES; guard++) {
         if (a == b) return 1;
         if (s->mod[b].parent == ZS_NONE) return 0;
@@ -290,8 +262,7 @@ int zs_module_is_ancestor(const zs_scenario *s, unsigned a, unsigned b)
     return 0;
 }
 
-int zs_module_in_leaf(const zs_scenario *s, unsigned m)
-{
+int zs_module_in_leaf(const zs_scenario *s, unsigned m) {
     if (m >= s->n_modules) return 0;
     unsigned a = s->mod[m].parent;
     for (int guard = 0; a != ZS_NONE && a < s->n_modules && guard <= ZS_MAX_MODULES; guard++) {
@@ -301,8 +272,7 @@ int zs_module_in_leaf(const zs_scenario *s, unsigned m)
     return 0;
 }
 
-int zs_module_under_gather_always(const zs_scenario *s, unsigned m)
-{
+int zs_module_under_gather_always(const zs_scenario *s, unsigned m) {
     if (m >= s->n_modules) return 0;
     unsigned a = s->mod[m].parent;
     for (int guard = 0; a != ZS_NONE && a < s->n_modules && guard <= ZS_MAX_MODULES; guard++) {
@@ -312,16 +282,13 @@ int zs_module_under_gather_always(const zs_scenario *s, unsigned m)
     return 0;
 }
 
-int zs_module_gathers_subtree(const zs_scenario *s, unsigned m)
-{
+int zs_module_gathers_subtree(const zs_scenario *s, unsigned m) {
     if (m >= s->n_modules) return 0;
     if (s->mod[m].flags & ZS_MOD_Z3_LEAF) return 1;
-    return (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) && !zs_module_in_leaf(s, m) &&
-           !zs_module_under_gather_always(s, m);
+    return (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) && !zs_module_in_leaf(s, m) && !zs_module_under_gather_always(s, m);
 }
 
-int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out)
-{
+int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out) {
     /* a z3 leaf, or an effective gather-always module (ZO_MODULE_GATHER_ALWAYS:
      * not inside a leaf, not below another gather-always module), fetches
      * its whole subtree's parameters; DeepSpeed's get_all_parameters(m,
@@ -340,8 +307,7 @@ int zs_module_param_set(const zs_scenario *s, unsigned m, zs_id *out)
     return n;
 }
 
-int zs_call_depth(const zs_pass *p, unsigned c)
-{
+int zs_call_depth(const zs_pass *p, unsigned c) {
     int d = 0;
     while (c < p->n_calls && p->calls[c].parent != ZS_NONE && d <= ZS_MAX_CALLS) {
         c = p->calls[c].parent;
@@ -351,56 +317,43 @@ int zs_call_depth(const zs_pass *p, unsigned c)
 }
 
 /* the runtime's names (zoffload.h's ZO_GRADS_POLICY_MAP) */
-const char *zs_policy_name(unsigned policy)
-{
+const char *zs_policy_name(unsigned policy) {
     return policy < ZO_GRADS_POLICY_COUNT ? zo_policy_name((zo_grads_policy)policy) : NULL;
 }
 
-int zs_policy_from_name(const char *name)
-{
+int zs_policy_from_name(const char *name) {
     if (!name) return -1;
     for (unsigned i = 0; i < ZO_GRADS_POLICY_COUNT; i++)
         if (strcmp(name, zo_policy_name((zo_grads_policy)i)) == 0) return (int)i;
     return -1;
 }
 
-const char *zs_step_kind_name(unsigned kind)
-{
-    static const char *const names[ZS_STEP_KINDS] = {"train", "eval", "accum", "retain",
-                                                     "interleave"};
+const char *zs_step_kind_name(unsigned kind) {
+    static const char *const names[ZS_STEP_KINDS] = {"train", "eval", "accum", "retain", "interleave"};
     return kind < ZS_STEP_KINDS ? names[kind] : NULL;
 }
 
-static const char *const torch_profile_names[ZS_TORCH_PROFILES] = {"2.x", "2.x-no-early-stop",
-                                                                   "1.13"};
+static const char *const torch_profile_names[ZS_TORCH_PROFILES] = {"2.x", "2.x-no-early-stop", "1.13"};
 static const char *const ds_profile_names[ZS_DS_PROFILES] = {"0.19", "0.19-hooks", "0.15"};
 
-const char *zs_edit_kind_name(unsigned kind)
-{
-    static const char *const names[ZS_EDIT_KINDS] = {"route", "skip", "exit", "raise",
-                                                     "skip-step"};
+const char *zs_edit_kind_name(unsigned kind) {
+    static const char *const names[ZS_EDIT_KINDS] = {"route", "skip", "exit", "raise", "skip-step"};
     return kind < ZS_EDIT_KINDS ? names[kind] : NULL;
 }
 
-const char *zs_torch_profile_name(unsigned profile)
-{
+const char *zs_torch_profile_name(unsigned profile) {
     return profile < ZS_TORCH_PROFILES ? torch_profile_names[profile] : NULL;
 }
 
-const char *zs_ds_profile_name(unsigned profile)
-{
-    return profile < ZS_DS_PROFILES ? ds_profile_names[profile] : NULL;
-}
+const char *zs_ds_profile_name(unsigned profile) { return profile < ZS_DS_PROFILES ? ds_profile_names[profile] : NULL; }
 
-int zs_torch_profile_from_name(const char *name)
-{
+int zs_torch_profile_from_name(const char *name) {
     for (int i = 0; name && i < ZS_TORCH_PROFILES; i++)
         if (strcmp(name, torch_profile_names[i]) == 0) return i;
     return -1;
 }
 
-int zs_ds_profile_from_name(const char *name)
-{
+int zs_ds_profile_from_name(const char *name) {
     for (int i = 0; name && i < ZS_DS_PROFILES; i++)
         if (strcmp(name, ds_profile_names[i]) == 0) return i;
     return -1;
@@ -413,8 +366,7 @@ int zs_ds_profile_from_name(const char *name)
 /* Modules are in DFS pre-order: module i's parent is i-1 or one of its
  * ancestors.  The chain is walked, not stored (it has no small bound);
  * a < i guards against parents not checked yet. */
-unsigned zs_parent_count(const zs_scenario *s, unsigned i)
-{
+unsigned zs_parent_count(const zs_scenario *s, unsigned i) {
     unsigned n = 0;
     for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
         n++;
@@ -423,15 +375,13 @@ unsigned zs_parent_count(const zs_scenario *s, unsigned i)
     return n;
 }
 
-zs_id zs_parent_at(const zs_scenario *s, unsigned i, unsigned k)
-{
+zs_id zs_parent_at(const zs_scenario *s, unsigned i, unsigned k) {
     unsigned a = i - 1;
     for (unsigned j = 0; j < k; j++) a = s->mod[a].parent;
     return (zs_id)a;
 }
 
-unsigned zs_parent_index(const zs_scenario *s, unsigned i, unsigned parent)
-{
+unsigned zs_parent_index(const zs_scenario *s, unsigned i, unsigned parent) {
     unsigned n = 0;
     for (unsigned a = i - 1, guard = 0; a < i && guard <= i; a = s->mod[a].parent, guard++) {
         if (a == parent) return n;
@@ -441,18 +391,11 @@ unsigned zs_parent_index(const zs_scenario *s, unsigned i, unsigned parent)
     return n;
 }
 
-int zs_step_multi_pass(unsigned kind)
-{
-    return kind == ZS_STEP_ACCUM || kind == ZS_STEP_INTERLEAVE;
-}
+int zs_step_multi_pass(unsigned kind) { return kind == ZS_STEP_ACCUM || kind == ZS_STEP_INTERLEAVE; }
 
-int zs_pass_has_loss(unsigned kind, int unwind)
-{
-    return unwind == ZS_UNWIND_NONE && kind != ZS_STEP_EVAL;
-}
+int zs_pass_has_loss(unsigned kind, int unwind) { return unwind == ZS_UNWIND_NONE && kind != ZS_STEP_EVAL; }
 
-unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *out)
-{
+unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *out) {
     unsigned n = 0;
     if (s->mod[caller_mod].flags & ZS_MOD_Z3_LEAF) return 0;
     /* pre-order: caller_mod's subtree ends at the first later module whose
@@ -465,14 +408,12 @@ unsigned zs_callee_candidates(const zs_scenario *s, unsigned caller_mod, zs_id *
     return n;
 }
 
-int zs_callee_ok(const zs_scenario *s, unsigned caller_mod, unsigned m)
-{
+int zs_callee_ok(const zs_scenario *s, unsigned caller_mod, unsigned m) {
     return !(s->mod[caller_mod].flags & ZS_MOD_Z3_LEAF) && m > caller_mod && m < s->n_modules &&
            s->mod[m].parent == caller_mod;
 }
 
-unsigned zs_input_candidates(const zs_pass *p, unsigned caller, unsigned self, zs_ref *cand)
-{
+unsigned zs_input_candidates(const zs_pass *p, unsigned caller, unsigned self, zs_ref *cand) {
     unsigned n = 0;
     if (caller != ZS_NONE) {
         /* outputs of the caller's earlier child calls, most recent first */
@@ -494,8 +435,7 @@ unsigned zs_input_candidates(const zs_pass *p, unsigned caller, unsigned self, z
     return n + 2;
 }
 
-unsigned zs_use_candidates(const zs_pass *p, unsigned c, unsigned end, zs_ref *cand)
-{
+unsigned zs_use_candidates(const zs_pass *p, unsigned c, unsigned end, zs_ref *cand) {
     unsigned n = 0;
     const zs_call *cc = &p->calls[c];
     for (unsigned i = 0; i < (unsigned)cc->n_in + cc->n_kw; i++, n++)
@@ -509,8 +449,7 @@ unsigned zs_use_candidates(const zs_pass *p, unsigned c, unsigned end, zs_ref *c
     return n;
 }
 
-int zs_ref_in_scope(const zs_pass *p, unsigned caller, unsigned end, int use, const zs_ref *r)
-{
+int zs_ref_in_scope(const zs_pass *p, unsigned caller, unsigned end, int use, const zs_ref *r) {
     switch (r->kind) {
     case ZS_REF_BATCH:
     case ZS_REF_BATCH_RG: return !use && r->call == 0 && r->index == 0;
@@ -529,47 +468,34 @@ int zs_ref_in_scope(const zs_pass *p, unsigned caller, unsigned end, int use, co
     }
 }
 
-int zs_call_may_checkpoint(unsigned ci, int in_ckpt)
-{
-    return ci != 0 && !in_ckpt;
-}
+int zs_call_may_checkpoint(unsigned ci, int in_ckpt) { return ci != 0 && !in_ckpt; }
 
-int zs_call_may_raise(int in_ckpt, int ckpt)
-{
-    return !in_ckpt && !ckpt;
-}
+int zs_call_may_raise(int in_ckpt, int ckpt) { return !in_ckpt && !ckpt; }
 
 /* The catcher chain: the caller, its ancestor calls, then ZS_NONE (walked,
  * not stored: it has no small bound). */
-unsigned zs_catcher_count(const zs_pass *p, unsigned caller)
-{
+unsigned zs_catcher_count(const zs_pass *p, unsigned caller) {
     unsigned n = 1; /* ZS_NONE */
     for (unsigned a = caller; a != ZS_NONE; a = p->calls[a].parent) n++;
     return n;
 }
 
-zs_id zs_catcher_at(const zs_pass *p, unsigned caller, unsigned k)
-{
+zs_id zs_catcher_at(const zs_pass *p, unsigned caller, unsigned k) {
     zs_id a = (zs_id)caller;
     for (unsigned j = 0; j < k && a != ZS_NONE; j++) a = p->calls[a].parent;
     return a;
 }
 
-unsigned zs_catcher_index(const zs_pass *p, unsigned caller, unsigned catcher)
-{
+unsigned zs_catcher_index(const zs_pass *p, unsigned caller, unsigned catcher) {
     unsigned n = 0;
     for (unsigned a = caller; a != ZS_NONE; a = p->calls[a].parent, n++)
         if (a == catcher) return n;
     return catcher == ZS_NONE ? n : n + 1;
 }
 
-int zs_unwind_after_child(int child, unsigned ci)
-{
-    return child == (int)ci ? ZS_UNWIND_NONE : child;
-}
+int zs_unwind_after_child(int child, unsigned ci) { return child == (int)ci ? ZS_UNWIND_NONE : child; }
 
-int zs_call_unwinds_to(const zs_call *c, int body)
-{
+int zs_call_unwinds_to(const zs_call *c, int body) {
     if (body != ZS_UNWIND_NONE || !(c->flags & ZS_CALL_RAISE)) return body;
     return c->catcher == ZS_NONE ? ZS_UNWIND_OUT : (int)c->catcher;
 }

@@ -46,41 +46,41 @@ extern "C" {
  * same scenario.  A scenario beyond them is valid but has no byte encoding
  * (zs_encode returns 0).  The per-call arrays (ZS_MAX_IN, ...) are the same
  * in both. */
-#define ZS_CODEC_MAX_MODULES 254
-#define ZS_CODEC_MAX_PARAMS 254
-#define ZS_CODEC_MAX_USES 64
-#define ZS_CODEC_MAX_CALLS 254       /* per forward pass */
+#define ZS_CODEC_MAX_MODULES     254
+#define ZS_CODEC_MAX_PARAMS      254
+#define ZS_CODEC_MAX_USES        64
+#define ZS_CODEC_MAX_CALLS       254 /* per forward pass */
 #define ZS_CODEC_MAX_CHILD_CALLS 16
 
 /* The model's bounds (.scn text, validation, replay).  Real models: a
  * LLaMA-7B config has ~390 modules, Mixtral-8x7B ~1,100, LLaMA-70B ~970;
  * a transformer body makes one child call per layer (80 for LLaMA-70B). */
-#define ZS_MAX_MODULES 65536    /* module tree size */
-#define ZS_MAX_PARAMS 65536     /* parameters */
-#define ZS_MAX_USES 65536       /* tied / external parameter uses */
-#define ZS_MAX_STEPS 8          /* steps in the program */
-#define ZS_MAX_PASSES 4         /* forward passes (micro-batches) per step */
-#define ZS_MAX_CALLS 1000000    /* module calls per forward pass */
-#define ZS_MAX_CHILD_CALLS 4096 /* calls made by one call's body */
-#define ZS_MAX_IN 4          /* input tensors of one call */
-#define ZS_MAX_OUT 4         /* output tensors of one call */
-#define ZS_MAX_USE 8         /* tensors consumed by one call's own op */
-#define ZS_MAX_KW 4          /* keyword tensor inputs of one call (.scn only, not in the byte codec) */
-#define ZS_MAX_MIX 8         /* extra terms of one call's mixed inputs (.scn only, not in the byte codec) */
-#define ZS_MAX_ORDER 256     /* fuzzed backward-order choice bytes */
-#define ZS_MAX_WORLD 8       /* world size W is 1..ZS_MAX_WORLD */
+#define ZS_MAX_MODULES     65536   /* module tree size */
+#define ZS_MAX_PARAMS      65536   /* parameters */
+#define ZS_MAX_USES        65536   /* tied / external parameter uses */
+#define ZS_MAX_STEPS       8       /* steps in the program */
+#define ZS_MAX_PASSES      4       /* forward passes (micro-batches) per step */
+#define ZS_MAX_CALLS       1000000 /* module calls per forward pass */
+#define ZS_MAX_CHILD_CALLS 4096    /* calls made by one call's body */
+#define ZS_MAX_IN          4       /* input tensors of one call */
+#define ZS_MAX_OUT         4       /* output tensors of one call */
+#define ZS_MAX_USE         8       /* tensors consumed by one call's own op */
+#define ZS_MAX_KW          4       /* keyword tensor inputs of one call (.scn only, not in the byte codec) */
+#define ZS_MAX_MIX         8       /* extra terms of one call's mixed inputs (.scn only, not in the byte codec) */
+#define ZS_MAX_ORDER       256     /* fuzzed backward-order choice bytes */
+#define ZS_MAX_WORLD       8       /* world size W is 1..ZS_MAX_WORLD */
 /* numel is 1..ZS_MAX_NUMEL; the codec's classes favour <= 2^20 (~1e6); real
  * models need ~4e7 (GPT-2 wte) */
-#define ZS_MAX_NUMEL 0x7FFFFFFFu
-#define ZS_MAX_ELEM_SIZE 64  /* elem_size is 1..64 bytes (the runtime's limit) */
-#define ZS_MAX_PROGRESS 7    /* cfg.progress_every is 0..7 */
-#define ZS_NAME_LEN 24       /* annotation names, NUL-terminated */
+#define ZS_MAX_NUMEL       0x7FFFFFFFu
+#define ZS_MAX_ELEM_SIZE   64 /* elem_size is 1..64 bytes (the runtime's limit) */
+#define ZS_MAX_PROGRESS    7  /* cfg.progress_every is 0..7 */
+#define ZS_NAME_LEN        24 /* annotation names, NUL-terminated */
 
 /** Module, parameter, use and call ids/indices are zs_id (32-bit);
  *  ZS_NONE is "no module / no call" in every zs_id field. */
 typedef uint32_t zs_id;
 #define ZS_NONE 0xFFFFFFFFu
-#define ZS_INF UINT64_MAX    /* "infinite" threshold */
+#define ZS_INF  UINT64_MAX /* "infinite" threshold */
 
 /* ------------------------------------------------------------------ */
 /* Config                                                               */
@@ -97,23 +97,24 @@ enum {
  *  "infinite".  The codec draws them from zs_threshold_classes[] (below)
  *  or, for any other value, an explicit 64-bit value. */
 typedef struct zs_config {
-    uint8_t policy;          /* zo_grads_policy, 0..3 (fuzz_hooks overrides it from ZOFUZZ_POLICY) */
-    uint8_t world_size;      /* W, 1..8 */
-    uint8_t rank;            /* this rank, 0..W-1 */
-    uint8_t order_mode;      /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED */
-    uint8_t deferred;        /* 0/1: host backend deferred completion (gathers stay INFLIGHT until waited/progressed) */
-    uint8_t progress_every;  /* deferred only: call zo_host_progress() after every Nth hook call; 0 = never (only waits complete) */
+    uint8_t policy;     /* zo_grads_policy, 0..3 (fuzz_hooks overrides it from ZOFUZZ_POLICY) */
+    uint8_t world_size; /* W, 1..8 */
+    uint8_t rank;       /* this rank, 0..W-1 */
+    uint8_t order_mode; /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED */
+    uint8_t deferred;   /* 0/1: host backend deferred completion (gathers stay INFLIGHT until waited/progressed) */
+    uint8_t
+        progress_every; /* deferred only: call zo_host_progress() after every Nth hook call; 0 = never (only waits complete) */
     uint64_t param_persistence_threshold; /* stage3_param_persistence_threshold */
     uint64_t model_persistence_threshold; /* stage3_model_persistence_threshold */
     uint64_t prefetch_bucket_size;        /* stage3_prefetch_bucket_size (0 disables prefetch) */
     uint64_t max_live_parameters;         /* stage3_max_live_parameters */
     uint64_t max_reuse_distance;          /* stage3_max_reuse_distance */
-    uint8_t all_ranks;       /* 0: one rank's view (rank `rank`, single-view host backend);
+    uint8_t all_ranks;                    /* 0: one rank's view (rank `rank`, single-view host backend);
                                 1: all W ranks, each its own runtime, in one host world (fuzz/world.h),
                                 checking I8.  Requires W >= 2.  Encoded in the tail (see edits). */
-    uint8_t verify_collectives; /* 0/1: zo_config.verify_collectives on every rank (tail-encoded) */
-    uint8_t torch_profile;   /* ZS_TORCH_*: the PyTorch autograd semantics modelled (tail-encoded) */
-    uint8_t ds_profile;      /* ZS_DS_*: the DeepSpeed release behaviour the DeepSpeed-shaped
+    uint8_t verify_collectives;           /* 0/1: zo_config.verify_collectives on every rank (tail-encoded) */
+    uint8_t torch_profile;                /* ZS_TORCH_*: the PyTorch autograd semantics modelled (tail-encoded) */
+    uint8_t ds_profile;                   /* ZS_DS_*: the DeepSpeed release behaviour the DeepSpeed-shaped
                                 policies model (tail-encoded) */
 } zs_config;
 
@@ -180,27 +181,28 @@ uint64_t *zs_config_threshold(zs_config *cfg, int which);
 /* ------------------------------------------------------------------ */
 
 #define ZS_MOD_Z3_LEAF 0x1u /* deepspeed.utils.set_z3_leaf_modules (== ZO_MODULE_Z3_LEAF) */
-#define ZS_MOD_GATHER_ALWAYS 0x2u /* == ZO_MODULE_GATHER_ALWAYS: fetches its whole subtree, children keep
+#define ZS_MOD_GATHER_ALWAYS                                                                                           \
+    0x2u /* == ZO_MODULE_GATHER_ALWAYS: fetches its whole subtree, children keep
                                      their hooks and make calls; not with Z3_LEAF on the same module */
 
 /** Module i (id i).  Ids are DFS pre-order, as zoffload registers them
  *  (named_modules order): module 0 is the root (parent ZS_NONE); for
  *  i > 0, parent < i and parent is module i-1 or an ancestor of i-1. */
 typedef struct zs_module {
-    zs_id parent;            /* ZS_NONE for module 0 */
-    uint8_t flags;           /* ZS_MOD_* */
-    char name[ZS_NAME_LEN];  /* annotation only ("" = unnamed); not in the byte encoding, ignored by zs_scenario_equal */
+    zs_id parent;           /* ZS_NONE for module 0 */
+    uint8_t flags;          /* ZS_MOD_* */
+    char name[ZS_NAME_LEN]; /* annotation only ("" = unnamed); not in the byte encoding, ignored by zs_scenario_equal */
 } zs_module;
 
 #define ZS_PARAM_FROZEN 0x1u /* requires_grad=False (== ZO_PARAM_FROZEN) */
 
 /** Parameter i (ds_id i), registered in index order after all modules. */
 typedef struct zs_param {
-    zs_id owner;             /* module id */
-    uint8_t flags;           /* ZS_PARAM_* */
-    uint8_t elem_size;       /* bytes per element, 1..64 (codec classes 4, 2, 1, 8, else explicit) */
-    uint32_t numel;          /* elements, 1..ZS_MAX_NUMEL */
-    char name[ZS_NAME_LEN];  /* annotation only */
+    zs_id owner;            /* module id */
+    uint8_t flags;          /* ZS_PARAM_* */
+    uint8_t elem_size;      /* bytes per element, 1..64 (codec classes 4, 2, 1, 8, else explicit) */
+    uint32_t numel;         /* elements, 1..ZS_MAX_NUMEL */
+    char name[ZS_NAME_LEN]; /* annotation only */
 } zs_param;
 
 /** Module `module` also uses parameter `param` (tied weights, DeepSpeed
@@ -248,10 +250,10 @@ typedef struct zs_ref {
 } zs_ref;
 
 /** Call flags. */
-#define ZS_CALL_NO_GRAD 0x1u   /* the caller wraps this call in torch.no_grad() */
-#define ZS_CALL_CKPT_RE 0x2u   /* torch.utils.checkpoint(m, *in, use_reentrant=True) */
-#define ZS_CALL_CKPT_NRE 0x4u  /* torch.utils.checkpoint(m, *in, use_reentrant=False) */
-#define ZS_CALL_RAISE 0x8u     /* m.forward raises after its child calls, before its own op */
+#define ZS_CALL_NO_GRAD   0x1u /* the caller wraps this call in torch.no_grad() */
+#define ZS_CALL_CKPT_RE   0x2u /* torch.utils.checkpoint(m, *in, use_reentrant=True) */
+#define ZS_CALL_CKPT_NRE  0x4u /* torch.utils.checkpoint(m, *in, use_reentrant=False) */
+#define ZS_CALL_RAISE     0x8u /* m.forward raises after its child calls, before its own op */
 #define ZS_CALL_FLAGS_ALL 0xFu
 /* Extension (.scn and replay only, like keyword inputs): with CKPT_RE or
  * CKPT_NRE, the checkpoint region is the call's BODY, not the call: the
@@ -305,34 +307,34 @@ typedef struct zs_mix {
  *  disabled is inert (torch runs the function once, as a plain call).
  */
 typedef struct zs_call {
-    zs_id module;         /* callee module id */
-    zs_id parent;         /* index of the calling call; ZS_NONE for call 0 */
-    uint8_t flags;        /* ZS_CALL_* */
-    zs_id catcher;      /* RAISE only: index of the ancestor call whose body catches the exception
+    zs_id module;           /* callee module id */
+    zs_id parent;           /* index of the calling call; ZS_NONE for call 0 */
+    uint8_t flags;          /* ZS_CALL_* */
+    zs_id catcher;          /* RAISE only: index of the ancestor call whose body catches the exception
                              and continues, or ZS_NONE = caught outside every module (the step's code
                              catches it: the pass's forward is abandoned, no backward) */
-    uint8_t n_in;         /* 0..ZS_MAX_IN */
-    uint8_t n_out;        /* 0..ZS_MAX_OUT (0 if unwound) */
-    uint8_t n_use;        /* 0..ZS_MAX_USE tensors consumed by the own op (0 if unwound) */
-    zs_ref in[ZS_MAX_IN]; /* scope: the caller's wrapped inputs (ARG), outputs of the caller's earlier
+    uint8_t n_in;           /* 0..ZS_MAX_IN */
+    uint8_t n_out;          /* 0..ZS_MAX_OUT (0 if unwound) */
+    uint8_t n_use;          /* 0..ZS_MAX_USE tensors consumed by the own op (0 if unwound) */
+    zs_ref in[ZS_MAX_IN];   /* scope: the caller's wrapped inputs (ARG), outputs of the caller's earlier
                              child calls (OUT), BATCH, BATCH_RG; call 0: BATCH or BATCH_RG only */
     zs_ref use[ZS_MAX_USE]; /* scope: this call's own wrapped inputs (ARG) and its child calls' outputs (OUT) */
     /* Extensions for captured models (.scn and replay only: zs_encode refuses
      * a scenario that has them, zs_decode never makes them; validated by
      * zs_scenario_validate).  Not on call 0, not on a checkpointed call. */
-    uint8_t n_kw;         /* 0..ZS_MAX_KW keyword tensors m(..., key=t): hook D does not see them
+    uint8_t n_kw;             /* 0..ZS_MAX_KW keyword tensors m(..., key=t): hook D does not see them
                              (DeepSpeed's forward pre-hook gets the positional inputs only); in
                              the call's scope they are ARG n_in + j, the caller's tensor itself */
-    zs_ref kw[ZS_MAX_KW]; /* scope: as in[] */
-    uint8_t out_norg;     /* bit j: output j never requires grad (integer indices, a detached
+    zs_ref kw[ZS_MAX_KW];     /* scope: as in[] */
+    uint8_t out_norg;         /* bit j: output j never requires grad (integer indices, a detached
                              tensor): hook C wraps it, its backward never runs */
-    uint8_t out_alias;    /* bit j: output j is alias[j] itself, a tensor of the call's scope
+    uint8_t out_alias;        /* bit j: output j is alias[j] itself, a tensor of the call's scope
                              (a child's output or an input returned as is: no op between) */
     zs_ref alias[ZS_MAX_OUT]; /* scope: as use[] */
-    uint8_t op_nosave;    /* 0/1: the own op saves no tensor for backward (a residual sum): inside
+    uint8_t op_nosave;        /* 0/1: the own op saves no tensor for backward (a residual sum): inside
                              a non-reentrant checkpoint its backward neither triggers the
                              recompute nor counts towards the early stop */
-    uint8_t n_mix;        /* 0..ZS_MAX_MIX extra terms of mixed inputs, slots ascending */
+    uint8_t n_mix;            /* 0..ZS_MAX_MIX extra terms of mixed inputs, slots ascending */
     zs_mix mix[ZS_MAX_MIX];
 } zs_call;
 
@@ -340,11 +342,11 @@ typedef struct zs_call {
  *  heap storage owned by the zs_scenario the pass belongs to (see "Storage"
  *  below): cap_calls slots, the first n_calls meaningful. */
 typedef struct zs_pass {
-    uint32_t n_calls;     /* 1..ZS_MAX_CALLS */
-    uint8_t loss_mask;    /* bit j: root call output j is summed into the loss; 0 in eval steps
+    uint32_t n_calls;   /* 1..ZS_MAX_CALLS */
+    uint8_t loss_mask;  /* bit j: root call output j is summed into the loss; 0 in eval steps
                              and when the root call is unwound */
-    uint32_t cap_calls;   /* allocated slots of calls[] */
-    zs_call *calls;       /* [cap_calls] */
+    uint32_t cap_calls; /* allocated slots of calls[] */
+    zs_call *calls;     /* [cap_calls] */
 } zs_pass;
 
 /** Step kinds. */
@@ -358,8 +360,8 @@ enum {
 };
 
 typedef struct zs_step {
-    uint8_t kind;         /* ZS_STEP_* */
-    uint8_t n_passes;     /* 1 for TRAIN/EVAL/RETAIN, 2..4 for ACCUM/INTERLEAVE */
+    uint8_t kind;     /* ZS_STEP_* */
+    uint8_t n_passes; /* 1 for TRAIN/EVAL/RETAIN, 2..4 for ACCUM/INTERLEAVE */
     zs_pass pass[ZS_MAX_PASSES];
 } zs_step;
 
@@ -432,11 +434,11 @@ enum {
  *    The decoder sorts the decoded edits and drops invalid ones. */
 typedef struct zs_rank_edit {
     uint8_t rank;
-    uint8_t kind;   /* ZS_EDIT_* */
+    uint8_t kind; /* ZS_EDIT_* */
     uint8_t step;
-    uint8_t pass;   /* 0 for SKIP_STEP */
-    zs_id call;     /* 0 for SKIP_STEP */
-    zs_id module;   /* ROUTE: the callee on this rank; else 0 */
+    uint8_t pass; /* 0 for SKIP_STEP */
+    zs_id call;   /* 0 for SKIP_STEP */
+    zs_id module; /* ROUTE: the callee on this rank; else 0 */
 } zs_rank_edit;
 
 const char *zs_edit_kind_name(unsigned kind); /* "route", "skip", "exit", "raise", "skip-step" */
@@ -460,20 +462,20 @@ const char *zs_edit_kind_name(unsigned kind); /* "route", "skip", "exit", "raise
  * first (zs_scenario_reserve, zs_pass_reserve). */
 typedef struct zs_scenario {
     zs_config cfg;
-    uint32_t n_modules;                /* 1..ZS_MAX_MODULES */
-    uint32_t n_params;                 /* 0..ZS_MAX_PARAMS */
-    uint32_t n_uses;                   /* 0..ZS_MAX_USES */
-    uint8_t n_steps;                   /* 1..ZS_MAX_STEPS */
-    uint16_t n_order;                  /* 0..ZS_MAX_ORDER; 0 unless order_mode == ZS_ORDER_FUZZED */
-    zs_module *mod;                    /* [cap_modules] */
-    zs_param *par;                     /* [cap_params] */
-    zs_use *use;                       /* [cap_uses] */
+    uint32_t n_modules;                         /* 1..ZS_MAX_MODULES */
+    uint32_t n_params;                          /* 0..ZS_MAX_PARAMS */
+    uint32_t n_uses;                            /* 0..ZS_MAX_USES */
+    uint8_t n_steps;                            /* 1..ZS_MAX_STEPS */
+    uint16_t n_order;                           /* 0..ZS_MAX_ORDER; 0 unless order_mode == ZS_ORDER_FUZZED */
+    zs_module *mod;                             /* [cap_modules] */
+    zs_param *par;                              /* [cap_params] */
+    zs_use *use;                                /* [cap_uses] */
     uint32_t cap_modules, cap_params, cap_uses; /* allocated slots */
     zs_step step[ZS_MAX_STEPS];
-    uint8_t order[ZS_MAX_ORDER];       /* fuzzed order: k-th ready-node choice of the run picks
+    uint8_t order[ZS_MAX_ORDER]; /* fuzzed order: k-th ready-node choice of the run picks
                                           ready[order[k] % n_ready] with ready sorted in engine
                                           order (so 0 = engine order); past n_order reads 0 */
-    uint8_t n_edits;                   /* 0..ZS_MAX_RANK_EDITS; 0 unless cfg.all_ranks */
+    uint8_t n_edits;             /* 0..ZS_MAX_RANK_EDITS; 0 unless cfg.all_ranks */
     zs_rank_edit edit[ZS_MAX_RANK_EDITS];
 } zs_scenario;
 
@@ -551,8 +553,8 @@ int zs_scenario_validate(const zs_scenario *s, char *err, size_t errlen);
  *  step si's pass pi, ranks.c): 0 if p is valid as pass pi of a step of
  *  kind `kind` at index si of s (the model's bounds), else -1 with the
  *  message zs_scenario_validate would give (msg may be NULL). */
-int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p,
-                     char *msg, size_t msgn);
+int zs_pass_validate(const zs_scenario *s, unsigned si, unsigned pi, unsigned kind, const zs_pass *p, char *msg,
+                     size_t msgn);
 
 /** Decodes bytes data[0..size) as a sequence of bounded choices into *out
  *  (zero-filled or a scenario: its storage is reused, grown to the codec's
@@ -627,7 +629,7 @@ int zs_step_multi_pass(unsigned kind);
 
 /** Where a call (or a pass's root call) is left: */
 #define ZS_UNWIND_NONE (-1) /* it completed */
-#define ZS_UNWIND_OUT (-2)  /* an exception unwound it past the root call */
+#define ZS_UNWIND_OUT  (-2) /* an exception unwound it past the root call */
 /* (else the index of the call whose body catches the exception) */
 
 /** 1 if a pass whose root call ended with `unwind` in a step of this kind

@@ -6,8 +6,7 @@
 
 #include <inttypes.h>
 
-static void json_str(FILE *f, const char *s, size_t max)
-{
+static void json_str(FILE *f, const char *s, size_t max) {
     fputc('"', f);
     for (size_t i = 0; i < max && s[i]; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -21,47 +20,42 @@ static void json_str(FILE *f, const char *s, size_t max)
     fputc('"', f);
 }
 
-static void json_u64(FILE *f, uint64_t v)
-{
+static void json_u64(FILE *f, uint64_t v) {
     if (v == ZS_INF)
         fputs("\"inf\"", f);
     else
         fprintf(f, "%" PRIu64, v);
 }
 
-static void json_ref(FILE *f, const zs_ref *r)
-{
+static void json_ref(FILE *f, const zs_ref *r) {
     /* "param" (ZS_REF_PARAM, a mixed input's term): call is the parameter's ds_id */
     static const char *const kinds[5] = {"batch", "batch_rg", "arg", "out", "param"};
-    fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s%s}",
-            r->kind < 5 ? kinds[r->kind] : "?", r->call, r->index, r->detach ? "true" : "false",
+    fprintf(f, "{\"kind\": \"%s\", \"call\": %u, \"index\": %u, \"detach\": %s%s}", r->kind < 5 ? kinds[r->kind] : "?",
+            r->call, r->index, r->detach ? "true" : "false",
             r->raw ? ", \"raw\": true" : ""); /* raw: written only when set */
 }
 
-int zs_scenario_write_json(const zs_scenario *s, FILE *f)
-{
+int zs_scenario_write_json(const zs_scenario *s, FILE *f) {
     const zs_config *c = &s->cfg;
     fprintf(f, "{\n  \"format\": \"zoffload-scenario\", \"version\": 1,\n");
     fprintf(f, "  \"config\": {\"policy\": \"%s\", \"world_size\": %u, \"rank\": %u, ",
             zs_policy_name(c->policy) ? zs_policy_name(c->policy) : "?", c->world_size, c->rank);
     fprintf(f, "\"order\": \"%s\", \"deferred\": %u, \"progress_every\": %u",
-            c->order_mode == ZS_ORDER_FUZZED ? "fuzzed" : "engine", c->deferred,
-            c->progress_every);
+            c->order_mode == ZS_ORDER_FUZZED ? "fuzzed" : "engine", c->deferred, c->progress_every);
     for (int t = 0; t < ZS_TH_COUNT; t++) {
         fprintf(f, ",\n             \"%s\": ", zs_threshold_names[t]);
         json_u64(f, *zs_config_threshold((zs_config *)c, t));
     }
-    fprintf(f, ",\n             \"all_ranks\": %u, \"verify_collectives\": %u", c->all_ranks,
-            c->verify_collectives);
+    fprintf(f, ",\n             \"all_ranks\": %u, \"verify_collectives\": %u", c->all_ranks, c->verify_collectives);
     fprintf(f, ",\n             \"torch_profile\": \"%s\", \"ds_profile\": \"%s\"",
             zs_torch_profile_name(c->torch_profile) ? zs_torch_profile_name(c->torch_profile) : "?",
             zs_ds_profile_name(c->ds_profile) ? zs_ds_profile_name(c->ds_profile) : "?");
     fprintf(f, "},\n  \"modules\": [");
     for (unsigned i = 0; i < s->n_modules; i++) {
         const zs_module *m = &s->mod[i];
-        fprintf(f, "%s\n    {\"id\": %u, \"parent\": %d, \"z3_leaf\": %s, \"gather_always\": %s, \"name\": ",
-                i ? "," : "", i, m->parent == ZS_NONE ? -1 : (int)m->parent,
-                (m->flags & ZS_MOD_Z3_LEAF) ? "true" : "false",
+        fprintf(f,
+                "%s\n    {\"id\": %u, \"parent\": %d, \"z3_leaf\": %s, \"gather_always\": %s, \"name\": ", i ? "," : "",
+                i, m->parent == ZS_NONE ? -1 : (int)m->parent, (m->flags & ZS_MOD_Z3_LEAF) ? "true" : "false",
                 (m->flags & ZS_MOD_GATHER_ALWAYS) ? "true" : "false");
         json_str(f, m->name, ZS_NAME_LEN);
         fputc('}', f);
@@ -72,15 +66,13 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
         fprintf(f,
                 "%s\n    {\"id\": %u, \"owner\": %u, \"numel\": %u, \"elem_size\": %u, "
                 "\"frozen\": %s, \"name\": ",
-                i ? "," : "", i, p->owner, p->numel, p->elem_size,
-                (p->flags & ZS_PARAM_FROZEN) ? "true" : "false");
+                i ? "," : "", i, p->owner, p->numel, p->elem_size, (p->flags & ZS_PARAM_FROZEN) ? "true" : "false");
         json_str(f, p->name, ZS_NAME_LEN);
         fputc('}', f);
     }
     fprintf(f, "],\n  \"uses\": [");
     for (unsigned i = 0; i < s->n_uses; i++)
-        fprintf(f, "%s{\"module\": %u, \"param\": %u}", i ? ", " : "", s->use[i].module,
-                s->use[i].param);
+        fprintf(f, "%s{\"module\": %u, \"param\": %u}", i ? ", " : "", s->use[i].module, s->use[i].param);
     fprintf(f, "],\n  \"steps\": [");
     for (unsigned si = 0; si < s->n_steps; si++) {
         const zs_step *st = &s->step[si];
@@ -105,11 +97,9 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
                         "%s\n        {\"id\": %u, \"module\": %u, \"parent\": %d, \"no_grad\": %s, "
                         "\"checkpoint\": \"%s\", \"raise\": %s, \"catcher\": %d,\n         "
                         "\"inputs\": [",
-                        ci ? "," : "", ci, c2->module,
-                        c2->parent == ZS_NONE ? -1 : (int)c2->parent,
+                        ci ? "," : "", ci, c2->module, c2->parent == ZS_NONE ? -1 : (int)c2->parent,
                         (c2->flags & ZS_CALL_NO_GRAD) ? "true" : "false", ck,
-                        (c2->flags & ZS_CALL_RAISE) ? "true" : "false",
-                        c2->catcher == ZS_NONE ? -1 : (int)c2->catcher);
+                        (c2->flags & ZS_CALL_RAISE) ? "true" : "false", c2->catcher == ZS_NONE ? -1 : (int)c2->catcher);
                 for (unsigned i = 0; i < c2->n_in; i++) {
                     if (i) fputs(", ", f);
                     json_ref(f, &c2->in[i]);
@@ -173,8 +163,8 @@ int zs_scenario_write_json(const zs_scenario *s, FILE *f)
     for (unsigned i = 0; i < s->n_edits; i++) {
         const zs_rank_edit *e = &s->edit[i];
         fprintf(f, "%s{\"rank\": %u, \"kind\": \"%s\", \"step\": %u, \"pass\": %u, \"call\": %u, \"module\": %u}",
-                i ? ", " : "", e->rank, zs_edit_kind_name(e->kind) ? zs_edit_kind_name(e->kind) : "?",
-                e->step, e->pass, e->call, e->module);
+                i ? ", " : "", e->rank, zs_edit_kind_name(e->kind) ? zs_edit_kind_name(e->kind) : "?", e->step, e->pass,
+                e->call, e->module);
     }
     fprintf(f, "]\n}\n");
     return ferror(f) ? -1 : 0;

@@ -26,16 +26,14 @@
 /* ------------------------------------------------------------------ */
 
 /* verdicts are the invariants' names (check.h's ZS_INV_MAP), "ok" for none */
-const char *zs_scn_verdict_name(int v)
-{
+const char *zs_scn_verdict_name(int v) {
     if (v == ZS_INV_NONE) return "ok";
     if (v > 0 && v < ZS_INV_COUNT) return zs_inv_name(v);
     if (v == ZS_SCN_SETUP) return "setup";
     return "?";
 }
 
-int zs_scn_verdict_from_name(const char *name)
-{
+int zs_scn_verdict_from_name(const char *name) {
     if (!name) return -1;
     if (!strcmp(name, "ok")) return ZS_INV_NONE;
     for (int i = 1; i < ZS_INV_COUNT; i++)
@@ -48,8 +46,7 @@ static int is_alpha_(int c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <=
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_name_char(int c) { return is_alpha_(c) || is_digit(c) || c == '.' || c == '-'; }
 
-static int name_valid_n(const char *p, size_t n)
-{
+static int name_valid_n(const char *p, size_t n) {
     if (n == 0 || n >= ZS_NAME_LEN || !is_alpha_((unsigned char)p[0])) return 0;
     if (n == 1 && p[0] == '_') return 0;
     for (size_t i = 1; i < n; i++)
@@ -57,8 +54,7 @@ static int name_valid_n(const char *p, size_t n)
     return 1;
 }
 
-int zs_scn_name_valid(const char *name)
-{
+int zs_scn_name_valid(const char *name) {
     if (!name) return 0;
     size_t n = 0;
     while (n < ZS_NAME_LEN && name[n]) n++;
@@ -91,8 +87,8 @@ typedef struct frame {
 
 /* a use reference waiting for its call's children (out<K>.<J>) */
 typedef struct uref {
-    uint32_t k;     /* child number */
-    uint8_t j;      /* output index */
+    uint32_t k; /* child number */
+    uint8_t j;  /* output index */
     int col;
 } uref;
 
@@ -115,15 +111,15 @@ enum { PH_START, PH_SCN, PH_EXPECT, PH_CONFIG, PH_MODULE, PH_PARAM, PH_USE, PH_S
  * not entered (no reference can name them). */
 typedef struct name_slot {
     uint32_t hash;
-    uint32_t first;   /* item id + 1; 0 = empty slot */
-    uint32_t second;  /* id + 1 of the second item with this name; 0 = none */
+    uint32_t first;  /* item id + 1; 0 = empty slot */
+    uint32_t second; /* id + 1 of the second item with this name; 0 = none */
 } name_slot;
 
 typedef struct name_index {
-    name_slot *slot;  /* [mask + 1], NULL until the first name */
+    name_slot *slot; /* [mask + 1], NULL until the first name */
     uint32_t mask;
     uint32_t used;
-    int broken;       /* out of memory once: references search the names linearly */
+    int broken; /* out of memory once: references search the names linearly */
 } name_index;
 
 typedef struct pstate {
@@ -144,24 +140,24 @@ typedef struct pstate {
     unsigned cfg_seen;
     int cfg_line;
 
-    frame *st;           /* [cap_st] indentation frames */
+    frame *st; /* [cap_st] indentation frames */
     uint32_t cap_st;
     int sp;
 
     /* current step / pass */
-    int cur_step;        /* -1 none */
-    int cur_pass;        /* -1 none */
-    int step_implicit;   /* single-pass step whose calls sit directly under it */
+    int cur_step;      /* -1 none */
+    int cur_pass;      /* -1 none */
+    int step_implicit; /* single-pass step whose calls sit directly under it */
     int pass_has_root;
     int step_loss_col;
-    uint8_t step_loss;   /* loss parsed on the step line, for the implicit pass */
+    uint8_t step_loss; /* loss parsed on the step line, for the implicit pass */
     int step_has_loss;
     int pass_loss_col;
-    callx *cx;           /* [cap_cx] the current pass's calls */
+    callx *cx; /* [cap_cx] the current pass's calls */
     uint32_t cap_cx;
 
     /* line numbers for mapping zs_scenario_validate messages */
-    int *mod_line;       /* [cap_mod_line] */
+    int *mod_line; /* [cap_mod_line] */
     int *par_line;
     int *use_line;
     uint32_t cap_mod_line, cap_par_line, cap_use_line;
@@ -176,8 +172,7 @@ typedef struct pstate {
 
 /* Grows *arr (sz-byte elements, *cap of them, new ones zeroed) to hold
  * index `need - 1`: 0, or -1 if out of memory. */
-static int ps_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
-{
+static int ps_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz) {
     if (need <= *cap) return 0;
     uint64_t nc = *cap ? (uint64_t)*cap * 2 : 16;
     while (nc < need) nc *= 2;
@@ -190,8 +185,7 @@ static int ps_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 }
 #define PS_GROW(arr, cap, need) ps_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
-static void ps_free(pstate *ps)
-{
+static void ps_free(pstate *ps) {
     free(ps->mod_names.slot);
     free(ps->par_names.slot);
     free(ps->st);
@@ -210,8 +204,7 @@ static void fail_at(pstate *ps, int line, int col, const char *fmt, ...)
 #endif
     ;
 
-static void fail_at(pstate *ps, int line, int col, const char *fmt, ...)
-{
+static void fail_at(pstate *ps, int line, int col, const char *fmt, ...) {
     if (ps->failed) return;
     ps->failed = 1;
     if (!ps->err) return;
@@ -226,11 +219,10 @@ static void fail_at(pstate *ps, int line, int col, const char *fmt, ...)
 #define FAIL(col, ...) fail_at(ps, ps->line, (col), __VA_ARGS__)
 
 /* token text for messages, at most 32 chars */
-#define TOKF "%.*s"
+#define TOKF     "%.*s"
 #define TOKA(tk) ((tk)->len > 32 ? 32 : (tk)->len), ((tk)->p)
 
-static const char *tok_desc(const tok *tk)
-{
+static const char *tok_desc(const tok *tk) {
     switch (tk->kind) {
     case T_LP: return "'('";
     case T_RP: return "')'";
@@ -243,8 +235,7 @@ static const char *tok_desc(const tok *tk)
 }
 
 /* "found 'x'" / "found end of line" into buf */
-static const char *found(pstate *ps, int i, char *buf, size_t n)
-{
+static const char *found(pstate *ps, int i, char *buf, size_t n) {
     if (i >= ps->nt) {
         snprintf(buf, n, "end of line");
         return buf;
@@ -258,22 +249,19 @@ static const char *found(pstate *ps, int i, char *buf, size_t n)
     return buf;
 }
 
-static int col_of(pstate *ps, int i)
-{
+static int col_of(pstate *ps, int i) {
     if (i < ps->nt) return ps->t[i].col;
     if (ps->nt <= 0 || ps->nt > MAX_TOK) return ps->indent + 1;
     const tok *tk = &ps->t[ps->nt - 1];
     return tk->col + (tk->kind == T_WORD ? tk->len : tk->kind == T_ARROW ? 2 : 1);
 }
 
-static void expected(pstate *ps, int i, const char *what)
-{
+static void expected(pstate *ps, int i, const char *what) {
     char b[48];
     FAIL(col_of(ps, i), "expected %s, found %s", what, found(ps, i, b, sizeof b));
 }
 
-static int teq(const tok *tk, const char *s)
-{
+static int teq(const tok *tk, const char *s) {
     size_t n = strlen(s);
     return tk->kind == T_WORD && (size_t)tk->len == n && memcmp(tk->p, s, n) == 0;
 }
@@ -287,8 +275,7 @@ static int is_kind(pstate *ps, int i, int k) { return i < ps->nt && ps->t[i].kin
 
 /* Tokenizes line[0..n) (no line end).  Sets ps->indent and ps->nt.
  * Returns 0, or -1 on error. */
-static int tokenize(pstate *ps, const char *line, size_t n)
-{
+static int tokenize(pstate *ps, const char *line, size_t n) {
     size_t i = 0;
     ps->nt = 0;
     while (i < n && line[i] == ' ') i++;
@@ -318,11 +305,16 @@ static int tokenize(pstate *ps, const char *line, size_t n)
         tk->col = (int)i + 1;
         tk->p = line + i;
         tk->len = 1;
-        if (c == '(') tk->kind = T_LP;
-        else if (c == ')') tk->kind = T_RP;
-        else if (c == ',') tk->kind = T_COMMA;
-        else if (c == '=') tk->kind = T_EQ;
-        else if (c == '+') tk->kind = T_PLUS;
+        if (c == '(')
+            tk->kind = T_LP;
+        else if (c == ')')
+            tk->kind = T_RP;
+        else if (c == ',')
+            tk->kind = T_COMMA;
+        else if (c == '=')
+            tk->kind = T_EQ;
+        else if (c == '+')
+            tk->kind = T_PLUS;
         else if (c == '-' && i + 1 < n && line[i + 1] == '>') {
             tk->kind = T_ARROW;
             tk->len = 2;
@@ -354,8 +346,7 @@ static int tokenize(pstate *ps, const char *line, size_t n)
 /* ------------------------------------------------------------------ */
 
 /* decimal / 0x hex / MeE; allow_inf: "inf" -> ZS_INF.  0 ok, -1 bad. */
-static int parse_u64_text(const char *p, int n, int allow_inf, uint64_t *out)
-{
+static int parse_u64_text(const char *p, int n, int allow_inf, uint64_t *out) {
     if (n <= 0) return -1;
     if (allow_inf && n == 3 && !memcmp(p, "inf", 3)) {
         *out = ZS_INF;
@@ -366,10 +357,14 @@ static int parse_u64_text(const char *p, int n, int allow_inf, uint64_t *out)
     if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         for (i = 2; i < n; i++) {
             int c = (unsigned char)p[i], d;
-            if (is_digit(c)) d = c - '0';
-            else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-            else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-            else return -1;
+            if (is_digit(c))
+                d = c - '0';
+            else if (c >= 'a' && c <= 'f')
+                d = c - 'a' + 10;
+            else if (c >= 'A' && c <= 'F')
+                d = c - 'A' + 10;
+            else
+                return -1;
             if (v > (UINT64_MAX >> 4)) return -1;
             v = (v << 4) | (uint64_t)d;
         }
@@ -402,9 +397,7 @@ static int parse_u64_text(const char *p, int n, int allow_inf, uint64_t *out)
 }
 
 /* Parses token i as a number in [lo, hi]; `what` names it for messages. */
-static int num_tok(pstate *ps, int i, uint64_t lo, uint64_t hi, int allow_inf, const char *what,
-                   uint64_t *out)
-{
+static int num_tok(pstate *ps, int i, uint64_t lo, uint64_t hi, int allow_inf, const char *what, uint64_t *out) {
     if (!is_kind(ps, i, T_WORD)) {
         char b[64];
         snprintf(b, sizeof b, "a number (%s)", what);
@@ -420,11 +413,10 @@ static int num_tok(pstate *ps, int i, uint64_t lo, uint64_t hi, int allow_inf, c
     }
     if (v < lo || v > hi) {
         if (hi == ZS_INF)
-            FAIL(tk->col, "%s " TOKF " out of range (at least %llu)", what, TOKA(tk),
-                 (unsigned long long)lo);
+            FAIL(tk->col, "%s " TOKF " out of range (at least %llu)", what, TOKA(tk), (unsigned long long)lo);
         else
-            FAIL(tk->col, "%s " TOKF " out of range [%llu, %llu]", what, TOKA(tk),
-                 (unsigned long long)lo, (unsigned long long)hi);
+            FAIL(tk->col, "%s " TOKF " out of range [%llu, %llu]", what, TOKA(tk), (unsigned long long)lo,
+                 (unsigned long long)hi);
         return -1;
     }
     *out = v;
@@ -432,8 +424,7 @@ static int num_tok(pstate *ps, int i, uint64_t lo, uint64_t hi, int allow_inf, c
 }
 
 /* "KEY =" at token i: returns index of the value token, or -1. */
-static int key_eq(pstate *ps, int i)
-{
+static int key_eq(pstate *ps, int i) {
     if (!is_kind(ps, i + 1, T_EQ)) {
         expected(ps, i + 1, "'='");
         return -1;
@@ -441,8 +432,7 @@ static int key_eq(pstate *ps, int i)
     return i + 2;
 }
 
-static uint32_t name_hash(const char *p, size_t n)
-{
+static uint32_t name_hash(const char *p, size_t n) {
     uint32_t h = 2166136261u; /* FNV-1a */
     for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
     return h;
@@ -450,8 +440,7 @@ static uint32_t name_hash(const char *p, size_t n)
 
 /* Enters item `id` (its name at names + id * stride) after the items
  * before it; a failed allocation leaves the index broken (see named_ref). */
-static void name_index_add(name_index *x, const char *names, size_t stride, unsigned id)
-{
+static void name_index_add(name_index *x, const char *names, size_t stride, unsigned id) {
     const char *nm = names + (size_t)id * stride;
     size_t len = strnlen(nm, ZS_NAME_LEN);
     if (x->broken || !len) return;
@@ -494,15 +483,14 @@ static void name_index_add(name_index *x, const char *names, size_t stride, unsi
  * `names` points at the first declared item's name, `stride` bytes apart
  * (zs_module / zs_param); `n` items declared so far. */
 typedef struct ref_kind {
-    const char *noun;        /* "module", "parameter" */
-    const char *nouns;       /* "modules", "parameters" */
-    const char *count_note;  /* after "(N nouns declared" */
-    const char *unknown_hint;/* after "unknown noun 'x'" */
+    const char *noun;         /* "module", "parameter" */
+    const char *nouns;        /* "modules", "parameters" */
+    const char *count_note;   /* after "(N nouns declared" */
+    const char *unknown_hint; /* after "unknown noun 'x'" */
 } ref_kind;
 
-static int named_ref(pstate *ps, int i, const ref_kind *k, const name_index *x, const char *names,
-                     size_t stride, unsigned n, unsigned *out)
-{
+static int named_ref(pstate *ps, int i, const ref_kind *k, const name_index *x, const char *names, size_t stride,
+                     unsigned n, unsigned *out) {
     if (!is_kind(ps, i, T_WORD)) {
         char what[48];
         snprintf(what, sizeof what, "a %s (name or @ID)", k->noun);
@@ -512,8 +500,7 @@ static int named_ref(pstate *ps, int i, const ref_kind *k, const name_index *x, 
     const tok *tk = &ps->t[i];
     if (tk->p[0] == '@') {
         uint64_t v;
-        if (tk->len < 2 || !is_digit((unsigned char)tk->p[1]) ||
-            parse_u64_text(tk->p + 1, tk->len - 1, 0, &v) != 0) {
+        if (tk->len < 2 || !is_digit((unsigned char)tk->p[1]) || parse_u64_text(tk->p + 1, tk->len - 1, 0, &v) != 0) {
             FAIL(tk->col, "bad %s id '" TOKF "' (expected @ and a decimal id)", k->noun, TOKA(tk));
             return -1;
         }
@@ -545,8 +532,10 @@ static int named_ref(pstate *ps, int i, const ref_kind *k, const name_index *x, 
         for (unsigned j = 0; j < n; j++) {
             const char *nm = names + (size_t)j * stride;
             if (strlen(nm) == (size_t)tk->len && !memcmp(nm, tk->p, (size_t)tk->len)) {
-                if (hit < 0) hit = (int)j;
-                else if (hit2 < 0) hit2 = (int)j;
+                if (hit < 0)
+                    hit = (int)j;
+                else if (hit2 < 0)
+                    hit2 = (int)j;
             }
         }
     }
@@ -555,29 +544,25 @@ static int named_ref(pstate *ps, int i, const ref_kind *k, const name_index *x, 
         return -1;
     }
     if (hit2 >= 0) {
-        FAIL(tk->col, "%s name '" TOKF "' is not unique (@%d, @%d, ...): use @ID", k->noun, TOKA(tk), hit,
-             hit2);
+        FAIL(tk->col, "%s name '" TOKF "' is not unique (@%d, @%d, ...): use @ID", k->noun, TOKA(tk), hit, hit2);
         return -1;
     }
     *out = (unsigned)hit;
     return 0;
 }
 
-static int module_ref(pstate *ps, int i, unsigned *out)
-{
+static int module_ref(pstate *ps, int i, unsigned *out) {
     static const ref_kind k = {"module", "modules", " so far", " (declare it with a module line first)"};
     return named_ref(ps, i, &k, &ps->mod_names, ps->s->mod[0].name, sizeof ps->s->mod[0], ps->s->n_modules, out);
 }
 
-static int param_ref(pstate *ps, int i, unsigned *out)
-{
+static int param_ref(pstate *ps, int i, unsigned *out) {
     static const ref_kind k = {"parameter", "parameters", "", ""};
     return named_ref(ps, i, &k, &ps->par_names, ps->s->par[0].name, sizeof ps->s->par[0], ps->s->n_params, out);
 }
 
 /* name declaration: NAME or "_" */
-static int decl_name(pstate *ps, int i, char *dst, const char *what)
-{
+static int decl_name(pstate *ps, int i, char *dst, const char *what) {
     if (!is_kind(ps, i, T_WORD)) {
         char b[64];
         snprintf(b, sizeof b, "a %s name (or _ for unnamed)", what);
@@ -589,19 +574,17 @@ static int decl_name(pstate *ps, int i, char *dst, const char *what)
     if (tk->len == 1 && tk->p[0] == '_') return 0;
     if (!name_valid_n(tk->p, (size_t)tk->len)) {
         if (tk->len >= ZS_NAME_LEN)
-            FAIL(tk->col, "%s name '" TOKF "...' too long (at most %d bytes)", what, TOKA(tk),
-                 ZS_NAME_LEN - 1);
+            FAIL(tk->col, "%s name '" TOKF "...' too long (at most %d bytes)", what, TOKA(tk), ZS_NAME_LEN - 1);
         else
-            FAIL(tk->col, "bad %s name '" TOKF "' (letters, digits, _ . -; starting with a letter or _)",
-                 what, TOKA(tk));
+            FAIL(tk->col, "bad %s name '" TOKF "' (letters, digits, _ . -; starting with a letter or _)", what,
+                 TOKA(tk));
         return -1;
     }
     memcpy(dst, tk->p, (size_t)tk->len);
     return 0;
 }
 
-static int end_of_line(pstate *ps, int i)
-{
+static int end_of_line(pstate *ps, int i) {
     if (i < ps->nt) {
         expected(ps, i, "end of line");
         return -1;
@@ -613,8 +596,7 @@ static int end_of_line(pstate *ps, int i)
 /* Statements                                                           */
 /* ------------------------------------------------------------------ */
 
-static int policy_tok(pstate *ps, int i, unsigned *out)
-{
+static int policy_tok(pstate *ps, int i, unsigned *out) {
     if (is_kind(ps, i, T_WORD)) {
         const tok *tk = &ps->t[i];
         for (unsigned p = 0; p < 4; p++)
@@ -627,8 +609,7 @@ static int policy_tok(pstate *ps, int i, unsigned *out)
     return -1;
 }
 
-static void st_expect(pstate *ps)
-{
+static void st_expect(pstate *ps) {
     int i = 1;
     zs_scn_expect ex;
     memset(&ex, 0, sizeof ex);
@@ -650,11 +631,11 @@ static void st_expect(pstate *ps)
             int found = -1;
             unsigned n = is_t ? ZS_TORCH_PROFILES : ZS_DS_PROFILES;
             for (unsigned q = 0; q < n; q++)
-                if (is_word(ps, v, is_t ? zs_torch_profile_name(q) : zs_ds_profile_name(q)))
-                    found = (int)q;
+                if (is_word(ps, v, is_t ? zs_torch_profile_name(q) : zs_ds_profile_name(q))) found = (int)q;
             if (found < 0) {
-                expected(ps, v, is_t ? "a torch profile (2.x, 2.x-no-early-stop, 1.13)"
-                                     : "a deepspeed profile (0.19, 0.19-hooks, 0.15)");
+                expected(ps, v,
+                         is_t ? "a torch profile (2.x, 2.x-no-early-stop, 1.13)"
+                              : "a deepspeed profile (0.19, 0.19-hooks, 0.15)");
                 return;
             }
             if (is_t) {
@@ -704,17 +685,37 @@ static void st_expect(pstate *ps)
     if (ps->exp) *ps->exp = ex;
 }
 
-enum { CK_POLICY, CK_WORLD, CK_RANK, CK_ORDER, CK_DEFERRED, CK_PROGRESS, CK_TH0,
-       CK_RANKS = CK_TH0 + ZS_TH_COUNT, CK_VERIFY, CK_TORCH, CK_DS };
-static const char *const cfg_keys[] = {"policy", "world_size", "rank", "order", "deferred",
-                                       "progress_every", "param_persistence_threshold",
-                                       "model_persistence_threshold", "prefetch_bucket_size",
-                                       "max_live_parameters", "max_reuse_distance", "ranks",
-                                       "verify_collectives", "torch", "deepspeed"};
+enum {
+    CK_POLICY,
+    CK_WORLD,
+    CK_RANK,
+    CK_ORDER,
+    CK_DEFERRED,
+    CK_PROGRESS,
+    CK_TH0,
+    CK_RANKS = CK_TH0 + ZS_TH_COUNT,
+    CK_VERIFY,
+    CK_TORCH,
+    CK_DS
+};
+static const char *const cfg_keys[] = {"policy",
+                                       "world_size",
+                                       "rank",
+                                       "order",
+                                       "deferred",
+                                       "progress_every",
+                                       "param_persistence_threshold",
+                                       "model_persistence_threshold",
+                                       "prefetch_bucket_size",
+                                       "max_live_parameters",
+                                       "max_reuse_distance",
+                                       "ranks",
+                                       "verify_collectives",
+                                       "torch",
+                                       "deepspeed"};
 #define N_CFG_KEYS 15
 
-static void st_config(pstate *ps)
-{
+static void st_config(pstate *ps) {
     zs_config *c = &ps->s->cfg;
     if (!ps->cfg_line) ps->cfg_line = ps->line;
     if (ps->nt < 2) {
@@ -756,8 +757,10 @@ static void st_config(pstate *ps)
             c->rank = (uint8_t)x;
             break;
         case CK_ORDER:
-            if (is_word(ps, v, "engine")) c->order_mode = ZS_ORDER_ENGINE;
-            else if (is_word(ps, v, "fuzzed")) c->order_mode = ZS_ORDER_FUZZED;
+            if (is_word(ps, v, "engine"))
+                c->order_mode = ZS_ORDER_ENGINE;
+            else if (is_word(ps, v, "fuzzed"))
+                c->order_mode = ZS_ORDER_FUZZED;
             else {
                 expected(ps, v, "engine or fuzzed");
                 return;
@@ -772,8 +775,10 @@ static void st_config(pstate *ps)
             c->progress_every = (uint8_t)x;
             break;
         case CK_RANKS:
-            if (is_word(ps, v, "all")) c->all_ranks = 1;
-            else if (is_word(ps, v, "one")) c->all_ranks = 0;
+            if (is_word(ps, v, "all"))
+                c->all_ranks = 1;
+            else if (is_word(ps, v, "one"))
+                c->all_ranks = 0;
             else {
                 expected(ps, v, "all (every rank runs, each its own program) or one (rank's view)");
                 return;
@@ -788,15 +793,17 @@ static void st_config(pstate *ps)
             int found = -1;
             unsigned n = k == CK_TORCH ? ZS_TORCH_PROFILES : ZS_DS_PROFILES;
             for (unsigned q = 0; q < n; q++)
-                if (is_word(ps, v, k == CK_TORCH ? zs_torch_profile_name(q) : zs_ds_profile_name(q)))
-                    found = (int)q;
+                if (is_word(ps, v, k == CK_TORCH ? zs_torch_profile_name(q) : zs_ds_profile_name(q))) found = (int)q;
             if (found < 0) {
-                expected(ps, v, k == CK_TORCH ? "a torch profile (2.x, 2.x-no-early-stop, 1.13)"
-                                              : "a deepspeed profile (0.19, 0.19-hooks, 0.15)");
+                expected(ps, v,
+                         k == CK_TORCH ? "a torch profile (2.x, 2.x-no-early-stop, 1.13)"
+                                       : "a deepspeed profile (0.19, 0.19-hooks, 0.15)");
                 return;
             }
-            if (k == CK_TORCH) c->torch_profile = (uint8_t)found;
-            else c->ds_profile = (uint8_t)found;
+            if (k == CK_TORCH)
+                c->torch_profile = (uint8_t)found;
+            else
+                c->ds_profile = (uint8_t)found;
             break;
         }
         default:
@@ -812,16 +819,14 @@ static void st_config(pstate *ps)
     }
 }
 
-static void st_module(pstate *ps, int parent)
-{
+static void st_module(pstate *ps, int parent) {
     zs_scenario *s = ps->s;
     if (s->n_modules >= ZS_MAX_MODULES) {
         FAIL(col_of(ps, 0), "too many modules (at most %d)", ZS_MAX_MODULES);
         return;
     }
     unsigned id = s->n_modules;
-    if (zs_scenario_reserve(s, id + 1, s->n_params, s->n_uses) ||
-        PS_GROW(ps->mod_line, ps->cap_mod_line, id + 1)) {
+    if (zs_scenario_reserve(s, id + 1, s->n_params, s->n_uses) || PS_GROW(ps->mod_line, ps->cap_mod_line, id + 1)) {
         FAIL(col_of(ps, 0), "out of memory");
         return;
     }
@@ -830,8 +835,9 @@ static void st_module(pstate *ps, int parent)
     if (decl_name(ps, 1, m->name, "module")) return;
     int i = 2;
     while (i < ps->nt) {
-        unsigned f = is_word(ps, i, "z3_leaf") ? ZS_MOD_Z3_LEAF
-                     : is_word(ps, i, "gather_always") ? ZS_MOD_GATHER_ALWAYS : 0;
+        unsigned f = is_word(ps, i, "z3_leaf")         ? ZS_MOD_Z3_LEAF
+                     : is_word(ps, i, "gather_always") ? ZS_MOD_GATHER_ALWAYS
+                                                       : 0;
         if (!f) {
             expected(ps, i, "z3_leaf, gather_always or end of line");
             return;
@@ -849,8 +855,7 @@ static void st_module(pstate *ps, int parent)
     name_index_add(&ps->mod_names, s->mod[0].name, sizeof s->mod[0], id);
 }
 
-static void st_param(pstate *ps)
-{
+static void st_param(pstate *ps) {
     zs_scenario *s = ps->s;
     if (s->n_params >= ZS_MAX_PARAMS) {
         FAIL(col_of(ps, 0), "too many parameters (at most %d)", ZS_MAX_PARAMS);
@@ -869,28 +874,40 @@ static void st_param(pstate *ps)
     while (i < ps->nt && !ps->failed) {
         int c = col_of(ps, i);
         if (is_word(ps, i, "owner")) {
-            if (have_owner++) { FAIL(c, "owner given twice"); return; }
+            if (have_owner++) {
+                FAIL(c, "owner given twice");
+                return;
+            }
             int v = key_eq(ps, i);
             unsigned m;
             if (v < 0 || module_ref(ps, v, &m)) return;
             p->owner = (zs_id)m;
             i = v + 1;
         } else if (is_word(ps, i, "numel")) {
-            if (have_numel++) { FAIL(c, "numel given twice"); return; }
+            if (have_numel++) {
+                FAIL(c, "numel given twice");
+                return;
+            }
             int v = key_eq(ps, i);
             uint64_t x;
             if (v < 0 || num_tok(ps, v, 1, ZS_MAX_NUMEL, 0, "numel", &x)) return;
             p->numel = (uint32_t)x;
             i = v + 1;
         } else if (is_word(ps, i, "elem_size")) {
-            if (have_es++) { FAIL(c, "elem_size given twice"); return; }
+            if (have_es++) {
+                FAIL(c, "elem_size given twice");
+                return;
+            }
             int v = key_eq(ps, i);
             uint64_t x;
             if (v < 0 || num_tok(ps, v, 1, ZS_MAX_ELEM_SIZE, 0, "elem_size", &x)) return;
             p->elem_size = (uint8_t)x;
             i = v + 1;
         } else if (is_word(ps, i, "frozen")) {
-            if (have_fr++) { FAIL(c, "frozen given twice"); return; }
+            if (have_fr++) {
+                FAIL(c, "frozen given twice");
+                return;
+            }
             p->flags |= ZS_PARAM_FROZEN;
             i++;
         } else {
@@ -898,15 +915,20 @@ static void st_param(pstate *ps)
             return;
         }
     }
-    if (!have_owner) { expected(ps, i, "owner=MODULE"); return; }
-    if (!have_numel) { expected(ps, i, "numel=N"); return; }
+    if (!have_owner) {
+        expected(ps, i, "owner=MODULE");
+        return;
+    }
+    if (!have_numel) {
+        expected(ps, i, "numel=N");
+        return;
+    }
     ps->par_line[s->n_params] = ps->line;
     s->n_params++;
     name_index_add(&ps->par_names, s->par[0].name, sizeof s->par[0], s->n_params - 1);
 }
 
-static void st_use(pstate *ps)
-{
+static void st_use(pstate *ps) {
     zs_scenario *s = ps->s;
     if (s->n_uses >= ZS_MAX_USES) {
         FAIL(col_of(ps, 0), "too many uses (at most %d)", ZS_MAX_USES);
@@ -920,8 +942,7 @@ static void st_use(pstate *ps)
     }
     for (unsigned k = 0; k < s->n_uses; k++)
         if (s->use[k].module == m && s->use[k].param == p) {
-            FAIL(col_of(ps, 1), "duplicate use (same module and parameter as on line %d)",
-                 ps->use_line[k]);
+            FAIL(col_of(ps, 1), "duplicate use (same module and parameter as on line %d)", ps->use_line[k]);
             return;
         }
     if (zs_scenario_reserve(s, s->n_modules, s->n_params, s->n_uses + 1) ||
@@ -936,8 +957,7 @@ static void st_use(pstate *ps)
 }
 
 /* "loss=" LIST at token i (i is the "loss" word).  Returns next token or -1. */
-static int parse_loss(pstate *ps, int i, uint8_t *mask, int *col)
-{
+static int parse_loss(pstate *ps, int i, uint8_t *mask, int *col) {
     int v = key_eq(ps, i);
     if (v < 0) return -1;
     *col = col_of(ps, v);
@@ -958,8 +978,7 @@ static int parse_loss(pstate *ps, int i, uint8_t *mask, int *col)
 }
 
 
-static void begin_pass(pstate *ps, uint8_t loss, int loss_col)
-{
+static void begin_pass(pstate *ps, uint8_t loss, int loss_col) {
     zs_step *st = &ps->s->step[ps->cur_step];
     ps->cur_pass = st->n_passes++;
     zs_pass *p = &st->pass[ps->cur_pass];
@@ -972,8 +991,7 @@ static void begin_pass(pstate *ps, uint8_t loss, int loss_col)
 
 /* Resolves the pending use references of the current pass and checks its
  * loss; called when the pass is complete. */
-static void end_pass(pstate *ps)
-{
+static void end_pass(pstate *ps) {
     if (ps->cur_pass < 0 || ps->failed) return;
     zs_pass *p = &ps->s->step[ps->cur_step].pass[ps->cur_pass];
     int pline = ps->pass_line[ps->cur_step][ps->cur_pass];
@@ -987,15 +1005,15 @@ static void end_pass(pstate *ps)
         for (unsigned q = 0; q < x->n_pending; q++) {
             uref *u = &x->pending[q];
             if (u->k >= x->nchild) {
-                fail_at(ps, x->line, u->col, "use(): out%u.%u: this call makes %u child call%s", u->k,
-                        u->j, x->nchild, x->nchild == 1 ? "" : "s");
+                fail_at(ps, x->line, u->col, "use(): out%u.%u: this call makes %u child call%s", u->k, u->j, x->nchild,
+                        x->nchild == 1 ? "" : "s");
                 return;
             }
             unsigned ch = x->first_child;
             for (unsigned k = 0; k < u->k; k++) ch = ps->cx[ch].next_sib;
             if (u->j >= p->calls[ch].n_out) {
-                fail_at(ps, x->line, u->col, "use(): out%u.%u: child call %u has %u output%s", u->k,
-                        u->j, u->k, p->calls[ch].n_out, p->calls[ch].n_out == 1 ? "" : "s");
+                fail_at(ps, x->line, u->col, "use(): out%u.%u: child call %u has %u output%s", u->k, u->j, u->k,
+                        p->calls[ch].n_out, p->calls[ch].n_out == 1 ? "" : "s");
                 return;
             }
             if (x->pending_slot[q] >= ZS_MAX_USE)
@@ -1013,8 +1031,7 @@ static void end_pass(pstate *ps)
     ps->cur_pass = -1;
 }
 
-static void end_step(pstate *ps)
-{
+static void end_step(pstate *ps) {
     if (ps->cur_step < 0 || ps->failed) return;
     end_pass(ps);
     if (ps->failed) return;
@@ -1022,16 +1039,15 @@ static void end_step(pstate *ps)
     int sl = ps->step_line[ps->cur_step];
     if (zs_step_multi_pass(st->kind)) {
         if (st->n_passes < 2)
-            fail_at(ps, sl, 1, "a %s step needs 2 to %d 'pass' lines (it has %u)",
-                    zs_step_kind_name(st->kind), ZS_MAX_PASSES, st->n_passes);
+            fail_at(ps, sl, 1, "a %s step needs 2 to %d 'pass' lines (it has %u)", zs_step_kind_name(st->kind),
+                    ZS_MAX_PASSES, st->n_passes);
     } else if (st->n_passes != 1) {
         fail_at(ps, sl, 1, "this step has no root call (expected an indented 'call' line)");
     }
     ps->cur_step = -1;
 }
 
-static void st_step(pstate *ps)
-{
+static void st_step(pstate *ps) {
     zs_scenario *s = ps->s;
     if (s->n_steps >= ZS_MAX_STEPS) {
         FAIL(col_of(ps, 0), "too many steps (at most %d)", ZS_MAX_STEPS);
@@ -1084,8 +1100,7 @@ static void st_step(pstate *ps)
     ps->step_line[si] = ps->line;
 }
 
-static void st_pass(pstate *ps)
-{
+static void st_pass(pstate *ps) {
     zs_step *st = &ps->s->step[ps->cur_step];
     if (ps->step_implicit) {
         FAIL(col_of(ps, 0), "this step's calls are already directly under it: no 'pass' line here");
@@ -1121,8 +1136,7 @@ static void st_pass(pstate *ps)
 /* Parses one reference word at token i into *r.  scope_caller: the
  * reference is a call input (batch allowed).  Sets *pending when it is an
  * out<K>.<J> whose call index is resolved later (k, j in *u). */
-static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
-{
+static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out) {
     if (!is_kind(ps, i, T_WORD)) {
         expected(ps, i, "a tensor reference (batch, batch_rg, argI, outK.J[.detach])");
         return -1;
@@ -1154,11 +1168,11 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
         return 0;
     }
     uint64_t a, b;
-    if (n > 3 && !memcmp(p, "arg", 3) && is_digit((unsigned char)p[3]) &&
-        parse_u64_text(p + 3, n - 3, 0, &a) == 0 && n - 3 <= 2) {
+    if (n > 3 && !memcmp(p, "arg", 3) && is_digit((unsigned char)p[3]) && parse_u64_text(p + 3, n - 3, 0, &a) == 0 &&
+        n - 3 <= 2) {
         if (a >= ZS_MAX_IN + ZS_MAX_KW) {
-            FAIL(tk->col, "arg%llu: a call has at most %d inputs (%d positional, %d keyword)",
-                 (unsigned long long)a, ZS_MAX_IN + ZS_MAX_KW, ZS_MAX_IN, ZS_MAX_KW);
+            FAIL(tk->col, "arg%llu: a call has at most %d inputs (%d positional, %d keyword)", (unsigned long long)a,
+                 ZS_MAX_IN + ZS_MAX_KW, ZS_MAX_IN, ZS_MAX_KW);
             return -1;
         }
         r->kind = ZS_REF_ARG;
@@ -1172,9 +1186,8 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
                 dot = k;
                 break;
             }
-        if (dot > 3 && dot < n - 1 && dot - 3 <= 7 && n - dot - 1 <= 2 &&
-            is_digit((unsigned char)p[3]) && is_digit((unsigned char)p[dot + 1]) &&
-            parse_u64_text(p + 3, dot - 3, 0, &a) == 0 &&
+        if (dot > 3 && dot < n - 1 && dot - 3 <= 7 && n - dot - 1 <= 2 && is_digit((unsigned char)p[3]) &&
+            is_digit((unsigned char)p[dot + 1]) && parse_u64_text(p + 3, dot - 3, 0, &a) == 0 &&
             parse_u64_text(p + dot + 1, n - dot - 1, 0, &b) == 0) {
             if (a >= ZS_MAX_CHILD_CALLS) {
                 FAIL(tk->col, "out%llu: a call makes at most %d child calls", (unsigned long long)a,
@@ -1196,14 +1209,15 @@ static int parse_ref(pstate *ps, int i, zs_ref *r, uref *u, int *is_out)
             return 0;
         }
     }
-    FAIL(tk->col, "expected a tensor reference (batch, batch_rg, argI, outK.J, each optionally "
-                  "followed by .detach), found '" TOKF "'", TOKA(tk));
+    FAIL(tk->col,
+         "expected a tensor reference (batch, batch_rg, argI, outK.J, each optionally "
+         "followed by .detach), found '" TOKF "'",
+         TOKA(tk));
     return -1;
 }
 
 /* parent_call: index of the calling call, or -1 for the pass's root call */
-static void st_call(pstate *ps, int parent_call)
-{
+static void st_call(pstate *ps, int parent_call) {
     zs_scenario *s = ps->s;
     zs_step *st = &s->step[ps->cur_step];
     if (ps->cur_pass < 0) {
@@ -1234,8 +1248,7 @@ static void st_call(pstate *ps, int parent_call)
             if (s->mod[cm].flags & ZS_MOD_Z3_LEAF)
                 FAIL(col_of(ps, 0), "a z3 leaf module's call makes no child calls");
             else
-                FAIL(col_of(ps, 1), "module @%u is not a child module of the caller's module @%u", mod,
-                     cm);
+                FAIL(col_of(ps, 1), "module @%u is not a child module of the caller's module @%u", mod, cm);
             return;
         }
         if (ps->cx[parent_call].nchild >= ZS_MAX_CHILD_CALLS) {
@@ -1245,8 +1258,7 @@ static void st_call(pstate *ps, int parent_call)
     }
     unsigned ci = p->n_calls;
     if (zs_pass_reserve(p, ci + 1) || PS_GROW(ps->cx, ps->cap_cx, ci + 1) ||
-        PS_GROW(ps->call_line[ps->cur_step][ps->cur_pass],
-                ps->cap_call_line[ps->cur_step][ps->cur_pass], ci + 1)) {
+        PS_GROW(ps->call_line[ps->cur_step][ps->cur_pass], ps->cap_call_line[ps->cur_step][ps->cur_pass], ci + 1)) {
         FAIL(col_of(ps, 0), "out of memory");
         return;
     }
@@ -1334,22 +1346,26 @@ static void st_call(pstate *ps, int parent_call)
                 if (is_out) {
                     callx *px = &ps->cx[parent_call];
                     if (u.k >= px->nchild) {
-                        FAIL(rc, "out%u.%u: an input can only be an output of an earlier sibling call "
-                                 "(%u so far)", u.k, u.j, px->nchild);
+                        FAIL(rc,
+                             "out%u.%u: an input can only be an output of an earlier sibling call "
+                             "(%u so far)",
+                             u.k, u.j, px->nchild);
                         return;
                     }
                     unsigned sib = px->first_child;
                     for (unsigned k = 0; k < u.k; k++) sib = ps->cx[sib].next_sib;
                     if (u.j >= p->calls[sib].n_out) {
-                        FAIL(rc, "out%u.%u: sibling call %u has %u output%s", u.k, u.j, u.k,
-                             p->calls[sib].n_out, p->calls[sib].n_out == 1 ? "" : "s");
+                        FAIL(rc, "out%u.%u: sibling call %u has %u output%s", u.k, u.j, u.k, p->calls[sib].n_out,
+                             p->calls[sib].n_out == 1 ? "" : "s");
                         return;
                     }
                     r.call = (zs_id)sib;
                 }
                 if (term == 0) {
-                    if (is_kw) c->kw[c->n_kw++] = r;
-                    else c->in[c->n_in++] = r;
+                    if (is_kw)
+                        c->kw[c->n_kw++] = r;
+                    else
+                        c->in[c->n_in++] = r;
                 } else {
                     if (parent_call < 0) {
                         FAIL(rc, "the root call's inputs cannot be mixed");
@@ -1385,13 +1401,19 @@ static void st_call(pstate *ps, int parent_call)
     while (i < ps->nt && !ps->failed) {
         int ac = col_of(ps, i);
         if (is_kind(ps, i, T_ARROW)) {
-            if (seen_out++) { FAIL(ac, "'->' given twice"); return; }
+            if (seen_out++) {
+                FAIL(ac, "'->' given twice");
+                return;
+            }
             uint64_t v;
             if (num_tok(ps, i + 1, 0, ZS_MAX_OUT, 0, "number of outputs", &v)) return;
             c->n_out = (uint8_t)v;
             i += 2;
         } else if (is_word(ps, i, "use")) {
-            if (seen_use++) { FAIL(ac, "use() given twice"); return; }
+            if (seen_use++) {
+                FAIL(ac, "use() given twice");
+                return;
+            }
             i++;
             if (!is_kind(ps, i, T_LP)) {
                 expected(ps, i, "'(' after use");
@@ -1416,8 +1438,7 @@ static void st_call(pstate *ps, int parent_call)
                     }
                     if (r.kind == ZS_REF_ARG && r.index >= (unsigned)c->n_in + c->n_kw) {
                         unsigned cn = (unsigned)c->n_in + c->n_kw;
-                        FAIL(rc, "use(): arg%u: this call has %u input%s", r.index, cn,
-                             cn == 1 ? "" : "s");
+                        FAIL(rc, "use(): arg%u: this call has %u input%s", r.index, cn, cn == 1 ? "" : "s");
                         return;
                     }
                     if (is_out) {
@@ -1437,7 +1458,10 @@ static void st_call(pstate *ps, int parent_call)
             i++;
         } else if (is_word(ps, i, "alias")) {
             /* alias(J=REF, ...): output J is REF itself (call's own scope) */
-            if (c->out_alias) { FAIL(ac, "alias() given twice"); return; }
+            if (c->out_alias) {
+                FAIL(ac, "alias() given twice");
+                return;
+            }
             i++;
             if (!is_kind(ps, i, T_LP)) {
                 expected(ps, i, "'(' after alias");
@@ -1447,7 +1471,10 @@ static void st_call(pstate *ps, int parent_call)
             for (;;) {
                 uint64_t v;
                 if (num_tok(ps, i, 0, ZS_MAX_OUT - 1, 0, "output index", &v)) return;
-                if ((c->out_alias >> v) & 1u) { FAIL(col_of(ps, i), "output %u named twice", (unsigned)v); return; }
+                if ((c->out_alias >> v) & 1u) {
+                    FAIL(col_of(ps, i), "output %u named twice", (unsigned)v);
+                    return;
+                }
                 i++;
                 if (!is_kind(ps, i, T_EQ)) {
                     expected(ps, i, "'=' after the output index in alias(...)");
@@ -1464,7 +1491,10 @@ static void st_call(pstate *ps, int parent_call)
                     return;
                 }
                 if (is_out) {
-                    if (x->n_pending >= ZS_MAX_USE + ZS_MAX_OUT) { FAIL(rc, "too many references"); return; }
+                    if (x->n_pending >= ZS_MAX_USE + ZS_MAX_OUT) {
+                        FAIL(rc, "too many references");
+                        return;
+                    }
                     x->pending_slot[x->n_pending] = (uint8_t)(ZS_MAX_USE + v);
                     x->pending[x->n_pending++] = u;
                 }
@@ -1480,12 +1510,18 @@ static void st_call(pstate *ps, int parent_call)
             }
             i++;
         } else if (is_word(ps, i, "nosave")) {
-            if (c->op_nosave) { FAIL(ac, "nosave given twice"); return; }
+            if (c->op_nosave) {
+                FAIL(ac, "nosave given twice");
+                return;
+            }
             c->op_nosave = 1;
             i++;
         } else if (is_word(ps, i, "nograd")) {
             /* nograd(J, ...): outputs that never require grad */
-            if (c->out_norg) { FAIL(ac, "nograd() given twice"); return; }
+            if (c->out_norg) {
+                FAIL(ac, "nograd() given twice");
+                return;
+            }
             i++;
             if (!is_kind(ps, i, T_LP)) {
                 expected(ps, i, "'(' after nograd");
@@ -1495,7 +1531,10 @@ static void st_call(pstate *ps, int parent_call)
             for (;;) {
                 uint64_t v;
                 if (num_tok(ps, i, 0, ZS_MAX_OUT - 1, 0, "output index", &v)) return;
-                if ((c->out_norg >> v) & 1u) { FAIL(col_of(ps, i), "output %u named twice", (unsigned)v); return; }
+                if ((c->out_norg >> v) & 1u) {
+                    FAIL(col_of(ps, i), "output %u named twice", (unsigned)v);
+                    return;
+                }
                 c->out_norg |= (uint8_t)(1u << v);
                 i++;
                 if (is_kind(ps, i, T_RP)) break;
@@ -1507,22 +1546,41 @@ static void st_call(pstate *ps, int parent_call)
             }
             i++;
         } else if (is_word(ps, i, "no_grad")) {
-            if (seen_ng++) { FAIL(ac, "no_grad given twice"); return; }
+            if (seen_ng++) {
+                FAIL(ac, "no_grad given twice");
+                return;
+            }
             c->flags |= ZS_CALL_NO_GRAD;
             i++;
         } else if (is_word(ps, i, "ckpt")) {
-            if (seen_ck++) { FAIL(ac, "ckpt given twice"); return; }
-            if (parent_call < 0) { FAIL(ac, "the root call cannot be checkpointed"); return; }
+            if (seen_ck++) {
+                FAIL(ac, "ckpt given twice");
+                return;
+            }
+            if (parent_call < 0) {
+                FAIL(ac, "the root call cannot be checkpointed");
+                return;
+            }
             int v = key_eq(ps, i);
             if (v < 0) return;
-            if (is_word(ps, v, "reentrant")) c->flags |= ZS_CALL_CKPT_RE;
-            else if (is_word(ps, v, "non-reentrant")) c->flags |= ZS_CALL_CKPT_NRE;
-            else if (is_word(ps, v, "body-reentrant")) c->flags |= ZS_CALL_CKPT_RE | ZS_CALL_CKPT_BODY;
-            else if (is_word(ps, v, "body-non-reentrant")) c->flags |= ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY;
-            else { expected(ps, v, "reentrant, non-reentrant, body-reentrant or body-non-reentrant"); return; }
+            if (is_word(ps, v, "reentrant"))
+                c->flags |= ZS_CALL_CKPT_RE;
+            else if (is_word(ps, v, "non-reentrant"))
+                c->flags |= ZS_CALL_CKPT_NRE;
+            else if (is_word(ps, v, "body-reentrant"))
+                c->flags |= ZS_CALL_CKPT_RE | ZS_CALL_CKPT_BODY;
+            else if (is_word(ps, v, "body-non-reentrant"))
+                c->flags |= ZS_CALL_CKPT_NRE | ZS_CALL_CKPT_BODY;
+            else {
+                expected(ps, v, "reentrant, non-reentrant, body-reentrant or body-non-reentrant");
+                return;
+            }
             i = v + 1;
         } else if (is_word(ps, i, "raise")) {
-            if (seen_rs++) { FAIL(ac, "raise given twice"); return; }
+            if (seen_rs++) {
+                FAIL(ac, "raise given twice");
+                return;
+            }
             int v = key_eq(ps, i);
             if (v < 0) return;
             c->flags |= ZS_CALL_RAISE;
@@ -1532,14 +1590,13 @@ static void st_call(pstate *ps, int parent_call)
                 const tok *tk = v < ps->nt ? &ps->t[v] : NULL;
                 uint64_t k;
                 if (!tk || tk->kind != T_WORD || tk->len < 3 || memcmp(tk->p, "up", 2) ||
-                    !is_digit((unsigned char)tk->p[2]) ||
-                    parse_u64_text(tk->p + 2, tk->len - 2, 0, &k) || k < 1) {
+                    !is_digit((unsigned char)tk->p[2]) || parse_u64_text(tk->p + 2, tk->len - 2, 0, &k) || k < 1) {
                     expected(ps, v, "outside or upK (K >= 1: the K-th calling call catches it)");
                     return;
                 }
                 if (k > (uint64_t)x->depth) {
-                    FAIL(tk->col, "raise=up%llu: this call has only %d calling call%s",
-                         (unsigned long long)k, x->depth, x->depth == 1 ? "" : "s");
+                    FAIL(tk->col, "raise=up%llu: this call has only %d calling call%s", (unsigned long long)k, x->depth,
+                         x->depth == 1 ? "" : "s");
                     return;
                 }
                 unsigned a = (unsigned)parent_call;
@@ -1568,8 +1625,7 @@ static void st_call(pstate *ps, int parent_call)
     ps->call_line[ps->cur_step][ps->cur_pass][ci] = ps->line;
 }
 
-static void st_order(pstate *ps)
-{
+static void st_order(pstate *ps) {
     zs_scenario *s = ps->s;
     if (s->cfg.order_mode != ZS_ORDER_FUZZED) {
         FAIL(col_of(ps, 0), "order_bytes needs 'config order=fuzzed'");
@@ -1594,8 +1650,7 @@ static void st_order(pstate *ps)
  * one rank edit (zs_rank_edit).  CALL names a call of the base pass by
  * its callee: MODULE (called once in the pass) or MODULE:K (its K-th
  * call in the pass, 0-based, in call order). */
-static void st_rank(pstate *ps)
-{
+static void st_rank(pstate *ps) {
     zs_scenario *s = ps->s;
     if (s->n_edits >= ZS_MAX_RANK_EDITS) {
         FAIL(col_of(ps, 0), "too many rank edits (at most %d)", ZS_MAX_RANK_EDITS);
@@ -1646,8 +1701,10 @@ static void st_rank(pstate *ps)
             if (colon == 0 || colon == whole.len - 1 ||
                 parse_u64_text(whole.p + colon + 1, whole.len - colon - 1, 0, &occ) != 0 ||
                 !is_digit((unsigned char)whole.p[colon + 1])) {
-                FAIL(whole.col, "expected MODULE:K (K the call's number among that module's calls in "
-                                "the pass), found '" TOKF "'", TOKA(&whole));
+                FAIL(whole.col,
+                     "expected MODULE:K (K the call's number among that module's calls in "
+                     "the pass), found '" TOKF "'",
+                     TOKA(&whole));
                 return;
             }
             ps->t[i].len = colon; /* the module part */
@@ -1668,13 +1725,15 @@ static void st_rank(pstate *ps)
             return;
         }
         if (!have_occ && cnt > 1) {
-            FAIL(whole.col, "module @%u is called %u times in step %u pass %u: name the call as "
-                            "MODULE:K (K = 0..%u)", m, cnt, e.step, e.pass, cnt - 1);
+            FAIL(whole.col,
+                 "module @%u is called %u times in step %u pass %u: name the call as "
+                 "MODULE:K (K = 0..%u)",
+                 m, cnt, e.step, e.pass, cnt - 1);
             return;
         }
         if (hit == ZS_NONE) {
-            FAIL(whole.col, "call " TOKF ": module @%u is called only %u time%s in step %u pass %u",
-                 TOKA(&whole), m, cnt, cnt == 1 ? "" : "s", e.step, e.pass);
+            FAIL(whole.col, "call " TOKF ": module @%u is called only %u time%s in step %u pass %u", TOKA(&whole), m,
+                 cnt, cnt == 1 ? "" : "s", e.step, e.pass);
             return;
         }
         e.call = (zs_id)hit;
@@ -1725,15 +1784,15 @@ static void st_rank(pstate *ps)
 /* Lines and indentation                                                */
 /* ------------------------------------------------------------------ */
 
-static void pop_frame(pstate *ps)
-{
+static void pop_frame(pstate *ps) {
     frame *f = &ps->st[--ps->sp];
-    if (f->kind == K_PASS) end_pass(ps);
-    else if (f->kind == K_STEP) end_step(ps);
+    if (f->kind == K_PASS)
+        end_pass(ps);
+    else if (f->kind == K_STEP)
+        end_step(ps);
 }
 
-static void push_frame(pstate *ps, int kind, int idx)
-{
+static void push_frame(pstate *ps, int kind, int idx) {
     if (PS_GROW(ps->st, ps->cap_st, (uint32_t)ps->sp + 1)) {
         fail_at(ps, ps->line, 1, "out of memory");
         return;
@@ -1745,8 +1804,7 @@ static void push_frame(pstate *ps, int kind, int idx)
     f->idx = idx;
 }
 
-static int phase_of(const tok *tk)
-{
+static int phase_of(const tok *tk) {
     if (teq(tk, "scn")) return PH_SCN;
     if (teq(tk, "expect")) return PH_EXPECT;
     if (teq(tk, "config")) return PH_CONFIG;
@@ -1759,11 +1817,10 @@ static int phase_of(const tok *tk)
     return -1;
 }
 
-static const char *const phase_names[] = {"", "scn", "expect", "config", "module",
-                                          "param", "use", "step", "rank", "order_bytes"};
+static const char *const phase_names[] = {"",      "scn", "expect", "config", "module",
+                                          "param", "use", "step",   "rank",   "order_bytes"};
 
-static void statement(pstate *ps)
-{
+static void statement(pstate *ps) {
     /* close the statements this line is not nested in */
     while (ps->sp > 0 && ps->st[ps->sp - 1].indent >= ps->indent && !ps->failed) pop_frame(ps);
     if (ps->failed) return;
@@ -1782,22 +1839,22 @@ static void statement(pstate *ps)
             expected(ps, 0, "a statement (scn, expect, config, module, param, use, step, rank, order_bytes)");
             return;
         }
-        int repeat = ph == PH_CONFIG || ph == PH_PARAM || ph == PH_USE || ph == PH_STEP ||
-                     ph == PH_RANK || ph == PH_ORDER;
+        int repeat =
+            ph == PH_CONFIG || ph == PH_PARAM || ph == PH_USE || ph == PH_STEP || ph == PH_RANK || ph == PH_ORDER;
         if (ph < ps->phase || (ph == ps->phase && !repeat)) {
             if (ph == ps->phase && ph == PH_MODULE)
                 FAIL(kw->col, "only one root module (a second unindented 'module' line)");
             else if (ph == ps->phase)
                 FAIL(kw->col, "only one '%s' line", phase_names[ph]);
             else
-                FAIL(kw->col, "'%s' must come before '%s' (order: scn, expect, config, module, param, "
-                              "use, step, rank, order_bytes)",
+                FAIL(kw->col,
+                     "'%s' must come before '%s' (order: scn, expect, config, module, param, "
+                     "use, step, rank, order_bytes)",
                      phase_names[ph], phase_names[ps->phase]);
             return;
         }
         if (ph > PH_MODULE && !ps->have_root) {
-            FAIL(kw->col, "'%s' before the module tree (declare the root module first)",
-                 phase_names[ph]);
+            FAIL(kw->col, "'%s' before the module tree (declare the root module first)", phase_names[ph]);
             return;
         }
         if ((ph == PH_ORDER || ph == PH_RANK) && ps->s->n_steps == 0) {
@@ -1836,16 +1893,14 @@ static void statement(pstate *ps)
     if (par->child_indent < 0)
         par->child_indent = ps->indent;
     else if (par->child_indent != ps->indent) {
-        FAIL(1, "inconsistent indentation: %d spaces, the sibling above has %d", ps->indent,
-             par->child_indent);
+        FAIL(1, "inconsistent indentation: %d spaces, the sibling above has %d", ps->indent, par->child_indent);
         return;
     }
     switch (par->kind) {
     case K_MODULE:
         if (!teq(kw, "module")) {
             if (phase_of(kw) >= 0)
-                FAIL(kw->col, "'" TOKF "' must not be indented (only module lines nest under a module)",
-                     TOKA(kw));
+                FAIL(kw->col, "'" TOKF "' must not be indented (only module lines nest under a module)", TOKA(kw));
             else
                 expected(ps, 0, "'module' (a child module)");
             return;
@@ -1896,32 +1951,23 @@ static void statement(pstate *ps)
 }
 
 /* Maps a zs_scenario_validate message location to a line. */
-static int validate_line(const pstate *ps, const char *msg)
-{
+static int validate_line(const pstate *ps, const char *msg) {
     unsigned a, b, c;
-    if (sscanf(msg, "step %u pass %u call %u", &a, &b, &c) == 3 && a < ZS_MAX_STEPS &&
-        b < ZS_MAX_PASSES && c < ps->cap_call_line[a][b] && ps->call_line[a][b][c])
+    if (sscanf(msg, "step %u pass %u call %u", &a, &b, &c) == 3 && a < ZS_MAX_STEPS && b < ZS_MAX_PASSES &&
+        c < ps->cap_call_line[a][b] && ps->call_line[a][b][c])
         return ps->call_line[a][b][c];
-    if (sscanf(msg, "step %u pass %u", &a, &b) == 2 && a < ZS_MAX_STEPS && b < ZS_MAX_PASSES &&
-        ps->pass_line[a][b])
+    if (sscanf(msg, "step %u pass %u", &a, &b) == 2 && a < ZS_MAX_STEPS && b < ZS_MAX_PASSES && ps->pass_line[a][b])
         return ps->pass_line[a][b];
-    if (sscanf(msg, "step %u", &a) == 1 && a < ZS_MAX_STEPS && ps->step_line[a])
-        return ps->step_line[a];
-    if (sscanf(msg, "module %u", &a) == 1 && a < ps->cap_mod_line && ps->mod_line[a])
-        return ps->mod_line[a];
-    if (sscanf(msg, "param %u", &a) == 1 && a < ps->cap_par_line && ps->par_line[a])
-        return ps->par_line[a];
-    if (sscanf(msg, "use %u", &a) == 1 && a < ps->cap_use_line && ps->use_line[a])
-        return ps->use_line[a];
-    if (sscanf(msg, "edit %u", &a) == 1 && a < ZS_MAX_RANK_EDITS && ps->edit_line[a])
-        return ps->edit_line[a];
+    if (sscanf(msg, "step %u", &a) == 1 && a < ZS_MAX_STEPS && ps->step_line[a]) return ps->step_line[a];
+    if (sscanf(msg, "module %u", &a) == 1 && a < ps->cap_mod_line && ps->mod_line[a]) return ps->mod_line[a];
+    if (sscanf(msg, "param %u", &a) == 1 && a < ps->cap_par_line && ps->par_line[a]) return ps->par_line[a];
+    if (sscanf(msg, "use %u", &a) == 1 && a < ps->cap_use_line && ps->use_line[a]) return ps->use_line[a];
+    if (sscanf(msg, "edit %u", &a) == 1 && a < ZS_MAX_RANK_EDITS && ps->edit_line[a]) return ps->edit_line[a];
     if (strstr(msg, "rank edits") && ps->edit_line[0]) return ps->edit_line[0];
     return ps->cfg_line ? ps->cfg_line : 1;
 }
 
-int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *exp,
-                 zs_scn_error *err)
-{
+int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *exp, zs_scn_error *err) {
     if (err) memset(err, 0, sizeof *err);
     if (exp) memset(exp, 0, sizeof *exp);
     if (!out || (!text && len)) {
@@ -1990,8 +2036,7 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
     }
     if (!ps->failed) {
         char msg[200];
-        if (zs_scenario_validate(out, msg, sizeof msg) != 0)
-            fail_at(ps, validate_line(ps, msg), 1, "%s", msg);
+        if (zs_scenario_validate(out, msg, sizeof msg) != 0) fail_at(ps, validate_line(ps, msg), 1, "%s", msg);
     }
     if (!ps->failed && exp) {
         /* an expect line names the profiles its verdicts hold under: the
@@ -2009,8 +2054,7 @@ int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *
     return rc;
 }
 
-void zs_scn_expect_apply(const zs_scn_expect *exp, zs_scenario *s)
-{
+void zs_scn_expect_apply(const zs_scn_expect *exp, zs_scenario *s) {
     if (!exp || !s) return;
     if (exp->have_torch && exp->torch >= 0 && exp->torch < ZS_TORCH_PROFILES)
         s->cfg.torch_profile = (uint8_t)exp->torch;
@@ -2033,8 +2077,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 #endif
     ;
 
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
+static void sb_printf(sbuf *b, const char *fmt, ...) {
     if (b->oom) return;
     for (;;) {
         va_list ap;
@@ -2061,15 +2104,13 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-static void sb_indent(sbuf *b, int n)
-{
+static void sb_indent(sbuf *b, int n) {
     for (int i = 0; i < n; i++) sb_printf(b, "  ");
 }
 
 static const char *pname_of(const char *name) { return zs_scn_name_valid(name) ? name : "_"; }
 
-static void print_modref(sbuf *b, const zs_scenario *s, unsigned m)
-{
+static void print_modref(sbuf *b, const zs_scenario *s, unsigned m) {
     const char *n = s->mod[m].name;
     if (zs_scn_name_valid(n)) {
         unsigned cnt = 0;
@@ -2083,8 +2124,7 @@ static void print_modref(sbuf *b, const zs_scenario *s, unsigned m)
     sb_printf(b, "@%u", m);
 }
 
-static void print_parref(sbuf *b, const zs_scenario *s, unsigned p)
-{
+static void print_parref(sbuf *b, const zs_scenario *s, unsigned p) {
     const char *n = s->par[p].name;
     if (zs_scn_name_valid(n)) {
         unsigned cnt = 0;
@@ -2098,8 +2138,7 @@ static void print_parref(sbuf *b, const zs_scenario *s, unsigned p)
     sb_printf(b, "@%u", p);
 }
 
-static void print_u64(sbuf *b, uint64_t v)
-{
+static void print_u64(sbuf *b, uint64_t v) {
     if (v == ZS_INF)
         sb_printf(b, "inf");
     else
@@ -2107,16 +2146,14 @@ static void print_u64(sbuf *b, uint64_t v)
 }
 
 /* position of call c among its caller's children */
-static unsigned child_ordinal(const zs_pass *p, unsigned c)
-{
+static unsigned child_ordinal(const zs_pass *p, unsigned c) {
     unsigned par = p->calls[c].parent, k = 0;
     for (unsigned j = par + 1; j < c; j++)
         if (p->calls[j].parent == par) k++;
     return k;
 }
 
-static void print_ref(sbuf *b, const zs_pass *p, const zs_ref *r)
-{
+static void print_ref(sbuf *b, const zs_pass *p, const zs_ref *r) {
     switch (r->kind) {
     case ZS_REF_BATCH: sb_printf(b, "batch"); break;
     case ZS_REF_BATCH_RG: sb_printf(b, "batch_rg"); break;
@@ -2126,8 +2163,7 @@ static void print_ref(sbuf *b, const zs_pass *p, const zs_ref *r)
     if (r->detach) sb_printf(b, ".detach");
 }
 
-static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned c, int depth)
-{
+static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned c, int depth) {
     const zs_call *cl = &p->calls[c];
     sb_indent(b, depth);
     sb_printf(b, "call ");
@@ -2184,8 +2220,7 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
             sb_printf(b, " raise=outside");
         } else {
             unsigned k = 1;
-            for (unsigned a = cl->parent; a != ZS_NONE && a != cl->catcher; a = p->calls[a].parent)
-                k++;
+            for (unsigned a = cl->parent; a != ZS_NONE && a != cl->catcher; a = p->calls[a].parent) k++;
             sb_printf(b, " raise=up%u", k);
         }
     }
@@ -2196,8 +2231,7 @@ static void print_call(sbuf *b, const zs_scenario *s, const zs_pass *p, unsigned
         if (p->calls[j].parent == c) print_call(b, s, p, j, depth + 1);
 }
 
-static void print_loss(sbuf *b, uint8_t mask)
-{
+static void print_loss(sbuf *b, uint8_t mask) {
     if (!mask) return;
     sb_printf(b, " loss=");
     int first = 1;
@@ -2208,8 +2242,7 @@ static void print_loss(sbuf *b, uint8_t mask)
         }
 }
 
-static void print_edit(sbuf *b, const zs_scenario *s, const zs_rank_edit *e)
-{
+static void print_edit(sbuf *b, const zs_scenario *s, const zs_rank_edit *e) {
     const zs_step *st = &s->step[e->step];
     sb_printf(b, "rank %u step %u", e->rank, e->step);
     if (e->kind == ZS_EDIT_SKIP_STEP) {
@@ -2235,8 +2268,7 @@ static void print_edit(sbuf *b, const zs_scenario *s, const zs_rank_edit *e)
     sb_printf(b, "\n");
 }
 
-char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
-{
+char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp) {
     if (!s || zs_scenario_validate(s, NULL, 0) != 0) return NULL;
     sbuf b = {0};
     if (exp) {
@@ -2245,16 +2277,13 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
         if (any) {
             sb_printf(&b, "expect");
             sb_printf(&b, " torch=%s deepspeed=%s",
-                      zs_torch_profile_name(exp->have_torch && exp->torch >= 0 &&
-                                                    exp->torch < ZS_TORCH_PROFILES
+                      zs_torch_profile_name(exp->have_torch && exp->torch >= 0 && exp->torch < ZS_TORCH_PROFILES
                                                 ? (unsigned)exp->torch
                                                 : s->cfg.torch_profile),
-                      zs_ds_profile_name(exp->have_ds && exp->ds >= 0 && exp->ds < ZS_DS_PROFILES
-                                             ? (unsigned)exp->ds
-                                             : s->cfg.ds_profile));
+                      zs_ds_profile_name(exp->have_ds && exp->ds >= 0 && exp->ds < ZS_DS_PROFILES ? (unsigned)exp->ds
+                                                                                                  : s->cfg.ds_profile));
             for (unsigned p = 0; p < 4; p++)
-                if (exp->have[p])
-                    sb_printf(&b, " %s=%s", zs_policy_name(p), zs_scn_verdict_name(exp->verdict[p]));
+                if (exp->have[p]) sb_printf(&b, " %s=%s", zs_policy_name(p), zs_scn_verdict_name(exp->verdict[p]));
             sb_printf(&b, "\n");
         }
     }
@@ -2274,8 +2303,7 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
         if (c->order_mode != dc->order_mode)
             sb_printf(&cb, " order=%s", c->order_mode == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
         if (c->deferred != dc->deferred) sb_printf(&cb, " deferred=%u", c->deferred);
-        if (c->progress_every != dc->progress_every)
-            sb_printf(&cb, " progress_every=%u", c->progress_every);
+        if (c->progress_every != dc->progress_every) sb_printf(&cb, " progress_every=%u", c->progress_every);
         for (int k = 0; k < ZS_TH_COUNT; k++) {
             uint64_t v = *zs_config_threshold((zs_config *)c, k);
             uint64_t dv = *zs_config_threshold((zs_config *)dc, k);
@@ -2285,18 +2313,15 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
             }
         }
         if (c->verify_collectives) sb_printf(&cb, " verify_collectives=1");
-        if (c->torch_profile != dc->torch_profile)
-            sb_printf(&cb, " torch=%s", zs_torch_profile_name(c->torch_profile));
-        if (c->ds_profile != dc->ds_profile)
-            sb_printf(&cb, " deepspeed=%s", zs_ds_profile_name(c->ds_profile));
+        if (c->torch_profile != dc->torch_profile) sb_printf(&cb, " torch=%s", zs_torch_profile_name(c->torch_profile));
+        if (c->ds_profile != dc->ds_profile) sb_printf(&cb, " deepspeed=%s", zs_ds_profile_name(c->ds_profile));
         if (cb.oom) b.oom = 1;
         if (cb.n) sb_printf(&b, "config%s\n", cb.p);
         free(cb.p);
     }
     for (unsigned m = 0; m < s->n_modules; m++) {
         sb_indent(&b, zs_module_depth(s, m));
-        sb_printf(&b, "module %s%s%s\n", pname_of(s->mod[m].name),
-                  (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? " z3_leaf" : "",
+        sb_printf(&b, "module %s%s%s\n", pname_of(s->mod[m].name), (s->mod[m].flags & ZS_MOD_Z3_LEAF) ? " z3_leaf" : "",
                   (s->mod[m].flags & ZS_MOD_GATHER_ALWAYS) ? " gather_always" : "");
     }
     for (unsigned p = 0; p < s->n_params; p++) {
@@ -2351,8 +2376,7 @@ char *zs_scn_print(const zs_scenario *s, const zs_scn_expect *exp)
     return b.p;
 }
 
-int zs_scn_fprint(FILE *f, const zs_scenario *s, const zs_scn_expect *exp)
-{
+int zs_scn_fprint(FILE *f, const zs_scenario *s, const zs_scn_expect *exp) {
     char *t = zs_scn_print(s, exp);
     if (!t) return -1;
     size_t n = strlen(t);
@@ -2361,8 +2385,7 @@ int zs_scn_fprint(FILE *f, const zs_scenario *s, const zs_scn_expect *exp)
     return rc;
 }
 
-int zs_scn_line_count(const zs_scenario *s)
-{
+int zs_scn_line_count(const zs_scenario *s) {
     char *t = zs_scn_print(s, NULL);
     if (!t) return 0;
     int n = 0;

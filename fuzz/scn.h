@@ -46,7 +46,7 @@ extern "C" {
  *  config (zs_scn_expect_apply) before comparing verdicts. */
 typedef struct zs_scn_expect {
     int have[4];
-    int verdict[4]; /* ZS_INV_* or ZS_SCN_SETUP */
+    int verdict[4];        /* ZS_INV_* or ZS_SCN_SETUP */
     int have_torch, torch; /* ZS_TORCH_* */
     int have_ds, ds;       /* ZS_DS_* */
 } zs_scn_expect;
@@ -69,8 +69,7 @@ typedef struct zs_scn_error {
  *  validity error, with *err filled (err may be NULL); *out is then
  *  unspecified.  Allocates a bounded working set (about 100 KiB) with malloc
  *  and frees it; -1 with "out of memory" if malloc fails. */
-int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *exp,
-                 zs_scn_error *err);
+int zs_scn_parse(const char *text, size_t len, zs_scenario *out, zs_scn_expect *exp, zs_scn_error *err);
 
 /** Canonical text of scenario s (which must be valid) with the expect line
  *  from exp (NULL or nothing stated: no expect line).  Returns a malloc'd

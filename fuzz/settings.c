@@ -11,21 +11,19 @@
 #include "sim.h"
 
 const zs_setting_def zs_setting_defs[ZS_SET_COUNT] = {
-#define ZS__SETTING_ROW(id, kind, field, name, env, flag, values, def, help) \
+#define ZS__SETTING_ROW(id, kind, field, name, env, flag, values, def, help)                                           \
     {ZS_KIND_##kind, offsetof(zs_settings, field), name, env, flag, values, def, help},
     ZS_SETTINGS_MAP(ZS__SETTING_ROW)
 #undef ZS__SETTING_ROW
 };
 
-static int bad(char *err, size_t errlen, zs_setting_id id, const char *v)
-{
+static int bad(char *err, size_t errlen, zs_setting_id id, const char *v) {
     snprintf(err, errlen, "%s: '%s' is not one of: %s", zs_setting_defs[id].name, v, zs_setting_defs[id].values);
     return -1;
 }
 
 /* "0" / "1" only */
-static int parse_bool(const char *v, int *out)
-{
+static int parse_bool(const char *v, int *out) {
     if (!strcmp(v, "0") || !strcmp(v, "1")) {
         *out = v[0] == '1';
         return 0;
@@ -33,16 +31,15 @@ static int parse_bool(const char *v, int *out)
     return -1;
 }
 
-void zs_settings_init(zs_settings *s)
-{
+void zs_settings_init(zs_settings *s) {
     memset(s, 0, sizeof *s);
     char err[8];
-    for (int i = 0; i < ZS_SET_COUNT; i++) (void)zs_settings_set(s, (zs_setting_id)i, zs_setting_defs[i].def, err, sizeof err);
+    for (int i = 0; i < ZS_SET_COUNT; i++)
+        (void)zs_settings_set(s, (zs_setting_id)i, zs_setting_defs[i].def, err, sizeof err);
     s->set = 0;
 }
 
-int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, size_t errlen)
-{
+int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, size_t errlen) {
     if (!v) v = "";
     if ((unsigned)id >= ZS_SET_COUNT) {
         snprintf(err, errlen, "setting %d does not exist", (int)id);
@@ -70,8 +67,7 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
         *(const char **)field = strcmp(v, d->def) ? v : NULL;
         s->set |= 1u << id;
         return 0;
-    case ZS_KIND_CHOICE:
-        break;
+    case ZS_KIND_CHOICE: break;
     }
     switch (id) {
     case ZS_SET_POLICY: {
@@ -118,8 +114,7 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
     return 0;
 }
 
-int zs_settings_from_env(zs_settings *s, char *err, size_t errlen)
-{
+int zs_settings_from_env(zs_settings *s, char *err, size_t errlen) {
     for (int i = 0; i < ZS_SET_COUNT; i++) {
         const char *v = getenv(zs_setting_defs[i].env);
         if (!v || !*v) continue;
@@ -132,16 +127,14 @@ int zs_settings_from_env(zs_settings *s, char *err, size_t errlen)
     return 0;
 }
 
-int zs_settings_by_flag(const char *flag)
-{
+int zs_settings_by_flag(const char *flag) {
     if (!flag) return -1;
     for (int i = 0; i < ZS_SET_COUNT; i++)
         if (zs_setting_defs[i].flag[0] && !strcmp(flag, zs_setting_defs[i].flag)) return i;
     return -1;
 }
 
-void zs_settings_print(FILE *f, int markdown)
-{
+void zs_settings_print(FILE *f, int markdown) {
     if (markdown) {
         fprintf(f, "| setting | environment | zofuzz option | values | default | what it does |\n");
         fprintf(f, "| --- | --- | --- | --- | --- | --- |\n");
@@ -161,7 +154,7 @@ void zs_settings_print(FILE *f, int markdown)
     }
     for (int i = 0; i < ZS_SET_COUNT; i++) {
         const zs_setting_def *d = &zs_setting_defs[i];
-        fprintf(f, "  %s=%s%s%s\n      %s (default %s)\n", d->env, d->values, d->flag[0] ? ", option " : "",
-                d->flag, d->help, d->def);
+        fprintf(f, "  %s=%s%s%s\n      %s (default %s)\n", d->env, d->values, d->flag[0] ? ", option " : "", d->flag,
+                d->help, d->def);
     }
 }

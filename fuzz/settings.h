@@ -31,31 +31,31 @@ extern "C" {
  *    field), UINT (a number, uint64_t), PATH (a non-empty string, const
  *    char *, NULL standing for the computed default), CHOICE (parsed by its
  *    own case in zs_settings_set). */
-#define ZS_SETTINGS_MAP(XX)                                                                                          \
-    XX(POLICY, CHOICE, policy, "policy", "ZOFUZZ_POLICY", "--policy",                                                \
-       "per-call|reset-on-forward|lazy-init|init-at-register|scenario", "per-call",                                  \
-       "counter policy every input runs under; scenario: the input's own policy byte (fuzz_api's default)")           \
-    XX(ORDER, CHOICE, order_mode, "order", "ZOFUZZ_ORDER", "--order", "engine|fuzzed|scenario", "scenario",          \
-       "backward ready-node order: the engine's, the fuzzed order bytes, or the input's own choice")                  \
-    XX(CAP, UINT, cap, "cap", "ZOFUZZ_CAP", "--cap", "bytes (0 = full copies)", "64",                                \
-       "physical bytes the host backend stores per parameter")                                                        \
-    XX(VERIFY, CHOICE, verify, "verify", "ZOFUZZ_VERIFY", "--verify", "0|1|scenario", "scenario",                    \
-       "zo_config.verify_collectives for every input (scenario: the input's own)")                                    \
-    XX(TRACE, BOOL, trace, "trace", "ZOFUZZ_TRACE", "", "0|1", "0",                                                   \
-       "print every input's canonical hook trace (fuzz_hooks) or its API calls (fuzz_api) to stderr")                \
-    XX(SKIP_DISCARD_I3, BOOL, skip_discard_i3, "skip-discard-i3", "ZOFUZZ_SKIP_DISCARD_I3", "", "0|1", "0",          \
-       "triage only: skip the I3 check after a graph discard, to look past that finding class")                      \
-    XX(INVARIANTS, CHOICE, world, "invariants", "ZOFUZZ_INVARIANTS", "--invariants", "all|programs|I8|no-I8", "all", \
-       "all-ranks inputs: all = I8 only where the runtime is to blame; programs = any divergence is I8; "            \
-       "I8 = only I8; no-I8 = every invariant but I8")                                                                \
-    XX(GATHER_ALWAYS, CHOICE, world, "gather-always", "ZOFUZZ_GATHER_ALWAYS", "--gather-always", "routers|0", "0",    \
-       "all-ranks inputs: mark every ROUTE edit's router gather-always before running (the remedy under test)")      \
-    XX(EDITS, CHOICE, world, "edits", "ZOFUZZ_EDITS", "--edits",                                                     \
-       "all or a comma list of route,skip,exit,raise,skip-step", "all",                                              \
-       "all-ranks inputs: keep only rank edits of these kinds")                                                       \
-    XX(WORK, PATH, work, "work", "ZOFUZZ_WORK", "--work", "a directory", "zofuzz-work/ beside the zofuzz binary",    \
-       "zofuzz run: where corpora, crashes and logs go")                                                              \
-    XX(SOURCE_DIR, PATH, source_dir, "source-dir", "ZOFUZZ_SOURCE_DIR", "", "a directory",                           \
+#define ZS_SETTINGS_MAP(XX)                                                                                            \
+    XX(POLICY, CHOICE, policy, "policy", "ZOFUZZ_POLICY", "--policy",                                                  \
+       "per-call|reset-on-forward|lazy-init|init-at-register|scenario", "per-call",                                    \
+       "counter policy every input runs under; scenario: the input's own policy byte (fuzz_api's default)")            \
+    XX(ORDER, CHOICE, order_mode, "order", "ZOFUZZ_ORDER", "--order", "engine|fuzzed|scenario", "scenario",            \
+       "backward ready-node order: the engine's, the fuzzed order bytes, or the input's own choice")                   \
+    XX(CAP, UINT, cap, "cap", "ZOFUZZ_CAP", "--cap", "bytes (0 = full copies)", "64",                                  \
+       "physical bytes the host backend stores per parameter")                                                         \
+    XX(VERIFY, CHOICE, verify, "verify", "ZOFUZZ_VERIFY", "--verify", "0|1|scenario", "scenario",                      \
+       "zo_config.verify_collectives for every input (scenario: the input's own)")                                     \
+    XX(TRACE, BOOL, trace, "trace", "ZOFUZZ_TRACE", "", "0|1", "0",                                                    \
+       "print every input's canonical hook trace (fuzz_hooks) or its API calls (fuzz_api) to stderr")                  \
+    XX(SKIP_DISCARD_I3, BOOL, skip_discard_i3, "skip-discard-i3", "ZOFUZZ_SKIP_DISCARD_I3", "", "0|1", "0",            \
+       "triage only: skip the I3 check after a graph discard, to look past that finding class")                        \
+    XX(INVARIANTS, CHOICE, world, "invariants", "ZOFUZZ_INVARIANTS", "--invariants", "all|programs|I8|no-I8", "all",   \
+       "all-ranks inputs: all = I8 only where the runtime is to blame; programs = any divergence is I8; "              \
+       "I8 = only I8; no-I8 = every invariant but I8")                                                                 \
+    XX(GATHER_ALWAYS, CHOICE, world, "gather-always", "ZOFUZZ_GATHER_ALWAYS", "--gather-always", "routers|0", "0",     \
+       "all-ranks inputs: mark every ROUTE edit's router gather-always before running (the remedy under test)")        \
+    XX(EDITS, CHOICE, world, "edits", "ZOFUZZ_EDITS", "--edits",                                                       \
+       "all or a comma list of route,skip,exit,raise,skip-step", "all",                                                \
+       "all-ranks inputs: keep only rank edits of these kinds")                                                        \
+    XX(WORK, PATH, work, "work", "ZOFUZZ_WORK", "--work", "a directory", "zofuzz-work/ beside the zofuzz binary",      \
+       "zofuzz run: where corpora, crashes and logs go")                                                               \
+    XX(SOURCE_DIR, PATH, source_dir, "source-dir", "ZOFUZZ_SOURCE_DIR", "", "a directory",                             \
        "the source tree zofuzz was built from", "where zofuzz finds corpus/ (seeds, models, regressions)")
 
 typedef enum zs_setting_kind { ZS_KIND_BOOL, ZS_KIND_UINT, ZS_KIND_PATH, ZS_KIND_CHOICE } zs_setting_kind;
@@ -64,7 +64,7 @@ typedef enum zs_setting_id {
 #define ZS__SETTING_ENUM(id, kind, field, name, env, flag, values, def, help) ZS_SET_##id,
     ZS_SETTINGS_MAP(ZS__SETTING_ENUM)
 #undef ZS__SETTING_ENUM
-    ZS_SET_COUNT
+        ZS_SET_COUNT
 } zs_setting_id;
 
 /** One row of the table. */
@@ -77,16 +77,16 @@ extern const zs_setting_def zs_setting_defs[ZS_SET_COUNT];
 
 /** The settings' values. */
 typedef struct zs_settings {
-    int policy;          /* zo_grads_policy, or -1: the scenario's */
-    int order_mode;      /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED, or -1: the scenario's */
-    uint64_t cap;        /* bytes */
-    int verify;          /* 0 / 1, or -1: the scenario's */
-    int trace;           /* 0 / 1 */
-    int skip_discard_i3; /* 0 / 1 */
-    zs_world_env world;  /* invariants, gather-always, edits */
+    int policy;             /* zo_grads_policy, or -1: the scenario's */
+    int order_mode;         /* ZS_ORDER_ENGINE / ZS_ORDER_FUZZED, or -1: the scenario's */
+    uint64_t cap;           /* bytes */
+    int verify;             /* 0 / 1, or -1: the scenario's */
+    int trace;              /* 0 / 1 */
+    int skip_discard_i3;    /* 0 / 1 */
+    zs_world_env world;     /* invariants, gather-always, edits */
     const char *work;       /* NULL: the default; else the value given (not copied) */
     const char *source_dir; /* NULL: the default; else the value given (not copied) */
-    unsigned set;        /* bit ZS_SET_x: given (environment or option), not the default */
+    unsigned set;           /* bit ZS_SET_x: given (environment or option), not the default */
 } zs_settings;
 
 /** Every setting at its default. */

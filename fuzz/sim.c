@@ -33,15 +33,15 @@ enum { N_LOSS, N_GROOT, N_LEAF, N_ACC, N_PRE, N_POST, N_OP, N_CKPT, N_MIX, N_HOO
 
 typedef struct node {
     uint8_t kind;
-    uint8_t stored;     /* N_OP in a non-reentrant region: its entry is in the region's storage */
-    uint8_t freed;      /* N_OP in a non-reentrant region: its SavedVariables were released
+    uint8_t stored; /* N_OP in a non-reentrant region: its entry is in the region's storage */
+    uint8_t freed;  /* N_OP in a non-reentrant region: its SavedVariables were released
                            (it ran in a backward without retain_graph): the Holder is dead */
     uint32_t module;
     uint32_t param;
-    int32_t aux;        /* N_OP: region or -1; N_CKPT: ckpt record */
+    int32_t aux; /* N_OP: region or -1; N_CKPT: ckpt record */
     uint64_t seq;
     zo_grad_handle h;
-    uint32_t e0, ne;    /* edges[e0 .. e0+ne) */
+    uint32_t e0, ne; /* edges[e0 .. e0+ne) */
 } node;
 
 typedef struct tensor {
@@ -54,9 +54,9 @@ enum { X_NORMAL = 0, X_RECOMP = 1 };
 typedef struct xctx {
     const zs_pass *p;
     int mode;
-    int region;          /* non-reentrant region being recorded, -1 */
-    int32_t *leaf;       /* the pass's batch leaf node (shared with recomputes) */
-    int any_grad;        /* some call ran with grad enabled */
+    int region;    /* non-reentrant region being recorded, -1 */
+    int32_t *leaf; /* the pass's batch leaf node (shared with recomputes) */
+    int any_grad;  /* some call ran with grad enabled */
     /* per call of the pass, in the same allocation as the xctx: */
     tensor (*win)[ZS_MAX_IN + ZS_MAX_KW]; /* positional (wrapped by hook D), then keyword */
     tensor (*out)[ZS_MAX_OUT];
@@ -68,12 +68,12 @@ typedef struct region {
     unsigned ci;
     tensor in[ZS_MAX_IN];
     unsigned n_in;
-    uint32_t start, end; /* node index range of the region's forward */
-    uint32_t n_stored;   /* torch 1.13: entries in the region's storage */
-    uint32_t n_saved;    /* tensors the region's forward saved (its op nodes): torch 2.x's
+    uint32_t start, end;     /* node index range of the region's forward */
+    uint32_t n_stored;       /* torch 1.13: entries in the region's storage */
+    uint32_t n_saved;        /* tensors the region's forward saved (its op nodes): torch 2.x's
                             len(frame.weak_holders), where the early stop happens */
     uint64_t recomputed_gid; /* torch 2.x: the backward (graph task) that last recomputed it, 0 */
-    uint8_t body;        /* ZS_CALL_CKPT_BODY: the region is call ci's body, in[] its wrapped inputs */
+    uint8_t body;            /* ZS_CALL_CKPT_BODY: the region is call ci's body, in[] its wrapped inputs */
 } region;
 
 typedef struct ckrec {
@@ -81,7 +81,7 @@ typedef struct ckrec {
     unsigned ci;
     tensor in[ZS_MAX_IN];
     unsigned n_in;
-    uint8_t body;        /* as region.body */
+    uint8_t body; /* as region.body */
 } ckrec;
 
 typedef struct hent {
@@ -94,11 +94,11 @@ typedef struct hent {
 typedef struct spass {
     xctx *x;
     zo_graph g;
-    int num;             /* trace graph number */
-    int aborted;         /* forward unwound past the root call */
+    int num;     /* trace graph number */
+    int aborted; /* forward unwound past the root call */
     int discarded;
-    int freed;           /* backpropagated without retain */
-    int32_t loss;        /* loss node, or -1 when the loss does not require grad */
+    int freed;    /* backpropagated without retain */
+    int32_t loss; /* loss node, or -1 when the loss does not require grad */
     int32_t leaf;
 } spass;
 
@@ -106,7 +106,7 @@ typedef struct spass {
 _Static_assert(ZS_DS_019 == (int)ZO_DS_0_19 && ZS_DS_019_HOOKS == (int)ZO_DS_0_19_HOOKS &&
                    ZS_DS_015 == (int)ZO_DS_0_15 && ZS_DS_PROFILES == ZO_DS_PROFILE_COUNT,
                "scenario DeepSpeed profiles are the runtime's");
-#define UNW_OUT (-2)
+#define UNW_OUT  (-2)
 #define UNW_STOP (-3) /* torch 2.x: a non-reentrant recompute stopped early (_StopRecomputationError) */
 
 typedef struct sim {
@@ -133,51 +133,50 @@ typedef struct sim {
     uint32_t n_regions, cap_regions;
     ckrec *ckrecs;
     uint32_t n_ckrecs, cap_ckrecs;
-    xctx **xs;           /* every xctx allocated in the step (freed at step end) */
+    xctx **xs; /* every xctx allocated in the step (freed at step end) */
     uint32_t n_xs, cap_xs;
     hent *heap;
     uint32_t n_heap, cap_heap;
     uint64_t push_count;
-    int32_t *acc;        /* [n_params] AccumulateGrad node per parameter (run-wide) */
-    int cur_retain;      /* retain_graph of the running top-level backward */
-    int torch_profile;   /* ZS_TORCH_* of the scenario */
-    uint64_t gid;        /* graph task id of the running backward (every backward, nested
+    int32_t *acc;       /* [n_params] AccumulateGrad node per parameter (run-wide) */
+    int cur_retain;     /* retain_graph of the running top-level backward */
+    int torch_profile;  /* ZS_TORCH_* of the scenario */
+    uint64_t gid;       /* graph task id of the running backward (every backward, nested
                             ones too, gets a new one, as torch._C._current_graph_task_id) */
-    uint64_t n_gids;     /* graph tasks started so far */
-    uint32_t stop_left;  /* torch 2.x early stop: ops left to save before the recompute stops
+    uint64_t n_gids;    /* graph tasks started so far */
+    uint32_t stop_left; /* torch 2.x early stop: ops left to save before the recompute stops
                             (0: not in an early-stopping recompute) */
 
-    zs_id *pset_ids;     /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
+    zs_id *pset_ids; /* parameter set of module m: pset_ids[pset_off[m] .. pset_off[m+1]) */
     /* per-scenario arrays, one allocation (alloc_arrays): */
-    uint32_t *pset_off;  /* [n_modules + 1] */
-    uint8_t *trainable;  /* [n_modules] module's set has a trainable parameter */
-    uint8_t *leaf_bwh;   /* [n_modules] the module has a full backward hook: DeepSpeed 0.19's
+    uint32_t *pset_off; /* [n_modules + 1] */
+    uint8_t *trainable; /* [n_modules] module's set has a trainable parameter */
+    uint8_t *leaf_bwh;  /* [n_modules] the module has a full backward hook: DeepSpeed 0.19's
                                           ZeRO-3 optimizer registers reduce_leaf_module_grads
                                           (register_full_backward_hook) on each z3 leaf whose
                                           subtree owns a trainable parameter */
     int nomem;
 
     /* hook stack for opts.context (maintained always: a few stores per call) */
-    const char *ctx_phase;  /* "setup", "forward", "eval forward", "backward", "optimizer step", ... */
-    int ctx_pass;           /* pass index in the step, -1 */
-    int ctx_graph;          /* trace graph number of the running backward, -1 */
-    int ctx_recompute;      /* > 0 inside a checkpoint recompute */
-    const char *ctx_fmt;    /* the hook being called (hook_begin's fmt, a, b) */
+    const char *ctx_phase; /* "setup", "forward", "eval forward", "backward", "optimizer step", ... */
+    int ctx_pass;          /* pass index in the step, -1 */
+    int ctx_graph;         /* trace graph number of the running backward, -1 */
+    int ctx_recompute;     /* > 0 inside a checkpoint recompute */
+    const char *ctx_fmt;   /* the hook being called (hook_begin's fmt, a, b) */
     int ctx_a, ctx_b;
-    const char *ctx_fixed;  /* "setup", "teardown ...": a fixed text instead */
-    unsigned ctx_depth;     /* active calls */
-    unsigned ctx_cap;       /* frames ctx_call/ctx_mod hold (deeper ones are not recorded) */
-    zs_id *ctx_call;        /* [ctx_cap] */
-    zs_id *ctx_mod;         /* [ctx_cap] */
-    void *arrays;           /* the one allocation behind chk_inc, acc .. ctx_mod, shadow */
-    void *chk_inc;          /* the checker's incremental storage (zs_check_incremental) */
-    uint8_t *shadow;        /* [n_params] the checker's ds_status copy (chk.shadow) */
-    zs_id *pset_tmp;        /* [n_params] setup scratch */
-    zo_param_id *pset_rt;   /* [n_params] setup scratch */
+    const char *ctx_fixed; /* "setup", "teardown ...": a fixed text instead */
+    unsigned ctx_depth;    /* active calls */
+    unsigned ctx_cap;      /* frames ctx_call/ctx_mod hold (deeper ones are not recorded) */
+    zs_id *ctx_call;       /* [ctx_cap] */
+    zs_id *ctx_mod;        /* [ctx_cap] */
+    void *arrays;          /* the one allocation behind chk_inc, acc .. ctx_mod, shadow */
+    void *chk_inc;         /* the checker's incremental storage (zs_check_incremental) */
+    uint8_t *shadow;       /* [n_params] the checker's ds_status copy (chk.shadow) */
+    zs_id *pset_tmp;       /* [n_params] setup scratch */
+    zo_param_id *pset_rt;  /* [n_params] setup scratch */
 } sim;
 
-static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz)
-{
+static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz) {
     if (need <= *cap) return p;
     uint32_t nc = *cap ? *cap * 2 : 64;
     while (nc < need) nc *= 2;
@@ -203,8 +202,7 @@ static void tr(sim *S, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-static void tr(sim *S, const char *fmt, ...)
-{
+static void tr(sim *S, const char *fmt, ...) {
     if (!S->o.trace && !S->o.events) return;
     char line[256];
     va_list ap;
@@ -218,13 +216,11 @@ static void tr(sim *S, const char *fmt, ...)
 /* In the event log, after the runtime call of a line printed before its
  * call (ENDBWD, SWEEP): the events above belong to that line, those below
  * to the next one (tools/difftest.py reads ds_status there). */
-static void ev_end(sim *S)
-{
+static void ev_end(sim *S) {
     if (S->o.events) fputs("  ev - END\n", S->o.events);
 }
 
-static void torch_error(sim *S, const char *msg)
-{
+static void torch_error(sim *S, const char *msg) {
     tr(S, "TORCHERROR %s", msg);
     S->r->torch_error = 1;
     snprintf(S->r->torch_msg, sizeof S->r->torch_msg, "%s", msg);
@@ -235,32 +231,30 @@ static void torch_error(sim *S, const char *msg)
 /* Runtime calls                                                        */
 /* ------------------------------------------------------------------ */
 
-static const char *hook_kind(const char *fmt)
-{
-    static const struct { const char *pre, *name; } k[] = {
-        {"A ", "pre-forward"},        {"D ", "track inputs"},      {"B ", "post-forward"},
-        {"C ", "track outputs"},      {"PRE ", "pre-backward"},    {"POST ", "post-backward"},
-        {"PGRAD ", "param grad"},     {"FWD ", "forward begin"},   {"ENDFWD ", "forward end"},
-        {"BWD ", "backward begin"},   {"ENDBWD ", "backward end"}, {"DISCARD ", "graph discard"},
-        {"SWEEP", "release all"},     {"ABORT ", "forward abort"}, {"access ", "parameter access"},
+static const char *hook_kind(const char *fmt) {
+    static const struct {
+        const char *pre, *name;
+    } k[] = {
+        {"A ", "pre-forward"},      {"D ", "track inputs"},      {"B ", "post-forward"},
+        {"C ", "track outputs"},    {"PRE ", "pre-backward"},    {"POST ", "post-backward"},
+        {"PGRAD ", "param grad"},   {"FWD ", "forward begin"},   {"ENDFWD ", "forward end"},
+        {"BWD ", "backward begin"}, {"ENDBWD ", "backward end"}, {"DISCARD ", "graph discard"},
+        {"SWEEP", "release all"},   {"ABORT ", "forward abort"}, {"access ", "parameter access"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strncmp(fmt, k[i].pre, strlen(k[i].pre))) return k[i].name;
     return "";
 }
 
-static size_t ctx_frame(const zs_scenario *s, char *buf, size_t n, unsigned m, unsigned call)
-{
+static size_t ctx_frame(const zs_scenario *s, char *buf, size_t n, unsigned m, unsigned call) {
     const char *name = m < s->n_modules ? s->mod[m].name : "";
-    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, call)
-                    : snprintf(buf, n, "m%u#%u", m, call);
+    int k = name[0] ? snprintf(buf, n, "%s(m%u)#%u", name, m, call) : snprintf(buf, n, "m%u#%u", m, call);
     return k < 0 ? 0 : ((size_t)k < n ? (size_t)k : n - 1);
 }
 
 /* The hook stack as data (see sim.h): the frames the text shows - all of
  * a chain up to 8 deep, else the outermost two and the innermost five. */
-static void ctx_save(const sim *S, const char *fmt, int a, int b, zs_sim_ctx *c)
-{
+static void ctx_save(const sim *S, const char *fmt, int a, int b, zs_sim_ctx *c) {
     memset(c, 0, sizeof *c);
     c->fixed = S->ctx_fixed ? S->ctx_fixed : (fmt ? NULL : "setup");
     if (c->fixed) return;
@@ -282,8 +276,7 @@ static void ctx_save(const sim *S, const char *fmt, int a, int b, zs_sim_ctx *c)
 }
 
 /* Formats a saved hook stack into out[0..outlen) (see sim.h). */
-static void ctx_text(const zs_scenario *s, const zs_sim_ctx *c, char *out, size_t outlen)
-{
+static void ctx_text(const zs_scenario *s, const zs_sim_ctx *c, char *out, size_t outlen) {
     char buf[1024], hook[64];
     size_t o = 0, n = sizeof buf;
     if (!outlen) return;
@@ -291,10 +284,10 @@ static void ctx_text(const zs_scenario *s, const zs_sim_ctx *c, char *out, size_
         snprintf(out, outlen, "%s", c->fixed);
         return;
     }
-#define CTX_PUT(...)                                                     \
-    do {                                                                 \
-        int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                  \
-        if (k_ > 0) o += (size_t)k_ < n - o ? (size_t)k_ : n - o - 1;    \
+#define CTX_PUT(...)                                                                                                   \
+    do {                                                                                                               \
+        int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                                                                \
+        if (k_ > 0) o += (size_t)k_ < n - o ? (size_t)k_ : n - o - 1;                                                  \
     } while (0)
     if (c->step >= 0 && c->step < (int)s->n_steps) {
         CTX_PUT("step %d (%s)", c->step, zs_step_kind_name(s->step[c->step].kind));
@@ -333,15 +326,13 @@ static void ctx_text(const zs_scenario *s, const zs_sim_ctx *c, char *out, size_
 }
 
 /* Formats the hook stack into out[0..outlen) (see sim.h). */
-static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen)
-{
+static void ctx_format(const sim *S, const char *fmt, int a, int b, char *out, size_t outlen) {
     zs_sim_ctx c;
     ctx_save(S, fmt, a, b, &c);
     ctx_text(S->s, &c, out, outlen);
 }
 
-void zs_sim_context(const void *handle, char *buf, size_t len)
-{
+void zs_sim_context(const void *handle, char *buf, size_t len) {
     const sim *S = handle;
     if (!buf || !len) return;
     if (!S) {
@@ -351,8 +342,7 @@ void zs_sim_context(const void *handle, char *buf, size_t len)
     ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, buf, len);
 }
 
-void zs_sim_context_save(const void *handle, zs_sim_ctx *out)
-{
+void zs_sim_context_save(const void *handle, zs_sim_ctx *out) {
     const sim *S = handle;
     if (!out) return;
     if (!S) {
@@ -363,8 +353,7 @@ void zs_sim_context_save(const void *handle, zs_sim_ctx *out)
     ctx_save(S, S->ctx_fmt, S->ctx_a, S->ctx_b, out);
 }
 
-void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf, size_t len)
-{
+void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf, size_t len) {
     if (!s || !c || !buf || !len) {
         if (buf && len) buf[0] = 0;
         return;
@@ -372,8 +361,7 @@ void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf,
     ctx_text(s, c, buf, len);
 }
 
-static void ctx_set(sim *S, const char *text)
-{
+static void ctx_set(sim *S, const char *text) {
     S->ctx_fixed = text;
     if (S->o.context && S->o.context_len) snprintf(S->o.context, S->o.context_len, "%s", text);
 }
@@ -381,8 +369,7 @@ static void ctx_set(sim *S, const char *text)
 /* Before every runtime entry point: what the simulator is doing (formatted
  * only if a violation is reported: fmt takes up to two int arguments) and
  * fresh event capture. */
-static void hook_begin(sim *S, const char *fmt, int a, int b)
-{
+static void hook_begin(sim *S, const char *fmt, int a, int b) {
     S->ctx_fmt = fmt;
     S->ctx_a = a;
     S->ctx_b = b;
@@ -397,22 +384,18 @@ static void hook_begin(sim *S, const char *fmt, int a, int b)
 
 /* After every runtime entry point: count, progress the deferred backend,
  * report an error status, check the state. */
-static void mismatch_stop(sim *S, const char *name)
-{
+static void mismatch_stop(sim *S, const char *name) {
     if (!S->r->collective_mismatch) {
         S->r->collective_mismatch = 1;
-        snprintf(S->r->mismatch_msg, sizeof S->r->mismatch_msg, "%s: %s", name,
-                 zo_last_error(S->rt));
+        snprintf(S->r->mismatch_msg, sizeof S->r->mismatch_msg, "%s: %s", name, zo_last_error(S->rt));
         if (S->o.context || S->o.context_handle)
-            ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, S->r->mismatch_context,
-                       sizeof S->r->mismatch_context);
+            ctx_format(S, S->ctx_fmt, S->ctx_a, S->ctx_b, S->r->mismatch_context, sizeof S->r->mismatch_context);
     }
     S->chk.seen_error_events = S->chk.n_error_events;
     S->stop = 1;
 }
 
-static zo_status hook_end(sim *S, zo_status st, const char *name)
-{
+static zo_status hook_end(sim *S, zo_status st, const char *name) {
     S->r->hook_calls++;
     if (st == ZO_ERR_COLLECTIVE_MISMATCH && S->o.collective_mismatch_stops) {
         /* the world would hang here: a consequence of I8, which the world reports */
@@ -421,8 +404,7 @@ static zo_status hook_end(sim *S, zo_status st, const char *name)
     }
     if (st != ZO_OK && !S->chk.violated) {
         S->chk.seen_error_events = S->chk.n_error_events;
-        zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "%s returned %s: %s", name, zo_strerror(st),
-                      zo_last_error(S->rt));
+        zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "%s returned %s: %s", name, zo_strerror(st), zo_last_error(S->rt));
     }
     if (S->s->cfg.deferred && S->s->cfg.progress_every && !S->o.world &&
         S->r->hook_calls % S->s->cfg.progress_every == 0)
@@ -437,39 +419,33 @@ static zo_status hook_end(sim *S, zo_status st, const char *name)
 /* Before an entry point that wipes runtime state (end of backward, graph
  * discard, release_all, forward abort): a full scan of the state the last
  * incremental check saw, and another after the call (check.h). */
-static void wipe_begin(sim *S)
-{
+static void wipe_begin(sim *S) {
     if (!S->chk.incremental) return;
     if (zs_check_sweep(&S->chk) && S->o.stop_on_violation) S->stop = 1;
     zs_check_sweep_next(&S->chk);
 }
 
-static void counter_str(char *buf, size_t n, int valid, int64_t v)
-{
+static void counter_str(char *buf, size_t n, int valid, int64_t v) {
     if (valid)
         snprintf(buf, n, "%lld", (long long)v);
     else
         snprintf(buf, n, "?");
 }
 
-static void rg_list(char *buf, size_t n, const uint8_t *rg, unsigned k)
-{
+static void rg_list(char *buf, size_t n, const uint8_t *rg, unsigned k) {
     size_t o = 0;
     buf[0] = 0;
     for (unsigned i = 0; i < k && o + 3 < n; i++)
         o += (size_t)snprintf(buf + o, n - o, "%s%u", i ? "," : "", rg[i] ? 1u : 0u);
 }
 
-static void minfo(sim *S, unsigned m, zo_module_info *mi)
-{
+static void minfo(sim *S, unsigned m, zo_module_info *mi) {
     if (zo_module_get_info(S->rt, m, mi) != ZO_OK) memset(mi, 0, sizeof *mi);
 }
 
 /* before/after strings of a counter hook: legacy policies report the
  * module counter (uninitialised = "?"), per-call what the event says. */
-static void counters(sim *S, int grads, const zo_module_info *before, unsigned m, char *b,
-                     char *a)
-{
+static void counters(sim *S, int grads, const zo_module_info *before, unsigned m, char *b, char *a) {
     zo_module_info after;
     minfo(S, m, &after);
     if (S->legacy && grads) {
@@ -496,8 +472,7 @@ static void counters(sim *S, int grads, const zo_module_info *before, unsigned m
 /* Nodes                                                                */
 /* ------------------------------------------------------------------ */
 
-static int32_t new_node(sim *S, int kind, uint32_t module)
-{
+static int32_t new_node(sim *S, int kind, uint32_t module) {
     S->nodes = grow(S, S->nodes, &S->cap_nodes, S->n_nodes + 1, sizeof *S->nodes);
     if (S->nomem) return -1;
     node *n = &S->nodes[S->n_nodes];
@@ -511,8 +486,7 @@ static int32_t new_node(sim *S, int kind, uint32_t module)
 }
 
 /* Edges must be added right after new_node (contiguous). */
-static void add_edge(sim *S, int32_t from, int32_t to)
-{
+static void add_edge(sim *S, int32_t from, int32_t to) {
     if (from < 0 || to < 0) return;
     S->edges = grow(S, S->edges, &S->cap_edges, S->n_edges + 1, sizeof *S->edges);
     if (S->nomem) return;
@@ -522,8 +496,7 @@ static void add_edge(sim *S, int32_t from, int32_t to)
 
 /* AccumulateGrad node of parameter p (one per step; created lazily: it
  * has no creation order, sequence_nr UINT64_MAX, and no edges). */
-static int32_t acc_node(sim *S, unsigned p)
-{
+static int32_t acc_node(sim *S, unsigned p) {
     if (S->acc[p] < 0) {
         S->acc[p] = new_node(S, N_ACC, ZO_NO_MODULE);
         if (S->acc[p] >= 0) S->nodes[S->acc[p]].param = p;
@@ -531,14 +504,12 @@ static int32_t acc_node(sim *S, unsigned p)
     return S->acc[p];
 }
 
-static int32_t leaf_node(sim *S, int32_t *slot)
-{
+static int32_t leaf_node(sim *S, int32_t *slot) {
     if (*slot < 0) *slot = new_node(S, N_LEAF, ZO_NO_MODULE);
     return *slot;
 }
 
-static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf)
-{
+static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf) {
     /* the per-call tensors follow the struct in one allocation */
     size_t nc = p->n_calls ? p->n_calls : 1;
     xctx *x = calloc(1, sizeof *x + nc * (sizeof *x->win + sizeof *x->out + sizeof *x->raw));
@@ -560,8 +531,7 @@ static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf)
 }
 
 /* A reference in the scope of call `scope` (ZS_NONE: the step's code). */
-static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
-{
+static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r) {
     tensor t = {0, -1};
     if (r->detach) return t;
     switch (r->kind) {
@@ -583,8 +553,7 @@ static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
             t.prod = acc_node(S, r->call);
         }
         break;
-    default:
-        break;
+    default: break;
     }
     return t;
 }
@@ -595,8 +564,7 @@ static tensor resolve(sim *S, xctx *X, unsigned scope, const zs_ref *r)
 
 static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad);
 
-static void module_compute(sim *S, unsigned m)
-{
+static void module_compute(sim *S, unsigned m) {
     for (uint32_t k = S->pset_off[m]; k < S->pset_off[m + 1] && !S->stop; k++) {
         unsigned p = S->pset_ids[k];
         const void *data = NULL;
@@ -622,8 +590,7 @@ static void module_compute(sim *S, unsigned m)
  * checkpointed body, in[] the wrapped inputs; else the whole call): edges
  * to the inputs that require grad (*any set if one does) and the record its
  * backward recomputes from.  -1 if out of memory. */
-static int32_t ckpt_node(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int body, int *any)
-{
+static int32_t ckpt_node(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int body, int *any) {
     int32_t cn = new_node(S, N_CKPT, X->p->calls[ci].module);
     if (cn < 0) return -1;
     for (unsigned i = 0; i < n_in; i++)
@@ -646,8 +613,7 @@ static int32_t ckpt_node(sim *S, xctx *X, unsigned ci, const tensor *in, unsigne
 /* A full backward hook's BackwardHookFunction (N_HOOK) over the tensors
  * t[0..n) when one of them requires grad: one node joining them, which
  * then produces each of them.  -1 when out of memory. */
-static int join_hook(sim *S, unsigned m, tensor *t, unsigned n)
-{
+static int join_hook(sim *S, unsigned m, tensor *t, unsigned n) {
     int32_t bh = -1;
     for (unsigned i = 0; i < n; i++) {
         if (!t[i].rg) continue;
@@ -664,8 +630,7 @@ static int run_body(sim *S, xctx *X, unsigned ci, int grad);
 static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad);
 
 /* One call with its frame on the hook stack. */
-static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
-{
+static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad) {
     unsigned d = S->ctx_depth;
     if (d < S->ctx_cap) {
         S->ctx_call[d] = (zs_id)ci;
@@ -677,8 +642,7 @@ static int run_plain(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_
     return r;
 }
 
-static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
-{
+static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad) {
     const zs_pass *P = X->p;
     const zs_call *c = &P->calls[ci];
     unsigned m = c->module;
@@ -774,8 +738,7 @@ static int run_plain_body(sim *S, xctx *X, unsigned ci, const tensor *in, unsign
 /* The body of call ci (child calls, raise, own op) with its wrapped inputs
  * in X->win[ci]; its outputs, before hook C, in X->out[ci].  Returns
  * UNW_NO, or how it unwound. */
-static int run_body(sim *S, xctx *X, unsigned ci, int grad)
-{
+static int run_body(sim *S, xctx *X, unsigned ci, int grad) {
     const zs_pass *P = X->p;
     const zs_call *c = &P->calls[ci];
     unsigned m = c->module;
@@ -885,8 +848,7 @@ static int run_body(sim *S, xctx *X, unsigned ci, int grad)
  * transformers' GradientCheckpointingLayer runs it:
  * checkpoint(partial(forward, self, **kw), *args, use_reentrant=...) over
  * the n_in positional inputs hook D wrapped. */
-static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad)
-{
+static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad) {
     const zs_call *c = &X->p->calls[ci];
     int bk = grad && X->mode == X_NORMAL && (c->flags & ZS_CALL_CKPT_BODY) &&
              (c->flags & (ZS_CALL_CKPT_RE | ZS_CALL_CKPT_NRE));
@@ -930,8 +892,7 @@ static int run_body_ckpt(sim *S, xctx *X, unsigned ci, unsigned n_in, int grad)
 /* A checkpointed body's recompute: the body alone (no hook of the call's
  * own module), on inputs in[0..n_in), with the call's frame on the hook
  * stack. */
-static int run_body_recompute(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in)
-{
+static int run_body_recompute(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in) {
     unsigned d = S->ctx_depth;
     if (d < ZS_MAX_CALLS + 1) {
         S->ctx_call[d] = (uint8_t)ci;
@@ -944,8 +905,7 @@ static int run_body_recompute(sim *S, xctx *X, unsigned ci, const tensor *in, un
     return r;
 }
 
-static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad)
-{
+static int run_call(sim *S, xctx *X, unsigned ci, const tensor *in, unsigned n_in, int grad) {
     const zs_call *c = &X->p->calls[ci];
     /* (a checkpointed body is run_plain_body's) */
     int ck = grad && X->mode == X_NORMAL && !(c->flags & ZS_CALL_CKPT_BODY) &&
@@ -994,8 +954,7 @@ static int hless(const hent *a, const hent *b) /* CompareNodeTaskTime */
     return a->seq < b->seq;
 }
 
-static void push_up(hent *f, uint32_t hole, uint32_t top, hent v)
-{
+static void push_up(hent *f, uint32_t hole, uint32_t top, hent v) {
     uint32_t parent = hole ? (hole - 1) / 2 : 0;
     while (hole > top && hless(&f[parent], &v)) {
         f[hole] = f[parent];
@@ -1005,8 +964,7 @@ static void push_up(hent *f, uint32_t hole, uint32_t top, hent v)
     f[hole] = v;
 }
 
-static void adjust(hent *f, uint32_t hole, uint32_t len, hent v)
-{
+static void adjust(hent *f, uint32_t hole, uint32_t len, hent v) {
     uint32_t top = hole, second = hole;
     while (len > 0 && second < (len - 1) / 2) {
         second = 2 * (second + 1);
@@ -1022,8 +980,7 @@ static void adjust(hent *f, uint32_t hole, uint32_t len, hent v)
     push_up(f, hole, top, v);
 }
 
-static int fuzz_before(const hent *a, const hent *b)
-{
+static int fuzz_before(const hent *a, const hent *b) {
     if (a->depth != b->depth) return a->depth > b->depth;
     if (a->seq != b->seq) return a->seq > b->seq;
     return a->push < b->push;
@@ -1032,8 +989,7 @@ static int fuzz_before(const hent *a, const hent *b)
 /* Engine order: the libstdc++ heap.  Fuzzed order: an array kept sorted in
  * priority order (depth, then sequence_nr, higher first; then push order),
  * so the ready nodes of the innermost traversal are a prefix. */
-static void hpush(sim *S, int32_t nd, uint32_t depth)
-{
+static void hpush(sim *S, int32_t nd, uint32_t depth) {
     S->heap = grow(S, S->heap, &S->cap_heap, S->n_heap + 1, sizeof *S->heap);
     if (S->nomem) return;
     hent e = {depth, S->nodes[nd].seq, nd, S->push_count++};
@@ -1056,8 +1012,7 @@ static void hpush(sim *S, int32_t nd, uint32_t depth)
 }
 
 /* Next node to run at this depth, or -1 when this traversal is done. */
-static int32_t hpop(sim *S, uint32_t depth)
-{
+static int32_t hpop(sim *S, uint32_t depth) {
     if (S->n_heap == 0) return -1;
     if (S->order_mode == ZS_ORDER_ENGINE) {
         if (S->heap[0].depth != depth) return -1;
@@ -1087,8 +1042,7 @@ static int32_t hpop(sim *S, uint32_t depth)
 
 static void run_traversal(sim *S, int32_t root, uint32_t depth);
 
-static void graph_begin(sim *S, unsigned flags, zo_graph *g, int *num)
-{
+static void graph_begin(sim *S, unsigned flags, zo_graph *g, int *num) {
     *num = S->graph_count++;
     tr(S, "FWD g=%d", *num);
     hook_begin(S, "FWD g=%d", (int)(*num), 0);
@@ -1096,8 +1050,7 @@ static void graph_begin(sim *S, unsigned flags, zo_graph *g, int *num)
     hook_end(S, zo_forward_begin(S->rt, flags, g), "zo_forward_begin");
 }
 
-static void graph_end(sim *S, zo_graph g, int num)
-{
+static void graph_end(sim *S, zo_graph g, int num) {
     tr(S, "ENDFWD g=%d", num);
     hook_begin(S, "ENDFWD g=%d", (int)(num), 0);
     hook_end(S, zo_forward_end(S->rt, g), "zo_forward_end");
@@ -1105,8 +1058,7 @@ static void graph_end(sim *S, zo_graph g, int num)
 
 static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t depth);
 
-static void run_ckpt(sim *S, const node *cn, uint32_t depth)
-{
+static void run_ckpt(sim *S, const node *cn, uint32_t depth) {
     ckrec k = S->ckrecs[cn->aux];
     const zs_call *c = &k.x->p->calls[k.ci];
     S->r->recomputes++;
@@ -1115,8 +1067,7 @@ static void run_ckpt(sim *S, const node *cn, uint32_t depth)
     S->ctx_recompute--;
 }
 
-static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t depth)
-{
+static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t depth) {
     ckrec k = *kp;
     zo_graph g;
     int num;
@@ -1140,8 +1091,7 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
     unsigned nr = 0;
     /* (a body's outputs have no hook C: an output without grad is left out here) */
     for (unsigned j = 0; j < c->n_out; j++)
-        if (X2->out[k.ci][j].rg && !(k.body && ((c->out_norg >> j) & 1u)))
-            roots[nr++] = X2->out[k.ci][j].prod;
+        if (X2->out[k.ci][j].rg && !(k.body && ((c->out_norg >> j) & 1u))) roots[nr++] = X2->out[k.ci][j].prod;
     if (nr == 0) {
         torch_error(S, "none of output has requires_grad=True, this checkpoint() is not necessary");
         return;
@@ -1169,8 +1119,7 @@ static void run_ckpt_body(sim *S, const ckrec *kp, const zs_call *c, uint32_t de
     ev_end(S);
 }
 
-static void recompute_region(sim *S, int ri)
-{
+static void recompute_region(sim *S, int ri) {
     region g = S->regions[ri];
     S->r->recomputes++;
     xctx *X3 = new_xctx(S, g.x->p, X_RECOMP, g.x->leaf);
@@ -1192,8 +1141,7 @@ static void recompute_region(sim *S, int ri)
     S->ctx_recompute--;
 }
 
-static void run_node(sim *S, int32_t nd, uint32_t depth)
-{
+static void run_node(sim *S, int32_t nd, uint32_t depth) {
     node n = S->nodes[nd];
     char b[24], a[24];
     zo_module_info mi;
@@ -1261,8 +1209,7 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
                 if (S->stop) return;
                 g = &S->regions[n.aux];
                 for (uint32_t i = g->start; i < g->end; i++)
-                    if (S->nodes[i].kind == N_OP && S->nodes[i].aux == n.aux &&
-                        !S->nodes[i].freed) {
+                    if (S->nodes[i].kind == N_OP && S->nodes[i].aux == n.aux && !S->nodes[i].freed) {
                         S->nodes[i].stored = 1;
                         g->n_stored++;
                     }
@@ -1280,16 +1227,12 @@ static void run_node(sim *S, int32_t nd, uint32_t depth)
             S->regions[n.aux].n_stored--;
         }
         break;
-    case N_CKPT:
-        run_ckpt(S, &n, depth);
-        break;
-    default:
-        break; /* loss, GraphRoot, leaf AccumulateGrad: no hook */
+    case N_CKPT: run_ckpt(S, &n, depth); break;
+    default: break; /* loss, GraphRoot, leaf AccumulateGrad: no hook */
     }
 }
 
-static void run_traversal(sim *S, int32_t root, uint32_t depth)
-{
+static void run_traversal(sim *S, int32_t root, uint32_t depth) {
     uint32_t nn = S->n_nodes;
     int32_t *deps = calloc(nn ? nn : 1, sizeof *deps);
     uint8_t *seen = calloc(nn ? nn : 1, 1);
@@ -1338,8 +1281,7 @@ out:
 /* ------------------------------------------------------------------ */
 
 /* I3 after `what` (a format taking the int a, formatted if reported) */
-static void check_i3(sim *S, const char *what, int a)
-{
+static void check_i3(sim *S, const char *what, int a) {
     S->chk.what_fmt = what;
     S->chk.what_a = a;
     S->chk.what_b = 0;
@@ -1347,8 +1289,7 @@ static void check_i3(sim *S, const char *what, int a)
     if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
 }
 
-static void discard(sim *S, spass *P)
-{
+static void discard(sim *S, spass *P) {
     wipe_begin(S);
     if (S->stop) return;
     tr(S, "DISCARD g=%d", P->num);
@@ -1364,8 +1305,7 @@ static void discard(sim *S, spass *P)
     P->discarded = 1;
 }
 
-static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
-{
+static void forward(sim *S, spass *P, const zs_pass *pass, int eval) {
     memset(P, 0, sizeof *P);
     P->loss = -1;
     P->leaf = -1;
@@ -1414,8 +1354,7 @@ static void forward(sim *S, spass *P, const zs_pass *pass, int eval)
     P->loss = loss;
 }
 
-static void backward(sim *S, spass *P, int retain)
-{
+static void backward(sim *S, spass *P, int retain) {
     if (S->stop || P->aborted || P->discarded || P->freed || !P->x) return;
     S->ctx_phase = "backward";
     S->ctx_pass = (int)(P->x->p - S->s->step[S->chk.step].pass);
@@ -1456,8 +1395,7 @@ static void backward(sim *S, spass *P, int retain)
     if (!retain) P->freed = 1;
 }
 
-static void sweep(sim *S)
-{
+static void sweep(sim *S) {
     if (S->stop) return;
     S->ctx_phase = "optimizer step";
     S->ctx_pass = -1;
@@ -1471,8 +1409,7 @@ static void sweep(sim *S)
     if (!S->stop) check_i3(S, "after SWEEP", 0);
 }
 
-static void free_step(sim *S)
-{
+static void free_step(sim *S) {
     for (uint32_t i = 0; i < S->n_xs; i++) free(S->xs[i]);
     S->n_xs = 0;
     S->n_regions = 0;
@@ -1484,17 +1421,14 @@ static void free_step(sim *S)
     for (unsigned p = 0; p < S->s->n_params; p++) S->acc[p] = -1;
 }
 
-static void run_step(sim *S, unsigned si)
-{
+static void run_step(sim *S, unsigned si) {
     const zs_step *st = &S->s->step[si];
     spass P[ZS_MAX_PASSES];
     memset(P, 0, sizeof P);
     S->chk.step = (int)si;
     tr(S, "STEP %u %s", si, zs_step_kind_name(st->kind));
     switch (st->kind) {
-    case ZS_STEP_EVAL:
-        forward(S, &P[0], &st->pass[0], 1);
-        break;
+    case ZS_STEP_EVAL: forward(S, &P[0], &st->pass[0], 1); break;
     case ZS_STEP_TRAIN:
         forward(S, &P[0], &st->pass[0], 0);
         backward(S, &P[0], 0);
@@ -1518,16 +1452,14 @@ static void run_step(sim *S, unsigned si)
         for (unsigned k = 0; k < st->n_passes && !S->stop; k++) backward(S, &P[k], 0);
         sweep(S);
         break;
-    default:
-        break;
+    default: break;
     }
     free_step(S);
 }
 
 /* ------------------------------------------------------------------ */
 
-void zs_sim_opts_init(zs_sim_opts *o)
-{
+void zs_sim_opts_init(zs_sim_opts *o) {
     memset(o, 0, sizeof *o);
     o->policy = -1;
     o->order_mode = -1;
@@ -1539,15 +1471,13 @@ void zs_sim_opts_init(zs_sim_opts *o)
 /* 1 if m is a gather-always module or inside one's subtree: its fetch set
  * (zo_module_params) is the runtime's business there, not the op's
  * parameter set. */
-static int gather_always_scope(const zs_scenario *s, unsigned m)
-{
+static int gather_always_scope(const zs_scenario *s, unsigned m) {
     for (unsigned a = m; a < s->n_modules; a = s->mod[a].parent)
         if (s->mod[a].flags & ZS_MOD_GATHER_ALWAYS) return 1;
     return 0;
 }
 
-static int setup(sim *S)
-{
+static int setup(sim *S) {
     const zs_scenario *s = S->s;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
@@ -1583,8 +1513,7 @@ static int setup(sim *S)
     cfg.backend = S->rt_be ? S->rt_be : S->be;
     cfg.on_event = zs_check_event;
     cfg.event_user = &S->chk;
-    cfg.verify_collectives =
-        S->o.verify_collectives >= 0 ? S->o.verify_collectives : s->cfg.verify_collectives;
+    cfg.verify_collectives = S->o.verify_collectives >= 0 ? S->o.verify_collectives : s->cfg.verify_collectives;
     st = zo_runtime_create(&cfg, &S->rt);
     if (st) {
         zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "zo_runtime_create: %s", zo_strerror(st));
@@ -1600,8 +1529,7 @@ static int setup(sim *S)
                           ((s->mod[i].flags & ZS_MOD_GATHER_ALWAYS) ? ZO_MODULE_GATHER_ALWAYS : 0);
         st = zo_module_register(S->rt, parent, NULL, mflags, &id);
         if (st || id != i) {
-            zs_check_fail(&S->chk, ZS_INV_ERR, (long)i, -1, "zo_module_register: %s (id %u)",
-                          zo_strerror(st), id);
+            zs_check_fail(&S->chk, ZS_INV_ERR, (long)i, -1, "zo_module_register: %s (id %u)", zo_strerror(st), id);
             return -1;
         }
     }
@@ -1613,8 +1541,8 @@ static int setup(sim *S)
         st = zo_param_register(S->rt, p->owner, NULL, p->numel, p->elem_size,
                                (p->flags & ZS_PARAM_FROZEN) ? ZO_PARAM_FROZEN : 0, &id);
         if (st || id != i) {
-            zs_check_fail(&S->chk, ZS_INV_ERR, -1, (long)i, "zo_param_register: %s: %s",
-                          zo_strerror(st), zo_last_error(S->rt));
+            zs_check_fail(&S->chk, ZS_INV_ERR, -1, (long)i, "zo_param_register: %s: %s", zo_strerror(st),
+                          zo_last_error(S->rt));
             return -1;
         }
     }
@@ -1625,8 +1553,8 @@ static int setup(sim *S)
         S->chk.what_a = (int)i;
         st = zo_module_use_param(S->rt, s->use[i].module, s->use[i].param);
         if (st) {
-            zs_check_fail(&S->chk, ZS_INV_ERR, s->use[i].module, s->use[i].param,
-                          "zo_module_use_param: %s", zo_strerror(st));
+            zs_check_fail(&S->chk, ZS_INV_ERR, s->use[i].module, s->use[i].param, "zo_module_use_param: %s",
+                          zo_strerror(st));
             return -1;
         }
     }
@@ -1690,8 +1618,7 @@ static int setup(sim *S)
                 S->chk.what_fmt = NULL;
                 snprintf(S->chk.what, sizeof S->chk.what, "setup");
                 zs_check_fail(&S->chk, ZS_INV_ERR, (long)m, -1,
-                              "zo_module_params gives %zu parameters, the scenario model %d", nr,
-                              n);
+                              "zo_module_params gives %zu parameters, the scenario model %d", nr, n);
                 break;
             }
         }
@@ -1706,8 +1633,7 @@ static int setup(sim *S)
 
 /* The per-scenario arrays of S (sized by S->s) in one allocation: 0, or -1
  * if out of memory. */
-static int alloc_arrays(sim *S)
-{
+static int alloc_arrays(sim *S) {
     const zs_scenario *s = S->s;
     size_t np = s->n_params ? s->n_params : 1, nm = s->n_modules ? s->n_modules : 1;
     unsigned maxc = 1;
@@ -1744,8 +1670,7 @@ static int alloc_arrays(sim *S)
     return 0;
 }
 
-int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
-{
+int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) {
     sim *S = calloc(1, sizeof *S);
     memset(r, 0, sizeof *r);
     if (!S) {
@@ -1798,8 +1723,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
     if (S->rt) zo_get_stats(S->rt, &r->stats);
     r->violated = S->chk.violated;
     r->v = S->chk.v;
-    if (r->setup_error && S->chk.violated)
-        snprintf(r->setup_msg, sizeof r->setup_msg, "%s", S->chk.v.msg);
+    if (r->setup_error && S->chk.violated) snprintf(r->setup_msg, sizeof r->setup_msg, "%s", S->chk.v.msg);
     r->events = S->chk.n_events;
     r->i3_checks = S->chk.i3_checks;
     r->i3_hook_checks = S->chk.i3_hook_checks;
@@ -1808,8 +1732,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r)
 
     ctx_set(S, "teardown (zo_runtime_destroy)");
     zo_runtime_destroy(S->rt);
-    if (S->rt_be && S->o.unwrap_backend)
-        S->o.unwrap_backend(S->o.wrap_user, S->rt_be);
+    if (S->rt_be && S->o.unwrap_backend) S->o.unwrap_backend(S->o.wrap_user, S->rt_be);
     zo_backend_destroy(S->be);
     if (S->o.context_handle) *S->o.context_handle = NULL;
     free_step(S);

@@ -28,20 +28,20 @@ extern "C" {
 #define ZS_SIM_DEFAULT_CAP 64u
 
 typedef struct zs_sim_opts {
-    int policy;              /* -1: the scenario's; else a zo_grads_policy */
-    int order_mode;          /* -1: the scenario's; else ZS_ORDER_ENGINE/FUZZED */
+    int policy;                   /* -1: the scenario's; else a zo_grads_policy */
+    int order_mode;               /* -1: the scenario's; else ZS_ORDER_ENGINE/FUZZED */
     uint64_t max_bytes_per_param; /* host backend cap; 0 = none (full copies) */
-    int abort_on_violation;  /* 1: print the violation and abort() */
-    int stop_on_violation;   /* 1: stop executing at the first violation (default for repro) */
-    FILE *trace;             /* canonical hook trace (docs/scenario-model.md §4), or NULL */
-    FILE *events;            /* every runtime event and simulator action, or NULL */
+    int abort_on_violation;       /* 1: print the violation and abort() */
+    int stop_on_violation;        /* 1: stop executing at the first violation (default for repro) */
+    FILE *trace;                  /* canonical hook trace (docs/scenario-model.md §4), or NULL */
+    FILE *events;                 /* every runtime event and simulator action, or NULL */
     /* optional: the runtime gets wrap_backend(wrap_user, host) instead of the
      * host backend (which the checker and zo_host_progress keep using), e.g.
      * tests/nccl/mirror_backend.h; unwrap_backend frees it after the runtime */
     zo_status (*wrap_backend)(void *user, zo_backend *host, zo_backend **out);
     void (*unwrap_backend)(void *user, zo_backend *wrapped);
     void *wrap_user;
-    int skip_discard_i3;     /* triage only: do not check I3 after a graph discard (lets a
+    int skip_discard_i3; /* triage only: do not check I3 after a graph discard (lets a
                                 fuzzer look past that one known finding class) */
     /* optional, fuzzed order only: called at every ready-node choice k
      * (0, 1, ... in the run, the index into zs_scenario.order[]) with the
@@ -72,9 +72,9 @@ typedef struct zs_sim_opts {
      * hook stack on demand - from the simulator's own thread only (e.g.
      * inside a backend wrapper the runtime calls). */
     const void **context_handle;
-    int verify_collectives;  /* -1: the scenario's cfg.verify_collectives; else 0/1 for
+    int verify_collectives;           /* -1: the scenario's cfg.verify_collectives; else 0/1 for
                                 zo_config.verify_collectives */
-    int collective_mismatch_stops; /* 1 (world ranks): ZO_ERR_COLLECTIVE_MISMATCH from a hook
+    int collective_mismatch_stops;    /* 1 (world ranks): ZO_ERR_COLLECTIVE_MISMATCH from a hook
                                 (or as a runtime error event) stops this rank and is recorded in
                                 zs_sim_result.collective_mismatch - a consequence of I8, not a
                                 violation.  0: it is an ERR violation like any error. */
@@ -90,23 +90,23 @@ typedef struct zs_sim_opts {
 void zs_sim_opts_init(zs_sim_opts *o);
 
 typedef struct zs_sim_result {
-    int violated;            /* 1: v holds the first violation */
+    int violated; /* 1: v holds the first violation */
     zs_violation v;
-    int torch_error;         /* 1: PyTorch would have raised (run stopped there, not a finding) */
+    int torch_error; /* 1: PyTorch would have raised (run stopped there, not a finding) */
     char torch_msg[128];
-    int setup_error;         /* the runtime refused the scenario's config/registration */
+    int setup_error; /* the runtime refused the scenario's config/registration */
     char setup_msg[256];
-    uint64_t events;         /* runtime events */
-    uint64_t hook_calls;     /* runtime entry points called */
-    uint64_t backwards;      /* top-level backwards run */
-    uint64_t recomputes;     /* checkpoint recomputes */
+    uint64_t events;     /* runtime events */
+    uint64_t hook_calls; /* runtime entry points called */
+    uint64_t backwards;  /* top-level backwards run */
+    uint64_t recomputes; /* checkpoint recomputes */
     uint64_t i3_checks;
     uint64_t i3_hook_checks, i3_hook_misses; /* I3-hooks statistic */
     char i3_hook_first[160];
-    zo_stats stats;          /* runtime stats at the end */
-    int collective_mismatch; /* collective_mismatch_stops: a hook got ZO_ERR_COLLECTIVE_MISMATCH
+    zo_stats stats;             /* runtime stats at the end */
+    int collective_mismatch;    /* collective_mismatch_stops: a hook got ZO_ERR_COLLECTIVE_MISMATCH
                                 and the rank stopped there */
-    char mismatch_msg[256];  /* "zo_pre_forward: <zo_last_error>" at that point */
+    char mismatch_msg[256];     /* "zo_pre_forward: <zo_last_error>" at that point */
     char mismatch_context[256]; /* the hook stack then (only with opts.context) */
 } zs_sim_result;
 
@@ -121,13 +121,13 @@ void zs_sim_context(const void *handle, char *buf, size_t len);
  *  saves compare with memcmp. */
 #define ZS_SIM_CTX_FRAMES 8
 typedef struct zs_sim_ctx {
-    const char *fixed;       /* a fixed text ("setup", "teardown ..."), or NULL: */
-    const char *fmt;         /* the hook being called (two int arguments a, b) */
-    const char *phase;       /* "forward", "backward", ... */
+    const char *fixed; /* a fixed text ("setup", "teardown ..."), or NULL: */
+    const char *fmt;   /* the hook being called (two int arguments a, b) */
+    const char *phase; /* "forward", "backward", ... */
     int a, b;
-    int step, pass, graph;   /* -1: none */
+    int step, pass, graph; /* -1: none */
     int recompute;
-    uint32_t depth;          /* active calls */
+    uint32_t depth;                                           /* active calls */
     uint32_t mod[ZS_SIM_CTX_FRAMES], call[ZS_SIM_CTX_FRAMES]; /* the frames the text shows:
                                 all of a chain up to 8 deep, else the outermost two and the
                                 innermost five */

@@ -39,19 +39,19 @@ typedef struct witem {
 } witem;
 
 typedef struct wcoll {
-    uint8_t kind;        /* WC_* */
-    uint8_t op;          /* WC_REDUCE: zo_reduce_op */
-    uint32_t n_items;    /* WC_GATHER: items[item0 .. item0 + n_items); WC_REDUCE: 1 */
+    uint8_t kind;     /* WC_* */
+    uint8_t op;       /* WC_REDUCE: zo_reduce_op */
+    uint32_t n_items; /* WC_GATHER: items[item0 .. item0 + n_items); WC_REDUCE: 1 */
     uint32_t item0;
-    uint32_t ctx;        /* the hook stack: index in the rank's ctxs */
-    uint64_t bytes;      /* WC_EXCHANGE: message bytes */
-    uint64_t hash;       /* WC_EXCHANGE: FNV-1a of the message */
-    uint8_t head[16];    /* WC_EXCHANGE: first bytes of the message (for the report) */
+    uint32_t ctx;     /* the hook stack: index in the rank's ctxs */
+    uint64_t bytes;   /* WC_EXCHANGE: message bytes */
+    uint64_t hash;    /* WC_EXCHANGE: FNV-1a of the message */
+    uint8_t head[16]; /* WC_EXCHANGE: first bytes of the message (for the report) */
 } wcoll;
 
 typedef struct wrank {
     int r;
-    zs_scenario *s;      /* this rank's program */
+    zs_scenario *s; /* this rank's program */
     zs_sim_opts o;
     zs_sim_result *res;
     int rc;
@@ -60,7 +60,7 @@ typedef struct wrank {
     size_t n, cap;
     witem *it;
     size_t n_it, cap_it;
-    zs_sim_ctx *ctxs;    /* the hook stacks at the collectives, as data (formatted by
+    zs_sim_ctx *ctxs; /* the hook stacks at the collectives, as data (formatted by
                             ctx_of for a report); a repeat of the last one is not stored */
     size_t n_ctx, cap_ctx;
     int nomem;
@@ -68,19 +68,18 @@ typedef struct wrank {
     /* stop bookkeeping */
     int violated;
     uint64_t n_at_violation;
-    int backend_mismatch;      /* a backend call of this rank returned ZO_ERR_COLLECTIVE_MISMATCH */
+    int backend_mismatch;         /* a backend call of this rank returned ZO_ERR_COLLECTIVE_MISMATCH */
     int violation_after_mismatch; /* the rank's violation came after that: a consequence (the
                                      runtime may report the failed collective as another error) */
     /* per-rank output streams (trace, events) */
     char *trace_buf, *events_buf;
     size_t trace_len, events_len;
-    int thread_ok;       /* runs on its own new thread (th) */
-    int pooled;          /* runs on pool worker `pooled - 1` */
+    int thread_ok; /* runs on its own new thread (th) */
+    int pooled;    /* runs on pool worker `pooled - 1` */
     pthread_t th;
 } wrank;
 
-static void *wgrow(wrank *R, void *p, size_t *cap, size_t need, size_t sz)
-{
+static void *wgrow(wrank *R, void *p, size_t *cap, size_t need, size_t sz) {
     if (need <= *cap) return p;
     size_t nc = *cap ? *cap * 2 : 64;
     while (nc < need) nc *= 2;
@@ -93,8 +92,7 @@ static void *wgrow(wrank *R, void *p, size_t *cap, size_t need, size_t sz)
     return q;
 }
 
-static uint32_t store_ctx(wrank *R)
-{
+static uint32_t store_ctx(wrank *R) {
     zs_sim_ctx c;
     zs_sim_context_save(R->sim_handle, &c);
     if (R->n_ctx && !memcmp(&R->ctxs[R->n_ctx - 1], &c, sizeof c)) return (uint32_t)(R->n_ctx - 1);
@@ -104,8 +102,7 @@ static uint32_t store_ctx(wrank *R)
     return (uint32_t)R->n_ctx++;
 }
 
-static wcoll *new_coll(wrank *R, int kind)
-{
+static wcoll *new_coll(wrank *R, int kind) {
     R->c = wgrow(R, R->c, &R->cap, R->n + 1, sizeof *R->c);
     if (R->nomem) return NULL;
     uint32_t ctx = store_ctx(R);
@@ -118,8 +115,7 @@ static wcoll *new_coll(wrank *R, int kind)
     return c;
 }
 
-static witem *new_item(wrank *R)
-{
+static witem *new_item(wrank *R) {
     R->it = wgrow(R, R->it, &R->cap_it, R->n_it + 1, sizeof *R->it);
     if (R->nomem) return NULL;
     return &R->it[R->n_it++];
@@ -128,8 +124,7 @@ static witem *new_item(wrank *R)
 /* The recorder: a zo_backend_wrap around the rank's host backend that
  * records each collective as it is issued and notes a
  * ZO_ERR_COLLECTIVE_MISMATCH from the backend. */
-static zo_status rec_before(void *user, zo_wrap_call *k)
-{
+static zo_status rec_before(void *user, zo_wrap_call *k) {
     wrank *R = user;
     wcoll *c = NULL;
     switch (k->op) {
@@ -171,35 +166,30 @@ static zo_status rec_before(void *user, zo_wrap_call *k)
             memcpy(c->head, k->send, k->bytes < sizeof c->head ? k->bytes : sizeof c->head);
         }
         break;
-    default:
-        break;
+    default: break;
     }
     return ZO_OK;
 }
 
-static zo_status rec_after(void *user, zo_wrap_call *k, zo_status st)
-{
+static zo_status rec_after(void *user, zo_wrap_call *k, zo_status st) {
     wrank *R = user;
     (void)k;
     if (st == ZO_ERR_COLLECTIVE_MISMATCH) R->backend_mismatch = 1;
     return st;
 }
 
-static zo_status rec_wrap(void *user, zo_backend *host, zo_backend **out)
-{
+static zo_status rec_wrap(void *user, zo_backend *host, zo_backend **out) {
     zo_wrap_hooks h = {.user = user, .name = "world-recorder", .before = rec_before, .after = rec_after};
     return zo_backend_wrap(host, &h, out);
 }
 
 /* after the runtime, before the simulator destroys the host backend */
-static void rec_unwrap(void *user, zo_backend *wrapped)
-{
+static void rec_unwrap(void *user, zo_backend *wrapped) {
     (void)user;
     zo_backend_destroy(wrapped);
 }
 
-static void on_violation(void *user)
-{
+static void on_violation(void *user) {
     wrank *R = user;
     if (R->violated) return;
     R->violated = 1;
@@ -218,8 +208,7 @@ static pthread_key_t g_cache_key;
 static pthread_once_t g_cache_once = PTHREAD_ONCE_INIT;
 static int g_cache_key_ok;
 
-static void cache_free(void *p)
-{
+static void cache_free(void *p) {
     wcache *c = p;
     if (!c) return;
     for (int q = 0; q < ZS_MAX_WORLD; q++) {
@@ -231,8 +220,7 @@ static void cache_free(void *p)
 
 static void cache_key_init(void) { g_cache_key_ok = pthread_key_create(&g_cache_key, cache_free) == 0; }
 
-static wcache *cache_get(void)
-{
+static wcache *cache_get(void) {
     pthread_once(&g_cache_once, cache_key_init);
     if (!g_cache_key_ok) return NULL;
     wcache *c = pthread_getspecific(g_cache_key);
@@ -246,8 +234,7 @@ static wcache *cache_get(void)
     return c;
 }
 
-static void *rank_main(void *arg)
-{
+static void *rank_main(void *arg) {
     wrank *R = arg;
     R->rc = zs_sim_run(R->s, &R->o, R->res);
     return NULL;
@@ -269,8 +256,7 @@ static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static wworker g_pool[ZS_MAX_WORLD];
 static pid_t g_pool_pid;
 
-static void *worker_main(void *arg)
-{
+static void *worker_main(void *arg) {
     wworker *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
@@ -286,8 +272,7 @@ static void *worker_main(void *arg)
 }
 
 /* Takes the pool for one run; 0 if it is busy or this is a forked child. */
-static int pool_take(void)
-{
+static int pool_take(void) {
     if (pthread_mutex_trylock(&g_pool_mu) != 0) return 0;
     if (g_pool_pid && g_pool_pid != getpid()) {
         pthread_mutex_unlock(&g_pool_mu);
@@ -298,8 +283,7 @@ static int pool_take(void)
 }
 
 /* Hands rank R to worker i (started on first use); 0 if it cannot. */
-static int pool_run(unsigned i, wrank *R)
-{
+static int pool_run(unsigned i, wrank *R) {
     wworker *w = &g_pool[i];
     if (!w->up) {
         if (pthread_mutex_init(&w->mu, NULL)) return 0;
@@ -322,8 +306,7 @@ static int pool_run(unsigned i, wrank *R)
     return 1;
 }
 
-static void pool_wait(unsigned i)
-{
+static void pool_wait(unsigned i) {
     wworker *w = &g_pool[i];
     pthread_mutex_lock(&w->mu);
     while (w->job) pthread_cond_wait(&w->cv, &w->mu);
@@ -334,15 +317,14 @@ static void pool_wait(unsigned i)
 /* Comparison and report                                                */
 /* ------------------------------------------------------------------ */
 
-static int coll_equal(const wrank *A, const wcoll *a, const wrank *B, const wcoll *b)
-{
+static int coll_equal(const wrank *A, const wcoll *a, const wrank *B, const wcoll *b) {
     if (a->kind != b->kind || a->n_items != b->n_items) return 0;
     if (a->kind == WC_EXCHANGE) return a->bytes == b->bytes && a->hash == b->hash;
     if (a->kind == WC_REDUCE && a->op != b->op) return 0;
     for (uint32_t i = 0; i < a->n_items; i++) {
         const witem *x = &A->it[a->item0 + i], *y = &B->it[b->item0 + i];
-        if (x->param != y->param || x->numel != y->numel ||
-            x->partition_numel != y->partition_numel || x->elem_size != y->elem_size)
+        if (x->param != y->param || x->numel != y->numel || x->partition_numel != y->partition_numel ||
+            x->elem_size != y->elem_size)
             return 0;
     }
     return 1;
@@ -350,8 +332,7 @@ static int coll_equal(const wrank *A, const wcoll *a, const wrank *B, const wcol
 
 /* First index where the logs of A and B differ (a log that is a strict
  * prefix of the other differs at its end); -1 if identical. */
-static int64_t first_diff(const wrank *A, const wrank *B)
-{
+static int64_t first_diff(const wrank *A, const wrank *B) {
     size_t n = A->n < B->n ? A->n : B->n;
     for (size_t k = 0; k < n; k++)
         if (!coll_equal(A, &A->c[k], B, &B->c[k])) return (int64_t)k;
@@ -368,8 +349,7 @@ static void sb_put(sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-static void sb_put(sbuf *b, const char *fmt, ...)
-{
+static void sb_put(sbuf *b, const char *fmt, ...) {
     if (b->n + 1 >= b->cap) return;
     va_list ap;
     va_start(ap, fmt);
@@ -378,8 +358,7 @@ static void sb_put(sbuf *b, const char *fmt, ...)
     if (k > 0) b->n += (size_t)k < b->cap - b->n ? (size_t)k : b->cap - b->n - 1;
 }
 
-static void coll_desc(const wrank *R, const wcoll *c, char *buf, size_t len)
-{
+static void coll_desc(const wrank *R, const wcoll *c, char *buf, size_t len) {
     sbuf b = {buf, 0, len};
     buf[0] = 0;
     switch (c->kind) {
@@ -391,21 +370,19 @@ static void coll_desc(const wrank *R, const wcoll *c, char *buf, size_t len)
                 sb_put(&b, ", +%u more", c->n_items - 6);
                 break;
             }
-            sb_put(&b, "%sp%u %llux%uB", i ? ", " : "", w->param, (unsigned long long)w->numel,
-                   w->elem_size);
+            sb_put(&b, "%sp%u %llux%uB", i ? ", " : "", w->param, (unsigned long long)w->numel, w->elem_size);
         }
         sb_put(&b, "]");
         break;
     case WC_EXCHANGE:
         sb_put(&b, "exchange %lluB [", (unsigned long long)c->bytes);
         for (size_t i = 0; i < sizeof c->head && i < c->bytes; i++) sb_put(&b, "%02x", c->head[i]);
-        sb_put(&b, "%s hash %016llx]", c->bytes > sizeof c->head ? "..." : "",
-               (unsigned long long)c->hash);
+        sb_put(&b, "%s hash %016llx]", c->bytes > sizeof c->head ? "..." : "", (unsigned long long)c->hash);
         break;
     default: {
         const witem *w = &R->it[c->item0];
-        sb_put(&b, "reduce-scatter %s [p%u %llu floats]", c->op == ZO_REDUCE_AVG ? "avg" : "sum",
-               w->param, (unsigned long long)w->numel);
+        sb_put(&b, "reduce-scatter %s [p%u %llu floats]", c->op == ZO_REDUCE_AVG ? "avg" : "sum", w->param,
+               (unsigned long long)w->numel);
         break;
     }
     }
@@ -417,8 +394,7 @@ static void fmt_trunc(char *dst, size_t n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static void fmt_trunc(char *dst, size_t n, const char *fmt, ...)
-{
+static void fmt_trunc(char *dst, size_t n, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(dst, n, fmt, ap);
@@ -428,8 +404,7 @@ static void fmt_trunc(char *dst, size_t n, const char *fmt, ...)
 /* The hook stack at collective c, formatted into buf as zs_sim_context
  * would have at the time into a CTX_LEN buffer. */
 #define CTX_LEN 512
-static const char *ctx_of(const wrank *R, const wcoll *c, char buf[CTX_LEN])
-{
+static const char *ctx_of(const wrank *R, const wcoll *c, char buf[CTX_LEN]) {
     if (c->ctx < R->n_ctx)
         zs_sim_context_format(R->s, &R->ctxs[c->ctx], buf, CTX_LEN);
     else
@@ -438,20 +413,20 @@ static const char *ctx_of(const wrank *R, const wcoll *c, char buf[CTX_LEN])
 }
 
 /* "the hook" part of a context: after the last ": " */
-static const char *ctx_hook(const char *ctx)
-{
+static const char *ctx_hook(const char *ctx) {
     const char *h = ctx, *p;
     while ((p = strstr(h, ": ")) != NULL) h = p + 2;
     return h;
 }
 
-static void rank_outcome(const wrank *R, const zs_sim_result *res, char *buf, size_t len)
-{
+static void rank_outcome(const wrank *R, const zs_sim_result *res, char *buf, size_t len) {
     if (res->setup_error && !R->violation_after_mismatch)
         snprintf(buf, len, "setup error: %s", res->setup_msg);
     else if (R->violation_after_mismatch)
-        snprintf(buf, len, "stopped at a failed collective (the backend returned "
-                 "ZO_ERR_COLLECTIVE_MISMATCH; the hook said: %s)", res->v.msg);
+        snprintf(buf, len,
+                 "stopped at a failed collective (the backend returned "
+                 "ZO_ERR_COLLECTIVE_MISMATCH; the hook said: %s)",
+                 res->v.msg);
     else if (res->collective_mismatch)
         snprintf(buf, len, "stopped at ZO_ERR_COLLECTIVE_MISMATCH (%s)", res->mismatch_msg);
     else if (res->violated) {
@@ -466,27 +441,23 @@ static void rank_outcome(const wrank *R, const zs_sim_result *res, char *buf, si
         snprintf(buf, len, "ran to the end");
 }
 
-static void side(sbuf *b, const wrank *R, int64_t k, const zs_world_result *r)
-{
+static void side(sbuf *b, const wrank *R, int64_t k, const zs_world_result *r) {
     char d[512];
     if ((size_t)k < R->n) {
         const wcoll *c = &R->c[k];
         coll_desc(R, c, d, sizeof d);
         char cx[CTX_LEN];
-        sb_put(b, "rank %d, collective %lld: %s\n    hook stack: %s\n", R->r, (long long)k, d,
-               ctx_of(R, c, cx));
+        sb_put(b, "rank %d, collective %lld: %s\n    hook stack: %s\n", R->r, (long long)k, d, ctx_of(R, c, cx));
     } else {
         char oc[600];
         rank_outcome(R, &r->rank_result[R->r], oc, sizeof oc);
-        sb_put(b, "rank %d: finished after %llu collectives: %s\n", R->r,
-               (unsigned long long)R->n, oc);
+        sb_put(b, "rank %d: finished after %llu collectives: %s\n", R->r, (unsigned long long)R->n, oc);
         if (r->rank_result[R->r].collective_mismatch && r->rank_result[R->r].mismatch_context[0])
             sb_put(b, "    hook stack: %s\n", r->rank_result[R->r].mismatch_context);
     }
 }
 
-static void short_side(char *buf, size_t len, const wrank *R, int64_t k)
-{
+static void short_side(char *buf, size_t len, const wrank *R, int64_t k) {
     if ((size_t)k < R->n) {
         char d[160], cx[CTX_LEN];
         coll_desc(R, &R->c[k], d, sizeof d);
@@ -496,17 +467,16 @@ static void short_side(char *buf, size_t len, const wrank *R, int64_t k)
     }
 }
 
-static void i8_report(zs_world_result *r, wrank *R, int W, int a, int bb, int64_t d, int policy,
-                      int order)
-{
+static void i8_report(zs_world_result *r, wrank *R, int W, int a, int bb, int64_t d, int policy, int order) {
     sbuf b = {r->report, 0, sizeof r->report};
     const wrank *A = &R[a], *B = &R[bb];
-    sb_put(&b, "invariant I8 violated: collective sequences differ across ranks (W=%d, policy %s, "
-               "order %s)\n",
+    sb_put(&b,
+           "invariant I8 violated: collective sequences differ across ranks (W=%d, policy %s, "
+           "order %s)\n",
            W, zs_policy_name((unsigned)policy) ? zs_policy_name((unsigned)policy) : "?",
            order == ZS_ORDER_FUZZED ? "fuzzed" : "engine");
-    sb_put(&b, "first difference: collective %lld (rank %d issued %llu, rank %d issued %llu)\n",
-           (long long)d, a, (unsigned long long)A->n, bb, (unsigned long long)B->n);
+    sb_put(&b, "first difference: collective %lld (rank %d issued %llu, rank %d issued %llu)\n", (long long)d, a,
+           (unsigned long long)A->n, bb, (unsigned long long)B->n);
     if (r->world_report[0]) sb_put(&b, "world: %s\n", r->world_report);
     sb_put(&b, "\n");
     side(&b, A, d, r);
@@ -526,19 +496,19 @@ static void i8_report(zs_world_result *r, wrank *R, int W, int a, int bb, int64_
     for (int q = 0; q < W; q++) {
         char oc[600];
         rank_outcome(&R[q], &r->rank_result[q], oc, sizeof oc);
-        sb_put(&b, "  rank %d: %llu collectives, %llu hook calls: %s\n", q,
-               (unsigned long long)R[q].n, (unsigned long long)r->rank_result[q].hook_calls, oc);
+        sb_put(&b, "  rank %d: %llu collectives, %llu hook calls: %s\n", q, (unsigned long long)R[q].n,
+               (unsigned long long)r->rank_result[q].hook_calls, oc);
     }
 }
 
-static void finding_report(zs_world_result *r, wrank *R, int W, int q)
-{
+static void finding_report(zs_world_result *r, wrank *R, int W, int q) {
     sbuf b = {r->report, 0, sizeof r->report};
     char line[512];
     zs_violation_format(&r->v, line, sizeof line);
     sb_put(&b, "rank %d: %s\n", q, line);
-    sb_put(&b, "(root cause: rank %d stopped after %llu collectives, before any difference in the "
-               "collective sequences; the other ranks then wait for it)\n",
+    sb_put(&b,
+           "(root cause: rank %d stopped after %llu collectives, before any difference in the "
+           "collective sequences; the other ranks then wait for it)\n",
            q, (unsigned long long)R[q].n_at_violation);
     if (r->world_report[0]) sb_put(&b, "world: %s\n", r->world_report);
     for (int k = 0; k < W; k++) {
@@ -552,18 +522,14 @@ static void finding_report(zs_world_result *r, wrank *R, int W, int q)
 /* Run                                                                  */
 /* ------------------------------------------------------------------ */
 
-void zs_world_opts_init(zs_world_opts *wo)
-{
-    memset(wo, 0, sizeof *wo);
-}
+void zs_world_opts_init(zs_world_opts *wo) { memset(wo, 0, sizeof *wo); }
 
 static void set_setup_error(zs_world_result *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-static void set_setup_error(zs_world_result *r, const char *fmt, ...)
-{
+static void set_setup_error(zs_world_result *r, const char *fmt, ...) {
     if (r->setup_error) return;
     r->setup_error = 1;
     va_list ap;
@@ -572,16 +538,13 @@ static void set_setup_error(zs_world_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static void dump_stream(FILE *f, int q, const char *buf, size_t len)
-{
+static void dump_stream(FILE *f, int q, const char *buf, size_t len) {
     if (!f) return;
     fprintf(f, "# rank %d\n", q);
     if (buf && len) fwrite(buf, 1, len, f);
 }
 
-int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_opts *wopts,
-                 zs_world_result *r)
-{
+int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_opts *wopts, zs_world_result *r) {
     zs_sim_opts base;
     if (opts)
         base = *opts;
@@ -688,8 +651,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
     for (int q = 0; q < W; q++) dump_stream(base.trace, q, R[q].trace_buf, R[q].trace_len);
     for (int q = 0; q < W; q++) dump_stream(base.events, q, R[q].events_buf, R[q].events_len);
 
-    if (zo_host_world_report(world, r->world_report, sizeof r->world_report) == ZO_OK)
-        r->world_report[0] = 0;
+    if (zo_host_world_report(world, r->world_report, sizeof r->world_report) == ZO_OK) r->world_report[0] = 0;
     for (int q = 0; q < W; q++) {
         r->collectives[q] = R[q].n;
         r->mismatched[q] = r->rank_result[q].collective_mismatch || R[q].violation_after_mismatch;
@@ -719,8 +681,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
     for (int q = 0; q < W; q++) {
         const zs_sim_result *x = &r->rank_result[q];
         uint64_t n;
-        if (R[q].violation_after_mismatch)
-            continue; /* a consequence of a mismatch or would-hang */
+        if (R[q].violation_after_mismatch) continue; /* a consequence of a mismatch or would-hang */
         if (x->violated && !wo.only_i8)
             n = R[q].n_at_violation;
         else if (x->torch_error && !x->collective_mismatch)
@@ -807,8 +768,8 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         v->step = -1;
         snprintf(v->what, sizeof v->what, "world");
         fmt_trunc(v->msg, sizeof v->msg,
-                 "collective mismatch reported although every rank issued the same %llu collectives: %s",
-                 (unsigned long long)R[0].n, r->world_report);
+                  "collective mismatch reported although every rank issued the same %llu collectives: %s",
+                  (unsigned long long)R[0].n, r->world_report);
         for (int q = 0; q < W; q++)
             if (r->mismatched[q]) {
                 r->rank = q;
@@ -850,8 +811,7 @@ out:
     return ret;
 }
 
-void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r)
-{
+void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r) {
     memset(r, 0, sizeof *r);
     r->violated = w->violated;
     r->v = w->v;
@@ -876,8 +836,7 @@ void zs_world_to_sim_result(const zs_world_result *w, zs_sim_result *r)
     }
 }
 
-void zs_world_print(FILE *f, const zs_world_result *r)
-{
+void zs_world_print(FILE *f, const zs_world_result *r) {
     if (r->setup_error) {
         fprintf(f, "setup error: %s\n", r->setup_msg);
         return;
@@ -894,8 +853,7 @@ void zs_world_print(FILE *f, const zs_world_result *r)
     }
     if (r->torch_error) fprintf(f, "note: PyTorch would raise here (%s); the run stopped\n", r->torch_msg);
     fprintf(f, "all invariants hold, I8 included (W=%d; collectives per rank:", r->world_size);
-    for (int q = 0; q < r->world_size; q++)
-        fprintf(f, " %llu", (unsigned long long)r->collectives[q]);
+    for (int q = 0; q < r->world_size; q++) fprintf(f, " %llu", (unsigned long long)r->collectives[q]);
     fprintf(f, ")\n");
 }
 
@@ -903,8 +861,7 @@ void zs_world_print(FILE *f, const zs_world_result *r)
 /* Knobs                                                                */
 /* ------------------------------------------------------------------ */
 
-int zs_world_protect_routers(zs_scenario *s)
-{
+int zs_world_protect_routers(zs_scenario *s) {
     int marked = 0;
     for (unsigned i = 0; i < s->n_edits; i++) {
         const zs_rank_edit *e = &s->edit[i];
@@ -924,8 +881,7 @@ int zs_world_protect_routers(zs_scenario *s)
     return marked;
 }
 
-int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask)
-{
+int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask) {
     unsigned n = 0;
     for (unsigned i = 0; i < s->n_edits; i++)
         if (s->edit[i].kind < 32 && (kind_mask >> s->edit[i].kind) & 1u) s->edit[n++] = s->edit[i];
@@ -940,8 +896,7 @@ int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask)
  * size, flags, in order) and tied/external uses (the same parameters) - an
  * MoE layer's experts.  Routing between replicas changes which parameters
  * a rank computes with, never the autograd graph's shape around them. */
-static int replica_subtrees(const zs_scenario *s, unsigned x, unsigned y, int depth)
-{
+static int replica_subtrees(const zs_scenario *s, unsigned x, unsigned y, int depth) {
     if (depth > ZS_MAX_MODULES) return 0;
     if (s->mod[x].flags != s->mod[y].flags) return 0;
     /* the parameters x and y own, pairwise in order (two cursors) */
@@ -972,8 +927,7 @@ static int replica_subtrees(const zs_scenario *s, unsigned x, unsigned y, int de
     }
 }
 
-int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, int verify)
-{
+int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, int verify) {
     if (r->divergence < 0) return 0;
     int spmd = 1;
     for (unsigned k = 0; k < s->n_edits && spmd; k++) {
@@ -995,8 +949,7 @@ int zs_world_i8_runtime_blamed(const zs_scenario *s, const zs_world_result *r, i
     return 0;
 }
 
-int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err, size_t errlen)
-{
+int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err, size_t errlen) {
     if (!strcmp(knob, "invariants")) {
         e->only_i8 = e->skip_i8 = 0;
         e->blame_runtime = !*v || !strcmp(v, "all");
@@ -1045,8 +998,7 @@ int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err
     return -1;
 }
 
-void zs_world_env_apply(const zs_world_env *e, zs_scenario *s)
-{
+void zs_world_env_apply(const zs_world_env *e, zs_scenario *s) {
     if (!s->cfg.all_ranks) return;
     if (e->edit_mask != ~0u) zs_world_keep_edits(s, e->edit_mask);
     if (e->protect_routers) zs_world_protect_routers(s);

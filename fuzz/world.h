@@ -46,50 +46,50 @@ enum { ZS_WORLD_GATHER = 0, ZS_WORLD_EXCHANGE = 1, ZS_WORLD_REDUCE = 2 };
 #define ZS_WORLD_REPORT_LEN 8192
 
 typedef struct zs_world_result {
-    int world_size;          /* W */
-    int verdict;             /* ZS_INV_NONE, ZS_INV_I1..ZS_INV_ERR (root cause on rank `rank`),
+    int world_size;  /* W */
+    int verdict;     /* ZS_INV_NONE, ZS_INV_I1..ZS_INV_ERR (root cause on rank `rank`),
                                 ZS_INV_I8 */
-    int rank;                /* rank of an I1..ERR finding, or of a torch/setup error; -1 */
-    int violated;            /* 1: v holds the finding (verdict != NONE) */
-    zs_violation v;          /* the finding; for I8: inv ZS_INV_I8, step/what of rank a, msg
+    int rank;        /* rank of an I1..ERR finding, or of a torch/setup error; -1 */
+    int violated;    /* 1: v holds the finding (verdict != NONE) */
+    zs_violation v;  /* the finding; for I8: inv ZS_INV_I8, step/what of rank a, msg
                                 the short form ("collective 7: rank 0 all-gather [p3 16x4B] at
                                 ... vs rank 1 all-gather [p5 16x4B] at ...") */
-    int torch_error;         /* a rank stopped where PyTorch would raise (not a finding) */
+    int torch_error; /* a rank stopped where PyTorch would raise (not a finding) */
     char torch_msg[160];
-    int setup_error;         /* the world, a backend or a runtime could not be set up */
+    int setup_error; /* the world, a backend or a runtime could not be set up */
     char setup_msg[256];
     /* I8 details */
-    int64_t divergence;      /* first differing collective index, -1: none */
-    int div_rank[2];         /* the two ranks compared (rank 0 and the first rank that differs) */
-    int i8_program;          /* blame_runtime: 1 if the divergence was the programs' own (no finding) */
-    int div_kind[2];         /* their collectives at the divergence: ZS_WORLD_GATHER, _EXCHANGE,
+    int64_t divergence; /* first differing collective index, -1: none */
+    int div_rank[2];    /* the two ranks compared (rank 0 and the first rank that differs) */
+    int i8_program;     /* blame_runtime: 1 if the divergence was the programs' own (no finding) */
+    int div_kind[2];    /* their collectives at the divergence: ZS_WORLD_GATHER, _EXCHANGE,
                                 _REDUCE, or -1 (the rank had finished) */
     /* per rank */
     zs_sim_result rank_result[ZS_MAX_WORLD];
-    uint64_t collectives[ZS_MAX_WORLD];   /* collectives each rank issued (recorded) */
-    int mismatched[ZS_MAX_WORLD];         /* 1: a hook of the rank got ZO_ERR_COLLECTIVE_MISMATCH */
-    char world_report[256];  /* zo_host_world_report's first mismatch / would-hang, or "" */
-    char report[ZS_WORLD_REPORT_LEN]; /* long report of the finding (I8: both ranks' collectives
+    uint64_t collectives[ZS_MAX_WORLD]; /* collectives each rank issued (recorded) */
+    int mismatched[ZS_MAX_WORLD];       /* 1: a hook of the rank got ZO_ERR_COLLECTIVE_MISMATCH */
+    char world_report[256];             /* zo_host_world_report's first mismatch / would-hang, or "" */
+    char report[ZS_WORLD_REPORT_LEN];   /* long report of the finding (I8: both ranks' collectives
                                          around the divergence with their hook stacks), or "" */
 } zs_world_result;
 
 /** World options on top of the per-rank simulator options. */
 typedef struct zs_world_opts {
-    int only_i8;             /* 1: check only I8; ranks keep running past their own I1-I7/ERR
+    int only_i8;       /* 1: check only I8; ranks keep running past their own I1-I7/ERR
                                 violations (measures I8 under legacy policies, which break
                                 I1/I3 anyway).  0: every invariant, as described above */
-    int blame_runtime;       /* 1: a divergence is an I8 finding only when the runtime is to
+    int blame_runtime; /* 1: a divergence is an I8 finding only when the runtime is to
                                 blame (zs_world_i8_runtime_blamed); a divergence the ranks'
                                 programs explain is measured (divergence, i8_program = 1) and
                                 the other invariants are checked as with skip_i8.  fuzz_hooks'
                                 default (the main job hunts runtime bugs); 0: any divergence
                                 is I8 (zofuzz repro/verify: a program's divergence is the
                                 finding the user wants to see) */
-    int skip_i8;             /* 1: every invariant but I8 (each rank in the world, I1-I7/ERR);
+    int skip_i8;       /* 1: every invariant but I8 (each rank in the world, I1-I7/ERR);
                                 a divergence is still measured (zs_world_result.divergence) but
                                 is no finding - for property tests whose random rank edits
                                 diverge by construction */
-    FILE *report;            /* on a finding, the long report is written here (or NULL) */
+    FILE *report;      /* on a finding, the long report is written here (or NULL) */
 } zs_world_opts;
 
 void zs_world_opts_init(zs_world_opts *wo);
@@ -109,8 +109,7 @@ void zs_world_opts_init(zs_world_opts *wo);
  *  wo: NULL = defaults.
  *  Returns 0 (no finding; r->torch_error may be set), 1 (finding:
  *  r->verdict), -1 (setup error: r->setup_msg). */
-int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, const zs_world_opts *wo,
-                 zs_world_result *r);
+int zs_world_run(const zs_scenario *s, const zs_sim_opts *o, const zs_world_opts *wo, zs_world_result *r);
 /** Summarises a world run as one zs_sim_result (zs_run's outcome,
  *  fuzz/run.h): violated/v (the finding,
  *  I8 included), torch_error/torch_msg, setup_error/setup_msg, and the
@@ -148,11 +147,11 @@ int zs_world_keep_edits(zs_scenario *s, unsigned kind_mask);
 /** The all-ranks environment knobs of fuzz_hooks (docs/fuzzing.md), also
  *  honoured by `zofuzz run` when it replays a crash in-process. */
 typedef struct zs_world_env {
-    unsigned edit_mask;      /* ZOFUZZ_EDITS=route,skip,...: bit k keeps ZS_EDIT_k (~0u: all) */
-    int protect_routers;     /* ZOFUZZ_GATHER_ALWAYS=routers */
-    int only_i8;             /* ZOFUZZ_INVARIANTS=I8 */
-    int skip_i8;             /* ZOFUZZ_INVARIANTS=no-I8 */
-    int blame_runtime;       /* ZOFUZZ_INVARIANTS=all (the default): I8 only when the runtime is
+    unsigned edit_mask;  /* ZOFUZZ_EDITS=route,skip,...: bit k keeps ZS_EDIT_k (~0u: all) */
+    int protect_routers; /* ZOFUZZ_GATHER_ALWAYS=routers */
+    int only_i8;         /* ZOFUZZ_INVARIANTS=I8 */
+    int skip_i8;         /* ZOFUZZ_INVARIANTS=no-I8 */
+    int blame_runtime;   /* ZOFUZZ_INVARIANTS=all (the default): I8 only when the runtime is
                                 to blame; ZOFUZZ_INVARIANTS=programs: any divergence is I8 */
 } zs_world_env;
 /** Sets one knob from its text, as the environment variable or the zofuzz

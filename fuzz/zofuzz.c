@@ -58,8 +58,7 @@ static void die_usage(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-static void die_usage(const char *fmt, ...)
-{
+static void die_usage(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: ", g_prog);
@@ -75,8 +74,7 @@ static void xsnprintf(char *dst, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static void xsnprintf(char *dst, size_t cap, const char *fmt, ...)
-{
+static void xsnprintf(char *dst, size_t cap, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(dst, cap, fmt, ap);
@@ -84,8 +82,7 @@ static void xsnprintf(char *dst, size_t cap, const char *fmt, ...)
     if (n < 0 || (size_t)n >= cap) die_usage("path or argument too long: %.60s...", dst);
 }
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
@@ -95,11 +92,9 @@ static double now_s(void)
 /* Option helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-static int opt_policy(const char *v)
-{
+static int opt_policy(const char *v) {
     int p = zs_policy_from_name(v);
-    if (p < 0)
-        die_usage("unknown policy '%s' (per-call, reset-on-forward, lazy-init, init-at-register)", v);
+    if (p < 0) die_usage("unknown policy '%s' (per-call, reset-on-forward, lazy-init, init-at-register)", v);
     return p;
 }
 
@@ -108,8 +103,7 @@ static int opt_policy(const char *v)
 static zs_settings g_env;
 
 /* the option of a setting of the table (fuzz/settings.h), parsed by it */
-static zs_settings opt_setting(zs_setting_id id, const char *v)
-{
+static zs_settings opt_setting(zs_setting_id id, const char *v) {
     zs_settings st;
     zs_settings_init(&st);
     char err[300];
@@ -118,8 +112,7 @@ static zs_settings opt_setting(zs_setting_id id, const char *v)
 }
 
 static int opt_order(const char *v) { return opt_setting(ZS_SET_ORDER, v).order_mode; }
-static unsigned long opt_ulong(const char *name, const char *v)
-{
+static unsigned long opt_ulong(const char *name, const char *v) {
     char *end;
     errno = 0;
     unsigned long x = strtoul(v, &end, 0);
@@ -128,8 +121,7 @@ static unsigned long opt_ulong(const char *name, const char *v)
 }
 
 /* the value of option argv[*i] (which takes one) */
-static const char *optval(int argc, char **argv, int *i)
-{
+static const char *optval(int argc, char **argv, int *i) {
     if (*i + 1 >= argc) die_usage("%s needs a value", argv[*i]);
     return argv[++*i];
 }
@@ -139,18 +131,14 @@ static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-
 /* An option word: "-x" or "--xyz" (not "-", a lone dash meaning stdin or
  * stdout, and not a negative number, which is a bad value the option's
  * own parser reports). */
-static int is_option_word(const char *a)
-{
-    return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9');
-}
+static int is_option_word(const char *a) { return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'); }
 
 /* The one validation layer every subcommand's command line passes before
  * the subcommand reads it: an option given twice (the later one would
  * silently win) and options that contradict each other are exit 2 naming
  * both.  Only the option words are looked at (a value never starts with
  * '-'), so it needs no table of which options take values. */
-static void check_args(int argc, char **argv)
-{
+static void check_args(int argc, char **argv) {
     static const char *const repeatable[] = {"--engine-arg", "--help", "-h", NULL};
     static const char *const exclusive[][2] = {
         {"--text", "--bytes"}, {"--quiet", "--verbose"}, {"--quiet", "-v"}, {"--expect", "--json"}};
@@ -159,8 +147,7 @@ static void check_args(int argc, char **argv)
         int rep = 0;
         for (int k = 0; repeatable[k]; k++) rep |= !strcmp(argv[i], repeatable[k]);
         for (int j = 2; j < i && !rep; j++)
-            if (!strcmp(argv[i], argv[j]))
-                die_usage("%s: %s given twice (each option at most once)", argv[1], argv[i]);
+            if (!strcmp(argv[i], argv[j])) die_usage("%s: %s given twice (each option at most once)", argv[1], argv[i]);
         for (size_t k = 0; k < sizeof exclusive / sizeof exclusive[0]; k++) {
             if (strcmp(argv[i], exclusive[k][1])) continue;
             for (int j = 2; j < argc; j++)
@@ -177,8 +164,7 @@ static void check_args(int argc, char **argv)
 
 /* Reads a whole file (at most MAX_FILE bytes).  Returns a malloc'd buffer
  * (NUL-terminated, *n = size) or NULL with a message printed. */
-static uint8_t *read_all(const char *path, size_t *n)
-{
+static uint8_t *read_all(const char *path, size_t *n) {
     struct stat st;
     if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         fprintf(stderr, "%s: %s: is a directory (give a scenario file)\n", g_prog, path);
@@ -213,16 +199,17 @@ static uint8_t *read_all(const char *path, size_t *n)
     return buf;
 }
 
-static int write_all(const char *path, const void *data, size_t n)
-{
+static int write_all(const char *path, const void *data, size_t n) {
     FILE *f = (!path || !strcmp(path, "-")) ? stdout : fopen(path, "wb");
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
         return -1;
     }
     int rc = fwrite(data, 1, n, f) == n ? 0 : -1;
-    if (f != stdout) rc |= fclose(f) ? -1 : 0;
-    else fflush(stdout);
+    if (f != stdout)
+        rc |= fclose(f) ? -1 : 0;
+    else
+        fflush(stdout);
     if (rc) fprintf(stderr, "%s: %s: write error\n", g_prog, path);
     return rc;
 }
@@ -230,8 +217,7 @@ static int write_all(const char *path, const void *data, size_t n)
 /* Exit 2 unless path (an output file) can be written: an existing
  * writable file, or a new name in a writable directory.  Checked before
  * the work, so a long run does not end failing on its output path. */
-static void need_writable(const char *opt, const char *path)
-{
+static void need_writable(const char *opt, const char *path) {
     if (!path || !strcmp(path, "-")) return;
     struct stat st;
     if (stat(path, &st) == 0) {
@@ -242,15 +228,17 @@ static void need_writable(const char *opt, const char *path)
     char dir[PATH_MAX];
     xsnprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash) xsnprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
+    if (!slash)
+        xsnprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) die_usage("%s %s: directory %s does not exist", opt, path, dir);
     if (access(dir, W_OK | X_OK) != 0) die_usage("%s %s: directory %s: %s", opt, path, dir, strerror(errno));
 }
 
-static int ends_with(const char *s, const char *suf)
-{
+static int ends_with(const char *s, const char *suf) {
     size_t a = strlen(s), b = strlen(suf);
     return a >= b && !strcmp(s + a - b, suf);
 }
@@ -258,8 +246,7 @@ static int ends_with(const char *s, const char *suf)
 /* Writes text to path through a temporary file in the same directory,
  * renamed over path at the end: path never holds a partial file.  Returns
  * 0, or -1 with a message printed. */
-static int write_whole(const char *path, const char *text)
-{
+static int write_whole(const char *path, const char *text) {
     char tmp[PATH_MAX];
     int n = snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
     if (n < 0 || (size_t)n >= sizeof tmp) {
@@ -294,8 +281,7 @@ static int write_whole(const char *path, const char *text)
 /* 0 if a file can be written at path (its directory exists and is
  * writable; an existing path is a writable regular file), else -1 with
  * the reason in why. */
-static int path_writable(const char *path, char *why, size_t n)
-{
+static int path_writable(const char *path, char *why, size_t n) {
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
@@ -327,8 +313,7 @@ static int path_writable(const char *path, char *why, size_t n)
     return 0;
 }
 
-static int all_text(const uint8_t *b, size_t n)
-{
+static int all_text(const uint8_t *b, size_t n) {
     if (n == 0) return 0;
     size_t i0 = n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0; /* UTF-8 BOM */
     for (size_t i = i0; i < n; i++) {
@@ -343,9 +328,7 @@ enum { FORM_AUTO = 0, FORM_TEXT = 1, FORM_BYTES = 2 };
 
 /* Loads a scenario: .scn text or raw fuzzer bytes (docs/scenario-format.md
  * section 5).  Returns 0, or 2 with a message printed. */
-static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expect *exp,
-                         int *is_text)
-{
+static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expect *exp, int *is_text) {
     size_t n;
     uint8_t *b = read_all(path, &n);
     if (!b) return 2;
@@ -356,11 +339,10 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
      * text scenario and its parse error is reported; anything else is raw
      * fuzzer bytes.  An empty file is neither (it would decode to a
      * default scenario that holds every invariant): --bytes asks for it. */
-    int text = form == FORM_TEXT ||
-               (form == FORM_AUTO && (ends_with(path, ".scn") || all_text(b, n)));
+    int text = form == FORM_TEXT || (form == FORM_AUTO && (ends_with(path, ".scn") || all_text(b, n)));
     if (form == FORM_AUTO && n == 0) {
-        fprintf(stderr, "%s: %s: empty file: not a scenario (pass --bytes to decode it as fuzzer bytes)\n",
-                g_prog, path);
+        fprintf(stderr, "%s: %s: empty file: not a scenario (pass --bytes to decode it as fuzzer bytes)\n", g_prog,
+                path);
         free(b);
         return 2;
     }
@@ -369,8 +351,9 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
         if (zs_scn_parse((const char *)b, n, s, exp, &err) != 0) {
             fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.col, err.msg);
             if (form == FORM_AUTO && !ends_with(path, ".scn"))
-                fprintf(stderr, "%s: %s: read as .scn text (the content is text); pass --bytes if it "
-                                "is raw fuzzer bytes\n",
+                fprintf(stderr,
+                        "%s: %s: read as .scn text (the content is text); pass --bytes if it "
+                        "is raw fuzzer bytes\n",
                         g_prog, path);
             free(b);
             return 2;
@@ -389,13 +372,9 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
  * ZOFUZZ_POLICY, per-call when unset, the scenario's own with "scenario";
  * so a crash file replays under the policy that found it.  Exit 2 on a
  * value fuzz_hooks would refuse. */
-static int bytes_default_policy(const zs_scenario *s)
-{
-    return g_env.policy < 0 ? s->cfg.policy : g_env.policy;
-}
+static int bytes_default_policy(const zs_scenario *s) { return g_env.policy < 0 ? s->cfg.policy : g_env.policy; }
 /* the expect line of s measured by running it under every policy */
-static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e)
-{
+static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e) {
     memset(e, 0, sizeof *e);
     e->have_torch = e->have_ds = 1;
     e->torch = s->cfg.torch_profile;
@@ -411,25 +390,19 @@ static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *
     }
 }
 
-static const char *src_dir(void)
-{
-    return g_env.source_dir ? g_env.source_dir : ZO_SOURCE_DIR; /* ZOFUZZ_SOURCE_DIR */
-}
+static const char *src_dir(void) { return g_env.source_dir ? g_env.source_dir : ZO_SOURCE_DIR; /* ZOFUZZ_SOURCE_DIR */ }
 
-static int is_dir(const char *p)
-{
+static int is_dir(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int is_file(const char *p)
-{
+static int is_file(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int mkdirs(const char *path)
-{
+static int mkdirs(const char *path) {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return -1;
     for (char *p = tmp + 1; *p; p++)
@@ -442,16 +415,12 @@ static int mkdirs(const char *path)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Sorted list of regular files in dir whose name ends with suffix ("" =
  * any, dot files skipped).  Returns the count; *out malloc'd array of
  * malloc'd full paths (free with free_list). */
-static size_t list_dir(const char *dir, const char *suffix, char ***out)
-{
+static size_t list_dir(const char *dir, const char *suffix, char ***out) {
     *out = NULL;
     DIR *d = opendir(dir);
     if (!d) return 0;
@@ -479,14 +448,12 @@ static size_t list_dir(const char *dir, const char *suffix, char ***out)
     return n;
 }
 
-static void free_list(char **v, size_t n)
-{
+static void free_list(char **v, size_t n) {
     for (size_t i = 0; i < n; i++) free(v[i]);
     free(v);
 }
 
-static const char *base_name(const char *p)
-{
+static const char *base_name(const char *p) {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
 }
@@ -497,8 +464,7 @@ static const char *base_name(const char *p)
 
 /* --invariants programs|all|I8|no-I8, --edits K,..., --gather-always routers (the
  * fuzz_hooks environment knobs as options); returns 1 if argv[*i] was one */
-static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_env *e)
-{
+static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_env *e) {
     const char *a = argv[*i];
     if (strcmp(a, "--invariants") && strcmp(a, "--edits") && strcmp(a, "--gather-always")) return 0;
     const char *v = optval(argc, argv, i);
@@ -556,8 +522,7 @@ static const char *const trace_help =
     "\n"
     "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
 
-static int cmd_repro(int argc, char **argv, int trace_only)
-{
+static int cmd_repro(int argc, char **argv, int trace_only) {
     const char *file = NULL;
     int policy = -1, order = -1, form = FORM_AUTO, quiet = 0, verify = -1, only_i8 = 0;
     uint64_t cap = ZS_SIM_DEFAULT_CAP;
@@ -566,17 +531,28 @@ static int cmd_repro(int argc, char **argv, int trace_only)
         if (is_help(a)) {
             fputs(trace_only ? trace_help : repro_help, stdout);
             return 0;
-        } else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--verify")) verify = opt_setting(ZS_SET_VERIFY, optval(argc, argv, &i)).verify;
-        else if (!strcmp(a, "--only-i8")) only_i8 = 1;
-        else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
-        else if (!strcmp(a, "--text")) form = FORM_TEXT;
-        else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
-        else if (!strcmp(a, "--quiet") && !trace_only) quiet = 1;
-        else if (!strcmp(a, "--cap")) cap = opt_setting(ZS_SET_CAP, optval(argc, argv, &i)).cap;
-        else if (a[0] == '-' && a[1]) die_usage("%s: unknown option %s (see --help)", argv[1], a);
-        else if (!file) file = a;
-        else die_usage("%s: one FILE only", argv[1]);
+        } else if (!strcmp(a, "--policy"))
+            policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--verify"))
+            verify = opt_setting(ZS_SET_VERIFY, optval(argc, argv, &i)).verify;
+        else if (!strcmp(a, "--only-i8"))
+            only_i8 = 1;
+        else if (!strcmp(a, "--order"))
+            order = opt_order(optval(argc, argv, &i));
+        else if (!strcmp(a, "--text"))
+            form = FORM_TEXT;
+        else if (!strcmp(a, "--bytes"))
+            form = FORM_BYTES;
+        else if (!strcmp(a, "--quiet") && !trace_only)
+            quiet = 1;
+        else if (!strcmp(a, "--cap"))
+            cap = opt_setting(ZS_SET_CAP, optval(argc, argv, &i)).cap;
+        else if (a[0] == '-' && a[1])
+            die_usage("%s: unknown option %s (see --help)", argv[1], a);
+        else if (!file)
+            file = a;
+        else
+            die_usage("%s: one FILE only", argv[1]);
     }
     if (!file) die_usage("%s: FILE missing (see --help)", argv[1]);
     static zs_scenario s;
@@ -596,10 +572,9 @@ static int cmd_repro(int argc, char **argv, int trace_only)
         o.trace = stdout;
     else if (!quiet) {
         o.events = stdout;
-        printf("# %s (%s), policy %s, order %s, torch %s, deepspeed %s\n", file,
-               is_text ? ".scn text" : "fuzzer bytes", zs_policy_name((unsigned)pol),
-               ord == ZS_ORDER_FUZZED ? "fuzzed" : "engine", zs_torch_profile_name(s.cfg.torch_profile),
-               zs_ds_profile_name(s.cfg.ds_profile));
+        printf("# %s (%s), policy %s, order %s, torch %s, deepspeed %s\n", file, is_text ? ".scn text" : "fuzzer bytes",
+               zs_policy_name((unsigned)pol), ord == ZS_ORDER_FUZZED ? "fuzzed" : "engine",
+               zs_torch_profile_name(s.cfg.torch_profile), zs_ds_profile_name(s.cfg.ds_profile));
     }
     o.verify_collectives = verify;
     o.env.only_i8 = only_i8 && s.cfg.all_ranks; /* one rank's view runs as it is */
@@ -621,8 +596,7 @@ static int cmd_repro(int argc, char **argv, int trace_only)
         fprintf(verdict_out, "setup error: the runtime refused the scenario: %s\n", r.setup_msg);
         return 1;
     }
-    if (r.torch_error)
-        fprintf(verdict_out, "note: PyTorch would raise here (%s); the run stopped\n", r.torch_msg);
+    if (r.torch_error) fprintf(verdict_out, "note: PyTorch would raise here (%s); the run stopped\n", r.torch_msg);
     if (r.violated) {
         char line[512];
         zs_violation_format(&r.v, line, sizeof line);
@@ -634,14 +608,13 @@ static int cmd_repro(int argc, char **argv, int trace_only)
         fprintf(verdict_out,
                 "note: I3-hooks: %llu of %llu end-of-backward checks needed the end-of-backward "
                 "callback or sweep (first: %s)\n",
-                (unsigned long long)r.i3_hook_misses, (unsigned long long)r.i3_hook_checks,
-                r.i3_hook_first);
+                (unsigned long long)r.i3_hook_misses, (unsigned long long)r.i3_hook_checks, r.i3_hook_first);
     fprintf(verdict_out,
             "all invariants hold (policy %s, torch %s, deepspeed %s, %llu hook calls, %llu events, "
             "%llu backwards)\n",
             zs_policy_name((unsigned)pol), zs_torch_profile_name(s.cfg.torch_profile),
-            zs_ds_profile_name(s.cfg.ds_profile), (unsigned long long)r.hook_calls,
-            (unsigned long long)r.events, (unsigned long long)r.backwards);
+            zs_ds_profile_name(s.cfg.ds_profile), (unsigned long long)r.hook_calls, (unsigned long long)r.events,
+            (unsigned long long)r.backwards);
     return 0;
 }
 
@@ -649,26 +622,23 @@ static int cmd_repro(int argc, char **argv, int trace_only)
 /* print / compile                                                      */
 /* ------------------------------------------------------------------ */
 
-static const char *const print_help =
-    "usage: zofuzz print FILE [-o OUT.scn] [--text|--bytes] [--expect] [--json]\n"
-    "\n"
-    "Prints a scenario (raw fuzzer bytes, or .scn text) as canonical .scn text.\n"
-    "  --expect   add an expect line measured by running every policy\n"
-    "  --json     print it as JSON instead (docs/scenario-model.md section 5; what\n"
-    "             the PyTorch oracle reads)\n"
-    "\n"
-    "Exit: 0 printed, 2 bad usage/input.\n";
+static const char *const print_help = "usage: zofuzz print FILE [-o OUT.scn] [--text|--bytes] [--expect] [--json]\n"
+                                      "\n"
+                                      "Prints a scenario (raw fuzzer bytes, or .scn text) as canonical .scn text.\n"
+                                      "  --expect   add an expect line measured by running every policy\n"
+                                      "  --json     print it as JSON instead (docs/scenario-model.md section 5; what\n"
+                                      "             the PyTorch oracle reads)\n"
+                                      "\n"
+                                      "Exit: 0 printed, 2 bad usage/input.\n";
 
-static const char *const compile_help =
-    "usage: zofuzz compile FILE.scn -o FILE.bin\n"
-    "\n"
-    "Compiles .scn text into fuzzer bytes (zs_encode): the input that fuzz_hooks\n"
-    "decodes into the same scenario (names are not encoded).  -o - writes stdout.\n"
-    "\n"
-    "Exit: 0 written, 2 bad usage/input.\n";
+static const char *const compile_help = "usage: zofuzz compile FILE.scn -o FILE.bin\n"
+                                        "\n"
+                                        "Compiles .scn text into fuzzer bytes (zs_encode): the input that fuzz_hooks\n"
+                                        "decodes into the same scenario (names are not encoded).  -o - writes stdout.\n"
+                                        "\n"
+                                        "Exit: 0 written, 2 bad usage/input.\n";
 
-static int cmd_print(int argc, char **argv)
-{
+static int cmd_print(int argc, char **argv) {
     const char *file = NULL, *out = NULL;
     int form = FORM_AUTO, want_expect = 0, json = 0;
     for (int i = 2; i < argc; i++) {
@@ -676,14 +646,22 @@ static int cmd_print(int argc, char **argv)
         if (is_help(a)) {
             fputs(print_help, stdout);
             return 0;
-        } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
-        else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--text")) form = FORM_TEXT;
-        else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
-        else if (!strcmp(a, "--expect")) want_expect = 1;
-        else if (a[0] == '-' && a[1]) die_usage("print: unknown option %s", a);
-        else if (!file) file = a;
-        else die_usage("print: one FILE only");
+        } else if (!strcmp(a, "-o"))
+            out = optval(argc, argv, &i);
+        else if (!strcmp(a, "--json"))
+            json = 1;
+        else if (!strcmp(a, "--text"))
+            form = FORM_TEXT;
+        else if (!strcmp(a, "--bytes"))
+            form = FORM_BYTES;
+        else if (!strcmp(a, "--expect"))
+            want_expect = 1;
+        else if (a[0] == '-' && a[1])
+            die_usage("print: unknown option %s", a);
+        else if (!file)
+            file = a;
+        else
+            die_usage("print: one FILE only");
     }
     if (!file) die_usage("print: FILE missing (see --help)");
     static zs_scenario s;
@@ -713,34 +691,40 @@ static int cmd_print(int argc, char **argv)
     return rc ? 2 : 0;
 }
 
-static int cmd_compile(int argc, char **argv)
-{
+static int cmd_compile(int argc, char **argv) {
     const char *file = NULL, *out = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
             fputs(compile_help, stdout);
             return 0;
-        } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
-        else if (a[0] == '-' && a[1]) die_usage("compile: unknown option %s", a);
-        else if (!file) file = a;
-        else die_usage("compile: one FILE only");
+        } else if (!strcmp(a, "-o"))
+            out = optval(argc, argv, &i);
+        else if (a[0] == '-' && a[1])
+            die_usage("compile: unknown option %s", a);
+        else if (!file)
+            file = a;
+        else
+            die_usage("compile: one FILE only");
     }
     if (!file || !out) die_usage("compile: usage: zofuzz compile FILE.scn -o FILE.bin");
     static zs_scenario s, back;
     if (load_scenario(file, FORM_TEXT, &s, NULL, NULL)) return 2;
     static uint8_t enc[ZS_ENCODE_MAX];
     if (zs_scenario_has_ext(&s)) {
-        fprintf(stderr, "%s: %s: keyword/mixed inputs, aliased, nograd outputs or nosave ops (a captured "
-                        "model's constructs) have no fuzzer-byte encoding; `zofuzz seeds` compiles the "
-                        "scenario without them\n", g_prog, file);
+        fprintf(stderr,
+                "%s: %s: keyword/mixed inputs, aliased, nograd outputs or nosave ops (a captured "
+                "model's constructs) have no fuzzer-byte encoding; `zofuzz seeds` compiles the "
+                "scenario without them\n",
+                g_prog, file);
         return 2;
     }
     if (!zs_scenario_fits_codec(&s)) {
-        fprintf(stderr, "%s: %s: larger than the fuzzer-byte codec's bounds (%d modules, %d parameters, "
-                        "%d uses, %d calls per pass, %d child calls per call): .scn text only\n",
-                g_prog, file, ZS_CODEC_MAX_MODULES, ZS_CODEC_MAX_PARAMS, ZS_CODEC_MAX_USES,
-                ZS_CODEC_MAX_CALLS, ZS_CODEC_MAX_CHILD_CALLS);
+        fprintf(stderr,
+                "%s: %s: larger than the fuzzer-byte codec's bounds (%d modules, %d parameters, "
+                "%d uses, %d calls per pass, %d child calls per call): .scn text only\n",
+                g_prog, file, ZS_CODEC_MAX_MODULES, ZS_CODEC_MAX_PARAMS, ZS_CODEC_MAX_USES, ZS_CODEC_MAX_CALLS,
+                ZS_CODEC_MAX_CHILD_CALLS);
         return 2;
     }
     size_t n = zs_encode(&s, enc, sizeof enc);
@@ -797,8 +781,7 @@ static const char *const export_help =
     "Exit: 0 written, 2 bad usage/input (nothing written).\n";
 
 /* the command line, for the script's header */
-static void join_args(int argc, char **argv, char *out, size_t cap)
-{
+static void join_args(int argc, char **argv, char *out, size_t cap) {
     size_t n = 0;
     out[0] = 0;
     for (int i = 0; i < argc && n + 2 < cap; i++) {
@@ -809,8 +792,7 @@ static void join_args(int argc, char **argv, char *out, size_t cap)
     }
 }
 
-static int cmd_export(int argc, char **argv)
-{
+static int cmd_export(int argc, char **argv) {
     const char *file = NULL, *out = NULL, *to = NULL, *rank_s = NULL;
     int form = FORM_AUTO, form_seen = 0;
     for (int i = 2; i < argc; i++) {
@@ -850,8 +832,8 @@ static int cmd_export(int argc, char **argv)
     static zs_scenario s, r;
     if (load_scenario(file, form, &s, NULL, NULL)) return 2;
     if (rank >= 0 && rank >= s.cfg.world_size)
-        die_usage("export: --rank %ld: the scenario has world size %u (ranks 0..%u)", rank,
-                  s.cfg.world_size, s.cfg.world_size - 1u);
+        die_usage("export: --rank %ld: the scenario has world size %u (ranks 0..%u)", rank, s.cfg.world_size,
+                  s.cfg.world_size - 1u);
     const zs_scenario *exp = &s;
     int from_rank = -1;
     if (s.cfg.all_ranks) {
@@ -891,8 +873,7 @@ static int cmd_export(int argc, char **argv)
 /* zofuzz run / minimize: the DeepSpeed reproducer of a minimised
  * reset-on-forward finding, beside its .scn (same base name, .py).
  * Prints where it went (to f), or why not. */
-static void export_beside(FILE *f, const zs_scenario *s, const char *scn_path, const char *cmd)
-{
+static void export_beside(FILE *f, const zs_scenario *s, const char *scn_path, const char *cmd) {
     char py[PATH_MAX];
     size_t n = strlen(scn_path);
     if (ends_with(scn_path, ".scn")) n -= 4;
@@ -970,20 +951,18 @@ static const char *const minimize_help =
     "Exit: 0 minimised, 1 the scenario violates nothing (nothing to minimise),\n"
     "      2 bad usage/input.\n";
 
-static void print_size(FILE *f, const char *what, const zs_min_size *z)
-{
-    fprintf(f, "%s: %u step%s, %u pass%s, %u call%s, %u module%s, %u param%s, %u use%s", what,
-            z->steps, z->steps == 1 ? "" : "s", z->passes, z->passes == 1 ? "" : "es", z->calls,
-            z->calls == 1 ? "" : "s", z->modules, z->modules == 1 ? "" : "s", z->params,
-            z->params == 1 ? "" : "s", z->uses, z->uses == 1 ? "" : "s");
+static void print_size(FILE *f, const char *what, const zs_min_size *z) {
+    fprintf(f, "%s: %u step%s, %u pass%s, %u call%s, %u module%s, %u param%s, %u use%s", what, z->steps,
+            z->steps == 1 ? "" : "s", z->passes, z->passes == 1 ? "" : "es", z->calls, z->calls == 1 ? "" : "s",
+            z->modules, z->modules == 1 ? "" : "s", z->params, z->params == 1 ? "" : "s", z->uses,
+            z->uses == 1 ? "" : "s");
     if (z->order_bytes) fprintf(f, ", %u order bytes", z->order_bytes);
     fprintf(f, "; %d .scn lines\n", z->lines);
 }
 
 /* Writes the minimised scenario with a provenance comment and a measured
  * expect line. */
-static char *min_text(const zs_scenario *s, const char *origin, const zs_min_stats *st)
-{
+static char *min_text(const zs_scenario *s, const char *origin, const zs_min_stats *st) {
     zs_scn_expect e;
     measure_expect(s, -1, &e);
     char *body = zs_scn_print(s, &e);
@@ -1001,8 +980,7 @@ static char *min_text(const zs_scenario *s, const char *origin, const zs_min_sta
     return t;
 }
 
-static int cmd_minimize(int argc, char **argv)
-{
+static int cmd_minimize(int argc, char **argv) {
     const char *file = NULL, *out = NULL;
     int form = FORM_AUTO;
     zs_min_opts mo;
@@ -1014,9 +992,12 @@ static int cmd_minimize(int argc, char **argv)
         if (is_help(a)) {
             fputs(minimize_help, stdout);
             return 0;
-        } else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
-        else if (!strcmp(a, "--policy")) mo.policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--order")) mo.order_mode = opt_order(optval(argc, argv, &i));
+        } else if (!strcmp(a, "-o"))
+            out = optval(argc, argv, &i);
+        else if (!strcmp(a, "--policy"))
+            mo.policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--order"))
+            mo.order_mode = opt_order(optval(argc, argv, &i));
         else if (!strcmp(a, "--inv")) {
             const char *v = optval(argc, argv, &i);
             mo.inv = zs_scn_verdict_from_name(v);
@@ -1024,15 +1005,22 @@ static int cmd_minimize(int argc, char **argv)
         } else if (!strcmp(a, "--max-runs")) {
             mo.max_runs = opt_ulong("--max-runs", optval(argc, argv, &i));
             if (mo.max_runs == 0) die_usage("minimize: --max-runs must be at least 1");
-        }
-        else if (!strcmp(a, "--text")) form = FORM_TEXT;
-        else if (!strcmp(a, "--bytes")) form = FORM_BYTES;
-        else if (!strcmp(a, "-v")) mo.verbose = 1;
-        else if (!strcmp(a, "--same-verdicts")) mo.same_verdicts = 1;
-        else if (world_opt("minimize", argc, argv, &i, &wenv)) continue;
-        else if (a[0] == '-' && a[1]) die_usage("minimize: unknown option %s", a);
-        else if (!file) file = a;
-        else die_usage("minimize: one FILE only");
+        } else if (!strcmp(a, "--text"))
+            form = FORM_TEXT;
+        else if (!strcmp(a, "--bytes"))
+            form = FORM_BYTES;
+        else if (!strcmp(a, "-v"))
+            mo.verbose = 1;
+        else if (!strcmp(a, "--same-verdicts"))
+            mo.same_verdicts = 1;
+        else if (world_opt("minimize", argc, argv, &i, &wenv))
+            continue;
+        else if (a[0] == '-' && a[1])
+            die_usage("minimize: unknown option %s", a);
+        else if (!file)
+            file = a;
+        else
+            die_usage("minimize: one FILE only");
     }
     if (!file) die_usage("minimize: FILE missing (see --help)");
     need_writable("-o", out);
@@ -1050,7 +1038,7 @@ static int cmd_minimize(int argc, char **argv)
     }
     if (rc == 1) {
         fprintf(stderr, "%s: %s: %s under policy %s - nothing to minimise\n", g_prog, file,
-                st.inv == ZS_INV_NONE ? "every invariant holds"
+                st.inv == ZS_INV_NONE    ? "every invariant holds"
                 : st.inv == ZS_SCN_SETUP ? "the runtime refuses the setup"
                                          : "it violates a different invariant",
                 zs_policy_name((unsigned)st.policy));
@@ -1058,12 +1046,11 @@ static int cmd_minimize(int argc, char **argv)
     }
     char line[512];
     zs_violation_format(&st.v, line, sizeof line);
-    fprintf(stderr, "invariant %s under %s: %s\n", zs_inv_name(st.inv),
-            zs_policy_name((unsigned)st.policy), line);
+    fprintf(stderr, "invariant %s under %s: %s\n", zs_inv_name(st.inv), zs_policy_name((unsigned)st.policy), line);
     print_size(stderr, "before", &st.before);
     print_size(stderr, "after ", &st.after);
-    fprintf(stderr, "%lu simulator runs, %lu changes kept, %u rounds, %.2f s\n", st.runs,
-            st.accepted, st.rounds, st.seconds);
+    fprintf(stderr, "%lu simulator runs, %lu changes kept, %u rounds, %.2f s\n", st.runs, st.accepted, st.rounds,
+            st.seconds);
     char *t = min_text(&s, file, &st);
     if (!t) return 2;
     int w = write_all(out, t, strlen(t));
@@ -1125,22 +1112,19 @@ typedef struct seen_set {
     int n;
 } seen_set;
 
-static int seen_add(seen_set *ss, const char *t)
-{
+static int seen_add(seen_set *ss, const char *t) {
     for (int i = 0; i < ss->n; i++)
         if (!strcmp(ss->text[i], t)) return 0;
     if (ss->n < MAX_SEEN) ss->text[ss->n++] = strdup(t);
     return 1;
 }
 
-static void seen_free(seen_set *ss)
-{
+static void seen_free(seen_set *ss) {
     for (int i = 0; i < ss->n; i++) free(ss->text[i]);
     ss->n = 0;
 }
 
-static int cmd_check(int argc, char **argv)
-{
+static int cmd_check(int argc, char **argv) {
     unsigned long trials = 1000, max_len = 512, max_fail = 5;
     uint64_t seed = 1;
     int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
@@ -1151,18 +1135,30 @@ static int cmd_check(int argc, char **argv)
         if (is_help(a)) {
             fputs(check_help, stdout);
             return 0;
-        } else if (!strcmp(a, "--trials")) trials = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--seed")) seed = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--order")) order = opt_order(optval(argc, argv, &i));
-        else if (!strcmp(a, "--max-len")) max_len = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--max-failures")) max_fail = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--no-minimize")) minimize = 0;
-        else if (!strcmp(a, "--any-verdicts")) same_verdicts = 0;
-        else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
-        else if (!strcmp(a, "--quiet")) quiet = 1;
-        else if (world_opt("check", argc, argv, &i, &wenv)) continue;
-        else die_usage("check: unknown argument %s (see --help)", a);
+        } else if (!strcmp(a, "--trials"))
+            trials = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--seed"))
+            seed = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--policy"))
+            policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--order"))
+            order = opt_order(optval(argc, argv, &i));
+        else if (!strcmp(a, "--max-len"))
+            max_len = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--max-failures"))
+            max_fail = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--no-minimize"))
+            minimize = 0;
+        else if (!strcmp(a, "--any-verdicts"))
+            same_verdicts = 0;
+        else if (!strcmp(a, "-o"))
+            outdir = optval(argc, argv, &i);
+        else if (!strcmp(a, "--quiet"))
+            quiet = 1;
+        else if (world_opt("check", argc, argv, &i, &wenv))
+            continue;
+        else
+            die_usage("check: unknown argument %s (see --help)", a);
     }
     if (max_len > 65536) die_usage("check: --max-len at most 65536");
     if (outdir && mkdirs(outdir)) die_usage("check: cannot create %s", outdir);
@@ -1197,8 +1193,7 @@ static int cmd_check(int argc, char **argv)
         fails++;
         if (v == ZS_SCN_SETUP) {
             setup++;
-            printf("trial %lu (seed %llu, %zu bytes): setup error: %s\n", t,
-                   (unsigned long long)seed, n, r.setup_msg);
+            printf("trial %lu (seed %llu, %zu bytes): setup error: %s\n", t, (unsigned long long)seed, n, r.setup_msg);
         } else {
             by_inv[v]++;
             char line[512];
@@ -1217,8 +1212,7 @@ static int cmd_check(int argc, char **argv)
                 if (zs_minimize(s, &mo, &st) == 0) {
                     zs_world_env_apply(&wenv, s); /* the remedy stays in the printed scenario */
                     char origin[96];
-                    xsnprintf(origin, sizeof origin, "zofuzz check --seed %llu trial %lu",
-                             (unsigned long long)seed, t);
+                    xsnprintf(origin, sizeof origin, "zofuzz check --seed %llu trial %lu", (unsigned long long)seed, t);
                     char *txt = min_text(s, origin, &st);
                     if (txt) {
                         /* dedupe on the scenario body (after the 2 comment lines) */
@@ -1226,8 +1220,8 @@ static int cmd_check(int argc, char **argv)
                         body = body ? strchr(body + 1, '\n') : NULL;
                         body = body ? body + 1 : txt;
                         if (seen_add(&seen, body)) {
-                            printf("  minimised (%u calls, %u modules, %d lines, %lu runs):\n",
-                                   st.after.calls, st.after.modules, st.after.lines, st.runs);
+                            printf("  minimised (%u calls, %u modules, %d lines, %lu runs):\n", st.after.calls,
+                                   st.after.modules, st.after.lines, st.runs);
                             if (!quiet)
                                 for (const char *q = body; *q;) {
                                     const char *e = strchr(q, '\n');
@@ -1237,8 +1231,7 @@ static int cmd_check(int argc, char **argv)
                                 }
                             if (outdir) {
                                 char p[PATH_MAX];
-                                xsnprintf(p, sizeof p, "%s/check-%llu-%lu.scn", outdir,
-                                         (unsigned long long)seed, t);
+                                xsnprintf(p, sizeof p, "%s/check-%llu-%lu.scn", outdir, (unsigned long long)seed, t);
                                 write_all(p, txt, strlen(txt));
                             }
                         } else {
@@ -1270,7 +1263,8 @@ static int cmd_check(int argc, char **argv)
         printf(")");
     }
     printf("; %lu stopped at a TORCHERROR; %lu all-ranks (%lu with diverging collectives); "
-           "%.2f s (%.0f scenarios/s)\n", torch, ranked, diverged, dt, dt > 0 ? t / dt : 0.0);
+           "%.2f s (%.0f scenarios/s)\n",
+           torch, ranked, diverged, dt, dt > 0 ? t / dt : 0.0);
     seen_free(&seen);
     free(buf);
     zs_scenario_free(s);
@@ -1321,8 +1315,7 @@ typedef struct traces_opts {
 } traces_opts;
 
 /* --ds: a scenario the DeepSpeed oracle can hold in real tensors */
-static void ds_scale(zs_scenario *sc)
-{
+static void ds_scale(zs_scenario *sc) {
     uint64_t total = 0;
     for (unsigned i = 0; i < sc->n_params; i++) total += sc->par[i].numel;
     if (total <= DS_MAX_TOTAL_NUMEL) return;
@@ -1338,8 +1331,7 @@ static void ds_scale(zs_scenario *sc)
 }
 
 /* scenario k: its JSON, a trace per policy, its index line */
-static int traces_emit(const traces_opts *T, zs_scenario *sc, unsigned k, const char *name)
-{
+static int traces_emit(const traces_opts *T, zs_scenario *sc, unsigned k, const char *name) {
     char path[PATH_MAX];
     if (T->ds_profile >= 0) sc->cfg.ds_profile = (uint8_t)T->ds_profile;
     if (T->torch_profile >= 0) sc->cfg.torch_profile = (uint8_t)T->torch_profile;
@@ -1413,8 +1405,7 @@ static int traces_emit(const traces_opts *T, zs_scenario *sc, unsigned k, const 
 }
 
 /* traces_emit for sc, or for each rank's program of an all-ranks sc */
-static int traces_emit_ranks(const traces_opts *T, zs_scenario *sc, unsigned *k, const char *name)
-{
+static int traces_emit_ranks(const traces_opts *T, zs_scenario *sc, unsigned *k, const char *name) {
     if (!sc->cfg.all_ranks) return traces_emit(T, sc, (*k)++, name);
     static zs_scenario whole;
     if (zs_scenario_copy(&whole, sc)) {
@@ -1435,8 +1426,7 @@ static int traces_emit_ranks(const traces_opts *T, zs_scenario *sc, unsigned *k,
     return 0;
 }
 
-static int cmd_traces(int argc, char **argv)
-{
+static int cmd_traces(int argc, char **argv) {
     traces_opts T = {NULL, NULL, 0, -1, -1, -1};
     int have_seeds = 0, nfiles = 0;
     unsigned long long first = 0, last = 0;
@@ -1448,7 +1438,8 @@ static int cmd_traces(int argc, char **argv)
             fputs(traces_help, stdout);
             free(files);
             return 0;
-        } else if (!strcmp(a, "--ds")) T.ds_mode = 1;
+        } else if (!strcmp(a, "--ds"))
+            T.ds_mode = 1;
         else if (!strcmp(a, "--rank")) {
             unsigned long r = opt_ulong(a, optval(argc, argv, &i));
             if (r >= ZS_MAX_WORLD) die_usage("traces: --rank %lu: not a rank 0..%d", r, ZS_MAX_WORLD - 1);
@@ -1466,9 +1457,12 @@ static int cmd_traces(int argc, char **argv)
             first = opt_ulong("--seeds", argv[++i]);
             last = opt_ulong("--seeds", argv[++i]);
             have_seeds = 1;
-        } else if (a[0] == '-' && a[1]) die_usage("traces: unknown option %s (see --help)", a);
-        else if (!T.dir) T.dir = a;
-        else files[nfiles++] = a;
+        } else if (a[0] == '-' && a[1])
+            die_usage("traces: unknown option %s (see --help)", a);
+        else if (!T.dir)
+            T.dir = a;
+        else
+            files[nfiles++] = a;
     }
     if (!T.dir) die_usage("traces: OUTDIR missing (see --help)");
     if (have_seeds == (nfiles > 0))
@@ -1517,18 +1511,16 @@ static int cmd_traces(int argc, char **argv)
 /* gen                                                                  */
 /* ------------------------------------------------------------------ */
 
-static const char *const gen_help =
-    "usage: zofuzz gen --seed S [--max-len N] [-o OUT]\n"
-    "\n"
-    "Writes the canonical fuzzer bytes of the random scenario of seed S: the\n"
-    "first input `zofuzz check --seed S` draws (zs_rand_input trial 0, N bytes at\n"
-    "most, default 512), decoded and encoded again.  `zofuzz traces --seeds`\n"
-    "and tools/difftest.py use the same scenarios.  -o - or no -o: stdout.\n"
-    "\n"
-    "Exit: 0 written, 2 bad usage or output.\n";
+static const char *const gen_help = "usage: zofuzz gen --seed S [--max-len N] [-o OUT]\n"
+                                    "\n"
+                                    "Writes the canonical fuzzer bytes of the random scenario of seed S: the\n"
+                                    "first input `zofuzz check --seed S` draws (zs_rand_input trial 0, N bytes at\n"
+                                    "most, default 512), decoded and encoded again.  `zofuzz traces --seeds`\n"
+                                    "and tools/difftest.py use the same scenarios.  -o - or no -o: stdout.\n"
+                                    "\n"
+                                    "Exit: 0 written, 2 bad usage or output.\n";
 
-static int cmd_gen(int argc, char **argv)
-{
+static int cmd_gen(int argc, char **argv) {
     const char *out = NULL;
     unsigned long max_len = 512;
     uint64_t seed = 0;
@@ -1541,10 +1533,14 @@ static int cmd_gen(int argc, char **argv)
         } else if (!strcmp(a, "--seed")) {
             seed = opt_ulong(a, optval(argc, argv, &i));
             have_seed = 1;
-        } else if (!strcmp(a, "--max-len")) max_len = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "-o")) out = optval(argc, argv, &i);
-        else if (a[0] == '-' && a[1]) die_usage("gen: unknown option %s (see --help)", a);
-        else die_usage("gen: no operands (see --help)");
+        } else if (!strcmp(a, "--max-len"))
+            max_len = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "-o"))
+            out = optval(argc, argv, &i);
+        else if (a[0] == '-' && a[1])
+            die_usage("gen: unknown option %s (see --help)", a);
+        else
+            die_usage("gen: no operands (see --help)");
     }
     if (max_len > 65536) die_usage("gen: --max-len at most 65536");
     need_writable("-o", out);
@@ -1580,8 +1576,7 @@ static const char *const verify_help =
     "\n"
     "Exit: 0 every verdict as stated, 1 a mismatch, 2 bad usage or unparsable file.\n";
 
-static int verify_file(const char *path, int *parse_err)
-{
+static int verify_file(const char *path, int *parse_err) {
     static zs_scenario s;
     zs_scn_expect e;
     if (load_scenario(path, FORM_TEXT, &s, &e, NULL)) {
@@ -1621,11 +1616,12 @@ static int verify_file(const char *path, int *parse_err)
         if (gl >= sizeof got_line) gl = sizeof got_line - 1;
         if (v != e.verdict[p]) {
             char line[512] = "";
-            if (r.violated) zs_violation_format(&r.v, line, sizeof line);
-            else if (v == ZS_SCN_SETUP) snprintf(line, sizeof line, "%s", r.setup_msg);
+            if (r.violated)
+                zs_violation_format(&r.v, line, sizeof line);
+            else if (v == ZS_SCN_SETUP)
+                snprintf(line, sizeof line, "%s", r.setup_msg);
             printf("FAIL %s: policy %s: expected %s, got %s%s%s\n", path, zs_policy_name((unsigned)p),
-                   zs_scn_verdict_name(e.verdict[p]), zs_scn_verdict_name(v), line[0] ? ": " : "",
-                   line);
+                   zs_scn_verdict_name(e.verdict[p]), zs_scn_verdict_name(v), line[0] ? ": " : "", line);
             bad = 1;
         }
     }
@@ -1633,8 +1629,7 @@ static int verify_file(const char *path, int *parse_err)
     return bad;
 }
 
-static int cmd_verify(int argc, char **argv)
-{
+static int cmd_verify(int argc, char **argv) {
     int nfiles = 0, bad = 0, perr = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -1670,21 +1665,18 @@ static int cmd_verify(int argc, char **argv)
 /* seeds                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char *const seeds_help =
-    "usage: zofuzz seeds [-o DIR] [FILE.scn|SRCDIR...]\n"
-    "\n"
-    "Compiles the .scn corpus into seed corpora for the fuzz targets:\n"
-    "  DIR/fuzz_hooks/<dir>-<name>.bin      zs_encode of each scenario\n"
-    "  DIR/fuzz_scn_parse/<dir>-<name>.scn  the canonical text of each scenario\n"
-    "Default inputs: corpus/models/*.scn and corpus/regressions/*.scn of the source\n"
-    "tree; default DIR: corpus/seeds of the source tree.  Files named\n"
-    "models-* / regressions-* in DIR that no input produces any more are removed.\n"
-    "\n"
-    "Exit: 0 written, 2 bad usage or an unparsable file.\n";
+static const char *const seeds_help = "usage: zofuzz seeds [-o DIR] [FILE.scn|SRCDIR...]\n"
+                                      "\n"
+                                      "Compiles the .scn corpus into seed corpora for the fuzz targets:\n"
+                                      "  DIR/fuzz_hooks/<dir>-<name>.bin      zs_encode of each scenario\n"
+                                      "  DIR/fuzz_scn_parse/<dir>-<name>.scn  the canonical text of each scenario\n"
+                                      "Default inputs: corpus/models/*.scn and corpus/regressions/*.scn of the source\n"
+                                      "tree; default DIR: corpus/seeds of the source tree.  Files named\n"
+                                      "models-* / regressions-* in DIR that no input produces any more are removed.\n"
+                                      "\n"
+                                      "Exit: 0 written, 2 bad usage or an unparsable file.\n";
 
-static int write_seed(const char *dir, const char *target, const char *name, const void *data,
-                      size_t n)
-{
+static int write_seed(const char *dir, const char *target, const char *name, const void *data, size_t n) {
     char p[PATH_MAX];
     xsnprintf(p, sizeof p, "%s/%s", dir, target);
     if (mkdirs(p)) {
@@ -1706,8 +1698,7 @@ static int write_seed(const char *dir, const char *target, const char *name, con
 }
 
 /* seed name prefix of a source file: the name of its directory */
-static void seed_name(const char *path, const char *ext, char *out, size_t cap)
-{
+static void seed_name(const char *path, const char *ext, char *out, size_t cap) {
     char dir[PATH_MAX];
     xsnprintf(dir, sizeof dir, "%s", path);
     char *sl = strrchr(dir, '/');
@@ -1722,8 +1713,7 @@ static void seed_name(const char *path, const char *ext, char *out, size_t cap)
     xsnprintf(out, cap, "%s-%s%s", dn, b, ext);
 }
 
-static int cmd_seeds(int argc, char **argv)
-{
+static int cmd_seeds(int argc, char **argv) {
     const char *outdir = NULL;
     char defdir[PATH_MAX];
     const char *inputs[64];
@@ -1733,10 +1723,14 @@ static int cmd_seeds(int argc, char **argv)
         if (is_help(a)) {
             fputs(seeds_help, stdout);
             return 0;
-        } else if (!strcmp(a, "-o")) outdir = optval(argc, argv, &i);
-        else if (a[0] == '-' && a[1]) die_usage("seeds: unknown option %s", a);
-        else if (nin < 64) inputs[nin++] = a;
-        else die_usage("seeds: too many inputs");
+        } else if (!strcmp(a, "-o"))
+            outdir = optval(argc, argv, &i);
+        else if (a[0] == '-' && a[1])
+            die_usage("seeds: unknown option %s", a);
+        else if (nin < 64)
+            inputs[nin++] = a;
+        else
+            die_usage("seeds: too many inputs");
     }
     char dm[PATH_MAX], dr[PATH_MAX];
     if (!nin) {
@@ -1843,8 +1837,7 @@ static int cmd_seeds(int argc, char **argv)
         free_list(v, n);
     }
     free_list(made, nmade);
-    printf("seeds: %d scenario%s compiled into %s/{fuzz_hooks,fuzz_scn_parse}\n", count,
-           count == 1 ? "" : "s", outdir);
+    printf("seeds: %d scenario%s compiled into %s/{fuzz_hooks,fuzz_scn_parse}\n", count, count == 1 ? "" : "s", outdir);
     return err ? 2 : 0;
 }
 
@@ -1898,8 +1891,7 @@ static const char *const run_help =
 
 static char g_selfdir[PATH_MAX];
 
-static void find_selfdir(const char *argv0)
-{
+static void find_selfdir(const char *argv0) {
     char p[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
     if (n > 0) {
@@ -1908,13 +1900,14 @@ static void find_selfdir(const char *argv0)
         xsnprintf(p, sizeof p, "%s", argv0);
     }
     char *sl = strrchr(p, '/');
-    if (sl) *sl = 0;
-    else snprintf(p, sizeof p, ".");
+    if (sl)
+        *sl = 0;
+    else
+        snprintf(p, sizeof p, ".");
     xsnprintf(g_selfdir, sizeof g_selfdir, "%s", p);
 }
 
-static int copy_file(const char *from, const char *to)
-{
+static int copy_file(const char *from, const char *to) {
     size_t n;
     uint8_t *b = read_all(from, &n);
     if (!b) return -1;
@@ -1928,8 +1921,7 @@ static int copy_file(const char *from, const char *to)
  * seeds` gives them, so a fresh compile replaces a stale shipped seed);
  * returns the number of distinct seeds. */
 /* files named seed-* in dir */
-static int count_seeds(const char *dir)
-{
+static int count_seeds(const char *dir) {
     char **v;
     size_t n = list_dir(dir, "", &v);
     int c = 0;
@@ -1938,8 +1930,7 @@ static int count_seeds(const char *dir)
     return c;
 }
 
-static int seed_corpus(const char *target, const char *corpus)
-{
+static int seed_corpus(const char *target, const char *corpus) {
     int count = 0;
     char d[PATH_MAX];
     xsnprintf(d, sizeof d, "%s/corpus/seeds/%s", src_dir(), target);
@@ -1982,15 +1973,14 @@ static int seed_corpus(const char *target, const char *corpus)
 
 typedef struct fstat_ {
     unsigned long long execs, cov, ft, corp, execs_per_s;
-    unsigned long crashes_reported;  /* "Test unit written" / fork crash count */
-    double first_violation;          /* seconds, <0 none */
+    unsigned long crashes_reported; /* "Test unit written" / fork crash count */
+    double first_violation;         /* seconds, <0 none */
     unsigned long fork_crash;
     char last_violation[256];
 } fstat_;
 
 /* value after "key" in line, or -1 */
-static long long field(const char *line, const char *key)
-{
+static long long field(const char *line, const char *key) {
     const char *p = strstr(line, key);
     if (!p) return -1;
     p += strlen(key);
@@ -1999,8 +1989,7 @@ static long long field(const char *line, const char *key)
     return strtoll(p, NULL, 10);
 }
 
-static void parse_line(fstat_ *fs, const char *line, double elapsed)
-{
+static void parse_line(fstat_ *fs, const char *line, double elapsed) {
     long long v;
     if (line[0] == '#') {
         v = strtoll(line + 1, NULL, 10);
@@ -2022,8 +2011,7 @@ static void parse_line(fstat_ *fs, const char *line, double elapsed)
         }
     }
     if (strstr(line, "Test unit written to") &&
-        (strstr(line, "crash-") || strstr(line, "timeout-") || strstr(line, "oom-") ||
-         strstr(line, "leak-"))) {
+        (strstr(line, "crash-") || strstr(line, "timeout-") || strstr(line, "oom-") || strstr(line, "leak-"))) {
         fs->crashes_reported++;
         if (fs->first_violation < 0) fs->first_violation = elapsed;
     }
@@ -2033,21 +2021,18 @@ static void parse_line(fstat_ *fs, const char *line, double elapsed)
     }
 }
 
-static unsigned long violations_of(const fstat_ *fs)
-{
+static unsigned long violations_of(const fstat_ *fs) {
     return fs->crashes_reported > fs->fork_crash ? fs->crashes_reported : fs->fork_crash;
 }
 
 static volatile sig_atomic_t g_stop;
-static void on_sigint(int sig)
-{
+static void on_sigint(int sig) {
     (void)sig;
     g_stop = 1;
 }
 
 /* [libfuzzer] section of an OSS-Fuzz .options file -> "-k=v" flags */
-static int read_options(const char *path, char flags[][128], int max)
-{
+static int read_options(const char *path, char flags[][128], int max) {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     char line[256];
@@ -2084,19 +2069,17 @@ typedef struct runner {
     const char *label;
 } runner;
 
-static void progress_line(runner *R, int final)
-{
+static void progress_line(runner *R, int final) {
     double el = now_s() - R->t0;
     fstat_ *fs = R->fs;
     double eps = el > 0 ? fs->execs / el : 0;
     printf("[zofuzz] %s%3.0fs  execs %llu (%.0f/s)  cov %llu  ft %llu  corpus %llu  violations %lu\n",
-           final ? "done " : "", el, fs->execs, fs->execs_per_s ? (double)fs->execs_per_s : eps,
-           fs->cov, fs->ft, fs->corp, violations_of(fs));
+           final ? "done " : "", el, fs->execs, fs->execs_per_s ? (double)fs->execs_per_s : eps, fs->cov, fs->ft,
+           fs->corp, violations_of(fs));
     fflush(stdout);
 }
 
-static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch)
-{
+static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch) {
     int pfd[2];
     if (pipe(pfd)) return -1;
     pid_t pid = fork();
@@ -2151,8 +2134,7 @@ static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch)
     }
     close(pfd[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (R->log) fflush(R->log);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -2161,8 +2143,7 @@ static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch)
 /* replay + minimise + print one crash; returns its invariant (0 none) */
 static int g_run_same_verdicts = 1;
 
-static int report_crash(const char *path, int policy, seen_set *seen, int target_is_hooks)
-{
+static int report_crash(const char *path, int policy, seen_set *seen, int target_is_hooks) {
     if (!target_is_hooks) {
         printf("  %s (replay it with the target binary; not a scenario input)\n", path);
         return 0;
@@ -2212,8 +2193,8 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     printf("  %s: %s\n", base_name(path), line);
     printf("  minimised in %.2f s: %u calls/%u modules/%d lines -> %u calls/%u modules/%d lines, "
            "saved %s\n",
-           st.seconds, st.before.calls, st.before.modules, st.before.lines, st.after.calls,
-           st.after.modules, st.after.lines, out);
+           st.seconds, st.before.calls, st.before.modules, st.before.lines, st.after.calls, st.after.modules,
+           st.after.lines, out);
     if (wrote && policy == zs_policy_from_name("reset-on-forward"))
         export_beside(stdout, &s, out, "zofuzz run (crash minimised by zofuzz minimize)");
     if (fresh) {
@@ -2230,8 +2211,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     return v;
 }
 
-static int cmd_run(int argc, char **argv)
-{
+static int cmd_run(int argc, char **argv) {
     const char *target = "fuzz_hooks", *work = NULL;
     int policy = ZO_GRADS_PER_CALL, keep_going = 0, no_seeds = 0, verbose = 0;
     unsigned long tsec = 60, jobs = 1, max_repro = 5, prog = 5;
@@ -2244,23 +2224,37 @@ static int cmd_run(int argc, char **argv)
         if (is_help(a)) {
             fputs(run_help, stdout);
             return 0;
-        } else if (!strcmp(a, "--target")) target = optval(argc, argv, &i);
-        else if (!strcmp(a, "--policy")) policy = opt_policy(optval(argc, argv, &i));
-        else if (!strcmp(a, "--time")) tsec = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--jobs")) jobs = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--keep-going")) keep_going = 1;
-        else if (!strcmp(a, "--no-seeds")) no_seeds = 1;
-        else if (!strcmp(a, "--work")) work = optval(argc, argv, &i);
-        else if (!strcmp(a, "--progress")) prog = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--max-repro")) max_repro = opt_ulong(a, optval(argc, argv, &i));
-        else if (!strcmp(a, "--verbose")) verbose = 1;
-        else if (!strcmp(a, "--any-verdicts")) g_run_same_verdicts = 0;
+        } else if (!strcmp(a, "--target"))
+            target = optval(argc, argv, &i);
+        else if (!strcmp(a, "--policy"))
+            policy = opt_policy(optval(argc, argv, &i));
+        else if (!strcmp(a, "--time"))
+            tsec = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--jobs"))
+            jobs = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--keep-going"))
+            keep_going = 1;
+        else if (!strcmp(a, "--no-seeds"))
+            no_seeds = 1;
+        else if (!strcmp(a, "--work"))
+            work = optval(argc, argv, &i);
+        else if (!strcmp(a, "--progress"))
+            prog = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--max-repro"))
+            max_repro = opt_ulong(a, optval(argc, argv, &i));
+        else if (!strcmp(a, "--verbose"))
+            verbose = 1;
+        else if (!strcmp(a, "--any-verdicts"))
+            g_run_same_verdicts = 0;
         else if (!strcmp(a, "--engine-arg")) {
             if (nextra >= 32) die_usage("run: too many --engine-arg");
             extra[nextra++] = optval(argc, argv, &i);
-        } else if (a[0] == '-' && a[1]) die_usage("run: unknown option %s (see --help)", a);
-        else if (ncorp < 32) corpora[ncorp++] = a;
-        else die_usage("run: too many corpus directories");
+        } else if (a[0] == '-' && a[1])
+            die_usage("run: unknown option %s (see --help)", a);
+        else if (ncorp < 32)
+            corpora[ncorp++] = a;
+        else
+            die_usage("run: too many corpus directories");
     }
     if (jobs < 1 || jobs > 64) die_usage("run: --jobs must be 1..64");
     if (tsec < 1) die_usage("run: --time must be at least 1");
@@ -2286,7 +2280,8 @@ static int cmd_run(int argc, char **argv)
 
     /* work directory: --work, else ZOFUZZ_WORK (fuzz/settings.h) */
     char wbase[PATH_MAX], wdir[PATH_MAX], corpus[PATH_MAX], crashes[PATH_MAX], logp[PATH_MAX];
-    if (work) snprintf(wbase, sizeof wbase, "%s", work);
+    if (work)
+        snprintf(wbase, sizeof wbase, "%s", work);
     else if (g_env.work)
         xsnprintf(wbase, sizeof wbase, "%s", g_env.work);
     else {
@@ -2297,7 +2292,7 @@ static int cmd_run(int argc, char **argv)
         }
     }
     xsnprintf(wdir, sizeof wdir, "%s/%s-%s%s", wbase, target, zs_policy_name((unsigned)policy),
-             no_seeds ? "-noseeds" : "");
+              no_seeds ? "-noseeds" : "");
     xsnprintf(corpus, sizeof corpus, "%s/corpus", wdir);
     {
         time_t tt = time(NULL);
@@ -2353,8 +2348,7 @@ static int cmd_run(int argc, char **argv)
         size_t n = list_dir(d < 0 ? corpus : corpora[d], "", &v);
         for (size_t k = 0; k < n; k++) {
             struct stat sb;
-            if (stat(v[k], &sb) == 0 && (unsigned long)sb.st_size > biggest)
-                biggest = (unsigned long)sb.st_size;
+            if (stat(v[k], &sb) == 0 && (unsigned long)sb.st_size > biggest) biggest = (unsigned long)sb.st_size;
         }
         free_list(v, n);
     }
@@ -2394,11 +2388,10 @@ static int cmd_run(int argc, char **argv)
     xsnprintf(envpol, sizeof envpol, "ZOFUZZ_POLICY=%s", zs_policy_name((unsigned)policy));
     char *envadd[] = {envpol, NULL};
 
-    printf("[zofuzz] target %s, policy %s, %lus, %lu job%s%s\n", target,
-           zs_policy_name((unsigned)policy), tsec, jobs, jobs == 1 ? "" : "s",
-           fork_mode ? " (fork mode, crashes do not stop the run)" : "");
-    printf("[zofuzz] corpus %s (%d shipped seed%s%s), crashes -> %s\n", corpus, nseeds,
-           nseeds == 1 ? "" : "s", ncorp ? " + given corpora" : "", crashes);
+    printf("[zofuzz] target %s, policy %s, %lus, %lu job%s%s\n", target, zs_policy_name((unsigned)policy), tsec, jobs,
+           jobs == 1 ? "" : "s", fork_mode ? " (fork mode, crashes do not stop the run)" : "");
+    printf("[zofuzz] corpus %s (%d shipped seed%s%s), crashes -> %s\n", corpus, nseeds, nseeds == 1 ? "" : "s",
+           ncorp ? " + given corpora" : "", crashes);
     printf("[zofuzz] engine log %s\n", logp);
     fflush(stdout);
 
@@ -2469,8 +2462,7 @@ static int cmd_run(int argc, char **argv)
     for (size_t k = 0; k < nc; k++) {
         const char *b = base_name(cv[k]);
         if (ends_with(b, ".scn") || ends_with(b, ".py")) continue; /* our outputs */
-        if (!strncmp(b, "crash-", 6) || !strncmp(b, "timeout-", 8) || !strncmp(b, "oom-", 4) ||
-            !strncmp(b, "leak-", 5))
+        if (!strncmp(b, "crash-", 6) || !strncmp(b, "timeout-", 8) || !strncmp(b, "oom-", 4) || !strncmp(b, "leak-", 5))
             ncrash++;
     }
     unsigned long viol = violations_of(&fs);
@@ -2497,8 +2489,7 @@ static int cmd_run(int argc, char **argv)
         for (size_t k = 0; k < nc && done < max_repro; k++) {
             const char *b = base_name(cv[k]);
             if (ends_with(b, ".scn") || ends_with(b, ".py")) continue; /* our outputs */
-            if (strncmp(b, "crash-", 6) && strncmp(b, "timeout-", 8) && strncmp(b, "oom-", 4) &&
-                strncmp(b, "leak-", 5))
+            if (strncmp(b, "crash-", 6) && strncmp(b, "timeout-", 8) && strncmp(b, "oom-", 4) && strncmp(b, "leak-", 5))
                 continue;
             int v = report_crash(cv[k], policy, &seen, !strcmp(target, "fuzz_hooks"));
             if (v > 0 && v < ZS_INV_COUNT) invs[v]++;
@@ -2529,26 +2520,27 @@ static int cmd_run(int argc, char **argv)
 /* settings                                                             */
 /* ------------------------------------------------------------------ */
 
-static const char *const settings_help =
-    "usage: zofuzz settings [--markdown]\n"
-    "\n"
-    "Every setting of the fuzz targets and of zofuzz (fuzz/settings.h): its\n"
-    "environment variable (read by fuzz_hooks, fuzz_api and zofuzz), its zofuzz\n"
-    "option where it has one, the values it takes and its default.  An unknown\n"
-    "value is an error (exit 2) wherever it is given.\n"
-    "  --markdown   the same as the Markdown table of docs/fuzzing.md\n";
+static const char *const settings_help = "usage: zofuzz settings [--markdown]\n"
+                                         "\n"
+                                         "Every setting of the fuzz targets and of zofuzz (fuzz/settings.h): its\n"
+                                         "environment variable (read by fuzz_hooks, fuzz_api and zofuzz), its zofuzz\n"
+                                         "option where it has one, the values it takes and its default.  An unknown\n"
+                                         "value is an error (exit 2) wherever it is given.\n"
+                                         "  --markdown   the same as the Markdown table of docs/fuzzing.md\n";
 
-static int cmd_settings(int argc, char **argv)
-{
+static int cmd_settings(int argc, char **argv) {
     int md = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
             fputs(settings_help, stdout);
             return 0;
-        } else if (!strcmp(a, "--markdown")) md = 1;
-        else if (a[0] == '-' && a[1]) die_usage("settings: unknown option %s", a);
-        else die_usage("settings: no operands (see --help)");
+        } else if (!strcmp(a, "--markdown"))
+            md = 1;
+        else if (a[0] == '-' && a[1])
+            die_usage("settings: unknown option %s", a);
+        else
+            die_usage("settings: no operands (see --help)");
     }
     zs_settings_print(stdout, md);
     return 0;
@@ -2581,8 +2573,7 @@ static const char *const main_help =
     "The .scn format: docs/scenario-format.md.  Policies: per-call (default),\n"
     "reset-on-forward, lazy-init, init-at-register.\n";
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     find_selfdir(argv[0]);
     if (argc < 2 || is_help(argv[1]) || !strcmp(argv[1], "help")) {
         if (argc >= 3 && !strcmp(argv[1], "help")) {

@@ -65,36 +65,36 @@ typedef int zo_status;
 /** Every status code, once (libuv's UV_ERRNO_MAP): XX(NAME, value, text)
  *  gives ZO_ERR_NAME = value and zo_strerror's "ZO_ERR_NAME: text".  Tools
  *  that need the list (the Python binding, the docs) read it from here. */
-#define ZO_STATUS_MAP(XX)                                                                        \
-    /* NULL pointer, value out of range, numel 0 */                                             \
-    XX(INVALID_ARG, -1, "invalid argument")                                                      \
-    /* the allocator returned NULL */                                                           \
-    XX(NOMEM, -2, "out of memory")                                                               \
-    /* unknown or stale module/param/graph/grad handle */                                       \
-    XX(BAD_HANDLE, -3, "unknown or stale handle")                                                \
-    /* hook called out of protocol order */                                                     \
-    XX(PROTOCOL, -4, "hook called out of protocol order")                                        \
-    /* double registration */                                                                   \
-    XX(EXISTS, -5, "already registered")                                                         \
-    /* numel * elem_size or a total overflows */                                                \
-    XX(OVERFLOW, -6, "size overflow")                                                            \
-    /* the data-plane backend reported an error */                                              \
-    XX(BACKEND, -7, "backend error")                                                             \
-    /* DeepSpeed's "tracing error" (prefetch queue mismatch) */                                 \
-    XX(TRACE, -8, "tracing error")                                                               \
-    /* illegal parameter state transition / internal inconsistency */                           \
-    XX(STATE, -9, "inconsistent state")                                                          \
-    /* parameter read while not AVAILABLE and the policy does not gather on access */           \
-    XX(NOT_AVAILABLE, -10, "parameter not available")                                            \
-    /* config struct size/version not understood */                                            \
-    XX(VERSION, -11, "config version not understood")                                            \
-    /* a fixed limit (ids, world size) would be exceeded */                                     \
-    XX(LIMIT, -12, "limit exceeded")                                                             \
-    /* operation not offered by this backend/build */                                           \
-    XX(UNSUPPORTED, -13, "not supported")                                                        \
-    /* no (or too few) accelerator devices */                                                   \
-    XX(NO_DEVICE, -14, "no device")                                                              \
-    /* ranks issued different collectives */                                                    \
+#define ZO_STATUS_MAP(XX)                                                                                              \
+    /* NULL pointer, value out of range, numel 0 */                                                                    \
+    XX(INVALID_ARG, -1, "invalid argument")                                                                            \
+    /* the allocator returned NULL */                                                                                  \
+    XX(NOMEM, -2, "out of memory")                                                                                     \
+    /* unknown or stale module/param/graph/grad handle */                                                              \
+    XX(BAD_HANDLE, -3, "unknown or stale handle")                                                                      \
+    /* hook called out of protocol order */                                                                            \
+    XX(PROTOCOL, -4, "hook called out of protocol order")                                                              \
+    /* double registration */                                                                                          \
+    XX(EXISTS, -5, "already registered")                                                                               \
+    /* numel * elem_size or a total overflows */                                                                       \
+    XX(OVERFLOW, -6, "size overflow")                                                                                  \
+    /* the data-plane backend reported an error */                                                                     \
+    XX(BACKEND, -7, "backend error")                                                                                   \
+    /* DeepSpeed's "tracing error" (prefetch queue mismatch) */                                                        \
+    XX(TRACE, -8, "tracing error")                                                                                     \
+    /* illegal parameter state transition / internal inconsistency */                                                  \
+    XX(STATE, -9, "inconsistent state")                                                                                \
+    /* parameter read while not AVAILABLE and the policy does not gather on access */                                  \
+    XX(NOT_AVAILABLE, -10, "parameter not available")                                                                  \
+    /* config struct size/version not understood */                                                                    \
+    XX(VERSION, -11, "config version not understood")                                                                  \
+    /* a fixed limit (ids, world size) would be exceeded */                                                            \
+    XX(LIMIT, -12, "limit exceeded")                                                                                   \
+    /* operation not offered by this backend/build */                                                                  \
+    XX(UNSUPPORTED, -13, "not supported")                                                                              \
+    /* no (or too few) accelerator devices */                                                                          \
+    XX(NO_DEVICE, -14, "no device")                                                                                    \
+    /* ranks issued different collectives */                                                                           \
     XX(COLLECTIVE_MISMATCH, -15, "ranks issued different collectives")
 
 enum {
@@ -111,8 +111,8 @@ const char *zo_strerror(zo_status status);
 /* Basic types                                                          */
 /* ------------------------------------------------------------------ */
 
-typedef struct zo_runtime zo_runtime;   /**< opaque; created by zo_runtime_create */
-typedef struct zo_backend zo_backend;   /**< opaque data plane; see zoffload_backend.h */
+typedef struct zo_runtime zo_runtime; /**< opaque; created by zo_runtime_create */
+typedef struct zo_backend zo_backend; /**< opaque data plane; see zoffload_backend.h */
 
 /** Module id: DeepSpeed's module.id / ds_id, assigned 0,1,2,... in
  *  registration order (register in DFS pre-order to match named_modules). */
@@ -120,7 +120,7 @@ typedef uint32_t zo_module_id;
 /** Parameter id: DeepSpeed's param.ds_id, 0,1,2,... in registration order. */
 typedef uint32_t zo_param_id;
 #define ZO_NO_MODULE ((zo_module_id)UINT32_MAX)
-#define ZO_NO_PARAM ((zo_param_id)UINT32_MAX)
+#define ZO_NO_PARAM  ((zo_param_id)UINT32_MAX)
 
 /** One forward pass (one autograd graph).  0 is never a valid graph.
  *  Layout (opaque to callers): runtime tag (6 bits) | 0 (6) | generation
@@ -186,10 +186,10 @@ const char *zo_param_status_name(zo_param_status s);
  *
  *  INIT_AT_REGISTER, "init-at-register": seed PR, final version: 0 at
  *  registration, never reset. */
-#define ZO_GRADS_POLICY_MAP(XX)                   \
-    XX(PER_CALL, 0, "per-call")                   \
-    XX(RESET_ON_FORWARD, 1, "reset-on-forward")   \
-    XX(LAZY_INIT, 2, "lazy-init")                 \
+#define ZO_GRADS_POLICY_MAP(XX)                                                                                        \
+    XX(PER_CALL, 0, "per-call")                                                                                        \
+    XX(RESET_ON_FORWARD, 1, "reset-on-forward")                                                                        \
+    XX(LAZY_INIT, 2, "lazy-init")                                                                                      \
     XX(INIT_AT_REGISTER, 3, "init-at-register")
 
 typedef enum zo_grads_policy {
@@ -197,7 +197,7 @@ typedef enum zo_grads_policy {
     ZO_GRADS_POLICY_MAP(ZO__POLICY_ENUM)
 #undef ZO__POLICY_ENUM
 } zo_grads_policy;
-#define ZO__COUNT_ONE(...) +1
+#define ZO__COUNT_ONE(...)    +1
 /** Number of policies (the entries of ZO_GRADS_POLICY_MAP, valued 0..N-1). */
 #define ZO_GRADS_POLICY_COUNT (0 ZO_GRADS_POLICY_MAP(ZO__COUNT_ONE))
 
@@ -254,9 +254,9 @@ zo_status zo_policy_from_name(const char *name, zo_grads_policy *out);
  *  end-of-backward release.
  *
  *  0_15, "0.15": DeepSpeed 0.15 (0.15.4) hooks only: the common rules. */
-#define ZO_DS_PROFILE_MAP(XX)          \
-    XX(0_19, 0, "0.19")                \
-    XX(0_19_HOOKS, 1, "0.19-hooks")    \
+#define ZO_DS_PROFILE_MAP(XX)                                                                                          \
+    XX(0_19, 0, "0.19")                                                                                                \
+    XX(0_19_HOOKS, 1, "0.19-hooks")                                                                                    \
     XX(0_15, 2, "0.15")
 
 typedef enum zo_ds_profile {
@@ -284,38 +284,38 @@ typedef struct zo_allocator {
 
 /** Event kinds, one list: XX(NAME) gives ZO_EV_NAME (0, 1, 2, ... in list
  *  order) and zo_event_kind_name's "NAME". */
-#define ZO_EVENT_KIND_MAP(XX)                                                             \
-    /* hook and autograd entry points, one event per call */                             \
-    XX(FORWARD_BEGIN)                                                                     \
-    XX(FORWARD_END)                                                                       \
-    XX(PRE_FORWARD)       /* hook A */                                                    \
-    XX(TRACK_INPUTS)      /* hook D; counter before/after */                              \
-    XX(POST_FORWARD)      /* hook B */                                                    \
-    XX(TRACK_OUTPUTS)     /* hook C; applied_pre_backward_ref_cnt before/after */         \
-    XX(OUTPUT_GRAD)       /* pre-backward; ref count before/after (legacy) */             \
-    XX(INPUT_GRAD)        /* post-backward; counter before/after */                       \
-    XX(PARAM_GRAD_READY)                                                                  \
-    XX(PARAM_ACCESS)                                                                      \
-    XX(BACKWARD_BEGIN)                                                                    \
-    XX(BACKWARD_END)                                                                      \
-    XX(FORWARD_ABORT)                                                                     \
-    XX(RELEASE_ALL)                                                                       \
-    XX(RESET_STEP)                                                                        \
-    /* data plane and coordinator */                                                     \
-    XX(PARAM_STATE)       /* a ds_status change: from -> to */                            \
-    XX(GATHER)            /* all-gather issued for param (fetch) */                       \
-    XX(PREFETCH)          /* all-gather issued for param by the prefetcher */             \
-    XX(WAIT)              /* blocking wait on an in-flight param */                       \
-    XX(RELEASE)           /* param partitioned (full buffer freed) */                     \
-    XX(UNPLANNED_FETCH)   /* gather on access (a stall, not a fault) */                   \
-    XX(WINDOW_OPEN)       /* per-call: window opened (counter_after = inputs counted) */  \
-    XX(WINDOW_CLOSE)      /* per-call: window closed by its last input gradient */        \
+#define ZO_EVENT_KIND_MAP(XX)                                                                                          \
+    /* hook and autograd entry points, one event per call */                                                           \
+    XX(FORWARD_BEGIN)                                                                                                  \
+    XX(FORWARD_END)                                                                                                    \
+    XX(PRE_FORWARD)   /* hook A */                                                                                     \
+    XX(TRACK_INPUTS)  /* hook D; counter before/after */                                                               \
+    XX(POST_FORWARD)  /* hook B */                                                                                     \
+    XX(TRACK_OUTPUTS) /* hook C; applied_pre_backward_ref_cnt before/after */                                          \
+    XX(OUTPUT_GRAD)   /* pre-backward; ref count before/after (legacy) */                                              \
+    XX(INPUT_GRAD)    /* post-backward; counter before/after */                                                        \
+    XX(PARAM_GRAD_READY)                                                                                               \
+    XX(PARAM_ACCESS)                                                                                                   \
+    XX(BACKWARD_BEGIN)                                                                                                 \
+    XX(BACKWARD_END)                                                                                                   \
+    XX(FORWARD_ABORT)                                                                                                  \
+    XX(RELEASE_ALL)                                                                                                    \
+    XX(RESET_STEP)                                                                                                     \
+    /* data plane and coordinator */                                                                                   \
+    XX(PARAM_STATE)       /* a ds_status change: from -> to */                                                         \
+    XX(GATHER)            /* all-gather issued for param (fetch) */                                                    \
+    XX(PREFETCH)          /* all-gather issued for param by the prefetcher */                                          \
+    XX(WAIT)              /* blocking wait on an in-flight param */                                                    \
+    XX(RELEASE)           /* param partitioned (full buffer freed) */                                                  \
+    XX(UNPLANNED_FETCH)   /* gather on access (a stall, not a fault) */                                                \
+    XX(WINDOW_OPEN)       /* per-call: window opened (counter_after = inputs counted) */                               \
+    XX(WINDOW_CLOSE)      /* per-call: window closed by its last input gradient */                                     \
     XX(LEFTOVER)          /* window closed / module released by the end-of-backward       \
-                             callback or release_all */                                   \
+                             callback or release_all */                            \
     XX(COUNTER_UNINIT)    /* counter read or written before initialisation (Python        \
-                             AttributeError) */                                           \
-    XX(TRACE_COMPLETE)    /* trace RECORD -> COMPLETE */                                  \
-    XX(TRACE_INVALIDATED) /* trace -> INVALID */                                          \
+                             AttributeError) */                            \
+    XX(TRACE_COMPLETE)    /* trace RECORD -> COMPLETE */                                                               \
+    XX(TRACE_INVALIDATED) /* trace -> INVALID */                                                                       \
     XX(ERROR)             /* an entry point returned an error; status set */
 
 typedef enum zo_event_kind {
@@ -329,12 +329,12 @@ const char *zo_event_kind_name(zo_event_kind k);
 /** Event record.  Valid only during the callback. */
 typedef struct zo_event {
     zo_event_kind kind;
-    uint64_t seq;             /**< 0,1,2,... per runtime */
-    uint64_t step;            /**< number of reset_step calls so far */
-    zo_module_id module;      /**< ZO_NO_MODULE if none */
-    zo_param_id param;        /**< ZO_NO_PARAM if none */
-    zo_graph graph;           /**< 0 if none */
-    int64_t counter_before;   /**< ds_grads_remaining (or ref count, window count) */
+    uint64_t seq;           /**< 0,1,2,... per runtime */
+    uint64_t step;          /**< number of reset_step calls so far */
+    zo_module_id module;    /**< ZO_NO_MODULE if none */
+    zo_param_id param;      /**< ZO_NO_PARAM if none */
+    zo_graph graph;         /**< 0 if none */
+    int64_t counter_before; /**< ds_grads_remaining (or ref count, window count) */
     int64_t counter_after;
     int counter_valid;        /**< 1 when counter_before/after carry a value */
     zo_param_status from, to; /**< for ZO_EV_PARAM_STATE */
@@ -368,13 +368,13 @@ typedef struct zo_config {
     zo_grads_policy grads_policy;         /**< default ZO_GRADS_PER_CALL */
     uint64_t param_persistence_threshold; /**< elements; stage3_param_persistence_threshold, default 1e5 */
     uint64_t model_persistence_threshold; /**< elements; stage3_model_persistence_threshold, default UINT64_MAX */
-    uint64_t prefetch_bucket_size;        /**< elements; stage3_prefetch_bucket_size, default 5e7 (0 disables prefetch) */
-    uint64_t max_live_parameters;         /**< elements; stage3_max_live_parameters, default 1e9 */
-    uint64_t max_reuse_distance;          /**< elements; stage3_max_reuse_distance, default 1e9 */
-    zo_backend *backend;                  /**< borrowed; NULL: the runtime creates and owns a host backend (immediate completion) */
-    zo_allocator allocator;               /**< all runtime allocations go through it */
-    zo_event_fn on_event;                 /**< optional event callback */
-    void *event_user;                     /**< passed to on_event */
+    uint64_t prefetch_bucket_size; /**< elements; stage3_prefetch_bucket_size, default 5e7 (0 disables prefetch) */
+    uint64_t max_live_parameters;  /**< elements; stage3_max_live_parameters, default 1e9 */
+    uint64_t max_reuse_distance;   /**< elements; stage3_max_reuse_distance, default 1e9 */
+    zo_backend *backend;    /**< borrowed; NULL: the runtime creates and owns a host backend (immediate completion) */
+    zo_allocator allocator; /**< all runtime allocations go through it */
+    zo_event_fn on_event;   /**< optional event callback */
+    void *event_user;       /**< passed to on_event */
     /* ---- version 2 ---- */
     /** 1: before every collective (each coalesced all-gather, and the
      *  optimizer step's zo_release_all, where DeepSpeed's step runs its
@@ -396,11 +396,10 @@ typedef struct zo_config {
     zo_ds_profile ds_profile;
 } zo_config;
 
-#define ZO_CONFIG_INIT                                                        \
-    {                                                                         \
-        sizeof(zo_config), ZO_CONFIG_VERSION, 1, 0, ZO_GRADS_PER_CALL,        \
-            100000ull, UINT64_MAX, 50000000ull, 1000000000ull, 1000000000ull, \
-            NULL, {NULL, NULL, NULL}, NULL, NULL, 0, ZO_DS_0_19               \
+#define ZO_CONFIG_INIT                                                                                                 \
+    {                                                                                                                  \
+        sizeof(zo_config), ZO_CONFIG_VERSION, 1, 0, ZO_GRADS_PER_CALL, 100000ull, UINT64_MAX, 50000000ull,             \
+            1000000000ull, 1000000000ull, NULL, {NULL, NULL, NULL}, NULL, NULL, 0, ZO_DS_0_19                          \
     }
 
 /* ------------------------------------------------------------------ */
@@ -439,7 +438,7 @@ const char *zo_last_error(const zo_runtime *rt);
 /* ------------------------------------------------------------------ */
 
 /** deepspeed.utils.set_z3_leaf_modules: fetches its whole subtree, children get no hooks */
-#define ZO_MODULE_Z3_LEAF 0x1u
+#define ZO_MODULE_Z3_LEAF       0x1u
 /** Gather always (the rank-independent MoE option).  The module's fetch
  *  (pre-forward, pre-backward, recompute) all-gathers every parameter of
  *  its whole subtree, as a z3 leaf's does, and its trace entry lists them
@@ -463,8 +462,7 @@ const char *zo_last_error(const zo_runtime *rt);
  *  ZO_ERR_BAD_HANDLE (unknown parent), ZO_ERR_EXISTS (same non-empty name
  *  under the same parent: child names are unique in PyTorch; checked with a
  *  hash lookup, O(1) expected), ZO_ERR_LIMIT, ZO_ERR_NOMEM. */
-zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name,
-                             unsigned flags, zo_module_id *out);
+zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags, zo_module_id *out);
 
 #define ZO_PARAM_FROZEN 0x1u /**< requires_grad=False */
 
@@ -479,9 +477,8 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
  *  ZO_ERR_BAD_HANDLE (owner), ZO_ERR_EXISTS (same non-empty name in owner),
  *  ZO_ERR_OVERFLOW (numel * elem_size overflows), ZO_ERR_LIMIT,
  *  ZO_ERR_NOMEM, ZO_ERR_BACKEND. */
-zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name,
-                            uint64_t numel, uint32_t elem_size, unsigned flags,
-                            zo_param_id *out);
+zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel, uint32_t elem_size,
+                            unsigned flags, zo_param_id *out);
 
 /** Module m also uses parameter p (tied weights, DeepSpeed external
  *  parameters): p is fetched and released with m as well.
@@ -494,7 +491,8 @@ zo_status zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p);
 /* ------------------------------------------------------------------ */
 
 #define ZO_FWD_ROOT 0x1u /**< root forward: coordinator reset_step() first (DeepSpeed's start-of-forward hook) */
-#define ZO_FWD_EVAL 0x2u /**< module.training == False: per-call uses the eval coordinator (one per mode, as
+#define ZO_FWD_EVAL                                                                                                    \
+    0x2u /**< module.training == False: per-call uses the eval coordinator (one per mode, as
                              DeepSpeed 0.14); the DeepSpeed-shaped policies have DeepSpeed 0.15+'s single one */
 
 /** Starts a forward pass (a new autograd graph) and makes it current:
@@ -560,8 +558,8 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags);
  *  Errors: ZO_ERR_INVALID_ARG (NULL arrays with n > 0), ZO_ERR_BAD_HANDLE,
  *  ZO_ERR_PROTOCOL (m has no open call, or hook D already ran for it),
  *  ZO_ERR_LIMIT (n >= 2^20), ZO_ERR_NOMEM. */
-zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n,
-                          const uint8_t *requires_grad, zo_grad_handle *out_handles);
+zo_status zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
+                          zo_grad_handle *out_handles);
 
 /** Hook B, _post_forward_module_hook: pop m's innermost open call from the
  *  forward stack, release_sub_module(m, forward=True) (per-call: not during
@@ -581,8 +579,8 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m);
  *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE, ZO_ERR_PROTOCOL (no
  *  ended call of m to attach to, or hook C already ran for it),
  *  ZO_ERR_LIMIT (n >= 2^20). */
-zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n,
-                           const uint8_t *requires_grad, zo_grad_handle *out_handles);
+zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *requires_grad,
+                           zo_grad_handle *out_handles);
 
 /** A module call's start as one call: zo_pre_forward(m, call_flags) (hook
  *  A) then zo_track_inputs(m, n_in, requires_grad, out_handles) (hook D),
@@ -709,8 +707,7 @@ zo_status zo_graph_discard(zo_runtime *rt, zo_graph g);
  *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BAD_HANDLE, ZO_ERR_NOT_AVAILABLE,
  *  ZO_ERR_BACKEND, ZO_ERR_NOMEM, ZO_ERR_COLLECTIVE_MISMATCH (verify_collectives,
  *  gather on access: nothing happened). */
-zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p,
-                          const void **out_data, size_t *out_bytes);
+zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const void **out_data, size_t *out_bytes);
 
 /** release_and_reset_all: waits every in-flight gather, clears every
  *  active set, releases every non-persistent parameter, resets the
@@ -746,11 +743,11 @@ typedef struct zo_param_info {
     uint64_t partition_numel; /**< ceil(numel / W), elements */
     uint32_t elem_size;       /**< bytes */
     zo_module_id owner;
-    int persistent;           /**< ds_persist */
-    int trainable;            /**< requires_grad */
-    int inflight;             /**< in the in-flight registry */
-    uint32_t n_active;        /**< |ds_active_sub_modules| */
-    uint64_t gathers;         /**< times all-gathered */
+    int persistent;    /**< ds_persist */
+    int trainable;     /**< requires_grad */
+    int inflight;      /**< in the in-flight registry */
+    uint32_t n_active; /**< |ds_active_sub_modules| */
+    uint64_t gathers;  /**< times all-gathered */
 } zo_param_info;
 /** Errors (introspection functions: the cause in zo_last_error(rt), or
  *  zo_last_error(NULL) for a NULL rt; not reported as ZO_EV_ERROR):
@@ -761,16 +758,16 @@ int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m);
 
 typedef struct zo_module_info {
     zo_module_id parent;
-    unsigned flags;                     /**< ZO_MODULE_* */
-    int in_leaf;                        /**< inside a z3 leaf module (no hooks) */
-    int64_t grads_remaining;            /**< ds_grads_remaining (legacy); per-call: sum of open window counts */
-    int grads_initialised;              /**< the counter exists (hasattr) */
-    int64_t pre_backward_ref_cnt;       /**< applied_pre_backward_ref_cnt (legacy) */
-    uint32_t open_windows;              /**< per-call windows still open */
-    uint32_t open_calls;                /**< calls on the forward stack */
-    uint64_t n_params;                  /**< parameters fetched for it (own, subtree if leaf or gather-always,
+    unsigned flags;               /**< ZO_MODULE_* */
+    int in_leaf;                  /**< inside a z3 leaf module (no hooks) */
+    int64_t grads_remaining;      /**< ds_grads_remaining (legacy); per-call: sum of open window counts */
+    int grads_initialised;        /**< the counter exists (hasattr) */
+    int64_t pre_backward_ref_cnt; /**< applied_pre_backward_ref_cnt (legacy) */
+    uint32_t open_windows;        /**< per-call windows still open */
+    uint32_t open_calls;          /**< calls on the forward stack */
+    uint64_t n_params;            /**< parameters fetched for it (own, subtree if leaf or gather-always,
                                              external; 0 for a module held by a gather-always ancestor) */
-    zo_module_id gather_holder;         /**< the ZO_MODULE_GATHER_ALWAYS ancestor that fetches and releases
+    zo_module_id gather_holder;   /**< the ZO_MODULE_GATHER_ALWAYS ancestor that fetches and releases
                                              its parameters, or ZO_NO_MODULE */
 } zo_module_info;
 /** Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL out),
@@ -782,25 +779,24 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
  *  Errors (message as zo_param_get_info): ZO_ERR_INVALID_ARG (NULL n_out,
  *  NULL buf with cap > 0), ZO_ERR_BAD_HANDLE (unknown m), ZO_ERR_NOMEM
  *  (rebuilding the fetch lists after a registration). */
-zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf,
-                           size_t cap, size_t *n_out);
+zo_status zo_module_params(const zo_runtime *rt, zo_module_id m, zo_param_id *buf, size_t cap, size_t *n_out);
 
 typedef struct zo_stats {
     uint32_t n_modules, n_params;
-    uint64_t gathers;            /**< all-gathers issued (params) */
-    uint64_t prefetches;         /**< of which issued by the prefetcher */
-    uint64_t releases;           /**< partition() calls */
-    uint64_t bytes_gathered;     /**< full bytes materialised */
-    uint64_t live_numel;         /**< elements gathered now (INFLIGHT + AVAILABLE) */
+    uint64_t gathers;        /**< all-gathers issued (params) */
+    uint64_t prefetches;     /**< of which issued by the prefetcher */
+    uint64_t releases;       /**< partition() calls */
+    uint64_t bytes_gathered; /**< full bytes materialised */
+    uint64_t live_numel;     /**< elements gathered now (INFLIGHT + AVAILABLE) */
     uint64_t peak_live_numel;
     uint64_t persistent_live_numel; /**< of live_numel, persistent */
-    uint64_t inflight_params;    /**< entries in the in-flight registry */
-    uint64_t blocking_waits;     /**< waits on a gather that had not completed */
-    uint64_t unplanned_fetches;  /**< gathers on access */
-    uint64_t leftovers;          /**< windows/modules released by callback or sweep */
+    uint64_t inflight_params;       /**< entries in the in-flight registry */
+    uint64_t blocking_waits;        /**< waits on a gather that had not completed */
+    uint64_t unplanned_fetches;     /**< gathers on access */
+    uint64_t leftovers;             /**< windows/modules released by callback or sweep */
     uint64_t uninit_counter_events;
     uint64_t trace_invalidations;
-    uint64_t steps;              /**< reset_step calls */
+    uint64_t steps; /**< reset_step calls */
     uint64_t open_windows;
     uint32_t forward_stack_depth;
 } zo_stats;
@@ -810,10 +806,10 @@ zo_status zo_get_stats(const zo_runtime *rt, zo_stats *out);
 typedef enum zo_trace_mode { ZO_TRACE_RECORD = 0, ZO_TRACE_COMPLETE = 1, ZO_TRACE_INVALID = 2 } zo_trace_mode;
 typedef struct zo_trace_info {
     zo_trace_mode mode;
-    uint64_t step_id;        /**< fetches so far in this step (DeepSpeed __step_id) */
-    uint64_t n_modules;      /**< length of the recorded module order */
-    uint64_t n_params;       /**< length of the parameter trace */
-    uint64_t queue_len;      /**< parameters left in the prefetch queue */
+    uint64_t step_id;   /**< fetches so far in this step (DeepSpeed __step_id) */
+    uint64_t n_modules; /**< length of the recorded module order */
+    uint64_t n_params;  /**< length of the parameter trace */
+    uint64_t queue_len; /**< parameters left in the prefetch queue */
 } zo_trace_info;
 /** The train (eval = 0) or eval coordinator's trace (the DeepSpeed-shaped
  *  policies have one for both).  Errors (message as zo_param_get_info):

@@ -55,8 +55,7 @@ typedef struct zo_backend_ops {
 
     /** Create the shard(s) of a new parameter.  The host backend creates
      *  all W shards, filled from zo_host_param_byte().  */
-    zo_status (*param_add)(void *ctx, zo_param_id param, uint64_t numel,
-                           uint32_t elem_size, uint64_t partition_numel);
+    zo_status (*param_add)(void *ctx, zo_param_id param, uint64_t numel, uint32_t elem_size, uint64_t partition_numel);
     /** Remove a parameter's shards (runtime destroy). */
     void (*param_remove)(void *ctx, zo_param_id param);
 
@@ -66,8 +65,7 @@ typedef struct zo_backend_ops {
 
     /** Issue one coalesced all-gather for n items (ncclGroupStart/End on
      *  NCCL).  *out receives the work, released with work_free. */
-    zo_status (*all_gather_start)(void *ctx, const zo_gather_item *items, size_t n,
-                                  zo_work **out);
+    zo_status (*all_gather_start)(void *ctx, const zo_gather_item *items, size_t n, zo_work **out);
     /** Block until the work completed (data in every item's full buffer). */
     zo_status (*wait)(void *ctx, zo_work *w);
     /** *done = 1 if complete, without blocking. */
@@ -77,9 +75,8 @@ typedef struct zo_backend_ops {
     /** Reduce-scatter slot (may be NULL: ZO_ERR_UNSUPPORTED).
      *  full_grad: numel float32 gradient of this rank; shard_out:
      *  partition_numel float32 elements of this rank's reduced shard. */
-    zo_status (*reduce_scatter)(void *ctx, zo_param_id param, const float *full_grad,
-                                float *shard_out, uint64_t numel, uint64_t partition_numel,
-                                zo_reduce_op op);
+    zo_status (*reduce_scatter)(void *ctx, zo_param_id param, const float *full_grad, float *shard_out, uint64_t numel,
+                                uint64_t partition_numel, zo_reduce_op op);
 
     /** Message for the backend's last error (may be NULL). */
     const char *(*last_error)(void *ctx);
@@ -191,15 +188,15 @@ typedef struct zo_host_world zo_host_world;
 typedef struct zo_host_testing zo_host_testing;
 
 typedef struct zo_host_config {
-    size_t size;        /**< sizeof(zo_host_config) */
-    uint32_t version;   /**< ZO_HOST_CONFIG_VERSION */
-    int world_size;     /**< W, 1..ZO_MAX_WORLD_SIZE; must equal the runtime's */
-    int rank;           /**< the rank whose view the runtime has */
+    size_t size;      /**< sizeof(zo_host_config) */
+    uint32_t version; /**< ZO_HOST_CONFIG_VERSION */
+    int world_size;   /**< W, 1..ZO_MAX_WORLD_SIZE; must equal the runtime's */
+    int rank;         /**< the rank whose view the runtime has */
     zo_allocator allocator;
-    zo_host_world *world; /**< NULL: one rank's view (the backend stores all W shards itself and
+    zo_host_world *world;           /**< NULL: one rank's view (the backend stores all W shards itself and
                                completes gathers alone).  Else: this backend is rank `rank` of the
                                world (world_size must equal the world's); see zo_host_world_create. */
-    uint64_t cache_bytes; /**< Budget in bytes of the cache of freed full buffers (0: no cache, every
+    uint64_t cache_bytes;           /**< Budget in bytes of the cache of freed full buffers (0: no cache, every
                                full_free really frees).  full_free keeps a buffer for reuse when the
                                cached buffers' bytes (physical bytes, zo_host_physical_bytes) stay
                                within the budget, else frees it (nothing is evicted); full_alloc takes
@@ -221,9 +218,11 @@ typedef struct zo_host_config {
  *  for reuse per host backend (per rank in a world). */
 #define ZO_HOST_CACHE_BYTES_DEFAULT (1ull << 30)
 
-#define ZO_HOST_CONFIG_INIT \
-    { sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, {NULL, NULL, NULL}, NULL, \
-      ZO_HOST_CACHE_BYTES_DEFAULT, NULL }
+#define ZO_HOST_CONFIG_INIT                                                                                            \
+    {                                                                                                                  \
+        sizeof(zo_host_config), ZO_HOST_CONFIG_VERSION, 1, 0, {NULL, NULL, NULL}, NULL, ZO_HOST_CACHE_BYTES_DEFAULT,   \
+            NULL                                                                                                       \
+    }
 
 /** 1 if this library was built to poison-fill gathered buffers by default
  *  (CMake option ZO_POISON, compile definition ZO_BUILD_POISON=1: on by

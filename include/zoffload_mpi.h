@@ -104,8 +104,10 @@ typedef struct zo_mpi_config {
     zo_allocator allocator;       /**< shards, full buffers and bookkeeping; both NULL: malloc/free */
 } zo_mpi_config;
 
-#define ZO_MPI_CONFIG_INIT \
-    { sizeof(zo_mpi_config), ZO_MPI_CONFIG_VERSION, MPI_COMM_WORLD, 0, { NULL, NULL, NULL } }
+#define ZO_MPI_CONFIG_INIT                                                                                             \
+    {                                                                                                                  \
+        sizeof(zo_mpi_config), ZO_MPI_CONFIG_VERSION, MPI_COMM_WORLD, 0, { NULL, NULL, NULL }                          \
+    }
 
 /** Creates rank MPI_Comm_rank(comm)'s MPI backend over a duplicate of
  *  cfg->comm (MPI_Comm_dup: collective, every rank of comm must call it).

@@ -128,33 +128,34 @@ typedef enum zo_nccl_init {
 /** Configuration of one rank's NCCL backend.  Always start from
  *  ZO_NCCL_CONFIG_INIT so fields added later get their defaults. */
 typedef struct zo_nccl_config {
-    size_t size;                 /**< sizeof(zo_nccl_config) */
-    uint32_t version;            /**< ZO_NCCL_CONFIG_VERSION */
-    int world_size;              /**< W, 1..ZO_MAX_WORLD_SIZE; ZO_NCCL_FROM_ENV (default): launcher env */
-    int rank;                    /**< 0..W-1; ZO_NCCL_FROM_ENV (default): launcher env */
-    int local_device;            /**< CUDA device ordinal; ZO_NCCL_FROM_ENV (default): LOCAL_RANK env, else rank % device count */
+    size_t size;      /**< sizeof(zo_nccl_config) */
+    uint32_t version; /**< ZO_NCCL_CONFIG_VERSION */
+    int world_size;   /**< W, 1..ZO_MAX_WORLD_SIZE; ZO_NCCL_FROM_ENV (default): launcher env */
+    int rank;         /**< 0..W-1; ZO_NCCL_FROM_ENV (default): launcher env */
+    int local_device; /**< CUDA device ordinal; ZO_NCCL_FROM_ENV (default): LOCAL_RANK env, else rank % device count */
     zo_nccl_offload offload_param; /**< offload_param.device; default ZO_NCCL_OFFLOAD_NONE */
-    int pin_memory;              /**< offload_param.pin_memory: 1 (default) pinned host shards (cudaHostAlloc),
+    int pin_memory;                /**< offload_param.pin_memory: 1 (default) pinned host shards (cudaHostAlloc),
                                       0 pageable (malloc; the H2D copy is then synchronous) */
-    zo_reduce_op reduce_op;      /**< reduction used by zo_nccl_reduce_grads (default ZO_REDUCE_AVG, DeepSpeed's
+    zo_reduce_op reduce_op;        /**< reduction used by zo_nccl_reduce_grads (default ZO_REDUCE_AVG, DeepSpeed's
                                       gradient averaging); the vtable slot uses the op it is given */
-    int max_outstanding_gathers; /**< back-pressure: incomplete all-gather works allowed (default 16); 0 = no limit */
-    int wait_host;               /**< 0 (default): wait() is stream-ordered; 1: wait() blocks the host */
-    uint64_t wait_timeout_ms;    /**< host-blocking waits (wait_host, back-pressure, staged reduce-scatter)
+    int max_outstanding_gathers;   /**< back-pressure: incomplete all-gather works allowed (default 16); 0 = no limit */
+    int wait_host;                 /**< 0 (default): wait() is stream-ordered; 1: wait() blocks the host */
+    uint64_t wait_timeout_ms;      /**< host-blocking waits (wait_host, back-pressure, staged reduce-scatter)
                                       give up with ZO_ERR_BACKEND after this many ms; 0 (default) = never */
-    zo_nccl_init init;           /**< shard contents at param_add; default ZO_NCCL_INIT_PATTERN */
+    zo_nccl_init init;             /**< shard contents at param_add; default ZO_NCCL_INIT_PATTERN */
     uint64_t pool_release_threshold; /**< bytes the full-buffer pool keeps cached (cudaMemPoolAttrReleaseThreshold);
                                           default UINT64_MAX: keep everything */
-    void *compute_stream;        /**< cudaStream_t of the framework's compute; NULL (default) = legacy stream 0 */
-    uint64_t bootstrap_timeout_ms; /**< file bootstrap: how long ranks > 0 wait for the id file (default 120000) */
-    zo_allocator allocator;      /**< host-side bookkeeping allocations (not shards, not full buffers) */
+    void *compute_stream;            /**< cudaStream_t of the framework's compute; NULL (default) = legacy stream 0 */
+    uint64_t bootstrap_timeout_ms;   /**< file bootstrap: how long ranks > 0 wait for the id file (default 120000) */
+    zo_allocator allocator;          /**< host-side bookkeeping allocations (not shards, not full buffers) */
 } zo_nccl_config;
 
-#define ZO_NCCL_CONFIG_INIT                                                                    \
-    {                                                                                          \
-        sizeof(zo_nccl_config), ZO_NCCL_CONFIG_VERSION, ZO_NCCL_FROM_ENV, ZO_NCCL_FROM_ENV,    \
-            ZO_NCCL_FROM_ENV, ZO_NCCL_OFFLOAD_NONE, 1, ZO_REDUCE_AVG, 16, 0, 0,                \
-            ZO_NCCL_INIT_PATTERN, UINT64_MAX, NULL, 120000u, { NULL, NULL, NULL }              \
+#define ZO_NCCL_CONFIG_INIT                                                                                            \
+    {                                                                                                                  \
+        sizeof(zo_nccl_config), ZO_NCCL_CONFIG_VERSION, ZO_NCCL_FROM_ENV, ZO_NCCL_FROM_ENV, ZO_NCCL_FROM_ENV,          \
+            ZO_NCCL_OFFLOAD_NONE, 1, ZO_REDUCE_AVG, 16, 0, 0, ZO_NCCL_INIT_PATTERN, UINT64_MAX, NULL, 120000u, {       \
+            NULL, NULL, NULL                                                                                           \
+        }                                                                                                              \
     }
 
 /** NCCL_UNIQUE_ID_BYTES: an ncclUniqueId as opaque bytes (checked at
@@ -193,8 +194,7 @@ zo_status zo_nccl_get_unique_id(zo_nccl_unique_id *id);
  *  device, or local_device >= device count), ZO_ERR_NOMEM,
  *  ZO_ERR_BACKEND (CUDA or NCCL initialisation failed); message in
  *  zo_nccl_create_error(). */
-zo_status zo_backend_nccl_create(const zo_nccl_config *cfg, const zo_nccl_unique_id *id,
-                                 zo_backend **out);
+zo_status zo_backend_nccl_create(const zo_nccl_config *cfg, const zo_nccl_unique_id *id, zo_backend **out);
 
 /** File bootstrap: rank 0 writes the unique id to
  *  <dir>/zoffload-nccl-<tag>.id atomically (write <name>.tmp.<pid>, fsync,
@@ -208,8 +208,7 @@ zo_status zo_backend_nccl_create(const zo_nccl_config *cfg, const zo_nccl_unique
  *  by a crashed earlier run with the same tag would be read as this run's).
  *  Errors: as zo_backend_nccl_create, plus ZO_ERR_INVALID_ARG (dir NULL or
  *  tag with '/'), ZO_ERR_BACKEND (I/O error, timeout, bad file). */
-zo_status zo_backend_nccl_create_file(const zo_nccl_config *cfg, const char *dir, const char *tag,
-                                      zo_backend **out);
+zo_status zo_backend_nccl_create_file(const zo_nccl_config *cfg, const char *dir, const char *tag, zo_backend **out);
 
 /** MPI bootstrap: rank 0 of *mpi_comm (a pointer to an MPI_Comm; NULL =
  *  MPI_COMM_WORLD) creates the id, MPI_Bcast sends it.  world_size / rank
@@ -230,8 +229,7 @@ int zo_nccl_have_mpi(void);
  *  (NCCL may block a collective until every rank issued it).  On error no
  *  backend is returned.  Errors: as zo_backend_nccl_create; ZO_ERR_NO_DEVICE
  *  when fewer than ndev devices exist. */
-zo_status zo_backend_nccl_create_all(const zo_nccl_config *cfg, int ndev, const int *devlist,
-                                     zo_backend **out);
+zo_status zo_backend_nccl_create_all(const zo_nccl_config *cfg, int ndev, const int *devlist, zo_backend **out);
 
 /** 1 if b is an NCCL backend, else 0. */
 int zo_nccl_is_nccl(const zo_backend *b);
@@ -258,14 +256,12 @@ zo_status zo_nccl_shard(zo_backend *b, zo_param_id param, void **shard, size_t *
  *  offset `offset` (synchronous; for initial values).  Errors:
  *  ZO_ERR_INVALID_ARG (range outside the shard, NULLs), ZO_ERR_BAD_HANDLE,
  *  ZO_ERR_BACKEND (CUDA error). */
-zo_status zo_nccl_shard_upload(zo_backend *b, zo_param_id param, uint64_t offset, const void *src,
-                               size_t bytes);
+zo_status zo_nccl_shard_upload(zo_backend *b, zo_param_id param, uint64_t offset, const void *src, size_t bytes);
 
 /** Copies param's shard (bytes bytes from offset) to host memory dst
  *  (synchronous, ordered after the gather and compute streams).
  *  Errors: as zo_nccl_shard_upload. */
-zo_status zo_nccl_shard_download(zo_backend *b, zo_param_id param, uint64_t offset, void *dst,
-                                 size_t bytes);
+zo_status zo_nccl_shard_download(zo_backend *b, zo_param_id param, uint64_t offset, void *dst, size_t bytes);
 
 /** The framework wrote shards on the compute stream (optimizer step): the
  *  next all-gather waits for everything enqueued on the compute stream so
@@ -289,10 +285,10 @@ zo_status zo_nccl_reduce_grads(zo_backend *b, zo_param_id param, const float *fu
 zo_status zo_nccl_synchronize(zo_backend *b);
 
 typedef struct zo_nccl_stats {
-    uint64_t gathers;            /**< all-gather works issued */
-    uint64_t gathered_params;    /**< parameters in them */
-    uint64_t bytes_gathered;     /**< full bytes (W * shard) received */
-    uint64_t h2d_bytes;          /**< offloaded shard bytes copied host-to-device */
+    uint64_t gathers;         /**< all-gather works issued */
+    uint64_t gathered_params; /**< parameters in them */
+    uint64_t bytes_gathered;  /**< full bytes (W * shard) received */
+    uint64_t h2d_bytes;       /**< offloaded shard bytes copied host-to-device */
     uint64_t reduce_scatters;
     uint64_t backpressure_waits; /**< all_gather_start blocked on the oldest work */
     uint64_t host_waits;         /**< waits that blocked the host (wait_host or staged paths) */

@@ -35,15 +35,15 @@ extern "C" {
 #define ZO_HOST_POISON_BUILD_DEFAULT (-1)
 
 struct zo_host_testing {
-    int deferred;       /**< 1: a gather completes only at wait() or zo_host_progress(), so INFLIGHT is
+    int deferred;                 /**< 1: a gather completes only at wait() or zo_host_progress(), so INFLIGHT is
                              observable (single view only; a world backend completes at the match).
                              0 or 1, else ZO_ERR_INVALID_ARG. */
     uint64_t max_bytes_per_param; /**< physical cap on stored/copied bytes per parameter (fuzz builds); 0 = none.
                                        Bytes past the cap are neither stored nor compared.  Every rank of
                                        a world must have the same cap. */
-    int no_copy;        /**< 1: skip data movement (control-plane benchmarks); 0 or 1.  Every rank of a
+    int no_copy;                  /**< 1: skip data movement (control-plane benchmarks); 0 or 1.  Every rank of a
                              world must have the same. */
-    int no_poison;      /**< 1: full_alloc does not fill buffers with the 0xA5 poison byte (their
+    int no_poison;                /**< 1: full_alloc does not fill buffers with the 0xA5 poison byte (their
                              content before the gather completes is unspecified: stale bytes of a
                              reused buffer or fresh memory) - benchmarks.
                              0: every buffer handed out, fresh or reused, is filled with 0xA5
@@ -59,7 +59,8 @@ struct zo_host_testing {
 };
 
 /** The settings of zo_host_config.testing = NULL. */
-#define ZO_HOST_TESTING_INIT {0, 0, 0, ZO_HOST_POISON_BUILD_DEFAULT}
+#define ZO_HOST_TESTING_INIT                                                                                           \
+    { 0, 0, 0, ZO_HOST_POISON_BUILD_DEFAULT }
 
 /** Completes every deferred gather of a host backend now (the "network"
  *  made progress).  Returns the number completed, or a negative zo_status
@@ -179,31 +180,31 @@ typedef enum zo_wrap_op {
  *  others 0) as zo_backend_* checked them, and its results. */
 typedef struct zo_wrap_call {
     zo_wrap_op op;
-    zo_param_id param;        /**< PARAM_ADD, PARAM_REMOVE, FULL_ALLOC, FULL_FREE, REDUCE_SCATTER */
-    uint64_t numel;           /**< elements: PARAM_ADD, REDUCE_SCATTER */
-    uint64_t partition_numel; /**< elements: PARAM_ADD, REDUCE_SCATTER */
-    uint32_t elem_size;       /**< bytes: PARAM_ADD (REDUCE_SCATTER: 4) */
-    size_t bytes;             /**< FULL_ALLOC (buffer), EXCHANGE (message per rank) */
-    void *buf;                /**< FULL_FREE: the buffer; FULL_ALLOC: the new buffer (after the inner call,
+    zo_param_id param;           /**< PARAM_ADD, PARAM_REMOVE, FULL_ALLOC, FULL_FREE, REDUCE_SCATTER */
+    uint64_t numel;              /**< elements: PARAM_ADD, REDUCE_SCATTER */
+    uint64_t partition_numel;    /**< elements: PARAM_ADD, REDUCE_SCATTER */
+    uint32_t elem_size;          /**< bytes: PARAM_ADD (REDUCE_SCATTER: 4) */
+    size_t bytes;                /**< FULL_ALLOC (buffer), EXCHANGE (message per rank) */
+    void *buf;                   /**< FULL_FREE: the buffer; FULL_ALLOC: the new buffer (after the inner call,
                                    or set by a before hook that takes the call over) */
     const zo_gather_item *items; /**< ALL_GATHER_START: n items (caller-owned, valid during the call) */
     size_t n;
-    zo_work *work;            /**< WAIT, QUERY, WORK_FREE; ALL_GATHER_START: the new work (as buf) */
-    int done;                 /**< QUERY: the answer (as buf) */
-    const float *grad;        /**< REDUCE_SCATTER: numel elements */
-    float *shard;             /**< REDUCE_SCATTER: partition_numel elements */
-    zo_reduce_op reduce_op;   /**< REDUCE_SCATTER */
-    const void *send;         /**< EXCHANGE: bytes bytes */
-    void *recv;               /**< EXCHANGE: W * bytes bytes */
-    int skip_inner;           /**< set by a before hook: the inner backend is not called and the call
+    zo_work *work;          /**< WAIT, QUERY, WORK_FREE; ALL_GATHER_START: the new work (as buf) */
+    int done;               /**< QUERY: the answer (as buf) */
+    const float *grad;      /**< REDUCE_SCATTER: numel elements */
+    float *shard;           /**< REDUCE_SCATTER: partition_numel elements */
+    zo_reduce_op reduce_op; /**< REDUCE_SCATTER */
+    const void *send;       /**< EXCHANGE: bytes bytes */
+    void *recv;             /**< EXCHANGE: W * bytes bytes */
+    int skip_inner;         /**< set by a before hook: the inner backend is not called and the call
                                    returns what before returned (with buf / work / done as it set them) */
 } zo_wrap_call;
 
 /** What a wrapping backend does around each call; every member may be 0.
  *  Hooks run on the calling thread and must not call the wrapper itself. */
 typedef struct zo_wrap_hooks {
-    void *user;               /**< passed to every hook; borrowed */
-    const char *name;         /**< the wrapper's ops->name (static string; NULL: "wrap") */
+    void *user;       /**< passed to every hook; borrowed */
+    const char *name; /**< the wrapper's ops->name (static string; NULL: "wrap") */
     /** Before the inner call: ZO_OK lets it go ahead (or, with call->skip_inner
      *  set, stands for it); another status fails the call without calling the
      *  inner backend (the void ops ignore it). */

@@ -34,8 +34,7 @@ static zo_status refuse(const zo_backend *b, zo_status st, const char *fn, const
 #endif
     ;
 
-static zo_status refuse(const zo_backend *b, zo_status st, const char *fn, const char *fmt, ...)
-{
+static zo_status refuse(const zo_backend *b, zo_status st, const char *fn, const char *fmt, ...) {
     char what[200];
     va_list ap;
     va_start(ap, fmt);
@@ -48,15 +47,13 @@ static zo_status refuse(const zo_backend *b, zo_status st, const char *fn, const
 }
 
 /* Starts a call: forgets the previous refusal; 1 if b can be called. */
-static int usable(const zo_backend *b)
-{
+static int usable(const zo_backend *b) {
     tl_refused = NULL;
     return b && b->ops;
 }
 
 zo_status zo_backend_param_add(zo_backend *b, zo_param_id param, uint64_t numel, uint32_t elem_size,
-                               uint64_t partition_numel)
-{
+                               uint64_t partition_numel) {
     if (!usable(b) || !b->ops->param_add || !b->ops->world_size)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_param_add", "param_add: %s",
                       b ? "backend without param_add/world_size" : "NULL backend");
@@ -85,82 +82,62 @@ zo_status zo_backend_param_add(zo_backend *b, zo_param_id param, uint64_t numel,
     return b->ops->param_add(b->ctx, param, numel, elem_size, partition_numel);
 }
 
-void zo_backend_param_remove(zo_backend *b, zo_param_id param)
-{
-    if (usable(b) && b->ops->param_remove)
-        b->ops->param_remove(b->ctx, param);
+void zo_backend_param_remove(zo_backend *b, zo_param_id param) {
+    if (usable(b) && b->ops->param_remove) b->ops->param_remove(b->ctx, param);
 }
 
-zo_status zo_backend_full_alloc(zo_backend *b, zo_param_id param, size_t bytes, void **out)
-{
-    if (out)
-        *out = NULL;
+zo_status zo_backend_full_alloc(zo_backend *b, zo_param_id param, size_t bytes, void **out) {
+    if (out) *out = NULL;
     if (!usable(b) || !b->ops->full_alloc)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_full_alloc", "full_alloc: %s",
                       b ? "backend without full_alloc" : "NULL backend");
-    if (!out)
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_full_alloc", "full_alloc: NULL out");
+    if (!out) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_full_alloc", "full_alloc: NULL out");
     if (bytes == 0)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_full_alloc", "full_alloc(%u): 0 bytes", (unsigned)param);
     return b->ops->full_alloc(b->ctx, param, bytes, out);
 }
 
-void zo_backend_full_free(zo_backend *b, zo_param_id param, void *buf)
-{
-    if (usable(b) && b->ops->full_free && buf)
-        b->ops->full_free(b->ctx, param, buf);
+void zo_backend_full_free(zo_backend *b, zo_param_id param, void *buf) {
+    if (usable(b) && b->ops->full_free && buf) b->ops->full_free(b->ctx, param, buf);
 }
 
-zo_status zo_backend_all_gather_start(zo_backend *b, const zo_gather_item *items, size_t n, zo_work **out)
-{
-    if (out)
-        *out = NULL;
+zo_status zo_backend_all_gather_start(zo_backend *b, const zo_gather_item *items, size_t n, zo_work **out) {
+    if (out) *out = NULL;
     if (!usable(b) || !b->ops->all_gather_start)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_all_gather_start", "all_gather_start: %s",
                       b ? "backend without all_gather_start" : "NULL backend");
-    if (!out)
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_all_gather_start", "all_gather_start: NULL out");
+    if (!out) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_all_gather_start", "all_gather_start: NULL out");
     if (n > 0 && !items)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_all_gather_start", "all_gather_start: NULL items with n = %zu",
                       n);
     return b->ops->all_gather_start(b->ctx, items, n, out);
 }
 
-zo_status zo_backend_wait(zo_backend *b, zo_work *w)
-{
+zo_status zo_backend_wait(zo_backend *b, zo_work *w) {
     if (!usable(b) || !b->ops->wait)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_wait", "wait: %s",
                       b ? "backend without wait" : "NULL backend");
-    if (!w)
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_wait", "wait: not a live work of this backend (NULL)");
+    if (!w) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_wait", "wait: not a live work of this backend (NULL)");
     return b->ops->wait(b->ctx, w);
 }
 
-zo_status zo_backend_query(zo_backend *b, zo_work *w, int *done)
-{
-    if (done)
-        *done = 0;
+zo_status zo_backend_query(zo_backend *b, zo_work *w, int *done) {
+    if (done) *done = 0;
     if (!usable(b) || !b->ops->query)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_query", "query: %s",
                       b ? "backend without query" : "NULL backend");
-    if (!done)
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_query", "query: NULL done");
-    if (!w)
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_query", "query: not a live work of this backend (NULL)");
+    if (!done) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_query", "query: NULL done");
+    if (!w) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_query", "query: not a live work of this backend (NULL)");
     return b->ops->query(b->ctx, w, done);
 }
 
-void zo_backend_work_free(zo_backend *b, zo_work *w)
-{
-    if (usable(b) && b->ops->work_free && w)
-        b->ops->work_free(b->ctx, w);
+void zo_backend_work_free(zo_backend *b, zo_work *w) {
+    if (usable(b) && b->ops->work_free && w) b->ops->work_free(b->ctx, w);
 }
 
 zo_status zo_backend_reduce_scatter(zo_backend *b, zo_param_id param, const float *full_grad, float *shard_out,
-                                    uint64_t numel, uint64_t partition_numel, zo_reduce_op op)
-{
-    if (!usable(b))
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_reduce_scatter", "reduce_scatter: NULL backend");
+                                    uint64_t numel, uint64_t partition_numel, zo_reduce_op op) {
+    if (!usable(b)) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_reduce_scatter", "reduce_scatter: NULL backend");
     if (!b->ops->reduce_scatter)
         return refuse(b, ZO_ERR_UNSUPPORTED, "zo_backend_reduce_scatter",
                       "reduce_scatter: not supported by this backend");
@@ -173,35 +150,27 @@ zo_status zo_backend_reduce_scatter(zo_backend *b, zo_param_id param, const floa
     return b->ops->reduce_scatter(b->ctx, param, full_grad, shard_out, numel, partition_numel, op);
 }
 
-zo_status zo_backend_exchange(zo_backend *b, const void *send, size_t bytes, void *recv)
-{
-    if (!usable(b))
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_exchange", "exchange: NULL backend");
+zo_status zo_backend_exchange(zo_backend *b, const void *send, size_t bytes, void *recv) {
+    if (!usable(b)) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_exchange", "exchange: NULL backend");
     if (b->ops->version < 2u || !b->ops->exchange)
         return refuse(b, ZO_ERR_UNSUPPORTED, "zo_backend_exchange",
                       "exchange: not supported by this backend (version %u vtable)", (unsigned)b->ops->version);
-    if (!send || !recv)
-        return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_exchange", "exchange: NULL buffer");
+    if (!send || !recv) return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_exchange", "exchange: NULL buffer");
     if (bytes < 1 || bytes > ZO_BACKEND_EXCHANGE_MAX)
         return refuse(b, ZO_ERR_INVALID_ARG, "zo_backend_exchange", "exchange: %zu bytes (1..%u)", bytes,
                       (unsigned)ZO_BACKEND_EXCHANGE_MAX);
     return b->ops->exchange(b->ctx, send, bytes, recv);
 }
 
-const char *zo_backend_last_error(const zo_backend *b)
-{
-    if (b && tl_refused == b)
-        return tl_msg;
+const char *zo_backend_last_error(const zo_backend *b) {
+    if (b && tl_refused == b) return tl_msg;
     const char *m = b && b->ops && b->ops->last_error ? b->ops->last_error(b->ctx) : NULL;
     return m ? m : "";
 }
 
-void zo_backend_destroy(zo_backend *b)
-{
-    if (!b || !b->ops || !b->ops->destroy)
-        return;
-    if (tl_refused == b)
-        tl_refused = NULL;
+void zo_backend_destroy(zo_backend *b) {
+    if (!b || !b->ops || !b->ops->destroy) return;
+    if (tl_refused == b) tl_refused = NULL;
     /* Every zoffload backend keeps its zo_backend struct inside its context
      * allocation: destroy frees both (through the backend's allocator). */
     b->ops->destroy(b->ctx);

@@ -156,8 +156,7 @@ static const zo_backend_ops host_ops;
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-zo_status zo__host_fail(host_ctx *c, zo_status st, const char *fmt, ...)
-{
+zo_status zo__host_fail(host_ctx *c, zo_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->err, sizeof c->err, fmt, ap);
@@ -165,23 +164,18 @@ zo_status zo__host_fail(host_ctx *c, zo_status st, const char *fmt, ...)
     return st;
 }
 
-static zo_status map_reserve(host_ctx *c, zo__map *m)
-{
+static zo_status map_reserve(host_ctx *c, zo__map *m) {
     return zo__map_reserve(m, &c->alloc, c->err, sizeof c->err, "host backend");
 }
 
-const host_ctx *zo__host_of(const zo_backend *b)
-{
-    if (!b || b->ops != &host_ops || !b->ctx)
-        return NULL;
+const host_ctx *zo__host_of(const zo_backend *b) {
+    if (!b || b->ops != &host_ops || !b->ctx) return NULL;
     return (const host_ctx *)b->ctx;
 }
 
-static host_buf *find_in(host_buf *list, const void *full)
-{
+static host_buf *find_in(host_buf *list, const void *full) {
     for (host_buf *b = list; b; b = b->live_next)
-        if (data_of(b) == full)
-            return b;
+        if (data_of(b) == full) return b;
     return NULL;
 }
 
@@ -189,67 +183,51 @@ static host_buf *find_in(host_buf *list, const void *full)
  * buffers of `param` (the caller's claim), else among all live buffers,
  * comparing addresses only, so a foreign, stale or double-freed pointer is
  * reported, never dereferenced. */
-static host_buf *checked_buf(host_ctx *c, zo_param_id param, void *full)
-{
-    if (!full)
-        return NULL;
+static host_buf *checked_buf(host_ctx *c, zo_param_id param, void *full) {
+    if (!full) return NULL;
     host_param *p = lookup(c, param);
     host_buf *b = p ? find_in(p->bufs, full) : NULL;
-    if (b || !c->nbufs)
-        return b;
+    if (b || !c->nbufs) return b;
     /* not a buffer of that parameter: an error path, or a full_free /
      * gather naming another parameter */
-    if ((b = find_in(c->orphans, full)))
-        return b;
+    if ((b = find_in(c->orphans, full))) return b;
     for (size_t i = 0; i < c->nslots; i++)
-        if (c->slots[i] && c->slots[i] != p && (b = find_in(c->slots[i]->bufs, full)))
-            return b;
+        if (c->slots[i] && c->slots[i] != p && (b = find_in(c->slots[i]->bufs, full))) return b;
     for (size_t i = 0; i < c->sparse.cap; i++) {
         host_param *q = c->sparse.vals[i];
-        if (q && q != p && (b = find_in(q->bufs, full)))
-            return b;
+        if (q && q != p && (b = find_in(q->bufs, full))) return b;
     }
     return NULL;
 }
 
-static void buf_link(host_buf **head, host_buf *b)
-{
+static void buf_link(host_buf **head, host_buf *b) {
     b->live_prev = NULL;
     b->live_next = *head;
-    if (*head)
-        (*head)->live_prev = b;
+    if (*head) (*head)->live_prev = b;
     *head = b;
 }
 
-static void buf_unlink(host_ctx *c, host_buf *b)
-{
+static void buf_unlink(host_ctx *c, host_buf *b) {
     if (b->live_prev)
         b->live_prev->live_next = b->live_next;
     else if (b->owner)
         b->owner->bufs = b->live_next;
     else
         c->orphans = b->live_next;
-    if (b->live_next)
-        b->live_next->live_prev = b->live_prev;
+    if (b->live_next) b->live_next->live_prev = b->live_prev;
     b->live_prev = b->live_next = NULL;
 }
 
 /* Makes room for parameter id: a slot (growing the slot array while ids
  * stay dense), else an entry of the sparse map.  No change on error. */
-static zo_status param_reserve(host_ctx *c, zo_param_id id)
-{
-    if (id < c->nslots)
-        return ZO_OK;
-    if ((uint64_t)id >= (uint64_t)c->nparams * 2u + 1024u)
-        return map_reserve(c, &c->sparse);
+static zo_status param_reserve(host_ctx *c, zo_param_id id) {
+    if (id < c->nslots) return ZO_OK;
+    if ((uint64_t)id >= (uint64_t)c->nparams * 2u + 1024u) return map_reserve(c, &c->sparse);
     size_t ncap = c->nslots ? c->nslots : 1024;
-    while (ncap <= id)
-        ncap *= 2;
+    while (ncap <= id) ncap *= 2;
     host_param **ns = h_alloc(c, ncap * sizeof *ns);
-    if (!ns)
-        return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: out of memory growing a table to %zu slots", ncap);
-    if (c->nslots)
-        memcpy(ns, c->slots, c->nslots * sizeof *ns);
+    if (!ns) return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: out of memory growing a table to %zu slots", ncap);
+    if (c->nslots) memcpy(ns, c->slots, c->nslots * sizeof *ns);
     memset(ns + c->nslots, 0, (ncap - c->nslots) * sizeof *ns);
     if (c->sparse.count) /* ids now below the slot count move to their slot */
         for (size_t i = c->nslots; i < ncap; i++) {
@@ -271,46 +249,37 @@ static zo_status param_reserve(host_ctx *c, zo_param_id id)
 
 /* The collective itself: every rank contributes its stored part of its
  * shard to its place in the full buffer. */
-static void gather_copy(host_ctx *c, const host_param *p, uint8_t *full)
-{
+static void gather_copy(host_ctx *c, const host_param *p, uint8_t *full) {
     uint64_t L = p->copy_bytes;
     for (int r = 0; r < c->world_size; r++) {
         uint64_t off = (uint64_t)r * p->shard_bytes;
-        if (off >= L)
-            break;
+        if (off >= L) break;
         uint64_t len = min_u64(p->shard_bytes, L - off);
         memcpy(full + off, p->store + off, (size_t)len);
     }
     c->bytes_copied += L;
 }
 
-void zo__host_unlink_pending(host_work *w)
-{
+void zo__host_unlink_pending(host_work *w) {
     for (size_t i = 0; i < w->n; i++) {
         host_item *it = &w->items[i];
-        if (it->p && it->p->pending == w)
-            it->p->pending = NULL;
-        if (it->buf && it->buf->pending == w)
-            it->buf->pending = NULL;
+        if (it->p && it->p->pending == w) it->p->pending = NULL;
+        if (it->buf && it->buf->pending == w) it->buf->pending = NULL;
     }
 }
 
 /* Performs the data movement of a pending work (deferred mode). */
-void zo__host_complete(host_ctx *c, host_work *w)
-{
-    if (w->done)
-        return;
+void zo__host_complete(host_ctx *c, host_work *w) {
+    if (w->done) return;
     size_t cancelled = 0;
     zo_param_id first = ZO_NO_PARAM;
     for (size_t i = 0; i < w->n; i++) {
         host_item *it = &w->items[i];
         if (it->cancelled || !it->p || !it->buf) {
-            if (!cancelled++)
-                first = it->param;
+            if (!cancelled++) first = it->param;
             continue;
         }
-        if (!c->no_copy && !w->doomed)
-            gather_copy(c, it->p, data_of(it->buf));
+        if (!c->no_copy && !w->doomed) gather_copy(c, it->p, data_of(it->buf));
     }
     zo__host_unlink_pending(w);
     w->done = 1;
@@ -321,24 +290,22 @@ void zo__host_complete(host_ctx *c, host_work *w)
     } else if (cancelled) {
         w->status = ZO_ERR_STATE;
         zo__host_fail(c, ZO_ERR_STATE,
-             "host backend: %zu item(s) of an all-gather were cancelled before it completed "
-             "(first: param %u; its full buffer was freed or the parameter removed while in flight)",
-             cancelled, (unsigned)first);
+                      "host backend: %zu item(s) of an all-gather were cancelled before it completed "
+                      "(first: param %u; its full buffer was freed or the parameter removed while in flight)",
+                      cancelled, (unsigned)first);
     }
 }
 
 /* The live work zw of this backend, or NULL: found by its address among
  * the pool's chunks, so a foreign or stale handle is reported, never
  * dereferenced. */
-static host_work *checked_work(host_ctx *c, zo_work *zw)
-{
+static host_work *checked_work(host_ctx *c, zo_work *zw) {
     uintptr_t a = (uintptr_t)zw;
     for (size_t k = c->nwchunks; zw && k-- > 0;) { /* the largest chunk holds half the records */
         uintptr_t base = (uintptr_t)c->wchunk[k];
         size_t count = (size_t)HOST_WORK_CHUNK0 << k;
         if (a >= base && a - base < count * sizeof(host_work)) {
-            if ((a - base) % sizeof(host_work))
-                return NULL;
+            if ((a - base) % sizeof(host_work)) return NULL;
             host_work *w = (host_work *)a;
             return w->live ? w : NULL;
         }
@@ -346,8 +313,7 @@ static host_work *checked_work(host_ctx *c, zo_work *zw)
     return NULL;
 }
 
-static void work_stack_push(host_ctx *c, host_work *w)
-{
+static void work_stack_push(host_ctx *c, host_work *w) {
     w->live = 0;
     w->prev = NULL;
     w->next = c->wfree;
@@ -356,8 +322,7 @@ static void work_stack_push(host_ctx *c, host_work *w)
 
 /* A freed record enters the quarantine ring; the oldest there, if the ring
  * is full, becomes reusable. */
-static void work_pool_push(host_ctx *c, host_work *w)
-{
+static void work_pool_push(host_ctx *c, host_work *w) {
     w->live = 0;
     if (c->wquar_n == HOST_WORK_QUARANTINE) {
         work_stack_push(c, c->wquar[c->wquar_head]);
@@ -370,24 +335,20 @@ static void work_pool_push(host_ctx *c, host_work *w)
 
 /* A free work record with room for n items, cleared except for its items
  * buffer; NULL when out of memory (nothing changed). */
-static host_work *work_take(host_ctx *c, size_t n)
-{
+static host_work *work_take(host_ctx *c, size_t n) {
     if (!c->wfree) {
         size_t count = (size_t)HOST_WORK_CHUNK0 << c->nwchunks;
         host_work *ch = c->nwchunks < HOST_WORK_CHUNKS ? h_alloc(c, count * sizeof *ch) : NULL;
-        if (!ch)
-            return NULL;
+        if (!ch) return NULL;
         memset(ch, 0, count * sizeof *ch);
         c->wchunk[c->nwchunks++] = ch;
-        for (size_t i = count; i-- > 0;)
-            work_stack_push(c, &ch[i]);
+        for (size_t i = count; i-- > 0;) work_stack_push(c, &ch[i]);
     }
     host_work *w = c->wfree;
     if (w->items_cap < n) {
         size_t cap = n < 4 ? 4 : n;
         host_item *items = h_alloc(c, cap * sizeof *items);
-        if (!items)
-            return NULL;
+        if (!items) return NULL;
         h_free(c, w->items);
         w->items = items;
         w->items_cap = cap;
@@ -403,23 +364,20 @@ static host_work *work_take(host_ctx *c, size_t n)
 
 
 /* Cancels the items of pending works that refer to p or buf. */
-static void cancel_for_param(host_ctx *c, host_param *p)
-{
-    if (!p->pending)
-        return;
+static void cancel_for_param(host_ctx *c, host_param *p) {
+    if (!p->pending) return;
     host_work *w = p->pending;
     for (size_t i = 0; i < w->n; i++)
         if (w->items[i].p == p) {
             zo__host_world_cancel_item(c, w, i);
             w->items[i].cancelled = 1;
-            if (w->items[i].buf && w->items[i].buf->pending == w)
-                w->items[i].buf->pending = NULL;
+            if (w->items[i].buf && w->items[i].buf->pending == w) w->items[i].buf->pending = NULL;
             w->items[i].p = NULL;
             w->items[i].buf = NULL;
         }
     p->pending = NULL;
     zo__host_fail(c, ZO_ERR_STATE, "host backend: param %u removed while its all-gather was in flight",
-         (unsigned)p->id);
+                  (unsigned)p->id);
 }
 
 /* ------------------------------------------------------------------ */
@@ -430,11 +388,9 @@ static int op_world_size(void *ctx) { return ctx ? ctx_of(ctx)->world_size : 0; 
 static int op_rank(void *ctx) { return ctx ? ctx_of(ctx)->rank : -1; }
 
 static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint32_t elem_size,
-                              uint64_t partition_numel)
-{
+                              uint64_t partition_numel) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     zo_status st;
     uint64_t W = (uint64_t)c->world_size;
     if (lookup(c, param))
@@ -450,12 +406,11 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     size_t head = (sizeof(host_param) + 63u) & ~(size_t)63u;
     if (L > ZO_HOST_MAX_ALLOC - head)
         return zo__host_fail(c, ZO_ERR_NOMEM,
-                    "host backend: param_add(%u): %llu bytes of shards exceed the %llu-byte limit "
-                    "(set max_bytes_per_param)",
-                    (unsigned)param, (unsigned long long)L, (unsigned long long)ZO_HOST_MAX_ALLOC);
+                             "host backend: param_add(%u): %llu bytes of shards exceed the %llu-byte limit "
+                             "(set max_bytes_per_param)",
+                             (unsigned)param, (unsigned long long)L, (unsigned long long)ZO_HOST_MAX_ALLOC);
     st = param_reserve(c, param);
-    if (st != ZO_OK)
-        return st;
+    if (st != ZO_OK) return st;
     /* the record on a line boundary, when the 63 bytes this takes stay
      * within the allocation limit */
     size_t slack = (uint64_t)head + stored + 63u <= ZO_HOST_MAX_ALLOC ? 63u : 0u;
@@ -463,7 +418,7 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     host_param *p = (host_param *)(((uintptr_t)block + slack) & ~(uintptr_t)slack);
     if (!block)
         return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: param_add(%u): out of memory for %llu bytes of shards",
-                    (unsigned)param, (unsigned long long)L);
+                             (unsigned)param, (unsigned long long)L);
     memset(p, 0, sizeof *p);
     p->block = block;
     p->id = param;
@@ -488,11 +443,9 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     return ZO_OK;
 }
 
-static void op_param_remove(void *ctx, zo_param_id param)
-{
+static void op_param_remove(void *ctx, zo_param_id param) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return;
+    if (!c) return;
     host_param *p = lookup(c, param);
     if (!p) {
         zo__host_fail(c, ZO_ERR_BAD_HANDLE, "host backend: param_remove: param %u not added", (unsigned)param);
@@ -514,23 +467,18 @@ static void op_param_remove(void *ctx, zo_param_id param)
     h_free(c, p->block);
 }
 
-static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void **out)
-{
+static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void **out) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     uint64_t cap = phys(c, bytes);
     host_param *p = lookup(c, param);
-    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, p != NULL,
-                                        cap, HOST_BUF_HDR);
-    if (st != ZO_OK)
-        return st;
+    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, p != NULL, cap, HOST_BUF_HDR);
+    if (st != ZO_OK) return st;
     host_buf *b = zo__host_cache_take(c, (size_t)cap);
-    if (!b)
-        b = h_alloc(c, HOST_BUF_HDR + (size_t)cap);
+    if (!b) b = h_alloc(c, HOST_BUF_HDR + (size_t)cap);
     if (!b)
         return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: full_alloc(%u): out of memory for %llu bytes",
-                    (unsigned)param, (unsigned long long)cap);
+                             (unsigned)param, (unsigned long long)cap);
     memset(b, 0, sizeof *b);
     b->param = param;
     b->requested = bytes;
@@ -540,35 +488,32 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     c->nbufs++;
     /* fresh or reused: the same 0xA5 content (a reused buffer holds the
      * previous parameter's bytes, which must not pass for a gather) */
-    if (!c->no_copy && !c->no_poison)
-        memset(data_of(b), HOST_POISON, (size_t)cap);
+    if (!c->no_copy && !c->no_poison) memset(data_of(b), HOST_POISON, (size_t)cap);
     *out = data_of(b);
     return ZO_OK;
 }
 
 /* full_free's release: back to the cache if it fits, else to the allocator. */
-static void buf_release(host_ctx *c, host_buf *b)
-{
+static void buf_release(host_ctx *c, host_buf *b) {
     buf_unlink(c, b);
     c->nbufs--;
-    if (!zo__host_cache_put(c, b))
-        h_free(c, b);
+    if (!zo__host_cache_put(c, b)) h_free(c, b);
 }
 
-static void op_full_free(void *ctx, zo_param_id param, void *full)
-{
+static void op_full_free(void *ctx, zo_param_id param, void *full) {
     host_ctx *c = ctx_of(ctx);
-    if (!c || !full)
-        return;
+    if (!c || !full) return;
     host_buf *b = checked_buf(c, param, full);
     if (!b) {
-        zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: full_free(%u): buffer %p is not a live full buffer of this backend",
-             (unsigned)param, full);
+        zo__host_fail(c, ZO_ERR_INVALID_ARG,
+                      "host backend: full_free(%u): buffer %p is not a live full buffer of this backend",
+                      (unsigned)param, full);
         return;
     }
     if (b->param != param)
-        zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: full_free: buffer of param %u freed as param %u (freed anyway)",
-             (unsigned)b->param, (unsigned)param);
+        zo__host_fail(c, ZO_ERR_INVALID_ARG,
+                      "host backend: full_free: buffer of param %u freed as param %u (freed anyway)",
+                      (unsigned)b->param, (unsigned)param);
     if (b->pending) {
         host_work *w = b->pending;
         for (size_t i = 0; i < w->n; i++)
@@ -576,21 +521,18 @@ static void op_full_free(void *ctx, zo_param_id param, void *full)
                 zo__host_world_cancel_item(c, w, i);
                 w->items[i].cancelled = 1;
                 w->items[i].buf = NULL;
-                if (w->items[i].p && w->items[i].p->pending == w)
-                    w->items[i].p->pending = NULL;
+                if (w->items[i].p && w->items[i].p->pending == w) w->items[i].p->pending = NULL;
                 w->items[i].p = NULL;
             }
         zo__host_fail(c, ZO_ERR_STATE, "host backend: full buffer of param %u freed while its all-gather was in flight",
-             (unsigned)b->param);
+                      (unsigned)b->param);
     }
     buf_release(c, b);
 }
 
-static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, size_t n, zo_work **out)
-{
+static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, size_t n, zo_work **out) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     if (n > (SIZE_MAX - sizeof(host_work)) / sizeof(host_item))
         return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: all_gather_start: n = %zu too large", n);
 
@@ -600,26 +542,28 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         const zo_gather_item *it = &items[i];
         host_param *p = lookup(c, it->param);
         host_buf *b = checked_buf(c, it->param, it->full);
-        zo_status st = zo__gather_item_check(
-            c->err, sizeof c->err, "host backend", i, it,
-            p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
-                                    p->pending || p->mark == gen} : NULL,
-            b ? &(zo__gather_buf){b->param, b->capacity, b->pending || b->mark == gen} : NULL);
-        if (st != ZO_OK)
-            return st;
+        zo_status st =
+            zo__gather_item_check(c->err, sizeof c->err, "host backend", i, it,
+                                  p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
+                                                          p->pending || p->mark == gen}
+                                    : NULL,
+                                  b ? &(zo__gather_buf){b->param, b->capacity, b->pending || b->mark == gen} : NULL);
+        if (st != ZO_OK) return st;
         p->mark = gen;
         b->mark = gen;
     }
 
     zo_host_fault_action fa = zo__host_fault_hit(c, ZO_HOST_FAULT_GATHER);
     if (fa == ZO_HOST_FAULT_FAIL)
-        return zo__host_fail(c, zo__host_fault_status(c), "host backend: all_gather_start: injected fault (gather %llu)",
-                    (unsigned long long)c->fault_ops[ZO_HOST_FAULT_GATHER]);
+        return zo__host_fail(c, zo__host_fault_status(c),
+                             "host backend: all_gather_start: injected fault (gather %llu)",
+                             (unsigned long long)c->fault_ops[ZO_HOST_FAULT_GATHER]);
 
     zo_status st;
     host_work *w = work_take(c, n);
     if (!w)
-        return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: all_gather_start: out of memory for a work of %zu items", n);
+        return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: all_gather_start: out of memory for a work of %zu items",
+                             n);
     wentry *we = NULL;
     if (c->world) {
         we = zo__host_entry_new(c->world, WK_GATHER, c->rank, n);
@@ -661,8 +605,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
         w->items[i].cancelled = 0;
     }
     w->next = c->works;
-    if (c->works)
-        c->works->prev = w;
+    if (c->works) c->works->prev = w;
     c->works = w;
     w->live = 1;
     c->nworks++;
@@ -681,29 +624,23 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     return ZO_OK;
 }
 
-static zo_status op_wait(void *ctx, zo_work *zw)
-{
+static zo_status op_wait(void *ctx, zo_work *zw) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     host_work *w = checked_work(c, zw);
-    if (!w)
-        return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: wait: not a live work of this backend");
+    if (!w) return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: wait: not a live work of this backend");
     switch (zo__host_fault_hit(c, ZO_HOST_FAULT_WAIT)) {
     case ZO_HOST_FAULT_FAIL:
         return zo__host_fail(c, zo__host_fault_status(c), "host backend: wait: injected fault (completion check %llu)",
-                    (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
+                             (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
     case ZO_HOST_FAULT_FAIL_WORK:
         if (c->world)
             zo__host_world_doom(c, w);
         else
             zo__host_doom_now(c, w);
         return w->status;
-    case ZO_HOST_FAULT_DELAY:
-        zo__host_sleep_us(c->fault.delay_us);
-        break;
-    default:
-        break;
+    case ZO_HOST_FAULT_DELAY: zo__host_sleep_us(c->fault.delay_us); break;
+    default: break;
     }
     if (c->world) {
         if (!w->done) {
@@ -718,19 +655,16 @@ static zo_status op_wait(void *ctx, zo_work *zw)
     return w->status;
 }
 
-static zo_status op_query(void *ctx, zo_work *zw, int *done)
-{
+static zo_status op_query(void *ctx, zo_work *zw, int *done) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     host_work *w = checked_work(c, zw);
-    if (!w)
-        return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: query: not a live work of this backend");
+    if (!w) return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: query: not a live work of this backend");
     switch (zo__host_fault_hit(c, ZO_HOST_FAULT_WAIT)) {
     case ZO_HOST_FAULT_FAIL:
         *done = 0;
         return zo__host_fail(c, zo__host_fault_status(c), "host backend: query: injected fault (completion check %llu)",
-                    (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
+                             (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
     case ZO_HOST_FAULT_FAIL_WORK:
         if (c->world)
             zo__host_world_doom(c, w);
@@ -738,24 +672,19 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done)
             zo__host_doom_now(c, w);
         *done = 1;
         return w->status;
-    case ZO_HOST_FAULT_DELAY:
-        *done = 0;
-        return ZO_OK;
-    default:
-        break;
+    case ZO_HOST_FAULT_DELAY: *done = 0; return ZO_OK;
+    default: break;
     }
     if (c->world && !w->done) {
         pthread_mutex_lock(&c->world->mu);
-        if (w->we->done)
-            zo__host_world_observe(c, w);
+        if (w->we->done) zo__host_world_observe(c, w);
         pthread_mutex_unlock(&c->world->mu);
     }
     *done = w->done;
     return w->done ? w->status : ZO_OK;
 }
 
-static void work_release(host_ctx *c, host_work *w)
-{
+static void work_release(host_ctx *c, host_work *w) {
     if (!w->done) {
         /* freed without a wait: the gather is abandoned, nothing is copied
          * (world: for this rank; the others still get its contribution) */
@@ -772,17 +701,14 @@ static void work_release(host_ctx *c, host_work *w)
         w->prev->next = w->next;
     else
         c->works = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
+    if (w->next) w->next->prev = w->prev;
     c->nworks--;
     work_pool_push(c, w);
 }
 
-static void op_work_free(void *ctx, zo_work *zw)
-{
+static void op_work_free(void *ctx, zo_work *zw) {
     host_ctx *c = ctx_of(ctx);
-    if (!c || !zw)
-        return;
+    if (!c || !zw) return;
     host_work *w = checked_work(c, zw);
     if (!w) {
         zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: work_free: not a live work of this backend");
@@ -793,42 +719,34 @@ static void op_work_free(void *ctx, zo_work *zw)
 
 /* exchange: not subject to fault injection (it is the runtime's checking
  * channel, not a data-plane operation). */
-static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *recv)
-{
+static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *recv) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     if (c->world) {
         wentry *e = zo__host_entry_new(c->world, WK_EXCHANGE, c->rank, 0);
-        if (!e)
-            return zo__host_fail(c, ZO_ERR_NOMEM, "host world: exchange: out of memory");
+        if (!e) return zo__host_fail(c, ZO_ERR_NOMEM, "host world: exchange: out of memory");
         e->send = send;
         e->recv = recv;
         e->bytes = bytes;
         return zo__host_world_blocking_call(c, e, "exchange");
     }
     /* single view: every rank is this rank (SPMD) */
-    for (int r = 0; r < c->world_size; r++)
-        memmove((uint8_t *)recv + (size_t)r * bytes, send, bytes);
+    for (int r = 0; r < c->world_size; r++) memmove((uint8_t *)recv + (size_t)r * bytes, send, bytes);
     return ZO_OK;
 }
 
 static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *full_grad, float *shard_out,
-                                   uint64_t numel, uint64_t partition_numel, zo_reduce_op op)
-{
+                                   uint64_t numel, uint64_t partition_numel, zo_reduce_op op) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return ZO_ERR_INVALID_ARG;
+    if (!c) return ZO_ERR_INVALID_ARG;
     host_param *p = lookup(c, param);
     zo_status st = zo__reduce_scatter_check(c->err, sizeof c->err, "host backend", param, numel, partition_numel,
                                             p != NULL, p ? p->numel : 0, p ? p->partition_numel : 0);
-    if (st != ZO_OK)
-        return st;
+    if (st != ZO_OK) return st;
     if (c->world) {
         /* a real blocking collective over the ranks' gradients */
         wentry *e = zo__host_entry_new(c->world, WK_RS, c->rank, 1);
-        if (!e)
-            return zo__host_fail(c, ZO_ERR_NOMEM, "host world: reduce_scatter(%u): out of memory", (unsigned)param);
+        if (!e) return zo__host_fail(c, ZO_ERR_NOMEM, "host world: reduce_scatter(%u): out of memory", (unsigned)param);
         e->items[0].param = param;
         e->items[0].numel = numel;
         e->items[0].partition_numel = partition_numel;
@@ -848,25 +766,18 @@ static zo_status op_reduce_scatter(void *ctx, zo_param_id param, const float *fu
         /* every rank k contributes its gradient g_k[j]; in the host world
          * g_k = full_grad for every k */
         float acc = 0.0f;
-        for (int k = 0; k < c->world_size; k++)
-            acc += full_grad[j];
+        for (int k = 0; k < c->world_size; k++) acc += full_grad[j];
         shard_out[i] = (op == ZO_REDUCE_AVG) ? acc / (float)c->world_size : acc;
     }
     return ZO_OK;
 }
 
-static const char *op_last_error(void *ctx)
-{
-    return ctx ? ctx_of(ctx)->err : NULL;
-}
+static const char *op_last_error(void *ctx) { return ctx ? ctx_of(ctx)->err : NULL; }
 
-static void op_destroy(void *ctx)
-{
+static void op_destroy(void *ctx) {
     host_ctx *c = ctx_of(ctx);
-    if (!c)
-        return;
-    while (c->works)
-        work_release(c, c->works);
+    if (!c) return;
+    while (c->works) work_release(c, c->works);
     if (c->world) {
         /* the rank leaves: nothing of it is referenced by the world any more */
         zo_host_world *w = c->world;
@@ -884,8 +795,7 @@ static void op_destroy(void *ctx)
     }
     for (size_t i = 0; i < c->nslots + c->sparse.cap; i++) {
         host_param *p = i < c->nslots ? c->slots[i] : c->sparse.vals[i - c->nslots];
-        if (!p)
-            continue;
+        if (!p) continue;
         while (p->bufs) {
             host_buf *b = p->bufs;
             p->bufs = b->live_next;
@@ -897,8 +807,7 @@ static void op_destroy(void *ctx)
     h_free(c, c->slots);
     zo__map_free(&c->sparse, &c->alloc);
     for (size_t k = 0; k < c->nwchunks; k++) {
-        for (size_t i = 0; i < ((size_t)HOST_WORK_CHUNK0 << k); i++)
-            h_free(c, c->wchunk[k][i].items);
+        for (size_t i = 0; i < ((size_t)HOST_WORK_CHUNK0 << k); i++) h_free(c, c->wchunk[k][i].items);
         h_free(c, c->wchunk[k]);
     }
     zo_allocator a = c->alloc;
@@ -928,13 +837,10 @@ static const zo_backend_ops host_ops = {
 /* Public entry points                                                 */
 /* ------------------------------------------------------------------ */
 
-zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
-{
-    if (!out)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: out is NULL");
+zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out) {
+    if (!out) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: out is NULL");
     *out = NULL;
-    if (!cfg)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: cfg is NULL");
+    if (!cfg) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: cfg is NULL");
     /* the settings, from any accepted layout */
     zo_host_config c3;
     zo_host_testing t = ZO_HOST_TESTING_INIT;
@@ -943,8 +849,7 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
         zo_host_config_v2 old;
         memset(&old, 0, sizeof old);
         memcpy(&old, cfg, cfg->size);
-        if (cfg->version == 1u)
-            old.no_poison = 0; /* version 1 poisons (and has no cache, no world) */
+        if (cfg->version == 1u) old.no_poison = 0; /* version 1 poisons (and has no cache, no world) */
         memset(&c3, 0, sizeof c3);
         c3.size = sizeof c3;
         c3.version = ZO_HOST_CONFIG_VERSION;
@@ -962,13 +867,14 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
         return zo__fail_tls(ZO_ERR_VERSION,
                             "zo_backend_host_create: config size %zu version %u not understood (this library: "
                             "size %zu version %u; start from ZO_HOST_CONFIG_INIT)",
-                            cfg->size, (unsigned)cfg->version, sizeof(zo_host_config), (unsigned)ZO_HOST_CONFIG_VERSION);
+                            cfg->size, (unsigned)cfg->version, sizeof(zo_host_config),
+                            (unsigned)ZO_HOST_CONFIG_VERSION);
     } else if (cfg->testing) {
         t = *cfg->testing;
     }
     if (cfg->world_size < 1 || cfg->world_size > ZO_MAX_WORLD_SIZE)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: world_size %d not in 1..%d",
-                            cfg->world_size, ZO_MAX_WORLD_SIZE);
+        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: world_size %d not in 1..%d", cfg->world_size,
+                            ZO_MAX_WORLD_SIZE);
     if (cfg->rank < 0 || cfg->rank >= cfg->world_size)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d not in 0..%d (world_size %d)",
                             cfg->rank, cfg->world_size - 1, cfg->world_size);
@@ -981,8 +887,7 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     if (!cfg->allocator.alloc != !cfg->allocator.free)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: allocator has only one of alloc/free");
     host_ctx *c = zo__host_alloc(&cfg->allocator, sizeof *c);
-    if (!c)
-        return zo__fail_tls(ZO_ERR_NOMEM, "zo_backend_host_create: context");
+    if (!c) return zo__fail_tls(ZO_ERR_NOMEM, "zo_backend_host_create: context");
     memset(c, 0, sizeof *c);
     c->alloc = cfg->allocator;
     c->world_size = cfg->world_size;
@@ -1002,11 +907,12 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
             st = zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: world of %d ranks, config world_size %d",
                               w->W, cfg->world_size);
         else if (w->r[cfg->rank].state != 0)
-            st = zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d already joined the world",
-                              cfg->rank);
+            st =
+                zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_backend_host_create: rank %d already joined the world", cfg->rank);
         else if (w->have_cfg && (w->cap != c->cap || w->no_copy != c->no_copy))
-            st = zo__fail_tls(ZO_ERR_INVALID_ARG, /* every rank must store and copy the same bytes */
-                              "zo_backend_host_create: max_bytes_per_param/no_copy differ from the world's other ranks");
+            st =
+                zo__fail_tls(ZO_ERR_INVALID_ARG, /* every rank must store and copy the same bytes */
+                             "zo_backend_host_create: max_bytes_per_param/no_copy differ from the world's other ranks");
         if (st == ZO_OK) {
             w->have_cfg = 1;
             w->cap = c->cap;
@@ -1026,64 +932,62 @@ zo_status zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
     return ZO_OK;
 }
 
-int zo_host_progress(zo_backend *b)
-{
+int zo_host_progress(zo_backend *b) {
     const host_ctx *cc = zo__host_of(b);
-    if (!cc)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_progress: b is %s", b ? "not a host backend" : "NULL");
+    if (!cc) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_progress: b is %s", b ? "not a host backend" : "NULL");
     host_ctx *c = (host_ctx *)cc;
     int n = 0;
-    if (c->world)
-        return 0; /* a world backend's collectives complete when every rank issued them */
+    if (c->world) return 0; /* a world backend's collectives complete when every rank issued them */
     for (host_work *w = c->works; w; w = w->next)
         if (!w->done && !w->delayed) {
             zo__host_complete(c, w);
-            if (n < INT_MAX)
-                n++;
+            if (n < INT_MAX) n++;
         }
     return n;
 }
 
-int zo_host_poison_default(void)
-{
-    return ZO_BUILD_POISON ? 1 : 0;
-}
+int zo_host_poison_default(void) { return ZO_BUILD_POISON ? 1 : 0; }
 
-uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes)
-{
+uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes) {
     const host_ctx *c = zo__host_of(b);
     return c ? phys(c, bytes) : bytes;
 }
 
 int zo_host_is_host(const zo_backend *b) { return zo__host_of(b) != NULL; }
-size_t zo_host_live_full_buffers(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->nbufs : 0; }
-size_t zo_host_live_works(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->nworks : 0; }
-size_t zo_host_pending_works(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->npending : 0; }
-size_t zo_host_param_count(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->nparams : 0; }
-uint64_t zo_host_shard_bytes(const zo_backend *b)
-{
+size_t zo_host_live_full_buffers(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->nbufs : 0;
+}
+size_t zo_host_live_works(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->nworks : 0;
+}
+size_t zo_host_pending_works(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->npending : 0;
+}
+size_t zo_host_param_count(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->nparams : 0;
+}
+uint64_t zo_host_shard_bytes(const zo_backend *b) {
     const host_ctx *c = zo__host_of(b);
     return c ? c->shard_bytes_total : 0;
 }
-uint64_t zo_host_bytes_copied(const zo_backend *b)
-{
+uint64_t zo_host_bytes_copied(const zo_backend *b) {
     const host_ctx *c = zo__host_of(b);
     return c ? c->bytes_copied : 0;
 }
 
-zo_status zo_host_shard(const zo_backend *b, zo_param_id param, int rank, const uint8_t **data,
-                        uint64_t *stored)
-{
+zo_status zo_host_shard(const zo_backend *b, zo_param_id param, int rank, const uint8_t **data, uint64_t *stored) {
     const host_ctx *c = zo__host_of(b);
-    if (!c || !data || !stored)
-        return ZO_ERR_INVALID_ARG;
+    if (!c || !data || !stored) return ZO_ERR_INVALID_ARG;
     *data = NULL;
     *stored = 0;
     if (rank < 0 || rank >= c->world_size || (c->world && rank != c->rank))
         return ZO_ERR_INVALID_ARG; /* a world backend stores only its own rank's shard */
     const host_param *p = lookup(c, param);
-    if (!p)
-        return ZO_ERR_BAD_HANDLE;
+    if (!p) return ZO_ERR_BAD_HANDLE;
     if (c->world) {
         *data = p->stored ? p->store : NULL;
         *stored = p->stored;

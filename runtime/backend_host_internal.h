@@ -49,8 +49,7 @@ uint64_t zo_host_shard_bytes(const zo_backend *b);
  *  prefix, possibly 0 bytes; *data is then NULL), 0 with no_copy.
  *  Errors: ZO_ERR_INVALID_ARG (not a host backend, NULL outputs, rank out of
  *  range), ZO_ERR_BAD_HANDLE (param not added). */
-zo_status zo_host_shard(const zo_backend *b, zo_param_id param, int rank, const uint8_t **data,
-                        uint64_t *stored);
+zo_status zo_host_shard(const zo_backend *b, zo_param_id param, int rank, const uint8_t **data, uint64_t *stored);
 
 /** Total parameter bytes copied by completed all-gathers so far. */
 uint64_t zo_host_bytes_copied(const zo_backend *b);

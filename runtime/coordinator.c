@@ -536,8 +536,7 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     c->most_recent = most_recent;
     c->n_most_recent = rt->n_pars;
     c->mode = ZO_TRACE_COMPLETE;
-    zo__emit(rt, ZO_EV_TRACE_COMPLETE, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, (int64_t)c->n_order, 1,
-             "trace recorded");
+    zo__emit(rt, ZO_EV_TRACE_COMPLETE, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, (int64_t)c->n_order, 1, "trace recorded");
     return ZO_OK;
 }
 

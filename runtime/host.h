@@ -28,15 +28,15 @@
 #endif
 #ifdef HOST_ASAN
 #include <sanitizer/asan_interface.h>
-#define HOST_ASAN_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define HOST_ASAN_POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
 #define HOST_ASAN_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#define HOST_ASAN_POISON(p, n) ((void)(p), (void)(n))
+#define HOST_ASAN_POISON(p, n)   ((void)(p), (void)(n))
 #define HOST_ASAN_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
 #define ZO_HOST_MAX_ALLOC ZO__HOST_MAX_ALLOC
-#define HOST_POISON ZO__HOST_POISON
+#define HOST_POISON       ZO__HOST_POISON
 
 typedef struct host_ctx host_ctx;
 
@@ -59,11 +59,11 @@ typedef struct host_param {
     uint8_t *store;           /* single view: L bytes, rank r's shard at r*shard_bytes;
                                  world: this rank's stored part of its own shard only */
     /* second line */
-    uint64_t full_bytes;      /* numel * elem_size */
-    uint64_t shard_bytes;     /* partition_numel * elem_size */
-    uint64_t padded_bytes;    /* W * shard_bytes */
-    uint64_t stored;          /* bytes in store: L (single view) or this rank's part (world) */
-    void *block;              /* the allocation holding this record and store */
+    uint64_t full_bytes;   /* numel * elem_size */
+    uint64_t shard_bytes;  /* partition_numel * elem_size */
+    uint64_t padded_bytes; /* W * shard_bytes */
+    uint64_t stored;       /* bytes in store: L (single view) or this rank's part (world) */
+    void *block;           /* the allocation holding this record and store */
 } host_param;
 _Static_assert(offsetof(host_param, full_bytes) == 64, "a gather reads one line of a parameter record");
 
@@ -74,7 +74,7 @@ struct host_buf {
     host_work *pending;
     uint64_t mark;
     union {
-        struct { /* only while cached (see "Full buffer cache"): */
+        struct {                  /* only while cached (see "Full buffer cache"): */
             host_buf *below;      /* the buffer of the same capacity cached before this one */
             host_buf *next_class; /* only for the top of a capacity's stack: the next capacity's top
                                      in the same bucket */
@@ -94,21 +94,21 @@ struct host_buf {
 
 typedef struct host_item {
     zo_param_id param;
-    host_param *p;  /* NULL once cancelled by param_remove */
-    host_buf *buf;  /* NULL once cancelled by full_free */
+    host_param *p; /* NULL once cancelled by param_remove */
+    host_buf *buf; /* NULL once cancelled by full_free */
     int cancelled;
 } host_item;
 
 struct host_work {
     int done;
-    int delayed;         /* fault DELAY at GATHER: only wait() completes it */
-    zo_status doomed;    /* fault FAIL_WORK at GATHER: completes with this, copying nothing */
+    int delayed;      /* fault DELAY at GATHER: only wait() completes it */
+    zo_status doomed; /* fault FAIL_WORK at GATHER: completes with this, copying nothing */
     zo_status status;
     size_t n;
-    wentry *we;          /* world mode: this rank's entry in its collective until observed */
+    wentry *we;             /* world mode: this rank's entry in its collective until observed */
     host_work *prev, *next; /* live: list of live works; free: the pool's queue */
-    int live;            /* a live work (else free in the pool) */
-    size_t items_cap;    /* items kept across reuses of this record */
+    int live;               /* a live work (else free in the pool) */
+    size_t items_cap;       /* items kept across reuses of this record */
     host_item *items;
 };
 
@@ -118,8 +118,8 @@ struct host_work {
  * HOST_WORK_QUARANTINE most recently freed before it is reused (most
  * recently freed first, for locality), so the handle of a freed work stays
  * invalid for at least that many later frees. */
-#define HOST_WORK_CHUNK0 64u
-#define HOST_WORK_CHUNKS 40u
+#define HOST_WORK_CHUNK0     64u
+#define HOST_WORK_CHUNKS     40u
 #define HOST_WORK_QUARANTINE 16u
 
 struct host_ctx {
@@ -141,22 +141,22 @@ struct host_ctx {
     size_t nbufs;
     host_work *wchunk[HOST_WORK_CHUNKS]; /* the work pool's chunks */
     size_t nwchunks;
-    host_work *wfree;                     /* free records out of quarantine, a stack (next) */
+    host_work *wfree;                       /* free records out of quarantine, a stack (next) */
     host_work *wquar[HOST_WORK_QUARANTINE]; /* the most recently freed records, a ring */
     size_t wquar_head, wquar_n;
-    size_t nworks;                        /* live works */
+    size_t nworks;    /* live works */
     host_work *works; /* live works, newest first */
     size_t npending;
     uint64_t mark_gen;
     uint64_t shard_bytes_total, bytes_copied;
     int no_poison;
-    uint64_t cache_budget;  /* zo_host_config.cache_bytes */
-    uint64_t cache_bytes;   /* capacity bytes of the cached buffers */
-    size_t cache_count;     /* cached buffers */
-    uint64_t cache_hits;    /* full_alloc served from the cache */
+    uint64_t cache_budget;               /* zo_host_config.cache_bytes */
+    uint64_t cache_bytes;                /* capacity bytes of the cached buffers */
+    size_t cache_count;                  /* cached buffers */
+    uint64_t cache_hits;                 /* full_alloc served from the cache */
     host_buf *cache[HOST_CACHE_BUCKETS]; /* per bucket: the tops of its capacities' stacks */
-    zo_host_fault fault;    /* armed fault (action NONE: none) */
-    uint64_t fault_ops[2];  /* operations per zo_host_fault_point since armed */
+    zo_host_fault fault;                 /* armed fault (action NONE: none) */
+    uint64_t fault_ops[2];               /* operations per zo_host_fault_point since armed */
     uint64_t fault_fired;
     char err[256];
 };
@@ -171,26 +171,26 @@ typedef struct witem {
     uint64_t shard_bytes, copy_bytes; /* per rank; L (capped padded bytes) */
     const uint8_t *src;               /* this rank's stored part of its shard; may be NULL when 0 bytes */
     uint64_t src_len;
-    uint8_t *snap;                    /* world-owned copy of src once the owner's memory may go */
-    uint8_t *dst;                     /* this rank's full buffer; NULL: not delivered (cancelled) */
-    int lost;                         /* the snapshot could not be allocated: the source is gone */
+    uint8_t *snap; /* world-owned copy of src once the owner's memory may go */
+    uint8_t *dst;  /* this rank's full buffer; NULL: not delivered (cancelled) */
+    int lost;      /* the snapshot could not be allocated: the source is gone */
 } witem;
 
 struct wentry {
     int kind, rank;
     uint64_t seq;
-    int done;             /* the collective completed (or was aborted) */
-    int detached;         /* the owner no longer observes it: freed by the world at completion */
-    zo_status status;     /* at done: ZO_OK or ZO_ERR_COLLECTIVE_MISMATCH */
-    char *msg;            /* world-owned text for a failed entry (NULL: none) */
-    uint64_t copied;      /* bytes delivered into this rank's buffers */
-    const void *send;     /* exchange */
+    int done;         /* the collective completed (or was aborted) */
+    int detached;     /* the owner no longer observes it: freed by the world at completion */
+    zo_status status; /* at done: ZO_OK or ZO_ERR_COLLECTIVE_MISMATCH */
+    char *msg;        /* world-owned text for a failed entry (NULL: none) */
+    uint64_t copied;  /* bytes delivered into this rank's buffers */
+    const void *send; /* exchange */
     void *recv;
     size_t bytes;
-    const float *grad;    /* reduce-scatter */
+    const float *grad; /* reduce-scatter */
     float *out;
     zo_reduce_op op;
-    size_t n;             /* items (gather: group size; reduce-scatter: 1) */
+    size_t n; /* items (gather: group size; reduce-scatter: 1) */
     witem items[];
 };
 
@@ -202,9 +202,9 @@ typedef struct wcoll {
 } wcoll;
 
 typedef struct wrank {
-    int state;          /* 0 not joined, 1 member, 2 left */
-    uint64_t issued;    /* collectives issued (next sequence number) */
-    wentry *blocked;    /* the entry it blocks on, or NULL */
+    int state;       /* 0 not joined, 1 member, 2 left */
+    uint64_t issued; /* collectives issued (next sequence number) */
+    wentry *blocked; /* the entry it blocks on, or NULL */
 } wrank;
 
 struct zo_host_world {
@@ -233,15 +233,10 @@ static inline void h_free(host_ctx *c, void *p) { zo__host_free(&c->alloc, p); }
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-static inline uint64_t phys(const host_ctx *c, uint64_t bytes)
-{
-    return c->cap ? min_u64(bytes, c->cap) : bytes;
-}
+static inline uint64_t phys(const host_ctx *c, uint64_t bytes) { return c->cap ? min_u64(bytes, c->cap) : bytes; }
 
-static inline host_param *lookup(const host_ctx *c, zo_param_id id)
-{
-    if (id < c->nslots)
-        return c->slots[id];
+static inline host_param *lookup(const host_ctx *c, zo_param_id id) {
+    if (id < c->nslots) return c->slots[id];
     return c->sparse.count ? zo__map_get(&c->sparse, id) : NULL;
 }
 

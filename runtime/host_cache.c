@@ -25,22 +25,17 @@
  * buffer is on no live list, so full_free / all_gather_start of its stale
  * pointer are reported like those of a freed one. */
 
-static host_buf **cache_bucket(host_ctx *c, size_t capacity)
-{
+static host_buf **cache_bucket(host_ctx *c, size_t capacity) {
     return &c->cache[zo__mix64((uint64_t)capacity) & (HOST_CACHE_BUCKETS - 1u)];
 }
 
 /* Takes the most recently cached buffer of exactly `capacity` bytes, or NULL. */
-host_buf *zo__host_cache_take(host_ctx *c, size_t capacity)
-{
-    if (!c->cache_count)
-        return NULL;
+host_buf *zo__host_cache_take(host_ctx *c, size_t capacity) {
+    if (!c->cache_count) return NULL;
     host_buf **pp = cache_bucket(c, capacity);
-    while (*pp && (*pp)->capacity != capacity)
-        pp = &(*pp)->next_class;
+    while (*pp && (*pp)->capacity != capacity) pp = &(*pp)->next_class;
     host_buf *b = *pp;
-    if (!b)
-        return NULL;
+    if (!b) return NULL;
     if (b->below) {
         b->below->next_class = b->next_class;
         *pp = b->below;
@@ -57,19 +52,16 @@ host_buf *zo__host_cache_take(host_ctx *c, size_t capacity)
 
 /* Keeps b (already off the live lists) for reuse if it fits the budget;
  * returns 0 if it does not (the caller frees it). */
-int zo__host_cache_put(host_ctx *c, host_buf *b)
-{
-    if (b->capacity > c->cache_budget || c->cache_bytes > c->cache_budget - b->capacity)
-        return 0;
+int zo__host_cache_put(host_ctx *c, host_buf *b) {
+    if (b->capacity > c->cache_budget || c->cache_bytes > c->cache_budget - b->capacity) return 0;
     host_buf **pp = cache_bucket(c, b->capacity);
-    while (*pp && (*pp)->capacity != b->capacity)
-        pp = &(*pp)->next_class;
+    while (*pp && (*pp)->capacity != b->capacity) pp = &(*pp)->next_class;
     if (*pp) { /* b becomes the top of its capacity's stack */
         b->below = *pp;
         b->next_class = (*pp)->next_class;
         (*pp)->next_class = NULL;
         *pp = b;
-    } else {   /* first buffer of this capacity: a new chain entry */
+    } else { /* first buffer of this capacity: a new chain entry */
         b->below = NULL;
         b->next_class = *pp;
         *pp = b;
@@ -82,8 +74,7 @@ int zo__host_cache_put(host_ctx *c, host_buf *b)
 }
 
 /* Really frees every cached buffer (destroy). */
-void zo__host_cache_free_all(host_ctx *c)
-{
+void zo__host_cache_free_all(host_ctx *c) {
     for (size_t i = 0; i < HOST_CACHE_BUCKETS; i++) {
         host_buf *top = c->cache[i];
         while (top) {
@@ -104,6 +95,15 @@ void zo__host_cache_free_all(host_ctx *c)
 }
 
 
-size_t zo_host_cached_full_buffers(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->cache_count : 0; }
-uint64_t zo_host_cached_bytes(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->cache_bytes : 0; }
-uint64_t zo_host_cache_hits(const zo_backend *b) { const host_ctx *c = zo__host_of(b); return c ? c->cache_hits : 0; }
+size_t zo_host_cached_full_buffers(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->cache_count : 0;
+}
+uint64_t zo_host_cached_bytes(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->cache_bytes : 0;
+}
+uint64_t zo_host_cache_hits(const zo_backend *b) {
+    const host_ctx *c = zo__host_of(b);
+    return c ? c->cache_hits : 0;
+}

@@ -86,25 +86,20 @@
 static void *w_alloc(zo_host_world *w, size_t n) { return zo__host_alloc(&w->alloc, n); }
 static void w_free(zo_host_world *w, void *p) { zo__host_free(&w->alloc, p); }
 
-static const char *kind_name(int k)
-{
+static const char *kind_name(int k) {
     return k == WK_GATHER ? "all-gather" : k == WK_EXCHANGE ? "exchange" : "reduce-scatter";
 }
 
 /* "all-gather [p3 1024x4B, p5 10x2B]", "exchange [64B]", "reduce-scatter [p3 1024x4B sum]" */
-static void describe(const wentry *e, char *buf, size_t len)
-{
+static void describe(const wentry *e, char *buf, size_t len) {
     size_t o = 0;
-#define APP(...)                                                           \
-    do {                                                                   \
-        int k_ = snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__);    \
-        if (k_ > 0)                                                        \
-            o += (size_t)k_;                                               \
-        if (o >= len)                                                      \
-            o = len - 1;                                                   \
+#define APP(...)                                                                                                       \
+    do {                                                                                                               \
+        int k_ = snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__);                                                \
+        if (k_ > 0) o += (size_t)k_;                                                                                   \
+        if (o >= len) o = len - 1;                                                                                     \
     } while (0)
-    if (!len)
-        return;
+    if (!len) return;
     buf[0] = '\0';
     APP("%s [", kind_name(e->kind));
     if (e->kind == WK_EXCHANGE) {
@@ -115,26 +110,20 @@ static void describe(const wentry *e, char *buf, size_t len)
                 APP(", ... %zu items", e->n);
                 break;
             }
-            APP("%sp%u %llux%uB", i ? ", " : "", (unsigned)e->items[i].param,
-                (unsigned long long)e->items[i].numel, (unsigned)e->items[i].elem_size);
+            APP("%sp%u %llux%uB", i ? ", " : "", (unsigned)e->items[i].param, (unsigned long long)e->items[i].numel,
+                (unsigned)e->items[i].elem_size);
         }
-        if (e->n == 0)
-            APP("no items");
-        if (e->kind == WK_RS)
-            APP(" %s", e->op == ZO_REDUCE_AVG ? "avg" : "sum");
+        if (e->n == 0) APP("no items");
+        if (e->kind == WK_RS) APP(" %s", e->op == ZO_REDUCE_AVG ? "avg" : "sum");
     }
     APP("]");
 #undef APP
 }
 
-static int entries_match(const wentry *a, const wentry *b)
-{
-    if (a->kind != b->kind || a->n != b->n)
-        return 0;
-    if (a->kind == WK_EXCHANGE)
-        return a->bytes == b->bytes;
-    if (a->kind == WK_RS && a->op != b->op)
-        return 0;
+static int entries_match(const wentry *a, const wentry *b) {
+    if (a->kind != b->kind || a->n != b->n) return 0;
+    if (a->kind == WK_EXCHANGE) return a->bytes == b->bytes;
+    if (a->kind == WK_RS && a->op != b->op) return 0;
     for (size_t i = 0; i < a->n; i++) {
         const witem *x = &a->items[i], *y = &b->items[i];
         if (x->param != y->param || x->numel != y->numel || x->partition_numel != y->partition_numel ||
@@ -144,37 +133,28 @@ static int entries_match(const wentry *a, const wentry *b)
     return 1;
 }
 
-void zo__host_entry_free(zo_host_world *w, wentry *e)
-{
-    if (!e)
-        return;
-    for (size_t i = 0; i < e->n; i++)
-        w_free(w, e->items[i].snap);
+void zo__host_entry_free(zo_host_world *w, wentry *e) {
+    if (!e) return;
+    for (size_t i = 0; i < e->n; i++) w_free(w, e->items[i].snap);
     w_free(w, e->msg);
     w_free(w, e);
 }
 
-static void entry_set_msg(zo_host_world *w, wentry *e, const char *text)
-{
-    if (e->msg)
-        return;
+static void entry_set_msg(zo_host_world *w, wentry *e, const char *text) {
+    if (e->msg) return;
     size_t n = strlen(text) + 1;
     e->msg = w_alloc(w, n);
-    if (e->msg)
-        memcpy(e->msg, text, n);
+    if (e->msg) memcpy(e->msg, text, n);
 }
 
-static void record_finding(zo_host_world *w, const char *text)
-{
-    if (w->finding_st != ZO_OK)
-        return;
+static void record_finding(zo_host_world *w, const char *text) {
+    if (w->finding_st != ZO_OK) return;
     w->finding_st = ZO_ERR_COLLECTIVE_MISMATCH;
     snprintf(w->finding, sizeof w->finding, "%s", text);
 }
 
 /* Marks e complete with status st (text for failures); frees it if detached. */
-static void entry_finish(zo_host_world *w, wentry *e, zo_status st, const char *text)
-{
+static void entry_finish(zo_host_world *w, wentry *e, zo_status st, const char *text) {
     wrank *owner = &w->r[e->rank];
     if (owner->blocked == e) {
         /* its rank can progress again: no longer counted as blocked */
@@ -182,37 +162,30 @@ static void entry_finish(zo_host_world *w, wentry *e, zo_status st, const char *
         w->nblocked--;
     }
     e->status = st;
-    if (st != ZO_OK && text)
-        entry_set_msg(w, e, text);
+    if (st != ZO_OK && text) entry_set_msg(w, e, text);
     e->done = 1;
-    if (e->detached)
-        zo__host_entry_free(w, e);
+    if (e->detached) zo__host_entry_free(w, e);
 }
 
 /* The data movement of a matched collective: every rank's contribution to
  * every rank's destination. */
-static void coll_move(zo_host_world *w, wcoll *k)
-{
+static void coll_move(zo_host_world *w, wcoll *k) {
     int W = w->W;
     wentry *e0 = k->e[0];
     if (e0->kind == WK_GATHER) {
-        if (w->no_copy)
-            return;
+        if (w->no_copy) return;
         for (size_t i = 0; i < e0->n; i++) {
             uint64_t L = e0->items[i].copy_bytes, sb = e0->items[i].shard_bytes;
             for (int d = 0; d < W; d++) {
                 witem *dst = &k->e[d]->items[i];
-                if (!dst->dst)
-                    continue;
+                if (!dst->dst) continue;
                 for (int s = 0; s < W; s++) {
                     uint64_t off = (uint64_t)s * sb;
-                    if (off >= L)
-                        break;
+                    if (off >= L) break;
                     const witem *src = &k->e[s]->items[i];
                     uint64_t len = min_u64(min_u64(sb, L - off), src->src_len);
                     const uint8_t *from = src->snap ? src->snap : src->src;
-                    if (len && from)
-                        memcpy(dst->dst + off, from, (size_t)len);
+                    if (len && from) memcpy(dst->dst + off, from, (size_t)len);
                 }
                 k->e[d]->copied += L;
             }
@@ -220,8 +193,7 @@ static void coll_move(zo_host_world *w, wcoll *k)
     } else if (e0->kind == WK_EXCHANGE) {
         size_t b = e0->bytes;
         for (int d = 0; d < W; d++)
-            for (int s = 0; s < W; s++)
-                memcpy((uint8_t *)k->e[d]->recv + (size_t)s * b, k->e[s]->send, b);
+            for (int s = 0; s < W; s++) memcpy((uint8_t *)k->e[d]->recv + (size_t)s * b, k->e[s]->send, b);
     } else {
         uint64_t numel = e0->items[0].numel, pn = e0->items[0].partition_numel;
         for (int d = 0; d < W; d++) {
@@ -233,16 +205,14 @@ static void coll_move(zo_host_world *w, wcoll *k)
                     continue;
                 }
                 float acc = 0.0f;
-                for (int s = 0; s < W; s++)
-                    acc += k->e[s]->grad[j];
+                for (int s = 0; s < W; s++) acc += k->e[s]->grad[j];
                 out[i] = e0->op == ZO_REDUCE_AVG ? acc / (float)W : acc;
             }
         }
     }
 }
 
-static void coll_unlink_free(zo_host_world *w, wcoll *k)
-{
+static void coll_unlink_free(zo_host_world *w, wcoll *k) {
     wcoll **pp = &w->head, *prev = NULL;
     while (*pp && *pp != k) {
         prev = *pp;
@@ -250,8 +220,7 @@ static void coll_unlink_free(zo_host_world *w, wcoll *k)
     }
     if (*pp) {
         *pp = k->next;
-        if (w->tail == k)
-            w->tail = prev;
+        if (w->tail == k) w->tail = prev;
     }
     if (!w->spare) {
         w->spare = k;
@@ -261,36 +230,29 @@ static void coll_unlink_free(zo_host_world *w, wcoll *k)
 }
 
 /* Every rank issued collective k: match, move, complete. */
-static void coll_complete(zo_host_world *w, wcoll *k)
-{
+static void coll_complete(zo_host_world *w, wcoll *k) {
     int W = w->W, bad = -1, lost = -1;
     for (int r = 1; r < W && bad < 0; r++)
-        if (!entries_match(k->e[0], k->e[r]))
-            bad = r;
+        if (!entries_match(k->e[0], k->e[r])) bad = r;
     for (int r = 0; r < W && bad < 0 && lost < 0; r++)
         for (size_t i = 0; i < k->e[r]->n; i++)
-            if (k->e[r]->items[i].lost)
-                lost = r;
+            if (k->e[r]->items[i].lost) lost = r;
     if (lost >= 0) {
         char text[200];
         snprintf(text, sizeof text,
                  "collective %llu: out of memory keeping rank %d's contribution after it released it",
                  (unsigned long long)k->seq, lost);
-        for (int r = 0; r < W; r++)
-            entry_finish(w, k->e[r], ZO_ERR_NOMEM, text);
+        for (int r = 0; r < W; r++) entry_finish(w, k->e[r], ZO_ERR_NOMEM, text);
     } else if (bad < 0) {
         coll_move(w, k);
-        for (int r = 0; r < W; r++)
-            entry_finish(w, k->e[r], ZO_OK, NULL);
+        for (int r = 0; r < W; r++) entry_finish(w, k->e[r], ZO_OK, NULL);
     } else {
         char a[160], b[160], text[512];
         describe(k->e[0], a, sizeof a);
         describe(k->e[bad], b, sizeof b);
-        snprintf(text, sizeof text, "collective %llu: rank 0 %s vs rank %d %s", (unsigned long long)k->seq, a,
-                 bad, b);
+        snprintf(text, sizeof text, "collective %llu: rank 0 %s vs rank %d %s", (unsigned long long)k->seq, a, bad, b);
         record_finding(w, text);
-        for (int r = 0; r < W; r++)
-            entry_finish(w, k->e[r], ZO_ERR_COLLECTIVE_MISMATCH, text);
+        for (int r = 0; r < W; r++) entry_finish(w, k->e[r], ZO_ERR_COLLECTIVE_MISMATCH, text);
     }
     coll_unlink_free(w, k);
     pthread_cond_broadcast(&w->cv);
@@ -299,15 +261,13 @@ static void coll_complete(zo_host_world *w, wcoll *k)
 /* The world would hang: every pending collective is aborted (collective
  * seq gets the finding itself, the others say they were aborted by it), and
  * every later one fails at once. */
-static void world_abort_all(zo_host_world *w, uint64_t seq, const char *finding)
-{
+static void world_abort_all(zo_host_world *w, uint64_t seq, const char *finding) {
     while (w->head) {
         wcoll *k = w->head;
         char text[700];
         snprintf(text, sizeof text, "collective %llu aborted: %s", (unsigned long long)k->seq, finding);
         for (int r = 0; r < w->W; r++)
-            if (k->e[r])
-                entry_finish(w, k->e[r], ZO_ERR_COLLECTIVE_MISMATCH, k->seq == seq ? finding : text);
+            if (k->e[r]) entry_finish(w, k->e[r], ZO_ERR_COLLECTIVE_MISMATCH, k->seq == seq ? finding : text);
         coll_unlink_free(w, k);
     }
     w->hung = 1;
@@ -315,11 +275,9 @@ static void world_abort_all(zo_host_world *w, uint64_t seq, const char *finding)
 }
 
 /* Called under the mutex whenever a rank blocks or leaves. */
-void zo__host_world_check_hang(zo_host_world *w)
-{
+void zo__host_world_check_hang(zo_host_world *w) {
     int W = w->W;
-    if (w->hung || w->joined < W || w->nblocked + w->nleft != W || !w->head)
-        return;
+    if (w->hung || w->joined < W || w->nblocked + w->nleft != W || !w->head) return;
     char text[512], d[160];
     uint64_t seq;
     if (w->nblocked > 0) {
@@ -328,34 +286,33 @@ void zo__host_world_check_hang(zo_host_world *w)
          * would wait for a lower one) */
         int a = -1;
         for (int r = 0; r < W; r++)
-            if (w->r[r].blocked && (a < 0 || w->r[r].blocked->seq < w->r[a].blocked->seq))
-                a = r;
+            if (w->r[r].blocked && (a < 0 || w->r[r].blocked->seq < w->r[a].blocked->seq)) a = r;
         uint64_t k = w->r[a].blocked->seq;
         seq = k;
         int b = -1;
         for (int r = 0; r < W && b < 0; r++)
-            if (w->r[r].issued <= k)
-                b = r;
+            if (w->r[r].issued <= k) b = r;
         describe(w->r[a].blocked, d, sizeof d);
         if (b >= 0)
-            snprintf(text, sizeof text, "collective %llu: would hang: rank %d waits in %s; rank %d %s after %llu collectives",
+            snprintf(text, sizeof text,
+                     "collective %llu: would hang: rank %d waits in %s; rank %d %s after %llu collectives",
                      (unsigned long long)k, a, d, b, w->r[b].state == 2 ? "left" : "stopped",
                      (unsigned long long)w->r[b].issued);
         else
-            snprintf(text, sizeof text, "collective %llu: would hang: rank %d waits in %s", (unsigned long long)k, a, d);
+            snprintf(text, sizeof text, "collective %llu: would hang: rank %d waits in %s", (unsigned long long)k, a,
+                     d);
     } else {
         /* everyone left with collectives some ranks never issued */
         wcoll *k = w->head;
         seq = k->seq;
         int a = -1, b = -1;
         for (int r = 0; r < W; r++) {
-            if (k->e[r] && a < 0)
-                a = r;
-            if (!k->e[r] && b < 0)
-                b = r;
+            if (k->e[r] && a < 0) a = r;
+            if (!k->e[r] && b < 0) b = r;
         }
         describe(k->e[a], d, sizeof d);
-        snprintf(text, sizeof text, "collective %llu: would hang: rank %d issued %s and left; rank %d left after %llu collectives",
+        snprintf(text, sizeof text,
+                 "collective %llu: would hang: rank %d issued %s and left; rank %d left after %llu collectives",
                  (unsigned long long)k->seq, a, d, b, (unsigned long long)w->r[b].issued);
     }
     record_finding(w, text);
@@ -365,13 +322,10 @@ void zo__host_world_check_hang(zo_host_world *w)
 /* Rank-side helpers (mutex held unless said otherwise) */
 
 /* A new entry of n items, world allocator. */
-wentry *zo__host_entry_new(zo_host_world *w, int kind, int rank, size_t n)
-{
-    if (n > (SIZE_MAX - sizeof(wentry)) / sizeof(witem))
-        return NULL;
+wentry *zo__host_entry_new(zo_host_world *w, int kind, int rank, size_t n) {
+    if (n > (SIZE_MAX - sizeof(wentry)) / sizeof(witem)) return NULL;
     wentry *e = w_alloc(w, sizeof(wentry) + n * sizeof(witem));
-    if (!e)
-        return NULL;
+    if (!e) return NULL;
     memset(e, 0, sizeof(wentry) + n * sizeof(witem));
     e->kind = kind;
     e->rank = rank;
@@ -382,8 +336,7 @@ wentry *zo__host_entry_new(zo_host_world *w, int kind, int rank, size_t n)
 
 /* Issues e as this rank's next collective.  ZO_ERR_NOMEM (nothing issued)
  * if a new collective record cannot be allocated. */
-zo_status zo__host_world_issue(zo_host_world *w, wentry *e)
-{
+zo_status zo__host_world_issue(zo_host_world *w, wentry *e) {
     wrank *me = &w->r[e->rank];
     uint64_t k = me->issued;
     if (w->hung) {
@@ -396,8 +349,7 @@ zo_status zo__host_world_issue(zo_host_world *w, wentry *e)
         return ZO_OK;
     }
     wcoll *c = w->head;
-    while (c && c->seq != k)
-        c = c->next;
+    while (c && c->seq != k) c = c->next;
     if (!c) {
         /* the first rank to issue k: every lower one was created before */
         size_t sz = sizeof(wcoll) + (size_t)w->W * sizeof(wentry *);
@@ -406,8 +358,7 @@ zo_status zo__host_world_issue(zo_host_world *w, wentry *e)
             w->spare = NULL;
         } else {
             c = w_alloc(w, sz);
-            if (!c)
-                return ZO_ERR_NOMEM;
+            if (!c) return ZO_ERR_NOMEM;
         }
         memset(c, 0, sz);
         c->seq = k;
@@ -420,30 +371,25 @@ zo_status zo__host_world_issue(zo_host_world *w, wentry *e)
     me->issued++;
     e->seq = k;
     c->e[e->rank] = e;
-    if (++c->arrived == w->W)
-        coll_complete(w, c);
+    if (++c->arrived == w->W) coll_complete(w, c);
     return ZO_OK;
 }
 
 /* Blocks the calling rank until e is done (or the world would hang). */
-void zo__host_world_block(zo_host_world *w, wentry *e)
-{
-    if (e->done)
-        return;
+void zo__host_world_block(zo_host_world *w, wentry *e) {
+    if (e->done) return;
     wrank *me = &w->r[e->rank];
     me->blocked = e;
     w->nblocked++;
     zo__host_world_check_hang(w);
-    while (!e->done)
-        pthread_cond_wait(&w->cv, &w->mu);
+    while (!e->done) pthread_cond_wait(&w->cv, &w->mu);
     /* entry_finish took the rank off the blocked count */
 }
 
 /* Keeps what an item's source points to alive in the entry (the owner's
  * memory may go).  If the copy cannot be allocated the item is lost and the
  * collective will fail with ZO_ERR_NOMEM on every rank (never wrong data). */
-static void entry_snapshot_item(zo_host_world *w, witem *it)
-{
+static void entry_snapshot_item(zo_host_world *w, witem *it) {
     if (it->snap || !it->src || !it->src_len) {
         it->src = NULL;
         return;
@@ -459,10 +405,8 @@ static void entry_snapshot_item(zo_host_world *w, witem *it)
 /* The owner stops observing e: completed entries are freed, pending ones
  * keep contributing (sources snapshotted), deliver nothing more to this
  * rank and are freed by the world at completion. */
-void zo__host_entry_detach(zo_host_world *w, wentry *e)
-{
-    if (!e)
-        return;
+void zo__host_entry_detach(zo_host_world *w, wentry *e) {
+    if (!e) return;
     if (e->done) {
         zo__host_entry_free(w, e);
         return;
@@ -476,30 +420,24 @@ void zo__host_entry_detach(zo_host_world *w, wentry *e)
 }
 
 /* Mutex of c's world (no-ops in single view). */
-static void wlock(host_ctx *c)
-{
-    if (c->world)
-        pthread_mutex_lock(&c->world->mu);
+static void wlock(host_ctx *c) {
+    if (c->world) pthread_mutex_lock(&c->world->mu);
 }
-static void wunlock(host_ctx *c)
-{
-    if (c->world)
-        pthread_mutex_unlock(&c->world->mu);
+static void wunlock(host_ctx *c) {
+    if (c->world) pthread_mutex_unlock(&c->world->mu);
 }
 
 /* The owner observes its completed entry (mutex held): the work is done
  * for this rank, with the collective's status, else the fate of its own
  * items (FAIL_WORK fault, cancelled items) as in single view. */
-void zo__host_world_observe(host_ctx *c, host_work *w)
-{
+void zo__host_world_observe(host_ctx *c, host_work *w) {
     wentry *e = w->we;
     size_t cancelled = 0;
     zo_param_id first = ZO_NO_PARAM;
     for (size_t i = 0; i < w->n; i++) {
         host_item *it = &w->items[i];
         if (it->cancelled || !it->p || !it->buf) {
-            if (!cancelled++)
-                first = it->param;
+            if (!cancelled++) first = it->param;
         }
     }
     c->bytes_copied += e->copied;
@@ -515,9 +453,9 @@ void zo__host_world_observe(host_ctx *c, host_work *w)
     } else if (cancelled) {
         w->status = ZO_ERR_STATE;
         zo__host_fail(c, ZO_ERR_STATE,
-             "host backend: %zu item(s) of an all-gather were cancelled before it completed "
-             "(first: param %u; its full buffer was freed or the parameter removed while in flight)",
-             cancelled, (unsigned)first);
+                      "host backend: %zu item(s) of an all-gather were cancelled before it completed "
+                      "(first: param %u; its full buffer was freed or the parameter removed while in flight)",
+                      cancelled, (unsigned)first);
     }
     zo__host_entry_free(c->world, e);
     w->we = NULL;
@@ -525,11 +463,9 @@ void zo__host_world_observe(host_ctx *c, host_work *w)
 
 /* FAIL_WORK at a completion check in world mode: the work is done for this
  * rank now, delivering nothing more; the collective goes on for the others. */
-void zo__host_world_doom(host_ctx *c, host_work *w)
-{
+void zo__host_world_doom(host_ctx *c, host_work *w) {
     if (w->done) {
-        if (w->status == ZO_OK)
-            w->status = zo__host_fault_status(c);
+        if (w->status == ZO_OK) w->status = zo__host_fault_status(c);
         zo__host_fail(c, w->status, "host backend: injected fault: the all-gather failed");
         return;
     }
@@ -548,10 +484,8 @@ void zo__host_world_doom(host_ctx *c, host_work *w)
  * its parameter removed): nothing more is delivered to it, and its source
  * is kept for the others (the item no longer tracks the parameter, which
  * may be removed next). */
-void zo__host_world_cancel_item(host_ctx *c, host_work *w, size_t i)
-{
-    if (!c->world || !w->we)
-        return;
+void zo__host_world_cancel_item(host_ctx *c, host_work *w, size_t i) {
+    if (!c->world || !w->we) return;
     wlock(c);
     wentry *e = w->we;
     if (!e->done) {
@@ -563,8 +497,7 @@ void zo__host_world_cancel_item(host_ctx *c, host_work *w, size_t i)
 
 
 /* Issues e (exchange, reduce-scatter) and blocks until it completed. */
-zo_status zo__host_world_blocking_call(host_ctx *c, wentry *e, const char *what)
-{
+zo_status zo__host_world_blocking_call(host_ctx *c, wentry *e, const char *what) {
     zo_host_world *w = c->world;
     pthread_mutex_lock(&w->mu);
     zo_status st = zo__host_world_issue(w, e);
@@ -575,8 +508,7 @@ zo_status zo__host_world_blocking_call(host_ctx *c, wentry *e, const char *what)
     }
     zo__host_world_block(w, e);
     st = e->status;
-    if (st != ZO_OK)
-        zo__host_fail(c, st, "%s", e->msg ? e->msg : "host world: the collective failed");
+    if (st != ZO_OK) zo__host_fail(c, st, "%s", e->msg ? e->msg : "host world: the collective failed");
     zo__host_entry_free(w, e);
     pthread_mutex_unlock(&w->mu);
     return st;
@@ -586,22 +518,18 @@ zo_status zo__host_world_blocking_call(host_ctx *c, wentry *e, const char *what)
 /* Multi-rank host world: public entry points                          */
 /* ------------------------------------------------------------------ */
 
-zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out)
-{
-    if (!out)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: out is NULL");
+zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out) {
+    if (!out) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: out is NULL");
     *out = NULL;
     if (world_size < 1 || world_size > ZO_MAX_WORLD_SIZE)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: world_size %d not in 1..%d", world_size,
                             ZO_MAX_WORLD_SIZE);
     zo_allocator a = {NULL, NULL, NULL};
-    if (allocator)
-        a = *allocator;
+    if (allocator) a = *allocator;
     if (!a.alloc != !a.free)
         return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_create: allocator with only one of alloc/free");
     zo_host_world *w = zo__host_alloc(&a, sizeof *w);
-    if (!w)
-        return zo__fail_tls(ZO_ERR_NOMEM, "zo_host_world_create: out of memory");
+    if (!w) return zo__fail_tls(ZO_ERR_NOMEM, "zo_host_world_create: out of memory");
     memset(w, 0, sizeof *w);
     w->alloc = a;
     w->W = world_size;
@@ -627,10 +555,8 @@ zo_status zo_host_world_create(int world_size, const zo_allocator *allocator, zo
     return ZO_OK;
 }
 
-zo_status zo_host_world_destroy(zo_host_world *w)
-{
-    if (!w)
-        return ZO_OK;
+zo_status zo_host_world_destroy(zo_host_world *w) {
+    if (!w) return ZO_OK;
     pthread_mutex_lock(&w->mu);
     for (int r = 0; r < w->W; r++)
         if (w->r[r].state == 1) {
@@ -642,8 +568,7 @@ zo_status zo_host_world_destroy(zo_host_world *w)
     while (w->head) {
         wcoll *k = w->head;
         w->head = k->next;
-        for (int r = 0; r < w->W; r++)
-            zo__host_entry_free(w, k->e[r]);
+        for (int r = 0; r < w->W; r++) zo__host_entry_free(w, k->e[r]);
         w_free(w, k);
     }
     w_free(w, w->spare);
@@ -656,23 +581,18 @@ zo_status zo_host_world_destroy(zo_host_world *w)
     return ZO_OK;
 }
 
-zo_status zo_host_world_report(const zo_host_world *cw, char *buf, size_t len)
-{
-    if (!cw)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_report: w is NULL");
+zo_status zo_host_world_report(const zo_host_world *cw, char *buf, size_t len) {
+    if (!cw) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_report: w is NULL");
     zo_host_world *w = (zo_host_world *)cw; /* the mutex */
     pthread_mutex_lock(&w->mu);
     zo_status st = w->finding_st;
-    if (buf && len)
-        snprintf(buf, len, "%s", st == ZO_OK ? "" : w->finding);
+    if (buf && len) snprintf(buf, len, "%s", st == ZO_OK ? "" : w->finding);
     pthread_mutex_unlock(&w->mu);
     return st;
 }
 
-uint64_t zo_host_world_collectives(const zo_host_world *cw, int rank)
-{
-    if (!cw || rank < 0 || rank >= cw->W)
-        return 0;
+uint64_t zo_host_world_collectives(const zo_host_world *cw, int rank) {
+    if (!cw || rank < 0 || rank >= cw->W) return 0;
     zo_host_world *w = (zo_host_world *)cw;
     pthread_mutex_lock(&w->mu);
     uint64_t n = w->r[rank].issued;

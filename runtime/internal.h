@@ -15,31 +15,26 @@
 #include "zoffload.h"
 #include "zoffload_backend.h"
 
-#define ZO_NONE32 UINT32_MAX
+#define ZO_NONE32      UINT32_MAX
 #define ZO_MAX_MODULES (1u << 20)
-#define ZO_MAX_PARAMS (1u << 20)
-#define ZO_MAX_CALLS (1u << 20)
-#define ZO_MAX_SLOTS (1u << 20)
-#define ZO_MAX_NAME 255
+#define ZO_MAX_PARAMS  (1u << 20)
+#define ZO_MAX_CALLS   (1u << 20)
+#define ZO_MAX_SLOTS   (1u << 20)
+#define ZO_MAX_NAME    255
 
 /* collective fingerprint (zo_config.verify_collectives), util.c */
-#define ZO_FP_BYTES 64
+#define ZO_FP_BYTES   64
 #define ZO_FP_MAX_IDS 7
 enum { ZO_FP_KIND_GATHER = 1, ZO_FP_KIND_STEP = 2 };
 typedef struct zo_fp_acc {
-    uint64_t hash;            /* over (param id, numel, elem_size) in issue order */
-    uint64_t total_numel;     /* elements */
-    uint32_t n;               /* parameters */
+    uint64_t hash;        /* over (param id, numel, elem_size) in issue order */
+    uint64_t total_numel; /* elements */
+    uint32_t n;           /* parameters */
     zo_param_id ids[ZO_FP_MAX_IDS];
 } zo_fp_acc;
 
 /* grad handle kinds (layout: runtime.c, mk_handle) */
-enum {
-    ZO_H_LEGACY_IN = 1,
-    ZO_H_LEGACY_OUT = 2,
-    ZO_H_CALL_IN = 3,
-    ZO_H_CALL_OUT = 4
-};
+enum { ZO_H_LEGACY_IN = 1, ZO_H_LEGACY_OUT = 2, ZO_H_CALL_IN = 3, ZO_H_CALL_OUT = 4 };
 
 /* A module is three records indexed by its id: zo_mod, what the hooks of
  * every policy touch (one 64-byte line: rt->mods is line-aligned),
@@ -47,22 +42,22 @@ enum {
  * zo_mod_ds, the DeepSpeed-shaped policies' counters. */
 typedef struct zo_mod {
     /* derived (rebuilt when rt->dirty): what fetch_sub_module gathers */
-    zo_param_id *fetch;       /* sorted unique */
+    zo_param_id *fetch; /* sorted unique */
     uint32_t n_fetch;
     uint32_t n_trainable;
-    uint32_t calls_head;      /* intrusive list of live call records */
-    uint32_t last_ended;      /* call record awaiting hook C */
-    uint16_t last_ended_gen;  /* its generation (call generations are <= ZO_H_GEN_MASK) */
-    uint8_t in_leaf;          /* some strict ancestor is a z3 leaf */
-    uint8_t ga;               /* effective ZO_MODULE_GATHER_ALWAYS: flag set, not in a leaf, not held */
+    uint32_t calls_head;     /* intrusive list of live call records */
+    uint32_t last_ended;     /* call record awaiting hook C */
+    uint16_t last_ended_gen; /* its generation (call generations are <= ZO_H_GEN_MASK) */
+    uint8_t in_leaf;         /* some strict ancestor is a z3 leaf */
+    uint8_t ga;              /* effective ZO_MODULE_GATHER_ALWAYS: flag set, not in a leaf, not held */
     /* per-call bookkeeping */
-    uint32_t activations;     /* calls holding the module active */
-    uint32_t open_calls;      /* calls on the forward stack */
+    uint32_t activations; /* calls holding the module active */
+    uint32_t open_calls;  /* calls on the forward stack */
     uint32_t open_windows;
-    int64_t window_sum;       /* sum of open window counts */
-    uint64_t ready_epoch;     /* backward epoch of ready_count */
-    uint32_t ready_count;     /* trainable params whose grad is ready */
-    zo_module_id ga_holder;   /* the gather-always ancestor holding its parameters, or ZO_NO_MODULE */
+    int64_t window_sum;     /* sum of open window counts */
+    uint64_t ready_epoch;   /* backward epoch of ready_count */
+    uint32_t ready_count;   /* trainable params whose grad is ready */
+    zo_module_id ga_holder; /* the gather-always ancestor holding its parameters, or ZO_NO_MODULE */
 } zo_mod;
 _Static_assert(sizeof(zo_mod) == 64, "the hot module record is one cache line");
 
@@ -70,24 +65,24 @@ typedef struct zo_mod_cold {
     zo_module_id parent;
     unsigned flags;
     char *name;
-    zo_param_id *own;         /* parameters(recurse=False) */
+    zo_param_id *own; /* parameters(recurse=False) */
     uint32_t n_own, cap_own;
-    zo_param_id *ext;         /* tied / external uses */
+    zo_param_id *ext; /* tied / external uses */
     uint32_t n_ext, cap_ext;
     uint64_t fetch_numel;
-    uint64_t rec_numel;       /* numel of iter_params(m, recurse=True): the parameters owned in its
+    uint64_t rec_numel; /* numel of iter_params(m, recurse=True): the parameters owned in its
                                  subtree plus its own external ones (DeepSpeed's reuse window when a
                                  z3 leaf is released) */
 } zo_mod_cold;
 
 typedef struct zo_mod_ds {
-    int64_t grads;            /* ds_grads_remaining */
-    int64_t refcnt;           /* applied_pre_backward_ref_cnt */
-    uint8_t grads_init;       /* hasattr(module, "ds_grads_remaining") */
+    int64_t grads;      /* ds_grads_remaining */
+    int64_t refcnt;     /* applied_pre_backward_ref_cnt */
+    uint8_t grads_init; /* hasattr(module, "ds_grads_remaining") */
     uint8_t ref_init;
-    uint8_t in_bwd;           /* in __active_backward_submodules (DeepSpeed 0.19) */
+    uint8_t in_bwd;                  /* in __active_backward_submodules (DeepSpeed 0.19) */
     zo_module_id bwd_prev, bwd_next; /* its neighbours in that order (while in_bwd) */
-    zo_param_id *recomp;      /* ds_recompute_parameters (ZO_DS_0_19*) */
+    zo_param_id *recomp;             /* ds_recompute_parameters (ZO_DS_0_19*) */
     uint32_t n_recomp, cap_recomp;
 } zo_mod_ds;
 
@@ -100,14 +95,14 @@ typedef struct zo_par {
     /* ds_active_sub_modules: act0, then act[0 .. n_act-2] of the cold record */
     uint32_t n_act;
     zo_module_id act0;
-    uint32_t work;            /* slot in rt->works, or ZO_NONE32 */
-    unsigned status : 3;      /* zo_param_status */
+    uint32_t work;       /* slot in rt->works, or ZO_NONE32 */
+    unsigned status : 3; /* zo_param_status */
     unsigned persistent : 1, trainable : 1;
-    unsigned ds_reg : 1;      /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
+    unsigned ds_reg : 1;    /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
                                  policies): from the coordinator's all-gather until a fetch of one
                                  of its modules pops it, even after a wait of another parameter of
                                  the same coalesced gather made it AVAILABLE */
-    unsigned live_pos : 26;   /* 1 + its index in rt->live_pars, 0: not in it */
+    unsigned live_pos : 26; /* 1 + its index in rt->live_pars, 0: not in it */
 } zo_par;
 _Static_assert(sizeof(zo_par) == 32, "the hot parameter record is half a cache line");
 _Static_assert((1u << 26) > ZO_MAX_PARAMS, "live_pos holds every parameter index");
@@ -117,18 +112,18 @@ typedef struct zo_par_cold {
     uint32_t elem_size;
     zo_module_id owner;
     char *name;
-    zo_module_id *act;        /* ds_active_sub_modules after act0 */
+    zo_module_id *act; /* ds_active_sub_modules after act0 */
     uint32_t cap_act;
     uint32_t n_users;
-    zo_module_id *users;      /* modules whose fetch list holds it (derived) */
+    zo_module_id *users; /* modules whose fetch list holds it (derived) */
     uint64_t gathers;
-    uint64_t ready_epoch;     /* backward epoch its grad became ready */
+    uint64_t ready_epoch; /* backward epoch its grad became ready */
 } zo_par_cold;
 _Static_assert(sizeof(zo_par_cold) == 64, "a cold parameter record is one cache line");
 
 typedef struct zo_work_rec {
     zo_work *work;
-    zo_param_id *params;      /* kept when the slot is retired (cap_params) */
+    zo_param_id *params; /* kept when the slot is retired (cap_params) */
     uint32_t n_params, cap_params;
     uint8_t in_use;
 } zo_work_rec;
@@ -138,19 +133,19 @@ typedef struct zo_work_rec {
 typedef struct zo_call_rec {
     uint32_t gen;
     zo_module_id m;
-    uint32_t graph;           /* graph slot */
-    int32_t window_count;     /* inputs still to come (at most n_tracked < 2^20) */
-    uint32_t n_tracked;       /* inputs counted by the window */
-    uint32_t n_in;            /* inputs with a state (0: no window was ever opened) */
+    uint32_t graph;       /* graph slot */
+    int32_t window_count; /* inputs still to come (at most n_tracked < 2^20) */
+    uint32_t n_tracked;   /* inputs counted by the window */
+    uint32_t n_in;        /* inputs with a state (0: no window was ever opened) */
     uint32_t n_out;
     uint32_t mod_next, mod_prev;
     uint32_t graph_next;
-    uint32_t held_pos;        /* 1 + its index in rt->held_calls, 0: not in it */
+    uint32_t held_pos; /* 1 + its index in rt->held_calls, 0: not in it */
     uint8_t in_use;
-    uint8_t on_stack;         /* between hook A and hook B */
+    uint8_t on_stack; /* between hook A and hook B */
     uint8_t d_done, c_done, ended;
-    uint8_t recompute;        /* made while a backward was running */
-    uint8_t grad;             /* grad enabled at the call */
+    uint8_t recompute; /* made while a backward was running */
+    uint8_t grad;      /* grad enabled at the call */
     uint8_t fwd_active, bwd_active, hold;
     uint8_t has_window, window_open;
     /* per input: 0 untracked, 1 armed, 2 used (zo__in_state): in the
@@ -171,42 +166,42 @@ void zo__in_state_free(zo_runtime *rt, zo_call_rec *c);
 typedef struct zo_graph_rec {
     uint32_t gen;
     uint8_t in_use;
-    uint8_t building;         /* forward pass open */
-    uint8_t running;          /* backward running */
+    uint8_t building; /* forward pass open */
+    uint8_t running;  /* backward running */
     uint8_t retain;
-    uint8_t any_grad;         /* some call had grad enabled */
+    uint8_t any_grad; /* some call had grad enabled */
     uint8_t eval, root;
     uint32_t calls_head;
-    uint32_t seq;             /* creation order */
+    uint32_t seq; /* creation order */
 } zo_graph_rec;
 
 enum { ZO_CTX_FWD = 1, ZO_CTX_BWD = 2 };
 typedef struct zo_ctx {
     uint8_t type;
-    uint32_t graph;           /* slot */
-    uint64_t epoch;           /* BWD: backward epoch */
+    uint32_t graph; /* slot */
+    uint64_t epoch; /* BWD: backward epoch */
 } zo_ctx;
 
 typedef struct zo_ptrace {
     zo_param_id p;
-    uint64_t step;            /* step_id_last_used_at */
+    uint64_t step; /* step_id_last_used_at */
 } zo_ptrace;
 
 /* PartitionedParameterCoordinator */
 typedef struct zo_coord {
     zo_trace_mode mode;
-    zo_module_id *order;      /* __submodule_order */
+    zo_module_id *order; /* __submodule_order */
     uint64_t *order_step;
     size_t n_order, cap_order;
-    zo_ptrace *porder;        /* __param_order */
+    zo_ptrace *porder; /* __param_order */
     size_t n_porder;
-    size_t qpos;              /* __param_queue = porder[qpos..] */
-    int64_t *most_recent;     /* __most_recent_step_id_param_fetched_for */
+    size_t qpos;          /* __param_queue = porder[qpos..] */
+    int64_t *most_recent; /* __most_recent_step_id_param_fetched_for */
     size_t n_most_recent;
-    uint64_t step_id;         /* __step_id */
+    uint64_t step_id; /* __step_id */
     /* reuse distance acceleration, valid when COMPLETE */
-    uint64_t *prefix;         /* prefix[k]: numel of order[0..k-1] */
-    uint32_t *pos_start;      /* CSR: positions of each param in order */
+    uint64_t *prefix;    /* prefix[k]: numel of order[0..k-1] */
+    uint32_t *pos_start; /* CSR: positions of each param in order */
     uint32_t *pos;
     size_t n_pos_params;
     /* DeepSpeed's functools.lru_cache on __params_to_release (the
@@ -214,30 +209,30 @@ typedef struct zo_coord {
      * decided to release, kept for the coordinator's lifetime (never
      * invalidated, not even with the trace) */
     struct zo_relcache_ent *rc;
-    size_t rc_cap, rc_n;      /* open addressing, rc_cap a power of two */
+    size_t rc_cap, rc_n; /* open addressing, rc_cap a power of two */
     zo_param_id *rc_pool;
     size_t rc_pool_n, rc_pool_cap;
 } zo_coord;
 
 typedef struct zo_relcache_ent {
     uint64_t step;
-    zo_module_id m;           /* ZO_NO_MODULE: empty slot */
+    zo_module_id m; /* ZO_NO_MODULE: empty slot */
     uint32_t n;
-    size_t start;             /* in rc_pool */
+    size_t start; /* in rc_pool */
 } zo_relcache_ent;
 
 typedef struct zo_policy zo_policy; /* policy.h */
 
 struct zo_runtime {
     zo_config cfg;
-    const zo_policy *pol;     /* cfg.grads_policy's hooks (policy.h) */
+    const zo_policy *pol; /* cfg.grads_policy's hooks (policy.h) */
     zo_allocator al;
     zo_backend *backend;
     int own_backend;
     char err[512];
-    uint8_t tag;              /* handle tag, 1..63: every handle it issues carries it */
+    uint8_t tag; /* handle tag, 1..63: every handle it issues carries it */
 
-    zo_mod *mods;             /* line-aligned inside mods_raw */
+    zo_mod *mods; /* line-aligned inside mods_raw */
     zo_mod_cold *mcold;
     zo_mod_ds *mds;
     void *mods_raw;
@@ -247,18 +242,18 @@ struct zo_runtime {
      * at most 1/2 (the duplicate-name check of zo_module_register) */
     uint32_t *mod_names;
     uint32_t cap_mod_names, n_mod_names;
-    zo_par *pars;             /* line-aligned inside pars_raw */
-    zo_par_cold *pcold;       /* line-aligned inside pcold_raw */
+    zo_par *pars;       /* line-aligned inside pars_raw */
+    zo_par_cold *pcold; /* line-aligned inside pcold_raw */
     void *pars_raw, *pcold_raw;
     uint32_t n_pars, cap_pars, cap_pcold;
     uint64_t persistent_total;
-    int dirty;                /* fetch lists need rebuilding */
+    int dirty; /* fetch lists need rebuilding */
     /* derived at zo__rebuild: every module's fetch list, in module order
      * (zo_mod.fetch points into it), and every parameter's users, in
      * parameter order (zo_par_cold.users) */
     zo_param_id *fetch_all;
     zo_module_id *users_all;
-    zo_param_id *pers_ids;    /* the persistent parameters in id order (valid while !dirty) */
+    zo_param_id *pers_ids; /* the persistent parameters in id order (valid while !dirty) */
     uint32_t n_pers_ids;
     /* the parameters the per-step sweeps (zo_release_all, reset_step, the
      * end-of-pass sweep, _clean_inflight_param_registry) have to look at:
@@ -270,13 +265,13 @@ struct zo_runtime {
     uint32_t *live_pars, *live_sorted;
     uint32_t n_live_pars, cap_live_pars, cap_live_sorted;
 
-    uint32_t *fstack;         /* open call records, innermost last */
+    uint32_t *fstack; /* open call records, innermost last */
     uint32_t n_fstack, cap_fstack;
 
-    zo_call_rec *calls;       /* line-aligned inside calls_raw */
+    zo_call_rec *calls; /* line-aligned inside calls_raw */
     void *calls_raw;
     uint32_t n_calls, cap_calls;
-    uint32_t calls_free;      /* free list through mod_next */
+    uint32_t calls_free; /* free list through mod_next */
     uint32_t live_calls;
     /* call records holding their module for backward (bwd_active or hold
      * set: zo__call_held_sync keeps it), unordered, and a buffer of
@@ -287,40 +282,40 @@ struct zo_runtime {
 
     zo_graph_rec *graphs;
     uint32_t n_graphs, cap_graphs;
-    uint32_t graphs_free;     /* free list through calls_head */
+    uint32_t graphs_free; /* free list through calls_head */
     uint32_t graph_seq;
 
     zo_ctx *ctx;
     uint32_t n_ctx, cap_ctx;
-    uint32_t n_bwd_ctx;       /* entries of ctx of type ZO_CTX_BWD */
-    uint64_t bwd_epoch;       /* outermost backward counter */
+    uint32_t n_bwd_ctx;              /* entries of ctx of type ZO_CTX_BWD */
+    uint64_t bwd_epoch;              /* outermost backward counter */
     zo_module_id bwd_head, bwd_tail; /* its oldest and newest module (while n_bwd_mods > 0) */
-    uint32_t n_bwd_mods;      /* modules in it */
-    uint64_t ds_step_grads;   /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
-    int64_t ds_n_available;   /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
+    uint32_t n_bwd_mods;             /* modules in it */
+    uint64_t ds_step_grads;          /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
+    int64_t ds_n_available;          /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
                                  prefetch budget): += numel gathered by the coordinator, -= numel
                                  released, 0 at reset_step */
 
-    zo_gather_item *gitems;   /* zo__gather's items for the backend */
+    zo_gather_item *gitems; /* zo__gather's items for the backend */
     uint32_t cap_gitems;
     zo_work_rec *works;
     uint32_t n_works, cap_works;
-    uint32_t *works_free;     /* stack of free slots in works, O(1) reuse */
+    uint32_t *works_free; /* stack of free slots in works, O(1) reuse */
     uint32_t n_works_free, cap_works_free;
 
-    zo_coord coord[2];        /* [0] train, [1] eval */
+    zo_coord coord[2]; /* [0] train, [1] eval */
 
     zo_stats st;
     uint64_t ev_seq;
-    uint64_t max_numel;       /* largest parameter */
+    uint64_t max_numel; /* largest parameter */
 
     /* verify_collectives: the fingerprint exchanged before each collective */
-    uint64_t coll_seq;        /* fingerprinted collectives so far (exchanges attempted) */
+    uint64_t coll_seq; /* fingerprinted collectives so far (exchanges attempted) */
     uint8_t fp_send[ZO_FP_BYTES];
-    uint8_t *fp_recv;         /* W * ZO_FP_BYTES, allocated at create when verifying */
+    uint8_t *fp_recv; /* W * ZO_FP_BYTES, allocated at create when verifying */
 
-    zo_param_id *scratch;     /* temp id buffer, n_pars entries after rebuild */
-    uint64_t *mark1, *mark2;  /* per-param stamps (set membership) */
+    zo_param_id *scratch;    /* temp id buffer, n_pars entries after rebuild */
+    uint64_t *mark1, *mark2; /* per-param stamps (set membership) */
     uint32_t cap_marks;
     uint64_t stamp;
 };
@@ -355,8 +350,8 @@ zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ..
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
-              int64_t before, int64_t after, int valid, const char *detail);
+void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g, int64_t before, int64_t after,
+              int valid, const char *detail);
 char *zo__strdup(zo_runtime *rt, const char *s);
 
 void zo__fp_init(zo_fp_acc *a);

@@ -84,13 +84,13 @@ struct zo_policy {
 };
 
 /* the DeepSpeed-shaped policies (they share DeepSpeed's coordinator) */
-#define ZO_IS_DS(rt) ((rt)->pol->deepspeed != 0)
+#define ZO_IS_DS(rt)     ((rt)->pol->deepspeed != 0)
 /* ... under a DeepSpeed 0.19 profile (engine or hooks only) */
-#define ZO_DS_019(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile != ZO_DS_0_15)
+#define ZO_DS_019(rt)    (ZO_IS_DS(rt) && (rt)->cfg.ds_profile != ZO_DS_0_15)
 /* ... with 0.19's ZeRO-3 optimizer */
 #define ZO_DS_ENGINE(rt) (ZO_IS_DS(rt) && (rt)->cfg.ds_profile == ZO_DS_0_19)
 /* the release flags of a DeepSpeed release point */
-#define ZO_DS_REL(rt) (ZO_IS_DS(rt) ? ZO_REL_PERSIST : 0)
+#define ZO_DS_REL(rt)    (ZO_IS_DS(rt) ? ZO_REL_PERSIST : 0)
 
 #define ZO__POLICY_DECL(name, value, text) extern const zo_policy zo__policy_##name;
 ZO_GRADS_POLICY_MAP(ZO__POLICY_DECL)
@@ -110,12 +110,11 @@ zo_status zo__ds_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind);
 zo_status zo__ds_param_grad_ready(zo_runtime *rt, zo_param_id p);
 zo_status zo__ds_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, int outermost);
 zo_status zo__ds_step_end(zo_runtime *rt);
-#define ZO_DS_HOOKS                                                                                            \
-    .deepspeed = 1, .pre_forward_reserve = zo__ds_pre_forward_reserve, .pre_forward = zo__ds_pre_forward,      \
-    .track_inputs = zo__ds_track_inputs, .post_forward = zo__ds_post_forward,                                  \
-    .track_outputs = zo__ds_track_outputs, .output_grad = zo__ds_output_grad, .input_grad = zo__ds_input_grad, \
-    .param_grad_ready = zo__ds_param_grad_ready, .backward_end = zo__ds_backward_end,                          \
-    .step_end = zo__ds_step_end
+#define ZO_DS_HOOKS                                                                                                    \
+    .deepspeed = 1, .pre_forward_reserve = zo__ds_pre_forward_reserve, .pre_forward = zo__ds_pre_forward,              \
+    .track_inputs = zo__ds_track_inputs, .post_forward = zo__ds_post_forward, .track_outputs = zo__ds_track_outputs,   \
+    .output_grad = zo__ds_output_grad, .input_grad = zo__ds_input_grad, .param_grad_ready = zo__ds_param_grad_ready,   \
+    .backward_end = zo__ds_backward_end, .step_end = zo__ds_step_end
 
 /* runtime.c: releases every non-persistent parameter no module holds; with
  * wait_inflight also waits and releases in-flight gathers */
@@ -132,7 +131,7 @@ zo_status zo__sweep_unheld(zo_runtime *rt, int wait_inflight);
  * generation, and a slot whose generation is exhausted is retired (never
  * reused), so a stale handle can never name a live record again. */
 #define ZO_H_GEN_MASK 0xFFFFu
-#define ZO_G_GEN_MAX UINT32_MAX
+#define ZO_G_GEN_MAX  UINT32_MAX
 static inline zo_grad_handle zo__mk_handle(const zo_runtime *rt, unsigned kind, uint32_t gen, uint32_t idx,
                                            uint32_t slot) {
     return ((uint64_t)(kind - 1u) << 62) | ((uint64_t)rt->tag << 56) | ((uint64_t)(gen & ZO_H_GEN_MASK) << 40) |
@@ -198,11 +197,11 @@ typedef enum zo__hook {
 } zo__hook;
 
 typedef enum zo__call_phase {
-    ZO__CALL_NONE,     /* the hook names no call record */
-    ZO__CALL_OPEN,     /* after A */
-    ZO__CALL_INPUTS,   /* after D */
-    ZO__CALL_ENDED,    /* after B */
-    ZO__CALL_OUTPUTS,  /* after C */
+    ZO__CALL_NONE,    /* the hook names no call record */
+    ZO__CALL_OPEN,    /* after A */
+    ZO__CALL_INPUTS,  /* after D */
+    ZO__CALL_ENDED,   /* after B */
+    ZO__CALL_OUTPUTS, /* after C */
     ZO__CALL_PHASE_N
 } zo__call_phase;
 

@@ -189,8 +189,8 @@ zo_status zo__ds_track_inputs(zo_runtime *rt, uint32_t idx, size_t n, const uint
         }
     }
     c->d_done = 1;
-    zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, valid_before ? before : 0, md->grads,
-             md->grads_init ? 1 : 0, valid_before ? NULL : "counter was uninitialised before");
+    zo__emit(rt, ZO_EV_TRACK_INPUTS, m, ZO_NO_PARAM, gh, valid_before ? before : 0, md->grads, md->grads_init ? 1 : 0,
+             valid_before ? NULL : "counter was uninitialised before");
     return ZO_OK;
 }
 
@@ -214,15 +214,14 @@ zo_status zo__ds_track_outputs(zo_runtime *rt, uint32_t idx, size_t n, const uin
     }
     md->refcnt += (int64_t)n;
     for (size_t i = 0; i < n; i++) out_handles[i] = zo__mk_handle(rt, ZO_H_LEGACY_OUT, 0, m, 0);
-    zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, zo__mk_graph(rt, c->graph), vb ? before : 0, md->refcnt, 1,
-             NULL);
+    zo__emit(rt, ZO_EV_TRACK_OUTPUTS, m, ZO_NO_PARAM, zo__mk_graph(rt, c->graph), vb ? before : 0, md->refcnt, 1, NULL);
     return ZO_OK;
 }
 
 /* the module a DeepSpeed grad handle names (hooks C and D hand out one
  * handle per module, not per call): ZO_NO_MODULE after reporting why not */
-static zo_module_id ds_handle_module(zo_runtime *rt, zo_grad_handle h, unsigned kind, unsigned want,
-                                     const char *fn, const char *what) {
+static zo_module_id ds_handle_module(zo_runtime *rt, zo_grad_handle h, unsigned kind, unsigned want, const char *fn,
+                                     const char *what) {
     if (kind != want) {
         (void)zo__fail(rt, ZO_ERR_BAD_HANDLE, "%s: not an %s handle of this runtime", fn, what);
         return ZO_NO_MODULE;
@@ -261,7 +260,7 @@ zo_status zo__ds_output_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) {
          * __active_backward_submodules before fetching (0.19) */
         if (ZO_DS_019(rt)) ds_bwd_enter(rt, m);
         s = zo__coord_fetch(rt, &rt->coord[0], m, &activated); /* pre_sub_module_backward_function */
-        if (s == ZO_OK) md->refcnt -= 1; /* Python raises before the decrement */
+        if (s == ZO_OK) md->refcnt -= 1;                       /* Python raises before the decrement */
     }
     zo__emit(rt, ZO_EV_OUTPUT_GRAD, m, ZO_NO_PARAM, gh, before, md->refcnt, 1, NULL);
     return s;

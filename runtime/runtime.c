@@ -16,7 +16,6 @@
 /* ------------------------------------------------------------------ */
 
 
-
 /* graph slot of a live graph handle of this runtime, or ZO_NONE32 */
 static uint32_t graph_slot(const zo_runtime *rt, zo_graph g) {
     if ((g >> 58) != rt->tag || ((g >> 52) & 0x3Fu) != 0) return ZO_NONE32;
@@ -48,8 +47,7 @@ const char *zo_last_error(const zo_runtime *rt) {
 }
 
 zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
-    if (!cfg || !out)
-        return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: %s is NULL", cfg ? "out" : "cfg");
+    if (!cfg || !out) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_runtime_create: %s is NULL", cfg ? "out" : "cfg");
     *out = NULL;
     /* version 1 structs (no verify_collectives) and version 2 structs (no
      * ds_profile) are still accepted; the missing fields get their defaults
@@ -88,8 +86,8 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     if (cfg->backend) {
         const zo_backend *b = cfg->backend;
         if (!b->ops || b->ops->version < 1u || b->ops->version > ZO_BACKEND_OPS_VERSION || !b->ops->param_add ||
-            !b->ops->full_alloc || !b->ops->full_free || !b->ops->all_gather_start || !b->ops->wait ||
-            !b->ops->query || !b->ops->work_free || !b->ops->world_size || !b->ops->rank)
+            !b->ops->full_alloc || !b->ops->full_free || !b->ops->all_gather_start || !b->ops->wait || !b->ops->query ||
+            !b->ops->work_free || !b->ops->world_size || !b->ops->rank)
             return zo__fail_tls(ZO_ERR_INVALID_ARG,
                                 "zo_runtime_create: backend ops missing or of unknown version (need version 1..%u "
                                 "with every mandatory op)",
@@ -222,9 +220,7 @@ static void invalidate_traces(zo_runtime *rt) {
     zo__coord_invalidate(rt, &rt->coord[1], "module or parameter registered after tracing");
 }
 
-static int name_ok(const char *name) {
-    return !name || strlen(name) <= ZO_MAX_NAME;
-}
+static int name_ok(const char *name) { return !name || strlen(name) <= ZO_MAX_NAME; }
 
 /* FNV-1a over the parent id and the name */
 static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
@@ -277,8 +273,7 @@ static zo_status mod_name_reserve(zo_runtime *rt) {
     return ZO_OK;
 }
 
-zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags,
-                             zo_module_id *out) {
+zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags, zo_module_id *out) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_module_register: out is NULL");
     if (flags & ~(ZO_MODULE_Z3_LEAF | ZO_MODULE_GATHER_ALWAYS))
@@ -337,8 +332,8 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     return ZO_OK;
 }
 
-zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel,
-                            uint32_t elem_size, unsigned flags, zo_param_id *out) {
+zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel, uint32_t elem_size,
+                            unsigned flags, zo_param_id *out) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "%s: rt is NULL", __func__);
     if (!out) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: out is NULL");
     if (numel == 0) return zo__fail(rt, ZO_ERR_INVALID_ARG, "zo_param_register: numel is 0");
@@ -765,8 +760,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         /* room for the new slot, and for it on the free stack later, so
          * that returning a slot never allocates */
         if (zo__reserve(rt, (void **)&rt->works, &rt->cap_works, rt->n_works + 1, sizeof *rt->works) ||
-            zo__reserve(rt, (void **)&rt->works_free, &rt->cap_works_free, rt->n_works + 1,
-                        sizeof *rt->works_free))
+            zo__reserve(rt, (void **)&rt->works_free, &rt->cap_works_free, rt->n_works + 1, sizeof *rt->works_free))
             return zo__fail(rt, ZO_ERR_NOMEM, "cannot grow the in-flight registry");
         wslot = rt->n_works;
     }
@@ -774,8 +768,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
      * parameter list: buffers kept by the runtime and by the registry slot,
      * grown when a larger group comes, so a gather allocates nothing */
     zo_work_rec *wr = &rt->works[wslot];
-    if (k > UINT32_MAX ||
-        zo__reserve(rt, (void **)&rt->gitems, &rt->cap_gitems, (uint32_t)k, sizeof *rt->gitems) ||
+    if (k > UINT32_MAX || zo__reserve(rt, (void **)&rt->gitems, &rt->cap_gitems, (uint32_t)k, sizeof *rt->gitems) ||
         zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params))
         return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
     zo_gather_item *items = rt->gitems;
@@ -822,8 +815,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         /* NOMEM and a collective mismatch (the host world's matcher) keep their
          * code; everything else the backend says is ZO_ERR_BACKEND */
         zo_status r = (s == ZO_ERR_NOMEM || s == ZO_ERR_COLLECTIVE_MISMATCH) ? s : ZO_ERR_BACKEND;
-        return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k,
-                        backend_msg(rt, s));
+        return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k, backend_msg(rt, s));
     }
     wr->work = work;
     wr->n_params = (uint32_t)j;
@@ -1285,8 +1277,7 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
     if (s) return s;
     int64_t si = find_open(rt, m);
     if (si < 0) return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_post_forward: module %u has no open call", m);
-    if ((uint32_t)si + 1 != rt->n_fstack)
-        /* PyTorch's forward hooks nest: a child's call ends before its caller's */
+    if ((uint32_t)si + 1 != rt->n_fstack) /* PyTorch's forward hooks nest: a child's call ends before its caller's */
         return zo__fail(rt, ZO_ERR_PROTOCOL,
                         "zo_post_forward: module %u's call is not the innermost open call (module %u's call "
                         "is still open inside it: end it first, or zo_forward_abort() an exception)",
@@ -1733,8 +1724,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
         if ((unsigned)pr->status > 2u) goto bad_status;
         int in_reg = pr->work != ZO_NONE32;
         if (in_reg != (pr->status == ZO_PARAM_INFLIGHT)) {
-            snprintf(rt->err, sizeof rt->err,
-                     "ZO_ERR_STATE: parameter %u is %s but %s the in-flight registry", p,
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u is %s but %s the in-flight registry", p,
                      zo_param_status_name(pr->status), in_reg ? "in" : "not in");
             return ZO_ERR_STATE;
         }
@@ -1832,8 +1822,8 @@ zo_status zo_check_consistency(zo_runtime *rt) {
             }
         }
         if (acts != md->activations || opens != md->open_calls) {
-            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u activation accounting (%u vs %u, %u vs %u)",
-                     m, acts, md->activations, opens, md->open_calls);
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u activation accounting (%u vs %u, %u vs %u)", m,
+                     acts, md->activations, opens, md->open_calls);
             return ZO_ERR_STATE;
         }
     }

@@ -100,8 +100,8 @@ char *zo__strdup(zo_runtime *rt, const char *s) {
     return d;
 }
 
-void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
-              int64_t before, int64_t after, int valid, const char *detail) {
+void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g, int64_t before, int64_t after,
+              int valid, const char *detail) {
     uint64_t seq = rt->ev_seq++;
     if (!rt->cfg.on_event) return;
     zo_event ev;
@@ -177,7 +177,7 @@ zo_status zo__fail(zo_runtime *rt, zo_status st, const char *fmt, ...) {
 const char *zo_strerror(zo_status s) {
     switch (s) {
     case ZO_OK: return "ZO_OK: success";
-#define ZO__STRERROR(name, value, text) \
+#define ZO__STRERROR(name, value, text)                                                                                \
     case ZO_ERR_##name: return "ZO_ERR_" #name ": " text;
         ZO_STATUS_MAP(ZO__STRERROR)
 #undef ZO__STRERROR
@@ -210,12 +210,9 @@ static const struct {
     const char *why; /* printf format with the module id, for a call phase not in `from` */
 } k_hook_order[ZO__HOOK_N] = {
     [ZO__HOOK_PRE_FORWARD] = {"zo_pre_forward", ZO__NEED_FORWARD, ZO__PH(NONE), NULL},
-    [ZO__HOOK_TRACK_INPUTS] = {"zo_track_inputs", 0, ZO__PH(OPEN),
-                               "hook D already ran for this call of %u"},
-    [ZO__HOOK_POST_FORWARD] = {"zo_post_forward", 0, ZO__PH(OPEN) | ZO__PH(INPUTS),
-                               "module %u's call already ended"},
-    [ZO__HOOK_TRACK_OUTPUTS] = {"zo_track_outputs", 0, ZO__PH(ENDED),
-                                "module %u has no call that just ended"},
+    [ZO__HOOK_TRACK_INPUTS] = {"zo_track_inputs", 0, ZO__PH(OPEN), "hook D already ran for this call of %u"},
+    [ZO__HOOK_POST_FORWARD] = {"zo_post_forward", 0, ZO__PH(OPEN) | ZO__PH(INPUTS), "module %u's call already ended"},
+    [ZO__HOOK_TRACK_OUTPUTS] = {"zo_track_outputs", 0, ZO__PH(ENDED), "module %u has no call that just ended"},
     [ZO__HOOK_OUTPUT_GRAD] = {"zo_output_grad", ZO__NEED_BACKWARD, ZO__PH(NONE), NULL},
     [ZO__HOOK_INPUT_GRAD] = {"zo_input_grad", ZO__NEED_BACKWARD, ZO__PH(NONE), NULL},
     [ZO__HOOK_PARAM_GRAD_READY] = {"zo_param_grad_ready", ZO__NEED_BACKWARD, ZO__PH(NONE), NULL},
@@ -300,7 +297,7 @@ const char *zo_event_kind_name(zo_event_kind k) {
  *  32 parameter count (u32)   36 first 7 parameter ids (u32 each)
  * Built without allocation; every rank encodes the same bytes for the same
  * collective, so the comparison is a memcmp. */
-#define FP_MAGIC 0x50464F5Au /* "ZOFP" read as little-endian bytes */
+#define FP_MAGIC   0x50464F5Au /* "ZOFP" read as little-endian bytes */
 #define FP_VERSION 1u
 
 static uint64_t fp_mix(uint64_t h, uint64_t v) {
@@ -352,13 +349,9 @@ int zo__fp_valid(const uint8_t fp[ZO_FP_BYTES]) {
            (fp[6] == ZO_FP_KIND_GATHER || fp[6] == ZO_FP_KIND_STEP) && fp[7] <= ZO_FP_MAX_IDS;
 }
 
-uint64_t zo__fp_seq(const uint8_t fp[ZO_FP_BYTES]) {
-    return zo__fp_valid(fp) ? get_le(fp + 8, 8) : 0;
-}
+uint64_t zo__fp_seq(const uint8_t fp[ZO_FP_BYTES]) { return zo__fp_valid(fp) ? get_le(fp + 8, 8) : 0; }
 
-uint64_t zo__fp_hash(const uint8_t fp[ZO_FP_BYTES]) {
-    return get_le(fp + 24, 8);
-}
+uint64_t zo__fp_hash(const uint8_t fp[ZO_FP_BYTES]) { return get_le(fp + 24, 8); }
 
 /* appends with snprintf semantics; *pos never passes len - 1 */
 static void app(char *buf, size_t len, size_t *pos, const char *fmt, ...)
@@ -382,8 +375,8 @@ char *zo__fp_describe(const uint8_t fp[ZO_FP_BYTES], uint64_t ref_seq, char *buf
     if (!buf || len == 0) return buf;
     buf[0] = '\0';
     if (!zo__fp_valid(fp)) {
-        app(buf, len, &pos, "an unrecognised fingerprint (first bytes %02x%02x%02x%02x%02x%02x%02x%02x)", fp[0],
-            fp[1], fp[2], fp[3], fp[4], fp[5], fp[6], fp[7]);
+        app(buf, len, &pos, "an unrecognised fingerprint (first bytes %02x%02x%02x%02x%02x%02x%02x%02x)", fp[0], fp[1],
+            fp[2], fp[3], fp[4], fp[5], fp[6], fp[7]);
         return buf;
     }
     uint64_t seq = get_le(fp + 8, 8);

@@ -40,8 +40,7 @@
 
 /* the verdict of s under policy (-1: the scenario's), its own order, the
  * default cap; all-ranks scenarios in the host world (zs_run's defaults) */
-static int verdict_of(const zs_scenario *s, int policy)
-{
+static int verdict_of(const zs_scenario *s, int policy) {
     zs_run_opts o;
     zs_run_opts_init(&o);
     o.policy = policy;
@@ -51,8 +50,7 @@ static int verdict_of(const zs_scenario *s, int policy)
 
 static zs_scenario sc;
 
-static int load(const char *rel, zs_scenario *s)
-{
+static int load(const char *rel, zs_scenario *s) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", ZO_SOURCE_DIR, rel);
     FILE *f = fopen(path, "rb");
@@ -68,21 +66,16 @@ static int load(const char *rel, zs_scenario *s)
     return 0;
 }
 
-static void parse_text(const char *t, zs_scenario *s)
-{
+static void parse_text(const char *t, zs_scenario *s) {
     zs_scn_error err;
     int rc = zs_scn_parse(t, strlen(t), s, NULL, &err);
     if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
     assert_int_equal(rc, 0);
 }
 
-static void dump(const zs_scenario *s)
-{
-    zs_scn_fprint(stderr, s, NULL);
-}
+static void dump(const zs_scenario *s) { zs_scn_fprint(stderr, s, NULL); }
 
-static void check_reuse_minimum(const char *rel)
-{
+static void check_reuse_minimum(const char *rel) {
     int rc = load(rel, &sc);
     if (rc == -1) {
         fprintf(stderr, "%s missing: skipped\n", rel);
@@ -95,13 +88,12 @@ static void check_reuse_minimum(const char *rel)
     o.inv = ZS_INV_I1;
     zs_min_stats st;
     assert_int_equal(zs_minimize(&sc, &o, &st), 0);
-    fprintf(stderr, "%s: %u calls/%u modules/%d lines -> %u calls/%u modules/%d lines, %lu runs\n",
-            rel, st.before.calls, st.before.modules, st.before.lines, st.after.calls,
-            st.after.modules, st.after.lines, st.runs);
+    fprintf(stderr, "%s: %u calls/%u modules/%d lines -> %u calls/%u modules/%d lines, %lu runs\n", rel,
+            st.before.calls, st.before.modules, st.before.lines, st.after.calls, st.after.modules, st.after.lines,
+            st.runs);
     dump(&sc);
     assert_int_equal(zs_scenario_validate(&sc, NULL, 0), 0);
-    assert_int_equal(verdict_of(&sc, ZO_GRADS_RESET_ON_FORWARD),
-                     ZS_INV_I1);
+    assert_int_equal(verdict_of(&sc, ZO_GRADS_RESET_ON_FORWARD), ZS_INV_I1);
     /* root + one child, one step, the child called twice */
     assert_int_equal(st.after.steps, 1);
     assert_int_equal(st.after.passes, 1);
@@ -115,20 +107,17 @@ static void check_reuse_minimum(const char *rel)
     assert_true(st.after.lines <= 7);
 }
 
-static void test_big_reuse(void **state)
-{
+static void test_big_reuse(void **state) {
     (void)state;
     check_reuse_minimum("tests/corpus/big-reuse.scn");
 }
 
-static void test_albert_model(void **state)
-{
+static void test_albert_model(void **state) {
     (void)state;
     check_reuse_minimum("corpus/models/albert.scn");
 }
 
-static void check_unused_minimum(int policy)
-{
+static void check_unused_minimum(int policy) {
     assert_int_equal(load("tests/corpus/big-unused.scn", &sc), 0);
     int before[4];
     for (int q = 0; q < 4; q++) before[q] = verdict_of(&sc, q);
@@ -144,11 +133,10 @@ static void check_unused_minimum(int policy)
     zs_min_stats st;
     assert_int_equal(zs_minimize(&sc, &o, &st), 0);
     fprintf(stderr, "big-unused (%s): %u calls/%u modules/%u steps -> %u calls/%u modules/%u steps, %lu runs\n",
-            zs_policy_name((unsigned)policy), st.before.calls, st.before.modules, st.before.steps,
-            st.after.calls, st.after.modules, st.after.steps, st.runs);
+            zs_policy_name((unsigned)policy), st.before.calls, st.before.modules, st.before.steps, st.after.calls,
+            st.after.modules, st.after.steps, st.runs);
     dump(&sc);
-    for (int q = 0; q < 4; q++)
-        assert_int_equal(verdict_of(&sc, q), before[q]);
+    for (int q = 0; q < 4; q++) assert_int_equal(verdict_of(&sc, q), before[q]);
     /* one module, two steps (the stale count, then the backward that stops
      * at 1), one call each */
     assert_int_equal(st.after.modules, 1);
@@ -158,21 +146,18 @@ static void check_unused_minimum(int policy)
     assert_true(st.after.lines <= 7);
 }
 
-static void test_big_unused_init_at_register(void **state)
-{
+static void test_big_unused_init_at_register(void **state) {
     (void)state;
     check_unused_minimum(ZO_GRADS_INIT_AT_REGISTER);
 }
 
-static void test_big_unused_lazy_init(void **state)
-{
+static void test_big_unused_lazy_init(void **state) {
     (void)state;
     check_unused_minimum(ZO_GRADS_LAZY_INIT);
 }
 
 /* the smallest I3 of all (a module whose inputs do not require grad) */
-static void test_big_unused_any_i3(void **state)
-{
+static void test_big_unused_any_i3(void **state) {
     (void)state;
     assert_int_equal(load("tests/corpus/big-unused.scn", &sc), 0);
     zs_min_opts o;
@@ -188,8 +173,7 @@ static void test_big_unused_any_i3(void **state)
 }
 
 /* random failing scenarios under each legacy policy */
-static void test_random_failures(void **state)
-{
+static void test_random_failures(void **state) {
     (void)state;
     static uint8_t buf[512];
     static zs_scenario orig;
@@ -228,8 +212,7 @@ static void test_random_failures(void **state)
 }
 
 /* a scenario that holds has nothing to minimise */
-static void test_holds(void **state)
-{
+static void test_holds(void **state) {
     (void)state;
     parse_text("module root\n"
                "param w owner=root numel=1\n"
@@ -247,8 +230,7 @@ static void test_holds(void **state)
 /* primitives                                                           */
 /* ------------------------------------------------------------------ */
 
-static void expect_text(const zs_scenario *s, const char *want)
-{
+static void expect_text(const zs_scenario *s, const char *want) {
     char *t = zs_scn_print(s, NULL);
     assert_non_null(t);
     if (strcmp(t, want)) fprintf(stderr, "got:\n%swant:\n%s", t, want);
@@ -256,8 +238,7 @@ static void expect_text(const zs_scenario *s, const char *want)
     free(t);
 }
 
-static void test_drop_call_and_input(void **state)
-{
+static void test_drop_call_and_input(void **state) {
     (void)state;
     parse_text("module r\n"
                "  module a\n"
@@ -287,8 +268,7 @@ static void test_drop_call_and_input(void **state)
                      "    call b() -> 1\n");
 }
 
-static void test_drop_output_and_module(void **state)
-{
+static void test_drop_output_and_module(void **state) {
     (void)state;
     parse_text("module r\n"
                "  module a\n"
@@ -347,58 +327,53 @@ static void test_drop_output_and_module(void **state)
 
 /* An MoE layer (router, experts e0..e2 each with an fc) and a head, two
  * train steps; MOE_PROGRAM(" gather_always") marks moe gather-always. */
-#define MOE_PROGRAM(moe_flags)                                           \
-    "module net\n"                                                       \
-    "  module moe" moe_flags "\n"                                        \
-    "    module router\n"                                                \
-    "    module e0\n"                                                    \
-    "      module fc\n"                                                  \
-    "    module e1\n"                                                    \
-    "      module fc\n"                                                  \
-    "    module e2\n"                                                    \
-    "      module fc\n"                                                  \
-    "  module head\n"                                                    \
-    "param router.w owner=router numel=64\n"                             \
-    "param e0.w owner=@4 numel=256\n"                                    \
-    "param e1.w owner=@6 numel=512\n"                                    \
-    "param e2.w owner=@8 numel=1024\n"                                   \
-    "param head.w owner=head numel=64\n"                                 \
-    "step train loss=0\n"                                                \
-    "  call net(batch_rg) -> 1 use(out1.0)\n"                            \
-    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"                      \
-    "      call router(arg0) -> 1 use(arg0)\n"                           \
-    "      call e0(out0.0) -> 1 use(out0.0)\n"                           \
-    "        call @4(arg0) -> 1 use(arg0)\n"                             \
-    "      call e1(out0.0) -> 1 use(out0.0)\n"                           \
-    "        call @6(arg0) -> 1 use(arg0)\n"                             \
-    "    call head(out0.0) -> 1 use(arg0)\n"                             \
-    "step train loss=0\n"                                                \
-    "  call net(batch_rg) -> 1 use(out1.0)\n"                            \
-    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"                      \
-    "      call router(arg0) -> 1 use(arg0)\n"                           \
-    "      call e0(out0.0) -> 1 use(out0.0)\n"                           \
-    "        call @4(arg0) -> 1 use(arg0)\n"                             \
-    "      call e1(out0.0) -> 1 use(out0.0)\n"                           \
-    "        call @6(arg0) -> 1 use(arg0)\n"                             \
+#define MOE_PROGRAM(moe_flags)                                                                                         \
+    "module net\n"                                                                                                     \
+    "  module moe" moe_flags "\n"                                                                                      \
+    "    module router\n"                                                                                              \
+    "    module e0\n"                                                                                                  \
+    "      module fc\n"                                                                                                \
+    "    module e1\n"                                                                                                  \
+    "      module fc\n"                                                                                                \
+    "    module e2\n"                                                                                                  \
+    "      module fc\n"                                                                                                \
+    "  module head\n"                                                                                                  \
+    "param router.w owner=router numel=64\n"                                                                           \
+    "param e0.w owner=@4 numel=256\n"                                                                                  \
+    "param e1.w owner=@6 numel=512\n"                                                                                  \
+    "param e2.w owner=@8 numel=1024\n"                                                                                 \
+    "param head.w owner=head numel=64\n"                                                                               \
+    "step train loss=0\n"                                                                                              \
+    "  call net(batch_rg) -> 1 use(out1.0)\n"                                                                          \
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"                                                                    \
+    "      call router(arg0) -> 1 use(arg0)\n"                                                                         \
+    "      call e0(out0.0) -> 1 use(out0.0)\n"                                                                         \
+    "        call @4(arg0) -> 1 use(arg0)\n"                                                                           \
+    "      call e1(out0.0) -> 1 use(out0.0)\n"                                                                         \
+    "        call @6(arg0) -> 1 use(arg0)\n"                                                                           \
+    "    call head(out0.0) -> 1 use(arg0)\n"                                                                           \
+    "step train loss=0\n"                                                                                              \
+    "  call net(batch_rg) -> 1 use(out1.0)\n"                                                                          \
+    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"                                                                    \
+    "      call router(arg0) -> 1 use(arg0)\n"                                                                         \
+    "      call e0(out0.0) -> 1 use(out0.0)\n"                                                                         \
+    "        call @4(arg0) -> 1 use(arg0)\n"                                                                           \
+    "      call e1(out0.0) -> 1 use(out0.0)\n"                                                                         \
+    "        call @6(arg0) -> 1 use(arg0)\n"                                                                           \
     "    call head(out0.0) -> 1 use(arg0)\n"
 
-static const char moe_text[] =
-    "config world_size=3 ranks=all verify_collectives=1\n"
-    MOE_PROGRAM(" gather_always")
-    "rank 1 step 0 call head raise\n"
-    "rank 1 step 1 call e0 route e2\n"
-    "rank 2 step 0 call e1 skip\n"
-    "rank 2 step 1 skip-step\n";
+static const char moe_text[] = "config world_size=3 ranks=all verify_collectives=1\n" MOE_PROGRAM(
+    " gather_always") "rank 1 step 0 call head raise\n"
+                      "rank 1 step 1 call e0 route e2\n"
+                      "rank 2 step 0 call e1 skip\n"
+                      "rank 2 step 1 skip-step\n";
 
 /* The same without gather_always on moe; only the routing differs between
  * ranks. */
 static const char moe_routed_text[] =
-    "config world_size=3 ranks=all verify_collectives=1\n"
-    MOE_PROGRAM("")
-    "rank 1 step 1 call e0 route e2\n";
+    "config world_size=3 ranks=all verify_collectives=1\n" MOE_PROGRAM("") "rank 1 step 1 call e0 route e2\n";
 
-static int calls_module_named(const zs_scenario *s, const char *name)
-{
+static int calls_module_named(const zs_scenario *s, const char *name) {
     for (unsigned i = 0; i < s->n_steps; i++)
         for (unsigned q = 0; q < s->step[i].n_passes; q++) {
             const zs_pass *p = &s->step[i].pass[q];
@@ -411,9 +386,7 @@ static int calls_module_named(const zs_scenario *s, const char *name)
 /* a property of the per-rank programs: some rank calls e2 while rank 0
  * calls e0 (what MoE routing makes of one program) */
 static unsigned long pred_runs;
-static int pred_routed(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
-                       void *ctx)
-{
+static int pred_routed(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v, void *ctx) {
     (void)policy, (void)order_mode, (void)cap, (void)ctx;
     static zs_scenario r0, rk;
     pred_runs++;
@@ -435,8 +408,7 @@ static int pred_routed(const zs_scenario *s, int policy, int order_mode, uint64_
 
 /* the minimiser keeps the edit the predicate needs and removes the rest,
  * renumbering it as calls, steps and modules go */
-static void test_rank_edits_kept(void **state)
-{
+static void test_rank_edits_kept(void **state) {
     (void)state;
     parse_text(moe_text, &sc);
     zs_min_opts o;
@@ -446,8 +418,8 @@ static void test_rank_edits_kept(void **state)
     pred_runs = 0;
     assert_int_equal(zs_minimize(&sc, &o, &st), 0);
     assert_int_equal(st.inv, ZS_INV_I8);
-    fprintf(stderr, "minimised with rank edits: %u -> %u lines, %lu predicate runs\n",
-            (unsigned)st.before.lines, (unsigned)st.after.lines, pred_runs);
+    fprintf(stderr, "minimised with rank edits: %u -> %u lines, %lu predicate runs\n", (unsigned)st.before.lines,
+            (unsigned)st.after.lines, pred_runs);
     dump(&sc);
     assert_int_equal(pred_routed(&sc, -1, -1, 0, NULL, NULL), ZS_INV_I8);
     assert_int_equal(sc.cfg.all_ranks, 1);
@@ -464,17 +436,14 @@ static void test_rank_edits_kept(void **state)
 }
 
 /* a predicate that does not need the per-rank programs: they all go */
-static int pred_has_head(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v,
-                         void *ctx)
-{
+static int pred_has_head(const zs_scenario *s, int policy, int order_mode, uint64_t cap, zs_violation *v, void *ctx) {
     (void)policy, (void)order_mode, (void)cap, (void)ctx;
     if (!calls_module_named(s, "head")) return ZS_INV_NONE;
     if (v) v->inv = ZS_INV_I1;
     return ZS_INV_I1;
 }
 
-static void test_rank_edits_dropped(void **state)
-{
+static void test_rank_edits_dropped(void **state) {
     (void)state;
     parse_text(moe_text, &sc);
     zs_min_opts o;
@@ -491,8 +460,7 @@ static void test_rank_edits_dropped(void **state)
 
 /* the default predicate runs all-ranks scenarios in the host world: MoE
  * routing that differs by rank is I8 unless moe gathers all its experts */
-static void test_world_i8_minimised(void **state)
-{
+static void test_world_i8_minimised(void **state) {
     (void)state;
     parse_text(moe_routed_text, &sc);
     assert_int_equal(sc.edit[0].kind, ZS_EDIT_ROUTE);
@@ -529,8 +497,7 @@ static void test_world_i8_minimised(void **state)
     assert_int_equal(v, ZS_INV_NONE);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drop_call_and_input),
         cmocka_unit_test(test_drop_output_and_module),

@@ -38,10 +38,8 @@
 static zs_scenario s1, s2, s3;
 
 /* assigns random valid names (some empty, some duplicated) */
-static void random_names(zs_scenario *s, uint64_t *st)
-{
-    static const char *const pool[] = {"attn", "mlp", "layer.0", "h-1", "_x", "wte", "E9",
-                                       "a23456789012345678901_z"};
+static void random_names(zs_scenario *s, uint64_t *st) {
+    static const char *const pool[] = {"attn", "mlp", "layer.0", "h-1", "_x", "wte", "E9", "a23456789012345678901_z"};
     for (unsigned m = 0; m < s->n_modules; m++) {
         uint64_t r = zs_rand_next(st) % 10;
         memset(s->mod[m].name, 0, ZS_NAME_LEN);
@@ -62,8 +60,7 @@ static void random_names(zs_scenario *s, uint64_t *st)
     }
 }
 
-static void roundtrip_one(uint64_t seed, uint64_t trial, size_t max)
-{
+static void roundtrip_one(uint64_t seed, uint64_t trial, size_t max) {
     static uint8_t buf[4096];
     static uint8_t enc[ZS_ENCODE_MAX];
     size_t n = zs_rand_input(seed, trial, buf, max);
@@ -102,8 +99,7 @@ static void roundtrip_one(uint64_t seed, uint64_t trial, size_t max)
     free(t2);
 }
 
-static void test_roundtrip_property(void **state)
-{
+static void test_roundtrip_property(void **state) {
     (void)state;
     unsigned with_edits = 0, all_ranks = 0;
     for (uint64_t t = 0; t < 3000; t++) {
@@ -118,58 +114,55 @@ static void test_roundtrip_property(void **state)
 
 /* Per-rank programs: ranks=all, verify_collectives, gather_always, every
  * edit kind, MODULE:K call names; edits may come in any order. */
-static const char moe_text[] =
-    "config world_size=3 ranks=all verify_collectives=1\n"
-    "module net\n"
-    "  module moe gather_always\n"
-    "    module router\n"
-    "    module e0\n"
-    "      module fc\n"
-    "    module e1\n"
-    "      module fc\n"
-    "    module e2\n"
-    "      module fc\n"
-    "  module layer\n"
-    "param router.w owner=router numel=64\n"
-    "param e0.w owner=@4 numel=256\n"
-    "param e1.w owner=@6 numel=256\n"
-    "param e2.w owner=@8 numel=256\n"
-    "param layer.w owner=layer numel=64\n"
-    "step train loss=0\n"
-    "  call net(batch_rg) -> 1 use(out2.0)\n"
-    "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
-    "      call router(arg0) -> 1 use(arg0)\n"
-    "      call e0(out0.0) -> 1 use(out0.0)\n"
-    "        call @4(arg0) -> 1 use(arg0)\n"
-    "      call e1(out0.0) -> 1 use(out0.0)\n"
-    "        call @6(arg0) -> 1 use(arg0)\n"
-    "    call layer(out0.0) -> 1 use(arg0)\n"
-    "    call layer(out1.0) -> 1 use(arg0)\n"
-    "step accum\n"
-    "  pass loss=0\n"
-    "    call net(batch_rg) -> 1 use(arg0)\n"
-    "      call layer(arg0) -> 1 use(arg0)\n"
-    "  pass loss=0\n"
-    "    call net(batch_rg) -> 1 use(arg0)\n"
-    "      call layer(arg0) -> 1 use(arg0)\n"
-    "rank 0 step 0 call router raise\n"
-    "rank 1 step 0 call e0 route e2\n"
-    "rank 1 step 0 call e1 skip\n"
-    "rank 1 step 0 call layer:1 exit\n"
-    "rank 1 step 1 pass 1 call layer skip\n"
-    "rank 2 step 1 skip-step\n";
+static const char moe_text[] = "config world_size=3 ranks=all verify_collectives=1\n"
+                               "module net\n"
+                               "  module moe gather_always\n"
+                               "    module router\n"
+                               "    module e0\n"
+                               "      module fc\n"
+                               "    module e1\n"
+                               "      module fc\n"
+                               "    module e2\n"
+                               "      module fc\n"
+                               "  module layer\n"
+                               "param router.w owner=router numel=64\n"
+                               "param e0.w owner=@4 numel=256\n"
+                               "param e1.w owner=@6 numel=256\n"
+                               "param e2.w owner=@8 numel=256\n"
+                               "param layer.w owner=layer numel=64\n"
+                               "step train loss=0\n"
+                               "  call net(batch_rg) -> 1 use(out2.0)\n"
+                               "    call moe(arg0) -> 1 use(out1.0, out2.0)\n"
+                               "      call router(arg0) -> 1 use(arg0)\n"
+                               "      call e0(out0.0) -> 1 use(out0.0)\n"
+                               "        call @4(arg0) -> 1 use(arg0)\n"
+                               "      call e1(out0.0) -> 1 use(out0.0)\n"
+                               "        call @6(arg0) -> 1 use(arg0)\n"
+                               "    call layer(out0.0) -> 1 use(arg0)\n"
+                               "    call layer(out1.0) -> 1 use(arg0)\n"
+                               "step accum\n"
+                               "  pass loss=0\n"
+                               "    call net(batch_rg) -> 1 use(arg0)\n"
+                               "      call layer(arg0) -> 1 use(arg0)\n"
+                               "  pass loss=0\n"
+                               "    call net(batch_rg) -> 1 use(arg0)\n"
+                               "      call layer(arg0) -> 1 use(arg0)\n"
+                               "rank 0 step 0 call router raise\n"
+                               "rank 1 step 0 call e0 route e2\n"
+                               "rank 1 step 0 call e1 skip\n"
+                               "rank 1 step 0 call layer:1 exit\n"
+                               "rank 1 step 1 pass 1 call layer skip\n"
+                               "rank 2 step 1 skip-step\n";
 
-static void test_rank_edits(void **state)
-{
+static void test_rank_edits(void **state) {
     (void)state;
     /* the same edits listed out of order parse to the same scenario */
-    const char *shuffled_tail =
-        "rank 2 step 1 skip-step\n"
-        "rank 1 step 0 call layer:1 exit   # early exit before the second layer\n"
-        "rank 1 step 1 pass 1 call layer skip\n"
-        "rank 1 step 0 call e1 skip\n"
-        "rank 0 step 0 call router raise\n"
-        "rank 1 step 0 call @3 route @7\n";
+    const char *shuffled_tail = "rank 2 step 1 skip-step\n"
+                                "rank 1 step 0 call layer:1 exit   # early exit before the second layer\n"
+                                "rank 1 step 1 pass 1 call layer skip\n"
+                                "rank 1 step 0 call e1 skip\n"
+                                "rank 0 step 0 call router raise\n"
+                                "rank 1 step 0 call @3 route @7\n";
     zs_scn_error err;
     int rc = zs_scn_parse(moe_text, strlen(moe_text), &s1, NULL, &err);
     if (rc) fprintf(stderr, "%d:%d: %s\n", err.line, err.col, err.msg);
@@ -214,8 +207,7 @@ static void test_rank_edits(void **state)
 }
 
 
-static void test_roundtrip_init(void **state)
-{
+static void test_roundtrip_init(void **state) {
     (void)state;
     zs_scenario_init(&s1);
     char *t = zs_scn_print(&s1, NULL);
@@ -229,8 +221,7 @@ static void test_roundtrip_init(void **state)
 
 /* ------------------------------------------------------------------ */
 
-static char *read_text(const char *rel)
-{
+static char *read_text(const char *rel) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", ZO_SOURCE_DIR, rel);
     FILE *f = fopen(path, "rb");
@@ -242,8 +233,7 @@ static char *read_text(const char *rel)
     return b;
 }
 
-static void test_doc_examples(void **state)
-{
+static void test_doc_examples(void **state) {
     (void)state;
     char *doc = read_text("docs/scenario-format.md");
     assert_non_null(doc);
@@ -275,8 +265,7 @@ static void test_doc_examples(void **state)
 /* A captured model beyond the fuzzer-byte codec's bounds (423 modules, 291
  * parameters, 422 calls, 32 child calls in one body): parses, prints
  * canonically and parses back to the same scenario, and has no bytes. */
-static void test_beyond_codec(void **state)
-{
+static void test_beyond_codec(void **state) {
     (void)state;
     char *txt = read_text("corpus/models/llama32.scn");
     assert_non_null(txt);
@@ -301,42 +290,39 @@ static void test_beyond_codec(void **state)
     free(t2);
 }
 
-static void test_noncanonical(void **state)
-{
+static void test_noncanonical(void **state) {
     (void)state;
-    const char *in =
-        "# a comment line\n"
-        "\n"
-        "scn 1\n"
-        "expect init-at-register=I3   reset-on-forward=ok per-call=ok\n"
-        "config max_live_parameters=1e5 policy = lazy-init\n"
-        "config world_size=0x2\n"
-        "module   root   # trailing comment\n"
-        "    module kid\n"
-        "param w numel=16 frozen owner=kid elem_size=4\n"
-        "step train\n"
-        "   pass   loss=none\n"
-        "       call root(batch_rg)->1 use( out0.0 )\n"
-        "          call kid( arg0 ) use(arg0)->1 no_grad\r\n"
-        "step accum\n"
-        "  pass loss=0\n"
-        "    call @0(batch) -> 1 use(arg0)\n"
-        "  pass\n"
-        "    call root(batch)\n";
-    const char *want =
-        "expect torch=2.x deepspeed=0.19 per-call=ok reset-on-forward=ok init-at-register=I3\n"
-        "config policy=lazy-init world_size=2 max_live_parameters=100000\n"
-        "module root\n"
-        "  module kid\n"
-        "param w owner=kid numel=16 frozen\n"
-        "step train\n"
-        "  call root(batch_rg) -> 1 use(out0.0)\n"
-        "    call kid(arg0) -> 1 use(arg0) no_grad\n"
-        "step accum\n"
-        "  pass loss=0\n"
-        "    call root(batch) -> 1 use(arg0)\n"
-        "  pass\n"
-        "    call root(batch)\n";
+    const char *in = "# a comment line\n"
+                     "\n"
+                     "scn 1\n"
+                     "expect init-at-register=I3   reset-on-forward=ok per-call=ok\n"
+                     "config max_live_parameters=1e5 policy = lazy-init\n"
+                     "config world_size=0x2\n"
+                     "module   root   # trailing comment\n"
+                     "    module kid\n"
+                     "param w numel=16 frozen owner=kid elem_size=4\n"
+                     "step train\n"
+                     "   pass   loss=none\n"
+                     "       call root(batch_rg)->1 use( out0.0 )\n"
+                     "          call kid( arg0 ) use(arg0)->1 no_grad\r\n"
+                     "step accum\n"
+                     "  pass loss=0\n"
+                     "    call @0(batch) -> 1 use(arg0)\n"
+                     "  pass\n"
+                     "    call root(batch)\n";
+    const char *want = "expect torch=2.x deepspeed=0.19 per-call=ok reset-on-forward=ok init-at-register=I3\n"
+                       "config policy=lazy-init world_size=2 max_live_parameters=100000\n"
+                       "module root\n"
+                       "  module kid\n"
+                       "param w owner=kid numel=16 frozen\n"
+                       "step train\n"
+                       "  call root(batch_rg) -> 1 use(out0.0)\n"
+                       "    call kid(arg0) -> 1 use(arg0) no_grad\n"
+                       "step accum\n"
+                       "  pass loss=0\n"
+                       "    call root(batch) -> 1 use(arg0)\n"
+                       "  pass\n"
+                       "    call root(batch)\n";
     zs_scn_error err;
     zs_scn_expect e;
     int rc = zs_scn_parse(in, strlen(in), &s1, &e, &err);
@@ -363,8 +349,8 @@ static const err_case err_cases[] = {
     {"module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0\n", 3, 33, "',' or ')'"},
     {"module a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg1)\n", 3, 29, "this call has 1 input"},
     {"module a\nstep train loss=0\n  call b(batch_rg) -> 1\n", 3, 8, "unknown module 'b'"},
-    {"module a\n  module b\n    module c\nstep train loss=0\n  call a(batch_rg) -> 1\n    call c(arg0)\n",
-     6, 10, "not a child module"},
+    {"module a\n  module b\n    module c\nstep train loss=0\n  call a(batch_rg) -> 1\n    call c(arg0)\n", 6, 10,
+     "not a child module"},
     {"module a\nparam w owner=a numel=0\nstep eval\n  call a(batch)\n", 2, 23, "out of range"},
     {"module a\nparam w owner=a\nstep eval\n  call a(batch)\n", 2, 16, "numel=N"},
     {"module a\n\tmodule b\nstep eval\n  call a(batch)\n", 2, 1, "tab in indentation"},
@@ -378,10 +364,9 @@ static const err_case err_cases[] = {
     {"module a\nstep train loss=1\n  call a(batch_rg) -> 1\n", 2, 17, "root call does not have"},
     {"module a\nstep accum\n  call a(batch)\n", 3, 3, "put each root call under a 'pass'"},
     {"module a\nstep accum\n  pass\n    call a(batch)\n", 2, 1, "2 to 4 'pass' lines"},
-    {"module a\n  module b\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n    call b(arg0) -> 1 raise=up1\n",
-     5, 1, "unwound"},
-    {"module a\n  module b\nstep train\n  call a(batch)\n    call b(arg0) raise=up2\n", 5, 24,
-     "only 1 calling call"},
+    {"module a\n  module b\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n    call b(arg0) -> 1 raise=up1\n", 5,
+     1, "unwound"},
+    {"module a\n  module b\nstep train\n  call a(batch)\n    call b(arg0) raise=up2\n", 5, 24, "only 1 calling call"},
     {"module a\n  module b\nstep train\n  call a(batch)\n    call b(out0.0)\n", 5, 12, "earlier sibling"},
     {"module a\n  module b\nstep train\n  call a(batch)\n    call b(batch) ckpt=sometimes\n", 5, 24,
      "reentrant, non-reentrant, body-reentrant or body-non-reentrant"},
@@ -399,21 +384,29 @@ static const err_case err_cases[] = {
     /* per-rank programs */
     {"config world_size=2 ranks=some\nmodule a\nstep eval\n  call a(batch)\n", 1, 27, "all"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "    call b(arg0)\nrank 1 step 0 call b skip\n", 8, 20, "called 2 times"},
+     "    call b(arg0)\nrank 1 step 0 call b skip\n",
+     8, 20, "called 2 times"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "rank 1 step 0 call b:1 skip\n", 7, 20, "only 1 time"},
+     "rank 1 step 0 call b:1 skip\n",
+     7, 20, "only 1 time"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "rank 1 step 1 call b skip\n", 7, 13, "out of range"},
+     "rank 1 step 1 call b skip\n",
+     7, 13, "out of range"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "rank 1 step 0 call b route\n", 7, 27, "a module"},
+     "rank 1 step 0 call b route\n",
+     7, 27, "a module"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "rank 1 step 0 call b jump\n", 7, 22, "route MODULE, skip, exit or raise"},
+     "rank 1 step 0 call b jump\n",
+     7, 22, "route MODULE, skip, exit or raise"},
     {"config world_size=2\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "rank 1 step 0 call b skip\n", 7, 1, "all_ranks"},
+     "rank 1 step 0 call b skip\n",
+     7, 1, "all_ranks"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\nstep train\n  call a(batch)\n    call b(arg0)\n"
-     "rank 2 step 0 call b skip\n", 7, 1, "rank"},
+     "rank 2 step 0 call b skip\n",
+     7, 1, "rank"},
     {"config world_size=2 ranks=all\nmodule a\n  module b\n  module c\nstep train\n  call a(batch)\n"
-     "    call b(arg0)\nrank 1 step 0 call b route a\n", 8, 1, "sibling"},
+     "    call b(arg0)\nrank 1 step 0 call b route a\n",
+     8, 1, "sibling"},
     {"config ranks=all\nmodule a\nstep eval\n  call a(batch)\n", 1, 1, "world_size >= 2"},
     {"module a\n  module b z3_leaf gather_always\nstep eval\n  call a(batch)\n", 2, 1, "gather_always together"},
     {"module a gather_always gather_always\nstep eval\n  call a(batch)\n", 1, 24, "given twice"},
@@ -421,8 +414,7 @@ static const err_case err_cases[] = {
      "'step' must come before 'rank'"},
 };
 
-static void test_errors(void **state)
-{
+static void test_errors(void **state) {
     (void)state;
     int bad = 0;
     for (size_t i = 0; i < sizeof err_cases / sizeof err_cases[0]; i++) {
@@ -430,8 +422,8 @@ static void test_errors(void **state)
         zs_scn_error err;
         int rc = zs_scn_parse(c->text, strlen(c->text), &s1, NULL, &err);
         if (rc == 0 || err.line != c->line || err.col != c->col || !strstr(err.msg, c->msg)) {
-            fprintf(stderr, "case %zu: rc %d, got %d:%d: %s; want %d:%d: ...%s...\n", i, rc, err.line,
-                    err.col, err.msg, c->line, c->col, c->msg);
+            fprintf(stderr, "case %zu: rc %d, got %d:%d: %s; want %d:%d: ...%s...\n", i, rc, err.line, err.col, err.msg,
+                    c->line, c->col, c->msg);
             bad++;
         }
     }
@@ -441,15 +433,14 @@ static void test_errors(void **state)
 /* many names (the parser's name table grows several times): references
  * resolve to the one item of a unique name and fail on a repeated one,
  * citing its first two ids */
-static void test_many_names(void **state)
-{
+static void test_many_names(void **state) {
     (void)state;
     size_t cap = 1 << 16, n = 0;
     char *base = malloc(cap);
     assert_non_null(base);
     n += (size_t)snprintf(base + n, cap - n, "module root\n");
     for (int i = 0; i < 300; i++) n += (size_t)snprintf(base + n, cap - n, "  module m%d\n", i % 97); /* @1..@300 */
-    for (int i = 0; i < 200; i++) n += (size_t)snprintf(base + n, cap - n, "  module u%d\n", i); /* @301..@500 */
+    for (int i = 0; i < 200; i++) n += (size_t)snprintf(base + n, cap - n, "  module u%d\n", i);      /* @301..@500 */
     for (int i = 0; i < 200; i++)
         n += (size_t)snprintf(base + n, cap - n, "param w%d owner=u%d numel=4\n", i % 50, i); /* lines 502.. */
     static const struct {
@@ -493,8 +484,7 @@ static void test_many_names(void **state)
 
 /* truncations and byte mutations of valid texts: no crash (ASan), errors
  * carry a position, successes round-trip */
-static void test_mutations(void **state)
-{
+static void test_mutations(void **state) {
     (void)state;
     uint64_t st = 99;
     static uint8_t buf[4096];
@@ -511,8 +501,10 @@ static void test_mutations(void **state)
             size_t m = len;
             memcpy(txt, p, len);
             int what = (int)(zs_rand_next(&st) % 3);
-            if (what == 0) m = (size_t)(zs_rand_next(&st) % (len + 1));
-            else if (what == 1) txt[zs_rand_next(&st) % len] = (char)(zs_rand_next(&st) & 0xff);
+            if (what == 0)
+                m = (size_t)(zs_rand_next(&st) % (len + 1));
+            else if (what == 1)
+                txt[zs_rand_next(&st) % len] = (char)(zs_rand_next(&st) & 0xff);
             else {
                 static const char tokens[] = "()=,->#@ \n\t.x0129";
                 txt[zs_rand_next(&st) % len] = tokens[zs_rand_next(&st) % (sizeof tokens - 1)];
@@ -542,22 +534,21 @@ static void test_mutations(void **state)
 /* ------------------------------------------------------------------ */
 /* A checkpointed body (ZS_CALL_CKPT_BODY): .scn text, validity, replay  */
 
-#define BODY_TEXT(kind)                                                  \
-    "module net\n"                                                       \
-    "  module layer\n"                                                   \
-    "    module fc\n"                                                    \
-    "param layer.w owner=layer numel=4\n"                                \
-    "param fc.w owner=fc numel=4\n"                                      \
-    "step train loss=0\n"                                                \
-    "  call net(batch_rg) -> 1 use(out0.0)\n"                            \
-    "    call layer(arg0) -> 1 use(out0.0) ckpt=" kind "\n"              \
+#define BODY_TEXT(kind)                                                                                                \
+    "module net\n"                                                                                                     \
+    "  module layer\n"                                                                                                 \
+    "    module fc\n"                                                                                                  \
+    "param layer.w owner=layer numel=4\n"                                                                              \
+    "param fc.w owner=fc numel=4\n"                                                                                    \
+    "step train loss=0\n"                                                                                              \
+    "  call net(batch_rg) -> 1 use(out0.0)\n"                                                                          \
+    "    call layer(arg0) -> 1 use(out0.0) ckpt=" kind "\n"                                                            \
     "      call fc(arg0) -> 1 use(arg0)\n"
 
 static const char body_text[] = BODY_TEXT("body-non-reentrant");
 
 /* The simulator's canonical trace of s under `policy` into buf. */
-static void sim_trace(const zs_scenario *s, int policy, char *buf, size_t cap)
-{
+static void sim_trace(const zs_scenario *s, int policy, char *buf, size_t cap) {
     static zs_scenario t; /* zero-filled: empty; reused */
     assert_int_equal(zs_scenario_copy(&t, s), 0);
     t.cfg.policy = (uint8_t)policy;
@@ -574,8 +565,7 @@ static void sim_trace(const zs_scenario *s, int policy, char *buf, size_t cap)
     fclose(f);
 }
 
-static void test_ckpt_body(void **state)
-{
+static void test_ckpt_body(void **state) {
     (void)state;
     static char trace[1 << 14];
     zs_scn_error err;
@@ -643,22 +633,21 @@ static void test_ckpt_body(void **state)
 
 /* A mixed input's parameter term (ZS_REF_PARAM): the caller's op reads
  * its own parameter before a child call (fused MoE experts) */
-#define PARAM_TEXT(param)                                                \
-    "module net\n"                                                       \
-    "  module experts\n"                                                 \
-    "    module act\n"                                                   \
-    "param experts.up owner=experts numel=8\n"                           \
-    "param experts.down owner=experts numel=8\n"                         \
-    "param act.w owner=act numel=2\n"                                    \
-    "step train loss=0\n"                                                \
-    "  call net(batch_rg) -> 1 use(out0.0)\n"                            \
-    "    call experts(arg0) -> 1 use(out0.0)\n"                          \
+#define PARAM_TEXT(param)                                                                                              \
+    "module net\n"                                                                                                     \
+    "  module experts\n"                                                                                               \
+    "    module act\n"                                                                                                 \
+    "param experts.up owner=experts numel=8\n"                                                                         \
+    "param experts.down owner=experts numel=8\n"                                                                       \
+    "param act.w owner=act numel=2\n"                                                                                  \
+    "step train loss=0\n"                                                                                              \
+    "  call net(batch_rg) -> 1 use(out0.0)\n"                                                                          \
+    "    call experts(arg0) -> 1 use(out0.0)\n"                                                                        \
     "      call act(arg0 + param(" param ")) -> 1 use(arg0)\n"
 
 static const char param_text[] = PARAM_TEXT("experts.up");
 
-static void test_param_term(void **state)
-{
+static void test_param_term(void **state) {
     (void)state;
     static char trace[1 << 14];
     zs_scn_error err;
@@ -718,21 +707,20 @@ static void test_param_term(void **state)
 
 /* A raw output reference (zs_ref.raw, outK.J.raw): the caller reads what
  * a child cached on self, before the child's hook C */
-#define RAW_TEXT(suffix)                                                 \
-    "module net\n"                                                       \
-    "  module enc\n"                                                     \
-    "  module aux\n"                                                     \
-    "param enc.w owner=enc numel=4\n"                                    \
-    "param aux.w owner=aux numel=4\n"                                    \
-    "step train loss=0\n"                                                \
-    "  call net(batch_rg) -> 1 use(out0.0, out1.0" suffix ")\n"          \
-    "    call enc(arg0) -> 1 use(arg0)\n"                                \
+#define RAW_TEXT(suffix)                                                                                               \
+    "module net\n"                                                                                                     \
+    "  module enc\n"                                                                                                   \
+    "  module aux\n"                                                                                                   \
+    "param enc.w owner=enc numel=4\n"                                                                                  \
+    "param aux.w owner=aux numel=4\n"                                                                                  \
+    "step train loss=0\n"                                                                                              \
+    "  call net(batch_rg) -> 1 use(out0.0, out1.0" suffix ")\n"                                                        \
+    "    call enc(arg0) -> 1 use(arg0)\n"                                                                              \
     "    call aux(out0.0) -> 1 use(arg0)\n"
 
 static const char raw_text[] = RAW_TEXT(".raw");
 
-static void test_raw_ref(void **state)
-{
+static void test_raw_ref(void **state) {
     (void)state;
     static char trace[1 << 14];
     zs_scn_error err;
@@ -781,16 +769,14 @@ static void test_raw_ref(void **state)
     assert_int_equal(s2.step[0].pass[0].calls[0].use[1].raw, 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_init),   cmocka_unit_test(test_roundtrip_property),
-        cmocka_unit_test(test_doc_examples),     cmocka_unit_test(test_noncanonical),
-        cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
-        cmocka_unit_test(test_rank_edits),       cmocka_unit_test(test_ckpt_body),
-        cmocka_unit_test(test_param_term),      cmocka_unit_test(test_raw_ref),
-        cmocka_unit_test(test_beyond_codec),
-        cmocka_unit_test(test_many_names),
+        cmocka_unit_test(test_roundtrip_init), cmocka_unit_test(test_roundtrip_property),
+        cmocka_unit_test(test_doc_examples),   cmocka_unit_test(test_noncanonical),
+        cmocka_unit_test(test_errors),         cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_rank_edits),     cmocka_unit_test(test_ckpt_body),
+        cmocka_unit_test(test_param_term),     cmocka_unit_test(test_raw_ref),
+        cmocka_unit_test(test_beyond_codec),   cmocka_unit_test(test_many_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

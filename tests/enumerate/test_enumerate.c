@@ -56,8 +56,7 @@
  * second is reserved while the first is chosen), 18 x 18 = 324; 440 per
  * pair -> 4400.
  */
-static void test_count_hand_computed(void **state)
-{
+static void test_count_hand_computed(void **state) {
     (void)state;
     zo_enum_bounds b = {1, 1, 1, 0, 0};
     assert_int_equal(zo_enum_count(&b), 180);
@@ -70,16 +69,13 @@ static void test_count_hand_computed(void **state)
     assert_int_equal(zo_enum_count(&b), 3 * 440);
 }
 
-static void test_bounds_rejected(void **state)
-{
+static void test_bounds_rejected(void **state) {
     (void)state;
     zo_enum_gen *g = malloc(sizeof *g);
     assert_non_null(g);
-    zo_enum_bounds bad[] = {{0, 1, 1, 0, 0}, {7, 1, 1, 0, 0}, {1, 0, 1, 0, 0},
-                            {1, 17, 1, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 9, 0, 0},
-                            {1, 1, 1, 4, 0}, {1, 1, 1, 0, 0x200}};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(zo_enum_gen_init(g, &bad[i]), -1);
+    zo_enum_bounds bad[] = {{0, 1, 1, 0, 0}, {7, 1, 1, 0, 0}, {1, 0, 1, 0, 0}, {1, 17, 1, 0, 0},
+                            {1, 1, 0, 0, 0}, {1, 1, 9, 0, 0}, {1, 1, 1, 4, 0}, {1, 1, 1, 0, 0x200}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) assert_int_equal(zo_enum_gen_init(g, &bad[i]), -1);
     zo_enum_bounds ok = {6, 16, 8, 3, ZO_ENUM_F_ALL};
     assert_int_equal(zo_enum_gen_init(g, &ok), 0);
     free(g);
@@ -97,8 +93,7 @@ static void test_bounds_rejected(void **state)
 /* Validity, uniqueness, renaming reduction                             */
 /* ------------------------------------------------------------------ */
 
-static uint64_t fnv(const uint8_t *p, size_t n)
-{
+static uint64_t fnv(const uint8_t *p, size_t n) {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) {
         h ^= p[i];
@@ -107,8 +102,7 @@ static uint64_t fnv(const uint8_t *p, size_t n)
     return h ? h : 1;
 }
 
-static void test_valid_and_unique(void **state)
-{
+static void test_valid_and_unique(void **state) {
     (void)state;
     zo_enum_bounds b = {2, 2, 2, 0, 0};
     zo_enum_gen *g = malloc(sizeof *g);
@@ -122,7 +116,8 @@ static void test_valid_and_unique(void **state)
     char err[256];
     while (zo_enum_next(g, s)) {
         n++;
-        if (zs_scenario_validate(s, err, sizeof err) != 0) fail_msg("invalid scenario %llu: %s", (unsigned long long)n, err);
+        if (zs_scenario_validate(s, err, sizeof err) != 0)
+            fail_msg("invalid scenario %llu: %s", (unsigned long long)n, err);
         size_t len = zs_encode(s, buf, ZS_ENCODE_MAX);
         assert_true(len > 0 && len <= ZS_ENCODE_MAX);
         uint64_t h = fnv(buf, len);
@@ -144,8 +139,7 @@ static void test_valid_and_unique(void **state)
 /* A root with two children carrying the same label is symmetric: a program
  * and its image with the children swapped are the same scenario, and only
  * the one that calls module 1 first is enumerated. */
-static void test_renaming_reduction(void **state)
-{
+static void test_renaming_reduction(void **state) {
     (void)state;
     zo_enum_bounds b = {3, 3, 1, 1, ZO_ENUM_F_NONE};
     zo_enum_gen *g = malloc(sizeof *g);
@@ -161,8 +155,7 @@ static void test_renaming_reduction(void **state)
             if (s->par[i].owner == 2) p2 = (int)i;
         }
         int same = (p1 < 0 && p2 < 0) ||
-                   (p1 >= 0 && p2 >= 0 && s->par[p1].numel == s->par[p2].numel &&
-                    s->par[p1].flags == s->par[p2].flags);
+                   (p1 >= 0 && p2 >= 0 && s->par[p1].numel == s->par[p2].numel && s->par[p1].flags == s->par[p2].flags);
         if (!same) continue;
         sym++;
         const zs_pass *P = &s->step[0].pass[0];
@@ -181,42 +174,37 @@ static void test_renaming_reduction(void **state)
 /* Known verdicts                                                       */
 /* ------------------------------------------------------------------ */
 
-static void parse(zs_scenario *s, const char *text)
-{
+static void parse(zs_scenario *s, const char *text) {
     zs_scn_error err;
-    if (zs_scn_parse(text, strlen(text), s, NULL, &err))
-        fail_msg("%d:%d: %s\n%s", err.line, err.col, err.msg, text);
+    if (zs_scn_parse(text, strlen(text), s, NULL, &err)) fail_msg("%d:%d: %s\n%s", err.line, err.col, err.msg, text);
 }
 
 /* Config "base" (zo_enum_config 0) is the default configuration, so the
  * texts have no config line: a root module with a child module owning one
  * trainable parameter of base's one numel class, 8 elements. */
-#define TWO_MODULES                                                      \
-    "module root\n"                                                      \
-    "  module layer\n"                                                   \
+#define TWO_MODULES                                                                                                    \
+    "module root\n"                                                                                                    \
+    "  module layer\n"                                                                                                 \
     "param layer.w owner=layer numel=8\n"
 
 /* ALBERT-style sharing: the root calls its child twice on its input and
  * consumes both outputs.  One train step, 3 calls. */
-static const char reuse_text[] =
-    TWO_MODULES
-    "step train loss=0\n"
-    "  call root(batch_rg) -> 1 use(out0.0, out1.0)\n"
-    "    call layer(arg0) -> 1 use(arg0)\n"
-    "    call layer(arg0) -> 1 use(arg0)\n";
+static const char reuse_text[] = TWO_MODULES "step train loss=0\n"
+                                             "  call root(batch_rg) -> 1 use(out0.0, out1.0)\n"
+                                             "    call layer(arg0) -> 1 use(arg0)\n"
+                                             "    call layer(arg0) -> 1 use(arg0)\n";
 
 /* The child's output is unused in step 0 (the root consumes only its own
  * input) and used in step 1.  Two train steps, 4 calls. */
-#define UNUSED_THEN_USED_STEPS                                           \
-    "step train loss=0\n"                                                \
-    "  call root(batch_rg) -> 1 use(arg0)\n"                             \
-    "    call layer(arg0) -> 1 use(arg0)\n"                              \
-    "step train loss=0\n"                                                \
-    "  call root(batch_rg) -> 1 use(out0.0)\n"                           \
+#define UNUSED_THEN_USED_STEPS                                                                                         \
+    "step train loss=0\n"                                                                                              \
+    "  call root(batch_rg) -> 1 use(arg0)\n"                                                                           \
+    "    call layer(arg0) -> 1 use(arg0)\n"                                                                            \
+    "step train loss=0\n"                                                                                              \
+    "  call root(batch_rg) -> 1 use(out0.0)\n"                                                                         \
     "    call layer(arg0) -> 1 use(arg0)\n"
 
-static int verdict(const zs_scenario *s, int policy)
-{
+static int verdict(const zs_scenario *s, int policy) {
     zs_sim_opts o;
     zs_sim_result r;
     zs_sim_opts_init(&o);
@@ -227,8 +215,7 @@ static int verdict(const zs_scenario *s, int policy)
 }
 
 /* 1 if the generator emits a scenario equal to want within bound b. */
-static int emitted(const zo_enum_bounds *b, const zs_scenario *want)
-{
+static int emitted(const zo_enum_bounds *b, const zs_scenario *want) {
     zo_enum_gen *g = malloc(sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
     int found = 0;
@@ -245,8 +232,7 @@ static int emitted(const zo_enum_bounds *b, const zs_scenario *want)
  * "base", plain train steps only.  It contains both scenarios above. */
 static const zo_enum_bounds known_bound = {2, 4, 2, 1, ZO_ENUM_F_NONE};
 
-static void test_known_scenarios(void **state)
-{
+static void test_known_scenarios(void **state) {
     (void)state;
     zs_scenario *s = calloc(1, sizeof *s);
     char err[256];
@@ -276,8 +262,7 @@ static void test_known_scenarios(void **state)
 }
 
 /* The table at the known bound, every policy, engine order. */
-static void test_known_verdicts_table(void **state)
-{
+static void test_known_verdicts_table(void **state) {
     (void)state;
     zo_enum_opts o = {ZO_ENUM_ORDERS_ENGINE, 0xF, 0};
     zo_enum_results r;
@@ -322,8 +307,7 @@ static void test_known_verdicts_table(void **state)
 /* Every ready-node order: at least one order per scenario, more than one
  * for some (the bound has interleaved/accumulated passes and parameter
  * gradients), and the default policy holds every invariant in all of them. */
-static void test_all_orders_small(void **state)
-{
+static void test_all_orders_small(void **state) {
     (void)state;
     zo_enum_bounds b = {1, 2, 1, 1, 0};
     zo_enum_opts o = {ZO_ENUM_ORDERS_ALL, 1u << ZO_GRADS_PER_CALL, 0};
@@ -345,8 +329,7 @@ static void test_all_orders_small(void **state)
 /* Shards, merge, results files                                         */
 /* ------------------------------------------------------------------ */
 
-static void same_results(const zo_enum_results *a, const zo_enum_results *b)
-{
+static void same_results(const zo_enum_results *a, const zo_enum_results *b) {
     assert_int_equal(a->scenarios, b->scenarios);
     assert_int_equal(a->invalid, b->invalid);
     for (int p = 0; p < 4; p++) {
@@ -371,8 +354,7 @@ static void same_results(const zo_enum_results *a, const zo_enum_results *b)
     }
 }
 
-static void test_shards_merge(void **state)
-{
+static void test_shards_merge(void **state) {
     (void)state;
     zo_enum_bounds b = {1, 2, 2, 0, 0};
     zo_enum_opts o = {ZO_ENUM_ORDERS_ENGINE, 0xF, 0};
@@ -428,10 +410,11 @@ static void test_shards_merge(void **state)
     zo_enum_results_free(&whole);
 }
 
-static void test_results_read_rejects_garbage(void **state)
-{
+static void test_results_read_rejects_garbage(void **state) {
     (void)state;
-    const char *bad[] = {"", "hello\n", "zoffload-enumerate-results 1\nbounds 1 1\n",
+    const char *bad[] = {"",
+                         "hello\n",
+                         "zoffload-enumerate-results 1\nbounds 1 1\n",
                          "zoffload-enumerate-results 1\nbounds 1 1 1 0 0\norders engine\npolicies 15\n"
                          "shards 2 5\nend\n",
                          "zoffload-enumerate-results 1\nbounds 1 1 1 0 0\norders engine\npolicies 15\n"
@@ -456,8 +439,7 @@ static void test_results_read_rejects_garbage(void **state)
  * making as many child calls as the budget allows, using all of them) must
  * stay within zs_call.use[] and produce valid scenarios, at every
  * --max-calls up to the largest. */
-static void test_many_children_use_bound(void **state)
-{
+static void test_many_children_use_bound(void **state) {
     (void)state;
     zo_enum_gen *g = malloc(sizeof *g);
     zs_scenario *s = calloc(1, sizeof *s);
@@ -491,8 +473,7 @@ static void test_many_children_use_bound(void **state)
 
 /* The up-front estimate of --count: within a factor 1.5 of the exact
  * count of bounds whose exact count is known. */
-static void test_estimate_close(void **state)
-{
+static void test_estimate_close(void **state) {
     (void)state;
     zo_enum_bounds bs[3] = {{1, 2, 2, 0, 0}, {2, 2, 2, 0, 0}, {2, 3, 1, 0, 0}};
     for (int i = 0; i < 3; i++) {
@@ -506,8 +487,7 @@ static void test_estimate_close(void **state)
     assert_true(zo_enum_estimate(&bad, 10, 1) == 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_count_hand_computed),
         cmocka_unit_test(test_bounds_rejected),

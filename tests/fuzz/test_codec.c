@@ -25,14 +25,12 @@ static uint8_t in[4096], enc1[ZS_ENCODE_MAX], enc2[ZS_ENCODE_MAX];
  * ZO_TEST_LONG=1: ctest label long, ./build.sh test-long) or an eighth of
  * it (./build.sh test's fast set); the same seeds, so the fast set's
  * inputs are the first trials of the long set's. */
-static uint64_t n_trials(uint64_t full)
-{
+static uint64_t n_trials(uint64_t full) {
     const char *e = getenv("ZO_TEST_LONG");
     return e && !strcmp(e, "1") ? full : full / 8;
 }
 
-static void assert_roundtrip(const zs_scenario *s)
-{
+static void assert_roundtrip(const zs_scenario *s) {
     char err[256];
     int v = zs_scenario_validate(s, err, sizeof err);
     if (v) fprintf(stderr, "validate: %s\n", err);
@@ -47,8 +45,7 @@ static void assert_roundtrip(const zs_scenario *s)
     assert_memory_equal(enc1, enc2, n1);
 }
 
-static void test_empty_input(void **state)
-{
+static void test_empty_input(void **state) {
     (void)state;
     zs_decode(NULL, 0, &a);
     zs_scenario_init(&c);
@@ -76,8 +73,7 @@ static void test_empty_input(void **state)
 }
 
 /* Thousands of random byte strings: decode -> valid -> encode -> decode. */
-static void test_random_roundtrip(void **state)
-{
+static void test_random_roundtrip(void **state) {
     (void)state;
     unsigned long calls = 0, modules = 0, maxcalls = 0;
     const uint64_t trials = n_trials(5000);
@@ -104,8 +100,7 @@ static void test_random_roundtrip(void **state)
 }
 
 /* Small inputs mean small scenarios. */
-static void test_small_inputs(void **state)
-{
+static void test_small_inputs(void **state) {
     (void)state;
     for (unsigned v = 0; v < 256; v++) {
         uint8_t one = (uint8_t)v;
@@ -118,8 +113,7 @@ static void test_small_inputs(void **state)
 }
 
 /* ALBERT-style reuse: root calls child 1 twice, chained. */
-static void build_reuse(zs_scenario *s)
-{
+static void build_reuse(zs_scenario *s) {
     zs_scenario_init(s);
     s->n_modules = 2;
     s->mod[1].parent = 0;
@@ -148,8 +142,7 @@ static void build_reuse(zs_scenario *s)
     c2->in[0] = (zs_ref){ZS_REF_OUT, 1, 0, 0, 0};
 }
 
-static void test_built_scenarios(void **state)
-{
+static void test_built_scenarios(void **state) {
     (void)state;
     build_reuse(&a);
     assert_roundtrip(&a);
@@ -212,8 +205,7 @@ static void test_built_scenarios(void **state)
     assert_roundtrip(&c);
 }
 
-static void expect_invalid(const zs_scenario *s, const char *needle)
-{
+static void expect_invalid(const zs_scenario *s, const char *needle) {
     char err[256];
     assert_int_not_equal(zs_scenario_validate(s, err, sizeof err), 0);
     if (needle && !strstr(err, needle)) {
@@ -223,8 +215,7 @@ static void expect_invalid(const zs_scenario *s, const char *needle)
     assert_int_equal(zs_encode(s, enc1, sizeof enc1), 0);
 }
 
-static void test_invalid(void **state)
-{
+static void test_invalid(void **state) {
     (void)state;
     build_reuse(&a);
     assert_int_equal(zs_scenario_copy(&c, &a), 0);
@@ -278,8 +269,7 @@ static void test_invalid(void **state)
 /* Per-rank programs, verify_collectives, gather-always (the tail)      */
 /* ------------------------------------------------------------------ */
 
-static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in0, unsigned n_out)
-{
+static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in0, unsigned n_out) {
     zs_call c;
     memset(&c, 0, sizeof c);
     c.module = (zs_id)module;
@@ -291,15 +281,14 @@ static zs_call mkcall(unsigned module, unsigned parent, unsigned n_in, zs_ref in
     return c;
 }
 
-#define ARG(i) ((zs_ref){ZS_REF_ARG, 0, (i), 0, 0})
+#define ARG(i)    ((zs_ref){ZS_REF_ARG, 0, (i), 0, 0})
 #define OUT(c, j) ((zs_ref){ZS_REF_OUT, (c), (j), 0, 0})
 
 /* An MoE model: net -> moe(router, e0(fc), e1(fc), e2(fc)), head.  Each
  * pass: net(batch_rg) calls moe and head; moe calls router, then e0 and e1
  * on the router's output and consumes both experts' outputs.
  *   call 0 net, 1 moe, 2 router, 3 e0, 4 e0.fc, 5 e1, 6 e1.fc, 7 head */
-static void build_moe(zs_scenario *s, unsigned n_steps)
-{
+static void build_moe(zs_scenario *s, unsigned n_steps) {
     zs_scenario_init(s);
     static const zs_id parent[10] = {ZS_NONE, 0, 1, 1, 3, 1, 5, 1, 7, 0};
     static const char *const names[10] = {"net", "moe", "router", "e0", "fc", "e1", "fc", "e2", "fc", "head"};
@@ -351,17 +340,13 @@ static void build_moe(zs_scenario *s, unsigned n_steps)
     }
 }
 
-static zs_rank_edit mkedit(unsigned rank, unsigned kind, unsigned step, unsigned pass, unsigned call,
-                           unsigned module)
-{
-    return (zs_rank_edit){(uint8_t)rank, (uint8_t)kind, (uint8_t)step, (uint8_t)pass, (zs_id)call,
-                          (zs_id)module};
+static zs_rank_edit mkedit(unsigned rank, unsigned kind, unsigned step, unsigned pass, unsigned call, unsigned module) {
+    return (zs_rank_edit){(uint8_t)rank, (uint8_t)kind, (uint8_t)step, (uint8_t)pass, (zs_id)call, (zs_id)module};
 }
 
 static zs_scenario r0, r1, r2;
 
-static void for_rank_ok(const zs_scenario *s, unsigned r, zs_scenario *out)
-{
+static void for_rank_ok(const zs_scenario *s, unsigned r, zs_scenario *out) {
     char err[256];
     int rc = zs_scenario_for_rank(s, r, out, err, sizeof err);
     if (rc) fprintf(stderr, "for_rank(%u): %s\n", r, err);
@@ -375,18 +360,17 @@ static void for_rank_ok(const zs_scenario *s, unsigned r, zs_scenario *out)
 }
 
 /* One edit of every kind, materialised and checked call by call. */
-static void test_rank_edits(void **state)
-{
+static void test_rank_edits(void **state) {
     (void)state;
     build_moe(&a, 4);
     assert_roundtrip(&a);
     a.cfg.all_ranks = 1;
     a.cfg.verify_collectives = 1;
     a.n_edits = 5;
-    a.edit[0] = mkedit(0, ZS_EDIT_RAISE, 2, 0, 2, 0);   /* rank 0 raises in the router, step 2 */
-    a.edit[1] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 7);   /* rank 1 routes e0's tokens to e2 */
-    a.edit[2] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);    /* ... and skips e1 */
-    a.edit[3] = mkedit(1, ZS_EDIT_EXIT, 1, 0, 3, 0);    /* step 1: exits before e0 */
+    a.edit[0] = mkedit(0, ZS_EDIT_RAISE, 2, 0, 2, 0);     /* rank 0 raises in the router, step 2 */
+    a.edit[1] = mkedit(1, ZS_EDIT_ROUTE, 0, 0, 3, 7);     /* rank 1 routes e0's tokens to e2 */
+    a.edit[2] = mkedit(1, ZS_EDIT_SKIP, 0, 0, 5, 0);      /* ... and skips e1 */
+    a.edit[3] = mkedit(1, ZS_EDIT_EXIT, 1, 0, 3, 0);      /* step 1: exits before e0 */
     a.edit[4] = mkedit(1, ZS_EDIT_SKIP_STEP, 3, 0, 0, 0); /* step 3: rank 1 has no batch */
     assert_roundtrip(&a);
 
@@ -462,12 +446,10 @@ static void test_rank_edits(void **state)
     p = &r1.step[0].pass[0];
     assert_int_equal(p->n_calls, 6);
     assert_int_equal(p->calls[3].module, 5);
-    assert_true(p->calls[3].in[0].kind == ZS_REF_OUT && p->calls[3].in[0].call == 2 &&
-                p->calls[3].in[0].detach == 1);
+    assert_true(p->calls[3].in[0].kind == ZS_REF_OUT && p->calls[3].in[0].call == 2 && p->calls[3].in[0].detach == 1);
 }
 
-static void test_rank_edits_invalid(void **state)
-{
+static void test_rank_edits_invalid(void **state) {
     (void)state;
     build_moe(&a, 2);
     assert_int_equal(zs_scenario_copy(&c, &a), 0);
@@ -551,8 +533,7 @@ static void test_rank_edits_invalid(void **state)
 }
 
 /* Gather-always: tail-encoded, and the module's fetch is its subtree's. */
-static void test_gather_always(void **state)
-{
+static void test_gather_always(void **state) {
     (void)state;
     build_moe(&a, 1);
     a.mod[1].flags = ZS_MOD_GATHER_ALWAYS;
@@ -580,8 +561,7 @@ static void test_gather_always(void **state)
  * (n + 1 modules, one parameter each), one pass in which the root calls each
  * child once on its input and consumes every child's output... up to
  * ZS_MAX_USE of them.  n = 299: 300 modules and calls, 299 child calls. */
-static void build_wide(zs_scenario *s, unsigned n)
-{
+static void build_wide(zs_scenario *s, unsigned n) {
     zs_scenario_free(s);
     assert_int_equal(zs_scenario_init(s), 0);
     assert_int_equal(zs_scenario_reserve(s, n + 1, n + 1, 0), 0);
@@ -612,8 +592,7 @@ static void build_wide(zs_scenario *s, unsigned n)
 
 /* The model's bounds exceed the codec's: such a scenario validates, prints,
  * parses back, copies and replays, and zs_encode refuses it. */
-static void test_beyond_codec(void **state)
-{
+static void test_beyond_codec(void **state) {
     (void)state;
     char err[256];
     build_wide(&a, 299);
@@ -644,8 +623,7 @@ static void test_beyond_codec(void **state)
 }
 
 /* Over the model's own bounds: 4,097 child calls in one call body. */
-static void test_over_model_bounds(void **state)
-{
+static void test_over_model_bounds(void **state) {
     (void)state;
     char err[256];
     build_wide(&a, 1);
@@ -673,8 +651,7 @@ static void test_over_model_bounds(void **state)
 }
 
 /* The tail keeps every old byte string's meaning: no tail, no bytes. */
-static void test_tail_compat(void **state)
-{
+static void test_tail_compat(void **state) {
     (void)state;
     build_moe(&a, 2);
     size_t n0 = zs_encode(&a, enc1, sizeof enc1);
@@ -713,8 +690,7 @@ static void test_tail_compat(void **state)
 }
 
 /* Random bytes after a scenario's encoding give valid, useful edits. */
-static void test_random_tails(void **state)
-{
+static void test_random_tails(void **state) {
     (void)state;
     unsigned long kinds[ZS_EDIT_KINDS] = {0}, with_edits = 0, ga = 0;
     const unsigned long trials = (unsigned long)n_trials(4000);
@@ -745,8 +721,10 @@ static void test_random_tails(void **state)
         for (unsigned q = 0; q < c.n_modules; q++) ga += (c.mod[q].flags & ZS_MOD_GATHER_ALWAYS) != 0;
         for (unsigned r = 0; r < c.cfg.world_size; r++) for_rank_ok(&c, r, &r0);
     }
-    fprintf(stderr, "random tails: %lu/%lu with edits; route %lu skip %lu exit %lu raise %lu skip-step %lu; gather-always modules %lu\n",
-            with_edits, trials, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], ga);
+    fprintf(
+        stderr,
+        "random tails: %lu/%lu with edits; route %lu skip %lu exit %lu raise %lu skip-step %lu; gather-always modules %lu\n",
+        with_edits, trials, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], ga);
     assert_true(with_edits > trials / 4);
     /* per 4000 trials: more than 50 of each edit kind, 100 gather-always modules */
     for (unsigned k = 0; k < ZS_EDIT_KINDS; k++) assert_true(kinds[k] * 4000 > 50 * trials);
@@ -754,8 +732,7 @@ static void test_random_tails(void **state)
 }
 
 /* Any byte string: decode -> valid -> every rank's program valid. */
-static void test_random_bytes_for_rank(void **state)
-{
+static void test_random_bytes_for_rank(void **state) {
     (void)state;
     unsigned long all = 0;
     const uint64_t trials = n_trials(3000);
@@ -774,8 +751,7 @@ static void test_random_bytes_for_rank(void **state)
 
 /* zs_scenario_for_rank on garbage (a scenario built wrong by a tool):
  * returns 0 or -1, never reads out of bounds or loops (ASan/UBSan) */
-static void test_for_rank_garbage(void **state)
-{
+static void test_for_rank_garbage(void **state) {
     (void)state;
     unsigned ok = 0;
     for (uint64_t t = 0; t < 300; t++) {
@@ -812,8 +788,7 @@ static void test_for_rank_garbage(void **state)
     assert_true(ok > 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_random_roundtrip),

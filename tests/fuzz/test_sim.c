@@ -31,8 +31,7 @@ static zs_scenario sc;
 static char tbuf[1 << 16];
 
 /* Runs s under policy with the trace captured in tbuf; returns zs_sim_run's value. */
-static int run(const zs_scenario *s, int policy, int order, zs_sim_result *r)
-{
+static int run(const zs_scenario *s, int policy, int order, zs_sim_result *r) {
     char err[256];
     if (zs_scenario_validate(s, err, sizeof err)) {
         fprintf(stderr, "invalid scenario: %s\n", err);
@@ -51,8 +50,7 @@ static int run(const zs_scenario *s, int policy, int order, zs_sim_result *r)
     return rc;
 }
 
-static void expect_holds(const zs_scenario *s, int policy)
-{
+static void expect_holds(const zs_scenario *s, int policy) {
     zs_sim_result r;
     int rc = run(s, policy, -1, &r);
     if (rc) {
@@ -64,23 +62,21 @@ static void expect_holds(const zs_scenario *s, int policy)
     assert_false(r.setup_error);
 }
 
-static void expect_violation(const zs_scenario *s, int policy, int inv, int step)
-{
+static void expect_violation(const zs_scenario *s, int policy, int inv, int step) {
     zs_sim_result r;
     int rc = run(s, policy, -1, &r);
     char line[512];
     zs_violation_format(&r.v, line, sizeof line);
     if (rc != 1 || r.v.inv != inv || r.v.step != step)
-        fprintf(stderr, "expected %s at step %d under %s, got: %s\ntrace:\n%s", zs_inv_name(inv),
-                step, zs_policy_name((unsigned)policy), rc ? line : "no violation", tbuf);
+        fprintf(stderr, "expected %s at step %d under %s, got: %s\ntrace:\n%s", zs_inv_name(inv), step,
+                zs_policy_name((unsigned)policy), rc ? line : "no violation", tbuf);
     assert_int_equal(rc, 1);
     assert_int_equal(r.v.inv, inv);
     assert_int_equal(r.v.step, step);
 }
 
 /* Parses .scn text into *s; a text that does not parse fails the test. */
-static void parse(zs_scenario *s, const char *text)
-{
+static void parse(zs_scenario *s, const char *text) {
     zs_scn_error err;
     if (zs_scn_parse(text, strlen(text), s, NULL, &err)) {
         fprintf(stderr, "%d:%d: %s\n%s", err.line, err.col, err.msg, text);
@@ -89,48 +85,46 @@ static void parse(zs_scenario *s, const char *text)
 }
 
 /* A root module with one child module owning one parameter. */
-#define MODEL_LAYER                                                      \
-    "module model\n"                                                     \
-    "  module layer\n"                                                   \
+#define MODEL_LAYER                                                                                                    \
+    "module model\n"                                                                                                   \
+    "  module layer\n"                                                                                                 \
     "param layer.w owner=layer numel=1000\n"
 
 /* ALBERT-style reuse: h = L(x); y = L(h); loss(y). */
-#define REUSE_CALLS                                                      \
-    "  call model(batch_rg) -> 1 use(out1.0)\n"                          \
-    "    call layer(arg0) -> 1 use(arg0)\n"                              \
+#define REUSE_CALLS                                                                                                    \
+    "  call model(batch_rg) -> 1 use(out1.0)\n"                                                                        \
+    "    call layer(arg0) -> 1 use(arg0)\n"                                                                            \
     "    call layer(out0.0) -> 1 use(arg0)\n"
 
 static const char reuse_text[] = MODEL_LAYER "step train loss=0\n" REUSE_CALLS;
 
-static const char *reuse_trace_per_call =
-    "STEP 0 train\n"
-    "FWD g=0\n"
-    "A m=0\n"
-    "D m=0 n=1 rg=1 c=0->1\n"
-    "A m=1\n"
-    "D m=1 n=1 rg=1 c=0->1\n"
-    "B m=1\n"
-    "C m=1 n=1 rg=1 r=?->?\n"
-    "A m=1\n"
-    "D m=1 n=1 rg=1 c=0->1\n"
-    "B m=1\n"
-    "C m=1 n=1 rg=1 r=?->?\n"
-    "B m=0\n"
-    "C m=0 n=1 rg=1 r=?->?\n"
-    "ENDFWD g=0\n"
-    "BWD g=0 retain=0\n"
-    "PRE m=0 r=?->?\n"
-    "PRE m=1 r=?->?\n"
-    "POST m=1 c=1->0\n"
-    "PRE m=1 r=?->?\n"
-    "PGRAD p=0\n"
-    "POST m=1 c=1->0\n"
-    "POST m=0 c=1->0\n"
-    "ENDBWD g=0\n"
-    "SWEEP\n";
+static const char *reuse_trace_per_call = "STEP 0 train\n"
+                                          "FWD g=0\n"
+                                          "A m=0\n"
+                                          "D m=0 n=1 rg=1 c=0->1\n"
+                                          "A m=1\n"
+                                          "D m=1 n=1 rg=1 c=0->1\n"
+                                          "B m=1\n"
+                                          "C m=1 n=1 rg=1 r=?->?\n"
+                                          "A m=1\n"
+                                          "D m=1 n=1 rg=1 c=0->1\n"
+                                          "B m=1\n"
+                                          "C m=1 n=1 rg=1 r=?->?\n"
+                                          "B m=0\n"
+                                          "C m=0 n=1 rg=1 r=?->?\n"
+                                          "ENDFWD g=0\n"
+                                          "BWD g=0 retain=0\n"
+                                          "PRE m=0 r=?->?\n"
+                                          "PRE m=1 r=?->?\n"
+                                          "POST m=1 c=1->0\n"
+                                          "PRE m=1 r=?->?\n"
+                                          "PGRAD p=0\n"
+                                          "POST m=1 c=1->0\n"
+                                          "POST m=0 c=1->0\n"
+                                          "ENDBWD g=0\n"
+                                          "SWEEP\n";
 
-static void test_reuse(void **state)
-{
+static void test_reuse(void **state) {
     (void)state;
     parse(&sc, reuse_text);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
@@ -148,8 +142,7 @@ static void test_reuse(void **state)
     /* a different ready-node choice: the second POST m=1 is not ready
      * before PRE m=1 ... there is exactly one ready node at each point in
      * this chain, so every choice byte gives the same order */
-    parse(&sc, "config order=fuzzed\n" MODEL_LAYER "step train loss=0\n" REUSE_CALLS
-               "order_bytes 7 7 7 7\n");
+    parse(&sc, "config order=fuzzed\n" MODEL_LAYER "step train loss=0\n" REUSE_CALLS "order_bytes 7 7 7 7\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_string_equal(tbuf, reuse_trace_per_call);
 }
@@ -158,18 +151,14 @@ static void test_reuse(void **state)
  * used.  Legacy never-reset counters keep a stale count.  DeepSpeed's
  * hooks alone: with the ZeRO-3 optimizer (deepspeed=0.19)
  * release_backward_leftovers() frees what the stale count holds. */
-static const char unused_then_used_text[] =
-    "config deepspeed=0.19-hooks\n"
-    MODEL_LAYER
-    "step train loss=0\n"
-    "  call model(batch_rg) -> 1 use(arg0)   # the branch is dropped\n"
-    "    call layer(arg0) -> 1 use(arg0)\n"
-    "step train loss=0\n"
-    "  call model(batch_rg) -> 1 use(out0.0)\n"
-    "    call layer(arg0) -> 1 use(arg0)\n";
+static const char unused_then_used_text[] = "config deepspeed=0.19-hooks\n" MODEL_LAYER "step train loss=0\n"
+                                            "  call model(batch_rg) -> 1 use(arg0)   # the branch is dropped\n"
+                                            "    call layer(arg0) -> 1 use(arg0)\n"
+                                            "step train loss=0\n"
+                                            "  call model(batch_rg) -> 1 use(out0.0)\n"
+                                            "    call layer(arg0) -> 1 use(arg0)\n";
 
-static void test_unused_branch(void **state)
-{
+static void test_unused_branch(void **state) {
     (void)state;
     parse(&sc, unused_then_used_text);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
@@ -181,33 +170,31 @@ static void test_unused_branch(void **state)
 
 /* A checkpointed child (ckpt=KIND): reentrant, its no_grad first pass
  * counts the input without a backward node. */
-#define CKPT_CALLS(kind)                                                 \
-    "step train loss=0\n"                                                \
-    "  call model(batch_rg) -> 1 use(out0.0)\n"                          \
+#define CKPT_CALLS(kind)                                                                                               \
+    "step train loss=0\n"                                                                                              \
+    "  call model(batch_rg) -> 1 use(out0.0)\n"                                                                        \
     "    call layer(arg0) -> 1 use(arg0) ckpt=" kind "\n"
 
-static void test_checkpoint(void **state)
-{
+static void test_checkpoint(void **state) {
     (void)state;
     parse(&sc, MODEL_LAYER CKPT_CALLS("reentrant"));
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     /* the recompute is a nested forward + backward inside backward 0 */
-    const char *want =
-        "BWD g=0 retain=0\n"
-        "PRE m=0 r=?->?\n"
-        "FWD g=1\n"
-        "A m=1\n"
-        "D m=1 n=1 rg=1 c=0->1\n"
-        "B m=1\n"
-        "C m=1 n=1 rg=1 r=?->?\n"
-        "ENDFWD g=1\n"
-        "BWD g=1 retain=0\n"
-        "PRE m=1 r=?->?\n"
-        "PGRAD p=0\n"
-        "POST m=1 c=1->0\n"
-        "ENDBWD g=1\n"
-        "POST m=0 c=1->0\n"
-        "ENDBWD g=0\n";
+    const char *want = "BWD g=0 retain=0\n"
+                       "PRE m=0 r=?->?\n"
+                       "FWD g=1\n"
+                       "A m=1\n"
+                       "D m=1 n=1 rg=1 c=0->1\n"
+                       "B m=1\n"
+                       "C m=1 n=1 rg=1 r=?->?\n"
+                       "ENDFWD g=1\n"
+                       "BWD g=1 retain=0\n"
+                       "PRE m=1 r=?->?\n"
+                       "PGRAD p=0\n"
+                       "POST m=1 c=1->0\n"
+                       "ENDBWD g=1\n"
+                       "POST m=0 c=1->0\n"
+                       "ENDBWD g=0\n";
     if (!strstr(tbuf, want)) fprintf(stderr, "trace:\n%s", tbuf);
     assert_non_null(strstr(tbuf, want));
     /* first pass under no_grad: hook D sees rg=1 but no window opens */
@@ -228,16 +215,15 @@ static void test_checkpoint(void **state)
      * (early stop): B and C never fire */
     parse(&sc, MODEL_LAYER CKPT_CALLS("non-reentrant"));
     expect_holds(&sc, ZO_GRADS_PER_CALL);
-    const char *nre2 =
-        "BWD g=0 retain=0\n"
-        "PRE m=0 r=?->?\n"
-        "PRE m=1 r=?->?\n"
-        "A m=1\n"
-        "D m=1 n=1 rg=1 c=0->0\n"
-        "PGRAD p=0\n"
-        "POST m=1 c=1->0\n"
-        "POST m=0 c=1->0\n"
-        "ENDBWD g=0\n";
+    const char *nre2 = "BWD g=0 retain=0\n"
+                       "PRE m=0 r=?->?\n"
+                       "PRE m=1 r=?->?\n"
+                       "A m=1\n"
+                       "D m=1 n=1 rg=1 c=0->0\n"
+                       "PGRAD p=0\n"
+                       "POST m=1 c=1->0\n"
+                       "POST m=0 c=1->0\n"
+                       "ENDBWD g=0\n";
     if (!strstr(tbuf, nre2)) fprintf(stderr, "trace:\n%s", tbuf);
     assert_non_null(strstr(tbuf, nre2));
     /* the legacy policies keep what the recompute's A fetched until the
@@ -253,47 +239,42 @@ static void test_checkpoint(void **state)
     for (int k = 0; k < 2; k++) {
         parse(&sc, full_recompute[k]);
         expect_holds(&sc, ZO_GRADS_PER_CALL);
-        const char *nre =
-            "BWD g=0 retain=0\n"
-            "PRE m=0 r=?->?\n"
-            "PRE m=1 r=?->?\n"
-            "A m=1\n"
-            "D m=1 n=1 rg=1 c=0->0\n"
-            "B m=1\n"
-            "C m=1 n=1 rg=1 r=?->?\n"
-            "PGRAD p=0\n"
-            "POST m=1 c=1->0\n"
-            "POST m=0 c=1->0\n"
-            "ENDBWD g=0\n";
+        const char *nre = "BWD g=0 retain=0\n"
+                          "PRE m=0 r=?->?\n"
+                          "PRE m=1 r=?->?\n"
+                          "A m=1\n"
+                          "D m=1 n=1 rg=1 c=0->0\n"
+                          "B m=1\n"
+                          "C m=1 n=1 rg=1 r=?->?\n"
+                          "PGRAD p=0\n"
+                          "POST m=1 c=1->0\n"
+                          "POST m=0 c=1->0\n"
+                          "ENDBWD g=0\n";
         if (!strstr(tbuf, nre)) fprintf(stderr, "trace:\n%s", tbuf);
         assert_non_null(strstr(tbuf, nre));
     }
 }
 
 /* The child raises; the root catches it and carries on. */
-static void test_exception(void **state)
-{
+static void test_exception(void **state) {
     (void)state;
-    parse(&sc, MODEL_LAYER
-               "step train loss=0\n"
-               "  call model(batch_rg) -> 1 use(out1.0)\n"
-               "    call layer(arg0) raise=up1\n"
-               "    call layer(arg0) -> 1 use(arg0)\n");
+    parse(&sc, MODEL_LAYER "step train loss=0\n"
+                           "  call model(batch_rg) -> 1 use(out1.0)\n"
+                           "    call layer(arg0) raise=up1\n"
+                           "    call layer(arg0) -> 1 use(arg0)\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_non_null(strstr(tbuf, "A m=1\nD m=1 n=1 rg=1 c=0->1\nABORT catcher=0\nA m=1\n"));
     /* nobody catches: the pass is abandoned, no backward */
-    parse(&sc, MODEL_LAYER
-               "step train\n"
-               "  call model(batch_rg)\n"
-               "    call layer(arg0) raise=outside\n");
+    parse(&sc, MODEL_LAYER "step train\n"
+                           "  call model(batch_rg)\n"
+                           "    call layer(arg0) raise=outside\n");
     expect_holds(&sc, ZO_GRADS_PER_CALL);
     assert_non_null(strstr(tbuf, "ABORT catcher=-1\nSWEEP\n"));
     assert_null(strstr(tbuf, "BWD"));
 }
 
 /* retain_graph: the same nodes fire twice. */
-static void test_retain(void **state)
-{
+static void test_retain(void **state) {
     (void)state;
     parse(&sc, MODEL_LAYER "step retain loss=0\n" REUSE_CALLS);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
@@ -305,19 +286,18 @@ static void test_retain(void **state)
  * pick).  root(x) = op(c1(x), c2(x)): after the root's op node both
  * children's PreBackward nodes are ready; the engine runs the later one
  * (m=2) first, choice 1 runs m=1 first.  Both orders must hold. */
-#define TWO_CHILDREN                                                     \
-    "module model\n"                                                     \
-    "  module a\n"                                                       \
-    "  module b\n"                                                       \
-    "param a.w owner=a numel=1000\n"                                     \
-    "param b.w owner=b numel=1000\n"                                     \
-    "step train loss=0\n"                                                \
-    "  call model(batch_rg) -> 1 use(out0.0, out1.0)\n"                  \
-    "    call a(arg0) -> 1 use(arg0)\n"                                  \
+#define TWO_CHILDREN                                                                                                   \
+    "module model\n"                                                                                                   \
+    "  module a\n"                                                                                                     \
+    "  module b\n"                                                                                                     \
+    "param a.w owner=a numel=1000\n"                                                                                   \
+    "param b.w owner=b numel=1000\n"                                                                                   \
+    "step train loss=0\n"                                                                                              \
+    "  call model(batch_rg) -> 1 use(out0.0, out1.0)\n"                                                                \
+    "    call a(arg0) -> 1 use(arg0)\n"                                                                                \
     "    call b(arg0) -> 1 use(arg0)\n"
 
-static void test_fuzzed_order(void **state)
-{
+static void test_fuzzed_order(void **state) {
     (void)state;
     parse(&sc, TWO_CHILDREN);
     expect_holds(&sc, ZO_GRADS_PER_CALL);
@@ -337,8 +317,7 @@ static void test_fuzzed_order(void **state)
  * autograd.Function over n parameters, each AccumulateGrad node hooked:
  * n=4 -> 0 2 1 3, n=5 -> 0 2 4 1 3, n=6 -> 0 2 5 4 1 3,
  * n=7 -> 0 2 5 6 4 1 3, n=9 -> 0 2 6 8 5 7 4 1 3. */
-static void test_ready_queue_ties(void **state)
-{
+static void test_ready_queue_ties(void **state) {
     (void)state;
     static const int want[5][10] = {{4, 0, 2, 1, 3},
                                     {5, 0, 2, 4, 1, 3},
@@ -376,8 +355,7 @@ static void test_ready_queue_ties(void **state)
 /* A train pass whose loss does not require grad is discarded, and every
  * forward must end with its parameters released (I3) - also when the
  * trace keeps parameters for reuse. */
-static void test_discard(void **state)
-{
+static void test_discard(void **state) {
     (void)state;
     parse(&sc, "module model\n"
                "param w owner=model numel=1\n"
@@ -398,8 +376,7 @@ static void test_discard(void **state)
 }
 
 /* opts.context: after a run it says where the simulator ended. */
-static void test_context(void **state)
-{
+static void test_context(void **state) {
     (void)state;
     parse(&sc, reuse_text);
     char ctx[512] = "";
@@ -425,8 +402,7 @@ static char g_snap[64][512];
 static zs_sim_ctx g_saved[64]; /* the same points saved as data (zs_sim_context_save) */
 static const void *g_sim;
 static unsigned g_nsnap;
-static void snap_event(void *user, const zo_event *ev)
-{
+static void snap_event(void *user, const zo_event *ev) {
     zs_check_event(user, ev);
     if (ev->kind == ZO_EV_GATHER && g_nsnap < 64) {
         zs_sim_context_save(g_sim, &g_saved[g_nsnap]);
@@ -434,8 +410,7 @@ static void snap_event(void *user, const zo_event *ev)
     }
 }
 
-static void test_context_at_gathers(void **state)
-{
+static void test_context_at_gathers(void **state) {
     (void)state;
     parse(&sc, reuse_text);
     char ctx[512] = "";
@@ -543,8 +518,7 @@ static void test_context_at_gathers(void **state)
 /* verify_collectives in one rank's view: the exchange gives W copies of
  * this rank's fingerprint, so it always matches - every invariant holds
  * and the hooks never fail. */
-static void test_verify_single_view(void **state)
-{
+static void test_verify_single_view(void **state) {
     (void)state;
     parse(&sc, "config world_size=4\n" MODEL_LAYER "step train loss=0\n" REUSE_CALLS);
     for (int pol = 0; pol < 1; pol++) {
@@ -562,16 +536,14 @@ static void test_verify_single_view(void **state)
  * being hidden (a state change without its event). */
 static zs_checker g_chk[2];
 static zo_param_id g_hide = ZO_NO_PARAM;
-static void both_event(void *user, const zo_event *ev)
-{
+static void both_event(void *user, const zo_event *ev) {
     (void)user;
     if (ev->param != ZO_NO_PARAM && ev->param == g_hide) return;
     zs_check_event(&g_chk[0], ev);
     zs_check_event(&g_chk[1], ev);
 }
 
-static void expect_same_verdict(void)
-{
+static void expect_same_verdict(void) {
     int full = zs_check_state(&g_chk[0]), inc = zs_check_state(&g_chk[1]);
     assert_int_equal(full, 1);
     assert_int_equal(inc, 1);
@@ -582,8 +554,7 @@ static void expect_same_verdict(void)
     assert_string_equal(g_chk[1].v.msg, g_chk[0].v.msg);
 }
 
-static void test_incremental_check(void **state)
-{
+static void test_incremental_check(void **state) {
     (void)state;
     zs_scenario s2;
     memset(&s2, 0, sizeof s2); /* empty: zs_scenario_init reuses storage it owns */
@@ -664,12 +635,14 @@ static void test_incremental_check(void **state)
     zs_scenario_free(&s2);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reuse),          cmocka_unit_test(test_unused_branch),
-        cmocka_unit_test(test_checkpoint),     cmocka_unit_test(test_exception),
-        cmocka_unit_test(test_retain),         cmocka_unit_test(test_ready_queue_ties),
+        cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_unused_branch),
+        cmocka_unit_test(test_checkpoint),
+        cmocka_unit_test(test_exception),
+        cmocka_unit_test(test_retain),
+        cmocka_unit_test(test_ready_queue_ties),
         cmocka_unit_test(test_fuzzed_order),
         cmocka_unit_test(test_discard),
         cmocka_unit_test(test_context),

@@ -41,30 +41,29 @@ static zs_world_result wr, wr2;
 
 /* root -> moe (owning the gate parameter) -> expert0..2, each owning one
  * parameter; MOE_MODEL(" gather_always") marks moe gather-always. */
-#define MOE_MODEL(moe_flags)                                             \
-    "module root\n"                                                      \
-    "  module moe" moe_flags "\n"                                        \
-    "    module expert0\n"                                               \
-    "    module expert1\n"                                               \
-    "    module expert2\n"                                               \
-    "param moe.gate owner=moe numel=16\n"                                \
-    "param expert0.w owner=expert0 numel=24\n"                           \
-    "param expert1.w owner=expert1 numel=32\n"                           \
+#define MOE_MODEL(moe_flags)                                                                                           \
+    "module root\n"                                                                                                    \
+    "  module moe" moe_flags "\n"                                                                                      \
+    "    module expert0\n"                                                                                             \
+    "    module expert1\n"                                                                                             \
+    "    module expert2\n"                                                                                             \
+    "param moe.gate owner=moe numel=16\n"                                                                              \
+    "param expert0.w owner=expert0 numel=24\n"                                                                         \
+    "param expert1.w owner=expert1 numel=32\n"                                                                         \
     "param expert2.w owner=expert2 numel=40\n"
 
 /* One train step x -> root -> moe -> expert0. */
-#define MOE_STEP                                                         \
-    "step train loss=0\n"                                                \
-    "  call root(batch_rg) -> 1 use(out0.0)\n"                           \
-    "    call moe(arg0) -> 1 use(out0.0)\n"                              \
+#define MOE_STEP                                                                                                       \
+    "step train loss=0\n"                                                                                              \
+    "  call root(batch_rg) -> 1 use(out0.0)\n"                                                                         \
+    "    call moe(arg0) -> 1 use(out0.0)\n"                                                                            \
     "      call expert0(arg0) -> 1 use(arg0)\n"
 
 /* Rank R's router sends step 0's tokens to expert1 instead. */
 #define ROUTE(R) "rank " #R " step 0 call expert0 route expert1\n"
 
 /* Parses "config world_size=W ranks=all" followed by text into *s. */
-static void moe(zs_scenario *s, int W, const char *text)
-{
+static void moe(zs_scenario *s, int W, const char *text) {
     static char buf[4096];
     int n = snprintf(buf, sizeof buf, "config world_size=%d ranks=all\n%s", W, text);
     assert_true(n > 0 && (size_t)n < sizeof buf);
@@ -75,8 +74,7 @@ static void moe(zs_scenario *s, int W, const char *text)
     }
 }
 
-static void valid(const zs_scenario *s)
-{
+static void valid(const zs_scenario *s) {
     char err[256];
     if (zs_scenario_validate(s, err, sizeof err)) {
         fprintf(stderr, "invalid scenario: %s\n", err);
@@ -84,8 +82,7 @@ static void valid(const zs_scenario *s)
     }
 }
 
-static int world(const zs_scenario *s, int policy, int verify, int only_i8, zs_world_result *r)
-{
+static int world(const zs_scenario *s, int policy, int verify, int only_i8, zs_world_result *r) {
     valid(s);
     zs_sim_opts o;
     zs_sim_opts_init(&o);
@@ -97,20 +94,15 @@ static int world(const zs_scenario *s, int policy, int verify, int only_i8, zs_w
     return zs_world_run(s, &o, &wo, r);
 }
 
-static void show(const zs_world_result *r)
-{
-    zs_world_print(stderr, r);
-}
+static void show(const zs_world_result *r) { zs_world_print(stderr, r); }
 
 /* TEST_WORLD_VERBOSE=1: print every report the tests look at */
-static void verbose(const zs_world_result *r)
-{
+static void verbose(const zs_world_result *r) {
     const char *v = getenv("TEST_WORLD_VERBOSE");
     if (v && *v && strcmp(v, "0")) show(r);
 }
 
-static void moe_routing_is_i8_under_every_policy(void **state)
-{
+static void moe_routing_is_i8_under_every_policy(void **state) {
     (void)state;
     moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     for (int pol = 0; pol < 4; pol++) {
@@ -148,8 +140,7 @@ static void moe_routing_is_i8_under_every_policy(void **state)
     }
 }
 
-static void gather_always_on_the_router_removes_i8(void **state)
-{
+static void gather_always_on_the_router_removes_i8(void **state) {
     (void)state;
     moe(&sc, 2, MOE_MODEL(" gather_always") MOE_STEP ROUTE(1));
     for (int pol = 0; pol < 4; pol++) {
@@ -170,8 +161,7 @@ static void gather_always_on_the_router_removes_i8(void **state)
     assert_int_equal(world(&sc, 0, 0, 0, &wr), 0);
 }
 
-static void identical_ranks_never_i8(void **state)
-{
+static void identical_ranks_never_i8(void **state) {
     (void)state;
     for (int W = 2; W <= 8; W++) {
         moe(&sc, W, MOE_MODEL("") MOE_STEP);
@@ -191,8 +181,7 @@ static void identical_ranks_never_i8(void **state)
     }
 }
 
-static void deterministic(void **state)
-{
+static void deterministic(void **state) {
     (void)state;
     moe(&sc, 4, MOE_MODEL("") MOE_STEP ROUTE(2)); /* the odd rank out is rank 2 of 4 */
     assert_int_equal(world(&sc, 0, 0, 0, &wr2), 1);
@@ -213,8 +202,7 @@ static void deterministic(void **state)
     }
 }
 
-static void verify_collectives_turns_the_hang_into_mismatch(void **state)
-{
+static void verify_collectives_turns_the_hang_into_mismatch(void **state) {
     (void)state;
     moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     int rc = world(&sc, 0, 1, 0, &wr);
@@ -241,15 +229,14 @@ static void verify_collectives_turns_the_hang_into_mismatch(void **state)
 /* ALBERT-style reuse in step 0 (I1 under reset-on-forward): moe calls
  * expert0 twice (h = E(x); y = E(h)); then the MoE routing difference in
  * step 1. */
-#define REUSE_STEP                                                       \
-    "step train loss=0\n"                                                \
-    "  call root(batch_rg) -> 1 use(out0.0)\n"                           \
-    "    call moe(arg0) -> 1 use(out1.0)\n"                              \
-    "      call expert0(arg0) -> 1 use(arg0)\n"                          \
+#define REUSE_STEP                                                                                                     \
+    "step train loss=0\n"                                                                                              \
+    "  call root(batch_rg) -> 1 use(out0.0)\n"                                                                         \
+    "    call moe(arg0) -> 1 use(out1.0)\n"                                                                            \
+    "      call expert0(arg0) -> 1 use(arg0)\n"                                                                        \
     "      call expert0(out0.0) -> 1 use(arg0)\n"
 
-static void own_violation_first_is_the_root_cause(void **state)
-{
+static void own_violation_first_is_the_root_cause(void **state) {
     (void)state;
     moe(&sc, 2, MOE_MODEL("") REUSE_STEP MOE_STEP "rank 1 step 1 call expert0 route expert1\n");
     /* per-call holds until the divergence in step 1 */
@@ -272,8 +259,7 @@ static void own_violation_first_is_the_root_cause(void **state)
     assert_int_equal(wr.v.step, 1);
 }
 
-static void trace_is_per_rank(void **state)
-{
+static void trace_is_per_rank(void **state) {
     (void)state;
     moe(&sc, 2, MOE_MODEL("") MOE_STEP ROUTE(1));
     char *buf = NULL;
@@ -302,8 +288,7 @@ static void trace_is_per_rank(void **state)
 static zs_scenario sc_par;
 static zs_world_result par_res[2];
 static int par_ok[2];
-static void *par_main(void *arg)
-{
+static void *par_main(void *arg) {
     int k = (int)(intptr_t)arg;
     zs_sim_opts o;
     zs_sim_opts_init(&o);
@@ -316,21 +301,18 @@ static void *par_main(void *arg)
     return NULL;
 }
 
-static void concurrent_worlds(void **state)
-{
+static void concurrent_worlds(void **state) {
     (void)state;
     moe(&sc_par, 4, MOE_MODEL("") MOE_STEP ROUTE(1));
     assert_int_equal(world(&sc_par, 0, 0, 0, &wr2), 1);
     pthread_t th[2];
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_create(&th[k], NULL, par_main, (void *)(intptr_t)k), 0);
+    for (int k = 0; k < 2; k++) assert_int_equal(pthread_create(&th[k], NULL, par_main, (void *)(intptr_t)k), 0);
     for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
     assert_true(par_ok[0]);
     assert_true(par_ok[1]);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(moe_routing_is_i8_under_every_policy),
         cmocka_unit_test(gather_always_on_the_router_removes_i8),

@@ -41,8 +41,7 @@ typedef struct mctx {
     char err[512], first[512];
 } mctx;
 
-static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...)
-{
+static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->err, sizeof c->err, fmt, ap);
@@ -50,23 +49,19 @@ static zo_status mfail(mctx *c, zo_status s, const char *fmt, ...)
     return s;
 }
 
-static mbuf *find_buf(mctx *c, void *host, mbuf ***link)
-{
+static mbuf *find_buf(mctx *c, void *host, mbuf ***link) {
     for (mbuf **l = &c->bufs; *l; l = &(*l)->next)
         if ((*l)->host == host) {
-            if (link)
-                *link = l;
+            if (link) *link = l;
             return *l;
         }
     return NULL;
 }
 
-static mwork *find_work(mctx *c, zo_work *hw, mwork ***link)
-{
+static mwork *find_work(mctx *c, zo_work *hw, mwork ***link) {
     for (mwork **l = &c->works; *l; l = &(*l)->next)
         if ((*l)->hw == hw) {
-            if (link)
-                *link = l;
+            if (link) *link = l;
             return *l;
         }
     return NULL;
@@ -74,8 +69,7 @@ static mwork *find_work(mctx *c, zo_work *hw, mwork ***link)
 
 /* the same all-gather on the MPI backend, after the host backend accepted it
  * (a bad group issues no MPI collective) */
-static zo_status gather_mpi(mctx *c, zo_wrap_call *k)
-{
+static zo_status gather_mpi(mctx *c, zo_wrap_call *k) {
     size_t n = k->n;
     mwork *w = calloc(1, sizeof *w + n * sizeof(mitem));
     zo_gather_item *mi = calloc(n ? n : 1, sizeof *mi);
@@ -112,15 +106,12 @@ static zo_status gather_mpi(mctx *c, zo_wrap_call *k)
 }
 
 /* waits the MPI side and compares every item once */
-static zo_status compare(mctx *c, mwork *w)
-{
-    if (w->compared)
-        return w->verdict;
+static zo_status compare(mctx *c, mwork *w) {
+    if (w->compared) return w->verdict;
     w->compared = 1;
     w->verdict = ZO_OK;
     zo_status s = zo_backend_wait(c->m, w->mw);
-    if (s)
-        return w->verdict = mfail(c, s, "mpi wait: %s", zo_backend_last_error(c->m));
+    if (s) return w->verdict = mfail(c, s, "mpi wait: %s", zo_backend_last_error(c->m));
     for (size_t i = 0; i < w->n; i++) {
         mitem *it = &w->items[i];
         uint64_t hb = zo_host_physical_bytes(c->h, it->padded_bytes);
@@ -139,8 +130,7 @@ static zo_status compare(mctx *c, mwork *w)
                 mfail(c, ZO_ERR_BACKEND,
                       "mirror: param %u byte %llu of %llu: mpi %u, host backend %u, content function %u",
                       (unsigned)it->param, (unsigned long long)j, (unsigned long long)hb, d[j], h[j], want);
-                if (!c->first[0])
-                    snprintf(c->first, sizeof c->first, "%s", c->err);
+                if (!c->first[0]) snprintf(c->first, sizeof c->first, "%s", c->err);
                 w->verdict = ZO_ERR_BACKEND;
                 break;
             }
@@ -151,12 +141,10 @@ static zo_status compare(mctx *c, mwork *w)
     return w->verdict;
 }
 
-static zo_status reduce_scatter_mpi(mctx *c, zo_wrap_call *k)
-{
+static zo_status reduce_scatter_mpi(mctx *c, zo_wrap_call *k) {
     uint64_t part = k->partition_numel;
     float *o2 = malloc((part ? part : 1) * sizeof *o2);
-    if (!o2)
-        return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
+    if (!o2) return mfail(c, ZO_ERR_NOMEM, "mirror: out of memory");
     zo_status s = zo_backend_reduce_scatter(c->m, k->param, k->grad, o2, k->numel, part, k->reduce_op);
     if (s) {
         free(o2);
@@ -169,8 +157,7 @@ static zo_status reduce_scatter_mpi(mctx *c, zo_wrap_call *k)
             c->st.mismatches++;
             s = mfail(c, ZO_ERR_BACKEND, "mirror: reduce_scatter param %u elem %llu: mpi %g, host %g",
                       (unsigned)k->param, (unsigned long long)i, (double)o2[i], (double)out[i]);
-            if (!c->first[0])
-                snprintf(c->first, sizeof c->first, "%s", c->err);
+            if (!c->first[0]) snprintf(c->first, sizeof c->first, "%s", c->err);
             break;
         }
     }
@@ -180,12 +167,10 @@ static zo_status reduce_scatter_mpi(mctx *c, zo_wrap_call *k)
 }
 
 /* exchange goes to the MPI backend only (the cross-process collective) */
-static zo_status mm_before(void *user, zo_wrap_call *k)
-{
+static zo_status mm_before(void *user, zo_wrap_call *k) {
     mctx *c = user;
     c->err[0] = 0;
-    if (k->op != ZO_WRAP_EXCHANGE)
-        return ZO_OK;
+    if (k->op != ZO_WRAP_EXCHANGE) return ZO_OK;
     k->skip_inner = 1;
     c->st.exchanges++;
     zo_status s = zo_backend_exchange(c->m, k->send, k->bytes, k->recv);
@@ -193,11 +178,9 @@ static zo_status mm_before(void *user, zo_wrap_call *k)
 }
 
 /* every other op: the host backend did it (st); now the MPI backend */
-static zo_status mm_after(void *user, zo_wrap_call *k, zo_status st)
-{
+static zo_status mm_after(void *user, zo_wrap_call *k, zo_status st) {
     mctx *c = user;
-    if (st != ZO_OK)
-        return mfail(c, st, "host: %s", zo_backend_last_error(c->h));
+    if (st != ZO_OK) return mfail(c, st, "host: %s", zo_backend_last_error(c->h));
     switch (k->op) {
     case ZO_WRAP_PARAM_ADD: {
         zo_status s = zo_backend_param_add(c->m, k->param, k->numel, k->elem_size, k->partition_numel);
@@ -207,17 +190,14 @@ static zo_status mm_after(void *user, zo_wrap_call *k, zo_status st)
         }
         return ZO_OK;
     }
-    case ZO_WRAP_PARAM_REMOVE:
-        zo_backend_param_remove(c->m, k->param);
-        return ZO_OK;
+    case ZO_WRAP_PARAM_REMOVE: zo_backend_param_remove(c->m, k->param); return ZO_OK;
     case ZO_WRAP_FULL_ALLOC: {
         mbuf *b = calloc(1, sizeof *b);
         zo_status s = b ? zo_backend_full_alloc(c->m, k->param, k->bytes, &b->mpi) : ZO_ERR_NOMEM;
         if (s) {
             zo_backend_full_free(c->h, k->param, k->buf);
             free(b);
-            return b ? mfail(c, s, "mpi: %s", zo_backend_last_error(c->m))
-                     : mfail(c, s, "mirror: out of memory");
+            return b ? mfail(c, s, "mpi: %s", zo_backend_last_error(c->m)) : mfail(c, s, "mirror: out of memory");
         }
         b->host = k->buf;
         b->param = k->param;
@@ -235,8 +215,7 @@ static zo_status mm_after(void *user, zo_wrap_call *k, zo_status st)
         }
         return ZO_OK;
     }
-    case ZO_WRAP_ALL_GATHER_START:
-        return gather_mpi(c, k);
+    case ZO_WRAP_ALL_GATHER_START: return gather_mpi(c, k);
     case ZO_WRAP_WAIT:
     case ZO_WRAP_QUERY: {
         mwork *w = find_work(c, k->work, NULL);
@@ -252,17 +231,14 @@ static zo_status mm_after(void *user, zo_wrap_call *k, zo_status st)
         }
         return ZO_OK;
     }
-    case ZO_WRAP_REDUCE_SCATTER:
-        return reduce_scatter_mpi(c, k);
-    default:
-        return ZO_OK;
+    case ZO_WRAP_REDUCE_SCATTER: return reduce_scatter_mpi(c, k);
+    default: return ZO_OK;
     }
 }
 
 static const char *mm_last_error(void *user) { return ((mctx *)user)->err; }
 
-static void mm_destroy(void *user)
-{
+static void mm_destroy(void *user) {
     mctx *c = user;
     while (c->bufs) {
         mbuf *b = c->bufs;
@@ -277,17 +253,15 @@ static void mm_destroy(void *user)
     free(c);
 }
 
-zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **out)
-{
-    if (!out)
-        return ZO_ERR_INVALID_ARG;
+zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **out) {
+    if (!out) return ZO_ERR_INVALID_ARG;
     *out = NULL;
-    if (!host || !mpi || !host->ops || !mpi->ops || host->ops->world_size(host->ctx) != mpi->ops->world_size(mpi->ctx) ||
+    if (!host || !mpi || !host->ops || !mpi->ops ||
+        host->ops->world_size(host->ctx) != mpi->ops->world_size(mpi->ctx) ||
         host->ops->rank(host->ctx) != mpi->ops->rank(mpi->ctx) || mpi->ops->version < 2u || !mpi->ops->exchange)
         return ZO_ERR_INVALID_ARG;
     mctx *c = calloc(1, sizeof *c);
-    if (!c)
-        return ZO_ERR_NOMEM;
+    if (!c) return ZO_ERR_NOMEM;
     c->h = host;
     c->m = mpi;
     zo_wrap_hooks hk = {.user = c,
@@ -298,35 +272,27 @@ zo_status zo_mpi_mirror_create(zo_backend *host, zo_backend *mpi, zo_backend **o
                         .destroy = mm_destroy,
                         .all_ops = 1};
     zo_status s = zo_backend_wrap(host, &hk, out);
-    if (s)
-        free(c);
+    if (s) free(c);
     return s;
 }
 
 /* the mirror's state, or NULL for anything else */
-static const mctx *mirror_of(const zo_backend *b)
-{
-    return b && b->ops && b->ops->name && !strcmp(b->ops->name, "mirror(host,mpi)")
-               ? zo_backend_wrap_user(b)
-               : NULL;
+static const mctx *mirror_of(const zo_backend *b) {
+    return b && b->ops && b->ops->name && !strcmp(b->ops->name, "mirror(host,mpi)") ? zo_backend_wrap_user(b) : NULL;
 }
 
-void zo_mpi_mirror_destroy(zo_backend *b)
-{
-    if (mirror_of(b))
-        zo_backend_destroy(b);
+void zo_mpi_mirror_destroy(zo_backend *b) {
+    if (mirror_of(b)) zo_backend_destroy(b);
 }
 
-zo_mpi_mirror_stats zo_mpi_mirror_get_stats(const zo_backend *b)
-{
+zo_mpi_mirror_stats zo_mpi_mirror_get_stats(const zo_backend *b) {
     zo_mpi_mirror_stats z;
     memset(&z, 0, sizeof z);
     const mctx *c = mirror_of(b);
     return c ? c->st : z;
 }
 
-const char *zo_mpi_mirror_first_mismatch(const zo_backend *b)
-{
+const char *zo_mpi_mirror_first_mismatch(const zo_backend *b) {
     const mctx *c = mirror_of(b);
     return c ? c->first : "";
 }

@@ -68,8 +68,7 @@
 
 static int g_rank, g_world;
 
-static void watchdog(int sig)
-{
+static void watchdog(int sig) {
     (void)sig;
     static const char msg[] = "mpi_replay: watchdog: a collective did not complete (hang): exiting 124\n";
     ssize_t n = write(2, msg, sizeof msg - 1);
@@ -77,10 +76,8 @@ static void watchdog(int sig)
     _exit(124);
 }
 
-static void say0(const char *fmt, ...)
-{
-    if (g_rank != 0)
-        return;
+static void say0(const char *fmt, ...) {
+    if (g_rank != 0) return;
     va_list ap;
     va_start(ap, fmt);
     vprintf(fmt, ap);
@@ -89,15 +86,13 @@ static void say0(const char *fmt, ...)
 }
 
 /* 1 on every rank if ok is 1 on every rank */
-static int all_ok(int ok)
-{
+static int all_ok(int ok) {
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     return all;
 }
 
-static uint64_t sum_u64(uint64_t v)
-{
+static uint64_t sum_u64(uint64_t v) {
     unsigned long long in = v, out = 0;
     MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     return out;
@@ -117,8 +112,7 @@ typedef struct run_ctx {
     int wrapped;
 } run_ctx;
 
-static zo_status wrap(void *user, zo_backend *host, zo_backend **out)
-{
+static zo_status wrap(void *user, zo_backend *host, zo_backend **out) {
     run_ctx *c = user;
     zo_mpi_config mc = ZO_MPI_CONFIG_INIT;
     mc.max_bytes_per_param = c->cap;
@@ -138,8 +132,7 @@ static zo_status wrap(void *user, zo_backend *host, zo_backend **out)
     return ZO_OK;
 }
 
-static void unwrap(void *user, zo_backend *mirror)
-{
+static void unwrap(void *user, zo_backend *mirror) {
     run_ctx *c = user;
     c->mst = zo_mpi_mirror_get_stats(mirror);
     snprintf(c->first, sizeof c->first, "%s", zo_mpi_mirror_first_mismatch(mirror));
@@ -150,15 +143,14 @@ static void unwrap(void *user, zo_backend *mirror)
 }
 
 typedef struct rank_result {
-    int rc;              /* zs_sim_run's return */
+    int rc; /* zs_sim_run's return */
     zs_sim_result r;
     run_ctx rc_ctx;
 } rank_result;
 
 /* Runs this rank's program of base (W and verify already set) with physical
  * cap `cap` bytes per parameter on both backends (0 = none). */
-static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out)
-{
+static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out) {
     memset(out, 0, sizeof *out);
     zs_scenario *mine = calloc(1, sizeof *mine);
     if (!mine) {
@@ -187,8 +179,7 @@ static int run_rank(const zs_scenario *base, uint64_t cap, rank_result *out)
     return out->rc;
 }
 
-static int load(const char *path, zs_scenario *s, zs_scn_expect *ex)
-{
+static int load(const char *path, zs_scenario *s, zs_scn_expect *ex) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "rank %d: cannot open %s\n", g_rank, path);
@@ -205,14 +196,12 @@ static int load(const char *path, zs_scenario *s, zs_scn_expect *ex)
     return 0;
 }
 
-static const char *base_name(const char *p)
-{
+static const char *base_name(const char *p) {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
 }
 
-static void violation_line(const rank_result *rr, char *buf, size_t len)
-{
+static void violation_line(const rank_result *rr, char *buf, size_t len) {
     if (rr->r.violated)
         zs_violation_format(&rr->r.v, buf, len);
     else if (rr->rc < 0)
@@ -222,16 +211,13 @@ static void violation_line(const rank_result *rr, char *buf, size_t len)
 }
 
 /* Prints every rank's line in rank order (rank 0 collects). */
-static void print_ranks(const char *tag, const char *line)
-{
+static void print_ranks(const char *tag, const char *line) {
     char mine[512], *all = NULL;
     snprintf(mine, sizeof mine, "%s", line);
-    if (g_rank == 0)
-        all = malloc((size_t)g_world * sizeof mine);
+    if (g_rank == 0) all = malloc((size_t)g_world * sizeof mine);
     MPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (g_rank == 0 && all) {
-        for (int r = 0; r < g_world; r++)
-            printf("  %s rank %d: %s\n", tag, r, all + (size_t)r * sizeof mine);
+        for (int r = 0; r < g_world; r++) printf("  %s rank %d: %s\n", tag, r, all + (size_t)r * sizeof mine);
         fflush(stdout);
     }
     free(all);
@@ -241,16 +227,15 @@ static void print_ranks(const char *tag, const char *line)
 /* replay                                                              */
 /* ------------------------------------------------------------------ */
 
-static int mode_replay(int argc, char **argv)
-{
+static int mode_replay(int argc, char **argv) {
     int verify = 0, ok_all = 1;
     uint64_t cap = ZS_SIM_DEFAULT_CAP;
     zs_scenario *s = calloc(1, sizeof *s);
     rank_result *rr = malloc(sizeof *rr);
-    if (!s || !rr)
-        return 1;
+    if (!s || !rr) return 1;
     say0("mpi_replay: %d processes, policy per-call, physical cap %u bytes per parameter (the simulator's) "
-         "unless --cap\n", g_world, (unsigned)ZS_SIM_DEFAULT_CAP);
+         "unless --cap\n",
+         g_world, (unsigned)ZS_SIM_DEFAULT_CAP);
     uint64_t tot_cmp = 0, tot_mis = 0, tot_bytes = 0;
     int files = 0;
     for (int i = 0; i < argc; i++) {
@@ -306,15 +291,15 @@ static int mode_replay(int argc, char **argv)
             files++;
             continue;
         }
-        say0("%-24s %s  gathered parameters compared (all ranks) %6llu (%llu bytes), mismatches %llu, MPI all-gather groups "
-             "%llu, fingerprint exchanges %llu, %.2f s\n",
-             base_name(argv[i]), okk ? "ok  " : "FAIL", (unsigned long long)cmp, (unsigned long long)bytes,
-             (unsigned long long)mis, (unsigned long long)gathers, (unsigned long long)ex, MPI_Wtime() - t0);
+        say0(
+            "%-24s %s  gathered parameters compared (all ranks) %6llu (%llu bytes), mismatches %llu, MPI all-gather groups "
+            "%llu, fingerprint exchanges %llu, %.2f s\n",
+            base_name(argv[i]), okk ? "ok  " : "FAIL", (unsigned long long)cmp, (unsigned long long)bytes,
+            (unsigned long long)mis, (unsigned long long)gathers, (unsigned long long)ex, MPI_Wtime() - t0);
         if (!okk) {
             char line[512];
             violation_line(rr, line, sizeof line);
-            if (m->mismatches)
-                snprintf(line, sizeof line, "%s", rr->rc_ctx.first);
+            if (m->mismatches) snprintf(line, sizeof line, "%s", rr->rc_ctx.first);
             print_ranks(base_name(argv[i]), line);
             ok_all = 0;
         }
@@ -329,9 +314,10 @@ static int mode_replay(int argc, char **argv)
         tot_bytes += bytes;
         files++;
     }
-    say0("mpi_replay: %d scenario files, %llu gathered parameters compared over %d ranks (%llu bytes), %llu mismatches: %s\n",
-         files, (unsigned long long)tot_cmp, g_world, (unsigned long long)tot_bytes, (unsigned long long)tot_mis,
-         ok_all && files && tot_cmp ? "PASS" : "FAIL");
+    say0(
+        "mpi_replay: %d scenario files, %llu gathered parameters compared over %d ranks (%llu bytes), %llu mismatches: %s\n",
+        files, (unsigned long long)tot_cmp, g_world, (unsigned long long)tot_bytes, (unsigned long long)tot_mis,
+        ok_all && files && tot_cmp ? "PASS" : "FAIL");
     zs_scenario_free(s);
     free(s);
     free(rr);
@@ -342,22 +328,17 @@ static int mode_replay(int argc, char **argv)
 /* divergence                                                          */
 /* ------------------------------------------------------------------ */
 
-static int find_module(const zs_scenario *s, const char *name)
-{
+static int find_module(const zs_scenario *s, const char *name) {
     for (unsigned i = 0; i < s->n_modules; i++)
-        if (!strcmp(s->mod[i].name, name))
-            return (int)i;
+        if (!strcmp(s->mod[i].name, name)) return (int)i;
     return -1;
 }
 
-static int mode_divergence(const char *path)
-{
+static int mode_divergence(const char *path) {
     zs_scenario *s = calloc(1, sizeof *s);
     rank_result *rr = malloc(sizeof *rr);
-    if (!s || !rr)
-        return 1;
-    if (!all_ok(load(path, s, NULL) == 0))
-        return 1;
+    if (!s || !rr) return 1;
+    if (!all_ok(load(path, s, NULL) == 0)) return 1;
     int moe = find_module(s, "moe"), e0 = find_module(s, "e0"), e1 = find_module(s, "e1");
     if (moe < 0 || e0 < 0 || e1 < 0) {
         say0("%s: needs modules moe, e0, e1\n", path);
@@ -449,18 +430,17 @@ static int mode_divergence(const char *path)
 /* backend: the vtable directly                                        */
 /* ------------------------------------------------------------------ */
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "rank %d: %s:%d: ", g_rank, __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            bad++;                                                         \
-        }                                                                  \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "rank %d: %s:%d: ", g_rank, __FILE__, __LINE__);                                           \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fprintf(stderr, "\n");                                                                                     \
+            bad++;                                                                                                     \
+        }                                                                                                              \
     } while (0)
 
-static int gather_check(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, uint64_t cap, int use_query)
-{
+static int gather_check(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, uint64_t cap, int use_query) {
     int bad = 0;
     uint64_t W = (uint64_t)g_world, part = (numel + W - 1) / W, padded = part * W * es;
     uint64_t L = cap && cap < padded ? cap : padded;
@@ -468,14 +448,12 @@ static int gather_check(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t 
     zo_work *w = NULL;
     CHECK(zo_backend_param_add(b, id, numel, es, part) == ZO_OK, "param_add: %s", zo_backend_last_error(b));
     CHECK(zo_backend_full_alloc(b, id, padded, &full) == ZO_OK, "full_alloc: %s", zo_backend_last_error(b));
-    if (bad)
-        return bad;
+    if (bad) return bad;
     zo_gather_item it = {id, full, numel, part, es};
     CHECK(zo_backend_all_gather_start(b, &it, 1, &w) == ZO_OK, "all_gather_start: %s", zo_backend_last_error(b));
     if (use_query) {
         int done = 0;
-        for (long spin = 0; !done && spin < 100000000L; spin++)
-            CHECK(zo_backend_query(b, w, &done) == ZO_OK, "query");
+        for (long spin = 0; !done && spin < 100000000L; spin++) CHECK(zo_backend_query(b, w, &done) == ZO_OK, "query");
         CHECK(done, "query never reported done");
     }
     CHECK(zo_backend_wait(b, w) == ZO_OK, "wait: %s", zo_backend_last_error(b));
@@ -502,8 +480,7 @@ typedef struct count_alloc {
     long total;
 } count_alloc;
 
-static void *ca_alloc(void *opaque, size_t n)
-{
+static void *ca_alloc(void *opaque, size_t n) {
     count_alloc *c = opaque;
     void *p = malloc(n);
     if (p) {
@@ -513,16 +490,13 @@ static void *ca_alloc(void *opaque, size_t n)
     return p;
 }
 
-static void ca_free(void *opaque, void *p)
-{
+static void ca_free(void *opaque, void *p) {
     count_alloc *c = opaque;
-    if (p)
-        c->live--;
+    if (p) c->live--;
     free(p);
 }
 
-static int mode_backend(void)
-{
+static int mode_backend(void) {
     int bad = 0;
     zo_backend *b = NULL;
     count_alloc ca = {0, 0};
@@ -541,8 +515,7 @@ static int mode_backend(void)
 
     /* uncapped: MPI_Iallgather, including a numel not divisible by W (padding) */
     CHECK(zo_backend_mpi_create(&mc, &b) == ZO_OK, "create: %s", zo_mpi_create_error());
-    if (!b)
-        return 1;
+    if (!b) return 1;
     const zo_backend_ops *o = b->ops;
     CHECK(o->version >= 2 && o->exchange, "ops version 2 with exchange");
     CHECK(o->world_size(b->ctx) == g_world && o->rank(b->ctx) == g_rank, "world/rank");
@@ -606,8 +579,7 @@ static int mode_backend(void)
     /* exchange: rank r's message at offset r * bytes */
     {
         uint8_t msg[64], recv[64 * 64];
-        for (int i = 0; i < 64; i++)
-            msg[i] = (uint8_t)(g_rank * 31 + i);
+        for (int i = 0; i < 64; i++) msg[i] = (uint8_t)(g_rank * 31 + i);
         if (g_world <= 64) {
             CHECK(zo_backend_exchange(b, msg, 64, recv) == ZO_OK, "exchange: %s", zo_backend_last_error(b));
             for (int r = 0; r < g_world; r++)
@@ -627,8 +599,7 @@ static int mode_backend(void)
         float *g = malloc(numel * sizeof *g);
         CHECK(g != NULL, "malloc");
         if (g) {
-            for (uint64_t j = 0; j < numel; j++)
-                g[j] = (float)(j % 13) - 6.0f + (float)g_rank;
+            for (uint64_t j = 0; j < numel; j++) g[j] = (float)(j % 13) - 6.0f + (float)g_rank;
             float one = 0;
             CHECK(zo_backend_reduce_scatter(b, 3, g, &one, 1000, 250, ZO_REDUCE_SUM) == ZO_ERR_INVALID_ARG,
                   "reduce_scatter with wrong numel accepted");
@@ -644,12 +615,11 @@ static int mode_backend(void)
                 for (uint64_t i = 0; i < p3; i++) {
                     uint64_t j = (uint64_t)g_rank * p3 + i;
                     float want = j < 1001 ? W * ((float)(j % 13) - 6.0f) + W * (W - 1.0f) / 2.0f : 0.0f;
-                    if (avg)
-                        want /= W;
+                    if (avg) want /= W;
                     float d = o3[i] - want;
                     if (d > 1e-4f || d < -1e-4f) {
-                        CHECK(0, "reduce_scatter %s elem %llu: %g, want %g", avg ? "AVG" : "SUM",
-                              (unsigned long long)i, (double)o3[i], (double)want);
+                        CHECK(0, "reduce_scatter %s elem %llu: %g, want %g", avg ? "AVG" : "SUM", (unsigned long long)i,
+                              (double)o3[i], (double)want);
                         break;
                     }
                 }
@@ -699,8 +669,7 @@ static int mode_backend(void)
 
 /* ------------------------------------------------------------------ */
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_world);

@@ -40,8 +40,7 @@ typedef struct bench_rt {
     zo_module_id m;
 } bench_rt;
 
-static int setup(bench_rt *b, int verify, uint64_t bytes)
-{
+static int setup(bench_rt *b, int verify, uint64_t bytes) {
     memset(b, 0, sizeof *b);
     zo_mpi_config mc = ZO_MPI_CONFIG_INIT;
     zo_status st = zo_backend_mpi_create(&mc, &b->be);
@@ -60,31 +59,25 @@ static int setup(bench_rt *b, int verify, uint64_t bytes)
     if ((st = zo_runtime_create(&cfg, &b->rt)) != ZO_OK ||
         (st = zo_module_register(b->rt, ZO_NO_MODULE, "layer", 0, &b->m)) != ZO_OK ||
         (st = zo_param_register(b->rt, b->m, "w", bytes / 4 ? bytes / 4 : 1, 4, 0, &p)) != ZO_OK) {
-        fprintf(stderr, "rank %d: setup (verify %d): %s: %s\n", g_rank, verify, zo_strerror(st),
-                zo_last_error(b->rt));
+        fprintf(stderr, "rank %d: setup (verify %d): %s: %s\n", g_rank, verify, zo_strerror(st), zo_last_error(b->rt));
         return -1;
     }
     return 0;
 }
 
-static void teardown(bench_rt *b)
-{
+static void teardown(bench_rt *b) {
     zo_runtime_destroy(b->rt);
     zo_backend_destroy(b->be);
 }
 
 /* n iterations; returns 0 or -1 */
-static int iterate(bench_rt *b, long n)
-{
+static int iterate(bench_rt *b, long n) {
     for (long i = 0; i < n; i++) {
         zo_graph g = 0;
         zo_status st = zo_forward_begin(b->rt, ZO_FWD_ROOT, &g);
-        if (!st)
-            st = zo_pre_forward(b->rt, b->m, 0);
-        if (!st)
-            st = zo_post_forward(b->rt, b->m);
-        if (!st)
-            st = zo_forward_end(b->rt, g);
+        if (!st) st = zo_pre_forward(b->rt, b->m, 0);
+        if (!st) st = zo_post_forward(b->rt, b->m);
+        if (!st) st = zo_forward_end(b->rt, g);
         if (st) {
             fprintf(stderr, "rank %d: iteration %ld: %s: %s\n", g_rank, i, zo_strerror(st), zo_last_error(b->rt));
             return -1;
@@ -93,22 +86,18 @@ static int iterate(bench_rt *b, long n)
     return 0;
 }
 
-static int bench_size(uint64_t bytes, long iters, int rounds)
-{
+static int bench_size(uint64_t bytes, long iters, int rounds) {
     bench_rt plain, verify;
-    if (setup(&plain, 0, bytes) || setup(&verify, 1, bytes))
-        return -1;
+    if (setup(&plain, 0, bytes) || setup(&verify, 1, bytes)) return -1;
     /* warm-up: connections, buffers */
-    if (iterate(&plain, iters / 10 + 1) || iterate(&verify, iters / 10 + 1))
-        return -1;
+    if (iterate(&plain, iters / 10 + 1) || iterate(&verify, iters / 10 + 1)) return -1;
     uint64_t g0 = zo_mpi_get_stats(verify.be).gathers, x0 = zo_mpi_get_stats(verify.be).exchanges;
     double t[2] = {0, 0};
     for (int r = 0; r < rounds; r++)
         for (int v = 0; v < 2; v++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            if (iterate(v ? &verify : &plain, iters))
-                return -1;
+            if (iterate(v ? &verify : &plain, iters)) return -1;
             MPI_Barrier(MPI_COMM_WORLD);
             t[v] += MPI_Wtime() - t0;
         }
@@ -127,8 +116,7 @@ static int bench_size(uint64_t bytes, long iters, int rounds)
     return ok ? 0 : -1;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_world);
@@ -145,14 +133,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--large"))
             large = strtoull(argv[i + 1], NULL, 10);
     }
-    if (rounds < 1)
-        rounds = 1;
+    if (rounds < 1) rounds = 1;
     if (g_rank == 0)
         printf("mpi_verify_bench: %d processes, %d rounds, per-call policy, one all-gather per iteration\n", g_world,
                rounds);
     int rc = bench_size(small, iters > 0 ? iters : 2000, rounds);
-    if (!rc)
-        rc = bench_size(large, iters > 0 ? iters : 200, rounds);
+    if (!rc) rc = bench_size(large, iters > 0 ? iters : 200, rounds);
     int bad = rc != 0, any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -41,14 +41,12 @@ static zo_backend *g_nccl;
 static zo_mirror_stats g_tot;
 static unsigned long g_inputs;
 
-static uint64_t env_u64(const char *name, uint64_t def)
-{
+static uint64_t env_u64(const char *name, uint64_t def) {
     const char *v = getenv(name);
     return v && *v ? strtoull(v, NULL, 0) : def;
 }
 
-static void report(void)
-{
+static void report(void) {
     fprintf(stderr,
             "fuzz_hooks_nccl: %lu inputs; %llu gathered parameters compared (%llu bytes), %llu host-only "
             "(too large), %llu mismatches\n",
@@ -64,10 +62,8 @@ static void report(void)
     }
 }
 
-static void init(void)
-{
-    if (g_init)
-        return;
+static void init(void) {
+    if (g_init) return;
     g_init = 1;
     zs_settings set; /* ZOFUZZ_POLICY, ZOFUZZ_CAP as fuzz_hooks reads them (fuzz/settings.h) */
     zs_settings_init(&set);
@@ -104,35 +100,30 @@ static void init(void)
     atexit(report);
 }
 
-static zo_status wrap(void *user, zo_backend *host, zo_backend **out)
-{
+static zo_status wrap(void *user, zo_backend *host, zo_backend **out) {
     (void)user;
     return zo_mirror_create(host, g_nccl, g_max, g_cmp, out);
 }
 
-static void unwrap(void *user, zo_backend *m)
-{
+static void unwrap(void *user, zo_backend *m) {
     (void)user;
     zo_mirror_stats st = zo_mirror_get_stats(m);
     g_tot.compared += st.compared;
     g_tot.bytes_compared += st.bytes_compared;
     g_tot.skipped_large += st.skipped_large;
     g_tot.mismatches += st.mismatches;
-    if (st.mismatches)
-        fprintf(stderr, "fuzz_hooks_nccl: %s\n", zo_mirror_first_mismatch(m));
+    if (st.mismatches) fprintf(stderr, "fuzz_hooks_nccl: %s\n", zo_mirror_first_mismatch(m));
     zo_backend_destroy(m);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     init();
     return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static zs_scenario s;
     init();
     g_inputs++;

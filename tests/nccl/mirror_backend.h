@@ -34,7 +34,7 @@
 #include "zoffload_backend.h"
 
 typedef struct zo_mirror_stats {
-    uint64_t compared;      /* gathered parameters compared */
+    uint64_t compared; /* gathered parameters compared */
     uint64_t bytes_compared;
     uint64_t skipped_large; /* parameters above max_nccl_bytes: host only */
     uint64_t mismatches;

@@ -20,8 +20,7 @@
 
 #include "zoffload_nccl.h"
 
-static int check_device_path(zo_backend *b, int rank, int world)
-{
+static int check_device_path(zo_backend *b, int rank, int world) {
     const zo_backend_ops *o = b->ops;
     uint64_t numel = 100003, part = (numel + (uint64_t)world - 1) / (uint64_t)world;
     void *full = NULL;
@@ -29,22 +28,18 @@ static int check_device_path(zo_backend *b, int rank, int world)
     if (o->param_add(b->ctx, 7, numel, 4, part) || o->full_alloc(b->ctx, 7, part * (uint64_t)world * 4, &full))
         goto err;
     zo_gather_item it = {7, full, numel, part, 4};
-    if (o->all_gather_start(b->ctx, &it, 1, &w) || o->wait(b->ctx, w))
-        goto err;
+    if (o->all_gather_start(b->ctx, &it, 1, &w) || o->wait(b->ctx, w)) goto err;
     o->work_free(b->ctx, w);
     uint8_t *h = malloc(numel * 4);
     float *g = malloc(numel * 4), *out = malloc(part * 4);
-    if (!h || !g || !out || cudaMemcpy(h, full, numel * 4, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return 1;
+    if (!h || !g || !out || cudaMemcpy(h, full, numel * 4, cudaMemcpyDeviceToHost) != cudaSuccess) return 1;
     for (uint64_t i = 0; i < numel * 4; i++)
         if (h[i] != zo_host_param_byte(7, i)) {
             fprintf(stderr, "rank %d: gathered byte %llu differs\n", rank, (unsigned long long)i);
             return 1;
         }
-    for (uint64_t i = 0; i < numel; i++)
-        g[i] = (float)(i % 13) - 6.0f;
-    if (o->reduce_scatter(b->ctx, 7, g, out, numel, part, ZO_REDUCE_SUM))
-        goto err;
+    for (uint64_t i = 0; i < numel; i++) g[i] = (float)(i % 13) - 6.0f;
+    if (o->reduce_scatter(b->ctx, 7, g, out, numel, part, ZO_REDUCE_SUM)) goto err;
     for (uint64_t i = 0; i < part && (uint64_t)rank * part + i < numel; i++)
         if (out[i] != (float)world * g[(uint64_t)rank * part + i]) {
             fprintf(stderr, "rank %d: reduce-scatter element %llu is %g\n", rank, (unsigned long long)i, out[i]);
@@ -62,14 +57,12 @@ err:
     return 1;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank = 0, world = 1, count = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world);
-    if (cudaGetDeviceCount(&count) != cudaSuccess)
-        count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
     zo_nccl_config cfg = ZO_NCCL_CONFIG_INIT;
     cfg.local_device = rank;
     cfg.wait_timeout_ms = 60000;

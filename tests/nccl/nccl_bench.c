@@ -30,8 +30,7 @@
 
 #include "zoffload_nccl.h"
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
@@ -45,8 +44,7 @@ typedef struct targ {
     int err;
 } targ;
 
-static void *gather_loop(void *p)
-{
+static void *gather_loop(void *p) {
     targ *a = p;
     const zo_backend_ops *ops = a->b->ops;
     void *ctx = a->b->ctx;
@@ -79,19 +77,16 @@ static void *gather_loop(void *p)
             ops->work_free(ctx, w);
             ops->full_free(ctx, id, full);
         }
-        if (zo_nccl_synchronize(a->b))
-            a->err = 1;
+        if (zo_nccl_synchronize(a->b)) a->err = 1;
         a->secs = now_s() - t0;
     }
-    if (a->err)
-        fprintf(stderr, "gather: %s\n", ops->last_error(ctx));
+    if (a->err) fprintf(stderr, "gather: %s\n", ops->last_error(ctx));
     ops->param_remove(ctx, id);
     return NULL;
 }
 
 /* 64-byte exchanges on every rank (each rank's thread) */
-static void *exchange_loop(void *p)
-{
+static void *exchange_loop(void *p) {
     targ *a = p;
     const zo_backend_ops *ops = a->b->ops;
     void *ctx = a->b->ctx;
@@ -124,8 +119,7 @@ static void *exchange_loop(void *p)
     return NULL;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int iters = 50, world = 1;
     size_t max_mib = 256;
     for (int i = 1; i < argc; i++) {
@@ -140,8 +134,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (iters < 1 || world < 1)
-        return 1;
+    if (iters < 1 || world < 1) return 1;
     zo_nccl_config cfg = ZO_NCCL_CONFIG_INIT;
     cfg.wait_host = 1;
     zo_backend **bs = calloc((size_t)world, sizeof *bs);
@@ -174,14 +167,11 @@ int main(int argc, char **argv)
         double msec = -1;
         if (cudaMalloc(&src, bytes) == cudaSuccess && cudaMalloc(&dst, bytes) == cudaSuccess &&
             cudaStreamCreate(&st) == cudaSuccess) {
-            for (int i = 0; i < 3; i++)
-                cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st);
+            for (int i = 0; i < 3; i++) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st);
             cudaStreamSynchronize(st);
             double t0 = now_s();
-            for (int i = 0; i < iters; i++)
-                cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st);
-            if (cudaStreamSynchronize(st) == cudaSuccess)
-                msec = now_s() - t0;
+            for (int i = 0; i < iters; i++) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st);
+            if (cudaStreamSynchronize(st) == cudaSuccess) msec = now_s() - t0;
             cudaStreamDestroy(st);
         }
         cudaFree(src);
@@ -214,8 +204,7 @@ int main(int argc, char **argv)
         free(a);
         free(th);
     }
-    for (int r = 0; r < world; r++)
-        zo_backend_destroy(bs[r]);
+    for (int r = 0; r < world; r++) zo_backend_destroy(bs[r]);
     free(bs);
     return rc;
 }

@@ -49,28 +49,26 @@
 static int g_ndev = 0; /* devices present; 0 if none or no driver */
 static char g_count_err[256];
 
-#define ST_EQ(got, want)                                                                                  \
-    do {                                                                                                  \
-        zo_status g_ = (got), w_ = (want);                                                                \
-        if (g_ != w_) {                                                                                   \
-            print_error("%s returned %d (%s), expected %d (%s); create_error: \"%s\"\n", #got, g_,        \
-                        zo_strerror(g_), w_, zo_strerror(w_), zo_nccl_create_error());                    \
-            fail();                                                                                       \
-        }                                                                                                 \
+#define ST_EQ(got, want)                                                                                               \
+    do {                                                                                                               \
+        zo_status g_ = (got), w_ = (want);                                                                             \
+        if (g_ != w_) {                                                                                                \
+            print_error("%s returned %d (%s), expected %d (%s); create_error: \"%s\"\n", #got, g_, zo_strerror(g_),    \
+                        w_, zo_strerror(w_), zo_nccl_create_error());                                                  \
+            fail();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
-#define BE_OK(b, call)                                                                                    \
-    do {                                                                                                  \
-        zo_status g_ = (call);                                                                            \
-        if (g_ != ZO_OK) {                                                                                \
-            print_error("%s returned %d (%s): %s\n", #call, g_, zo_strerror(g_),                          \
-                        zo_backend_last_error(b));                                                  \
-            fail();                                                                                       \
-        }                                                                                                 \
+#define BE_OK(b, call)                                                                                                 \
+    do {                                                                                                               \
+        zo_status g_ = (call);                                                                                         \
+        if (g_ != ZO_OK) {                                                                                             \
+            print_error("%s returned %d (%s): %s\n", #call, g_, zo_strerror(g_), zo_backend_last_error(b));            \
+            fail();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
-static zo_nccl_config cfg1(void)
-{
+static zo_nccl_config cfg1(void) {
     zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
     c.world_size = 1;
     c.rank = 0;
@@ -82,10 +80,12 @@ static zo_nccl_config cfg1(void)
 /* Without a device                                                     */
 /* ------------------------------------------------------------------ */
 
-#define NEED_NO_DEVICE() do { if (g_ndev > 0) skip(); } while (0)
+#define NEED_NO_DEVICE()                                                                                               \
+    do {                                                                                                               \
+        if (g_ndev > 0) skip();                                                                                        \
+    } while (0)
 
-static void expect_no_device_msg(void)
-{
+static void expect_no_device_msg(void) {
     const char *m = zo_nccl_create_error();
     assert_non_null(m);
     if (!strstr(m, "no CUDA device")) {
@@ -94,8 +94,7 @@ static void expect_no_device_msg(void)
     }
 }
 
-static void test_nodev_create(void **state)
-{
+static void test_nodev_create(void **state) {
     (void)state;
     NEED_NO_DEVICE();
     zo_nccl_config c = cfg1();
@@ -109,8 +108,7 @@ static void test_nodev_create(void **state)
     assert_non_null(strstr(zo_nccl_create_error(), "cuda"));
 }
 
-static void test_nodev_create_all(void **state)
-{
+static void test_nodev_create_all(void **state) {
     (void)state;
     NEED_NO_DEVICE();
     zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
@@ -121,8 +119,7 @@ static void test_nodev_create_all(void **state)
     expect_no_device_msg();
 }
 
-static void test_nodev_create_file(void **state)
-{
+static void test_nodev_create_file(void **state) {
     (void)state;
     NEED_NO_DEVICE();
     char dir[] = "/tmp/zo_nccl_test_XXXXXX";
@@ -139,8 +136,7 @@ static void test_nodev_create_file(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
-static void test_nodev_create_mpi(void **state)
-{
+static void test_nodev_create_mpi(void **state) {
     (void)state;
     NEED_NO_DEVICE();
     zo_nccl_config c = cfg1();
@@ -159,8 +155,7 @@ static void test_nodev_create_mpi(void **state)
 /* Any machine: configuration and environment                           */
 /* ------------------------------------------------------------------ */
 
-static void test_config_validation(void **state)
-{
+static void test_config_validation(void **state) {
     (void)state;
     zo_nccl_unique_id id;
     memset(&id, 0, sizeof id);
@@ -197,16 +192,17 @@ static void test_config_validation(void **state)
     assert_true(strlen(zo_nccl_create_error()) > 0);
 }
 
-static void clear_env(void)
-{
-    const char *v[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-                       "RANK", "WORLD_SIZE", "LOCAL_RANK"};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        unsetenv(v[i]);
+static void clear_env(void) {
+    const char *v[] = {"OMPI_COMM_WORLD_RANK",
+                       "OMPI_COMM_WORLD_SIZE",
+                       "OMPI_COMM_WORLD_LOCAL_RANK",
+                       "RANK",
+                       "WORLD_SIZE",
+                       "LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) unsetenv(v[i]);
 }
 
-static void test_config_from_env(void **state)
-{
+static void test_config_from_env(void **state) {
     (void)state;
     clear_env();
     zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
@@ -254,8 +250,7 @@ static void test_config_from_env(void **state)
 }
 
 /* ncclGetUniqueId needs no GPU */
-static void test_unique_id(void **state)
-{
+static void test_unique_id(void **state) {
     (void)state;
     zo_nccl_unique_id a, b, zero;
     memset(&zero, 0, sizeof zero);
@@ -272,28 +267,23 @@ static void test_unique_id(void **state)
     ST_EQ(zo_nccl_get_unique_id(NULL), ZO_ERR_INVALID_ARG);
 }
 
-static int count_entries(const char *dir)
-{
+static int count_entries(const char *dir) {
     DIR *d = opendir(dir);
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    if (d)
-        closedir(d);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    if (d) closedir(d);
     return n;
 }
 
 /* the file bootstrap's id exchange: atomic publish, polling fetch, checks */
-static void test_bootstrap_file(void **state)
-{
+static void test_bootstrap_file(void **state) {
     (void)state;
     char dir[] = "/tmp/zo_nccl_boot_XXXXXX", path[512];
     assert_non_null(mkdtemp(dir));
     zo_nccl_unique_id id, got;
     if (zo_nccl_get_unique_id(&id) != ZO_OK) /* no network interface: any bytes will do here */
-        for (size_t i = 0; i < sizeof id.bytes; i++)
-            id.bytes[i] = (char)(i * 7 + 1);
+        for (size_t i = 0; i < sizeof id.bytes; i++) id.bytes[i] = (char)(i * 7 + 1);
 
     ST_EQ(zo__nccl_bootstrap_publish(dir, "run1", 4, &id), ZO_OK);
     assert_int_equal(count_entries(dir), 1); /* no temp file left */
@@ -372,8 +362,7 @@ static void test_bootstrap_file(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
-static void test_helpers_reject_other_backends(void **state)
-{
+static void test_helpers_reject_other_backends(void **state) {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_backend *h = NULL;
@@ -397,19 +386,24 @@ static void test_helpers_reject_other_backends(void **state)
 /* With devices                                                         */
 /* ------------------------------------------------------------------ */
 
-#define NEED_DEVICE() do { if (g_ndev <= 0) skip(); } while (0)
+#define NEED_DEVICE()                                                                                                  \
+    do {                                                                                                               \
+        if (g_ndev <= 0) skip();                                                                                       \
+    } while (0)
 
 /* gathers every (numel, elem_size) of a table on backend b (rank r of W)
  * in groups of 3 and compares with the content function.  Returns the
  * number of mismatching parameters; 0 on success.  On a backend error
  * prints it and returns -1. */
-typedef struct gcase { uint64_t numel; uint32_t elem; } gcase;
-static const gcase g_cases[] = {{1, 4}, {3, 1}, {7, 2}, {1000, 4}, {1001, 8}, {65537, 4}, {(1u << 20) + 3, 2},
+typedef struct gcase {
+    uint64_t numel;
+    uint32_t elem;
+} gcase;
+static const gcase g_cases[] = {{1, 4},  {3, 1},   {7, 2}, {1000, 4}, {1001, 8}, {65537, 4}, {(1u << 20) + 3, 2},
                                 {5, 64}, {4096, 4}};
 #define N_CASES (sizeof g_cases / sizeof g_cases[0])
 
-static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
-{
+static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check) {
     const zo_backend_ops *ops = b->ops;
     void *ctx = b->ctx;
     int W = ops->world_size(ctx);
@@ -457,9 +451,9 @@ static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
             assert_int_equal(cudaMemcpy(h, it[k].full, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
             for (size_t j = 0; j < bytes; j++)
                 if (h[j] != zo_host_param_byte(it[k].param, j)) {
-                    print_error("param %u (numel %llu, elem %u): byte %zu is %u, expected %u\n",
-                                (unsigned)it[k].param, (unsigned long long)it[k].numel, (unsigned)it[k].elem_size,
-                                j, h[j], zo_host_param_byte(it[k].param, j));
+                    print_error("param %u (numel %llu, elem %u): byte %zu is %u, expected %u\n", (unsigned)it[k].param,
+                                (unsigned long long)it[k].numel, (unsigned)it[k].elem_size, j, h[j],
+                                zo_host_param_byte(it[k].param, j));
                     bad++;
                     break;
                 }
@@ -467,16 +461,14 @@ static int gather_check(zo_backend *b, zo_param_id base, int do_host_wait_check)
             zo_backend_full_free(b, it[k].param, it[k].full);
         }
     }
-    for (size_t i = 0; i < N_CASES; i++)
-        zo_backend_param_remove(b, base + (zo_param_id)i);
+    for (size_t i = 0; i < N_CASES; i++) zo_backend_param_remove(b, base + (zo_param_id)i);
     return bad;
 }
 
 /* reduce-scatter of a known gradient, host and device pointers, against the
  * host backend of the same world/rank (every rank passes the same
  * gradient, the host backend's convention).  Returns mismatches or -1. */
-static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op op)
-{
+static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op op) {
     const zo_backend_ops *ops = b->ops;
     int W = ops->world_size(b->ctx), r = ops->rank(b->ctx);
     uint64_t part = (numel + (uint64_t)W - 1) / (uint64_t)W;
@@ -491,8 +483,7 @@ static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op o
     }
     float *g = malloc(numel * sizeof *g), *want = malloc(part * sizeof *want), *got = malloc(part * sizeof *got);
     assert_true(g && want && got);
-    for (uint64_t i = 0; i < numel; i++)
-        g[i] = (float)((i * 37u) % 101u) * 0.25f - 7.0f;
+    for (uint64_t i = 0; i < numel; i++) g[i] = (float)((i * 37u) % 101u) * 0.25f - 7.0f;
     assert_int_equal(zo_backend_reduce_scatter(h, p, g, want, numel, part, op), ZO_OK);
     int bad = 0;
     for (int mode = 0; mode < 2; mode++) {
@@ -518,13 +509,12 @@ static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op o
         }
         for (uint64_t i = 0; i < part; i++) {
             float d = got[i] - want[i];
-            if (d < 0)
-                d = -d;
+            if (d < 0) d = -d;
             float tol = 1e-5f * (want[i] < 0 ? -want[i] : want[i]) + 1e-6f;
             if (d > tol) {
                 print_error("reduce_scatter %s (%s pointers) W=%d r=%d: elem %llu = %g, host backend %g\n",
-                            op == ZO_REDUCE_AVG ? "avg" : "sum", mode ? "device" : "host", W, r,
-                            (unsigned long long)i, got[i], want[i]);
+                            op == ZO_REDUCE_AVG ? "avg" : "sum", mode ? "device" : "host", W, r, (unsigned long long)i,
+                            got[i], want[i]);
                 bad++;
                 break;
             }
@@ -538,8 +528,7 @@ static int rs_check(zo_backend *b, zo_param_id p, uint64_t numel, zo_reduce_op o
     return bad;
 }
 
-static zo_backend *make1(zo_nccl_config c)
-{
+static zo_backend *make1(zo_nccl_config c) {
     zo_backend *b = NULL;
     zo_status s = zo_backend_nccl_create_all(&c, 1, NULL, &b);
     if (s) {
@@ -549,15 +538,13 @@ static zo_backend *make1(zo_nccl_config c)
     return b;
 }
 
-static void test_dev_gather_w1(void **state)
-{
+static void test_dev_gather_w1(void **state) {
     (void)state;
     NEED_DEVICE();
     for (int mode = 0; mode < 4; mode++) {
         zo_nccl_config c = cfg1();
         c.wait_host = mode & 1;
-        if (mode >= 2)
-            c.offload_param = ZO_NCCL_OFFLOAD_CPU;
+        if (mode >= 2) c.offload_param = ZO_NCCL_OFFLOAD_CPU;
         zo_backend *b = make1(c);
         assert_int_equal(gather_check(b, 0, c.wait_host), 0);
         zo_nccl_stats st;
@@ -565,8 +552,7 @@ static void test_dev_gather_w1(void **state)
         assert_int_equal(st.live_full_buffers, 0);
         assert_int_equal(st.live_works, 0);
         assert_true(st.gathers >= 3);
-        if (mode >= 2)
-            assert_true(st.h2d_bytes > 0);
+        if (mode >= 2) assert_true(st.h2d_bytes > 0);
         zo_backend_destroy(b);
     }
     /* pageable offload */
@@ -578,8 +564,7 @@ static void test_dev_gather_w1(void **state)
     zo_backend_destroy(b);
 }
 
-static void test_dev_backpressure(void **state)
-{
+static void test_dev_backpressure(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_nccl_config c = cfg1();
@@ -604,15 +589,12 @@ static void test_dev_backpressure(void **state)
     }
     uint8_t h[64];
     assert_int_equal(cudaMemcpy(h, (uint8_t *)full[N - 1] + 4096, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
-    for (size_t j = 0; j < sizeof h; j++)
-        assert_int_equal(h[j], zo_host_param_byte(N - 1, 4096 + j));
-    for (int i = 0; i < N; i++)
-        zo_backend_full_free(b, (zo_param_id)i, full[i]);
+    for (size_t j = 0; j < sizeof h; j++) assert_int_equal(h[j], zo_host_param_byte(N - 1, 4096 + j));
+    for (int i = 0; i < N; i++) zo_backend_full_free(b, (zo_param_id)i, full[i]);
     zo_backend_destroy(b);
 }
 
-static void test_dev_bad_handles(void **state)
-{
+static void test_dev_bad_handles(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_backend *b = make1(cfg1());
@@ -647,8 +629,7 @@ static void test_dev_bad_handles(void **state)
     zo_backend_destroy(b);
 }
 
-static void test_dev_reduce_scatter_w1(void **state)
-{
+static void test_dev_reduce_scatter_w1(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_backend *b = make1(cfg1());
@@ -662,8 +643,7 @@ static void test_dev_reduce_scatter_w1(void **state)
  * a rank-specific pattern of 1..256 bytes; recv holds every rank's bytes in
  * rank order.  Bad arguments are rejected before anything is enqueued.
  * Returns the number of problems. */
-static int xchg_check(zo_backend *b)
-{
+static int xchg_check(zo_backend *b) {
     const zo_backend_ops *ops = b->ops;
     int W = ops->world_size(b->ctx), r = ops->rank(b->ctx), bad = 0;
     if (ops->version < 2u || !ops->exchange) {
@@ -681,8 +661,7 @@ static int xchg_check(zo_backend *b)
     assert_non_null(recv);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t n = sizes[k];
-        for (size_t i = 0; i < n; i++)
-            send[i] = (uint8_t)(r * 17 + i * 3 + n);
+        for (size_t i = 0; i < n; i++) send[i] = (uint8_t)(r * 17 + i * 3 + n);
         memset(recv, 0xEE, (size_t)W * 256 + 1);
         zo_status s = zo_backend_exchange(b, send, n, recv);
         if (s) {
@@ -725,8 +704,7 @@ static int xchg_check(zo_backend *b)
     return bad;
 }
 
-static void test_dev_exchange_w1(void **state)
-{
+static void test_dev_exchange_w1(void **state) {
     (void)state;
     NEED_DEVICE();
     for (int mode = 0; mode < 2; mode++) {
@@ -740,8 +718,7 @@ static void test_dev_exchange_w1(void **state)
 
 /* The runtime's fingerprint check (zo_config.verify_collectives) on the NCCL
  * data plane: one exchange before each collective, data still right. */
-static void test_dev_runtime_verify(void **state)
-{
+static void test_dev_runtime_verify(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_backend *b = make1(cfg1());
@@ -763,8 +740,7 @@ static void test_dev_runtime_verify(void **state)
         assert_int_equal(zo_param_access(rt, root, w, &data, NULL), ZO_OK);
         uint8_t h[64];
         assert_int_equal(cudaMemcpy(h, data, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
-        for (size_t j = 0; j < sizeof h; j++)
-            assert_int_equal(h[j], zo_host_param_byte(w, j));
+        for (size_t j = 0; j < sizeof h; j++) assert_int_equal(h[j], zo_host_param_byte(w, j));
         assert_int_equal(zo_post_forward(rt, root), ZO_OK);
         assert_int_equal(zo_forward_end(rt, g), ZO_OK);
         assert_int_equal(zo_release_all(rt), ZO_OK);
@@ -778,8 +754,7 @@ static void test_dev_runtime_verify(void **state)
 }
 
 /* README's training step through the runtime's hooks, NCCL data plane */
-static void test_dev_runtime_step(void **state)
-{
+static void test_dev_runtime_step(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_backend *b = make1(cfg1());
@@ -808,8 +783,7 @@ static void test_dev_runtime_step(void **state)
         assert_int_equal(bytes, 4000000);
         uint8_t h[256];
         assert_int_equal(cudaMemcpy(h, (const uint8_t *)data + 1000, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
-        for (size_t j = 0; j < sizeof h; j++)
-            assert_int_equal(h[j], zo_host_param_byte(w, 1000 + j));
+        for (size_t j = 0; j < sizeof h; j++) assert_int_equal(h[j], zo_host_param_byte(w, 1000 + j));
         assert_int_equal(zo_post_forward(rt, fc), ZO_OK);
         assert_int_equal(zo_track_outputs(rt, fc, 1, &yes, &fo), ZO_OK);
         assert_int_equal(zo_post_forward(rt, root), ZO_OK);
@@ -841,8 +815,7 @@ static void test_dev_runtime_step(void **state)
 /* the mirror backend (used by the corpus replay): host world W = 4 against
  * the NCCL world of one device, prefetching runtime, several parameters;
  * every gathered parameter compared, none differs */
-static void test_dev_runtime_mirror(void **state)
-{
+static void test_dev_runtime_mirror(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_nccl_config nc = cfg1();
@@ -900,10 +873,12 @@ static void test_dev_runtime_mirror(void **state)
 }
 
 /* every device, one thread per rank */
-typedef struct rank_arg { zo_backend *b; int bad; } rank_arg;
+typedef struct rank_arg {
+    zo_backend *b;
+    int bad;
+} rank_arg;
 
-static void *rank_main(void *p)
-{
+static void *rank_main(void *p) {
     rank_arg *a = p;
     cudaSetDevice(zo_nccl_device(a->b));
     int g = gather_check(a->b, 0, 0);
@@ -914,14 +889,12 @@ static void *rank_main(void *p)
     return NULL;
 }
 
-static void test_dev_all_devices(void **state)
-{
+static void test_dev_all_devices(void **state) {
     (void)state;
     NEED_DEVICE();
     int n = g_ndev;
     const char *e = getenv("ZO_NCCL_TEST_WORLD");
-    if (e && atoi(e) > 0 && atoi(e) <= g_ndev)
-        n = atoi(e);
+    if (e && atoi(e) > 0 && atoi(e) <= g_ndev) n = atoi(e);
     zo_backend **bs = calloc((size_t)n, sizeof *bs);
     rank_arg *args = calloc((size_t)n, sizeof *args);
     pthread_t *th = calloc((size_t)n, sizeof *th);
@@ -942,16 +915,14 @@ static void test_dev_all_devices(void **state)
         pthread_join(th[i], NULL);
         bad += args[i].bad;
     }
-    for (int i = 0; i < n; i++)
-        zo_backend_destroy(bs[i]);
+    for (int i = 0; i < n; i++) zo_backend_destroy(bs[i]);
     free(bs);
     free(args);
     free(th);
     assert_int_equal(bad, 0);
 }
 
-static void test_dev_too_many_devices(void **state)
-{
+static void test_dev_too_many_devices(void **state) {
     (void)state;
     NEED_DEVICE();
     zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
@@ -974,8 +945,7 @@ static void test_dev_too_many_devices(void **state)
 /* a real GPU cannot be made to produce on demand                        */
 /* ------------------------------------------------------------------ */
 
-static zo_backend *fake1(int max_out, int wait_host)
-{
+static zo_backend *fake1(int max_out, int wait_host) {
     zo_nccl_config c = cfg1();
     c.max_outstanding_gathers = max_out;
     c.wait_host = wait_host;
@@ -983,8 +953,7 @@ static zo_backend *fake1(int max_out, int wait_host)
 }
 
 /* the stream/event protocol of one gather, one wait and one release */
-static void test_fake_stream_protocol(void **state)
-{
+static void test_fake_stream_protocol(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1027,8 +996,7 @@ static void test_fake_stream_protocol(void **state)
 
 /* an incomplete gather: query says not done until the event completed;
  * back-pressure blocks on the oldest work beyond max_outstanding_gathers */
-static void test_fake_backpressure_and_query(void **state)
-{
+static void test_fake_backpressure_and_query(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1089,8 +1057,7 @@ static void test_fake_backpressure_and_query(void **state)
 
 /* every CUDA/NCCL failure becomes a zo_status with the library's message;
  * nothing is left half done */
-static void test_fake_error_mapping(void **state)
-{
+static void test_fake_error_mapping(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1149,14 +1116,12 @@ static void test_fake_error_mapping(void **state)
     zo_backend_work_free(b, w);
 
     float g[64], out[64];
-    for (int i = 0; i < 64; i++)
-        g[i] = (float)i;
+    for (int i = 0; i < 64; i++) g[i] = (float)i;
     fake_fail("ncclReduceScatter", 1, ncclRemoteError);
     assert_int_equal(zo_backend_reduce_scatter(b, 0, g, out, 64, 64, ZO_REDUCE_SUM), ZO_ERR_BACKEND);
     assert_non_null(strstr(zo_backend_last_error(b), "remote process exited"));
     BE_OK(b, zo_backend_reduce_scatter(b, 0, g, out, 64, 64, ZO_REDUCE_AVG));
-    for (int i = 0; i < 64; i++)
-        assert_true(out[i] == g[i]);
+    for (int i = 0; i < 64; i++) assert_true(out[i] == g[i]);
     zo_backend_full_free(b, 0, full);
     zo_backend_destroy(b);
     fake_counters c = fake_get();
@@ -1197,8 +1162,7 @@ static void test_fake_error_mapping(void **state)
 
 /* an asynchronous NCCL error: reported at query/wait, the communicator is
  * aborted once, every later collective fails cleanly, destroy works */
-static void test_fake_async_error(void **state)
-{
+static void test_fake_async_error(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1234,8 +1198,7 @@ static void test_fake_async_error(void **state)
 /* cpu offload: the H2D copy goes into this rank's slot of the full buffer
  * and the all-gather runs in place; pageable shards are never handed to
  * NCCL (the fake refuses host pointers) */
-static void test_fake_offload_in_place(void **state)
-{
+static void test_fake_offload_in_place(void **state) {
     (void)state;
     NEED_DEVICE();
     for (int pin = 0; pin < 2; pin++) {
@@ -1282,10 +1245,15 @@ static void test_fake_offload_in_place(void **state)
 }
 /* several ranks (threads) meet through the file bootstrap, then gather and
  * reduce-scatter as one world of 3; the id file is gone afterwards */
-typedef struct boot_arg { const char *dir; int rank; zo_status st; int bad; char msg[256]; } boot_arg;
+typedef struct boot_arg {
+    const char *dir;
+    int rank;
+    zo_status st;
+    int bad;
+    char msg[256];
+} boot_arg;
 
-static void *boot_rank(void *p)
-{
+static void *boot_rank(void *p) {
     boot_arg *a = p;
     zo_nccl_config c = ZO_NCCL_CONFIG_INIT;
     c.world_size = 3;
@@ -1305,8 +1273,7 @@ static void *boot_rank(void *p)
     return NULL;
 }
 
-static void test_fake_file_bootstrap_threads(void **state)
-{
+static void test_fake_file_bootstrap_threads(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1321,12 +1288,10 @@ static void test_fake_file_bootstrap_threads(void **state)
         a[r].rank = r;
         assert_int_equal(pthread_create(&th[r], NULL, boot_rank, &a[r]), 0);
     }
-    for (int r = 0; r < 3; r++)
-        pthread_join(th[r], NULL);
+    for (int r = 0; r < 3; r++) pthread_join(th[r], NULL);
     fake_set_device_count(-1);
     for (int r = 0; r < 3; r++) {
-        if (a[r].st)
-            print_error("rank %d: %s: %s\n", r, zo_strerror(a[r].st), a[r].msg);
+        if (a[r].st) print_error("rank %d: %s: %s\n", r, zo_strerror(a[r].st), a[r].msg);
         assert_int_equal(a[r].st, ZO_OK);
         assert_int_equal(a[r].bad, 0);
     }
@@ -1339,8 +1304,7 @@ static void test_fake_file_bootstrap_threads(void **state)
 }
 /* the mirror's comparison can fail: a corrupted NCCL all-gather is reported
  * as a backend error at the access that waits for it */
-static void test_fake_mirror_detects_corruption(void **state)
-{
+static void test_fake_mirror_detects_corruption(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1366,8 +1330,7 @@ static void test_fake_mirror_detects_corruption(void **state)
     assert_int_equal(zo_forward_begin(rt, ZO_FWD_ROOT | ZO_FWD_EVAL, &g), ZO_OK);
     fake_corrupt_allgather(1);
     zo_status s = zo_pre_forward(rt, root, 0); /* gathers and waits: the mirror compares */
-    if (s == ZO_OK)
-        s = zo_param_access(rt, root, p, &d, NULL);
+    if (s == ZO_OK) s = zo_param_access(rt, root, p, &d, NULL);
     assert_int_equal(s, ZO_ERR_BACKEND);
     assert_non_null(strstr(zo_last_error(rt), "mirror: param 0 byte"));
     assert_int_equal(zo_mirror_get_stats(mb).mismatches, 1);
@@ -1380,8 +1343,7 @@ static void test_fake_mirror_detects_corruption(void **state)
 }
 /* exchange's error paths: staging allocation, the all-gather, the copies,
  * a broken communicator; the staging buffer is allocated once */
-static void test_fake_exchange_errors(void **state)
-{
+static void test_fake_exchange_errors(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1416,8 +1378,7 @@ static void test_fake_exchange_errors(void **state)
 
 /* the mirror backend's exchange: the host world's answer (W copies in a
  * single view of W = 3), the NCCL exchange run and checked alongside */
-static void test_fake_mirror_exchange(void **state)
-{
+static void test_fake_mirror_exchange(void **state) {
     (void)state;
     NEED_DEVICE();
     fake_reset();
@@ -1429,12 +1390,10 @@ static void test_fake_mirror_exchange(void **state)
     assert_int_equal(zo_backend_host_create(&hc, &hb), ZO_OK);
     assert_int_equal(zo_mirror_create(hb, nb, 0, 0, &mb), ZO_OK);
     uint8_t send[40], recv[120];
-    for (int i = 0; i < 40; i++)
-        send[i] = (uint8_t)(i * 7 + 1);
+    for (int i = 0; i < 40; i++) send[i] = (uint8_t)(i * 7 + 1);
     long ag = fake_get().allgathers;
     assert_int_equal(zo_backend_exchange(mb, send, 40, recv), ZO_OK);
-    for (int r = 0; r < 3; r++)
-        assert_memory_equal(recv + r * 40, send, 40);
+    for (int r = 0; r < 3; r++) assert_memory_equal(recv + r * 40, send, 40);
     assert_int_equal(fake_get().allgathers, ag + 1);
     assert_int_equal(zo_mirror_get_stats(mb).exchanges_compared, 1);
     /* a corrupted NCCL exchange is caught */
@@ -1449,8 +1408,7 @@ static void test_fake_mirror_exchange(void **state)
 }
 #endif /* ZO_NCCL_FAKE */
 
-int main(void)
-{
+int main(void) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {

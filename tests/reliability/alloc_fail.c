@@ -89,50 +89,42 @@ static const struct {
                     "so the growth branch never runs"},
 };
 
-static const char *unreachable_why(const char *text)
-{
+static const char *unreachable_why(const char *text) {
     for (size_t i = 0; i < sizeof UNREACHABLE / sizeof UNREACHABLE[0]; i++) {
         size_t n = strlen(UNREACHABLE[i].function);
-        if (strncmp(text, UNREACHABLE[i].function, n) == 0 && text[n] == ':')
-            return UNREACHABLE[i].why;
+        if (strncmp(text, UNREACHABLE[i].function, n) == 0 && text[n] == ':') return UNREACHABLE[i].why;
     }
     return NULL;
 }
 static uint64_t g_unattributed;
 
-static const char *const HELPERS[] = {"zo__alloc", "zo__calloc", "zo__strdup", "zo__reserve",
-                                      "zo__reserve_sz", "h_alloc", "h_alloc_raw", "map_reserve",
-                                      "zo__host_alloc", "zo__map_reserve"};
+static const char *const HELPERS[] = {"zo__alloc", "zo__calloc",  "zo__strdup",  "zo__reserve",    "zo__reserve_sz",
+                                      "h_alloc",   "h_alloc_raw", "map_reserve", "zo__host_alloc", "zo__map_reserve"};
 #define N_HELPERS (sizeof HELPERS / sizeof HELPERS[0])
 
-static int is_helper(const char *fn)
-{
+static int is_helper(const char *fn) {
     for (size_t i = 0; i < N_HELPERS; i++)
-        if (strcmp(fn, HELPERS[i]) == 0)
-            return 1;
+        if (strcmp(fn, HELPERS[i]) == 0) return 1;
     return 0;
 }
 
-static int is_ident(int ch) { return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'); }
+static int is_ident(int ch) {
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
 
 /* 1 if line calls helper name(...) (whole identifier followed by '(') */
-static int calls(const char *line, const char *name)
-{
+static int calls(const char *line, const char *name) {
     size_t n = strlen(name);
     for (const char *p = strstr(line, name); p; p = strstr(p + 1, name)) {
-        if (p > line && is_ident((unsigned char)p[-1]))
-            continue;
+        if (p > line && is_ident((unsigned char)p[-1])) continue;
         const char *q = p + n;
-        while (*q == ' ')
-            q++;
-        if (*q == '(')
-            return 1;
+        while (*q == ' ') q++;
+        if (*q == '(') return 1;
     }
     return 0;
 }
 
-static void scan_sites(void)
-{
+static void scan_sites(void) {
     static const char *const files[] = {"runtime/runtime.c",      "runtime/coordinator.c", "runtime/util.c",
                                         "runtime/backend_host.c", "runtime/host_world.c",  "runtime/host_cache.c",
                                         "runtime/host_faults.c",  "runtime/hostmap.c"};
@@ -149,39 +141,30 @@ static void scan_sites(void)
         while (fgets(line, sizeof line, fp)) {
             ln++;
             const char *t = line;
-            while (*t == ' ' || *t == '\t')
-                t++;
+            while (*t == ' ' || *t == '\t') t++;
             if (in_comment) {
-                if (strstr(t, "*/"))
-                    in_comment = 0;
+                if (strstr(t, "*/")) in_comment = 0;
                 continue;
             }
             if (t[0] == '/' && t[1] == '*') {
-                if (!strstr(t + 2, "*/"))
-                    in_comment = 1;
+                if (!strstr(t + 2, "*/")) in_comment = 1;
                 continue;
             }
-            if ((t[0] == '*') || (t[0] == '/' && t[1] == '/'))
-                continue;
+            if ((t[0] == '*') || (t[0] == '/' && t[1] == '/')) continue;
             /* a function definition starts at column 0: remember its name */
             if (is_ident((unsigned char)line[0]) && strchr(line, '(')) {
                 size_t len = strlen(line);
-                while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
-                    len--;
-                if (len && line[len - 1] == ';')
-                    continue; /* a prototype */
+                while (len && (line[len - 1] == '\n' || line[len - 1] == ' ')) len--;
+                if (len && line[len - 1] == ';') continue; /* a prototype */
                 const char *par = strchr(line, '(');
                 const char *e = par;
-                while (e > line && e[-1] == ' ')
-                    e--;
+                while (e > line && e[-1] == ' ') e--;
                 const char *b = e;
-                while (b > line && is_ident((unsigned char)b[-1]))
-                    b--;
+                while (b > line && is_ident((unsigned char)b[-1])) b--;
                 snprintf(fn, sizeof fn, "%.*s", (int)(e - b), b);
                 continue; /* the definition line itself is not a call */
             }
-            if (is_helper(fn))
-                continue; /* inside a primitive */
+            if (is_helper(fn)) continue; /* inside a primitive */
             for (size_t h = 0; h < N_HELPERS; h++)
                 if (calls(line, HELPERS[h])) {
                     if (g_nsites < MAX_SITES) {
@@ -189,8 +172,7 @@ static void scan_sites(void)
                         snprintf(s->file, sizeof s->file, "%s", files[f]);
                         s->line = ln;
                         size_t l = strlen(t);
-                        while (l && (t[l - 1] == '\n' || t[l - 1] == ' '))
-                            l--;
+                        while (l && (t[l - 1] == '\n' || t[l - 1] == ' ')) l--;
                         snprintf(s->text, sizeof s->text, "%s: %.*s", fn, (int)l, t);
                     }
                     break;
@@ -201,10 +183,8 @@ static void scan_sites(void)
 }
 
 /* Attributes the current call stack (inside the allocator) to a site. */
-static void attribute_site(void)
-{
-    if (!__sanitizer_symbolize_pc)
-        return;
+static void attribute_site(void) {
+    if (!__sanitizer_symbolize_pc) return;
     void *pcs[24];
     int n = backtrace(pcs, 24);
     for (int i = 1; i < n; i++) {
@@ -215,21 +195,17 @@ static void attribute_site(void)
         for (const char *fr = buf; *fr && fr < buf + sizeof buf; fr += strlen(fr) + 1) {
             char fname[256], file[1024];
             int line = 0;
-            if (sscanf(fr, "%255[^\t]\t%1023[^\t]\t%d", fname, file, &line) != 3)
-                continue;
+            if (sscanf(fr, "%255[^\t]\t%1023[^\t]\t%d", fname, file, &line) != 3) continue;
             const char *rt = strstr(file, "runtime/");
-            if (!rt || strstr(rt, "backend_nccl"))
-                continue;
-            if (is_helper(fname))
-                continue;
+            if (!rt || strstr(rt, "backend_nccl")) continue;
+            if (is_helper(fname)) continue;
             for (int s = 0; s < g_nsites; s++)
                 if (g_sites[s].line == line && strcmp(g_sites[s].file, rt) == 0) {
                     g_sites[s].failed++;
                     return;
                 }
             g_unattributed++;
-            fprintf(stderr, "alloc_fail: refused allocation at %s:%d (%s) is not a scanned site\n", rt, line,
-                    fname);
+            fprintf(stderr, "alloc_fail: refused allocation at %s:%d (%s) is not a scanned site\n", rt, line, fname);
             return;
         }
     }
@@ -248,8 +224,7 @@ typedef struct fa {
 } fa;
 static fa A;
 
-static void *fa_alloc(void *opaque, size_t bytes)
-{
+static void *fa_alloc(void *opaque, size_t bytes) {
     (void)opaque;
     A.n++;
     if (A.fail_at && A.n == A.fail_at) {
@@ -258,13 +233,11 @@ static void *fa_alloc(void *opaque, size_t bytes)
         return NULL;
     }
     void *p = malloc(bytes);
-    if (p)
-        A.live++;
+    if (p) A.live++;
     return p;
 }
 
-static void fa_free(void *opaque, void *p)
-{
+static void fa_free(void *opaque, void *p) {
     (void)opaque;
     if (p) {
         A.live--;
@@ -272,8 +245,7 @@ static void fa_free(void *opaque, void *p)
     }
 }
 
-static zo_allocator fa_allocator(void)
-{
+static zo_allocator fa_allocator(void) {
     zo_allocator a = {fa_alloc, fa_free, NULL};
     return a;
 }
@@ -285,12 +257,12 @@ static zo_allocator fa_allocator(void)
 typedef struct run_state {
     const char *scenario;
     uint64_t k;
-    int recording;        /* healthy run: record allocations per call */
+    int recording;         /* healthy run: record allocations per call */
     uint64_t *call_allocs; /* healthy run: allocations made by call i */
     size_t n_calls, cap_calls;
-    size_t call_idx;       /* calls so far in this run */
+    size_t call_idx;           /* calls so far in this run */
     uint64_t call_base_failed; /* A.failed at the start of the current call */
-    zo_event_fn sim_fn;    /* the simulator's event callback */
+    zo_event_fn sim_fn;        /* the simulator's event callback */
     void *sim_user;
     int surfaced, absorbed, filtered_events;
     int problems;
@@ -298,11 +270,9 @@ typedef struct run_state {
 } run_state;
 static run_state R;
 
-static void problem(const char *fmt, ...)
-{
+static void problem(const char *fmt, ...) {
     R.problems++;
-    if (R.problems > 1)
-        return;
+    if (R.problems > 1) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(R.problem, sizeof R.problem, fmt, ap);
@@ -312,15 +282,13 @@ static void problem(const char *fmt, ...)
 /* Event filter between the runtime and the simulator's checker: the
  * ZO_EV_ERROR the runtime reports for the injected failure itself is the
  * expected report, not a finding. */
-static void filter_event(void *user, const zo_event *ev)
-{
+static void filter_event(void *user, const zo_event *ev) {
     (void)user;
     if (ev->kind == ZO_EV_ERROR && ev->status == ZO_ERR_NOMEM && A.failed > R.call_base_failed) {
         R.filtered_events++;
         return;
     }
-    if (R.sim_fn)
-        R.sim_fn(R.sim_user, ev);
+    if (R.sim_fn) R.sim_fn(R.sim_user, ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -336,11 +304,9 @@ typedef struct snap {
     uint32_t np, nm;
 } snap;
 
-static void snap_take(zo_runtime *rt, snap *s)
-{
+static void snap_take(zo_runtime *rt, snap *s) {
     memset(s, 0, sizeof *s);
-    if (!rt)
-        return;
+    if (!rt) return;
     s->taken = 1;
     zo_get_stats(rt, &s->st);
     zo_get_trace_info(rt, 0, &s->tr[0]);
@@ -349,22 +315,18 @@ static void snap_take(zo_runtime *rt, snap *s)
     s->nm = s->st.n_modules;
     s->pi = calloc(s->np ? s->np : 1, sizeof *s->pi);
     s->mi = calloc(s->nm ? s->nm : 1, sizeof *s->mi);
-    for (uint32_t i = 0; i < s->np; i++)
-        zo_param_get_info(rt, i, &s->pi[i]);
-    for (uint32_t i = 0; i < s->nm; i++)
-        zo_module_get_info(rt, i, &s->mi[i]);
+    for (uint32_t i = 0; i < s->np; i++) zo_param_get_info(rt, i, &s->pi[i]);
+    for (uint32_t i = 0; i < s->nm; i++) zo_module_get_info(rt, i, &s->mi[i]);
 }
 
-static void snap_free(snap *s)
-{
+static void snap_free(snap *s) {
     free(s->pi);
     free(s->mi);
     memset(s, 0, sizeof *s);
 }
 
 /* NULL if equal, else a description of the first difference */
-static const char *snap_diff(zo_runtime *rt, const snap *a, char *buf, size_t len)
-{
+static const char *snap_diff(zo_runtime *rt, const snap *a, char *buf, size_t len) {
     snap b;
     snap_take(rt, &b);
     const char *res = NULL;
@@ -372,11 +334,26 @@ static const char *snap_diff(zo_runtime *rt, const snap *a, char *buf, size_t le
         snprintf(buf, len, "modules/params %u/%u -> %u/%u", a->nm, a->np, b.nm, b.np);
         res = buf;
     } else if (memcmp(&a->st, &b.st, sizeof a->st) != 0) {
-#define SF(f) {#f, offsetof(zo_stats, f)}
-        static const struct { const char *name; size_t off; } f64[] = {
-            SF(gathers), SF(prefetches), SF(releases), SF(bytes_gathered), SF(live_numel), SF(peak_live_numel),
-            SF(persistent_live_numel), SF(inflight_params), SF(blocking_waits), SF(unplanned_fetches),
-            SF(leftovers), SF(uninit_counter_events), SF(trace_invalidations), SF(steps), SF(open_windows)};
+#define SF(f)                                                                                                          \
+    { #f, offsetof(zo_stats, f) }
+        static const struct {
+            const char *name;
+            size_t off;
+        } f64[] = {SF(gathers),
+                   SF(prefetches),
+                   SF(releases),
+                   SF(bytes_gathered),
+                   SF(live_numel),
+                   SF(peak_live_numel),
+                   SF(persistent_live_numel),
+                   SF(inflight_params),
+                   SF(blocking_waits),
+                   SF(unplanned_fetches),
+                   SF(leftovers),
+                   SF(uninit_counter_events),
+                   SF(trace_invalidations),
+                   SF(steps),
+                   SF(open_windows)};
 #undef SF
         size_t o = 0;
         o += (size_t)snprintf(buf, len, "zo_get_stats changed:");
@@ -394,7 +371,8 @@ static const char *snap_diff(zo_runtime *rt, const snap *a, char *buf, size_t le
         res = buf;
     } else if (memcmp(a->tr, b.tr, sizeof a->tr) != 0) {
         int e = memcmp(&a->tr[0], &b.tr[0], sizeof a->tr[0]) != 0 ? 0 : 1;
-        snprintf(buf, len, "trace info (%s) changed: mode %d->%d, step_id %llu->%llu, modules %llu->%llu, "
+        snprintf(buf, len,
+                 "trace info (%s) changed: mode %d->%d, step_id %llu->%llu, modules %llu->%llu, "
                  "params %llu->%llu, queue %llu->%llu",
                  e ? "eval" : "train", a->tr[e].mode, b.tr[e].mode, (unsigned long long)a->tr[e].step_id,
                  (unsigned long long)b.tr[e].step_id, (unsigned long long)a->tr[e].n_modules,
@@ -406,9 +384,8 @@ static const char *snap_diff(zo_runtime *rt, const snap *a, char *buf, size_t le
         for (uint32_t i = 0; i < a->np && !res; i++)
             if (memcmp(&a->pi[i], &b.pi[i], sizeof a->pi[i]) != 0) {
                 snprintf(buf, len, "param %u info changed (status %s->%s, n_active %u->%u, gathers %llu->%llu)", i,
-                         zo_param_status_name(a->pi[i].status), zo_param_status_name(b.pi[i].status),
-                         a->pi[i].n_active, b.pi[i].n_active, (unsigned long long)a->pi[i].gathers,
-                         (unsigned long long)b.pi[i].gathers);
+                         zo_param_status_name(a->pi[i].status), zo_param_status_name(b.pi[i].status), a->pi[i].n_active,
+                         b.pi[i].n_active, (unsigned long long)a->pi[i].gathers, (unsigned long long)b.pi[i].gathers);
                 res = buf;
             }
         for (uint32_t i = 0; i < a->nm && !res; i++)
@@ -430,35 +407,29 @@ static const char *snap_diff(zo_runtime *rt, const snap *a, char *buf, size_t le
 /* ------------------------------------------------------------------ */
 
 typedef struct guard {
-    uint64_t n_before;      /* allocations before the call */
+    uint64_t n_before; /* allocations before the call */
     snap sn;
 } guard;
 
-static void guard_begin(zo_runtime *rt, guard *g)
-{
+static void guard_begin(zo_runtime *rt, guard *g) {
     memset(g, 0, sizeof *g);
     g->n_before = A.n;
     R.call_base_failed = A.failed;
-    if (R.recording)
-        return;
+    if (R.recording) return;
     /* snapshot only the call that will make the k-th allocation (the
      * healthy run told how many each call makes); unknown: snapshot */
     int will_fail = 1;
-    if (R.call_idx < R.n_calls)
-        will_fail = A.fail_at > A.n && A.fail_at <= A.n + R.call_allocs[R.call_idx];
-    if (A.fail_at && A.failed == 0 && will_fail)
-        snap_take(rt, &g->sn);
+    if (R.call_idx < R.n_calls) will_fail = A.fail_at > A.n && A.fail_at <= A.n + R.call_allocs[R.call_idx];
+    if (A.fail_at && A.failed == 0 && will_fail) snap_take(rt, &g->sn);
 }
 
 /* Returns 1 if the call must be retried (an injected failure surfaced). */
-static int guard_end(zo_runtime *rt, const char *name, zo_status s, guard *g)
-{
+static int guard_end(zo_runtime *rt, const char *name, zo_status s, guard *g) {
     if (R.recording) {
         if (R.n_calls == R.cap_calls) {
             R.cap_calls = R.cap_calls ? 2 * R.cap_calls : 256;
             R.call_allocs = realloc(R.call_allocs, R.cap_calls * sizeof *R.call_allocs);
-            if (!R.call_allocs)
-                abort();
+            if (!R.call_allocs) abort();
         }
         R.call_allocs[R.n_calls++] = A.n - g->n_before;
     }
@@ -489,23 +460,22 @@ static int guard_end(zo_runtime *rt, const char *name, zo_status s, guard *g)
     return retry;
 }
 
-#define GUARDED(rt, name, call)                                                      \
-    do {                                                                             \
-        guard g_;                                                                    \
-        guard_begin((rt), &g_);                                                      \
-        zo_status s_ = (call);                                                       \
-        if (guard_end((rt), (name), s_, &g_)) {                                      \
-            s_ = (call);                                                             \
-            if (s_ != ZO_OK)                                                         \
-                problem("%s: retried after ZO_ERR_NOMEM it returned %s (\"%s\")", (name), \
-                        zo_strerror(s_), zo_last_error(rt));                         \
-        }                                                                            \
-        return s_;                                                                   \
+#define GUARDED(rt, name, call)                                                                                        \
+    do {                                                                                                               \
+        guard g_;                                                                                                      \
+        guard_begin((rt), &g_);                                                                                        \
+        zo_status s_ = (call);                                                                                         \
+        if (guard_end((rt), (name), s_, &g_)) {                                                                        \
+            s_ = (call);                                                                                               \
+            if (s_ != ZO_OK)                                                                                           \
+                problem("%s: retried after ZO_ERR_NOMEM it returned %s (\"%s\")", (name), zo_strerror(s_),             \
+                        zo_last_error(rt));                                                                            \
+        }                                                                                                              \
+        return s_;                                                                                                     \
     } while (0)
 
 zo_status __real_zo_runtime_create(const zo_config *cfg, zo_runtime **out);
-zo_status __wrap_zo_runtime_create(const zo_config *cfg, zo_runtime **out)
-{
+zo_status __wrap_zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     zo_config c = *cfg;
     c.allocator = fa_allocator();
     R.sim_fn = cfg->on_event;
@@ -517,8 +487,7 @@ zo_status __wrap_zo_runtime_create(const zo_config *cfg, zo_runtime **out)
     int64_t live0 = A.live;
     zo_status s = __real_zo_runtime_create(&c, out);
     if (guard_end(NULL, "zo_runtime_create", s, &g)) {
-        if (*out != NULL)
-            problem("zo_runtime_create failed but set *out");
+        if (*out != NULL) problem("zo_runtime_create failed but set *out");
         if (A.live != live0)
             problem("zo_runtime_create: ZO_ERR_NOMEM leaked %lld block(s)", (long long)(A.live - live0));
         s = __real_zo_runtime_create(&c, out);
@@ -527,8 +496,7 @@ zo_status __wrap_zo_runtime_create(const zo_config *cfg, zo_runtime **out)
 }
 
 zo_status __real_zo_backend_host_create(const zo_host_config *cfg, zo_backend **out);
-zo_status __wrap_zo_backend_host_create(const zo_host_config *cfg, zo_backend **out)
-{
+zo_status __wrap_zo_backend_host_create(const zo_host_config *cfg, zo_backend **out) {
     zo_host_config c = *cfg;
     c.allocator = fa_allocator();
     guard g;
@@ -544,8 +512,7 @@ zo_status __wrap_zo_backend_host_create(const zo_host_config *cfg, zo_backend **
 }
 
 zo_status __real_zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out);
-zo_status __wrap_zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out)
-{
+zo_status __wrap_zo_host_world_create(int world_size, const zo_allocator *allocator, zo_host_world **out) {
     (void)allocator;
     zo_allocator a = fa_allocator();
     guard g;
@@ -553,8 +520,7 @@ zo_status __wrap_zo_host_world_create(int world_size, const zo_allocator *alloca
     int64_t live0 = A.live;
     zo_status s = __real_zo_host_world_create(world_size, &a, out);
     if (guard_end(NULL, "zo_host_world_create", s, &g)) {
-        if (*out != NULL)
-            problem("zo_host_world_create failed but set *out");
+        if (*out != NULL) problem("zo_host_world_create failed but set *out");
         if (A.live != live0)
             problem("zo_host_world_create: ZO_ERR_NOMEM leaked %lld block(s)", (long long)(A.live - live0));
         s = __real_zo_host_world_create(world_size, &a, out);
@@ -562,93 +528,92 @@ zo_status __wrap_zo_host_world_create(int world_size, const zo_allocator *alloca
     return s;
 }
 
-#define W0(fn, name)                                                                 \
-    zo_status __real_##fn(zo_runtime *rt);                                           \
+#define W0(fn, name)                                                                                                   \
+    zo_status __real_##fn(zo_runtime *rt);                                                                             \
     zo_status __wrap_##fn(zo_runtime *rt) { GUARDED(rt, name, __real_##fn(rt)); }
 
 zo_status __real_zo_module_register(zo_runtime *, zo_module_id, const char *, unsigned, zo_module_id *);
 zo_status __wrap_zo_module_register(zo_runtime *rt, zo_module_id parent, const char *name, unsigned flags,
-                                    zo_module_id *out)
-{
+                                    zo_module_id *out) {
     GUARDED(rt, "zo_module_register", __real_zo_module_register(rt, parent, name, flags, out));
 }
 zo_status __real_zo_param_register(zo_runtime *, zo_module_id, const char *, uint64_t, uint32_t, unsigned,
                                    zo_param_id *);
-zo_status __wrap_zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel,
-                                   uint32_t es, unsigned flags, zo_param_id *out)
-{
+zo_status __wrap_zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel, uint32_t es,
+                                   unsigned flags, zo_param_id *out) {
     GUARDED(rt, "zo_param_register", __real_zo_param_register(rt, owner, name, numel, es, flags, out));
 }
 zo_status __real_zo_module_use_param(zo_runtime *, zo_module_id, zo_param_id);
-zo_status __wrap_zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p)
-{
+zo_status __wrap_zo_module_use_param(zo_runtime *rt, zo_module_id m, zo_param_id p) {
     GUARDED(rt, "zo_module_use_param", __real_zo_module_use_param(rt, m, p));
 }
 zo_status __real_zo_forward_begin(zo_runtime *, unsigned, zo_graph *);
-zo_status __wrap_zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *g)
-{
+zo_status __wrap_zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *g) {
     GUARDED(rt, "zo_forward_begin", __real_zo_forward_begin(rt, flags, g));
 }
 zo_status __real_zo_forward_end(zo_runtime *, zo_graph);
-zo_status __wrap_zo_forward_end(zo_runtime *rt, zo_graph g) { GUARDED(rt, "zo_forward_end", __real_zo_forward_end(rt, g)); }
+zo_status __wrap_zo_forward_end(zo_runtime *rt, zo_graph g) {
+    GUARDED(rt, "zo_forward_end", __real_zo_forward_end(rt, g));
+}
 zo_status __real_zo_pre_forward(zo_runtime *, zo_module_id, unsigned);
-zo_status __wrap_zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned f)
-{
+zo_status __wrap_zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned f) {
     GUARDED(rt, "zo_pre_forward", __real_zo_pre_forward(rt, m, f));
 }
 zo_status __real_zo_track_inputs(zo_runtime *, zo_module_id, size_t, const uint8_t *, zo_grad_handle *);
-zo_status __wrap_zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *rg, zo_grad_handle *h)
-{
+zo_status __wrap_zo_track_inputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *rg, zo_grad_handle *h) {
     GUARDED(rt, "zo_track_inputs", __real_zo_track_inputs(rt, m, n, rg, h));
 }
 zo_status __real_zo_post_forward(zo_runtime *, zo_module_id);
-zo_status __wrap_zo_post_forward(zo_runtime *rt, zo_module_id m)
-{
+zo_status __wrap_zo_post_forward(zo_runtime *rt, zo_module_id m) {
     GUARDED(rt, "zo_post_forward", __real_zo_post_forward(rt, m));
 }
 zo_status __real_zo_track_outputs(zo_runtime *, zo_module_id, size_t, const uint8_t *, zo_grad_handle *);
-zo_status __wrap_zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *rg, zo_grad_handle *h)
-{
+zo_status __wrap_zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8_t *rg, zo_grad_handle *h) {
     GUARDED(rt, "zo_track_outputs", __real_zo_track_outputs(rt, m, n, rg, h));
 }
 zo_status __real_zo_forward_abort(zo_runtime *, zo_module_id);
-zo_status __wrap_zo_forward_abort(zo_runtime *rt, zo_module_id m)
-{
+zo_status __wrap_zo_forward_abort(zo_runtime *rt, zo_module_id m) {
     GUARDED(rt, "zo_forward_abort", __real_zo_forward_abort(rt, m));
 }
 zo_status __real_zo_backward_begin(zo_runtime *, zo_graph, int);
-zo_status __wrap_zo_backward_begin(zo_runtime *rt, zo_graph g, int retain)
-{
+zo_status __wrap_zo_backward_begin(zo_runtime *rt, zo_graph g, int retain) {
     GUARDED(rt, "zo_backward_begin", __real_zo_backward_begin(rt, g, retain));
 }
 zo_status __real_zo_output_grad(zo_runtime *, zo_grad_handle);
-zo_status __wrap_zo_output_grad(zo_runtime *rt, zo_grad_handle h) { GUARDED(rt, "zo_output_grad", __real_zo_output_grad(rt, h)); }
+zo_status __wrap_zo_output_grad(zo_runtime *rt, zo_grad_handle h) {
+    GUARDED(rt, "zo_output_grad", __real_zo_output_grad(rt, h));
+}
 zo_status __real_zo_input_grad(zo_runtime *, zo_grad_handle);
-zo_status __wrap_zo_input_grad(zo_runtime *rt, zo_grad_handle h) { GUARDED(rt, "zo_input_grad", __real_zo_input_grad(rt, h)); }
+zo_status __wrap_zo_input_grad(zo_runtime *rt, zo_grad_handle h) {
+    GUARDED(rt, "zo_input_grad", __real_zo_input_grad(rt, h));
+}
 zo_status __real_zo_param_grad_ready(zo_runtime *, zo_param_id);
-zo_status __wrap_zo_param_grad_ready(zo_runtime *rt, zo_param_id p)
-{
+zo_status __wrap_zo_param_grad_ready(zo_runtime *rt, zo_param_id p) {
     GUARDED(rt, "zo_param_grad_ready", __real_zo_param_grad_ready(rt, p));
 }
 zo_status __real_zo_backward_end(zo_runtime *, zo_graph);
-zo_status __wrap_zo_backward_end(zo_runtime *rt, zo_graph g) { GUARDED(rt, "zo_backward_end", __real_zo_backward_end(rt, g)); }
+zo_status __wrap_zo_backward_end(zo_runtime *rt, zo_graph g) {
+    GUARDED(rt, "zo_backward_end", __real_zo_backward_end(rt, g));
+}
 zo_status __real_zo_graph_discard(zo_runtime *, zo_graph);
-zo_status __wrap_zo_graph_discard(zo_runtime *rt, zo_graph g) { GUARDED(rt, "zo_graph_discard", __real_zo_graph_discard(rt, g)); }
+zo_status __wrap_zo_graph_discard(zo_runtime *rt, zo_graph g) {
+    GUARDED(rt, "zo_graph_discard", __real_zo_graph_discard(rt, g));
+}
 zo_status __real_zo_param_access(zo_runtime *, zo_module_id, zo_param_id, const void **, size_t *);
-zo_status __wrap_zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const void **d, size_t *b)
-{
+zo_status __wrap_zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const void **d, size_t *b) {
     GUARDED(rt, "zo_param_access", __real_zo_param_access(rt, m, p, d, b));
 }
 W0(zo_release_all, "zo_release_all")
 zo_status __real_zo_reset_step(zo_runtime *, int);
-zo_status __wrap_zo_reset_step(zo_runtime *rt, int eval) { GUARDED(rt, "zo_reset_step", __real_zo_reset_step(rt, eval)); }
+zo_status __wrap_zo_reset_step(zo_runtime *rt, int eval) {
+    GUARDED(rt, "zo_reset_step", __real_zo_reset_step(rt, eval));
+}
 
 /* ------------------------------------------------------------------ */
 /* Driver                                                              */
 /* ------------------------------------------------------------------ */
 
-static void run_reset(void)
-{
+static void run_reset(void) {
     uint64_t *keep = R.call_allocs;
     size_t n = R.n_calls, cap = R.cap_calls;
     const char *name = R.scenario;
@@ -664,8 +629,7 @@ typedef struct totals {
 } totals;
 
 /* One scenario under one policy: healthy run, then every k. */
-static int run_scenario(const char *path, const zs_scenario *s, int policy, uint64_t max_k, totals *T)
-{
+static int run_scenario(const char *path, const zs_scenario *s, int policy, uint64_t max_k, totals *T) {
     static zs_sim_result r;
     zs_sim_opts o;
     zs_sim_opts_init(&o);
@@ -680,8 +644,7 @@ static int run_scenario(const char *path, const zs_scenario *s, int policy, uint
     int v0 = zs_sim_run(s, &o, &r);
     int inv0 = v0 > 0 ? r.v.inv : 0;
     char ref[400] = "ok";
-    if (v0 > 0)
-        zs_violation_format(&r.v, ref, sizeof ref);
+    if (v0 > 0) zs_violation_format(&r.v, ref, sizeof ref);
     uint64_t n_alloc = A.n;
     if (A.live != 0) {
         printf("FAIL %s [%s]: healthy run leaked %lld block(s)\n", path, zo_policy_name(policy), (long long)A.live);
@@ -698,8 +661,7 @@ static int run_scenario(const char *path, const zs_scenario *s, int policy, uint
         A.fail_at = k;
         int v = zs_sim_run(s, &o, &r);
         char got[400] = "ok";
-        if (v > 0)
-            zs_violation_format(&r.v, got, sizeof got);
+        if (v > 0) zs_violation_format(&r.v, got, sizeof got);
         if (A.failed != 1)
             problem("the %llu-th allocation never happened (nondeterministic run: %llu allocations)",
                     (unsigned long long)k, (unsigned long long)A.n);
@@ -716,9 +678,9 @@ static int run_scenario(const char *path, const zs_scenario *s, int policy, uint
             bad++;
         }
     }
-    printf("%-48s %-16s allocations %6llu  failed-k %6llu  surfaced %6llu  absorbed %5llu  mishandled %d  (%s)\n",
-           path, zo_policy_name(policy), (unsigned long long)n_alloc, (unsigned long long)kmax,
-           (unsigned long long)surf, (unsigned long long)abs_, bad, v0 > 0 ? "healthy run: violation" : "healthy run: ok");
+    printf("%-48s %-16s allocations %6llu  failed-k %6llu  surfaced %6llu  absorbed %5llu  mishandled %d  (%s)\n", path,
+           zo_policy_name(policy), (unsigned long long)n_alloc, (unsigned long long)kmax, (unsigned long long)surf,
+           (unsigned long long)abs_, bad, v0 > 0 ? "healthy run: violation" : "healthy run: ok");
     fflush(stdout);
     T->runs += kmax;
     T->allocations += n_alloc;
@@ -733,22 +695,21 @@ static int run_scenario(const char *path, const zs_scenario *s, int policy, uint
 /* forward, eval forward, abort, retained graph, discard                */
 /* ------------------------------------------------------------------ */
 
-#define API(call)                                                                                      \
-    do {                                                                                               \
-        zo_status s_ = (call);                                                                         \
-        if (s_ != ZO_OK) {                                                                             \
-            problem("api scenario line %d: %s returned %s (\"%s\")", __LINE__, #call, zo_strerror(s_), \
-                    zo_last_error(rt));                                                                \
-            goto out;                                                                                  \
-        }                                                                                              \
+#define API(call)                                                                                                      \
+    do {                                                                                                               \
+        zo_status s_ = (call);                                                                                         \
+        if (s_ != ZO_OK) {                                                                                             \
+            problem("api scenario line %d: %s returned %s (\"%s\")", __LINE__, #call, zo_strerror(s_),                 \
+                    zo_last_error(rt));                                                                                \
+            goto out;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 /* The many-rank allocation sites: a host world (one rank, so one thread
  * completes every collective) and a runtime with verify_collectives (its
  * fingerprint receive buffer, the exchange before every all-gather and at
  * the optimizer step). */
-static void api_world_scenario(zo_grads_policy pol)
-{
+static void api_world_scenario(zo_grads_policy pol) {
     zo_host_world *w = NULL;
     zo_backend *be = NULL;
     zo_runtime *rt = NULL;
@@ -830,12 +791,10 @@ static void api_world_scenario(zo_grads_policy pol)
 out:
     zo_runtime_destroy(rt);
     zo_backend_destroy(be);
-    if (zo_host_world_destroy(w) != ZO_OK)
-        problem("zo_host_world_destroy failed");
+    if (zo_host_world_destroy(w) != ZO_OK) problem("zo_host_world_destroy failed");
 }
 
-static void api_scenario(zo_grads_policy pol)
-{
+static void api_scenario(zo_grads_policy pol) {
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
     hc.testing = &ht;
@@ -947,10 +906,8 @@ static void api_scenario(zo_grads_policy pol)
             API(zo_track_outputs(rt, a, 1, one, ho));
             API(zo_forward_end(rt, gs[i]));
         }
-        for (int i = 0; i < 9; i++)
-            API(zo_backward_begin(rt, gs[i], 0));
-        for (int i = 8; i >= 0; i--)
-            API(zo_backward_end(rt, gs[i]));
+        for (int i = 0; i < 9; i++) API(zo_backward_begin(rt, gs[i], 0));
+        for (int i = 8; i >= 0; i--) API(zo_backward_end(rt, gs[i]));
         API(zo_release_all(rt));
     }
     API(zo_check_consistency(rt));
@@ -960,8 +917,7 @@ out:
     api_world_scenario(pol);
 }
 
-static int run_api(zo_grads_policy pol, totals *T)
-{
+static int run_api(zo_grads_policy pol, totals *T) {
     free(R.call_allocs);
     memset(&R, 0, sizeof R);
     R.scenario = "api";
@@ -981,8 +937,7 @@ static int run_api(zo_grads_policy pol, totals *T)
         memset(&A, 0, sizeof A);
         A.fail_at = k;
         api_scenario(pol);
-        if (A.live != 0)
-            problem("%lld block(s) still allocated after destroy", (long long)A.live);
+        if (A.live != 0) problem("%lld block(s) still allocated after destroy", (long long)A.live);
         surf += R.surfaced;
         abs_ += R.absorbed;
         if (R.problems) {
@@ -1003,11 +958,9 @@ static int run_api(zo_grads_policy pol, totals *T)
     return bad != 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
+static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     size_t got;
@@ -1023,8 +976,7 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int require_all = 0, policy = ZO_GRADS_PER_CALL;
     uint64_t max_k = 0;
     const char *files[256];
@@ -1049,8 +1001,8 @@ int main(int argc, char **argv)
     }
     static char defaults[16][512];
     if (nfiles == 0) {
-        static const char *const models[] = {"albert", "bert", "gpt2", "llama_ckpt", "lora",
-                                             "mixtral_moe", "mixtral_moe_leaf", "t5"};
+        static const char *const models[] = {"albert",           "bert", "gpt2", "llama_ckpt", "lora", "mixtral_moe",
+                                             "mixtral_moe_leaf", "t5"};
         for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
             snprintf(defaults[i], sizeof defaults[i], "%s/corpus/models/%s.scn", ZO_SOURCE_DIR, models[i]);
             files[nfiles++] = defaults[i];
@@ -1113,10 +1065,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < g_nsites; i++) {
             const char *why = g_sites[i].failed ? NULL : unreachable_why(g_sites[i].text);
             printf("  %-11s %s:%d  %s  (%llu)\n",
-                   g_sites[i].failed ? "failed" : why ? "unreachable" : "NEVER", g_sites[i].file, g_sites[i].line,
-                   g_sites[i].text, (unsigned long long)g_sites[i].failed);
-            if (why)
-                printf("              why: %s\n", why);
+                   g_sites[i].failed ? "failed"
+                   : why             ? "unreachable"
+                                     : "NEVER",
+                   g_sites[i].file, g_sites[i].line, g_sites[i].text, (unsigned long long)g_sites[i].failed);
+            if (why) printf("              why: %s\n", why);
         }
         if (require_all && covered + unreachable != g_nsites) {
             printf("FAIL: %d allocation site(s) never failed\n", g_nsites - covered - unreachable);

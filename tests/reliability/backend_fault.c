@@ -39,15 +39,12 @@
 typedef struct counting {
     int64_t live;
 } counting;
-static void *c_alloc(void *o, size_t n)
-{
+static void *c_alloc(void *o, size_t n) {
     void *p = malloc(n);
-    if (p)
-        ((counting *)o)->live++;
+    if (p) ((counting *)o)->live++;
     return p;
 }
-static void c_free(void *o, void *p)
-{
+static void c_free(void *o, void *p) {
     if (p) {
         ((counting *)o)->live--;
         free(p);
@@ -63,17 +60,13 @@ typedef struct world {
     int bad;
 } world;
 
-static void on_event(void *user, const zo_event *ev)
-{
+static void on_event(void *user, const zo_event *ev) {
     world *w = user;
-    if (ev->kind == ZO_EV_ERROR)
-        w->errors_seen++;
+    if (ev->kind == ZO_EV_ERROR) w->errors_seen++;
 }
 
-static void problem(world *w, const char *fmt, ...)
-{
-    if (w->bad++)
-        return;
+static void problem(world *w, const char *fmt, ...) {
+    if (w->bad++) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->problem, sizeof w->problem, fmt, ap);
@@ -82,8 +75,7 @@ static void problem(world *w, const char *fmt, ...)
 
 #define N_PARAMS 4
 
-static int world_open(world *w, zo_grads_policy pol, int deferred)
-{
+static int world_open(world *w, zo_grads_policy pol, int deferred) {
     memset(w, 0, sizeof *w);
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
@@ -95,8 +87,7 @@ static int world_open(world *w, zo_grads_policy pol, int deferred)
     hc.allocator.alloc = c_alloc;
     hc.allocator.free = c_free;
     hc.allocator.opaque = &w->al;
-    if (zo_backend_host_create(&hc, &w->be) != ZO_OK)
-        return -1;
+    if (zo_backend_host_create(&hc, &w->be) != ZO_OK) return -1;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.grads_policy = pol;
     cfg.world_size = 3;
@@ -107,8 +98,7 @@ static int world_open(world *w, zo_grads_policy pol, int deferred)
     cfg.allocator = hc.allocator;
     cfg.on_event = on_event;
     cfg.event_user = w;
-    if (zo_runtime_create(&cfg, &w->rt) != ZO_OK)
-        return -1;
+    if (zo_runtime_create(&cfg, &w->rt) != ZO_OK) return -1;
     zo_module_id r, a, b;
     zo_param_id p;
     if (zo_module_register(w->rt, ZO_NO_MODULE, "model", 0, &r) || zo_module_register(w->rt, r, "a", 0, &a) ||
@@ -120,8 +110,7 @@ static int world_open(world *w, zo_grads_policy pol, int deferred)
 }
 
 /* the bytes of an access equal the parameter's true content */
-static void check_content(world *w, zo_param_id p, const void *data, size_t bytes)
-{
+static void check_content(world *w, zo_param_id p, const void *data, size_t bytes) {
     uint64_t phys = zo_host_physical_bytes(w->be, bytes);
     const uint8_t *d = data;
     for (uint64_t i = 0; i < phys; i++)
@@ -133,12 +122,10 @@ static void check_content(world *w, zo_param_id p, const void *data, size_t byte
 }
 
 /* every rank's stored shard still holds the original bytes */
-static void check_shards(world *w)
-{
+static void check_shards(world *w) {
     for (zo_param_id p = 0; p < N_PARAMS; p++) {
         zo_param_info pi;
-        if (zo_param_get_info(w->rt, p, &pi) != ZO_OK)
-            continue;
+        if (zo_param_get_info(w->rt, p, &pi) != ZO_OK) continue;
         uint64_t shard_bytes = pi.partition_numel * pi.elem_size;
         for (int r = 0; r < 3; r++) {
             const uint8_t *d;
@@ -162,32 +149,29 @@ static void check_shards(world *w)
 
 /* One training step.  Returns ZO_OK, or the first error (the step stops
  * there, as a Python exception would stop it). */
-#define S(call)                                                                                \
-    do {                                                                                       \
-        uint64_t e0_ = w->errors_seen;                                                         \
-        zo_status s_ = (call);                                                                 \
-        if (s_ != ZO_OK) {                                                                     \
-            if (zo_last_error(w->rt)[0] == '\0')                                               \
-                problem(w, "%s: %s with an empty zo_last_error()", #call, zo_strerror(s_));    \
-            if (w->errors_seen == e0_)                                                         \
-                problem(w, "%s: %s without a ZO_EV_ERROR event", #call, zo_strerror(s_));      \
-            if (zo_check_consistency(w->rt) != ZO_OK)                                          \
-                problem(w, "%s: inconsistent after %s: %s", #call, zo_strerror(s_),            \
-                        zo_last_error(w->rt));                                                 \
-            *where = #call;                                                                    \
-            return s_;                                                                         \
-        }                                                                                      \
+#define S(call)                                                                                                        \
+    do {                                                                                                               \
+        uint64_t e0_ = w->errors_seen;                                                                                 \
+        zo_status s_ = (call);                                                                                         \
+        if (s_ != ZO_OK) {                                                                                             \
+            if (zo_last_error(w->rt)[0] == '\0')                                                                       \
+                problem(w, "%s: %s with an empty zo_last_error()", #call, zo_strerror(s_));                            \
+            if (w->errors_seen == e0_) problem(w, "%s: %s without a ZO_EV_ERROR event", #call, zo_strerror(s_));       \
+            if (zo_check_consistency(w->rt) != ZO_OK)                                                                  \
+                problem(w, "%s: inconsistent after %s: %s", #call, zo_strerror(s_), zo_last_error(w->rt));             \
+            *where = #call;                                                                                            \
+            return s_;                                                                                                 \
+        }                                                                                                              \
     } while (0)
-#define ACCESS(m, p)                                      \
-    do {                                                  \
-        const void *d_;                                   \
-        size_t b_;                                        \
-        S(zo_param_access(w->rt, (m), (p), &d_, &b_));    \
-        check_content(w, (p), d_, b_);                    \
+#define ACCESS(m, p)                                                                                                   \
+    do {                                                                                                               \
+        const void *d_;                                                                                                \
+        size_t b_;                                                                                                     \
+        S(zo_param_access(w->rt, (m), (p), &d_, &b_));                                                                 \
+        check_content(w, (p), d_, b_);                                                                                 \
     } while (0)
 
-static zo_status step(world *w, const char **where)
-{
+static zo_status step(world *w, const char **where) {
     const zo_module_id r = 0, a = 1, b = 2;
     zo_graph g;
     uint8_t one[1] = {1};
@@ -234,12 +218,10 @@ static zo_status step(world *w, const char **where)
 }
 
 /* everything released, nothing in flight */
-static void check_released(world *w, const char *when)
-{
+static void check_released(world *w, const char *when) {
     zo_stats st;
     zo_get_stats(w->rt, &st);
-    if (st.forward_stack_depth != 0)
-        problem(w, "%s: forward stack depth %u", when, st.forward_stack_depth);
+    if (st.forward_stack_depth != 0) problem(w, "%s: forward stack depth %u", when, st.forward_stack_depth);
     for (zo_param_id p = 0; p < st.n_params; p++) {
         zo_param_info pi;
         zo_param_get_info(w->rt, p, &pi);
@@ -266,8 +248,7 @@ static const kind KINDS[] = {
     {"collective fails (at wait)", ZO_HOST_FAULT_WAIT, ZO_HOST_FAULT_FAIL_WORK},
 };
 
-static int run_kind(const kind *kd, zo_grads_policy pol, int deferred)
-{
+static int run_kind(const kind *kd, zo_grads_policy pol, int deferred) {
     /* healthy run: operations at the point */
     world w;
     const char *where = "";
@@ -278,16 +259,13 @@ static int run_kind(const kind *kd, zo_grads_policy pol, int deferred)
     zo_host_fault none = {kd->point, ZO_HOST_FAULT_NONE, 0, 0, 0, 0};
     zo_host_set_fault(w.be, &none);
     for (int i = 0; i < 3; i++)
-        if (step(&w, &where) != ZO_OK)
-            problem(&w, "healthy run failed at %s", where);
+        if (step(&w, &where) != ZO_OK) problem(&w, "healthy run failed at %s", where);
     uint64_t n_ops = zo_host_fault_ops(w.be, kd->point);
     int healthy_bad = w.bad;
-    if (w.bad)
-        printf("FAIL %s: healthy run: %s\n", kd->name, w.problem);
+    if (w.bad) printf("FAIL %s: healthy run: %s\n", kd->name, w.problem);
     zo_runtime_destroy(w.rt);
     zo_backend_destroy(w.be);
-    if (healthy_bad)
-        return 1;
+    if (healthy_bad) return 1;
 
     int bad = 0;
     uint64_t surfaced = 0, absorbed = 0;
@@ -299,8 +277,7 @@ static int run_kind(const kind *kd, zo_grads_policy pol, int deferred)
         zo_host_fault f = {kd->point, kd->action, at, 1, ZO_ERR_BACKEND, 50};
         zo_host_set_fault(w.be, &f);
         zo_status s = ZO_OK;
-        for (int i = 0; i < 3 && s == ZO_OK; i++)
-            s = step(&w, &where);
+        for (int i = 0; i < 3 && s == ZO_OK; i++) s = step(&w, &where);
         if (s != ZO_OK) {
             surfaced++;
             if (kd->action == ZO_HOST_FAULT_DELAY)
@@ -325,20 +302,17 @@ static int run_kind(const kind *kd, zo_grads_policy pol, int deferred)
                 problem(&w, "the step after recovery failed at %s: %s", where, zo_strerror(rs));
         } else if (zo_host_fault_fired(w.be)) {
             absorbed++;
-            if (kd->action != ZO_HOST_FAULT_DELAY && kd->action != ZO_HOST_FAULT_FAIL_WORK &&
-                w.errors_seen == 0)
+            if (kd->action != ZO_HOST_FAULT_DELAY && kd->action != ZO_HOST_FAULT_FAIL_WORK && w.errors_seen == 0)
                 problem(&w, "injected failure vanished: no error returned and no ZO_EV_ERROR");
         }
         check_shards(&w);
-        if (zo_runtime_destroy(w.rt) != ZO_OK)
-            problem(&w, "zo_runtime_destroy failed");
+        if (zo_runtime_destroy(w.rt) != ZO_OK) problem(&w, "zo_runtime_destroy failed");
         zo_backend_destroy(w.be);
-        if (w.al.live != 0)
-            problem(&w, "%lld block(s) leaked", (long long)w.al.live);
+        if (w.al.live != 0) problem(&w, "%lld block(s) leaked", (long long)w.al.live);
         if (w.bad) {
             if (bad < 3)
-                printf("FAIL %s [%s%s] at=%llu/%llu: %s\n", kd->name, zo_policy_name(pol),
-                       deferred ? ", deferred" : "", (unsigned long long)at, (unsigned long long)n_ops, w.problem);
+                printf("FAIL %s [%s%s] at=%llu/%llu: %s\n", kd->name, zo_policy_name(pol), deferred ? ", deferred" : "",
+                       (unsigned long long)at, (unsigned long long)n_ops, w.problem);
             bad++;
         }
     }
@@ -348,8 +322,7 @@ static int run_kind(const kind *kd, zo_grads_policy pol, int deferred)
     return bad != 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     /* default: the faults a runtime must survive today (transient failures,
      * delays); --collective-failures: a collective that itself fails
      * (FAIL_WORK) - an open finding until zo__wait_param recovers from a
@@ -378,9 +351,8 @@ int main(int argc, char **argv)
     static const zo_grads_policy pols[] = {ZO_GRADS_PER_CALL, ZO_GRADS_RESET_ON_FORWARD};
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
         if ((KINDS[k].action == ZO_HOST_FAULT_FAIL_WORK) == collective)
-        for (size_t p = 0; p < 2; p++)
-            for (int d = 0; d < 2; d++)
-                fail |= run_kind(&KINDS[k], pols[p], d);
+            for (size_t p = 0; p < 2; p++)
+                for (int d = 0; d < 2; d++) fail |= run_kind(&KINDS[k], pols[p], d);
     printf("%s\n", fail ? "backend_fault: FAILED" : "backend_fault: all faults handled");
     return fail;
 }

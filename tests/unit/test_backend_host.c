@@ -38,15 +38,14 @@
 /* ------------------------------------------------------------------ */
 
 typedef struct counting_alloc {
-    long calls;       /* allocation attempts */
-    long fail_at;     /* fail the fail_at-th attempt (1-based); 0: never */
-    long failed;      /* failures injected */
-    long live;        /* outstanding allocations */
+    long calls;   /* allocation attempts */
+    long fail_at; /* fail the fail_at-th attempt (1-based); 0: never */
+    long failed;  /* failures injected */
+    long live;    /* outstanding allocations */
     long max_live;
 } counting_alloc;
 
-static void *ca_alloc(void *opaque, size_t n)
-{
+static void *ca_alloc(void *opaque, size_t n) {
     counting_alloc *a = opaque;
     a->calls++;
     if (a->fail_at && a->calls == a->fail_at) {
@@ -54,13 +53,11 @@ static void *ca_alloc(void *opaque, size_t n)
         return NULL;
     }
     void *p = malloc(n);
-    if (p && ++a->live > a->max_live)
-        a->max_live = a->live;
+    if (p && ++a->live > a->max_live) a->max_live = a->live;
     return p;
 }
 
-static void ca_free(void *opaque, void *p)
-{
+static void ca_free(void *opaque, void *p) {
     counting_alloc *a = opaque;
     if (p) {
         a->live--;
@@ -75,8 +72,7 @@ static zo_host_testing g_testing;
 
 /* Poison on whatever the build's default (these tests read the 0xA5 fill;
  * test_no_poison covers the other settings). */
-static zo_host_config host_cfg(int W, int rank)
-{
+static zo_host_config host_cfg(int W, int rank) {
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     cfg.world_size = W;
     cfg.rank = rank;
@@ -87,8 +83,7 @@ static zo_host_config host_cfg(int W, int rank)
     return cfg;
 }
 
-static zo_backend *make(const zo_host_config *cfg)
-{
+static zo_backend *make(const zo_host_config *cfg) {
     zo_backend *b = NULL;
     assert_int_equal(zo_backend_host_create(cfg, &b), ZO_OK);
     assert_non_null(b);
@@ -98,59 +93,50 @@ static zo_backend *make(const zo_host_config *cfg)
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
 /* param_add with the uniform padded partition */
-static zo_status add(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es)
-{
+static zo_status add(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es) {
     int W = b->ops->world_size(b->ctx);
     return zo_backend_param_add(b, id, numel, es, ceil_div(numel, (uint64_t)W));
 }
 
-static zo_gather_item item(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, void *full)
-{
+static zo_gather_item item(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es, void *full) {
     int W = b->ops->world_size(b->ctx);
     zo_gather_item it = {id, full, numel, ceil_div(numel, (uint64_t)W), es};
     return it;
 }
 
-static size_t padded_bytes(zo_backend *b, uint64_t numel, uint32_t es)
-{
+static size_t padded_bytes(zo_backend *b, uint64_t numel, uint32_t es) {
     int W = b->ops->world_size(b->ctx);
     return (size_t)(ceil_div(numel, (uint64_t)W) * es * (uint64_t)W);
 }
 
 /* The first n bytes of buf are parameter id's content. */
-static void assert_content(zo_param_id id, const uint8_t *buf, uint64_t n)
-{
+static void assert_content(zo_param_id id, const uint8_t *buf, uint64_t n) {
     for (uint64_t i = 0; i < n; i++)
         if (buf[i] != zo_host_param_byte(id, i))
-            fail_msg("param %u byte %llu: got 0x%02x want 0x%02x", (unsigned)id, (unsigned long long)i,
-                     buf[i], zo_host_param_byte(id, i));
+            fail_msg("param %u byte %llu: got 0x%02x want 0x%02x", (unsigned)id, (unsigned long long)i, buf[i],
+                     zo_host_param_byte(id, i));
 }
 
-static void assert_all(const uint8_t *buf, uint8_t v, uint64_t n)
-{
+static void assert_all(const uint8_t *buf, uint8_t v, uint64_t n) {
     for (uint64_t i = 0; i < n; i++)
-        if (buf[i] != v)
-            fail_msg("byte %llu: got 0x%02x want 0x%02x", (unsigned long long)i, buf[i], v);
+        if (buf[i] != v) fail_msg("byte %llu: got 0x%02x want 0x%02x", (unsigned long long)i, buf[i], v);
 }
 
 /* ------------------------------------------------------------------ */
 /* Content function                                                    */
 /* ------------------------------------------------------------------ */
 
-static void test_param_byte_deterministic_not_constant(void **state)
-{
+static void test_param_byte_deterministic_not_constant(void **state) {
     (void)state;
     int seen[256] = {0}, distinct = 0, differ01 = 0;
     for (uint64_t i = 0; i < 4096; i++) {
         uint8_t v = zo_host_param_byte(0, i);
         assert_int_equal(v, zo_host_param_byte(0, i));
-        if (!seen[v]++)
-            distinct++;
-        if (v != zo_host_param_byte(1, i))
-            differ01++;
+        if (!seen[v]++) distinct++;
+        if (v != zo_host_param_byte(1, i)) differ01++;
     }
-    assert_true(distinct > 200);   /* not constant, roughly uniform */
-    assert_true(differ01 > 3900);  /* parameters differ (expect ~4080) */
+    assert_true(distinct > 200);  /* not constant, roughly uniform */
+    assert_true(differ01 > 3900); /* parameters differ (expect ~4080) */
     /* depends on the whole 64-bit index and on large ids */
     assert_true(zo_host_param_byte(7, 1ull << 40) != zo_host_param_byte(7, 0) ||
                 zo_host_param_byte(7, (1ull << 40) + 1) != zo_host_param_byte(7, 1));
@@ -164,8 +150,7 @@ static void test_param_byte_deterministic_not_constant(void **state)
 /* Create, vtable metadata, bad configs                                */
 /* ------------------------------------------------------------------ */
 
-static void test_create_and_ops(void **state)
-{
+static void test_create_and_ops(void **state) {
     (void)state;
     zo_host_config cfg = host_cfg(8, 3);
     zo_backend *b = make(&cfg);
@@ -181,8 +166,7 @@ static void test_create_and_ops(void **state)
     zo_backend_destroy(NULL); /* accepted */
 }
 
-static void test_create_bad_args(void **state)
-{
+static void test_create_bad_args(void **state) {
     (void)state;
     zo_backend *b = (zo_backend *)&b; /* must be reset to NULL on failure */
     zo_host_config cfg = host_cfg(4, 0);
@@ -190,18 +174,22 @@ static void test_create_bad_args(void **state)
     assert_int_equal(zo_backend_host_create(NULL, &b), ZO_ERR_INVALID_ARG);
     assert_null(b);
 
-    struct { int field; long value; zo_status want; } cases[] = {
-        {0, 0, ZO_ERR_VERSION},                    /* size */
+    struct {
+        int field;
+        long value;
+        zo_status want;
+    } cases[] = {
+        {0, 0, ZO_ERR_VERSION},                          /* size */
         {1, ZO_HOST_CONFIG_VERSION + 1, ZO_ERR_VERSION}, /* version */
-        {2, 0, ZO_ERR_INVALID_ARG},                /* world_size 0 */
+        {2, 0, ZO_ERR_INVALID_ARG},                      /* world_size 0 */
         {2, ZO_MAX_WORLD_SIZE + 1, ZO_ERR_INVALID_ARG},
-        {3, -1, ZO_ERR_INVALID_ARG},               /* rank */
+        {3, -1, ZO_ERR_INVALID_ARG}, /* rank */
         {3, 4, ZO_ERR_INVALID_ARG},
-        {4, 2, ZO_ERR_INVALID_ARG},                /* deferred */
-        {5, -1, ZO_ERR_INVALID_ARG},               /* no_copy */
-        {6, 0, ZO_ERR_INVALID_ARG},                /* allocator: alloc only */
-        {7, 0, ZO_ERR_INVALID_ARG},                /* allocator: free only */
-        {8, 2, ZO_ERR_INVALID_ARG},                /* no_poison: 0, 1 or -1 (build default) */
+        {4, 2, ZO_ERR_INVALID_ARG},  /* deferred */
+        {5, -1, ZO_ERR_INVALID_ARG}, /* no_copy */
+        {6, 0, ZO_ERR_INVALID_ARG},  /* allocator: alloc only */
+        {7, 0, ZO_ERR_INVALID_ARG},  /* allocator: free only */
+        {8, 2, ZO_ERR_INVALID_ARG},  /* no_poison: 0, 1 or -1 (build default) */
         {8, -2, ZO_ERR_INVALID_ARG},
     };
     counting_alloc ca = {0};
@@ -214,8 +202,14 @@ static void test_create_bad_args(void **state)
         case 3: c.rank = (int)cases[i].value; break;
         case 4: TESTING(c).deferred = (int)cases[i].value; break;
         case 5: TESTING(c).no_copy = (int)cases[i].value; break;
-        case 6: c.allocator.alloc = ca_alloc; c.allocator.opaque = &ca; break;
-        case 7: c.allocator.free = ca_free; c.allocator.opaque = &ca; break;
+        case 6:
+            c.allocator.alloc = ca_alloc;
+            c.allocator.opaque = &ca;
+            break;
+        case 7:
+            c.allocator.free = ca_free;
+            c.allocator.opaque = &ca;
+            break;
         case 8: TESTING(c).no_poison = (int)cases[i].value; break;
         }
         b = (zo_backend *)&b;
@@ -235,8 +229,7 @@ static void test_create_bad_args(void **state)
 /* ------------------------------------------------------------------ */
 
 /* Every rank's shard holds its slice of the padded tensor, zero padding. */
-static void check_shards(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es)
-{
+static void check_shards(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t es) {
     int W = b->ops->world_size(b->ctx);
     uint64_t shard = ceil_div(numel, (uint64_t)W) * es, full = numel * es;
     for (int r = 0; r < W; r++) {
@@ -254,8 +247,7 @@ static void check_shards(zo_backend *b, zo_param_id id, uint64_t numel, uint32_t
     }
 }
 
-static void test_gather_uneven_worlds(void **state)
-{
+static void test_gather_uneven_worlds(void **state) {
     (void)state;
     const int worlds[] = {1, 2, 3, 7, 8, 64};
     const uint64_t numels[] = {1, 2, 5, 63, 64, 65, 100, 1001};
@@ -296,8 +288,7 @@ static void test_gather_uneven_worlds(void **state)
 }
 
 /* One coalesced all-gather of several parameters. */
-static void test_gather_group(void **state)
-{
+static void test_gather_group(void **state) {
     (void)state;
     zo_host_config cfg = host_cfg(7, 2);
     zo_backend *b = make(&cfg);
@@ -313,8 +304,7 @@ static void test_gather_group(void **state)
     zo_work *w = NULL;
     assert_int_equal(zo_backend_all_gather_start(b, items, N, &w), ZO_OK);
     assert_int_equal(zo_backend_wait(b, w), ZO_OK);
-    for (zo_param_id i = 0; i < N; i++)
-        assert_content(100 + i, bufs[i], items[i].numel * 4);
+    for (zo_param_id i = 0; i < N; i++) assert_content(100 + i, bufs[i], items[i].numel * 4);
     zo_backend_work_free(b, w);
     /* empty group: a complete work */
     assert_int_equal(zo_backend_all_gather_start(b, NULL, 0, &w), ZO_OK);
@@ -327,8 +317,7 @@ static void test_gather_group(void **state)
 /* Deferred completion                                                 */
 /* ------------------------------------------------------------------ */
 
-static void test_deferred_query_then_wait(void **state)
-{
+static void test_deferred_query_then_wait(void **state) {
     (void)state;
     zo_host_config cfg = host_cfg(3, 1);
     TESTING(cfg).deferred = 1;
@@ -375,8 +364,7 @@ static void test_deferred_query_then_wait(void **state)
     zo_backend_destroy(b);
 }
 
-static void test_deferred_progress(void **state)
-{
+static void test_deferred_progress(void **state) {
     (void)state;
     zo_host_config cfg = host_cfg(8, 0);
     TESTING(cfg).deferred = 1;
@@ -419,8 +407,7 @@ static void test_deferred_progress(void **state)
 
 /* A buffer freed, or a parameter removed, while its deferred gather is
  * pending: the copy is cancelled and the wait reports ZO_ERR_STATE. */
-static void test_deferred_cancel(void **state)
-{
+static void test_deferred_cancel(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = host_cfg(2, 0);
@@ -460,8 +447,7 @@ static void test_deferred_cancel(void **state)
 /* Physical cap and no_copy                                            */
 /* ------------------------------------------------------------------ */
 
-static void test_cap(void **state)
-{
+static void test_cap(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = host_cfg(3, 0);
@@ -483,8 +469,7 @@ static void test_cap(void **state)
         uint64_t n = 0;
         assert_int_equal(zo_host_shard(b, 9, r, &d, &n), ZO_OK);
         assert_int_equal(n, want_stored[r]);
-        for (uint64_t i = 0; i < n; i++)
-            assert_int_equal(d[i], zo_host_param_byte(9, (uint64_t)r * 1336 + i));
+        for (uint64_t i = 0; i < n; i++) assert_int_equal(d[i], zo_host_param_byte(9, (uint64_t)r * 1336 + i));
     }
     assert_int_equal(zo_host_shard_bytes(b), 3000);
 
@@ -535,8 +520,7 @@ static void test_cap(void **state)
     assert_int_equal(ca.live, 0);
 }
 
-static void test_no_copy(void **state)
-{
+static void test_no_copy(void **state) {
     (void)state;
     zo_host_config cfg = host_cfg(4, 1);
     TESTING(cfg).no_copy = 1;
@@ -565,13 +549,11 @@ static void test_no_copy(void **state)
 /* Reduce-scatter                                                      */
 /* ------------------------------------------------------------------ */
 
-static void test_reduce_scatter(void **state)
-{
+static void test_reduce_scatter(void **state) {
     (void)state;
     /* 10 elements over 3 ranks: 4 per rank, rank 2 holds 8, 9 + 2 padding */
     float g[10];
-    for (int i = 0; i < 10; i++)
-        g[i] = 0.5f * (float)(i + 1) - 2.0f; /* exact in binary */
+    for (int i = 0; i < 10; i++) g[i] = 0.5f * (float)(i + 1) - 2.0f; /* exact in binary */
     for (int r = 0; r < 3; r++) {
         zo_host_config cfg = host_cfg(3, r);
         zo_backend *b = make(&cfg);
@@ -601,8 +583,7 @@ static void test_reduce_scatter(void **state)
     zo_backend *b = make(&cfg);
     assert_int_equal(add(b, 0, 64, 4), ZO_OK);
     float g64[64], out = 0.0f;
-    for (int i = 0; i < 64; i++)
-        g64[i] = 0.1f;
+    for (int i = 0; i < 64; i++) g64[i] = 0.1f;
     assert_int_equal(zo_backend_reduce_scatter(b, 0, g64, &out, 64, 1, ZO_REDUCE_SUM), ZO_OK);
     assert_true(out > 6.39f && out < 6.41f);
     assert_int_equal(zo_backend_reduce_scatter(b, 0, g64, &out, 64, 1, ZO_REDUCE_AVG), ZO_OK);
@@ -614,8 +595,7 @@ static void test_reduce_scatter(void **state)
 /* Bad arguments to the ops                                            */
 /* ------------------------------------------------------------------ */
 
-static void test_ops_bad_args(void **state)
-{
+static void test_ops_bad_args(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = host_cfg(4, 0);
@@ -737,16 +717,13 @@ static void test_ops_bad_args(void **state)
 
 /* Many parameters added and removed in a scattered order: the parameter
  * table keeps every survivor reachable. */
-static void test_many_params_add_remove(void **state)
-{
+static void test_many_params_add_remove(void **state) {
     (void)state;
     zo_host_config cfg = host_cfg(3, 0);
     zo_backend *b = make(&cfg);
     enum { N = 2000 };
-    for (zo_param_id i = 0; i < N; i++)
-        assert_int_equal(add(b, i * 7919u, 1 + i % 17, 1), ZO_OK);
-    for (zo_param_id i = 0; i < N; i += 3)
-        zo_backend_param_remove(b, i * 7919u);
+    for (zo_param_id i = 0; i < N; i++) assert_int_equal(add(b, i * 7919u, 1 + i % 17, 1), ZO_OK);
+    for (zo_param_id i = 0; i < N; i += 3) zo_backend_param_remove(b, i * 7919u);
     assert_int_equal(zo_host_param_count(b), N - (N + 2) / 3);
     for (zo_param_id i = 0; i < N; i++) {
         void *full = NULL;
@@ -774,8 +751,7 @@ static void test_many_params_add_remove(void **state)
  * growth, shard blocks, full buffers and their table, works and their
  * table, deferred and immediate.  Returns the first failing status (after
  * checking that the failed call had no effect), or ZO_OK. */
-static zo_status script(counting_alloc *ca, int deferred)
-{
+static zo_status script(counting_alloc *ca, int deferred) {
     zo_host_config cfg = host_cfg(5, 2);
     TESTING(cfg).deferred = deferred;
     cfg.allocator.alloc = ca_alloc;
@@ -793,8 +769,7 @@ static zo_status script(counting_alloc *ca, int deferred)
     for (zo_param_id i = 0; i < N && st == ZO_OK; i++) {
         size_t before = zo_host_param_count(b);
         st = add(b, i, 3 + i, 4);
-        if (st != ZO_OK)
-            assert_int_equal(zo_host_param_count(b), before);
+        if (st != ZO_OK) assert_int_equal(zo_host_param_count(b), before);
     }
     for (zo_param_id i = 0; i < N && st == ZO_OK; i++) {
         size_t before = zo_host_live_full_buffers(b);
@@ -814,8 +789,7 @@ static zo_status script(counting_alloc *ca, int deferred)
         }
     }
     if (st == ZO_OK) {
-        if (deferred)
-            assert_int_equal(zo_host_progress(b), N / 2);
+        if (deferred) assert_int_equal(zo_host_progress(b), N / 2);
         for (zo_param_id i = 0; i < N; i += 2) {
             assert_int_equal(zo_backend_wait(b, w[i]), ZO_OK);
             assert_content(i, full[i], (3 + i) * 4);
@@ -828,18 +802,15 @@ static zo_status script(counting_alloc *ca, int deferred)
     }
     /* release half explicitly, leave the rest to destroy */
     for (zo_param_id i = 0; i < N; i += 2) {
-        if (w[i])
-            zo_backend_work_free(b, w[i]);
-        if (full[i])
-            zo_backend_full_free(b, i, full[i]);
+        if (w[i]) zo_backend_work_free(b, w[i]);
+        if (full[i]) zo_backend_full_free(b, i, full[i]);
         zo_backend_param_remove(b, i);
     }
     zo_backend_destroy(b);
     return st;
 }
 
-static void test_alloc_failure_every_site(void **state)
-{
+static void test_alloc_failure_every_site(void **state) {
     (void)state;
     for (int deferred = 0; deferred <= 1; deferred++) {
         counting_alloc ca = {0};
@@ -867,16 +838,13 @@ static void test_alloc_failure_every_site(void **state)
 
 /* A counting allocator that fills every new block with 0x3C, so that a
  * buffer full_alloc did not poison is recognisable. */
-static void *ca_alloc_3c(void *opaque, size_t n)
-{
+static void *ca_alloc_3c(void *opaque, size_t n) {
     void *p = ca_alloc(opaque, n);
-    if (p)
-        memset(p, 0x3C, n);
+    if (p) memset(p, 0x3C, n);
     return p;
 }
 
-static zo_host_config cache_cfg(int W, counting_alloc *ca, uint64_t cache_bytes)
-{
+static zo_host_config cache_cfg(int W, counting_alloc *ca, uint64_t cache_bytes) {
     zo_host_config cfg = host_cfg(W, 0);
     cfg.cache_bytes = cache_bytes;
     cfg.allocator.alloc = ca_alloc_3c;
@@ -886,8 +854,7 @@ static zo_host_config cache_cfg(int W, counting_alloc *ca, uint64_t cache_bytes)
 }
 
 /* full_alloc + one all-gather + wait + work_free: the content is the parameter's */
-static void *gathered(zo_backend *b, zo_param_id id, uint64_t numel)
-{
+static void *gathered(zo_backend *b, zo_param_id id, uint64_t numel) {
     void *f = NULL;
     assert_int_equal(zo_backend_full_alloc(b, id, padded_bytes(b, numel, 4), &f), ZO_OK);
     zo_gather_item it = item(b, id, numel, 4, f);
@@ -899,13 +866,12 @@ static void *gathered(zo_backend *b, zo_param_id id, uint64_t numel)
     return f;
 }
 
-static void test_cache_default_on(void **state)
-{
+static void test_cache_default_on(void **state) {
     (void)state;
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     assert_int_equal(cfg.cache_bytes, ZO_HOST_CACHE_BYTES_DEFAULT);
     assert_true(cfg.cache_bytes >= (256u << 20)); /* a 256 MiB parameter fits */
-    assert_null(cfg.testing); /* the defaults of ZO_HOST_TESTING_INIT: */
+    assert_null(cfg.testing);                     /* the defaults of ZO_HOST_TESTING_INIT: */
     zo_host_testing t = ZO_HOST_TESTING_INIT;
     assert_int_equal(t.no_poison, ZO_HOST_POISON_BUILD_DEFAULT);
     assert_int_equal(zo_host_cached_full_buffers(NULL), 0);
@@ -915,16 +881,14 @@ static void test_cache_default_on(void **state)
 
 /* A freed buffer is reused for the next request of its size - by any
  * parameter - filled with 0xA5 again; the most recently freed first. */
-static void test_cache_reuse_lifo_repoison(void **state)
-{
+static void test_cache_reuse_lifo_repoison(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = cache_cfg(4, &ca, 1u << 20);
     zo_backend *b = make(&cfg);
-    for (zo_param_id id = 0; id < 4; id++)
-        assert_int_equal(add(b, id, 1000, 4), ZO_OK); /* 4000 bytes each */
-    assert_int_equal(add(b, 9, 999, 4), ZO_OK);       /* 4000 padded bytes too (W = 4: 250 x 4 x 4) */
-    assert_int_equal(add(b, 10, 1001, 4), ZO_OK);      /* 4016 bytes */
+    for (zo_param_id id = 0; id < 4; id++) assert_int_equal(add(b, id, 1000, 4), ZO_OK); /* 4000 bytes each */
+    assert_int_equal(add(b, 9, 999, 4), ZO_OK);   /* 4000 padded bytes too (W = 4: 250 x 4 x 4) */
+    assert_int_equal(add(b, 10, 1001, 4), ZO_OK); /* 4016 bytes */
 
     void *x = gathered(b, 0, 1000);
     long allocs = ca.calls, live = ca.live;
@@ -932,21 +896,21 @@ static void test_cache_reuse_lifo_repoison(void **state)
     assert_int_equal(zo_host_live_full_buffers(b), 0); /* cached is not live */
     assert_int_equal(zo_host_cached_full_buffers(b), 1);
     assert_int_equal(zo_host_cached_bytes(b), 4000);
-    assert_int_equal(ca.live, live);                   /* kept, not freed */
+    assert_int_equal(ca.live, live); /* kept, not freed */
 #ifdef TEST_ASAN
-    assert_true(__asan_address_is_poisoned(x));        /* a use after full_free is still reported */
+    assert_true(__asan_address_is_poisoned(x)); /* a use after full_free is still reported */
 #endif
 
     /* another parameter of the same size: the same buffer, poisoned again */
     void *y = NULL;
     assert_int_equal(zo_backend_full_alloc(b, 1, 4000, &y), ZO_OK);
     assert_ptr_equal(y, x);
-    assert_int_equal(ca.calls, allocs);                /* no allocation */
+    assert_int_equal(ca.calls, allocs); /* no allocation */
     assert_int_equal(zo_host_cache_hits(b), 1);
     assert_int_equal(zo_host_cached_full_buffers(b), 0);
     assert_int_equal(zo_host_cached_bytes(b), 0);
     assert_int_equal(zo_host_live_full_buffers(b), 1);
-    assert_all(y, 0xA5, 4000);                         /* not parameter 0's bytes */
+    assert_all(y, 0xA5, 4000); /* not parameter 0's bytes */
     /* it is parameter 1's buffer now: gathers into it, frees as param 1 */
     zo_gather_item it = item(b, 1, 1000, 4, y);
     zo_work *w = NULL;
@@ -1005,8 +969,7 @@ static void test_cache_reuse_lifo_repoison(void **state)
 
 /* The budget: a buffer that would take the cached bytes over it is really
  * freed; 0 caches nothing; sizes are physical (max_bytes_per_param). */
-static void test_cache_budget(void **state)
-{
+static void test_cache_budget(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = cache_cfg(1, &ca, 1000);
@@ -1015,8 +978,7 @@ static void test_cache_budget(void **state)
     assert_int_equal(add(b, 1, 150, 4), ZO_OK); /* 600 bytes */
     assert_int_equal(add(b, 2, 150, 4), ZO_OK);
     assert_int_equal(add(b, 3, 100, 4), ZO_OK); /* 400 bytes */
-    void *big = gathered(b, 0, 500), *a = gathered(b, 1, 150), *a2 = gathered(b, 2, 150),
-         *c = gathered(b, 3, 100);
+    void *big = gathered(b, 0, 500), *a = gathered(b, 1, 150), *a2 = gathered(b, 2, 150), *c = gathered(b, 3, 100);
     long live = ca.live;
     zo_backend_full_free(b, 0, big);
     assert_int_equal(ca.live, live - 1); /* really freed */
@@ -1076,8 +1038,7 @@ static void test_cache_budget(void **state)
 
 /* A buffer freed while its deferred gather is pending is cached and may be
  * handed out again at once: the cancelled gather never writes into it. */
-static void test_cache_cancelled_gather_never_writes(void **state)
-{
+static void test_cache_cancelled_gather_never_writes(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config cfg = cache_cfg(3, &ca, 1u << 20);
@@ -1105,8 +1066,7 @@ static void test_cache_cancelled_gather_never_writes(void **state)
 
 /* The library's default is the build's ZO_POISON (the same compile
  * definition reaches this file); ./build.sh test builds with it on. */
-static void test_poison_build_default(void **state)
-{
+static void test_poison_build_default(void **state) {
     (void)state;
     assert_int_equal(zo_host_poison_default(), ZO_BUILD_POISON);
 #if defined(TEST_ASAN)
@@ -1116,8 +1076,7 @@ static void test_poison_build_default(void **state)
 
 /* no_poison 1: neither a fresh nor a reused buffer is filled; 0: both are;
  * -1 (ZO_HOST_CONFIG_INIT): as zo_host_poison_default() says. */
-static void test_no_poison(void **state)
-{
+static void test_no_poison(void **state) {
     (void)state;
     for (int setting = -1; setting <= 1; setting++) {
         counting_alloc ca = {0};
@@ -1158,8 +1117,7 @@ static void test_no_poison(void **state)
 
 /* A version 1 config (no cache_bytes / no_poison fields) caches nothing
  * and poisons: the behaviour it was written for. */
-static void test_cache_v1_config_off(void **state)
-{
+static void test_cache_v1_config_off(void **state) {
     (void)state;
     counting_alloc ca = {0};
     zo_host_config c3 = cache_cfg(2, &ca, 1u << 20);
@@ -1188,8 +1146,7 @@ static void test_cache_v1_config_off(void **state)
 /* World mode: each rank's backend has its own cache.  Two ranks driven
  * from this thread (all_gather_start never blocks; the second rank's
  * start completes the collective, so the waits return at once). */
-static void test_cache_world(void **state)
-{
+static void test_cache_world(void **state) {
     (void)state;
     counting_alloc ca = {0}; /* the backends' allocator (the world uses malloc) */
     zo_host_world *world = NULL;
@@ -1262,8 +1219,7 @@ static void test_cache_world(void **state)
     assert_int_equal(ca.live, 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_param_byte_deterministic_not_constant),
         cmocka_unit_test(test_create_and_ops),

@@ -21,8 +21,7 @@ typedef struct chain {
 } chain;
 
 /* root r (no params) with n children, each owning one 1000-element param */
-static chain chain_make(zo_config cfg, int n)
-{
+static chain chain_make(zo_config cfg, int n) {
     chain ch;
     memset(&ch, 0, sizeof(ch));
     cfg.param_persistence_threshold = 0;
@@ -34,20 +33,17 @@ static chain chain_make(zo_config cfg, int n)
         snprintf(name, sizeof(name), "c%d", i);
         ch.c[i] = HD_MODULE(ch.rt, ch.r, name);
     }
-    for (int i = 0; i < n; i++)
-        ch.p[i] = HD_PARAM(ch.rt, ch.c[i], "w", 1000);
+    for (int i = 0; i < n; i++) ch.p[i] = HD_PARAM(ch.rt, ch.c[i], "w", 1000);
     return ch;
 }
 
 /* One forward-only training step (no input requires grad): root, then the
  * children in order[] (indices into ch->c). */
-static void chain_fwd(chain *ch, const int *order, int n)
-{
+static void chain_fwd(chain *ch, const int *order, int n) {
     hd_call cr, c;
     zo_graph g = HD_FWD_BEGIN(ch->rt);
     HD_ENTER(ch->rt, &cr, ch->r, ZO_CALL_GRAD, "");
-    for (int i = 0; i < n; i++)
-        HD_CALL(ch->rt, &c, ch->c[order[i]], ZO_CALL_GRAD, "", "");
+    for (int i = 0; i < n; i++) HD_CALL(ch->rt, &c, ch->c[order[i]], ZO_CALL_GRAD, "", "");
     HD_EXIT(ch->rt, &cr, "");
     HD_FWD_END(ch->rt, g);
     HD_OK(ch->rt, zo_graph_discard(ch->rt, g));
@@ -56,8 +52,7 @@ static void chain_fwd(chain *ch, const int *order, int n)
 
 static const int ORDER4[4] = {0, 1, 2, 3};
 
-static void test_trace_record_then_complete(void **state)
-{
+static void test_trace_record_then_complete(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     chain ch = chain_make(cfg, 4);
@@ -130,8 +125,7 @@ static void test_trace_record_then_complete(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_prefetch_disabled_by_zero_bucket(void **state)
-{
+static void test_prefetch_disabled_by_zero_bucket(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.prefetch_bucket_size = 0;
@@ -163,8 +157,7 @@ static void test_prefetch_disabled_by_zero_bucket(void **state)
 }
 
 /* prefetch_bucket_size = one param's numel: exactly the next one ahead. */
-static void test_prefetch_bucket_one_ahead(void **state)
-{
+static void test_prefetch_bucket_one_ahead(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.prefetch_bucket_size = 1000;
@@ -180,10 +173,8 @@ static void test_prefetch_bucket_one_ahead(void **state)
     for (int i = 0; i < 4; i++) {
         HD_ENTER(rt, &c, ch.c[i], ZO_CALL_GRAD, "");
         HD_AVAILABLE(rt, ch.p[i]);
-        if (i + 1 < 4)
-            assert_true(HD_PINFO(rt, ch.p[i + 1]).status != ZO_PARAM_NOT_AVAILABLE);
-        if (i + 2 < 4)
-            HD_RELEASED(rt, ch.p[i + 2]);
+        if (i + 1 < 4) assert_true(HD_PINFO(rt, ch.p[i + 1]).status != ZO_PARAM_NOT_AVAILABLE);
+        if (i + 2 < 4) HD_RELEASED(rt, ch.p[i + 2]);
         HD_EXIT(rt, &c, "");
         HD_RELEASED(rt, ch.p[i]);
     }
@@ -197,16 +188,14 @@ static void test_prefetch_bucket_one_ahead(void **state)
 
 /* max_live_parameters bounds what the prefetcher may gather: gathered
  * numel never exceeds max_live + the largest single fetch (invariant 5). */
-static uint64_t run_max_live(uint64_t max_live)
-{
+static uint64_t run_max_live(uint64_t max_live) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.max_live_parameters = max_live;
     cfg.max_reuse_distance = 0;
     chain ch = chain_make(cfg, NCHILD);
     zo_runtime *rt = ch.rt;
     int order[NCHILD];
-    for (int i = 0; i < NCHILD; i++)
-        order[i] = i;
+    for (int i = 0; i < NCHILD; i++) order[i] = i;
     chain_fwd(&ch, order, NCHILD);
     uint64_t peak = 0;
     for (int step = 0; step < 2; step++) {
@@ -215,12 +204,10 @@ static uint64_t run_max_live(uint64_t max_live)
         HD_ENTER(rt, &cr, ch.r, ZO_CALL_GRAD, "");
         for (int i = 0; i < NCHILD; i++) {
             uint64_t live = HD_STATS(rt).live_numel;
-            if (live > peak)
-                peak = live;
+            if (live > peak) peak = live;
             HD_ENTER(rt, &c, ch.c[i], ZO_CALL_GRAD, "");
             live = HD_STATS(rt).live_numel;
-            if (live > peak)
-                peak = live;
+            if (live > peak) peak = live;
             HD_EXIT(rt, &c, "");
         }
         HD_EXIT(rt, &cr, "");
@@ -230,26 +217,23 @@ static uint64_t run_max_live(uint64_t max_live)
     }
     zo_stats st = HD_STATS(rt);
     assert_true(st.prefetches > 0);
-    if (st.peak_live_numel > peak)
-        peak = st.peak_live_numel;
+    if (st.peak_live_numel > peak) peak = st.peak_live_numel;
     HD_OK(rt, zo_runtime_destroy(rt));
     return peak;
 }
 
-static void test_max_live_parameters_bounds_prefetch(void **state)
-{
+static void test_max_live_parameters_bounds_prefetch(void **state) {
     (void)state;
     uint64_t bounded = run_max_live(2000);
     uint64_t unbounded = run_max_live(1000000000ull);
-    print_message("peak live numel: max_live=2000 -> %llu, max_live=1e9 -> %llu\n",
-                  (unsigned long long)bounded, (unsigned long long)unbounded);
+    print_message("peak live numel: max_live=2000 -> %llu, max_live=1e9 -> %llu\n", (unsigned long long)bounded,
+                  (unsigned long long)unbounded);
     assert_true(bounded <= 2000 + 1000);
     HD_EQ(unbounded, NCHILD * 1000); /* everything prefetched at the root */
 }
 
 /* order r, c0, c1, c0: c0's param is reused after c1 (1000 elements). */
-static void reuse_run(uint64_t distance, int *kept_step2)
-{
+static void reuse_run(uint64_t distance, int *kept_step2) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.prefetch_bucket_size = 0; /* the reuse rule alone */
     cfg.max_reuse_distance = distance;
@@ -280,8 +264,7 @@ static void reuse_run(uint64_t distance, int *kept_step2)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_max_reuse_distance(void **state)
-{
+static void test_max_reuse_distance(void **state) {
     (void)state;
     int kept = -1;
     reuse_run(1000000000ull, &kept);
@@ -297,8 +280,7 @@ static void test_max_reuse_distance(void **state)
     HD_EQ(kept, 1);
 }
 
-static void test_invalidation_on_module_order(void **state)
-{
+static void test_invalidation_on_module_order(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     chain ch = chain_make(cfg, 4);
@@ -340,8 +322,7 @@ static void test_invalidation_on_module_order(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_invalidation_on_registration(void **state)
-{
+static void test_invalidation_on_registration(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     chain ch = chain_make(cfg, 3);
@@ -374,8 +355,7 @@ static void test_invalidation_on_registration(void **state)
  * parameter trace no longer matches.  Either the runtime invalidates the
  * trace, or the fetch reports DeepSpeed's "tracing error" (ZO_ERR_TRACE,
  * call still pushed: zo_forward_abort); never an inconsistent state. */
-static void test_use_param_after_complete_trace(void **state)
-{
+static void test_use_param_after_complete_trace(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.prefetch_bucket_size = 1000;
@@ -407,8 +387,8 @@ static void test_use_param_after_complete_trace(void **state)
     HD_OK(rt, zo_graph_discard(rt, g));
     HD_RELEASE_ALL(rt);
     HD_ALL_RELEASED(rt);
-    print_message("use_param after a complete trace: pre_forward returned %s, trace mode %d\n",
-                  zo_strerror(s), (int)HD_TRACE(rt).mode);
+    print_message("use_param after a complete trace: pre_forward returned %s, trace mode %d\n", zo_strerror(s),
+                  (int)HD_TRACE(rt).mode);
     /* the following steps record and replay the new shape without error */
     chain_fwd(&ch, order3, 3);
     chain_fwd(&ch, order3, 3);
@@ -419,8 +399,7 @@ static void test_use_param_after_complete_trace(void **state)
 
 /* A z3 leaf module's whole subtree is one fetch in the trace: recorded,
  * prefetched as a unit on replay, never invalidated by its children. */
-static void test_trace_with_z3_leaf(void **state)
-{
+static void test_trace_with_z3_leaf(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.param_persistence_threshold = 0;
@@ -458,8 +437,7 @@ static void test_trace_with_z3_leaf(void **state)
 
 /* A full training step (forward + backward in engine order) replays
  * without invalidation and prefetches ahead of the pre-backward fetches. */
-static void test_trace_over_forward_and_backward(void **state)
-{
+static void test_trace_over_forward_and_backward(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.prefetch_bucket_size = 1000;
@@ -470,8 +448,7 @@ static void test_trace_over_forward_and_backward(void **state)
         hd_call cr, c[4];
         zo_graph g = HD_FWD_BEGIN(rt);
         HD_ENTER(rt, &cr, ch.r, ZO_CALL_GRAD, "1");
-        for (int i = 0; i < 4; i++)
-            HD_CALL(rt, &c[i], ch.c[i], ZO_CALL_GRAD, "1", "1");
+        for (int i = 0; i < 4; i++) HD_CALL(rt, &c[i], ch.c[i], ZO_CALL_GRAD, "1", "1");
         HD_EXIT(rt, &cr, "1");
         HD_FWD_END(rt, g);
         HD_BWD_BEGIN(rt, g);
@@ -488,8 +465,7 @@ static void test_trace_over_forward_and_backward(void **state)
         HD_BWD_END(rt, g);
         HD_ALL_RELEASED(rt);
         HD_RELEASE_ALL(rt);
-        if (step >= 1)
-            HD_EQ(HD_TRACE(rt).mode, ZO_TRACE_COMPLETE);
+        if (step >= 1) HD_EQ(HD_TRACE(rt).mode, ZO_TRACE_COMPLETE);
     }
     zo_stats st = HD_STATS(rt);
     HD_EQ(st.trace_invalidations, 0);
@@ -502,8 +478,7 @@ static void test_trace_over_forward_and_backward(void **state)
 
 /* Train and eval keep separate coordinators (DeepSpeed keeps one per
  * module.training mode): eval forwards never touch the train trace. */
-static void test_train_and_eval_coordinators(void **state)
-{
+static void test_train_and_eval_coordinators(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     chain ch = chain_make(cfg, 3);
@@ -536,19 +511,13 @@ static void test_train_and_eval_coordinators(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trace_record_then_complete),
-        cmocka_unit_test(test_prefetch_disabled_by_zero_bucket),
-        cmocka_unit_test(test_prefetch_bucket_one_ahead),
-        cmocka_unit_test(test_max_live_parameters_bounds_prefetch),
-        cmocka_unit_test(test_max_reuse_distance),
-        cmocka_unit_test(test_invalidation_on_module_order),
-        cmocka_unit_test(test_invalidation_on_registration),
-        cmocka_unit_test(test_use_param_after_complete_trace),
-        cmocka_unit_test(test_trace_with_z3_leaf),
-        cmocka_unit_test(test_trace_over_forward_and_backward),
+        cmocka_unit_test(test_trace_record_then_complete),   cmocka_unit_test(test_prefetch_disabled_by_zero_bucket),
+        cmocka_unit_test(test_prefetch_bucket_one_ahead),    cmocka_unit_test(test_max_live_parameters_bounds_prefetch),
+        cmocka_unit_test(test_max_reuse_distance),           cmocka_unit_test(test_invalidation_on_module_order),
+        cmocka_unit_test(test_invalidation_on_registration), cmocka_unit_test(test_use_param_after_complete_trace),
+        cmocka_unit_test(test_trace_with_z3_leaf),           cmocka_unit_test(test_trace_over_forward_and_backward),
         cmocka_unit_test(test_train_and_eval_coordinators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

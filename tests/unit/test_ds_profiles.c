@@ -20,8 +20,7 @@
 
 static hd_events g_ev;
 
-static zo_config ds_config(zo_grads_policy pol, zo_ds_profile prof)
-{
+static zo_config ds_config(zo_grads_policy pol, zo_ds_profile prof) {
     zo_config cfg = hd_policy_config(pol);
     cfg.ds_profile = prof;
     return cfg;
@@ -32,8 +31,7 @@ static zo_config ds_config(zo_grads_policy pol, zo_ds_profile prof)
  * the backward epilogue's release_backward_leftovers() releases m's
  * parameter at the end of the backward and reports m as a leftover; with
  * the hooks alone (0.19-hooks, 0.15) it stays gathered until the sweep. */
-static void test_albert_leftovers(void **state)
-{
+static void test_albert_leftovers(void **state) {
     (void)state;
     for (int prof = 0; prof < ZO_DS_PROFILE_COUNT; prof++) {
         zo_runtime *rt = HD_CREATE(ds_config(ZO_GRADS_RESET_ON_FORWARD, (zo_ds_profile)prof), &g_ev);
@@ -84,8 +82,7 @@ static void test_albert_leftovers(void **state)
  * invalidated, and DeepSpeed (>= 0.15.3) waits and releases the in-flight
  * prefetch of a's parameter that nobody will use.  Per-call keeps its own
  * behaviour (the prefetched parameter stays gathered until the pass ends). */
-static void test_invalidation_cleans_inflight(void **state)
-{
+static void test_invalidation_cleans_inflight(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         for (int prof = 0; prof < ZO_DS_PROFILE_COUNT; prof++) {
@@ -144,8 +141,7 @@ static void test_invalidation_cleans_inflight(void **state)
  * recorded (release_sub_module without a complete trace releases every
  * parameter) and at release_and_reset_all; per-call gathers it once and
  * keeps it. */
-static void test_persistent_released_like_deepspeed(void **state)
-{
+static void test_persistent_released_like_deepspeed(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_config cfg = ds_config((zo_grads_policy)pol, ZO_DS_0_19);
@@ -186,8 +182,7 @@ static void test_persistent_released_like_deepspeed(void **state)
 
 /* Version 2 structs (before ds_profile) are accepted with the default
  * ZO_DS_0_19; a value out of range is ZO_ERR_INVALID_ARG with a message. */
-static void test_config_versions(void **state)
-{
+static void test_config_versions(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     HD_EQ(cfg.version, 3);
@@ -219,8 +214,7 @@ static void test_config_versions(void **state)
     assert_null(zo_ds_profile_name((zo_ds_profile)3));
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_albert_leftovers),
         cmocka_unit_test(test_invalidation_cleans_inflight),

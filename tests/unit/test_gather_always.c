@@ -31,24 +31,33 @@ typedef struct rec {
 } rec;
 
 #define R_INNER(r) ((r)->inner->ops)
-#define R_ICTX(r) ((r)->inner->ctx)
+#define R_ICTX(r)  ((r)->inner->ctx)
 
-static int rb_world_size(void *ctx) { rec *r = ctx; return R_INNER(r)->world_size(R_ICTX(r)); }
-static int rb_rank(void *ctx) { rec *r = ctx; return R_INNER(r)->rank(R_ICTX(r)); }
-static zo_status rb_param_add(void *ctx, zo_param_id p, uint64_t n, uint32_t es, uint64_t part)
-{
+static int rb_world_size(void *ctx) {
+    rec *r = ctx;
+    return R_INNER(r)->world_size(R_ICTX(r));
+}
+static int rb_rank(void *ctx) {
+    rec *r = ctx;
+    return R_INNER(r)->rank(R_ICTX(r));
+}
+static zo_status rb_param_add(void *ctx, zo_param_id p, uint64_t n, uint32_t es, uint64_t part) {
     rec *r = ctx;
     return R_INNER(r)->param_add(R_ICTX(r), p, n, es, part);
 }
-static void rb_param_remove(void *ctx, zo_param_id p) { rec *r = ctx; R_INNER(r)->param_remove(R_ICTX(r), p); }
-static zo_status rb_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
-{
+static void rb_param_remove(void *ctx, zo_param_id p) {
+    rec *r = ctx;
+    R_INNER(r)->param_remove(R_ICTX(r), p);
+}
+static zo_status rb_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out) {
     rec *r = ctx;
     return R_INNER(r)->full_alloc(R_ICTX(r), p, bytes, out);
 }
-static void rb_full_free(void *ctx, zo_param_id p, void *buf) { rec *r = ctx; R_INNER(r)->full_free(R_ICTX(r), p, buf); }
-static zo_status rb_start(void *ctx, const zo_gather_item *it, size_t n, zo_work **out)
-{
+static void rb_full_free(void *ctx, zo_param_id p, void *buf) {
+    rec *r = ctx;
+    R_INNER(r)->full_free(R_ICTX(r), p, buf);
+}
+static zo_status rb_start(void *ctx, const zo_gather_item *it, size_t n, zo_work **out) {
     rec *r = ctx;
     r->groups++;
     if (r->n_log + 1 + n <= MAX_LOG) {
@@ -57,18 +66,29 @@ static zo_status rb_start(void *ctx, const zo_gather_item *it, size_t n, zo_work
     }
     return R_INNER(r)->all_gather_start(R_ICTX(r), it, n, out);
 }
-static zo_status rb_wait(void *ctx, zo_work *w) { rec *r = ctx; return R_INNER(r)->wait(R_ICTX(r), w); }
-static zo_status rb_query(void *ctx, zo_work *w, int *done) { rec *r = ctx; return R_INNER(r)->query(R_ICTX(r), w, done); }
-static void rb_work_free(void *ctx, zo_work *w) { rec *r = ctx; R_INNER(r)->work_free(R_ICTX(r), w); }
-static const char *rb_last_error(void *ctx) { rec *r = ctx; return R_INNER(r)->last_error(R_ICTX(r)); }
+static zo_status rb_wait(void *ctx, zo_work *w) {
+    rec *r = ctx;
+    return R_INNER(r)->wait(R_ICTX(r), w);
+}
+static zo_status rb_query(void *ctx, zo_work *w, int *done) {
+    rec *r = ctx;
+    return R_INNER(r)->query(R_ICTX(r), w, done);
+}
+static void rb_work_free(void *ctx, zo_work *w) {
+    rec *r = ctx;
+    R_INNER(r)->work_free(R_ICTX(r), w);
+}
+static const char *rb_last_error(void *ctx) {
+    rec *r = ctx;
+    return R_INNER(r)->last_error(R_ICTX(r));
+}
 static void rb_destroy(void *ctx) { (void)ctx; }
 
-static const zo_backend_ops RB_OPS = {1u, "recording-host", rb_world_size, rb_rank, rb_param_add,
-                                      rb_param_remove, rb_full_alloc, rb_full_free, rb_start, rb_wait,
-                                      rb_query, rb_work_free, NULL, rb_last_error, rb_destroy, NULL};
+static const zo_backend_ops RB_OPS = {
+    1u,       "recording-host", rb_world_size, rb_rank,      rb_param_add, rb_param_remove, rb_full_alloc, rb_full_free,
+    rb_start, rb_wait,          rb_query,      rb_work_free, NULL,         rb_last_error,   rb_destroy,    NULL};
 
-static void rec_init(rec *r)
-{
+static void rec_init(rec *r) {
     memset(r, 0, sizeof(*r));
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     hc.world_size = 2;
@@ -92,8 +112,7 @@ typedef struct model {
     zo_param_id ew[N_EXPERTS][2];
 } model;
 
-static void model_init(model *md, zo_grads_policy pol, unsigned moe_flags, uint64_t persist, uint64_t prefetch)
-{
+static void model_init(model *md, zo_grads_policy pol, unsigned moe_flags, uint64_t persist, uint64_t prefetch) {
     memset(md, 0, sizeof(*md));
     rec_init(&md->be);
     zo_config cfg = ZO_CONFIG_INIT;
@@ -129,8 +148,7 @@ static void model_init(model *md, zo_grads_policy pol, unsigned moe_flags, uint6
     md->head_w = HD_PARAM(rt, head, "w", 100);
 }
 
-static void model_fini(model *md)
-{
+static void model_fini(model *md) {
     HD_OK(md->rt, zo_runtime_destroy(md->rt));
     zo_backend_destroy(md->be.inner);
 }
@@ -144,16 +162,14 @@ typedef struct calls {
     int n_ex[N_EXPERTS];
 } calls;
 
-static void expert_reads(model *md, int i)
-{
+static void expert_reads(model *md, int i) {
     HD_ACCESS(md->rt, (zo_module_id)(E0 + i), md->ew[i][0]);
     HD_ACCESS(md->rt, (zo_module_id)(E0 + i), md->ew[i][1]);
 }
 
 /* moe(x): router, then the routed experts (every access checks the full
  * tensor's bytes, so a held expert really computes with gathered data) */
-static void moe_forward(model *md, calls *c, route rt_, unsigned cf)
-{
+static void moe_forward(model *md, calls *c, route rt_, unsigned cf) {
     zo_runtime *rt = md->rt;
     const char *in = cf ? "1" : "0";
     HD_ENTER(rt, &c->moe, MOE, cf, in);
@@ -176,8 +192,7 @@ static void moe_forward(model *md, calls *c, route rt_, unsigned cf)
 /* moe's backward in engine order: its output gradient first (pre-backward
  * of the holder before its children's), the experts' in reverse call
  * order, the router, then the moe's input gradient (post-backward last) */
-static void moe_backward(model *md, calls *c, int pol_per_call)
-{
+static void moe_backward(model *md, calls *c, int pol_per_call) {
     zo_runtime *rt = md->rt;
     HD_OUT_GRAD(rt, c->moe.out[0]);
     for (int i = N_EXPERTS - 1; i >= 0; i--)
@@ -197,8 +212,7 @@ static void moe_backward(model *md, calls *c, int pol_per_call)
 }
 
 /* one training step: root(moe(x), head) forward, backward, step */
-static void train_step(model *md, route r, zo_grads_policy pol)
-{
+static void train_step(model *md, route r, zo_grads_policy pol) {
     zo_runtime *rt = md->rt;
     calls c;
     memset(&c, 0, sizeof(c));
@@ -225,8 +239,7 @@ static void train_step(model *md, route r, zo_grads_policy pol)
     HD_ALL_RELEASED(rt);
 }
 
-static void eval_step(model *md, route r)
-{
+static void eval_step(model *md, route r) {
     zo_runtime *rt = md->rt;
     calls c;
     memset(&c, 0, sizeof(c));
@@ -242,8 +255,7 @@ static void eval_step(model *md, route r)
 /* reentrant activation checkpointing of the moe block: its first forward
  * runs under no_grad, its backward recomputes it with grad inside the
  * outer backward and runs an inner backward over the recompute */
-static void checkpoint_step(model *md, route r)
-{
+static void checkpoint_step(model *md, route r) {
     zo_runtime *rt = md->rt;
     calls c, rc;
     memset(&c, 0, sizeof(c));
@@ -282,9 +294,8 @@ typedef struct outcome {
 
 enum { PROG_TRAIN = 0, PROG_EVAL, PROG_CHECKPOINT };
 
-static void run_program(outcome *o, zo_grads_policy pol, unsigned moe_flags, route r, int prog,
-                        uint64_t persist, uint64_t prefetch)
-{
+static void run_program(outcome *o, zo_grads_policy pol, unsigned moe_flags, route r, int prog, uint64_t persist,
+                        uint64_t prefetch) {
     model md;
     model_init(&md, pol, moe_flags, persist, prefetch);
     for (int step = 0; step < 3; step++) {
@@ -308,13 +319,11 @@ static void run_program(outcome *o, zo_grads_policy pol, unsigned moe_flags, rou
     model_fini(&md);
 }
 
-static int same_log(const outcome *a, const outcome *b)
-{
+static int same_log(const outcome *a, const outcome *b) {
     return a->n_log == b->n_log && memcmp(a->log, b->log, a->n_log * sizeof(uint32_t)) == 0;
 }
 
-static void print_log(const char *what, const outcome *o)
-{
+static void print_log(const char *what, const outcome *o) {
     char buf[1024];
     size_t pos = 0;
     buf[0] = '\0';
@@ -333,8 +342,7 @@ static const route ROUTES[] = {0x3, 0xC, 0x8, 0x0, 0xF, 0x2 | 0x20};
 #define N_ROUTES (sizeof(ROUTES) / sizeof(ROUTES[0]))
 
 static void check_rank_independent(zo_grads_policy pol, int prog, uint64_t persist, uint64_t prefetch,
-                                   size_t n_routes)
-{
+                                   size_t n_routes) {
     static outcome base, o;
     memset(&base, 0, sizeof(base));
     run_program(&base, pol, ZO_MODULE_GATHER_ALWAYS, ROUTES[0], prog, persist, prefetch);
@@ -344,8 +352,8 @@ static void check_rank_independent(zo_grads_policy pol, int prog, uint64_t persi
         if (!same_log(&base, &o)) {
             print_log("route 0", &base);
             print_log("route i", &o);
-            fail_msg("policy %s program %d: routing 0x%x gave other all-gathers than routing 0x%x",
-                     zo_policy_name(pol), prog, ROUTES[i], ROUTES[0]);
+            fail_msg("policy %s program %d: routing 0x%x gave other all-gathers than routing 0x%x", zo_policy_name(pol),
+                     prog, ROUTES[i], ROUTES[0]);
         }
         HD_EQ(o.trace.n_modules, base.trace.n_modules);
         HD_EQ(o.trace.n_params, base.trace.n_params);
@@ -377,17 +385,15 @@ static void check_rank_independent(zo_grads_policy pol, int prog, uint64_t persi
 /* tests                                                               */
 /* ------------------------------------------------------------------ */
 
-static void test_moe_training_rank_independent(void **state)
-{
+static void test_moe_training_rank_independent(void **state) {
     (void)state;
     check_rank_independent(ZO_GRADS_PER_CALL, PROG_TRAIN, 0, 0, N_ROUTES);
-    check_rank_independent(ZO_GRADS_PER_CALL, PROG_TRAIN, 0, 5000, N_ROUTES);   /* prefetch from the trace */
-    check_rank_independent(ZO_GRADS_PER_CALL, PROG_TRAIN, 20, 0, N_ROUTES);     /* router.w persistent */
+    check_rank_independent(ZO_GRADS_PER_CALL, PROG_TRAIN, 0, 5000, N_ROUTES); /* prefetch from the trace */
+    check_rank_independent(ZO_GRADS_PER_CALL, PROG_TRAIN, 20, 0, N_ROUTES);   /* router.w persistent */
     check_rank_independent(ZO_GRADS_PER_CALL, PROG_TRAIN, 20, 700, N_ROUTES);
 }
 
-static void test_moe_legacy_policies(void **state)
-{
+static void test_moe_legacy_policies(void **state) {
     (void)state;
     /* modules called once (the legacy counters' known failure with reuse
      * is not what this test is about) */
@@ -397,8 +403,7 @@ static void test_moe_legacy_policies(void **state)
     }
 }
 
-static void test_moe_eval_and_checkpoint(void **state)
-{
+static void test_moe_eval_and_checkpoint(void **state) {
     (void)state;
     check_rank_independent(ZO_GRADS_PER_CALL, PROG_EVAL, 0, 0, N_ROUTES);
     check_rank_independent(ZO_GRADS_PER_CALL, PROG_EVAL, 0, 5000, N_ROUTES);
@@ -408,8 +413,7 @@ static void test_moe_eval_and_checkpoint(void **state)
 
 /* Without the flag the routings issue different all-gathers: the
  * comparison above can fail, and this is the divergence that hangs. */
-static void test_without_flag_ranks_diverge(void **state)
-{
+static void test_without_flag_ranks_diverge(void **state) {
     (void)state;
     static outcome a, b;
     memset(&a, 0, sizeof(a));
@@ -423,8 +427,7 @@ static void test_without_flag_ranks_diverge(void **state)
 
 /* Hooks of held modules: counters and windows work, no trace entry, no
  * own fetch; the holder's fetch list is the whole subtree. */
-static void test_held_module_hooks_and_introspection(void **state)
-{
+static void test_held_module_hooks_and_introspection(void **state) {
     (void)state;
     model md;
     model_init(&md, ZO_GRADS_PER_CALL, ZO_MODULE_GATHER_ALWAYS, 0, 0);
@@ -510,8 +513,7 @@ static void test_held_module_hooks_and_introspection(void **state)
 
 /* A held module called while its holder is not active: its parameters are
  * gathered on access (per-call), never by its own hooks. */
-static void test_held_module_outside_holder(void **state)
-{
+static void test_held_module_outside_holder(void **state) {
     (void)state;
     model md;
     model_init(&md, ZO_GRADS_PER_CALL, ZO_MODULE_GATHER_ALWAYS, 0, 0);
@@ -533,8 +535,7 @@ static void test_held_module_outside_holder(void **state)
 /* Registration rules: not with Z3_LEAF; no effect inside a leaf or below
  * another gather-always module; external parameters of held modules are
  * fetched by the holder. */
-static void test_registration_rules(void **state)
-{
+static void test_registration_rules(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     zo_runtime *rt = HD_CREATE(cfg, &g_ev);
@@ -600,8 +601,7 @@ static void test_registration_rules(void **state)
  * the holder's parameters all having gradients is not a release point -
  * it depends on which experts ran, and a held module may still compute
  * with a frozen weight.  The block stays until the holder's window closes. */
-static void test_holder_not_released_by_grad_ready(void **state)
-{
+static void test_holder_not_released_by_grad_ready(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     cfg.world_size = 2;
@@ -637,8 +637,7 @@ static void test_holder_not_released_by_grad_ready(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moe_training_rank_independent),
         cmocka_unit_test(test_moe_legacy_policies),

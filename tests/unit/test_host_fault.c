@@ -26,8 +26,7 @@ typedef struct hb {
     void *c;
 } hb;
 
-static hb mk(int world, int deferred)
-{
+static hb mk(int world, int deferred) {
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
     cfg.testing = &ht;
@@ -43,8 +42,7 @@ static hb mk(int world, int deferred)
 }
 
 /* adds param p of numel 4-byte elements and allocates its full buffer */
-static void *add_param(hb *h, zo_param_id p, uint64_t numel, zo_gather_item *it)
-{
+static void *add_param(hb *h, zo_param_id p, uint64_t numel, zo_gather_item *it) {
     int W = h->o->world_size(h->c);
     uint64_t part = (numel + (uint64_t)W - 1) / (uint64_t)W;
     assert_int_equal(zo_backend_param_add(h->b, p, numel, 4, part), ZO_OK);
@@ -58,17 +56,14 @@ static void *add_param(hb *h, zo_param_id p, uint64_t numel, zo_gather_item *it)
     return buf;
 }
 
-static int content_ok(zo_param_id p, const void *buf, uint64_t bytes)
-{
+static int content_ok(zo_param_id p, const void *buf, uint64_t bytes) {
     const uint8_t *d = buf;
     for (uint64_t i = 0; i < bytes; i++)
-        if (d[i] != zo_host_param_byte(p, i))
-            return 0;
+        if (d[i] != zo_host_param_byte(p, i)) return 0;
     return 1;
 }
 
-static void test_set_fault_args(void **state)
-{
+static void test_set_fault_args(void **state) {
     (void)state;
     zo_host_fault f = {ZO_HOST_FAULT_GATHER, ZO_HOST_FAULT_FAIL, 1, 1, 0, 0};
     assert_int_equal(zo_host_set_fault(NULL, &f), ZO_ERR_INVALID_ARG);
@@ -92,8 +87,7 @@ static void test_set_fault_args(void **state)
 
 /* FAIL at GATHER: the at-th gather fails with the status and has no
  * effect; the next one works; counts restart at each set_fault */
-static void test_fail_gather(void **state)
-{
+static void test_fail_gather(void **state) {
     (void)state;
     hb h = mk(3, 0);
     zo_gather_item it;
@@ -127,8 +121,7 @@ static void test_fail_gather(void **state)
 }
 
 /* FAIL at WAIT is transient: the work stays; a later wait completes it */
-static void test_fail_wait_transient(void **state)
-{
+static void test_fail_wait_transient(void **state) {
     (void)state;
     for (int deferred = 0; deferred < 2; deferred++) {
         hb h = mk(2, deferred);
@@ -154,8 +147,7 @@ static void test_fail_wait_transient(void **state)
 /* DELAY at GATHER: not done until a wait, even on an immediate backend;
  * zo_host_progress skips it.  DELAY at WAIT: query says not done, wait
  * completes (after sleeping). */
-static void test_delay(void **state)
-{
+static void test_delay(void **state) {
     (void)state;
     hb h = mk(4, 0);
     zo_gather_item it;
@@ -179,7 +171,7 @@ static void test_delay(void **state)
     assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK); /* immediate: already copied */
     done = 1;
     assert_int_equal(zo_backend_query(h.b, w, &done), ZO_OK);
-    assert_int_equal(done, 0); /* reported not done */
+    assert_int_equal(done, 0);                        /* reported not done */
     assert_int_equal(zo_backend_wait(h.b, w), ZO_OK); /* sleeps 1 ms, completes */
     assert_true(content_ok(1, buf, 36));
     zo_backend_work_free(h.b, w);
@@ -189,8 +181,7 @@ static void test_delay(void **state)
 
 /* FAIL_WORK: the collective fails; nothing is copied (the buffer keeps
  * its poison), every later check reports the status, the shards are intact */
-static void test_fail_work(void **state)
-{
+static void test_fail_work(void **state) {
     (void)state;
     for (int point = 0; point < 2; point++)
         for (int deferred = 0; deferred < 2; deferred++) {
@@ -213,8 +204,7 @@ static void test_fail_work(void **state)
             assert_int_equal(zo_backend_wait(h.b, w), ZO_ERR_BACKEND);
             assert_int_equal(zo_backend_query(h.b, w, &done), ZO_ERR_BACKEND);
             const uint8_t *d = buf;
-            if (deferred || point == ZO_HOST_FAULT_GATHER)
-                assert_int_equal(d[0], 0xA5); /* nothing copied */
+            if (deferred || point == ZO_HOST_FAULT_GATHER) assert_int_equal(d[0], 0xA5); /* nothing copied */
             zo_backend_work_free(h.b, w);
             /* the shards are intact: a new gather gets the true bytes */
             assert_int_equal(zo_backend_all_gather_start(h.b, &it, 1, &w), ZO_OK);
@@ -229,8 +219,7 @@ static void test_fail_work(void **state)
 /* defensive paths: param removed / buffer freed while a deferred gather is
  * pending, a buffer freed as another parameter, two gathers into one
  * buffer, destroy with live works and buffers, unknown ids, NULL ctx */
-static void test_defensive(void **state)
-{
+static void test_defensive(void **state) {
     (void)state;
     hb h = mk(2, 1);
     zo_gather_item a, b;
@@ -266,15 +255,11 @@ static void test_defensive(void **state)
     zo_backend_destroy(h.b); /* with the pending work and bb alive: LSan checks */
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_set_fault_args),
-        cmocka_unit_test(test_fail_gather),
-        cmocka_unit_test(test_fail_wait_transient),
-        cmocka_unit_test(test_delay),
-        cmocka_unit_test(test_fail_work),
-        cmocka_unit_test(test_defensive),
+        cmocka_unit_test(test_set_fault_args),      cmocka_unit_test(test_fail_gather),
+        cmocka_unit_test(test_fail_wait_transient), cmocka_unit_test(test_delay),
+        cmocka_unit_test(test_fail_work),           cmocka_unit_test(test_defensive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,8 +70,7 @@ typedef struct rank_arg {
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
-static void on_alarm(int sig)
-{
+static void on_alarm(int sig) {
     (void)sig;
     static const char msg[] = "test_host_world: watchdog: a test deadlocked\n";
     ssize_t r = write(2, msg, sizeof msg - 1);
@@ -79,31 +78,26 @@ static void on_alarm(int sig)
     _exit(99);
 }
 
-static void watchdog(unsigned seconds)
-{
+static void watchdog(unsigned seconds) {
     signal(SIGALRM, on_alarm);
     alarm(seconds);
 }
 
 /* Records a failure in a rank thread (cmocka asserts are main-thread only). */
-static void rfail(world_fx *fx, int rank, const char *fmt, ...)
-{
-    if (fx->failures[rank]++)
-        return;
+static void rfail(world_fx *fx, int rank, const char *fmt, ...) {
+    if (fx->failures[rank]++) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(fx->why[rank], sizeof fx->why[rank], fmt, ap);
     va_end(ap);
 }
 
-#define RCHECK(fx, rank, cond)                                                  \
-    do {                                                                        \
-        if (!(cond))                                                            \
-            rfail((fx), (rank), "%s:%d: %s", __FILE__, __LINE__, #cond);       \
+#define RCHECK(fx, rank, cond)                                                                                         \
+    do {                                                                                                               \
+        if (!(cond)) rfail((fx), (rank), "%s:%d: %s", __FILE__, __LINE__, #cond);                                      \
     } while (0)
 
-static void fx_init(world_fx *fx, int W, uint64_t cap)
-{
+static void fx_init(world_fx *fx, int W, uint64_t cap) {
     memset(fx, 0, sizeof *fx);
     fx->W = W;
     fx->cap = cap;
@@ -123,16 +117,14 @@ static void fx_init(world_fx *fx, int W, uint64_t cap)
     }
 }
 
-static void *rank_main(void *p)
-{
+static void *rank_main(void *p) {
     rank_arg *a = p;
     a->fx->fn(a->fx, a->rank);
     return NULL;
 }
 
 /* Runs fn on every rank, one thread each; then asserts no rank failed. */
-static void fx_run(world_fx *fx, rank_fn fn)
-{
+static void fx_run(world_fx *fx, rank_fn fn) {
     pthread_t t[MAXW];
     rank_arg a[MAXW];
     fx->fn = fn;
@@ -141,16 +133,13 @@ static void fx_run(world_fx *fx, rank_fn fn)
         a[r].rank = r;
         assert_int_equal(pthread_create(&t[r], NULL, rank_main, &a[r]), 0);
     }
+    for (int r = 0; r < fx->W; r++) pthread_join(t[r], NULL);
     for (int r = 0; r < fx->W; r++)
-        pthread_join(t[r], NULL);
-    for (int r = 0; r < fx->W; r++)
-        if (fx->failures[r])
-            fail_msg("rank %d: %s (%d failures)", r, fx->why[r], fx->failures[r]);
+        if (fx->failures[r]) fail_msg("rank %d: %s (%d failures)", r, fx->why[r], fx->failures[r]);
 }
 
 /* Destroys the backends still alive and the world. */
-static void fx_done(world_fx *fx)
-{
+static void fx_done(world_fx *fx) {
     for (int r = 0; r < fx->W; r++)
         if (fx->b[r]) {
             zo_backend_destroy(fx->b[r]);
@@ -162,54 +151,46 @@ static void fx_done(world_fx *fx)
 }
 
 /* The rank leaves the world (its thread destroys its backend). */
-static void leave(world_fx *fx, int rank)
-{
+static void leave(world_fx *fx, int rank) {
     zo_backend_destroy(fx->b[rank]);
     fx->b[rank] = NULL;
 }
 
-static void stage_wait(world_fx *fx, int s)
-{
+static void stage_wait(world_fx *fx, int s) {
     pthread_mutex_lock(&fx->mu);
-    while (fx->stage < s)
-        pthread_cond_wait(&fx->cv, &fx->mu);
+    while (fx->stage < s) pthread_cond_wait(&fx->cv, &fx->mu);
     pthread_mutex_unlock(&fx->mu);
 }
 
-static void stage_set(world_fx *fx, int s)
-{
+static void stage_set(world_fx *fx, int s) {
     pthread_mutex_lock(&fx->mu);
     fx->stage = s;
     pthread_cond_broadcast(&fx->cv);
     pthread_mutex_unlock(&fx->mu);
 }
 
-static zo_status add(world_fx *fx, int r, zo_param_id id, uint64_t numel, uint32_t es)
-{
+static zo_status add(world_fx *fx, int r, zo_param_id id, uint64_t numel, uint32_t es) {
     return zo_backend_param_add(fx->b[r], id, numel, es, ceil_div(numel, (uint64_t)fx->W));
 }
 
-static size_t padded(world_fx *fx, uint64_t numel, uint32_t es)
-{
+static size_t padded(world_fx *fx, uint64_t numel, uint32_t es) {
     return (size_t)(ceil_div(numel, (uint64_t)fx->W) * es * (uint64_t)fx->W);
 }
 
-static zo_gather_item item(world_fx *fx, zo_param_id id, uint64_t numel, uint32_t es, void *full)
-{
+static zo_gather_item item(world_fx *fx, zo_param_id id, uint64_t numel, uint32_t es, void *full) {
     zo_gather_item it = {id, full, numel, ceil_div(numel, (uint64_t)fx->W), es};
     return it;
 }
 
 /* 0 if the physical bytes of full are param id's content, then padding zeros. */
-static int check_content(world_fx *fx, int r, zo_param_id id, uint64_t numel, uint32_t es, const uint8_t *full)
-{
+static int check_content(world_fx *fx, int r, zo_param_id id, uint64_t numel, uint32_t es, const uint8_t *full) {
     uint64_t fb = numel * es, pb = padded(fx, numel, es);
     uint64_t L = zo_host_physical_bytes(fx->b[r], pb);
     for (uint64_t i = 0; i < L; i++) {
         uint8_t want = i < fb ? zo_host_param_byte(id, i) : 0;
         if (full[i] != want) {
-            rfail(fx, r, "param %u byte %llu of %llu: got 0x%02x want 0x%02x", (unsigned)id,
-                  (unsigned long long)i, (unsigned long long)L, full[i], want);
+            rfail(fx, r, "param %u byte %llu of %llu: got 0x%02x want 0x%02x", (unsigned)id, (unsigned long long)i,
+                  (unsigned long long)L, full[i], want);
             return -1;
         }
     }
@@ -233,16 +214,16 @@ static const pspec g_params[] = {
 
 /* Every rank: add all parameters, gather them in groups {0,1}, {2}, {3,4,5,6}
  * for 3 rounds (fresh buffers each round), check every byte. */
-static void rank_gather_all(world_fx *fx, int r)
-{
+static void rank_gather_all(world_fx *fx, int r) {
     for (size_t i = 0; i < NPARAMS; i++)
         RCHECK(fx, r, add(fx, r, g_params[i].id, g_params[i].numel, g_params[i].es) == ZO_OK);
     const size_t groups[][2] = {{0, 2}, {2, 1}, {3, 4}};
     for (int round = 0; round < 3; round++) {
         void *full[NPARAMS];
         for (size_t i = 0; i < NPARAMS; i++)
-            RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], g_params[i].id,
-                                                 padded(fx, g_params[i].numel, g_params[i].es), &full[i]) == ZO_OK);
+            RCHECK(fx, r,
+                   zo_backend_full_alloc(fx->b[r], g_params[i].id, padded(fx, g_params[i].numel, g_params[i].es),
+                                         &full[i]) == ZO_OK);
         zo_work *w[3];
         for (int g = 0; g < 3; g++) {
             zo_gather_item it[4];
@@ -255,8 +236,7 @@ static void rank_gather_all(world_fx *fx, int r)
         /* wait in reverse order: completion is per collective, not per wait order */
         for (int g = 2; g >= 0; g--) {
             zo_status s = zo_backend_wait(fx->b[r], w[g]);
-            if (s != ZO_OK)
-                rfail(fx, r, "wait group %d: %d %s", g, s, zo_backend_last_error(fx->b[r]));
+            if (s != ZO_OK) rfail(fx, r, "wait group %d: %d %s", g, s, zo_backend_last_error(fx->b[r]));
             zo_backend_work_free(fx->b[r], w[g]);
         }
         for (size_t i = 0; i < NPARAMS; i++) {
@@ -269,8 +249,7 @@ static void rank_gather_all(world_fx *fx, int r)
     RCHECK(fx, r, zo_host_live_full_buffers(fx->b[r]) == 0);
 }
 
-static void gather_world(int W, uint64_t cap)
-{
+static void gather_world(int W, uint64_t cap) {
     world_fx fx;
     watchdog(60);
     fx_init(&fx, W, cap);
@@ -302,13 +281,34 @@ static void gather_world(int W, uint64_t cap)
     alarm(0);
 }
 
-static void test_gather_w1(void **s) { (void)s; gather_world(1, 0); }
-static void test_gather_w2(void **s) { (void)s; gather_world(2, 0); }
-static void test_gather_w3(void **s) { (void)s; gather_world(3, 0); }
-static void test_gather_w4(void **s) { (void)s; gather_world(4, 0); }
-static void test_gather_w8(void **s) { (void)s; gather_world(8, 0); }
-static void test_gather_w3_capped(void **s) { (void)s; gather_world(3, 100); }
-static void test_gather_w8_capped(void **s) { (void)s; gather_world(8, 1000); }
+static void test_gather_w1(void **s) {
+    (void)s;
+    gather_world(1, 0);
+}
+static void test_gather_w2(void **s) {
+    (void)s;
+    gather_world(2, 0);
+}
+static void test_gather_w3(void **s) {
+    (void)s;
+    gather_world(3, 0);
+}
+static void test_gather_w4(void **s) {
+    (void)s;
+    gather_world(4, 0);
+}
+static void test_gather_w8(void **s) {
+    (void)s;
+    gather_world(8, 0);
+}
+static void test_gather_w3_capped(void **s) {
+    (void)s;
+    gather_world(3, 100);
+}
+static void test_gather_w8_capped(void **s) {
+    (void)s;
+    gather_world(8, 1000);
+}
 
 /* ------------------------------------------------------------------ */
 /* Mismatches                                                          */
@@ -319,26 +319,50 @@ typedef struct mm_case {
     const char *name;
     pspec p0[2], p1[2]; /* rank 0's items, the other ranks' items */
     size_t n0, n1;
-    int kind1;          /* 0: all-gather, 1: exchange (other ranks) */
-    const char *want;   /* expected report, W = 2 */
+    int kind1;        /* 0: all-gather, 1: exchange (other ranks) */
+    const char *want; /* expected report, W = 2 */
 } mm_case;
 
 static const mm_case g_mm[] = {
-    {"param", {{3, 1024, 4}}, {{5, 1024, 4}}, 1, 1, 0,
+    {"param",
+     {{3, 1024, 4}},
+     {{5, 1024, 4}},
+     1,
+     1,
+     0,
      "collective 0: rank 0 all-gather [p3 1024x4B] vs rank 1 all-gather [p5 1024x4B]"},
-    {"numel", {{3, 1024, 4}}, {{3, 1000, 4}}, 1, 1, 0,
+    {"numel",
+     {{3, 1024, 4}},
+     {{3, 1000, 4}},
+     1,
+     1,
+     0,
      "collective 0: rank 0 all-gather [p3 1024x4B] vs rank 1 all-gather [p3 1000x4B]"},
-    {"elem_size", {{3, 1024, 4}}, {{3, 1024, 2}}, 1, 1, 0,
+    {"elem_size",
+     {{3, 1024, 4}},
+     {{3, 1024, 2}},
+     1,
+     1,
+     0,
      "collective 0: rank 0 all-gather [p3 1024x4B] vs rank 1 all-gather [p3 1024x2B]"},
-    {"group size", {{3, 1024, 4}, {4, 10, 2}}, {{3, 1024, 4}}, 2, 1, 0,
+    {"group size",
+     {{3, 1024, 4}, {4, 10, 2}},
+     {{3, 1024, 4}},
+     2,
+     1,
+     0,
      "collective 0: rank 0 all-gather [p3 1024x4B, p4 10x2B] vs rank 1 all-gather [p3 1024x4B]"},
-    {"kind", {{3, 1024, 4}}, {{3, 1024, 4}}, 1, 1, 1,
+    {"kind",
+     {{3, 1024, 4}},
+     {{3, 1024, 4}},
+     1,
+     1,
+     1,
      "collective 0: rank 0 all-gather [p3 1024x4B] vs rank 1 exchange [8B]"},
 };
 static const mm_case *g_cur_mm;
 
-static void rank_mismatch(world_fx *fx, int r)
-{
+static void rank_mismatch(world_fx *fx, int r) {
     const mm_case *m = g_cur_mm;
     const pspec *ps = r == 0 ? m->p0 : m->p1;
     size_t n = r == 0 ? m->n0 : m->n1;
@@ -347,8 +371,7 @@ static void rank_mismatch(world_fx *fx, int r)
     zo_gather_item it[2];
     for (size_t i = 0; i < n; i++) {
         RCHECK(fx, r, add(fx, r, ps[i].id, ps[i].numel, ps[i].es) == ZO_OK);
-        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], ps[i].id, padded(fx, ps[i].numel, ps[i].es), &full[i]) ==
-                          ZO_OK);
+        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], ps[i].id, padded(fx, ps[i].numel, ps[i].es), &full[i]) == ZO_OK);
         it[i] = item(fx, ps[i].id, ps[i].numel, ps[i].es, full[i]);
     }
     if (r != 0 && m->kind1 == 1) {
@@ -365,17 +388,14 @@ static void rank_mismatch(world_fx *fx, int r)
         RCHECK(fx, r, ((uint8_t *)full[0])[0] == 0xA5);
     }
     snprintf(fx->err[r], sizeof fx->err[r], "%s", zo_backend_last_error(fx->b[r]));
-    for (size_t i = 0; i < n; i++)
-        zo_backend_full_free(fx->b[r], ps[i].id, full[i]);
+    for (size_t i = 0; i < n; i++) zo_backend_full_free(fx->b[r], ps[i].id, full[i]);
     /* the world goes on: a matched exchange afterwards works */
     uint8_t send = (uint8_t)(r + 1), recv[MAXW];
     fx->st[r][2] = zo_backend_exchange(fx->b[r], &send, 1, recv);
-    for (int k = 0; k < fx->W; k++)
-        RCHECK(fx, r, recv[k] == k + 1);
+    for (int k = 0; k < fx->W; k++) RCHECK(fx, r, recv[k] == k + 1);
 }
 
-static void test_mismatch_cases(void **s)
-{
+static void test_mismatch_cases(void **s) {
     (void)s;
     const int worlds[] = {2, 3};
     for (size_t c = 0; c < sizeof g_mm / sizeof g_mm[0]; c++)
@@ -387,14 +407,12 @@ static void test_mismatch_cases(void **s)
             fx_run(&fx, rank_mismatch);
             char rep[512];
             assert_int_equal(zo_host_world_report(fx.world, rep, sizeof rep), ZO_ERR_COLLECTIVE_MISMATCH);
-            if (worlds[wi] == 2)
-                assert_string_equal(rep, g_mm[c].want);
+            if (worlds[wi] == 2) assert_string_equal(rep, g_mm[c].want);
             assert_non_null(strstr(rep, "rank 0 "));
             assert_non_null(strstr(rep, "rank 1 "));
             for (int r = 0; r < fx.W; r++) {
                 assert_int_equal(fx.st[r][0], ZO_ERR_COLLECTIVE_MISMATCH);
-                if (!(r != 0 && g_mm[c].kind1 == 1))
-                    assert_int_equal(fx.st[r][1], ZO_ERR_COLLECTIVE_MISMATCH);
+                if (!(r != 0 && g_mm[c].kind1 == 1)) assert_int_equal(fx.st[r][1], ZO_ERR_COLLECTIVE_MISMATCH);
                 assert_string_equal(fx.err[r], rep); /* last_error carries the finding */
                 assert_int_equal(fx.st[r][2], ZO_OK);
                 assert_int_equal(zo_host_world_collectives(fx.world, r), 2);
@@ -415,10 +433,8 @@ static void test_mismatch_cases(void **s)
 
 static unsigned g_jitter_seed;
 
-static void jitter(int r, int step)
-{
-    if (!g_jitter_seed)
-        return;
+static void jitter(int r, int step) {
+    if (!g_jitter_seed) return;
     unsigned x = g_jitter_seed * 2654435761u ^ (unsigned)(r * 97 + step * 13);
     x ^= x >> 13;
     struct timespec ts = {0, (long)(x % 3000u) * 1000L};
@@ -427,8 +443,7 @@ static void jitter(int r, int step)
 
 /* Ranks 0..W-2 gather p0 twice (waiting each), then try an exchange;
  * rank W-1 gathers p0 once and leaves. */
-static void rank_leaver(world_fx *fx, int r)
-{
+static void rank_leaver(world_fx *fx, int r) {
     RCHECK(fx, r, add(fx, r, 0, 1024, 4) == ZO_OK);
     int rounds = r == fx->W - 1 ? 1 : 2;
     for (int k = 0; k < rounds; k++) {
@@ -440,10 +455,8 @@ static void rank_leaver(world_fx *fx, int r)
         RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
         jitter(r, k + 10);
         fx->st[r][k] = zo_backend_wait(fx->b[r], w);
-        if (k == 1)
-            snprintf(fx->err[r], sizeof fx->err[r], "%s", zo_backend_last_error(fx->b[r]));
-        if (fx->st[r][k] == ZO_OK)
-            check_content(fx, r, 0, 1024, 4, full);
+        if (k == 1) snprintf(fx->err[r], sizeof fx->err[r], "%s", zo_backend_last_error(fx->b[r]));
+        if (fx->st[r][k] == ZO_OK) check_content(fx, r, 0, 1024, 4, full);
         zo_backend_work_free(fx->b[r], w);
         zo_backend_full_free(fx->b[r], 0, full);
     }
@@ -460,8 +473,7 @@ static void rank_leaver(world_fx *fx, int r)
     fx->st[r][3] = zo_backend_reduce_scatter(fx->b[r], 9, g, out, 8, ceil_div(8, (uint64_t)fx->W), ZO_REDUCE_SUM);
 }
 
-static void leaver_once(int W, unsigned seed, char *rep, size_t replen)
-{
+static void leaver_once(int W, unsigned seed, char *rep, size_t replen) {
     world_fx fx;
     watchdog(30);
     g_jitter_seed = seed;
@@ -486,8 +498,7 @@ static void leaver_once(int W, unsigned seed, char *rep, size_t replen)
     alarm(0);
 }
 
-static void test_rank_leaves_early(void **s)
-{
+static void test_rank_leaves_early(void **s) {
     (void)s;
     char rep[512], want[512];
     leaver_once(2, 0, rep, sizeof rep);
@@ -503,8 +514,7 @@ static void test_rank_leaves_early(void **s)
 }
 
 /* Same program, 12 different thread timings: identical outcomes. */
-static void test_deterministic_under_jitter(void **s)
-{
+static void test_deterministic_under_jitter(void **s) {
     (void)s;
     char first[512], rep[512];
     leaver_once(4, 0, first, sizeof first);
@@ -522,10 +532,8 @@ static void test_deterministic_under_jitter(void **s)
 #define MIX_N 120
 static zo_status g_mix[MAXW][MIX_N];
 
-static void rank_mixed(world_fx *fx, int r)
-{
-    for (zo_param_id p = 0; p < 3; p++)
-        RCHECK(fx, r, add(fx, r, p, 50 + p * 17, 4) == ZO_OK);
+static void rank_mixed(world_fx *fx, int r) {
+    for (zo_param_id p = 0; p < 3; p++) RCHECK(fx, r, add(fx, r, p, 50 + p * 17, 4) == ZO_OK);
     int stop = r == 3 ? 100 : MIX_N;
     zo_work *pend[2] = {NULL, NULL};
     void *pbuf[2] = {NULL, NULL};
@@ -540,20 +548,17 @@ static void rank_mixed(world_fx *fx, int r)
             zo_backend_full_free(fx->b[r], pid[slot], pbuf[slot]);
             pend[slot] = NULL;
         }
-        if (k == stop)
-            break;
+        if (k == stop) break;
         jitter(r, k);
         if (k % 10 == 9) {
             uint32_t send = (uint32_t)(k * 4 + r), recv[MAXW];
             g_mix[r][k] = zo_backend_exchange(fx->b[r], &send, sizeof send, recv);
             if (g_mix[r][k] == ZO_OK)
-                for (int q = 0; q < fx->W; q++)
-                    RCHECK(fx, r, recv[q] == (uint32_t)(k * 4 + q));
+                for (int q = 0; q < fx->W; q++) RCHECK(fx, r, recv[q] == (uint32_t)(k * 4 + q));
             continue;
         }
         zo_param_id p = (zo_param_id)(k % 3);
-        if (r == 2 && k == 60)
-            p = (p + 2) % 3; /* p2: not the parameter of the gather still in flight (k = 61 is p1) */
+        if (r == 2 && k == 60) p = (p + 2) % 3; /* p2: not the parameter of the gather still in flight (k = 61 is p1) */
         uint64_t numel = 50 + p * 17;
         RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], p, padded(fx, numel, 4), &pbuf[slot]) == ZO_OK);
         zo_gather_item it = item(fx, p, numel, 4, pbuf[slot]);
@@ -568,12 +573,10 @@ static void rank_mixed(world_fx *fx, int r)
             zo_backend_work_free(fx->b[r], pend[slot]);
             zo_backend_full_free(fx->b[r], pid[slot], pbuf[slot]);
         }
-    if (r == 3)
-        leave(fx, r);
+    if (r == 3) leave(fx, r);
 }
 
-static void test_deterministic_mixed_program(void **s)
-{
+static void test_deterministic_mixed_program(void **s) {
     (void)s;
     zo_status first[MAXW][MIX_N];
     char first_rep[512] = "", rep[512];
@@ -589,8 +592,7 @@ static void test_deterministic_mixed_program(void **s)
         if (seed == 0) {
             memcpy(first, g_mix, sizeof first);
             memcpy(first_rep, rep, sizeof rep);
-            for (int r = 0; r < 4; r++)
-                first_n[r] = zo_host_world_collectives(fx.world, r);
+            for (int r = 0; r < 4; r++) first_n[r] = zo_host_world_collectives(fx.world, r);
             assert_string_equal(rep, "collective 60: rank 0 all-gather [p0 50x4B] vs rank 2 all-gather "
                                      "[p2 84x4B]");
             for (int r = 0; r < 4; r++) {
@@ -604,8 +606,7 @@ static void test_deterministic_mixed_program(void **s)
         } else {
             assert_string_equal(rep, first_rep);
             assert_memory_equal(g_mix, first, sizeof first);
-            for (int r = 0; r < 4; r++)
-                assert_int_equal(zo_host_world_collectives(fx.world, r), first_n[r]);
+            for (int r = 0; r < 4; r++) assert_int_equal(zo_host_world_collectives(fx.world, r), first_n[r]);
         }
         fx_done(&fx);
         alarm(0);
@@ -620,8 +621,7 @@ static void test_deterministic_mixed_program(void **s)
 /* Rank 0 issues one extra gather of p1, frees the work and the buffer at
  * once, then both ranks gather p0 (which rank 1 matches against rank 0's
  * extra gather of p1: a mismatch) - all safe, everyone returns. */
-static void rank_extra_gather(world_fx *fx, int r)
-{
+static void rank_extra_gather(world_fx *fx, int r) {
     RCHECK(fx, r, add(fx, r, 0, 100, 4) == ZO_OK);
     RCHECK(fx, r, add(fx, r, 1, 100, 4) == ZO_OK);
     if (r == 0) {
@@ -647,8 +647,7 @@ static void rank_extra_gather(world_fx *fx, int r)
     leave(fx, r);
 }
 
-static void test_extra_gather_freed_before_completion(void **s)
-{
+static void test_extra_gather_freed_before_completion(void **s) {
     (void)s;
     world_fx fx;
     watchdog(30);
@@ -666,8 +665,7 @@ static void test_extra_gather_freed_before_completion(void **s)
 }
 
 /* Everyone leaves while rank 0's unwaited gather was never matched. */
-static void rank_unmatched_then_leave(world_fx *fx, int r)
-{
+static void rank_unmatched_then_leave(world_fx *fx, int r) {
     if (r == 0) {
         void *full;
         zo_work *w;
@@ -681,8 +679,7 @@ static void rank_unmatched_then_leave(world_fx *fx, int r)
     leave(fx, r);
 }
 
-static void test_everyone_left_with_unmatched_collective(void **s)
-{
+static void test_everyone_left_with_unmatched_collective(void **s) {
     (void)s;
     world_fx fx;
     watchdog(30);
@@ -699,8 +696,7 @@ static void test_everyone_left_with_unmatched_collective(void **s)
 /* Rank 0 leaves collective 0 unwaited and blocks on collective 1; rank 1
  * leaves at once.  The finding names the collective waited on; the other
  * pending one is aborted with a text that quotes it. */
-static void rank_two_pending(world_fx *fx, int r)
-{
+static void rank_two_pending(world_fx *fx, int r) {
     if (r == 1) {
         leave(fx, r);
         return;
@@ -709,8 +705,8 @@ static void rank_two_pending(world_fx *fx, int r)
     zo_work *w[2];
     for (int i = 0; i < 2; i++) {
         RCHECK(fx, r, add(fx, r, (zo_param_id)i, 10 + (uint64_t)i, 4) == ZO_OK);
-        RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], (zo_param_id)i, padded(fx, 10 + (uint64_t)i, 4), &full[i]) ==
-                          ZO_OK);
+        RCHECK(fx, r,
+               zo_backend_full_alloc(fx->b[r], (zo_param_id)i, padded(fx, 10 + (uint64_t)i, 4), &full[i]) == ZO_OK);
         zo_gather_item it = item(fx, (zo_param_id)i, 10 + (uint64_t)i, 4, full[i]);
         RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w[i]) == ZO_OK);
     }
@@ -726,8 +722,7 @@ static void rank_two_pending(world_fx *fx, int r)
     }
 }
 
-static void test_would_hang_aborts_every_pending_collective(void **s)
-{
+static void test_would_hang_aborts_every_pending_collective(void **s) {
     (void)s;
     world_fx fx;
     watchdog(30);
@@ -749,16 +744,14 @@ static void test_would_hang_aborts_every_pending_collective(void **s)
 /* Rank 0 issues its gather of p0, frees the work and buffer, removes the
  * parameter and leaves; only then do ranks 1, 2 issue theirs: they still
  * receive rank 0's shard (kept by the world), byte for byte. */
-static void rank_departed_contribution(world_fx *fx, int r)
-{
+static void rank_departed_contribution(world_fx *fx, int r) {
     const uint64_t numel = 3001;
     RCHECK(fx, r, add(fx, r, 0, numel, 4) == ZO_OK);
     void *full;
     zo_work *w;
     RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, numel, 4), &full) == ZO_OK);
     zo_gather_item it = item(fx, 0, numel, 4, full);
-    if (r != 0)
-        stage_wait(fx, 1);
+    if (r != 0) stage_wait(fx, 1);
     RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
     if (r == 0) {
         zo_backend_full_free(fx->b[r], 0, full); /* cancels this rank's item */
@@ -769,14 +762,12 @@ static void rank_departed_contribution(world_fx *fx, int r)
         return;
     }
     fx->st[r][0] = zo_backend_wait(fx->b[r], w);
-    if (fx->st[r][0] == ZO_OK)
-        check_content(fx, r, 0, numel, 4, full);
+    if (fx->st[r][0] == ZO_OK) check_content(fx, r, 0, numel, 4, full);
     zo_backend_work_free(fx->b[r], w);
     zo_backend_full_free(fx->b[r], 0, full);
 }
 
-static void test_departed_rank_contribution_kept(void **s)
-{
+static void test_departed_rank_contribution_kept(void **s) {
     (void)s;
     world_fx fx;
     watchdog(30);
@@ -791,8 +782,7 @@ static void test_departed_rank_contribution_kept(void **s)
 
 /* A buffer freed while this rank's work is unobserved: ZO_ERR_STATE for this
  * rank (whether or not the data had arrived), the others get their data. */
-static void rank_cancel_own(world_fx *fx, int r)
-{
+static void rank_cancel_own(world_fx *fx, int r) {
     RCHECK(fx, r, add(fx, r, 0, 50, 4) == ZO_OK);
     void *full;
     zo_work *w;
@@ -804,15 +794,12 @@ static void rank_cancel_own(world_fx *fx, int r)
         full = NULL;
     }
     fx->st[r][0] = zo_backend_wait(fx->b[r], w);
-    if (full && fx->st[r][0] == ZO_OK)
-        check_content(fx, r, 0, 50, 4, full);
+    if (full && fx->st[r][0] == ZO_OK) check_content(fx, r, 0, 50, 4, full);
     zo_backend_work_free(fx->b[r], w);
-    if (full)
-        zo_backend_full_free(fx->b[r], 0, full);
+    if (full) zo_backend_full_free(fx->b[r], 0, full);
 }
 
-static void test_buffer_freed_while_pending(void **s)
-{
+static void test_buffer_freed_while_pending(void **s) {
     (void)s;
     for (int rep = 0; rep < 5; rep++) {
         world_fx fx;
@@ -830,12 +817,10 @@ static void test_buffer_freed_while_pending(void **s)
 /* Exchange                                                            */
 /* ------------------------------------------------------------------ */
 
-static void rank_exchange(world_fx *fx, int r)
-{
+static void rank_exchange(world_fx *fx, int r) {
     for (size_t bytes = 1; bytes <= 256; bytes = bytes * 3 + 1) {
         uint8_t send[256], recv[MAXW * 256];
-        for (size_t i = 0; i < bytes; i++)
-            send[i] = (uint8_t)(r * 31 + i * 7 + bytes);
+        for (size_t i = 0; i < bytes; i++) send[i] = (uint8_t)(r * 31 + i * 7 + bytes);
         memset(recv, 0xEE, sizeof recv);
         zo_status st = zo_backend_exchange(fx->b[r], send, bytes, recv);
         RCHECK(fx, r, st == ZO_OK);
@@ -851,8 +836,7 @@ static void rank_exchange(world_fx *fx, int r)
     uint8_t send[256], recv[MAXW * 256];
     memset(send, r, sizeof send);
     RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 256, recv) == ZO_OK);
-    for (int k = 0; k < fx->W; k++)
-        RCHECK(fx, r, recv[k * 256] == k && recv[k * 256 + 255] == k);
+    for (int k = 0; k < fx->W; k++) RCHECK(fx, r, recv[k * 256] == k && recv[k * 256 + 255] == k);
     /* bad arguments are not collectives */
     RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 0, recv) == ZO_ERR_INVALID_ARG);
     RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 257, recv) == ZO_ERR_INVALID_ARG);
@@ -860,24 +844,21 @@ static void rank_exchange(world_fx *fx, int r)
     RCHECK(fx, r, zo_backend_exchange(fx->b[r], send, 4, NULL) == ZO_ERR_INVALID_ARG);
 }
 
-static void test_exchange_world(void **s)
-{
+static void test_exchange_world(void **s) {
     (void)s;
     for (int W = 2; W <= MAXW; W *= 2) {
         world_fx fx;
         watchdog(30);
         fx_init(&fx, W, 0);
         fx_run(&fx, rank_exchange);
-        for (int r = 0; r < W; r++)
-            assert_int_equal(zo_host_world_collectives(fx.world, r), 6);
+        for (int r = 0; r < W; r++) assert_int_equal(zo_host_world_collectives(fx.world, r), 6);
         assert_int_equal(zo_host_world_report(fx.world, NULL, 0), ZO_OK);
         fx_done(&fx);
         alarm(0);
     }
 }
 
-static void test_exchange_single_view(void **s)
-{
+static void test_exchange_single_view(void **s) {
     (void)s;
     zo_host_config cfg = ZO_HOST_CONFIG_INIT;
     cfg.world_size = 5;
@@ -887,11 +868,9 @@ static void test_exchange_single_view(void **s)
     assert_int_equal(b->ops->version, 2u);
     assert_non_null(b->ops->exchange);
     uint8_t send[64], recv[5 * 64];
-    for (int i = 0; i < 64; i++)
-        send[i] = (uint8_t)(i * 5 + 1);
+    for (int i = 0; i < 64; i++) send[i] = (uint8_t)(i * 5 + 1);
     assert_int_equal(zo_backend_exchange(b, send, 64, recv), ZO_OK);
-    for (int r = 0; r < 5; r++)
-        assert_memory_equal(recv + r * 64, send, 64);
+    for (int r = 0; r < 5; r++) assert_memory_equal(recv + r * 64, send, 64);
     assert_int_equal(zo_backend_exchange(b, send, 0, recv), ZO_ERR_INVALID_ARG);
     assert_true(strlen(zo_backend_last_error(b)) > 0);
     assert_int_equal(zo_backend_exchange(b, send, 257, recv), ZO_ERR_INVALID_ARG);
@@ -906,24 +885,20 @@ static void test_exchange_single_view(void **s)
 
 static float grad_of(int r, uint64_t j) { return (float)((r + 1) * 1000 + (int)(j % 997)); }
 
-static void rank_reduce_scatter(world_fx *fx, int r)
-{
+static void rank_reduce_scatter(world_fx *fx, int r) {
     const uint64_t numel = 1001;
     uint64_t pn = ceil_div(numel, (uint64_t)fx->W);
     RCHECK(fx, r, add(fx, r, 2, numel, 4) == ZO_OK);
     float *g = malloc(numel * sizeof(float)), *out = malloc(pn * sizeof(float));
-    for (uint64_t j = 0; j < numel; j++)
-        g[j] = grad_of(r, j);
+    for (uint64_t j = 0; j < numel; j++) g[j] = grad_of(r, j);
     for (int op = 0; op < 2; op++) {
         RCHECK(fx, r, zo_backend_reduce_scatter(fx->b[r], 2, g, out, numel, pn, (zo_reduce_op)op) == ZO_OK);
         for (uint64_t i = 0; i < pn; i++) {
             uint64_t j = (uint64_t)r * pn + i;
             float want = 0.0f;
             if (j < numel) {
-                for (int k = 0; k < fx->W; k++)
-                    want += grad_of(k, j);
-                if (op == ZO_REDUCE_AVG)
-                    want /= (float)fx->W;
+                for (int k = 0; k < fx->W; k++) want += grad_of(k, j);
+                if (op == ZO_REDUCE_AVG) want /= (float)fx->W;
             }
             if (out[i] != want) {
                 rfail(fx, r, "op %d element %llu: %g want %g", op, (unsigned long long)i, out[i], want);
@@ -937,8 +912,7 @@ static void rank_reduce_scatter(world_fx *fx, int r)
     free(out);
 }
 
-static void test_reduce_scatter_world(void **s)
-{
+static void test_reduce_scatter_world(void **s) {
     (void)s;
     const int worlds[] = {2, 3, 8};
     for (int wi = 0; wi < 3; wi++) {
@@ -950,8 +924,7 @@ static void test_reduce_scatter_world(void **s)
         assert_int_equal(zo_host_world_report(fx.world, rep, sizeof rep), ZO_ERR_COLLECTIVE_MISMATCH);
         assert_string_equal(rep, "collective 2: rank 0 reduce-scatter [p2 1001x4B sum] vs rank 1 reduce-scatter "
                                  "[p2 1001x4B avg]");
-        for (int r = 0; r < fx.W; r++)
-            assert_int_equal(fx.st[r][0], ZO_ERR_COLLECTIVE_MISMATCH);
+        for (int r = 0; r < fx.W; r++) assert_int_equal(fx.st[r][0], ZO_ERR_COLLECTIVE_MISMATCH);
         fx_done(&fx);
         alarm(0);
     }
@@ -961,15 +934,13 @@ static void test_reduce_scatter_world(void **s)
 /* query never blocks; faults in a world                                */
 /* ------------------------------------------------------------------ */
 
-static void rank_query(world_fx *fx, int r)
-{
+static void rank_query(world_fx *fx, int r) {
     RCHECK(fx, r, add(fx, r, 0, 64, 4) == ZO_OK);
     void *full;
     zo_work *w;
     RCHECK(fx, r, zo_backend_full_alloc(fx->b[r], 0, padded(fx, 64, 4), &full) == ZO_OK);
     zo_gather_item it = item(fx, 0, 64, 4, full);
-    if (r == 1)
-        stage_wait(fx, 1);
+    if (r == 1) stage_wait(fx, 1);
     RCHECK(fx, r, zo_backend_all_gather_start(fx->b[r], &it, 1, &w) == ZO_OK);
     int done = -1;
     if (r == 0) {
@@ -994,8 +965,7 @@ static void rank_query(world_fx *fx, int r)
     zo_backend_full_free(fx->b[r], 0, full);
 }
 
-static void test_query_never_blocks(void **s)
-{
+static void test_query_never_blocks(void **s) {
     (void)s;
     world_fx fx;
     watchdog(30);
@@ -1008,8 +978,7 @@ static void test_query_never_blocks(void **s)
 /* Rank 0: the first gather fails transiently at issue (not a collective),
  * the retry works; rank 1's wait of the second collective suffers
  * FAIL_WORK: only rank 1 sees the error, rank 0 gets its data. */
-static void rank_faults(world_fx *fx, int r)
-{
+static void rank_faults(world_fx *fx, int r) {
     RCHECK(fx, r, add(fx, r, 0, 300, 4) == ZO_OK);
     zo_host_fault f = {ZO_HOST_FAULT_GATHER, ZO_HOST_FAULT_FAIL, 1, 1, 0, 0};
     if (r == 1) {
@@ -1031,15 +1000,13 @@ static void rank_faults(world_fx *fx, int r)
         }
         RCHECK(fx, r, st == ZO_OK);
         fx->st[r][k] = zo_backend_wait(fx->b[r], w);
-        if (fx->st[r][k] == ZO_OK)
-            check_content(fx, r, 0, 300, 4, full);
+        if (fx->st[r][k] == ZO_OK) check_content(fx, r, 0, 300, 4, full);
         zo_backend_work_free(fx->b[r], w);
         zo_backend_full_free(fx->b[r], 0, full);
     }
 }
 
-static void test_faults_in_world(void **s)
-{
+static void test_faults_in_world(void **s) {
     (void)s;
     world_fx fx;
     watchdog(30);
@@ -1060,8 +1027,7 @@ static void test_faults_in_world(void **s)
 
 #define NGATHERS 10000
 
-static void rank_many(world_fx *fx, int r)
-{
+static void rank_many(world_fx *fx, int r) {
     RCHECK(fx, r, add(fx, r, 0, 256, 4) == ZO_OK);
     RCHECK(fx, r, add(fx, r, 1, 1000, 2) == ZO_OK);
     void *full[2];
@@ -1075,8 +1041,7 @@ static void rank_many(world_fx *fx, int r)
             rfail(fx, r, "gather %d not issued", k);
             break;
         }
-        if (zo_backend_wait(fx->b[r], w) != ZO_OK)
-            rfail(fx, r, "gather %d failed", k);
+        if (zo_backend_wait(fx->b[r], w) != ZO_OK) rfail(fx, r, "gather %d failed", k);
         zo_backend_work_free(fx->b[r], w);
     }
     check_content(fx, r, 0, 256, 4, full[0]);
@@ -1085,8 +1050,7 @@ static void rank_many(world_fx *fx, int r)
     zo_backend_full_free(fx->b[r], 1, full[1]);
 }
 
-static void test_many_gathers_4_ranks(void **s)
-{
+static void test_many_gathers_4_ranks(void **s) {
     (void)s;
     world_fx fx;
     watchdog(120);
@@ -1098,8 +1062,7 @@ static void test_many_gathers_4_ranks(void **s)
     double s_ = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     print_message("host world: %d matched all-gathers x 4 ranks in %.3f s (%.1f us per collective)\n", NGATHERS, s_,
                   s_ * 1e6 / NGATHERS);
-    for (int r = 0; r < 4; r++)
-        assert_int_equal(zo_host_world_collectives(fx.world, r), NGATHERS);
+    for (int r = 0; r < 4; r++) assert_int_equal(zo_host_world_collectives(fx.world, r), NGATHERS);
     fx_done(&fx);
     alarm(0);
 }
@@ -1109,8 +1072,7 @@ static void test_many_gathers_4_ranks(void **s)
 /* ------------------------------------------------------------------ */
 
 /* A model: root (p0: 5000 x 4B) -> a (p1: 333 x 2B, p2: 70001 x 4B) -> b (p3: 9 x 8B) */
-static void rank_runtime(world_fx *fx, int r)
-{
+static void rank_runtime(world_fx *fx, int r) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = fx->W;
     cfg.rank = r;
@@ -1126,8 +1088,11 @@ static void rank_runtime(world_fx *fx, int r)
     RCHECK(fx, r, zo_module_register(rt, ZO_NO_MODULE, "root", 0, &root) == ZO_OK);
     RCHECK(fx, r, zo_module_register(rt, root, "a", 0, &a) == ZO_OK);
     RCHECK(fx, r, zo_module_register(rt, a, "b", 0, &b) == ZO_OK);
-    static const struct { uint64_t numel; uint32_t es; int owner; } ps[4] = {
-        {5000, 4, 0}, {333, 2, 1}, {70001, 4, 1}, {9, 8, 2}};
+    static const struct {
+        uint64_t numel;
+        uint32_t es;
+        int owner;
+    } ps[4] = {{5000, 4, 0}, {333, 2, 1}, {70001, 4, 1}, {9, 8, 2}};
     zo_module_id owners[3] = {root, a, b};
     for (int i = 0; i < 4; i++)
         RCHECK(fx, r, zo_param_register(rt, owners[ps[i].owner], NULL, ps[i].numel, ps[i].es, 0, &p[i]) == ZO_OK);
@@ -1141,8 +1106,7 @@ static void rank_runtime(world_fx *fx, int r)
                 break;
             }
             for (int i = 0; i < 4; i++) {
-                if (ps[i].owner != m)
-                    continue;
+                if (ps[i].owner != m) continue;
                 const void *data = NULL;
                 size_t bytes = 0;
                 RCHECK(fx, r, zo_param_access(rt, owners[m], p[i], &data, &bytes) == ZO_OK);
@@ -1155,8 +1119,7 @@ static void rank_runtime(world_fx *fx, int r)
                         }
             }
         }
-        for (int m = 2; m >= 0; m--)
-            RCHECK(fx, r, zo_post_forward(rt, owners[m]) == ZO_OK);
+        for (int m = 2; m >= 0; m--) RCHECK(fx, r, zo_post_forward(rt, owners[m]) == ZO_OK);
         RCHECK(fx, r, zo_forward_end(rt, g) == ZO_OK);
         RCHECK(fx, r, zo_release_all(rt) == ZO_OK);
     }
@@ -1168,8 +1131,7 @@ static void rank_runtime(world_fx *fx, int r)
     leave(fx, r);
 }
 
-static void test_runtimes_on_a_world(void **s)
-{
+static void test_runtimes_on_a_world(void **s) {
     (void)s;
     const int worlds[] = {2, 3, 4};
     for (int wi = 0; wi < 3; wi++) {
@@ -1179,13 +1141,11 @@ static void test_runtimes_on_a_world(void **s)
         fx_run(&fx, rank_runtime);
         char rep[512];
         zo_status st = zo_host_world_report(fx.world, rep, sizeof rep);
-        if (st != ZO_OK)
-            fail_msg("W=%d: %s", worlds[wi], rep);
+        if (st != ZO_OK) fail_msg("W=%d: %s", worlds[wi], rep);
         uint64_t n0 = zo_host_world_collectives(fx.world, 0);
         print_message("W=%d: %llu collectives per rank\n", fx.W, (unsigned long long)n0);
         assert_true(n0 >= 3);
-        for (int r = 1; r < fx.W; r++)
-            assert_int_equal(zo_host_world_collectives(fx.world, r), n0);
+        for (int r = 1; r < fx.W; r++) assert_int_equal(zo_host_world_collectives(fx.world, r), n0);
         fx_done(&fx);
         alarm(0);
     }
@@ -1195,8 +1155,7 @@ static void test_runtimes_on_a_world(void **s)
 /* Configuration and bad arguments                                      */
 /* ------------------------------------------------------------------ */
 
-static void test_world_create_and_join_errors(void **s)
-{
+static void test_world_create_and_join_errors(void **s) {
     (void)s;
     zo_host_world *w = NULL;
     assert_int_equal(zo_host_world_create(2, NULL, NULL), ZO_ERR_INVALID_ARG);
@@ -1250,30 +1209,25 @@ typedef struct cnt_alloc {
     pthread_mutex_t mu;
     size_t fail_size; /* allocations of exactly this many bytes fail; 0: none */
 } cnt_alloc;
-static void *ca_alloc(void *o, size_t n)
-{
+static void *ca_alloc(void *o, size_t n) {
     cnt_alloc *a = o;
-    if (a->fail_size && n == a->fail_size)
-        return NULL;
+    if (a->fail_size && n == a->fail_size) return NULL;
     pthread_mutex_lock(&a->mu);
     a->live++;
     a->calls++;
     pthread_mutex_unlock(&a->mu);
     return malloc(n);
 }
-static void ca_free(void *o, void *p)
-{
+static void ca_free(void *o, void *p) {
     cnt_alloc *a = o;
-    if (!p)
-        return;
+    if (!p) return;
     pthread_mutex_lock(&a->mu);
     a->live--;
     pthread_mutex_unlock(&a->mu);
     free(p);
 }
 
-static void allocator_world(size_t fail_size, zo_status want)
-{
+static void allocator_world(size_t fail_size, zo_status want) {
     cnt_alloc ca = {0, 0, PTHREAD_MUTEX_INITIALIZER, fail_size};
     zo_allocator al = {ca_alloc, ca_free, &ca};
     world_fx fx;
@@ -1300,8 +1254,7 @@ static void allocator_world(size_t fail_size, zo_status want)
     alarm(0);
 }
 
-static void test_world_allocator_no_leak(void **s)
-{
+static void test_world_allocator_no_leak(void **s) {
     (void)s;
     allocator_world(0, ZO_OK);
 }
@@ -1309,14 +1262,12 @@ static void test_world_allocator_no_leak(void **s)
 /* Rank 0's shard (1001 x 4 B = 4004 bytes at W = 3) cannot be kept when it
  * releases it: the collective fails with ZO_ERR_NOMEM on the ranks still
  * there instead of delivering wrong bytes. */
-static void test_lost_contribution_fails_the_collective(void **s)
-{
+static void test_lost_contribution_fails_the_collective(void **s) {
     (void)s;
     allocator_world(4004, ZO_ERR_NOMEM);
 }
 
-static void test_v1_host_config_accepted(void **s)
-{
+static void test_v1_host_config_accepted(void **s) {
     (void)s;
     zo_host_config_v2 cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -1343,8 +1294,7 @@ static void test_v1_host_config_accepted(void **s)
     assert_int_equal(zo_backend_host_create((const zo_host_config *)&cfg, &b), ZO_ERR_VERSION);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather_w1),
         cmocka_unit_test(test_gather_w2),

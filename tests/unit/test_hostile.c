@@ -20,13 +20,13 @@
 #include "zoffload.h"
 
 /* last_error of rt (NULL: the thread's creation error) contains needle */
-#define HAS_MSG(rt, needle)                                                                  \
-    do {                                                                                     \
-        const char *m_ = zo_last_error(rt);                                                  \
-        if (!m_ || !strstr(m_, (needle))) {                                                  \
-            print_error("last_error \"%s\" lacks \"%s\"\n", m_ ? m_ : "(null)", (needle)); \
-            fail();                                                                          \
-        }                                                                                    \
+#define HAS_MSG(rt, needle)                                                                                            \
+    do {                                                                                                               \
+        const char *m_ = zo_last_error(rt);                                                                            \
+        if (!m_ || !strstr(m_, (needle))) {                                                                            \
+            print_error("last_error \"%s\" lacks \"%s\"\n", m_ ? m_ : "(null)", (needle));                             \
+            fail();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 /* A model root -> fc with one parameter each. */
@@ -36,8 +36,7 @@ typedef struct model {
     zo_param_id w_root, w_fc;
 } model;
 
-static void model_make(model *md, zo_config cfg)
-{
+static void model_make(model *md, zo_config cfg) {
     cfg.param_persistence_threshold = 0;
     md->rt = HD_CREATE(cfg, NULL);
     md->root = HD_MODULE(md->rt, ZO_NO_MODULE, "model");
@@ -48,8 +47,7 @@ static void model_make(model *md, zo_config cfg)
 
 /* One full training step (forward, backward, optimizer step) in PyTorch
  * order; everything is released at the end. */
-static void model_step(model *md)
-{
+static void model_step(model *md) {
     zo_runtime *rt = md->rt;
     hd_call r, f;
     zo_graph g = HD_FWD_BEGIN(rt);
@@ -72,8 +70,7 @@ static void model_step(model *md)
     HD_ALL_RELEASED(rt);
 }
 
-static void model_free(model *md)
-{
+static void model_free(model *md) {
     HD_OK(md->rt, zo_runtime_destroy(md->rt));
     md->rt = NULL;
 }
@@ -85,8 +82,7 @@ static void model_free(model *md)
 /* 64 GiB (more than this machine can commit) and just under the 1 TiB cap
  * (AddressSanitizer's own limit) are ZO_ERR_NOMEM in every build, sanitized
  * or not, and leave the runtime usable. */
-static void test_huge_param_is_nomem(void **state)
-{
+static void test_huge_param_is_nomem(void **state) {
     (void)state;
     model md;
     model_make(&md, (zo_config)ZO_CONFIG_INIT);
@@ -109,8 +105,7 @@ static void test_huge_param_is_nomem(void **state)
 
 /* A call slot reused 2^21 times (the width of the old generation field)
  * and more: the first call's handles stay stale. */
-static void test_stale_grad_handle_after_many_reuses(void **state)
-{
+static void test_stale_grad_handle_after_many_reuses(void **state) {
     (void)state;
     model md;
     model_make(&md, (zo_config)ZO_CONFIG_INIT);
@@ -158,8 +153,7 @@ static void test_stale_grad_handle_after_many_reuses(void **state)
 
 /* Two runtimes with the same model: neither accepts the other's graph or
  * grad handles, even while its own pass sits in the same slot. */
-static void test_handles_of_another_runtime(void **state)
-{
+static void test_handles_of_another_runtime(void **state) {
     (void)state;
     model a, b;
     model_make(&a, (zo_config)ZO_CONFIG_INIT);
@@ -201,8 +195,7 @@ static void test_handles_of_another_runtime(void **state)
 /* Errors without a runtime, and of introspection                       */
 /* ------------------------------------------------------------------ */
 
-static void test_create_errors_have_messages(void **state)
-{
+static void test_create_errors_have_messages(void **state) {
     (void)state;
     zo_runtime *rt = (zo_runtime *)1;
     zo_config cfg = ZO_CONFIG_INIT;
@@ -264,8 +257,7 @@ static void test_create_errors_have_messages(void **state)
     model_free(&md);
 }
 
-static void test_introspection_errors_have_messages(void **state)
-{
+static void test_introspection_errors_have_messages(void **state) {
     (void)state;
     model md;
     model_make(&md, (zo_config)ZO_CONFIG_INIT);
@@ -306,8 +298,7 @@ static void test_introspection_errors_have_messages(void **state)
 
 /* Hook B of the root while the child's call is still the innermost open
  * call: refused, nothing happens, and the forward then ends in order. */
-static void test_post_forward_not_innermost(void **state)
-{
+static void test_post_forward_not_innermost(void **state) {
     (void)state;
     model md;
     model_make(&md, (zo_config)ZO_CONFIG_INIT);
@@ -341,8 +332,7 @@ static void test_post_forward_not_innermost(void **state)
  * release_and_reset_all does (releases the open calls' parameters) but
  * leaves the forward's windows open: every input handle of that forward
  * works in its backward.  zo_reset_step inside a forward is refused. */
-static void test_step_boundary_inside_forward(void **state)
-{
+static void test_step_boundary_inside_forward(void **state) {
     (void)state;
     model md;
     model_make(&md, (zo_config)ZO_CONFIG_INIT);
@@ -381,8 +371,7 @@ static void test_step_boundary_inside_forward(void **state)
 /* A call unwound by an exception has its window discarded: a gradient
  * later arriving at one of its input nodes is reported as such, instead
  * of claiming the handle was already used. */
-static void test_input_grad_after_window_closed(void **state)
-{
+static void test_input_grad_after_window_closed(void **state) {
     (void)state;
     model md;
     model_make(&md, (zo_config)ZO_CONFIG_INIT);
@@ -407,8 +396,7 @@ static void test_input_grad_after_window_closed(void **state)
     model_free(&md);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_huge_param_is_nomem),
         cmocka_unit_test(test_stale_grad_handle_after_many_reuses),

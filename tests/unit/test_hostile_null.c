@@ -51,8 +51,7 @@ typedef struct fx {
     zo_param_id w_root, w_fc;
 } fx;
 
-static void fx_make(fx *f)
-{
+static void fx_make(fx *f) {
     memset(f, 0, sizeof *f);
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     hc.world_size = 2;
@@ -70,8 +69,7 @@ static void fx_make(fx *f)
 }
 
 /* one training step in PyTorch order; everything released at the end */
-static void fx_step(fx *f)
-{
+static void fx_step(fx *f) {
     zo_runtime *rt = f->rt;
     hd_call r, c;
     zo_graph g = HD_FWD_BEGIN(rt);
@@ -93,8 +91,7 @@ static void fx_step(fx *f)
     HD_ALL_RELEASED(rt);
 }
 
-static void fx_free(fx *f)
-{
+static void fx_free(fx *f) {
     HD_OK(f->rt, zo_runtime_destroy(f->rt));
     zo_backend_destroy(f->be);
     assert_int_equal(zo_host_world_destroy(f->world), ZO_OK);
@@ -116,7 +113,11 @@ typedef struct row {
     int64_t (*call)(fx *f);
 } row;
 
-#define CASE(name, ...) static int64_t name(fx *f) { (void)f; __VA_ARGS__ }
+#define CASE(name, ...)                                                                                                \
+    static int64_t name(fx *f) {                                                                                       \
+        (void)f;                                                                                                       \
+        __VA_ARGS__                                                                                                    \
+    }
 
 static zo_module_id g_mod;
 static zo_param_id g_par;
@@ -156,8 +157,7 @@ CASE(c_fend_rt, return zo_forward_end(NULL, 1);)
 CASE(c_pre_rt, return zo_pre_forward(NULL, f->root, ZO_CALL_GRAD);)
 /* the array arguments of hooks D and C, inside a pass with the call open
  * (D) or just ended (C), so that nothing but the NULL is wrong */
-static int64_t in_pass(fx *f, int which)
-{
+static int64_t in_pass(fx *f, int which) {
     zo_graph g;
     if (zo_forward_begin(f->rt, ZO_FWD_ROOT, &g) || zo_pre_forward(f->rt, f->root, ZO_CALL_GRAD)) return 99;
     zo_status st = 99;
@@ -190,8 +190,7 @@ CASE(c_tout_out, return in_pass(f, 5);)
 CASE(c_post_rt, return in_pass(f, 6);)
 /* the paired entry points: refused before either hook runs, so the pass
  * is left as it was (nothing open) */
-static int64_t paired(fx *f, int which)
-{
+static int64_t paired(fx *f, int which) {
     zo_graph g;
     if (zo_forward_begin(f->rt, ZO_FWD_ROOT, &g)) return 99;
     zo_status st = 99;
@@ -408,8 +407,7 @@ typedef struct proto_param {
     char func[64], param[64];
 } proto_param;
 
-static char *read_file(const char *path)
-{
+static char *read_file(const char *path) {
     FILE *fp = fopen(path, "rb");
     if (!fp) fail_msg("cannot open %s", path);
     fseek(fp, 0, SEEK_END);
@@ -425,8 +423,7 @@ static char *read_file(const char *path)
 
 /* Comments, preprocessor lines (with continuations) and `extern "C" {`
  * become spaces. */
-static void strip(char *s)
-{
+static void strip(char *s) {
     int bol = 1;
     for (char *p = s; *p;) {
         if (p[0] == '/' && p[1] == '*') {
@@ -455,18 +452,20 @@ static void strip(char *s)
 }
 
 /* The pointer parameters of every function declared at file scope. */
-static size_t parse_header(const char *path, proto_param *out, size_t cap, size_t *n_funcs)
-{
+static size_t parse_header(const char *path, proto_param *out, size_t cap, size_t *n_funcs) {
     char *s = read_file(path);
     strip(s);
     size_t n = 0;
     int depth = 0;
     char *stmt = s;
     for (char *p = s; *p; p++) {
-        if (*p == '{') depth++;
+        if (*p == '{')
+            depth++;
         else if (*p == '}') {
-            if (depth > 0) depth--;
-            else *p = ' '; /* the brace closing extern "C" */
+            if (depth > 0)
+                depth--;
+            else
+                *p = ' '; /* the brace closing extern "C" */
             if (depth == 0) stmt = p + 1;
         } else if (*p == ';' && depth == 0) {
             *p = 0;
@@ -510,10 +509,9 @@ static size_t parse_header(const char *path, proto_param *out, size_t cap, size_
 }
 
 static const char *const k_headers[] = {"include/zoffload.h", "include/zoffload_backend.h",
-                                         "include/zoffload_testing.h"};
+                                        "include/zoffload_testing.h"};
 
-static void test_table_covers_headers(void **state)
-{
+static void test_table_covers_headers(void **state) {
     (void)state;
     proto_param pp[256];
     size_t n = 0, funcs = 0;
@@ -541,8 +539,7 @@ static void test_table_covers_headers(void **state)
         for (size_t i = 0; i < n; i++)
             found |= !strcmp(k_rows[k].func, pp[i].func) && !strcmp(k_rows[k].param, pp[i].param);
         if (!found) {
-            print_error("row %s(%s) names no pointer parameter of the headers\n", k_rows[k].func,
-                        k_rows[k].param);
+            print_error("row %s(%s) names no pointer parameter of the headers\n", k_rows[k].func, k_rows[k].param);
             missing++;
         }
     }
@@ -552,8 +549,7 @@ static void test_table_covers_headers(void **state)
 
 /* Provokes a known error on each channel, so that a message afterwards
  * can be told apart from one left by an earlier call. */
-static void arm_sentinels(fx *f)
-{
+static void arm_sentinels(fx *f) {
     zo_trace_info ti;
     assert_int_equal(zo_get_trace_info(f->rt, 987654321, &ti), ZO_ERR_INVALID_ARG);
     assert_non_null(strstr(zo_last_error(f->rt), "987654321"));
@@ -564,8 +560,7 @@ static void arm_sentinels(fx *f)
     assert_non_null(strstr(zo_last_error(NULL), "987654321"));
 }
 
-static int run_row(const row *r)
-{
+static int run_row(const row *r) {
     fx f;
     fx_make(&f);
     arm_sentinels(&f);
@@ -597,8 +592,7 @@ static int run_row(const row *r)
             bad = 1;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     HD_CONSISTENT(f.rt);
     fx_step(&f);
@@ -606,8 +600,7 @@ static int run_row(const row *r)
     return bad;
 }
 
-static void test_every_pointer_argument_null(void **state)
-{
+static void test_every_pointer_argument_null(void **state) {
     (void)state;
     int bad = 0;
     for (size_t k = 0; k < N_ROWS; k++) bad += run_row(&k_rows[k]);
@@ -615,8 +608,7 @@ static void test_every_pointer_argument_null(void **state)
     assert_int_equal(bad, 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_covers_headers),
         cmocka_unit_test(test_every_pointer_argument_null),

@@ -41,15 +41,14 @@ typedef struct ctx {
     zo_runtime *rt;
     zo_module_id root, fc;
     zo_param_id w_root, w_fc;
-    zo_graph g, g2;  /* the pass; a recompute's pass inside its backward */
-    hd_call r, f;    /* the root's and fc's calls in g */
-    int in_bwd;      /* g's backward running */
+    zo_graph g, g2; /* the pass; a recompute's pass inside its backward */
+    hd_call r, f;   /* the root's and fc's calls in g */
+    int in_bwd;     /* g's backward running */
 } ctx;
 
 static zo_grads_policy g_policy = ZO_GRADS_PER_CALL;
 
-static void step(ctx *c)
-{
+static void step(ctx *c) {
     zo_runtime *rt = c->rt;
     hd_call r, f;
     zo_graph g = HD_FWD_BEGIN(rt);
@@ -75,8 +74,7 @@ static void step(ctx *c)
     c->f = f;
 }
 
-static void make(ctx *c)
-{
+static void make(ctx *c) {
     memset(c, 0, sizeof *c);
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.param_persistence_threshold = 0;
@@ -95,58 +93,49 @@ static void make(ctx *c)
 
 static void st_idle(ctx *c) { (void)c; }
 static void st_fwd_nocall(ctx *c) { c->g = HD_FWD_BEGIN(c->rt); }
-static void st_fwd_root_open(ctx *c)
-{
+static void st_fwd_root_open(ctx *c) {
     c->g = HD_FWD_BEGIN(c->rt);
     HD_ENTER(c->rt, &c->r, c->root, ZO_CALL_GRAD, "1");
 }
 /* root's pre-forward ran, hook D not yet */
-static void st_fwd_root_pre(ctx *c)
-{
+static void st_fwd_root_pre(ctx *c) {
     c->g = HD_FWD_BEGIN(c->rt);
     HD_OK(c->rt, zo_pre_forward(c->rt, c->root, ZO_CALL_GRAD));
     memset(&c->r, 0, sizeof c->r);
 }
-static void st_fwd_nested(ctx *c)
-{
+static void st_fwd_nested(ctx *c) {
     st_fwd_root_open(c);
     HD_ENTER(c->rt, &c->f, c->fc, ZO_CALL_GRAD, "1");
 }
 /* root's call ended (hooks B and C), the pass still open */
-static void st_fwd_call_ended(ctx *c)
-{
+static void st_fwd_call_ended(ctx *c) {
     st_fwd_root_open(c);
     HD_EXIT(c->rt, &c->r, "1");
 }
 /* hook B ran, hook C not yet */
-static void st_fwd_post_no_outputs(ctx *c)
-{
+static void st_fwd_post_no_outputs(ctx *c) {
     st_fwd_root_open(c);
     HD_OK(c->rt, zo_post_forward(c->rt, c->root));
 }
-static void st_fwd_ended(ctx *c)
-{
+static void st_fwd_ended(ctx *c) {
     st_fwd_call_ended(c);
     HD_FWD_END(c->rt, c->g);
 }
-static void st_bwd(ctx *c)
-{
+static void st_bwd(ctx *c) {
     st_fwd_ended(c);
     HD_BWD_BEGIN(c->rt, c->g);
     c->in_bwd = 1;
 }
 /* inside the backward, a reentrant checkpoint recompute of fc with its
  * call open */
-static void st_bwd_recompute(ctx *c)
-{
+static void st_bwd_recompute(ctx *c) {
     st_bwd(c);
     HD_OUT_GRAD(c->rt, c->r.out[0]);
     c->g2 = HD_FWD_BEGIN_FLAGS(c->rt, 0);
     hd_call x;
     HD_ENTER(c->rt, &x, c->fc, ZO_CALL_GRAD, "1");
 }
-static void st_bwd_ended(ctx *c)
-{
+static void st_bwd_ended(ctx *c) {
     st_bwd(c);
     HD_OUT_GRAD(c->rt, c->r.out[0]);
     HD_GRAD_READY(c->rt, c->w_root);
@@ -154,25 +143,21 @@ static void st_bwd_ended(ctx *c)
     HD_BWD_END(c->rt, c->g);
     c->in_bwd = 0;
 }
-static void st_after_abort(ctx *c)
-{
+static void st_after_abort(ctx *c) {
     st_fwd_nested(c);
     HD_OK(c->rt, zo_forward_abort(c->rt, ZO_NO_MODULE));
 }
 /* fc raised inside root, root caught it: root's call still open */
-static void st_after_caught(ctx *c)
-{
+static void st_after_caught(ctx *c) {
     st_fwd_nested(c);
     HD_OK(c->rt, zo_forward_abort(c->rt, c->root));
 }
 static void st_after_reset(ctx *c) { HD_OK(c->rt, zo_reset_step(c->rt, 0)); }
-static void st_after_release_mid_fwd(ctx *c)
-{
+static void st_after_release_mid_fwd(ctx *c) {
     st_fwd_nested(c);
     HD_RELEASE_ALL(c->rt);
 }
-static void st_after_discard(ctx *c)
-{
+static void st_after_discard(ctx *c) {
     st_fwd_ended(c);
     HD_OK(c->rt, zo_graph_discard(c->rt, c->g));
 }
@@ -208,8 +193,7 @@ static const state k_states[] = {
 
 static const uint8_t k_one[1] = {1};
 
-static zo_status e_fwd_begin(ctx *c)
-{
+static zo_status e_fwd_begin(ctx *c) {
     zo_graph g;
     zo_status s = zo_forward_begin(c->rt, ZO_FWD_ROOT, &g);
     if (s == ZO_OK) c->g2 = g; /* ends in the clean-up */
@@ -218,22 +202,19 @@ static zo_status e_fwd_begin(ctx *c)
 static zo_status e_fwd_end(ctx *c) { return zo_forward_end(c->rt, c->g); }
 static zo_status e_pre_root(ctx *c) { return zo_pre_forward(c->rt, c->root, ZO_CALL_GRAD); }
 static zo_status e_pre_fc(ctx *c) { return zo_pre_forward(c->rt, c->fc, ZO_CALL_GRAD); }
-static zo_status e_track_in(ctx *c)
-{
+static zo_status e_track_in(ctx *c) {
     zo_grad_handle h[1];
     return zo_track_inputs(c->rt, c->root, 1, k_one, h);
 }
 static zo_status e_post_root(ctx *c) { return zo_post_forward(c->rt, c->root); }
 static zo_status e_post_fc(ctx *c) { return zo_post_forward(c->rt, c->fc); }
-static zo_status e_track_out(ctx *c)
-{
+static zo_status e_track_out(ctx *c) {
     zo_grad_handle h[1];
     return zo_track_outputs(c->rt, c->root, 1, k_one, h);
 }
 static zo_status e_abort(ctx *c) { return zo_forward_abort(c->rt, ZO_NO_MODULE); }
 static zo_status e_abort_root(ctx *c) { return zo_forward_abort(c->rt, c->root); }
-static zo_status e_bwd_begin(ctx *c)
-{
+static zo_status e_bwd_begin(ctx *c) {
     zo_status s = zo_backward_begin(c->rt, c->g, 0);
     if (s == ZO_OK) c->in_bwd = 1;
     return s;
@@ -241,8 +222,7 @@ static zo_status e_bwd_begin(ctx *c)
 static zo_status e_out_grad(ctx *c) { return zo_output_grad(c->rt, c->r.out[0]); }
 static zo_status e_in_grad(ctx *c) { return zo_input_grad(c->rt, c->r.in[0]); }
 static zo_status e_grad_ready(ctx *c) { return zo_param_grad_ready(c->rt, c->w_fc); }
-static zo_status e_bwd_end(ctx *c)
-{
+static zo_status e_bwd_end(ctx *c) {
     zo_status s = zo_backward_end(c->rt, c->g);
     if (s == ZO_OK) c->in_bwd = 0;
     return s;
@@ -251,8 +231,7 @@ static zo_status e_discard(ctx *c) { return zo_graph_discard(c->rt, c->g); }
 static zo_status e_release_all(ctx *c) { return zo_release_all(c->rt); }
 static zo_status e_reset(ctx *c) { return zo_reset_step(c->rt, 0); }
 static zo_status e_reset_eval(ctx *c) { return zo_reset_step(c->rt, 1); }
-static zo_status e_access(ctx *c)
-{
+static zo_status e_access(ctx *c) {
     const void *d;
     return zo_param_access(c->rt, c->fc, c->w_fc, &d, NULL);
 }
@@ -263,15 +242,15 @@ typedef struct entry {
 } entry;
 
 static const entry k_entries[] = {
-    {"forward_begin", e_fwd_begin},   {"forward_end", e_fwd_end},
-    {"pre_forward(root)", e_pre_root}, {"pre_forward(fc)", e_pre_fc},
-    {"track_inputs", e_track_in},     {"post_forward(root)", e_post_root},
-    {"post_forward(fc)", e_post_fc},  {"track_outputs", e_track_out},
-    {"forward_abort(none)", e_abort}, {"forward_abort(root)", e_abort_root},
-    {"backward_begin", e_bwd_begin},  {"output_grad", e_out_grad},
-    {"input_grad", e_in_grad},        {"param_grad_ready", e_grad_ready},
-    {"backward_end", e_bwd_end},      {"graph_discard", e_discard},
-    {"release_all", e_release_all},   {"reset_step(train)", e_reset},
+    {"forward_begin", e_fwd_begin},     {"forward_end", e_fwd_end},
+    {"pre_forward(root)", e_pre_root},  {"pre_forward(fc)", e_pre_fc},
+    {"track_inputs", e_track_in},       {"post_forward(root)", e_post_root},
+    {"post_forward(fc)", e_post_fc},    {"track_outputs", e_track_out},
+    {"forward_abort(none)", e_abort},   {"forward_abort(root)", e_abort_root},
+    {"backward_begin", e_bwd_begin},    {"output_grad", e_out_grad},
+    {"input_grad", e_in_grad},          {"param_grad_ready", e_grad_ready},
+    {"backward_end", e_bwd_end},        {"graph_discard", e_discard},
+    {"release_all", e_release_all},     {"reset_step(train)", e_reset},
     {"reset_step(eval)", e_reset_eval}, {"param_access", e_access},
 };
 #define N_ENTRIES (sizeof k_entries / sizeof k_entries[0])
@@ -299,8 +278,7 @@ static const zo_status k_expect_rof[N_STATES][N_ENTRIES] = {
 /* ------------------------------------------------------------------ */
 
 /* Unwind whatever is open, as a framework would after the call. */
-static void unwind(ctx *c)
-{
+static void unwind(ctx *c) {
     zo_runtime *rt = c->rt;
     for (int k = 0; k < 8 && zo_get_stats(rt, &(zo_stats){0}) == ZO_OK; k++) {
         zo_stats st = HD_STATS(rt);
@@ -318,8 +296,7 @@ static void unwind(ctx *c)
     HD_ALL_RELEASED(rt);
 }
 
-static const char *code(zo_status s)
-{
+static const char *code(zo_status s) {
     switch (s) {
     case ZO_OK: return "OK";
     case ZO_ERR_PROTOCOL: return "PR";
@@ -330,8 +307,7 @@ static const char *code(zo_status s)
     }
 }
 
-static void run_matrix(zo_grads_policy policy, const zo_status (*k_expect)[N_ENTRIES])
-{
+static void run_matrix(zo_grads_policy policy, const zo_status (*k_expect)[N_ENTRIES]) {
     g_policy = policy;
     int print = getenv("ZO_PRINT_MATRIX") && *getenv("ZO_PRINT_MATRIX") == '1';
     int bad = 0, cases = 0;
@@ -349,14 +325,13 @@ static void run_matrix(zo_grads_policy policy, const zo_status (*k_expect)[N_ENT
             cases++;
             const char *msg = zo_last_error(c.rt);
             if (st != k_expect[s][e] && !print) {
-                print_error("state %s, %s: returned %d (%s), expected %d (%s); last_error: \"%s\"\n",
-                            k_states[s].name, k_entries[e].name, st, zo_strerror(st), k_expect[s][e],
-                            zo_strerror(k_expect[s][e]), msg);
+                print_error("state %s, %s: returned %d (%s), expected %d (%s); last_error: \"%s\"\n", k_states[s].name,
+                            k_entries[e].name, st, zo_strerror(st), k_expect[s][e], zo_strerror(k_expect[s][e]), msg);
                 bad++;
             }
             if (st != ZO_OK && (!msg || !*msg || strstr(msg, "987654321"))) {
-                print_error("state %s, %s: returned %s but the message is \"%s\" (not this call's)\n",
-                            k_states[s].name, k_entries[e].name, zo_strerror(st), msg ? msg : "(null)");
+                print_error("state %s, %s: returned %s but the message is \"%s\" (not this call's)\n", k_states[s].name,
+                            k_entries[e].name, zo_strerror(st), msg ? msg : "(null)");
                 bad++;
             }
             HD_CONSISTENT(c.rt);
@@ -380,20 +355,17 @@ static void run_matrix(zo_grads_policy policy, const zo_status (*k_expect)[N_ENT
     assert_int_equal(bad, 0);
 }
 
-static void test_every_entry_in_every_state(void **state)
-{
+static void test_every_entry_in_every_state(void **state) {
     (void)state;
     run_matrix(ZO_GRADS_PER_CALL, k_expect_per_call);
 }
 
-static void test_every_entry_in_every_state_deepspeed(void **state)
-{
+static void test_every_entry_in_every_state_deepspeed(void **state) {
     (void)state;
     run_matrix(ZO_GRADS_RESET_ON_FORWARD, k_expect_rof);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_entry_in_every_state),
         cmocka_unit_test(test_every_entry_in_every_state_deepspeed),

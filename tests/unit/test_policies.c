@@ -22,14 +22,12 @@
 
 static hd_events g_ev;
 
-static const char *pname(int pol)
-{
+static const char *pname(int pol) {
     const char *n = zo_policy_name((zo_grads_policy)pol);
     return n ? n : "?";
 }
 
-static void expect_no_uninit(zo_runtime *rt)
-{
+static void expect_no_uninit(zo_runtime *rt) {
     HD_EQ(HD_STATS(rt).uninit_counter_events, 0);
     HD_EQ(hd_ev_count(&g_ev, ZO_EV_COUNTER_UNINIT, HD_ANY, HD_ANY), 0);
 }
@@ -46,8 +44,7 @@ typedef struct scen_a {
     hd_call cr, c1, c2;
 } scen_a;
 
-static void scen_a_setup(scen_a *s, zo_config cfg)
-{
+static void scen_a_setup(scen_a *s, zo_config cfg) {
     s->rt = HD_CREATE(cfg, &g_ev);
     s->r = HD_MODULE(s->rt, ZO_NO_MODULE, "r");
     s->m = HD_MODULE(s->rt, s->r, "shared_layer");
@@ -55,8 +52,7 @@ static void scen_a_setup(scen_a *s, zo_config cfg)
     HD_EQ(HD_PINFO(s->rt, s->p).persistent, 0);
 }
 
-static void test_scenario_a_reset_on_forward(void **state)
-{
+static void test_scenario_a_reset_on_forward(void **state) {
     (void)state;
     scen_a s;
     scen_a_setup(&s, hd_policy_config(ZO_GRADS_RESET_ON_FORWARD));
@@ -128,8 +124,7 @@ static void test_scenario_a_reset_on_forward(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void scenario_a_per_call(zo_config cfg)
-{
+static void scenario_a_per_call(zo_config cfg) {
     scen_a s;
     scen_a_setup(&s, cfg);
     zo_runtime *rt = s.rt;
@@ -191,15 +186,13 @@ static void scenario_a_per_call(zo_config cfg)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_scenario_a_per_call(void **state)
-{
+static void test_scenario_a_per_call(void **state) {
     (void)state;
     scenario_a_per_call(hd_policy_config(ZO_GRADS_PER_CALL));
 }
 
 /* Same with the default coordinator settings (prefetch and reuse on). */
-static void test_scenario_a_per_call_default_coordinator(void **state)
-{
+static void test_scenario_a_per_call_default_coordinator(void **state) {
     (void)state;
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.param_persistence_threshold = 0;
@@ -208,8 +201,7 @@ static void test_scenario_a_per_call_default_coordinator(void **state)
 
 /* The other legacy policies on (a): counters 1, 2 in forward (never
  * reset), 1 then 0 in backward -> released at the second input gradient. */
-static void test_scenario_a_never_reset_policies(void **state)
-{
+static void test_scenario_a_never_reset_policies(void **state) {
     (void)state;
     zo_grads_policy pols[2] = {ZO_GRADS_INIT_AT_REGISTER, ZO_GRADS_LAZY_INIT};
     for (int k = 0; k < 2; k++) {
@@ -258,10 +250,10 @@ static void test_scenario_a_never_reset_policies(void **state)
 /* ------------------------------------------------------------------ */
 
 typedef struct bc_result {
-    int64_t count_after_bwd[3];      /* b's ds_grads_remaining after backward_end */
+    int64_t count_after_bwd[3]; /* b's ds_grads_remaining after backward_end */
     zo_param_status status_after_bwd[3];
-    size_t leftovers_b[3];           /* ZO_EV_LEFTOVER naming b, per step, up to backward_end */
-    uint64_t leftover_stat[3];       /* stats.leftovers increase, per step, up to backward_end */
+    size_t leftovers_b[3];     /* ZO_EV_LEFTOVER naming b, per step, up to backward_end */
+    uint64_t leftover_stat[3]; /* stats.leftovers increase, per step, up to backward_end */
     int64_t min_counter;
 } bc_result;
 
@@ -269,8 +261,7 @@ typedef struct bc_result {
  * used[step] == 0 the loss is built from r's path not through b (r's
  * output depends on x directly), so b's PreBackward/PostBackward nodes
  * never fire.  After each step: zo_release_all (optimizer step). */
-static bc_result run_b_steps(zo_grads_policy pol, const int used[3])
-{
+static bc_result run_b_steps(zo_grads_policy pol, const int used[3]) {
     bc_result res;
     memset(&res, 0, sizeof(res));
     zo_config cfg = hd_policy_config(pol);
@@ -297,7 +288,7 @@ static bc_result run_b_steps(zo_grads_policy pol, const int used[3])
             HD_AVAILABLE(rt, pb);
             HD_ACCESS(rt, b, pb);
             HD_GRAD_READY(rt, pb);
-            HD_IN_GRAD(rt, cb.in[0]);   /* b's post-backward */
+            HD_IN_GRAD(rt, cb.in[0]); /* b's post-backward */
         }
         HD_IN_GRAD(rt, cr.in[0]);
         HD_BWD_END(rt, g);
@@ -320,15 +311,13 @@ static bc_result run_b_steps(zo_grads_policy pol, const int used[3])
 static const int B_USED[3] = {0, 1, 1};
 static const int C_USED[3] = {0, 0, 0};
 
-static void test_scenario_b_never_reset_policies(void **state)
-{
+static void test_scenario_b_never_reset_policies(void **state) {
     (void)state;
     zo_grads_policy pols[2] = {ZO_GRADS_INIT_AT_REGISTER, ZO_GRADS_LAZY_INIT};
     for (int k = 0; k < 2; k++) {
         bc_result r = run_b_steps(pols[k], B_USED);
-        print_message("(b) %s: counts after backward %lld %lld %lld\n", pname(pols[k]),
-                      (long long)r.count_after_bwd[0], (long long)r.count_after_bwd[1],
-                      (long long)r.count_after_bwd[2]);
+        print_message("(b) %s: counts after backward %lld %lld %lld\n", pname(pols[k]), (long long)r.count_after_bwd[0],
+                      (long long)r.count_after_bwd[1], (long long)r.count_after_bwd[2]);
         HD_EQ(r.count_after_bwd[0], 1);
         HD_EQ(r.count_after_bwd[1], 1);
         HD_EQ(r.count_after_bwd[2], 1);
@@ -339,8 +328,7 @@ static void test_scenario_b_never_reset_policies(void **state)
     }
 }
 
-static void test_scenario_b_reset_on_forward(void **state)
-{
+static void test_scenario_b_reset_on_forward(void **state) {
     (void)state;
     bc_result r = run_b_steps(ZO_GRADS_RESET_ON_FORWARD, B_USED);
     HD_EQ(r.count_after_bwd[0], 1);
@@ -350,8 +338,7 @@ static void test_scenario_b_reset_on_forward(void **state)
     HD_EQ(r.status_after_bwd[2], ZO_PARAM_NOT_AVAILABLE);
 }
 
-static void test_scenario_b_per_call(void **state)
-{
+static void test_scenario_b_per_call(void **state) {
     (void)state;
     bc_result r = run_b_steps(ZO_GRADS_PER_CALL, B_USED);
     for (int s = 0; s < 3; s++) {
@@ -368,13 +355,11 @@ static void test_scenario_b_per_call(void **state)
     assert_true(r.min_counter >= 0);
 }
 
-static void test_scenario_c_all_policies(void **state)
-{
+static void test_scenario_c_all_policies(void **state) {
     (void)state;
     bc_result r = run_b_steps(ZO_GRADS_INIT_AT_REGISTER, C_USED);
-    print_message("(c) init-at-register: counts after backward %lld %lld %lld\n",
-                  (long long)r.count_after_bwd[0], (long long)r.count_after_bwd[1],
-                  (long long)r.count_after_bwd[2]);
+    print_message("(c) init-at-register: counts after backward %lld %lld %lld\n", (long long)r.count_after_bwd[0],
+                  (long long)r.count_after_bwd[1], (long long)r.count_after_bwd[2]);
     HD_EQ(r.count_after_bwd[0], 1);
     HD_EQ(r.count_after_bwd[1], 2);
     HD_EQ(r.count_after_bwd[2], 3);
@@ -407,8 +392,7 @@ static void test_scenario_c_all_policies(void **state)
 /* Eval forward (module.training False, no_grad) ends with every
  * non-persistent param released, under every policy, with the default
  * coordinator (prefetch + reuse distance on) over three steps. */
-static void test_eval_forward_releases_all(void **state)
-{
+static void test_eval_forward_releases_all(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_config cfg = ZO_CONFIG_INIT;
@@ -446,8 +430,7 @@ static void test_eval_forward_releases_all(void **state)
          * DeepSpeed-shaped policies have DeepSpeed's one coordinator for
          * both modes (0.15+), which recorded r, a, b, c, a */
         HD_EQ(HD_TRACE(rt).n_modules, pol == ZO_GRADS_PER_CALL ? 0 : 5);
-        if (pol == ZO_GRADS_PER_CALL)
-            HD_EQ(HD_STATS(rt).open_windows, 0);
+        if (pol == ZO_GRADS_PER_CALL) HD_EQ(HD_STATS(rt).open_windows, 0);
         assert_true(g_ev.min_counter >= 0);
         expect_no_uninit(rt);
         HD_EQ(g_ev.illegal_transitions, 0);
@@ -458,8 +441,7 @@ static void test_eval_forward_releases_all(void **state)
 /* A module called under no_grad inside a training forward, its input
  * requiring grad: per-call opens no window (handle 0), legacy policies
  * count the input anyway and never see it come back. */
-static void test_no_grad_call_inside_training(void **state)
-{
+static void test_no_grad_call_inside_training(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_config cfg = hd_policy_config((zo_grads_policy)pol);
@@ -486,8 +468,7 @@ static void test_no_grad_call_inside_training(void **state)
                 HD_EQ(HD_MINFO(rt, n).grads_remaining, step); /* stale growth */
             }
             HD_EXIT(rt, &cn, "0");
-            if (pol == ZO_GRADS_PER_CALL)
-                HD_EQ(cn.out[0], 0);
+            if (pol == ZO_GRADS_PER_CALL) HD_EQ(cn.out[0], 0);
             HD_RELEASED(rt, pn);
             HD_EXIT(rt, &cr, "1");
             HD_FWD_END(rt, g);
@@ -510,8 +491,7 @@ static void test_no_grad_call_inside_training(void **state)
             }
             HD_RELEASE_ALL(rt);
         }
-        if (pol == ZO_GRADS_PER_CALL)
-            assert_true(g_ev.min_counter >= 0);
+        if (pol == ZO_GRADS_PER_CALL) assert_true(g_ev.min_counter >= 0);
         expect_no_uninit(rt);
         HD_OK(rt, zo_runtime_destroy(rt));
     }
@@ -523,8 +503,7 @@ typedef struct abort_model {
     zo_param_id pr, pa, pc;
 } abort_model;
 
-static abort_model abort_model_make(zo_grads_policy pol)
-{
+static abort_model abort_model_make(zo_grads_policy pol) {
     abort_model m;
     m.rt = HD_CREATE(hd_policy_config(pol), &g_ev);
     m.r = HD_MODULE(m.rt, ZO_NO_MODULE, "r");
@@ -537,8 +516,7 @@ static abort_model abort_model_make(zo_grads_policy pol)
 }
 
 /* An exception in c unwinds c and a; r catches it and continues. */
-static void test_forward_abort_per_call(void **state)
-{
+static void test_forward_abort_per_call(void **state) {
     (void)state;
     abort_model m = abort_model_make(ZO_GRADS_PER_CALL);
     zo_runtime *rt = m.rt;
@@ -609,8 +587,7 @@ static void test_forward_abort_per_call(void **state)
  * stays usable) but nothing is released: ... their parameters stay
  * gathered and their modules stay in the active sets until
  * zo_release_all()". */
-static void test_forward_abort_legacy(void **state)
-{
+static void test_forward_abort_legacy(void **state) {
     (void)state;
     for (int pol = 1; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         abort_model m = abort_model_make((zo_grads_policy)pol);
@@ -652,8 +629,7 @@ static void test_forward_abort_legacy(void **state)
 }
 
 /* retain_graph=True: the same graph backpropagated twice. */
-static void test_retained_graph_per_call(void **state)
-{
+static void test_retained_graph_per_call(void **state) {
     (void)state;
     zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
@@ -698,8 +674,7 @@ static void test_retained_graph_per_call(void **state)
  * backward releases the layer at its count's 0; the second finds the
  * reference counts at 0 (no fetch) and takes the counter to -1, the
  * parameter stays released. */
-static void test_retained_graph_reset_on_forward(void **state)
-{
+static void test_retained_graph_reset_on_forward(void **state) {
     (void)state;
     for (int prof = 0; prof < ZO_DS_PROFILE_COUNT; prof++) {
         zo_config cfg = hd_policy_config(ZO_GRADS_RESET_ON_FORWARD);
@@ -742,8 +717,7 @@ static void test_retained_graph_reset_on_forward(void **state)
 
 /* Interleaved micro-batches: forward g1, forward g2, backward g1,
  * backward g2.  g2's windows stay open across g1's end-of-backward. */
-static void test_interleaved_microbatches_per_call(void **state)
-{
+static void test_interleaved_microbatches_per_call(void **state) {
     (void)state;
     zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
@@ -793,8 +767,7 @@ static void test_interleaved_microbatches_per_call(void **state)
 
 /* A computation in backward reads a param whose pre-backward did not
  * gather it: per-call gathers (an unplanned fetch), legacy refuses. */
-static void test_access_not_available_in_backward(void **state)
-{
+static void test_access_not_available_in_backward(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_runtime *rt = HD_CREATE(hd_policy_config((zo_grads_policy)pol), &g_ev);
@@ -840,8 +813,7 @@ static void test_access_not_available_in_backward(void **state)
 
 /* Per-call release when every trainable param of the module produced its
  * gradient (before the window closes); frozen params do not count. */
-static void test_param_grad_ready_release_per_call(void **state)
-{
+static void test_param_grad_ready_release_per_call(void **state) {
     (void)state;
     zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
     zo_module_id m = HD_MODULE(rt, ZO_NO_MODULE, "m");
@@ -877,8 +849,7 @@ static void test_param_grad_ready_release_per_call(void **state)
  * gradient fetches and decrements.  Per-call: a handle only for the output
  * requiring grad; every arrival fetches (idempotent: no second gather while
  * AVAILABLE). */
-static void test_outputs_ref_count_and_idempotent_fetch(void **state)
-{
+static void test_outputs_ref_count_and_idempotent_fetch(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_runtime *rt = HD_CREATE(hd_policy_config((zo_grads_policy)pol), &g_ev);
@@ -907,8 +878,7 @@ static void test_outputs_ref_count_and_idempotent_fetch(void **state)
         HD_EQ(HD_PINFO(rt, pm).gathers, g0 + 1);
         HD_OUT_GRAD(rt, cm2.out[0]);
         HD_EQ(HD_PINFO(rt, pm).gathers, g0 + 1); /* already AVAILABLE */
-        if (pol != ZO_GRADS_PER_CALL)
-            HD_EQ(HD_MINFO(rt, m).pre_backward_ref_cnt, 2);
+        if (pol != ZO_GRADS_PER_CALL) HD_EQ(HD_MINFO(rt, m).pre_backward_ref_cnt, 2);
         HD_IN_GRAD(rt, cm2.in[0]);
         HD_OUT_GRAD(rt, cm.out[0]);
         HD_AVAILABLE(rt, pm);
@@ -932,8 +902,7 @@ static void test_outputs_ref_count_and_idempotent_fetch(void **state)
  * weight's gradient is ready, or else by the end-of-backward callback.
  * Legacy: the pre-backward fetch is never matched by a decrement to 0, the
  * weight stays gathered until the sweep (DeepSpeed behaviour). */
-static void test_embedding_without_input_grad(void **state)
-{
+static void test_embedding_without_input_grad(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         for (int with_grad_ready = 0; with_grad_ready < 2; with_grad_ready++) {
@@ -963,8 +932,7 @@ static void test_embedding_without_input_grad(void **state)
             HD_ACCESS(rt, emb, we);
             if (with_grad_ready) {
                 HD_GRAD_READY(rt, we);
-                if (pol == ZO_GRADS_PER_CALL)
-                    HD_RELEASED(rt, we); /* every trainable param of embed ready */
+                if (pol == ZO_GRADS_PER_CALL) HD_RELEASED(rt, we); /* every trainable param of embed ready */
             } else {
                 HD_AVAILABLE(rt, we); /* nothing released it yet */
             }
@@ -987,8 +955,7 @@ static void test_embedding_without_input_grad(void **state)
  * bypassing its PreBackward node (and it has no input requiring grad):
  * per-call gathers on access (an unplanned fetch) and the end-of-backward
  * callback releases what no hook holds. */
-static void test_bypassed_pre_backward_per_call(void **state)
-{
+static void test_bypassed_pre_backward_per_call(void **state) {
     (void)state;
     zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
@@ -1014,8 +981,7 @@ static void test_bypassed_pre_backward_per_call(void **state)
 /* Reentrant activation checkpointing: the first forward of the region
  * runs under no_grad; its gradient triggers a recompute with grad (a
  * nested forward pass inside backward) and an inner backward. */
-static void reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after, zo_param_status *st)
-{
+static void reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after, zo_param_status *st) {
     zo_runtime *rt = HD_CREATE(hd_policy_config(pol), &g_ev);
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
     zo_module_id m = HD_MODULE(rt, r, "ckpt_block");
@@ -1034,8 +1000,7 @@ static void reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after, zo_p
     zo_graph g2 = HD_FWD_BEGIN_FLAGS(rt, 0);
     HD_ENTER(rt, &cm2, m, ZO_CALL_GRAD, "1");
     HD_EXIT(rt, &cm2, "1");
-    if (pol == ZO_GRADS_PER_CALL)
-        HD_AVAILABLE(rt, pm); /* no release at post-forward during a recompute */
+    if (pol == ZO_GRADS_PER_CALL) HD_AVAILABLE(rt, pm); /* no release at post-forward during a recompute */
     HD_FWD_END(rt, g2);
     HD_BWD_BEGIN(rt, g2);
     HD_OUT_GRAD(rt, cm2.out[0]);
@@ -1057,8 +1022,7 @@ static void reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after, zo_p
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_reentrant_checkpoint(void **state)
-{
+static void test_reentrant_checkpoint(void **state) {
     (void)state;
     int64_t c;
     zo_param_status st;
@@ -1085,8 +1049,7 @@ static void test_reentrant_checkpoint(void **state)
  * the region's pre-backward node fired) the forward is recomputed in the
  * middle of the running backward, hooks A, D, B, C firing again, and the
  * recomputed nodes are never backpropagated. */
-static void non_reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after)
-{
+static void non_reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after) {
     zo_runtime *rt = HD_CREATE(hd_policy_config(pol), &g_ev);
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
     zo_module_id m = HD_MODULE(rt, r, "ckpt_block");
@@ -1110,8 +1073,7 @@ static void non_reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after)
         HD_EQ(HD_STATS(rt).unplanned_fetches, unplanned);
     }
     HD_IN_GRAD(rt, cm.in[0]);
-    if (pol == ZO_GRADS_PER_CALL)
-        HD_GRAD_READY(rt, pm);
+    if (pol == ZO_GRADS_PER_CALL) HD_GRAD_READY(rt, pm);
     HD_IN_GRAD(rt, cr.in[0]);
     HD_BWD_END(rt, g);
     *count_after = HD_MINFO(rt, m).grads_remaining;
@@ -1126,8 +1088,7 @@ static void non_reentrant_checkpoint(zo_grads_policy pol, int64_t *count_after)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_non_reentrant_checkpoint(void **state)
-{
+static void test_non_reentrant_checkpoint(void **state) {
     (void)state;
     int64_t c;
     non_reentrant_checkpoint(ZO_GRADS_PER_CALL, &c);
@@ -1141,8 +1102,7 @@ static void test_non_reentrant_checkpoint(void **state)
     HD_EQ(c, 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_a_reset_on_forward),
         cmocka_unit_test(test_scenario_a_per_call),

@@ -20,8 +20,7 @@ typedef struct small_model {
 
 static hd_events g_ev;
 
-static small_model small_model_make(zo_grads_policy pol)
-{
+static small_model small_model_make(zo_grads_policy pol) {
     small_model s;
     zo_config cfg = hd_policy_config(pol);
     s.ev = &g_ev;
@@ -35,8 +34,7 @@ static small_model small_model_make(zo_grads_policy pol)
 
 /* One complete, correct training step over the small model: proves the
  * runtime is still usable after the errors a test provoked. */
-static void small_model_step(small_model *s)
-{
+static void small_model_step(small_model *s) {
     hd_call cr, cm;
     zo_graph g = HD_FWD_BEGIN(s->rt);
     HD_ENTER(s->rt, &cr, s->r, ZO_CALL_GRAD, "1");
@@ -56,32 +54,27 @@ static void small_model_step(small_model *s)
     HD_ALL_RELEASED(s->rt);
 }
 
-static void small_model_done(small_model *s)
-{
+static void small_model_done(small_model *s) {
     small_model_step(s);
     HD_OK(s->rt, zo_runtime_destroy(s->rt));
 }
 
 /* ------------------------------------------------------------------ */
 
-static void test_strerror_and_names(void **state)
-{
+static void test_strerror_and_names(void **state) {
     (void)state;
     for (int c = ZO_ERR_COLLECTIVE_MISMATCH; c <= ZO_OK; c++) {
         const char *s = zo_strerror(c);
         assert_non_null(s);
         assert_true(strlen(s) > 0);
-        for (int d = ZO_ERR_COLLECTIVE_MISMATCH; d < c; d++)
-            assert_string_not_equal(s, zo_strerror(d));
+        for (int d = ZO_ERR_COLLECTIVE_MISMATCH; d < c; d++) assert_string_not_equal(s, zo_strerror(d));
     }
     assert_non_null(zo_strerror(-1000));
     assert_non_null(zo_strerror(12345));
 
-    for (int s = 0; s < 3; s++)
-        assert_non_null(zo_param_status_name((zo_param_status)s));
+    for (int s = 0; s < 3; s++) assert_non_null(zo_param_status_name((zo_param_status)s));
 
-    static const char *names[ZO_GRADS_POLICY_COUNT] = {"per-call", "reset-on-forward",
-                                                       "lazy-init", "init-at-register"};
+    static const char *names[ZO_GRADS_POLICY_COUNT] = {"per-call", "reset-on-forward", "lazy-init", "init-at-register"};
     for (int p = 0; p < ZO_GRADS_POLICY_COUNT; p++) {
         assert_non_null(zo_policy_name((zo_grads_policy)p));
         assert_string_equal(zo_policy_name((zo_grads_policy)p), names[p]);
@@ -100,15 +93,13 @@ static void test_strerror_and_names(void **state)
     for (int k = 0; k < ZO_EV_KIND_COUNT; k++) {
         const char *n = zo_event_kind_name((zo_event_kind)k);
         assert_non_null(n);
-        for (int j = 0; j < k; j++)
-            assert_string_not_equal(n, zo_event_kind_name((zo_event_kind)j));
+        for (int j = 0; j < k; j++) assert_string_not_equal(n, zo_event_kind_name((zo_event_kind)j));
     }
     /* NULL runtime: a static string */
     assert_non_null(zo_last_error(NULL));
 }
 
-static void test_create_config_errors(void **state)
-{
+static void test_create_config_errors(void **state) {
     (void)state;
     zo_runtime *rt = NULL;
     zo_config cfg = ZO_CONFIG_INIT;
@@ -201,8 +192,7 @@ static void test_create_config_errors(void **state)
 
 /* Version 1 configs (before verify_collectives) are still accepted: only
  * their ZO_CONFIG_V1_SIZE bytes are read, verify_collectives is 0. */
-static void test_create_config_v1(void **state)
-{
+static void test_create_config_v1(void **state) {
     (void)state;
     /* a v1 struct followed by bytes that would be an invalid verify_collectives */
     union {
@@ -267,8 +257,7 @@ static void test_create_config_v1(void **state)
     zo_backend_destroy(be);
 }
 
-static void test_host_backend_config_errors(void **state)
-{
+static void test_host_backend_config_errors(void **state) {
     (void)state;
     zo_backend *be = NULL;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -290,8 +279,7 @@ static void test_host_backend_config_errors(void **state)
     assert_true(zo_host_progress(NULL) < 0);
 }
 
-static void test_register_errors(void **state)
-{
+static void test_register_errors(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     zo_runtime *rt = HD_CREATE(cfg, &g_ev);
@@ -311,7 +299,7 @@ static void test_register_errors(void **state)
     HD_EQ(e->status, ZO_ERR_INVALID_ARG);
 
     r = HD_MODULE(rt, ZO_NO_MODULE, "r");
-    HD_EQ(r, 0); /* ids 0,1,2,... in registration order, errors consumed none */
+    HD_EQ(r, 0);      /* ids 0,1,2,... in registration order, errors consumed none */
     name[255] = '\0'; /* 255 bytes: allowed */
     zo_module_id longname = HD_MODULE(rt, r, name);
     HD_EQ(longname, 1);
@@ -393,8 +381,7 @@ static void test_register_errors(void **state)
 
 /* A parameter whose shards the allocator cannot hold: an error (NOMEM, or
  * BACKEND reported by the host backend), no effect, runtime usable. */
-static void test_param_too_big_for_allocator(void **state)
-{
+static void test_param_too_big_for_allocator(void **state) {
     (void)state;
     hd_alloc a;
     memset(&a, 0, sizeof(a));
@@ -424,8 +411,7 @@ static void test_param_too_big_for_allocator(void **state)
 
 /* numel * elem_size fits, but the padded full buffer W * ceil(numel/W) *
  * elem_size does not: "a total overflows". */
-static void test_register_padded_overflow(void **state)
-{
+static void test_register_padded_overflow(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     cfg.world_size = 3;
@@ -441,8 +427,7 @@ static void test_register_padded_overflow(void **state)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_forward_protocol_errors(void **state)
-{
+static void test_forward_protocol_errors(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
@@ -547,8 +532,7 @@ static void test_forward_protocol_errors(void **state)
  * policy; refused arguments have no effect. */
 static hd_events g_ev2;
 
-static void pair_step(small_model *s, int paired)
-{
+static void pair_step(small_model *s, int paired) {
     zo_runtime *rt = s->rt;
     uint8_t y = 1;
     zo_grad_handle xr = 0, xm = 0, om = 0, orr = 0;
@@ -580,8 +564,7 @@ static void pair_step(small_model *s, int paired)
     HD_RELEASE_ALL(rt);
 }
 
-static void test_module_enter_exit(void **state)
-{
+static void test_module_enter_exit(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model a = small_model_make((zo_grads_policy)pol);
@@ -647,8 +630,7 @@ static void test_module_enter_exit(void **state)
     }
 }
 
-static void test_graph_lifetime_after_forward_end(void **state)
-{
+static void test_graph_lifetime_after_forward_end(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
@@ -689,8 +671,7 @@ static void test_graph_lifetime_after_forward_end(void **state)
     }
 }
 
-static void test_backward_protocol_errors(void **state)
-{
+static void test_backward_protocol_errors(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
@@ -752,8 +733,7 @@ static void test_backward_protocol_errors(void **state)
 
 /* An absurd number of tensors in hook D / hook C fails without effect:
  * the same hook then succeeds with a sane count. */
-static void test_huge_tensor_counts(void **state)
-{
+static void test_huge_tensor_counts(void **state) {
     (void)state;
     small_model s = small_model_make(ZO_GRADS_PER_CALL);
     zo_runtime *rt = s.rt;
@@ -789,8 +769,7 @@ static void test_huge_tensor_counts(void **state)
 
 /* Nested backward passes (reentrant checkpointing): backward_end must
  * name the innermost running backward. */
-static void test_nested_backward_order(void **state)
-{
+static void test_nested_backward_order(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
@@ -820,8 +799,7 @@ static void test_nested_backward_order(void **state)
 
 /* Per-call: a handle whose window was closed by the end-of-backward
  * callback (or by a forward abort, or a graph discard) is stale. */
-static void test_stale_handles_per_call(void **state)
-{
+static void test_stale_handles_per_call(void **state) {
     (void)state;
     small_model s = small_model_make(ZO_GRADS_PER_CALL);
     zo_runtime *rt = s.rt;
@@ -911,8 +889,7 @@ static void test_stale_handles_per_call(void **state)
 /* zo_release_all ends the graphs waiting for their backward (zo_forward_end:
  * "waiting for its backward (or for zo_graph_discard() / zo_release_all())"):
  * afterwards they are stale. */
-static void test_release_all_ends_idle_graphs(void **state)
-{
+static void test_release_all_ends_idle_graphs(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
@@ -935,8 +912,7 @@ static void test_release_all_ends_idle_graphs(void **state)
  * non-persistent parameter" - DeepSpeed releases even parameters whose
  * module is still active (and raises "expected to be released" if any
  * stays gathered).  Called while a forward call is open. */
-static void test_release_all_releases_active_params(void **state)
-{
+static void test_release_all_releases_active_params(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         small_model s = small_model_make((zo_grads_policy)pol);
@@ -953,15 +929,13 @@ static void test_release_all_releases_active_params(void **state)
         small_model_done(&s); /* before asserting: no leak on failure */
         if (pi.status != ZO_PARAM_NOT_AVAILABLE || pi.n_active != 0)
             print_error("policy %s: after zo_release_all with r's call open: pr %s, n_active %u\n",
-                        zo_policy_name((zo_grads_policy)pol), hd_status_name(pi.status),
-                        pi.n_active);
+                        zo_policy_name((zo_grads_policy)pol), hd_status_name(pi.status), pi.n_active);
         HD_EQ(pi.status, ZO_PARAM_NOT_AVAILABLE);
         HD_EQ(pi.n_active, 0);
     }
 }
 
-static void test_param_grad_ready_frozen(void **state)
-{
+static void test_param_grad_ready_frozen(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_config cfg = hd_policy_config((zo_grads_policy)pol);
@@ -985,8 +959,7 @@ static void test_param_grad_ready_frozen(void **state)
     }
 }
 
-static void test_access_and_introspection_errors(void **state)
-{
+static void test_access_and_introspection_errors(void **state) {
     (void)state;
     small_model s = small_model_make(ZO_GRADS_PER_CALL);
     zo_runtime *rt = s.rt;
@@ -1060,11 +1033,9 @@ typedef struct nomem_ctx {
     char problem[512]; /* first problem of this k */
 } nomem_ctx;
 
-static void nomem_problem(nomem_ctx *ctx, int line, const char *expr, const char *fmt,
-                          zo_status st)
-{
-    snprintf(ctx->problem, sizeof(ctx->problem), "line %d: %s: %s %s; last_error \"%s\"", line,
-             expr, fmt, zo_strerror(st), ctx->rt ? zo_last_error(ctx->rt) : "");
+static void nomem_problem(nomem_ctx *ctx, int line, const char *expr, const char *fmt, zo_status st) {
+    snprintf(ctx->problem, sizeof(ctx->problem), "line %d: %s: %s %s; last_error \"%s\"", line, expr, fmt,
+             zo_strerror(st), ctx->rt ? zo_last_error(ctx->rt) : "");
     longjmp(ctx->jb, 1);
 }
 
@@ -1072,34 +1043,30 @@ static void nomem_problem(nomem_ctx *ctx, int line, const char *expr, const char
  * it must have returned ZO_ERR_NOMEM with a message, left the runtime
  * consistent and had no effect: the same call, retried with the allocator
  * healthy again, succeeds.  Any problem is recorded for this k. */
-#define NM(ctx, rt, call)                                                                    \
-    do {                                                                                     \
-        zo_status nm_s_ = (call);                                                            \
-        if (nm_s_ != ZO_OK && (ctx)->a.failed > 0 && !(ctx)->injected) {                     \
-            (ctx)->injected = 1;                                                             \
-            (ctx)->nomem_calls++;                                                            \
-            (ctx)->a.fail_at = 0;                                                            \
-            if (nm_s_ != ZO_ERR_NOMEM)                                                       \
-                nomem_problem((ctx), __LINE__, #call, "failed with", nm_s_);                 \
-            if ((rt) && zo_last_error(rt)[0] == '\0')                                        \
-                nomem_problem((ctx), __LINE__, #call, "empty zo_last_error after", nm_s_);   \
-            if ((rt) && zo_check_consistency(rt) != ZO_OK)                                   \
-                nomem_problem((ctx), __LINE__, #call, "inconsistent after", nm_s_);          \
-            nm_s_ = (call);                                                                  \
-            if (nm_s_ != ZO_OK)                                                              \
-                nomem_problem((ctx), __LINE__, #call,                                        \
-                              "had an effect: retried after ZO_ERR_NOMEM it returned", nm_s_); \
-        }                                                                                    \
-        if (nm_s_ != ZO_OK)                                                                  \
-            nomem_problem((ctx), __LINE__, #call, "returned", nm_s_);                        \
+#define NM(ctx, rt, call)                                                                                              \
+    do {                                                                                                               \
+        zo_status nm_s_ = (call);                                                                                      \
+        if (nm_s_ != ZO_OK && (ctx)->a.failed > 0 && !(ctx)->injected) {                                               \
+            (ctx)->injected = 1;                                                                                       \
+            (ctx)->nomem_calls++;                                                                                      \
+            (ctx)->a.fail_at = 0;                                                                                      \
+            if (nm_s_ != ZO_ERR_NOMEM) nomem_problem((ctx), __LINE__, #call, "failed with", nm_s_);                    \
+            if ((rt) && zo_last_error(rt)[0] == '\0')                                                                  \
+                nomem_problem((ctx), __LINE__, #call, "empty zo_last_error after", nm_s_);                             \
+            if ((rt) && zo_check_consistency(rt) != ZO_OK)                                                             \
+                nomem_problem((ctx), __LINE__, #call, "inconsistent after", nm_s_);                                    \
+            nm_s_ = (call);                                                                                            \
+            if (nm_s_ != ZO_OK)                                                                                        \
+                nomem_problem((ctx), __LINE__, #call, "had an effect: retried after ZO_ERR_NOMEM it returned", nm_s_); \
+        }                                                                                                              \
+        if (nm_s_ != ZO_OK) nomem_problem((ctx), __LINE__, #call, "returned", nm_s_);                                  \
     } while (0)
 
 /* One scenario touching every allocating path: registration, use_param,
  * leaf, a training step with two calls of one module, a nested forward,
  * an eval forward, an abort, release_all. Returns 1 if a failure was
  * injected. */
-static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem_ctx *ctx)
-{
+static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem_ctx *ctx) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.grads_policy = pol;
     cfg.param_persistence_threshold = 50;
@@ -1137,8 +1104,8 @@ static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem
     for (int step = 0; step < 3; step++) {
         zo_graph g;
         uint8_t one[2] = {1, 1};
-        zo_grad_handle r_in[1], r_out[1], a_in1[1], a_out1[1], a_in2[1], a_out2[1], b_in[2],
-            b_out[1], l_in[1], l_out[1];
+        zo_grad_handle r_in[1], r_out[1], a_in1[1], a_out1[1], a_in2[1], a_out2[1], b_in[2], b_out[1], l_in[1],
+            l_out[1];
         NM(ctx, rt, zo_forward_begin(rt, ZO_FWD_ROOT, &g));
         NM(ctx, rt, zo_pre_forward(rt, r, ZO_CALL_GRAD));
         NM(ctx, rt, zo_track_inputs(rt, r, 1, one, r_in));
@@ -1208,9 +1175,11 @@ static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem
             NM(ctx, rt, zo_track_outputs(rt, r, 0, NULL, NULL));
             NM(ctx, rt, zo_forward_end(rt, g));
         }
-        (void)pr; (void)pl; (void)plc; (void)ppers;
-        if (pol != ZO_GRADS_PER_CALL)
-            break; /* a legacy stack keeps stale entries after the abort */
+        (void)pr;
+        (void)pl;
+        (void)plc;
+        (void)ppers;
+        if (pol != ZO_GRADS_PER_CALL) break; /* a legacy stack keeps stale entries after the abort */
     }
     NM(ctx, rt, zo_release_all(rt));
     NM(ctx, rt, zo_check_consistency(rt));
@@ -1220,9 +1189,8 @@ static int nomem_scenario(zo_grads_policy pol, uint64_t k, zo_backend *be, nomem
     return ctx->injected;
 }
 
-static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
-{
-    volatile uint64_t k; /* live across longjmp */
+static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend) {
+    volatile uint64_t k;                                    /* live across longjmp */
     volatile int total_injected = 0, absorbed = 0, bad = 0; /* live across longjmp */
     char first_bad[600] = "";
     for (k = 1; k < 100000; k++) {
@@ -1241,14 +1209,11 @@ static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
         }
         if (setjmp(ctx.jb) != 0) {
             /* a problem at this k: record it, clean up, go on with k + 1 */
-            if (bad == 0)
-                snprintf(first_bad, sizeof(first_bad), "k=%llu: %s", (unsigned long long)k,
-                         ctx.problem);
+            if (bad == 0) snprintf(first_bad, sizeof(first_bad), "k=%llu: %s", (unsigned long long)k, ctx.problem);
             bad++;
             if (bad <= 3)
                 print_message("policy %s%s k=%llu: %s\n", zo_policy_name(pol),
-                              borrowed_backend ? " (borrowed backend)" : "",
-                              (unsigned long long)k, ctx.problem);
+                              borrowed_backend ? " (borrowed backend)" : "", (unsigned long long)k, ctx.problem);
             zo_runtime_destroy(ctx.rt);
             zo_backend_destroy(be);
             HD_EQ(ctx.a.live, 0);
@@ -1256,8 +1221,7 @@ static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
         }
         int inj = nomem_scenario(pol, k, be, &ctx);
         zo_backend_destroy(be);
-        if (!inj && ctx.a.failed == 0)
-            break; /* the k-th allocation never happened: scenario done */
+        if (!inj && ctx.a.failed == 0) break; /* the k-th allocation never happened: scenario done */
         /* an allocation refused without any call failing: the runtime
          * absorbed it (e.g. an optional prefetch); the scenario still ran
          * to completion, consistent and leak-free, which was checked */
@@ -1272,23 +1236,19 @@ static int run_nomem_loop(zo_grads_policy pol, int borrowed_backend)
                   (unsigned long long)(k - 1), total_injected, absorbed, bad);
     assert_true(total_injected + bad > 10); /* the scenario does allocate */
     if (bad)
-        print_error("policy %s: %d allocation failures mishandled; first: %s\n",
-                    zo_policy_name(pol), bad, first_bad);
+        print_error("policy %s: %d allocation failures mishandled; first: %s\n", zo_policy_name(pol), bad, first_bad);
     return bad;
 }
 
-static void test_nomem_per_call(void **state)
-{
+static void test_nomem_per_call(void **state) {
     (void)state;
     HD_EQ(run_nomem_loop(ZO_GRADS_PER_CALL, 0), 0);
 }
-static void test_nomem_per_call_borrowed_backend(void **state)
-{
+static void test_nomem_per_call_borrowed_backend(void **state) {
     (void)state;
     HD_EQ(run_nomem_loop(ZO_GRADS_PER_CALL, 1), 0);
 }
-static void test_nomem_legacy(void **state)
-{
+static void test_nomem_legacy(void **state) {
     (void)state;
     int bad = run_nomem_loop(ZO_GRADS_RESET_ON_FORWARD, 0);
     bad += run_nomem_loop(ZO_GRADS_LAZY_INIT, 0);
@@ -1296,8 +1256,7 @@ static void test_nomem_legacy(void **state)
     HD_EQ(bad, 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strerror_and_names),
         cmocka_unit_test(test_create_config_errors),

@@ -25,8 +25,7 @@ typedef struct failing {
     int fired;
 } failing;
 
-static zo_status inject(failing *f, zo_status code)
-{
+static zo_status inject(failing *f, zo_status code) {
     f->ops++;
     if (f->fail_at != 0 && f->ops == f->fail_at) {
         f->fired = 1;
@@ -37,54 +36,75 @@ static zo_status inject(failing *f, zo_status code)
 }
 
 #define INNER(f) ((f)->inner->ops)
-#define ICTX(f) ((f)->inner->ctx)
+#define ICTX(f)  ((f)->inner->ctx)
 
-static int fb_world_size(void *ctx) { failing *f = ctx; return INNER(f)->world_size(ICTX(f)); }
-static int fb_rank(void *ctx) { failing *f = ctx; return INNER(f)->rank(ICTX(f)); }
-static zo_status fb_param_add(void *ctx, zo_param_id p, uint64_t numel, uint32_t es, uint64_t part)
-{
+static int fb_world_size(void *ctx) {
+    failing *f = ctx;
+    return INNER(f)->world_size(ICTX(f));
+}
+static int fb_rank(void *ctx) {
+    failing *f = ctx;
+    return INNER(f)->rank(ICTX(f));
+}
+static zo_status fb_param_add(void *ctx, zo_param_id p, uint64_t numel, uint32_t es, uint64_t part) {
     failing *f = ctx;
     zo_status s = inject(f, ZO_ERR_BACKEND);
     return s ? s : INNER(f)->param_add(ICTX(f), p, numel, es, part);
 }
-static void fb_param_remove(void *ctx, zo_param_id p) { failing *f = ctx; INNER(f)->param_remove(ICTX(f), p); }
-static zo_status fb_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
-{
+static void fb_param_remove(void *ctx, zo_param_id p) {
+    failing *f = ctx;
+    INNER(f)->param_remove(ICTX(f), p);
+}
+static zo_status fb_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out) {
     failing *f = ctx;
     zo_status s = inject(f, ZO_ERR_NOMEM);
     return s ? s : INNER(f)->full_alloc(ICTX(f), p, bytes, out);
 }
-static void fb_full_free(void *ctx, zo_param_id p, void *buf) { failing *f = ctx; INNER(f)->full_free(ICTX(f), p, buf); }
-static zo_status fb_start(void *ctx, const zo_gather_item *it, size_t n, zo_work **out)
-{
+static void fb_full_free(void *ctx, zo_param_id p, void *buf) {
+    failing *f = ctx;
+    INNER(f)->full_free(ICTX(f), p, buf);
+}
+static zo_status fb_start(void *ctx, const zo_gather_item *it, size_t n, zo_work **out) {
     failing *f = ctx;
     zo_status s = inject(f, ZO_ERR_BACKEND);
     return s ? s : INNER(f)->all_gather_start(ICTX(f), it, n, out);
 }
-static zo_status fb_wait(void *ctx, zo_work *w)
-{
+static zo_status fb_wait(void *ctx, zo_work *w) {
     failing *f = ctx;
     zo_status s = inject(f, ZO_ERR_BACKEND);
     return s ? s : INNER(f)->wait(ICTX(f), w);
 }
-static zo_status fb_query(void *ctx, zo_work *w, int *done)
-{
+static zo_status fb_query(void *ctx, zo_work *w, int *done) {
     failing *f = ctx;
     zo_status s = inject(f, ZO_ERR_BACKEND);
     return s ? s : INNER(f)->query(ICTX(f), w, done);
 }
-static void fb_work_free(void *ctx, zo_work *w) { failing *f = ctx; INNER(f)->work_free(ICTX(f), w); }
-static const char *fb_last_error(void *ctx)
-{
+static void fb_work_free(void *ctx, zo_work *w) {
+    failing *f = ctx;
+    INNER(f)->work_free(ICTX(f), w);
+}
+static const char *fb_last_error(void *ctx) {
     failing *f = ctx;
     return f->fired ? "injected backend failure" : INNER(f)->last_error(ICTX(f));
 }
 static void fb_destroy(void *ctx) { (void)ctx; }
 
-static const zo_backend_ops FB_OPS = {
-    ZO_BACKEND_OPS_VERSION, "failing-host", fb_world_size, fb_rank, fb_param_add,
-    fb_param_remove, fb_full_alloc, fb_full_free, fb_start, fb_wait, fb_query, fb_work_free,
-    NULL, fb_last_error, fb_destroy, NULL /* exchange: none (a version-1-style backend) */};
+static const zo_backend_ops FB_OPS = {ZO_BACKEND_OPS_VERSION,
+                                      "failing-host",
+                                      fb_world_size,
+                                      fb_rank,
+                                      fb_param_add,
+                                      fb_param_remove,
+                                      fb_full_alloc,
+                                      fb_full_free,
+                                      fb_start,
+                                      fb_wait,
+                                      fb_query,
+                                      fb_work_free,
+                                      NULL,
+                                      fb_last_error,
+                                      fb_destroy,
+                                      NULL /* exchange: none (a version-1-style backend) */};
 
 typedef struct bf_ctx {
     failing f;
@@ -92,42 +112,37 @@ typedef struct bf_ctx {
     zo_runtime *rt;
     hd_alloc a;
     jmp_buf jb;
-    int failed_calls;   /* entry points that returned the injected code */
+    int failed_calls; /* entry points that returned the injected code */
     char problem[512];
 } bf_ctx;
 
-static void bf_problem(bf_ctx *c, int line, const char *expr, const char *what, zo_status st)
-{
-    snprintf(c->problem, sizeof(c->problem), "line %d: %s: %s %s; last_error \"%s\"", line, expr,
-             what, zo_strerror(st), c->rt ? zo_last_error(c->rt) : "");
+static void bf_problem(bf_ctx *c, int line, const char *expr, const char *what, zo_status st) {
+    snprintf(c->problem, sizeof(c->problem), "line %d: %s: %s %s; last_error \"%s\"", line, expr, what, zo_strerror(st),
+             c->rt ? zo_last_error(c->rt) : "");
     longjmp(c->jb, 1);
 }
 
 /* After the injected failure surfaced, calls are not retried: the
  * scenario stops (return 1) and the caller recovers as a framework would. */
-#define BF(c, call)                                                                        \
-    do {                                                                                   \
-        size_t bf_mark_ = g_ev.n;                                                          \
-        zo_status bf_s_ = (call);                                                          \
-        if (bf_s_ != ZO_OK) {                                                              \
-            if (!(c)->f.fired)                                                             \
-                bf_problem((c), __LINE__, #call, "failed without injection:", bf_s_);       \
-            if (bf_s_ != (c)->f.injected)                                                  \
-                bf_problem((c), __LINE__, #call, "returned", bf_s_);                       \
-            if (zo_last_error((c)->rt)[0] == '\0')                                         \
-                bf_problem((c), __LINE__, #call, "empty zo_last_error after", bf_s_);      \
-            if (hd_ev_count_from(&g_ev, bf_mark_, ZO_EV_ERROR, HD_ANY, HD_ANY) == 0)       \
-                bf_problem((c), __LINE__, #call, "no ZO_EV_ERROR for", bf_s_);             \
-            if (zo_check_consistency((c)->rt) != ZO_OK)                                    \
-                bf_problem((c), __LINE__, #call, "inconsistent after", bf_s_);             \
-            (c)->failed_calls++;                                                           \
-            return 1;                                                                      \
-        }                                                                                  \
+#define BF(c, call)                                                                                                    \
+    do {                                                                                                               \
+        size_t bf_mark_ = g_ev.n;                                                                                      \
+        zo_status bf_s_ = (call);                                                                                      \
+        if (bf_s_ != ZO_OK) {                                                                                          \
+            if (!(c)->f.fired) bf_problem((c), __LINE__, #call, "failed without injection:", bf_s_);                   \
+            if (bf_s_ != (c)->f.injected) bf_problem((c), __LINE__, #call, "returned", bf_s_);                         \
+            if (zo_last_error((c)->rt)[0] == '\0')                                                                     \
+                bf_problem((c), __LINE__, #call, "empty zo_last_error after", bf_s_);                                  \
+            if (hd_ev_count_from(&g_ev, bf_mark_, ZO_EV_ERROR, HD_ANY, HD_ANY) == 0)                                   \
+                bf_problem((c), __LINE__, #call, "no ZO_EV_ERROR for", bf_s_);                                         \
+            if (zo_check_consistency((c)->rt) != ZO_OK) bf_problem((c), __LINE__, #call, "inconsistent after", bf_s_); \
+            (c)->failed_calls++;                                                                                       \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 /* returns 1 if an injected failure surfaced as an error */
-static int bf_scenario(bf_ctx *c, zo_grads_policy pol)
-{
+static int bf_scenario(bf_ctx *c, zo_grads_policy pol) {
     zo_runtime *rt = c->rt;
     zo_module_id r, a, b;
     zo_param_id p;
@@ -168,8 +183,7 @@ static int bf_scenario(bf_ctx *c, zo_grads_policy pol)
         BF(c, zo_output_grad(rt, a2_out));
         BF(c, zo_input_grad(rt, a2_in));
         BF(c, zo_output_grad(rt, b_out));
-        if (pol == ZO_GRADS_PER_CALL)
-            BF(c, zo_param_access(rt, b, 3, &d, NULL));
+        if (pol == ZO_GRADS_PER_CALL) BF(c, zo_param_access(rt, b, 3, &d, NULL));
         BF(c, zo_input_grad(rt, b_in));
         BF(c, zo_output_grad(rt, a_out));
         BF(c, zo_input_grad(rt, a_in));
@@ -180,10 +194,9 @@ static int bf_scenario(bf_ctx *c, zo_grads_policy pol)
     return 0;
 }
 
-static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
-{
+static int run_backend_fail_loop(zo_grads_policy pol, int deferred) {
     volatile int bad = 0, surfaced = 0, absorbed = 0; /* live across longjmp */
-    volatile uint64_t k; /* live across longjmp */
+    volatile uint64_t k;                              /* live across longjmp */
     for (k = 1; k < 10000; k++) {
         static bf_ctx c;
         memset(&c, 0, sizeof(c));
@@ -208,8 +221,8 @@ static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
         c.f.fail_at = k;
         if (setjmp(c.jb) != 0) {
             if (bad++ < 3)
-                print_message("policy %s%s k=%llu: %s\n", zo_policy_name(pol),
-                              deferred ? " (deferred)" : "", (unsigned long long)k, c.problem);
+                print_message("policy %s%s k=%llu: %s\n", zo_policy_name(pol), deferred ? " (deferred)" : "",
+                              (unsigned long long)k, c.problem);
             c.f.fail_at = 0;
             zo_runtime_destroy(c.rt);
             zo_backend_destroy(c.f.inner);
@@ -223,26 +236,21 @@ static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
             zo_stats st = HD_STATS(c.rt);
             if (st.forward_stack_depth > 0) {
                 zo_status s = zo_forward_abort(c.rt, ZO_NO_MODULE);
-                if (s != ZO_OK)
-                    bf_problem(&c, __LINE__, "zo_forward_abort(ZO_NO_MODULE)", "returned", s);
+                if (s != ZO_OK) bf_problem(&c, __LINE__, "zo_forward_abort(ZO_NO_MODULE)", "returned", s);
             }
             zo_status s = zo_release_all(c.rt);
-            if (s != ZO_OK)
-                bf_problem(&c, __LINE__, "zo_release_all", "returned", s);
-            if (zo_check_consistency(c.rt) != ZO_OK)
-                bf_problem(&c, __LINE__, "recovery", "inconsistent", ZO_ERR_STATE);
+            if (s != ZO_OK) bf_problem(&c, __LINE__, "zo_release_all", "returned", s);
+            if (zo_check_consistency(c.rt) != ZO_OK) bf_problem(&c, __LINE__, "recovery", "inconsistent", ZO_ERR_STATE);
             st = HD_STATS(c.rt);
             if (st.forward_stack_depth == 0) {
                 for (zo_param_id p = 0; p < st.n_params; p++) {
                     zo_param_info pi;
                     HD_OK(c.rt, zo_param_get_info(c.rt, p, &pi));
                     if (!pi.persistent && pi.status != ZO_PARAM_NOT_AVAILABLE)
-                        bf_problem(&c, __LINE__, "after recovery", "param still gathered",
-                                   ZO_ERR_STATE);
+                        bf_problem(&c, __LINE__, "after recovery", "param still gathered", ZO_ERR_STATE);
                 }
                 if (st.inflight_params != 0 || st.live_numel != st.persistent_live_numel)
-                    bf_problem(&c, __LINE__, "after recovery", "live/in-flight accounting",
-                               ZO_ERR_STATE);
+                    bf_problem(&c, __LINE__, "after recovery", "live/in-flight accounting", ZO_ERR_STATE);
             }
         } else if (c.f.fired) {
             absorbed++; /* e.g. a failed prefetch the fetch redid */
@@ -251,35 +259,31 @@ static int run_backend_fail_loop(zo_grads_policy pol, int deferred)
         HD_OK(c.rt, zo_runtime_destroy(c.rt));
         HD_EQ(c.a.live, 0);
         zo_backend_destroy(c.f.inner);
-        if (!fired)
-            break; /* the k-th operation never happened: done */
+        if (!fired) break; /* the k-th operation never happened: done */
     }
     print_message("policy %s%s: %llu backend operations, %d failures surfaced, %d absorbed, "
                   "%d mishandled\n",
-                  zo_policy_name(pol), deferred ? " (deferred)" : "", (unsigned long long)(k - 1),
-                  surfaced, absorbed, bad);
+                  zo_policy_name(pol), deferred ? " (deferred)" : "", (unsigned long long)(k - 1), surfaced, absorbed,
+                  bad);
     assert_true(surfaced > 10);
     return bad;
 }
 
-static void test_backend_failures_per_call(void **state)
-{
+static void test_backend_failures_per_call(void **state) {
     (void)state;
     int bad = run_backend_fail_loop(ZO_GRADS_PER_CALL, 0);
     bad += run_backend_fail_loop(ZO_GRADS_PER_CALL, 1);
     HD_EQ(bad, 0);
 }
 
-static void test_backend_failures_legacy(void **state)
-{
+static void test_backend_failures_legacy(void **state) {
     (void)state;
     int bad = run_backend_fail_loop(ZO_GRADS_RESET_ON_FORWARD, 1);
     bad += run_backend_fail_loop(ZO_GRADS_INIT_AT_REGISTER, 0);
     HD_EQ(bad, 0);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backend_failures_per_call),
         cmocka_unit_test(test_backend_failures_legacy),

@@ -24,20 +24,16 @@
 typedef struct evlog {
     int uninit;
 } evlog;
-static void on_ev(void *u, const zo_event *ev)
-{
-    if (ev->kind == ZO_EV_COUNTER_UNINIT)
-        ((evlog *)u)->uninit++;
+static void on_ev(void *u, const zo_event *ev) {
+    if (ev->kind == ZO_EV_COUNTER_UNINIT) ((evlog *)u)->uninit++;
 }
 
-static zo_runtime *mk(zo_grads_policy pol, zo_backend *be, evlog *ev)
-{
+static zo_runtime *mk(zo_grads_policy pol, zo_backend *be, evlog *ev) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.grads_policy = pol;
     cfg.param_persistence_threshold = 4;
     cfg.backend = be;
-    if (be)
-        cfg.world_size = 2;
+    if (be) cfg.world_size = 2;
     cfg.on_event = on_ev;
     cfg.event_user = ev;
     zo_runtime *rt = NULL;
@@ -56,8 +52,7 @@ static zo_runtime *mk(zo_grads_policy pol, zo_backend *be, evlog *ev)
 /* The legacy handle of module `m`, built from a real one of another module
  * by swapping the module index (bits 20..39 of the documented-opaque
  * encoding: runtime.c mk_handle). */
-static zo_grad_handle forge(zo_grad_handle real, uint32_t m)
-{
+static zo_grad_handle forge(zo_grad_handle real, uint32_t m) {
     return (real & ~((zo_grad_handle)0xFFFFFu << 20)) | ((zo_grad_handle)m << 20);
 }
 
@@ -65,8 +60,7 @@ static zo_grad_handle forge(zo_grad_handle real, uint32_t m)
  * DeepSpeed would read applied_pre_backward_ref_cnt / ds_grads_remaining
  * before they exist (AttributeError); the runtime reports
  * ZO_EV_COUNTER_UNINIT, initialises the counter and goes on. */
-static void test_forged_legacy_handles(void **state)
-{
+static void test_forged_legacy_handles(void **state) {
     (void)state;
     static const zo_grads_policy pols[] = {ZO_GRADS_RESET_ON_FORWARD, ZO_GRADS_LAZY_INIT};
     for (int i = 0; i < 2; i++) {
@@ -101,20 +95,19 @@ static void test_forged_legacy_handles(void **state)
     }
 }
 
-#define EXPECT_STATE(rt, needle)                                                   \
-    do {                                                                           \
-        assert_int_equal(zo_check_consistency(rt), ZO_ERR_STATE);                  \
-        if (!strstr(zo_last_error(rt), (needle))) {                                \
-            print_error("last_error \"%s\" lacks \"%s\"\n", zo_last_error(rt), (needle)); \
-            fail();                                                                \
-        }                                                                          \
+#define EXPECT_STATE(rt, needle)                                                                                       \
+    do {                                                                                                               \
+        assert_int_equal(zo_check_consistency(rt), ZO_ERR_STATE);                                                      \
+        if (!strstr(zo_last_error(rt), (needle))) {                                                                    \
+            print_error("last_error \"%s\" lacks \"%s\"\n", zo_last_error(rt), (needle));                              \
+            fail();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 /* Each internal inconsistency zo_check_consistency() looks for, made by
  * hand on a runtime with a parameter in flight (deferred backend), one
  * AVAILABLE and a call on the forward stack; restored after each. */
-static void test_consistency_detects_corruption(void **state)
-{
+static void test_consistency_detects_corruption(void **state) {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
@@ -211,8 +204,7 @@ static void test_consistency_detects_corruption(void **state)
 /* reset_step's _clean_inflight_param_registry when a wait fails: the error
  * is returned, the rest of the step is still reset, the parameter stays
  * INFLIGHT (consistent) and the next sweep recovers it (transient fault) */
-static void test_reset_step_wait_failure(void **state)
-{
+static void test_reset_step_wait_failure(void **state) {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
@@ -250,8 +242,7 @@ static void test_reset_step_wait_failure(void **state)
 }
 
 /* every entry point refuses a NULL runtime (nothing aborts on bad input) */
-static void test_null_runtime(void **state)
-{
+static void test_null_runtime(void **state) {
     (void)state;
     zo_graph g = 0;
     zo_grad_handle h = 0;
@@ -296,18 +287,16 @@ static void test_null_runtime(void **state)
 
 /* a borrowed backend whose vtable lacks any required operation (or has
  * the wrong version) is refused at create, one missing op at a time */
-static void test_backend_missing_ops(void **state)
-{
+static void test_backend_missing_ops(void **state) {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_backend *host;
     assert_int_equal(zo_backend_host_create(&hc, &host), ZO_OK);
-    static const size_t offs[] = {
-        offsetof(zo_backend_ops, param_add), offsetof(zo_backend_ops, full_alloc),
-        offsetof(zo_backend_ops, full_free), offsetof(zo_backend_ops, all_gather_start),
-        offsetof(zo_backend_ops, wait),      offsetof(zo_backend_ops, query),
-        offsetof(zo_backend_ops, work_free), offsetof(zo_backend_ops, world_size),
-        offsetof(zo_backend_ops, rank)};
+    static const size_t offs[] = {offsetof(zo_backend_ops, param_add), offsetof(zo_backend_ops, full_alloc),
+                                  offsetof(zo_backend_ops, full_free), offsetof(zo_backend_ops, all_gather_start),
+                                  offsetof(zo_backend_ops, wait),      offsetof(zo_backend_ops, query),
+                                  offsetof(zo_backend_ops, work_free), offsetof(zo_backend_ops, world_size),
+                                  offsetof(zo_backend_ops, rank)};
     for (size_t i = 0; i <= sizeof offs / sizeof offs[0]; i++) {
         zo_backend_ops ops = *host->ops;
         if (i < sizeof offs / sizeof offs[0])
@@ -329,8 +318,7 @@ static void test_backend_missing_ops(void **state)
     zo_backend_destroy(host);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_runtime),
         cmocka_unit_test(test_backend_missing_ops),

@@ -29,14 +29,13 @@ static uint64_t g_events, g_calls, g_aborts, g_skipped, g_retained;
 typedef struct rng {
     uint64_t s;
 } rng;
-static uint32_t rnd(rng *r)
-{
+static uint32_t rnd(rng *r) {
     r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
     return (uint32_t)(r->s >> 33);
 }
 static int chance(rng *r, int percent) { return (int)(rnd(r) % 100) < percent; }
 
-#define MAXM 12
+#define MAXM     12
 #define MAXCALLS 256
 
 typedef struct model {
@@ -60,9 +59,9 @@ typedef struct callrec {
     zo_grad_handle in[2];
     zo_grad_handle out;
     int out_rg;
-    int aborted;      /* unwound by an exception: hooks B and C never ran */
-    int win;          /* per-call reference model: this call's open window count */
-    int win_init;     /* inputs counted when the window opened (re-armed value) */
+    int aborted;  /* unwound by an exception: hooks B and C never ran */
+    int win;      /* per-call reference model: this call's open window count */
+    int win_init; /* inputs counted when the window opened (re-armed value) */
 } callrec;
 
 typedef struct node {
@@ -85,27 +84,24 @@ typedef struct world {
     int eval;
     int aborting; /* call index of the catcher while unwinding, else -1 */
     /* legacy reference model: DeepSpeed's module attributes */
-    int64_t ref_grads[MAXM];  /* ds_grads_remaining */
-    int64_t ref_cnt[MAXM];    /* applied_pre_backward_ref_cnt */
+    int64_t ref_grads[MAXM]; /* ds_grads_remaining */
+    int64_t ref_cnt[MAXM];   /* applied_pre_backward_ref_cnt */
     uint64_t aborts, skipped_out, retained;
 } world;
 
-#define CHECK(w, call)                                                         \
-    do {                                                                       \
-        HD_OK((w)->rt, call);                                                  \
-        HD_CONSISTENT((w)->rt);                                                \
-        zo_stats st_ = HD_STATS((w)->rt);                                      \
-        if (st_.live_numel > (w)->peak_seen)                                   \
-            (w)->peak_seen = st_.live_numel;                                   \
+#define CHECK(w, call)                                                                                                 \
+    do {                                                                                                               \
+        HD_OK((w)->rt, call);                                                                                          \
+        HD_CONSISTENT((w)->rt);                                                                                        \
+        zo_stats st_ = HD_STATS((w)->rt);                                                                              \
+        if (st_.live_numel > (w)->peak_seen) (w)->peak_seen = st_.live_numel;                                          \
     } while (0)
 
 /* per-call: module m's open windows and their summed counts equal the
  * reference model's (one window per call with grad and >= 1 input
  * requiring grad, closed at 0, by abort, end of backward, discard) */
-static void check_windows(world *w, int mod, const char *after)
-{
-    if (w->pol != ZO_GRADS_PER_CALL)
-        return;
+static void check_windows(world *w, int mod, const char *after) {
+    if (w->pol != ZO_GRADS_PER_CALL) return;
     int64_t sum = 0;
     uint32_t open = 0;
     for (int i = 0; i < w->ncalls; i++) {
@@ -116,52 +112,41 @@ static void check_windows(world *w, int mod, const char *after)
     }
     zo_module_info mi = HD_MINFO(w->rt, w->md.id[mod]);
     if (mi.grads_remaining != sum || mi.open_windows != open) {
-        print_error("per-call, module %d after %s: %u windows summing %lld (model %u, %lld)\n",
-                    mod, after, mi.open_windows, (long long)mi.grads_remaining, open,
-                    (long long)sum);
+        print_error("per-call, module %d after %s: %u windows summing %lld (model %u, %lld)\n", mod, after,
+                    mi.open_windows, (long long)mi.grads_remaining, open, (long long)sum);
         fail();
     }
 }
 
-static void close_all_windows(world *w)
-{
-    for (int i = 0; i < w->ncalls; i++)
-        w->calls[i].win = 0;
-    for (int m = 0; m < w->md.n; m++)
-        check_windows(w, m, "closing every window");
+static void close_all_windows(world *w) {
+    for (int i = 0; i < w->ncalls; i++) w->calls[i].win = 0;
+    for (int m = 0; m < w->md.n; m++) check_windows(w, m, "closing every window");
 }
 
 /* legacy: the runtime's counters equal the reference model's */
-static void check_legacy_counters(world *w, int mod, const char *after)
-{
-    if (w->pol == ZO_GRADS_PER_CALL)
-        return;
+static void check_legacy_counters(world *w, int mod, const char *after) {
+    if (w->pol == ZO_GRADS_PER_CALL) return;
     zo_module_info mi = HD_MINFO(w->rt, w->md.id[mod]);
     if (mi.grads_remaining != w->ref_grads[mod] || mi.pre_backward_ref_cnt != w->ref_cnt[mod]) {
         print_error("policy %s, module %d after %s: ds_grads_remaining %lld (model %lld), "
                     "applied_pre_backward_ref_cnt %lld (model %lld)\n",
-                    zo_policy_name(w->pol), mod, after, (long long)mi.grads_remaining,
-                    (long long)w->ref_grads[mod], (long long)mi.pre_backward_ref_cnt,
-                    (long long)w->ref_cnt[mod]);
+                    zo_policy_name(w->pol), mod, after, (long long)mi.grads_remaining, (long long)w->ref_grads[mod],
+                    (long long)mi.pre_backward_ref_cnt, (long long)w->ref_cnt[mod]);
         fail();
     }
 }
 
-static void access_all(world *w, int mod)
-{
+static void access_all(world *w, int mod) {
     zo_param_id buf[16];
     size_t n = 0;
     HD_OK(w->rt, zo_module_params(w->rt, w->md.id[mod], buf, 16, &n));
-    for (size_t i = 0; i < n && i < 16; i++)
-        HD_ACCESS(w->rt, w->md.id[mod], buf[i]);
+    for (size_t i = 0; i < n && i < 16; i++) HD_ACCESS(w->rt, w->md.id[mod], buf[i]);
     HD_CONSISTENT(w->rt);
 }
 
 /* m(x): hooks A, D, children, B, C.  Returns the call index. */
-static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int depth)
-{
-    if (w->ncalls >= MAXCALLS)
-        return -1;
+static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int depth) {
+    if (w->ncalls >= MAXCALLS) return -1;
     int ci = w->ncalls++;
     callrec *c = &w->calls[ci];
     memset(c, 0, sizeof(*c));
@@ -174,12 +159,10 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
     zo_module_id m = w->md.id[mod];
     CHECK(w, zo_pre_forward(w->rt, m, grad ? ZO_CALL_GRAD : 0));
     CHECK(w, zo_track_inputs(w->rt, m, c->n_in, c->in_rg, c->in));
-    if (w->pol == ZO_GRADS_RESET_ON_FORWARD)
-        w->ref_grads[mod] = 0; /* module.ds_grads_remaining = 0 */
+    if (w->pol == ZO_GRADS_RESET_ON_FORWARD) w->ref_grads[mod] = 0; /* module.ds_grads_remaining = 0 */
     w->ref_grads[mod] += c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
     check_legacy_counters(w, mod, "hook D");
-    if (grad)
-        c->win = c->win_init = c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
+    if (grad) c->win = c->win_init = c->in_rg[0] + (c->n_in > 1 ? c->in_rg[1] : 0);
     check_windows(w, mod, "hook D");
     for (size_t i = 0; i < c->n_in; i++) {
         node *nd = &w->nodes[w->nnodes++];
@@ -191,8 +174,7 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
     /* an exception raised in this call, caught by an ancestor call */
     if (parent_call >= 0 && chance(&w->r, 3)) {
         int depth_up = (int)(rnd(&w->r) % 3), catcher = parent_call;
-        while (depth_up-- > 0 && w->calls[catcher].parent_call >= 0)
-            catcher = w->calls[catcher].parent_call;
+        while (depth_up-- > 0 && w->calls[catcher].parent_call >= 0) catcher = w->calls[catcher].parent_call;
         CHECK(w, zo_forward_abort(w->rt, w->md.id[w->calls[catcher].mod]));
         w->aborts++;
         c->aborted = 1;
@@ -200,8 +182,7 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
          * their windows */
         for (int u = ci; u != catcher && u >= 0; u = w->calls[u].parent_call)
             w->calls[u].win = w->calls[u].win_init = 0;
-        for (int mm = 0; mm < w->md.n; mm++)
-            check_windows(w, mm, "forward abort");
+        for (int mm = 0; mm < w->md.n; mm++) check_windows(w, mm, "forward abort");
         w->aborting = catcher;
         return ci;
     }
@@ -222,10 +203,8 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
                     w->aborting = -1; /* caught here: this call continues */
                     continue;
                 }
-                if (cc >= 0 && w->calls[cc].out_rg)
-                    child_rg = 1;
-                if (cc >= 0)
-                    any_rg |= w->calls[cc].out_rg && chance(&w->r, 85);
+                if (cc >= 0 && w->calls[cc].out_rg) child_rg = 1;
+                if (cc >= 0) any_rg |= w->calls[cc].out_rg && chance(&w->r, 85);
             }
         }
     }
@@ -243,14 +222,13 @@ static int do_call(world *w, int mod, int parent_call, int grad, int in_rg, int 
     return ci;
 }
 
-static void check_released(world *w, const char *when)
-{
+static void check_released(world *w, const char *when) {
     zo_stats st = HD_STATS(w->rt);
     for (zo_param_id p = 0; p < st.n_params; p++) {
         zo_param_info pi = HD_PINFO(w->rt, p);
         if (!pi.persistent && pi.status != ZO_PARAM_NOT_AVAILABLE) {
-            print_error("policy %s, %s: param %u is %s\n", zo_policy_name(w->pol), when,
-                        (unsigned)p, hd_status_name(pi.status));
+            print_error("policy %s, %s: param %u is %s\n", zo_policy_name(w->pol), when, (unsigned)p,
+                        hd_status_name(pi.status));
             fail();
         }
     }
@@ -258,8 +236,7 @@ static void check_released(world *w, const char *when)
     HD_EQ(st.inflight_params, 0);
 }
 
-static void train_step(world *w, int discard)
-{
+static void train_step(world *w, int discard) {
     w->ncalls = 0;
     w->nnodes = 0;
     w->aborting = -1;
@@ -289,11 +266,9 @@ static void train_step(world *w, int discard)
         for (int k = w->nnodes - 1; k >= 0; k--) {
             node *nd = &w->nodes[k];
             callrec *c = &w->calls[nd->call];
-            if (!c->reaches_loss)
-                continue;
+            if (!c->reaches_loss) continue;
             if (nd->is_out) {
-                if (c->out == 0)
-                    continue;
+                if (c->out == 0) continue;
                 /* per-call: sometimes the loss reaches the module's inside
                  * through a cached intermediate, bypassing its pre-backward
                  * node: the computation then reads params not gathered for it */
@@ -303,19 +278,15 @@ static void train_step(world *w, int discard)
                     continue;
                 }
                 CHECK(w, zo_output_grad(w->rt, c->out));
-                if (w->ref_cnt[c->mod] > 0)
-                    w->ref_cnt[c->mod] -= 1;
+                if (w->ref_cnt[c->mod] > 0) w->ref_cnt[c->mod] -= 1;
                 check_legacy_counters(w, c->mod, "pre-backward");
-                if (w->pol == ZO_GRADS_PER_CALL)
-                    access_all(w, c->mod); /* the module's backward computation */
+                if (w->pol == ZO_GRADS_PER_CALL) access_all(w, c->mod); /* the module's backward computation */
             } else {
-                if (!c->in_rg[nd->input] || c->in[nd->input] == 0)
-                    continue;
+                if (!c->in_rg[nd->input] || c->in[nd->input] == 0) continue;
                 CHECK(w, zo_input_grad(w->rt, c->in[nd->input]));
                 w->ref_grads[c->mod] -= 1;
                 check_legacy_counters(w, c->mod, "post-backward");
-                if (c->win > 0)
-                    c->win -= 1;
+                if (c->win > 0) c->win -= 1;
                 check_windows(w, c->mod, "post-backward");
             }
         }
@@ -324,40 +295,33 @@ static void train_step(world *w, int discard)
         uint8_t seen[256];
         memset(seen, 0, sizeof(seen));
         for (int i = 0; i < w->ncalls; i++) {
-            if (!w->calls[i].reaches_loss)
-                continue;
+            if (!w->calls[i].reaches_loss) continue;
             zo_param_id buf[32];
             size_t n = 0;
             HD_OK(w->rt, zo_module_params(w->rt, w->md.id[w->calls[i].mod], buf, 32, &n));
             for (size_t j = 0; j < n && j < 32; j++) {
-                if (buf[j] >= 256 || seen[buf[j]] || !HD_PINFO(w->rt, buf[j]).trainable)
-                    continue;
+                if (buf[j] >= 256 || seen[buf[j]] || !HD_PINFO(w->rt, buf[j]).trainable) continue;
                 seen[buf[j]] = 1;
-                if (chance(&w->r, 70))
-                    CHECK(w, zo_param_grad_ready(w->rt, buf[j]));
+                if (chance(&w->r, 70)) CHECK(w, zo_param_grad_ready(w->rt, buf[j]));
             }
         }
         CHECK(w, zo_backward_end(w->rt, g));
         if (retain) {
             /* per-call: the graph's windows are re-armed for the next backward */
-            for (int i = 0; i < w->ncalls; i++)
-                w->calls[i].win = w->calls[i].win_init;
-            for (int m = 0; m < w->md.n; m++)
-                check_windows(w, m, "a retained backward_end");
+            for (int i = 0; i < w->ncalls; i++) w->calls[i].win = w->calls[i].win_init;
+            for (int m = 0; m < w->md.n; m++) check_windows(w, m, "a retained backward_end");
             w->retained++;
         } else {
             close_all_windows(w);
         }
         if (w->pol == ZO_GRADS_PER_CALL) {
             check_released(w, "after backward_end");
-            if (!retain)
-                HD_EQ(HD_STATS(w->rt).open_windows, 0);
+            if (!retain) HD_EQ(HD_STATS(w->rt).open_windows, 0);
         }
     } /* passes */
 }
 
-static void eval_step(world *w)
-{
+static void eval_step(world *w) {
     w->ncalls = 0;
     w->nnodes = 0;
     w->aborting = -1;
@@ -367,12 +331,10 @@ static void eval_step(world *w)
     CHECK(w, zo_forward_end(w->rt, g));
     /* legacy: a complete trace may keep params for a reuse that a
      * different call pattern never makes (DeepSpeed behaviour) */
-    if (w->pol == ZO_GRADS_PER_CALL)
-        check_released(w, "after an eval forward");
+    if (w->pol == ZO_GRADS_PER_CALL) check_released(w, "after an eval forward");
 }
 
-static void build_model(world *w)
-{
+static void build_model(world *w) {
     model *md = &w->md;
     memset(md, 0, sizeof(*md));
     md->n = 3 + (int)(rnd(&w->r) % (MAXM - 3));
@@ -385,10 +347,8 @@ static void build_model(world *w)
         md->in_leaf[i] = parent >= 0 && (md->leaf[parent] || md->in_leaf[parent]);
         char name[8];
         snprintf(name, sizeof(name), "m%d", i);
-        md->id[i] = hd_module_(w->rt, parent < 0 ? ZO_NO_MODULE : md->id[parent], name, flags,
-                               __FILE__, __LINE__);
-        if (parent >= 0 && !md->in_leaf[i])
-            md->child[parent][md->nchild[parent]++] = i;
+        md->id[i] = hd_module_(w->rt, parent < 0 ? ZO_NO_MODULE : md->id[parent], name, flags, __FILE__, __LINE__);
+        if (parent >= 0 && !md->in_leaf[i]) md->child[parent][md->nchild[parent]++] = i;
     }
     zo_param_id np = 0;
     for (int i = 0; i < md->n; i++) {
@@ -404,12 +364,10 @@ static void build_model(world *w)
             if (!fl) {
                 for (int a = i; a >= 0; a = md->parent[a]) {
                     md->has_trainable[a] = 1; /* approximate: subtree trainable */
-                    if (!md->in_leaf[a])
-                        break;
+                    if (!md->in_leaf[a]) break;
                 }
             }
-            if (numel > max_fetch)
-                max_fetch = numel;
+            if (numel > max_fetch) max_fetch = numel;
         }
     }
     /* tied / external params */
@@ -417,22 +375,19 @@ static void build_model(world *w)
         for (int t = 0; t < 2; t++) {
             int i = (int)(rnd(&w->r) % (unsigned)md->n);
             zo_param_id p = rnd(&w->r) % np;
-            if (md->in_leaf[i])
-                continue;
+            if (md->in_leaf[i]) continue;
             zo_status s = zo_module_use_param(w->rt, md->id[i], p);
             assert_true(s == ZO_OK || s == ZO_ERR_EXISTS);
         }
     }
     /* a module's fetch is its whole param list: bound by the sum */
     uint64_t sum = 0;
-    for (zo_param_id p = 0; p < np; p++)
-        sum += HD_PINFO(w->rt, p).numel;
+    for (zo_param_id p = 0; p < np; p++) sum += HD_PINFO(w->rt, p).numel;
     w->max_fetch = sum; /* conservative */
     (void)max_fetch;
 }
 
-static void run_seed(zo_grads_policy pol, uint64_t seed, int steps)
-{
+static void run_seed(zo_grads_policy pol, uint64_t seed, int steps) {
     world *w = calloc(1, sizeof(world));
     assert_non_null(w);
     w->r.s = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -474,8 +429,7 @@ static void run_seed(zo_grads_policy pol, uint64_t seed, int steps)
             CHECK(w, zo_release_all(w->rt));
             check_released(w, "after release_all");
         }
-        if (be && chance(&w->r, 30))
-            assert_true(zo_host_progress(be) >= 0);
+        if (be && chance(&w->r, 30)) assert_true(zo_host_progress(be) >= 0);
     }
     CHECK(w, zo_release_all(w->rt));
     check_released(w, "at the end");
@@ -506,15 +460,13 @@ static void run_seed(zo_grads_policy pol, uint64_t seed, int steps)
     free(w);
 }
 
-static void print_summary(const char *what)
-{
+static void print_summary(const char *what) {
     print_message("%s: %llu module calls, %llu events, %llu gathers (%llu prefetched, %llu "
                   "blocking waits), %llu unplanned fetches, %llu leftovers, %llu trace "
                   "invalidations, %llu forward aborts, %llu bypassed pre-backward nodes, %llu "
                   "retained backwards\n",
-                  what, (unsigned long long)g_calls, (unsigned long long)g_events,
-                  (unsigned long long)g_sum.gathers, (unsigned long long)g_sum.prefetches,
-                  (unsigned long long)g_sum.blocking_waits,
+                  what, (unsigned long long)g_calls, (unsigned long long)g_events, (unsigned long long)g_sum.gathers,
+                  (unsigned long long)g_sum.prefetches, (unsigned long long)g_sum.blocking_waits,
                   (unsigned long long)g_sum.unplanned_fetches, (unsigned long long)g_sum.leftovers,
                   (unsigned long long)g_sum.trace_invalidations, (unsigned long long)g_aborts,
                   (unsigned long long)g_skipped, (unsigned long long)g_retained);
@@ -522,16 +474,13 @@ static void print_summary(const char *what)
     g_events = g_calls = g_aborts = g_skipped = g_retained = 0;
 }
 
-static void test_random_per_call(void **state)
-{
+static void test_random_per_call(void **state) {
     (void)state;
-    for (uint64_t seed = 1; seed <= 100; seed++)
-        run_seed(ZO_GRADS_PER_CALL, seed, 30);
+    for (uint64_t seed = 1; seed <= 100; seed++) run_seed(ZO_GRADS_PER_CALL, seed, 30);
     print_summary("per-call");
 }
 
-static void test_random_legacy(void **state)
-{
+static void test_random_legacy(void **state) {
     (void)state;
     for (uint64_t seed = 1; seed <= 30; seed++) {
         run_seed(ZO_GRADS_RESET_ON_FORWARD, seed, 20);
@@ -541,8 +490,7 @@ static void test_random_legacy(void **state)
     print_summary("legacy");
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_per_call),
         cmocka_unit_test(test_random_legacy),

@@ -10,11 +10,9 @@
 
 static hd_events g_ev;
 
-static void test_transition_table(void **state)
-{
+static void test_transition_table(void **state) {
     (void)state;
-    const zo_param_status NA = ZO_PARAM_NOT_AVAILABLE, IF = ZO_PARAM_INFLIGHT,
-                          AV = ZO_PARAM_AVAILABLE;
+    const zo_param_status NA = ZO_PARAM_NOT_AVAILABLE, IF = ZO_PARAM_INFLIGHT, AV = ZO_PARAM_AVAILABLE;
     /* all 9 pairs */
     HD_EQ(zo_transition_legal(NA, NA), 0);
     HD_EQ(zo_transition_legal(NA, IF), 1);
@@ -33,13 +31,11 @@ static void test_transition_table(void **state)
 }
 
 /* One forward-only step over root r calling each child in order[]. */
-static void fwd_only_step(zo_runtime *rt, zo_module_id r, const zo_module_id *order, size_t n)
-{
+static void fwd_only_step(zo_runtime *rt, zo_module_id r, const zo_module_id *order, size_t n) {
     hd_call cr, c;
     zo_graph g = HD_FWD_BEGIN(rt);
     HD_ENTER(rt, &cr, r, ZO_CALL_GRAD, "");
-    for (size_t i = 0; i < n; i++)
-        HD_CALL(rt, &c, order[i], ZO_CALL_GRAD, "", "");
+    for (size_t i = 0; i < n; i++) HD_CALL(rt, &c, order[i], ZO_CALL_GRAD, "", "");
     HD_EXIT(rt, &cr, "");
     HD_FWD_END(rt, g);
     HD_OK(rt, zo_graph_discard(rt, g));
@@ -48,8 +44,7 @@ static void fwd_only_step(zo_runtime *rt, zo_module_id r, const zo_module_id *or
 /* INFLIGHT is observable with a deferred host backend: the prefetcher of a
  * complete trace issues the all-gather, the param stays INFLIGHT (in the
  * in-flight registry, once) until the fetch waits for it. */
-static void test_inflight_deferred(void **state)
-{
+static void test_inflight_deferred(void **state) {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
@@ -147,8 +142,7 @@ static void test_inflight_deferred(void **state)
 }
 
 /* release_all waits for in-flight gathers (never INFLIGHT -> NOT_AVAILABLE). */
-static void test_release_all_waits_inflight(void **state)
-{
+static void test_release_all_waits_inflight(void **state) {
     (void)state;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
@@ -184,8 +178,7 @@ static void test_release_all_waits_inflight(void **state)
 
 /* A param is released only when AVAILABLE and no module is active on it;
  * live and peak numel follow every gather/release. */
-static void test_active_set_and_live_numel(void **state)
-{
+static void test_active_set_and_live_numel(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     cfg.world_size = 3;
@@ -242,8 +235,7 @@ static void test_active_set_and_live_numel(void **state)
 /* ds_persist params are gathered once and never released, by hooks, by
  * the end-of-backward callback or by release_all (per-call; the DeepSpeed-
  * shaped policies release them where DeepSpeed does: test_ds_profiles.c). */
-static void test_persistent_never_released(void **state)
-{
+static void test_persistent_never_released(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         if (pol != ZO_GRADS_PER_CALL) continue;
@@ -300,8 +292,7 @@ static void test_persistent_never_released(void **state)
 /* mark_persistent_parameters, in registration order:
  *   if numel + total > model_threshold: skip
  *   elif numel <= param_threshold: persist, total += numel            */
-static void test_persistence_rule(void **state)
-{
+static void test_persistence_rule(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     cfg.param_persistence_threshold = 100;
@@ -327,8 +318,7 @@ static void test_persistence_rule(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char name[16];
         snprintf(name, sizeof(name), "p%zu", i);
-        zo_param_id p = hd_param_(rt, cases[i].owner, name, cases[i].numel, 4, cases[i].flags,
-                                  __FILE__, __LINE__);
+        zo_param_id p = hd_param_(rt, cases[i].owner, name, cases[i].numel, 4, cases[i].flags, __FILE__, __LINE__);
         HD_EQ(p, i);
         zo_param_info pi = HD_PINFO(rt, p);
         if (pi.persistent != cases[i].persist)
@@ -358,13 +348,11 @@ static void test_persistence_rule(void **state)
     r = HD_MODULE(rt, ZO_NO_MODULE, "r");
     HD_EQ(HD_PINFO(rt, HD_PARAM(rt, r, "a", 1)).persistent, 0);
     HD_OK(rt, zo_runtime_destroy(rt));
-
 }
 
 /* partition_numel == ceil(numel / W) for every W in 1..64, and the
  * all-gathered contents are the original tensor (padding dropped). */
-static void test_uneven_partitions(void **state)
-{
+static void test_uneven_partitions(void **state) {
     (void)state;
     for (int W = 1; W <= 64; W++) {
         zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
@@ -394,8 +382,7 @@ static void test_uneven_partitions(void **state)
 
 /* Very wide worlds: W up to ZO_MAX_WORLD_SIZE, numel smaller and larger
  * than W (most ranks hold only padding). */
-static void test_wide_world_partitions(void **state)
-{
+static void test_wide_world_partitions(void **state) {
     (void)state;
     static const int Ws[] = {1000, 4099, ZO_MAX_WORLD_SIZE};
     for (size_t k = 0; k < sizeof(Ws) / sizeof(Ws[0]); k++) {
@@ -421,8 +408,7 @@ static void test_wide_world_partitions(void **state)
 
 /* z3 leaf module: fetches its whole subtree at once; its descendants get
  * no hooks (pre_forward on them is a protocol error). */
-static void test_z3_leaf_module(void **state)
-{
+static void test_z3_leaf_module(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
         zo_config cfg = hd_policy_config((zo_grads_policy)pol);
@@ -508,8 +494,7 @@ static void test_z3_leaf_module(void **state)
 
 /* External / tied params: fetched with each user, released only when no
  * user is active. */
-static void test_external_tied_params(void **state)
-{
+static void test_external_tied_params(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
     zo_runtime *rt = HD_CREATE(cfg, &g_ev);
@@ -582,8 +567,7 @@ static void test_external_tied_params(void **state)
 /* Destroying a runtime with gathered params, open calls and graphs frees
  * everything (LSan + the counting allocator), and a borrowed backend
  * survives with its shards removed (it can serve a new runtime). */
-static void test_destroy_midway_and_borrowed_backend(void **state)
-{
+static void test_destroy_midway_and_borrowed_backend(void **state) {
     (void)state;
     hd_alloc a;
     memset(&a, 0, sizeof(a));
@@ -618,8 +602,7 @@ static void test_destroy_midway_and_borrowed_backend(void **state)
 
 /* The event stream a tracer consumes: one event per hook call, carrying
  * module / param / graph, in causal order. */
-static void test_event_fields(void **state)
-{
+static void test_event_fields(void **state) {
     (void)state;
     zo_runtime *rt = HD_CREATE(hd_policy_config(ZO_GRADS_PER_CALL), &g_ev);
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
@@ -641,9 +624,8 @@ static void test_event_fields(void **state)
     HD_BWD_END(rt, g);
     HD_RELEASE_ALL(rt);
 
-    static const zo_event_kind once[] = {ZO_EV_FORWARD_BEGIN, ZO_EV_FORWARD_END,
-                                         ZO_EV_BACKWARD_BEGIN, ZO_EV_BACKWARD_END,
-                                         ZO_EV_PARAM_GRAD_READY, ZO_EV_RELEASE_ALL};
+    static const zo_event_kind once[] = {ZO_EV_FORWARD_BEGIN, ZO_EV_FORWARD_END,      ZO_EV_BACKWARD_BEGIN,
+                                         ZO_EV_BACKWARD_END,  ZO_EV_PARAM_GRAD_READY, ZO_EV_RELEASE_ALL};
     for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
         HD_EQ(hd_ev_count_from(&g_ev, mark, once[i], HD_ANY, HD_ANY), 1);
     HD_EQ(hd_ev_count_from(&g_ev, mark, ZO_EV_PRE_FORWARD, HD_ANY, HD_ANY), 2);
@@ -675,14 +657,12 @@ static void test_event_fields(void **state)
     assert_true(b != (size_t)-1 && rl != (size_t)-1 && c != (size_t)-1);
     assert_true(a < ga && ga < d && d < b && b < rl);
     /* every event of this step carries the step number 1 */
-    for (size_t i = mark; i < g_ev.n; i++)
-        HD_EQ(g_ev.ev[i].step, 1);
+    for (size_t i = mark; i < g_ev.n; i++) HD_EQ(g_ev.ev[i].step, 1);
     HD_EQ(g_ev.seq_errors, 0);
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transition_table),
         cmocka_unit_test(test_inflight_deferred),

@@ -22,8 +22,7 @@
 #define LARGE 32000u
 
 /* registers n named modules under one root */
-static void register_many(unsigned n)
-{
+static void register_many(unsigned n) {
     zo_config cfg = ZO_CONFIG_INIT;
     zo_runtime *rt = HD_CREATE(cfg, NULL);
     zo_module_id root = HD_MODULE(rt, ZO_NO_MODULE, "model"), m;
@@ -39,16 +38,14 @@ static void register_many(unsigned n)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_register_named_modules_at_scale(void **state)
-{
+static void test_register_named_modules_at_scale(void **state) {
     (void)state;
     register_many(LARGE);
 }
 
 /* zo_forward_abort unwinds n nested forward passes (a reentrant recompute
  * inside a recompute ...), one open call each, the innermost first */
-static void abort_many(unsigned n)
-{
+static void abort_many(unsigned n) {
     zo_config cfg = ZO_CONFIG_INIT;
     zo_runtime *rt = HD_CREATE(cfg, NULL);
     zo_module_id root = HD_MODULE(rt, ZO_NO_MODULE, "model");
@@ -65,14 +62,12 @@ static void abort_many(unsigned n)
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
-static void test_forward_abort_at_scale(void **state)
-{
+static void test_forward_abort_at_scale(void **state) {
     (void)state;
     abort_many(LARGE);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_register_named_modules_at_scale),
         cmocka_unit_test(test_forward_abort_at_scale),

@@ -34,12 +34,12 @@ static hd_events g_ev;
 /* ------------------------------------------------------------------ */
 
 enum {
-    MOCK_AGREE = 0,      /* rank 1 sends the same bytes */
-    MOCK_ALTER_ID,       /* at diverge_at: rank 1 names a different first parameter */
-    MOCK_ALTER_HASH,     /* at diverge_at: only the hash differs (hidden difference) */
-    MOCK_FAIL,           /* at diverge_at: the exchange returns fail_status */
-    MOCK_REPLAY,         /* rank 1 answers script[i] at exchange i */
-    MOCK_RECORD          /* this is rank 1: record what it sends; rank 0 agrees */
+    MOCK_AGREE = 0,  /* rank 1 sends the same bytes */
+    MOCK_ALTER_ID,   /* at diverge_at: rank 1 names a different first parameter */
+    MOCK_ALTER_HASH, /* at diverge_at: only the hash differs (hidden difference) */
+    MOCK_FAIL,       /* at diverge_at: the exchange returns fail_status */
+    MOCK_REPLAY,     /* rank 1 answers script[i] at exchange i */
+    MOCK_RECORD      /* this is rank 1: record what it sends; rank 0 agrees */
 };
 
 #define MAX_SCRIPT 512
@@ -49,68 +49,78 @@ typedef struct mock {
     zo_backend self;
     zo_backend_ops ops;
     int mode;
-    uint64_t diverge_at;       /* 1-based exchange index; 0: never */
+    uint64_t diverge_at; /* 1-based exchange index; 0: never */
     zo_status fail_status;
-    uint64_t exchanges;        /* exchange calls */
-    uint64_t gathers;          /* all_gather_start calls */
+    uint64_t exchanges;          /* exchange calls */
+    uint64_t gathers;            /* all_gather_start calls */
     uint64_t gathers_at_diverge; /* gathers issued when exchange diverge_at ran */
     int diverged;
     uint8_t last_sent[FP];
     uint8_t diverged_sent[FP]; /* what rank 0 sent at the diverging exchange */
     uint8_t (*script)[FP];     /* REPLAY: rank 1's messages; RECORD: filled */
     size_t n_script;
-    int bad_size;              /* an exchange of a size other than 64 */
+    int bad_size; /* an exchange of a size other than 64 */
 } mock;
 
 #define M_INNER(m) ((m)->inner->ops)
-#define M_ICTX(m) ((m)->inner->ctx)
+#define M_ICTX(m)  ((m)->inner->ctx)
 
-static int mk_world_size(void *ctx) { mock *m = ctx; return M_INNER(m)->world_size(M_ICTX(m)); }
-static int mk_rank(void *ctx) { mock *m = ctx; return M_INNER(m)->rank(M_ICTX(m)); }
-static zo_status mk_param_add(void *ctx, zo_param_id p, uint64_t n, uint32_t es, uint64_t part)
-{
+static int mk_world_size(void *ctx) {
+    mock *m = ctx;
+    return M_INNER(m)->world_size(M_ICTX(m));
+}
+static int mk_rank(void *ctx) {
+    mock *m = ctx;
+    return M_INNER(m)->rank(M_ICTX(m));
+}
+static zo_status mk_param_add(void *ctx, zo_param_id p, uint64_t n, uint32_t es, uint64_t part) {
     mock *m = ctx;
     return M_INNER(m)->param_add(M_ICTX(m), p, n, es, part);
 }
-static void mk_param_remove(void *ctx, zo_param_id p) { mock *m = ctx; M_INNER(m)->param_remove(M_ICTX(m), p); }
-static zo_status mk_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out)
-{
+static void mk_param_remove(void *ctx, zo_param_id p) {
+    mock *m = ctx;
+    M_INNER(m)->param_remove(M_ICTX(m), p);
+}
+static zo_status mk_full_alloc(void *ctx, zo_param_id p, size_t bytes, void **out) {
     mock *m = ctx;
     return M_INNER(m)->full_alloc(M_ICTX(m), p, bytes, out);
 }
-static void mk_full_free(void *ctx, zo_param_id p, void *buf) { mock *m = ctx; M_INNER(m)->full_free(M_ICTX(m), p, buf); }
-static zo_status mk_start(void *ctx, const zo_gather_item *it, size_t n, zo_work **out)
-{
+static void mk_full_free(void *ctx, zo_param_id p, void *buf) {
+    mock *m = ctx;
+    M_INNER(m)->full_free(M_ICTX(m), p, buf);
+}
+static zo_status mk_start(void *ctx, const zo_gather_item *it, size_t n, zo_work **out) {
     mock *m = ctx;
     m->gathers++;
     return M_INNER(m)->all_gather_start(M_ICTX(m), it, n, out);
 }
-static zo_status mk_wait(void *ctx, zo_work *w) { mock *m = ctx; return M_INNER(m)->wait(M_ICTX(m), w); }
-static zo_status mk_query(void *ctx, zo_work *w, int *done)
-{
+static zo_status mk_wait(void *ctx, zo_work *w) {
+    mock *m = ctx;
+    return M_INNER(m)->wait(M_ICTX(m), w);
+}
+static zo_status mk_query(void *ctx, zo_work *w, int *done) {
     mock *m = ctx;
     return M_INNER(m)->query(M_ICTX(m), w, done);
 }
-static void mk_work_free(void *ctx, zo_work *w) { mock *m = ctx; M_INNER(m)->work_free(M_ICTX(m), w); }
-static const char *mk_last_error(void *ctx)
-{
+static void mk_work_free(void *ctx, zo_work *w) {
+    mock *m = ctx;
+    M_INNER(m)->work_free(M_ICTX(m), w);
+}
+static const char *mk_last_error(void *ctx) {
     mock *m = ctx;
     if (m->diverged && m->mode == MOCK_FAIL) return "mock: exchange failed";
     return M_INNER(m)->last_error(M_ICTX(m));
 }
 static void mk_destroy(void *ctx) { (void)ctx; }
 
-static void put32(uint8_t *o, uint32_t v)
-{
+static void put32(uint8_t *o, uint32_t v) {
     for (int i = 0; i < 4; i++) o[i] = (uint8_t)(v >> (8 * i));
 }
-static uint32_t get32(const uint8_t *o)
-{
+static uint32_t get32(const uint8_t *o) {
     return (uint32_t)o[0] | (uint32_t)o[1] << 8 | (uint32_t)o[2] << 16 | (uint32_t)o[3] << 24;
 }
 
-static zo_status mk_exchange(void *ctx, const void *send, size_t bytes, void *recv)
-{
+static zo_status mk_exchange(void *ctx, const void *send, size_t bytes, void *recv) {
     mock *m = ctx;
     if (bytes != FP) {
         m->bad_size = 1;
@@ -140,18 +150,13 @@ static zo_status mk_exchange(void *ctx, const void *send, size_t bytes, void *re
         put32(other + 36, get32(other + 36) + 1000); /* rank 1 gathers a different parameter */
         if (other[7] == 0) other[7] = 1;
         return ZO_OK;
-    case MOCK_ALTER_HASH:
-        other[24] ^= 0x5A;
-        return ZO_OK;
-    case MOCK_FAIL:
-        return m->fail_status;
-    default:
-        return ZO_OK;
+    case MOCK_ALTER_HASH: other[24] ^= 0x5A; return ZO_OK;
+    case MOCK_FAIL: return m->fail_status;
+    default: return ZO_OK;
     }
 }
 
-static void mock_init(mock *m, int world_size, int rank)
-{
+static void mock_init(mock *m, int world_size, int rank) {
     memset(m, 0, sizeof(*m));
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     hc.world_size = world_size;
@@ -179,8 +184,7 @@ static void mock_init(mock *m, int world_size, int rank)
     m->self.ctx = m;
 }
 
-static void mock_fini(mock *m)
-{
+static void mock_fini(mock *m) {
     zo_backend_destroy(m->inner);
     m->inner = NULL;
 }
@@ -193,8 +197,7 @@ static char g_last_err_detail[512];
 static zo_status g_last_err_status;
 static uint64_t g_mismatch_events;
 
-static void on_event(void *user, const zo_event *ev)
-{
+static void on_event(void *user, const zo_event *ev) {
     hd_on_event(user, ev);
     if (ev->kind == ZO_EV_ERROR) {
         g_last_err_status = ev->status;
@@ -203,8 +206,7 @@ static void on_event(void *user, const zo_event *ev)
     }
 }
 
-static zo_runtime *create_rt(zo_config cfg)
-{
+static zo_runtime *create_rt(zo_config cfg) {
     zo_runtime *rt = NULL;
     hd_events_reset(&g_ev);
     g_last_err_detail[0] = '\0';
@@ -226,25 +228,24 @@ typedef struct prog {
     zo_runtime *rt;
     zo_graph g;
     int in_fwd, in_bwd;
-    zo_status failed;  /* status of the entry point that failed */
+    zo_status failed; /* status of the entry point that failed */
     int failed_line;
-    int release_alls;  /* zo_release_all calls that reached the runtime */
+    int release_alls; /* zo_release_all calls that reached the runtime */
 } prog;
 
-#define PC(pr, call)                                                 \
-    do {                                                             \
-        zo_status pc_s_ = (call);                                    \
-        if (pc_s_ != ZO_OK) {                                        \
-            (pr)->failed = pc_s_;                                    \
-            (pr)->failed_line = __LINE__;                            \
-            return 1;                                                \
-        }                                                            \
+#define PC(pr, call)                                                                                                   \
+    do {                                                                                                               \
+        zo_status pc_s_ = (call);                                                                                      \
+        if (pc_s_ != ZO_OK) {                                                                                          \
+            (pr)->failed = pc_s_;                                                                                      \
+            (pr)->failed_line = __LINE__;                                                                              \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 /* ids: r.w 0 (33, persistent), a.w 1 (1000), a.bias 2 (5, persistent),
  * b.w 3 (777), b.v 4 (600), c.w 5 (900) */
-static void build_model(zo_runtime *rt)
-{
+static void build_model(zo_runtime *rt) {
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
     zo_module_id a = HD_MODULE(rt, r, "a");
     zo_module_id b = HD_MODULE(rt, r, "b");
@@ -260,8 +261,7 @@ static void build_model(zo_runtime *rt)
 }
 
 /* one step; returns 1 when an entry point failed (pr->failed) */
-static int run_step(prog *pr, zo_grads_policy pol)
-{
+static int run_step(prog *pr, zo_grads_policy pol) {
     zo_runtime *rt = pr->rt;
     const zo_module_id r = 0, a = 1, b = 2, c = 3;
     uint8_t one[1] = {1};
@@ -312,8 +312,7 @@ static int run_step(prog *pr, zo_grads_policy pol)
     return 0;
 }
 
-static int run_steps(prog *pr, zo_grads_policy pol, int steps)
-{
+static int run_steps(prog *pr, zo_grads_policy pol, int steps) {
     for (int s = 0; s < steps; s++)
         if (run_step(pr, pol)) return 1;
     return 0;
@@ -321,8 +320,7 @@ static int run_steps(prog *pr, zo_grads_policy pol, int steps)
 
 /* the framework after the exception: unwind the forward or end the
  * backward, then the step's sweep; everything must end released */
-static void recover(prog *pr)
-{
+static void recover(prog *pr) {
     if (pr->in_fwd) {
         HD_OK(pr->rt, zo_forward_abort(pr->rt, ZO_NO_MODULE));
         pr->in_fwd = 0;
@@ -335,8 +333,7 @@ static void recover(prog *pr)
     HD_ALL_RELEASED(pr->rt);
 }
 
-static zo_config base_config(zo_grads_policy pol, mock *m, hd_alloc *a)
-{
+static zo_config base_config(zo_grads_policy pol, mock *m, hd_alloc *a) {
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.grads_policy = pol;
     cfg.world_size = 2;
@@ -356,11 +353,9 @@ static zo_config base_config(zo_grads_policy pol, mock *m, hd_alloc *a)
 
 /* Agreeing ranks: everything proceeds exactly as without the check, one
  * exchange per collective, and the check allocates once (at create). */
-static void test_identical_fingerprints_proceed(void **state)
-{
+static void test_identical_fingerprints_proceed(void **state) {
     (void)state;
-    static const zo_grads_policy pols[] = {ZO_GRADS_PER_CALL, ZO_GRADS_RESET_ON_FORWARD,
-                                           ZO_GRADS_INIT_AT_REGISTER};
+    static const zo_grads_policy pols[] = {ZO_GRADS_PER_CALL, ZO_GRADS_RESET_ON_FORWARD, ZO_GRADS_INIT_AT_REGISTER};
     for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
         uint64_t gathers[2], allocs[2], prefetches[2], exchanges[2];
         for (int verify = 0; verify < 2; verify++) {
@@ -376,8 +371,8 @@ static void test_identical_fingerprints_proceed(void **state)
             build_model(pr.rt);
             int failed = run_steps(&pr, pols[i], 3);
             if (failed)
-                fail_msg("policy %s verify %d: line %d: %s: %s", zo_policy_name(pols[i]), verify,
-                         pr.failed_line, zo_strerror(pr.failed), zo_last_error(pr.rt));
+                fail_msg("policy %s verify %d: line %d: %s: %s", zo_policy_name(pols[i]), verify, pr.failed_line,
+                         zo_strerror(pr.failed), zo_last_error(pr.rt));
             HD_ALL_RELEASED(pr.rt);
             zo_stats st = HD_STATS(pr.rt);
             gathers[verify] = m.gathers;
@@ -402,9 +397,9 @@ static void test_identical_fingerprints_proceed(void **state)
         assert_true(prefetches[0] > 0); /* steps 2 and 3 prefetch from the trace */
         /* the receive buffer is the check's only allocation: none per collective */
         HD_EQ(allocs[1], allocs[0] + 1);
-        print_message("policy %s: %llu all-gathers (%llu prefetched), %llu exchanges\n",
-                      zo_policy_name(pols[i]), (unsigned long long)gathers[1],
-                      (unsigned long long)prefetches[1], (unsigned long long)exchanges[1]);
+        print_message("policy %s: %llu all-gathers (%llu prefetched), %llu exchanges\n", zo_policy_name(pols[i]),
+                      (unsigned long long)gathers[1], (unsigned long long)prefetches[1],
+                      (unsigned long long)exchanges[1]);
     }
 }
 
@@ -413,8 +408,7 @@ static void test_identical_fingerprints_proceed(void **state)
  * prefetch's mismatch is not swallowed), names both ranks, reports
  * ZO_EV_ERROR, issues nothing, leaves the runtime consistent with the
  * collective's parameters NOT_AVAILABLE; after recovery a later step runs. */
-static void run_mismatch_loop(zo_grads_policy pol, int mode)
-{
+static void run_mismatch_loop(zo_grads_policy pol, int mode) {
     /* the number of collectives of 3 steps */
     mock m;
     mock_init(&m, 2, 0);
@@ -436,8 +430,7 @@ static void run_mismatch_loop(zo_grads_policy pol, int mode)
         m.mode = mode;
         m.diverge_at = k;
         int failed = run_steps(&pr, pol, 3);
-        if (!failed)
-            fail_msg("%s k=%llu: the divergence was swallowed", zo_policy_name(pol), (unsigned long long)k);
+        if (!failed) fail_msg("%s k=%llu: the divergence was swallowed", zo_policy_name(pol), (unsigned long long)k);
         if (pr.failed != ZO_ERR_COLLECTIVE_MISMATCH)
             fail_msg("%s k=%llu line %d: %s (%s)", zo_policy_name(pol), (unsigned long long)k, pr.failed_line,
                      zo_strerror(pr.failed), zo_last_error(pr.rt));
@@ -486,15 +479,13 @@ static void run_mismatch_loop(zo_grads_policy pol, int mode)
     assert_true(n_bwd >= 1);
 }
 
-static void test_mismatch_at_every_collective_per_call(void **state)
-{
+static void test_mismatch_at_every_collective_per_call(void **state) {
     (void)state;
     run_mismatch_loop(ZO_GRADS_PER_CALL, MOCK_ALTER_ID);
     run_mismatch_loop(ZO_GRADS_PER_CALL, MOCK_ALTER_HASH);
 }
 
-static void test_mismatch_at_every_collective_legacy(void **state)
-{
+static void test_mismatch_at_every_collective_legacy(void **state) {
     (void)state;
     run_mismatch_loop(ZO_GRADS_RESET_ON_FORWARD, MOCK_ALTER_ID);
     run_mismatch_loop(ZO_GRADS_LAZY_INIT, MOCK_ALTER_ID);
@@ -503,8 +494,7 @@ static void test_mismatch_at_every_collective_legacy(void **state)
 /* Two real programs: rank 1's fingerprints are recorded from a rank 1
  * runtime that calls module c where rank 0 calls module b; rank 0 replays
  * them.  The message names both collectives exactly. */
-static void two_rank_program(zo_runtime *rt, int rank, zo_status *first, int *fail_line)
-{
+static void two_rank_program(zo_runtime *rt, int rank, zo_status *first, int *fail_line) {
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
     zo_module_id m0 = HD_MODULE(rt, r, "m0");
     zo_module_id b = HD_MODULE(rt, r, "b");
@@ -518,14 +508,14 @@ static void two_rank_program(zo_runtime *rt, int rank, zo_status *first, int *fa
     zo_graph g;
     *first = ZO_OK;
     *fail_line = 0;
-#define TR(call)                                \
-    do {                                        \
-        zo_status tr_s_ = (call);               \
-        if (tr_s_) {                            \
-            *first = tr_s_;                     \
-            *fail_line = __LINE__;              \
-            return;                             \
-        }                                       \
+#define TR(call)                                                                                                       \
+    do {                                                                                                               \
+        zo_status tr_s_ = (call);                                                                                      \
+        if (tr_s_) {                                                                                                   \
+            *first = tr_s_;                                                                                            \
+            *fail_line = __LINE__;                                                                                     \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
     TR(zo_forward_begin(rt, ZO_FWD_ROOT, &g));
     TR(zo_pre_forward(rt, r, 0));
@@ -540,8 +530,7 @@ static void two_rank_program(zo_runtime *rt, int rank, zo_status *first, int *fa
 #undef TR
 }
 
-static void test_two_programs_message(void **state)
-{
+static void test_two_programs_message(void **state) {
     (void)state;
     static uint8_t script[MAX_SCRIPT][FP];
     /* rank 1, recorded */
@@ -598,8 +587,7 @@ static void test_two_programs_message(void **state)
 
 /* A long fingerprint list is abbreviated; a step whose parameter sets
  * differ names both, and a mismatched zo_release_all has no effect. */
-static void test_message_abbreviates_and_step(void **state)
-{
+static void test_message_abbreviates_and_step(void **state) {
     (void)state;
     static uint8_t script[MAX_SCRIPT][FP];
     for (int rank = 1; rank >= 0; rank--) {
@@ -654,8 +642,7 @@ static void test_message_abbreviates_and_step(void **state)
 /* The exchange itself fails: ZO_ERR_BACKEND as for a failed all-gather
  * (best effort for a prefetch); a host world's ZO_ERR_COLLECTIVE_MISMATCH
  * from the exchange is the hook's mismatch. */
-static void test_exchange_failures(void **state)
-{
+static void test_exchange_failures(void **state) {
     (void)state;
     mock m;
     mock_init(&m, 2, 0);
@@ -681,8 +668,8 @@ static void test_exchange_failures(void **state)
             m.diverge_at = k;
             int failed = run_steps(&pr, ZO_GRADS_PER_CALL, 3);
             zo_status want = codes[ci] == ZO_ERR_COLLECTIVE_MISMATCH ? ZO_ERR_COLLECTIVE_MISMATCH
-                             : codes[ci] == ZO_ERR_NOMEM                ? ZO_ERR_NOMEM
-                                                                        : ZO_ERR_BACKEND;
+                             : codes[ci] == ZO_ERR_NOMEM             ? ZO_ERR_NOMEM
+                                                                     : ZO_ERR_BACKEND;
             if (!failed) {
                 /* only a prefetch is best effort, and only for a non-mismatch */
                 assert_true(codes[ci] != ZO_ERR_COLLECTIVE_MISMATCH);
@@ -711,16 +698,14 @@ static void test_exchange_failures(void **state)
 
 /* A backend that hands back something other than this rank's own message
  * at its offset is broken: ZO_ERR_BACKEND, nothing issued. */
-static zo_status bad_exchange(void *ctx, const void *send, size_t bytes, void *recv)
-{
+static zo_status bad_exchange(void *ctx, const void *send, size_t bytes, void *recv) {
     (void)ctx;
     memset(recv, 0, 2 * bytes);
     (void)send;
     return ZO_OK;
 }
 
-static void test_broken_exchange(void **state)
-{
+static void test_broken_exchange(void **state) {
     (void)state;
     mock m;
     mock_init(&m, 2, 0);
@@ -739,16 +724,14 @@ static void test_broken_exchange(void **state)
 }
 
 /* Rank 1 sends bytes that are no fingerprint at all. */
-static zo_status garbage_exchange(void *ctx, const void *send, size_t bytes, void *recv)
-{
+static zo_status garbage_exchange(void *ctx, const void *send, size_t bytes, void *recv) {
     (void)ctx;
     memcpy(recv, send, bytes);
     memset((uint8_t *)recv + bytes, 0xEE, bytes);
     return ZO_OK;
 }
 
-static void test_garbage_fingerprint(void **state)
-{
+static void test_garbage_fingerprint(void **state) {
     (void)state;
     mock m;
     mock_init(&m, 2, 0);
@@ -767,8 +750,7 @@ static void test_garbage_fingerprint(void **state)
 }
 
 /* zo_runtime_create: the check needs an exchange op. */
-static void test_unsupported_backend(void **state)
-{
+static void test_unsupported_backend(void **state) {
     (void)state;
     mock m;
     mock_init(&m, 2, 0);
@@ -826,8 +808,7 @@ static void test_unsupported_backend(void **state)
 }
 
 /* Allocation failure of the receive buffer at create: ZO_ERR_NOMEM, no leak. */
-static void test_create_nomem(void **state)
-{
+static void test_create_nomem(void **state) {
     (void)state;
     mock m;
     mock_init(&m, 2, 0);
@@ -857,20 +838,19 @@ static void test_create_nomem(void **state)
 typedef struct rank_run {
     int rank;
     zo_host_world *world;
-    int diverge;          /* rank 1: calls c where rank 0 calls b in step 2 */
-    int leave_after;      /* leave (destroy) after this many steps; 0: never */
-    zo_status first;      /* first error of the program */
+    int diverge;     /* rank 1: calls c where rank 0 calls b in step 2 */
+    int leave_after; /* leave (destroy) after this many steps; 0: never */
+    zo_status first; /* first error of the program */
     int first_step;
     char msg[512];
-    zo_status recovery;   /* zo_release_all after the error */
+    zo_status recovery; /* zo_release_all after the error */
     int steps_done;
     uint64_t bytes_checked, bad_bytes;
     int setup_failed;
 } rank_run;
 
 /* reads p through m and compares every byte with the original tensor */
-static zo_status world_access(zo_runtime *rt, rank_run *rr, zo_module_id m, zo_param_id p)
-{
+static zo_status world_access(zo_runtime *rt, rank_run *rr, zo_module_id m, zo_param_id p) {
     const void *d = NULL;
     size_t bytes = 0;
     zo_status s = zo_param_access(rt, m, p, &d, &bytes);
@@ -880,14 +860,13 @@ static zo_status world_access(zo_runtime *rt, rank_run *rr, zo_module_id m, zo_p
     return ZO_OK;
 }
 
-#define WR(call)                          \
-    do {                                  \
-        zo_status wr_s_ = (call);         \
-        if (wr_s_) return wr_s_;          \
+#define WR(call)                                                                                                       \
+    do {                                                                                                               \
+        zo_status wr_s_ = (call);                                                                                      \
+        if (wr_s_) return wr_s_;                                                                                       \
     } while (0)
 
-static zo_status world_step(zo_runtime *rt, rank_run *rr, int step)
-{
+static zo_status world_step(zo_runtime *rt, rank_run *rr, int step) {
     const zo_module_id r = 0, a = 1, b = 2, c = 3;
     uint8_t one[1] = {1};
     zo_grad_handle r_in, r_out, a_in, a_out, e_in, e_out;
@@ -922,8 +901,7 @@ static zo_status world_step(zo_runtime *rt, rank_run *rr, int step)
     return ZO_OK;
 }
 
-static void *rank_main(void *arg)
-{
+static void *rank_main(void *arg) {
     rank_run *rr = arg;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     hc.world_size = 2;
@@ -977,8 +955,7 @@ static void *rank_main(void *arg)
     return NULL;
 }
 
-static void run_world(rank_run rr[2], int diverge, int leave_after)
-{
+static void run_world(rank_run rr[2], int diverge, int leave_after) {
     zo_host_world *w = NULL;
     HD_OK(NULL, zo_host_world_create(2, NULL, &w));
     pthread_t th[2];
@@ -1011,8 +988,7 @@ static void run_world(rank_run rr[2], int diverge, int leave_after)
     }
 }
 
-static void test_world_agreeing_ranks(void **state)
-{
+static void test_world_agreeing_ranks(void **state) {
     (void)state;
     rank_run rr[2];
     run_world(rr, 0, 0);
@@ -1022,8 +998,7 @@ static void test_world_agreeing_ranks(void **state)
     }
 }
 
-static void test_world_divergent_rank(void **state)
-{
+static void test_world_divergent_rank(void **state) {
     (void)state;
     rank_run rr[2];
     run_world(rr, 1, 0);
@@ -1046,8 +1021,7 @@ static void test_world_divergent_rank(void **state)
     assert_string_equal(rr[0].msg, rr[1].msg);
 }
 
-static void test_world_rank_leaves(void **state)
-{
+static void test_world_rank_leaves(void **state) {
     (void)state;
     rank_run rr[2];
     run_world(rr, 0, 1);
@@ -1063,8 +1037,7 @@ static void test_world_rank_leaves(void **state)
     print_message("rank 0: %s\n", rr[0].msg);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_fingerprints_proceed),
         cmocka_unit_test(test_mismatch_at_every_collective_per_call),

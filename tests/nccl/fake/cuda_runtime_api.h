@@ -64,8 +64,8 @@ struct cudaMemPoolProps {
 };
 enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold = 4 };
 
-#define cudaHostAllocDefault 0x00
-#define cudaStreamNonBlocking 0x01
+#define cudaHostAllocDefault   0x00
+#define cudaStreamNonBlocking  0x01
 #define cudaEventDisableTiming 0x02
 
 const char *cudaGetErrorName(cudaError_t e);

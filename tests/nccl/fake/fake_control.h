@@ -8,19 +8,19 @@
 #include "nccl.h"
 
 typedef struct fake_counters {
-    long device_allocs;      /* live cudaMalloc + pool allocations */
-    long pinned_allocs;      /* live cudaHostAlloc */
+    long device_allocs;                 /* live cudaMalloc + pool allocations */
+    long pinned_allocs;                 /* live cudaHostAlloc */
     long streams, events, pools, comms; /* live objects */
     long aborted_comms;
-    long stream_waits;       /* cudaStreamWaitEvent calls */
-    long waits_on_legacy;    /* ... made by the legacy stream (NULL) */
-    long frees_async;        /* cudaFreeAsync calls */
+    long stream_waits;    /* cudaStreamWaitEvent calls */
+    long waits_on_legacy; /* ... made by the legacy stream (NULL) */
+    long frees_async;     /* cudaFreeAsync calls */
     cudaStream_t last_free_stream;
-    long groups;             /* ncclGroupEnd calls */
-    int group_depth;         /* open ncclGroupStart */
+    long groups;     /* ncclGroupEnd calls */
+    int group_depth; /* open ncclGroupStart */
     long allgathers, reduce_scatters;
-    long bad_frees;          /* frees of pointers the fake does not know */
-    long misuse;             /* use of a destroyed/aborted comm, unbalanced groups, ... */
+    long bad_frees; /* frees of pointers the fake does not know */
+    long misuse;    /* use of a destroyed/aborted comm, unbalanced groups, ... */
 } fake_counters;
 
 fake_counters fake_get(void);

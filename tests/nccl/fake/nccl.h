@@ -12,7 +12,9 @@
 #include "cuda_runtime_api.h"
 
 #define NCCL_UNIQUE_ID_BYTES 128
-typedef struct { char internal[NCCL_UNIQUE_ID_BYTES]; } ncclUniqueId;
+typedef struct {
+    char internal[NCCL_UNIQUE_ID_BYTES];
+} ncclUniqueId;
 typedef struct fake_comm *ncclComm_t;
 typedef enum {
     ncclSuccess = 0,
