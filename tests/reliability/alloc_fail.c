@@ -87,6 +87,9 @@ static const struct {
 } UNREACHABLE[] = {
     {"zo__act_add", "its only caller (coordinator.c fetch) reserves the capacity first with zo__reserve_act, "
                     "so the growth branch never runs"},
+    {"param_reserve", "the host backend's sparse map takes parameter ids at or above 2n + 1024 (n: parameters "
+                      "added); the runtime's ids are dense (0..n-1), so only a direct zo_backend_param_add "
+                      "caller reaches it"},
 };
 
 static const char *unreachable_why(const char *text) {
