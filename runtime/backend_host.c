@@ -284,6 +284,13 @@ void zo__host_complete(host_ctx *c, host_work *w) {
     zo__host_unlink_pending(w);
     w->done = 1;
     c->npending--;
+    zo__host_work_fate(c, w, cancelled, first);
+}
+
+/* The status of a completed work of this rank from its own items: an
+ * injected FAIL_WORK fault, else cancelled items (ZO_ERR_STATE), else
+ * unchanged (single view and the host world alike). */
+void zo__host_work_fate(host_ctx *c, host_work *w, size_t cancelled, zo_param_id first) {
     if (w->doomed) {
         w->status = w->doomed;
         zo__host_fail(c, w->doomed, "host backend: injected fault: the all-gather of %zu parameter(s) failed", w->n);

@@ -254,6 +254,8 @@ const host_ctx *zo__host_of(const zo_backend *b);
 void zo__host_complete(host_ctx *c, host_work *w);
 /* Clears the pending links of w's parameters and buffers to w. */
 void zo__host_unlink_pending(host_work *w);
+/* a completed work's status from its own items: FAIL_WORK fault, else cancelled items */
+void zo__host_work_fate(host_ctx *c, host_work *w, size_t cancelled, zo_param_id first);
 /* Formats the message of a failed call into c->err; returns st. */
 zo_status zo__host_fail(host_ctx *c, zo_status st, const char *fmt, ...)
 #if defined(__GNUC__)

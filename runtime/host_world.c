@@ -447,15 +447,8 @@ void zo__host_world_observe(host_ctx *c, host_work *w) {
     if (e->status != ZO_OK) {
         w->status = e->status;
         zo__host_fail(c, e->status, "%s", e->msg ? e->msg : "host world: the collective failed");
-    } else if (w->doomed) {
-        w->status = w->doomed;
-        zo__host_fail(c, w->doomed, "host backend: injected fault: the all-gather of %zu parameter(s) failed", w->n);
-    } else if (cancelled) {
-        w->status = ZO_ERR_STATE;
-        zo__host_fail(c, ZO_ERR_STATE,
-                      "host backend: %zu item(s) of an all-gather were cancelled before it completed "
-                      "(first: param %u; its full buffer was freed or the parameter removed while in flight)",
-                      cancelled, (unsigned)first);
+    } else {
+        zo__host_work_fate(c, w, cancelled, first);
     }
     zo__host_entry_free(c->world, e);
     w->we = NULL;
