@@ -105,5 +105,6 @@ ensure_deps() {
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
-    ensure_deps "$@"
+    (($# == 0)) || die "takes no arguments (got: $*)"
+    ensure_deps
 fi
