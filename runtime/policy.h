@@ -177,11 +177,12 @@ static inline uint32_t zo__n_bwd(const zo_runtime *rt) { return rt->n_bwd_ctx; }
 
 /* Hook-order legality: the one table (util.c, beside the ds_status table)
  * of where each hook may run.  Two things decide it: the runtime's phase
- * (a forward pass open, a backward running: PyTorch fires module hooks
- * inside forward and gradient hooks inside backward) and, for the hooks of
- * one module call, the call's phase (PyTorch fires A pre-forward, D input
- * tracking, B post-forward, C output tracking in that order; D may be
- * missing when no input is a tensor).  Finding the call (which record a
+ * (a forward pass open, a backward running: torch 2.15.0 and 1.13 fire
+ * module hooks inside forward and gradient hooks inside backward) and, for
+ * the hooks of one module call, the call's phase (torch 2.15.0 and 1.13,
+ * with DeepSpeed 0.19.8's and 0.15.4's stage-3 hooks, fire A pre-forward,
+ * D input tracking, B post-forward, C output tracking in that order; D may
+ * be missing when no input is a tensor).  Finding the call (which record a
  * hook means) stays with the hook; the table says whether the hook may run
  * now. */
 typedef enum zo__hook {
