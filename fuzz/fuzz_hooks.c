@@ -9,7 +9,7 @@
  *
  * Settings: the environment variables of fuzz/settings.h's table
  * (ZOFUZZ_POLICY, ZOFUZZ_ORDER, ZOFUZZ_CAP, ZOFUZZ_VERIFY, ZOFUZZ_TRACE,
- * ZOFUZZ_SKIP_DISCARD_I3 and, for all-ranks inputs, ZOFUZZ_INVARIANTS,
+ * ZOFUZZ_SKIP_DISCARD_I3 and, for all-ranks inputs, ZOFUZZ_ONE_RANK, ZOFUZZ_INVARIANTS,
  * ZOFUZZ_GATHER_ALWAYS, ZOFUZZ_EDITS); `zofuzz settings` lists them with
  * their values and defaults, docs/fuzzing.md carries the same table.  A bad
  * value exits 2 before the first input.

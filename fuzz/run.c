@@ -25,6 +25,7 @@ void zs_run_opts_from_settings(zs_run_opts *o, const zs_settings *st) {
     o->cap = st->cap;
     o->verify_collectives = st->verify;
     o->skip_discard_i3 = st->skip_discard_i3;
+    o->one_rank = st->one_rank;
     o->env = st->world;
 }
 

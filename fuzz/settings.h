@@ -45,6 +45,9 @@ extern "C" {
        "print every input's canonical hook trace (fuzz_hooks) or its API calls (fuzz_api) to stderr")                  \
     XX(SKIP_DISCARD_I3, BOOL, skip_discard_i3, "skip-discard-i3", "ZOFUZZ_SKIP_DISCARD_I3", "", "0|1", "0",            \
        "triage only: skip the I3 check after a graph discard, to look past that finding class")                        \
+    XX(ONE_RANK, BOOL, one_rank, "one-rank", "ZOFUZZ_ONE_RANK", "", "0|1", "0",                                        \
+       "fuzz_hooks: run an all-ranks input as rank cfg.rank's view only (no host world, no I8), as a single-rank "     \
+       "input runs: the harness's single-rank speed on any corpus")                                                    \
     XX(INVARIANTS, CHOICE, world, "invariants", "ZOFUZZ_INVARIANTS", "--invariants", "all|programs|I8|no-I8", "all",   \
        "all-ranks inputs: all = I8 only where the runtime is to blame; programs = any divergence is I8; "              \
        "I8 = only I8; no-I8 = every invariant but I8")                                                                 \
@@ -83,6 +86,7 @@ typedef struct zs_settings {
     int verify;             /* 0 / 1, or -1: the scenario's */
     int trace;              /* 0 / 1 */
     int skip_discard_i3;    /* 0 / 1 */
+    int one_rank;           /* 0 / 1 */
     zs_world_env world;     /* invariants, gather-always, edits */
     const char *work;       /* NULL: the default; else the value given (not copied) */
     const char *source_dir; /* NULL: the default; else the value given (not copied) */
