@@ -5,7 +5,9 @@
          under libFuzzer with ASan+UBSan, libFuzzer plain -O2 and AFL++
          persistent mode (libAFLDriver), SECONDS each, on the shipped seeds
          (corpus/seeds/<target>/; fuzz_api has none: one 16-byte zero
-         seed).  libFuzzer: stat::average_exec_per_sec of
+         seed); fuzz_hooks also from an empty corpus with inputs of at
+         most 256 bytes (fuzz_hooks:small) and with every input run as
+         one rank's view (fuzz_hooks:one-rank, ZOFUZZ_ONE_RANK=1).  libFuzzer: stat::average_exec_per_sec of
          -print_final_stats=1; AFL++: execs_per_sec of fuzzer_stats.
          Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note> <exec_per_cpu_s>
          (exec_per_cpu_s: executions per CPU second of the engine and its
@@ -41,6 +43,18 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
+# speed cells: (row name, target binary, corpus, max_len or None, extra environment).
+#   shipped   the shipped seeds (corpus/seeds/<target>/), the target's own max_len
+#   small     from an empty corpus (AFL++: one zero byte), inputs of at most 256 bytes
+#   one-rank  the shipped seeds with ZOFUZZ_ONE_RANK=1: every input, all-ranks ones
+#             included, runs as one rank's view (the harness's single-rank speed)
+SPEED_CELLS = [
+    ("fuzz_hooks", "fuzz_hooks", "shipped", None, {}),
+    ("fuzz_hooks:small", "fuzz_hooks", "empty", 256, {}),
+    ("fuzz_hooks:one-rank", "fuzz_hooks", "shipped", None, {"ZOFUZZ_ONE_RANK": "1"}),
+    ("fuzz_api", "fuzz_api", "shipped", None, {}),
+    ("fuzz_scn_parse", "fuzz_scn_parse", "shipped", None, {}),
+]
 POLICIES = ["reset-on-forward", "lazy-init", "init-at-register"]
 
 AFL_ENV = {
@@ -77,15 +91,18 @@ def log(msg):
     print("[bench] " + msg, file=sys.stderr, flush=True)
 
 
-def target_opts(target):
-    """libFuzzer flags from the target's .options plus what zofuzz run adds."""
+def target_opts(target, maxlen=None):
+    """libFuzzer flags from the target's .options plus what zofuzz run adds
+    (maxlen: replaces the options' max_len)."""
     opts = []
     path = os.path.join(ROOT, "fuzz", target + ".options")
     if os.path.exists(path):
         for line in open(path):
             m = re.match(r"\s*(\w+)\s*=\s*(\S+)", line)
-            if m and m.group(1) != "dict":
+            if m and m.group(1) != "dict" and not (maxlen and m.group(1) == "max_len"):
                 opts.append("-%s=%s" % (m.group(1), m.group(2)))
+    if maxlen:
+        opts.append("-max_len=%d" % maxlen)
     d = os.path.join(ROOT, "fuzz", target + ".dict")
     if os.path.exists(d):
         opts.append("-dict=" + d)
@@ -101,12 +118,12 @@ def max_len(target):
     return 4096
 
 
-def seed_dir(target, work):
-    d = os.path.join(work, "seeds-" + target)
+def seed_dir(target, work, empty=False):
+    d = os.path.join(work, "seeds-" + target + ("-empty" if empty else ""))
     os.makedirs(d, exist_ok=True)
     src = os.path.join(ROOT, "corpus", "seeds", target)
     n = 0
-    if os.path.isdir(src):
+    if os.path.isdir(src) and not empty:
         for f in sorted(os.listdir(src)):
             shutil.copy(os.path.join(src, f), os.path.join(d, f))
             n += 1
@@ -116,10 +133,10 @@ def seed_dir(target, work):
     return d
 
 
-def run_libfuzzer(binary, target, corpus, seconds, env, extra=(), cap_wall=None):
+def run_libfuzzer(binary, target, corpus, seconds, env, extra=(), cap_wall=None, maxlen=None):
     """Runs libFuzzer; returns (rc, wall seconds, output text)."""
     art = os.path.join(corpus, "..", "art-")
-    cmd = [binary] + target_opts(target) + ["-max_total_time=%d" % seconds, "-print_final_stats=1",
+    cmd = [binary] + target_opts(target, maxlen) + ["-max_total_time=%d" % seconds, "-print_final_stats=1",
                                             "-rss_limit_mb=2048", "-artifact_prefix=" + art] + list(extra) + [corpus]
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -142,7 +159,7 @@ def afl_stats(outdir):
     return stats
 
 
-def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed=None):
+def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed=None, maxlen=None):
     env = dict(env)
     env.update(AFL_ENV)
     if until_crash:
@@ -150,6 +167,8 @@ def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed
     cmd = ["afl-fuzz", "-i", seeds, "-o", outdir, "-V", str(seconds)]
     if seed is not None:
         cmd += ["-s", str(seed)]
+    if maxlen:
+        cmd += ["-G", str(maxlen)]
     d = os.path.join(ROOT, "fuzz", target + ".dict")
     if os.path.exists(d):
         cmd += ["-x", d]
@@ -175,16 +194,30 @@ def cmd_speed(a):
     # libFuzzer at its first hit; this benchmark measures speed, not findings
     base_env = bench_env({"ZOFUZZ_POLICY": "per-call", "ZOFUZZ_SKIP_DISCARD_I3": "1"})
     try:
-        for target in (a.targets.split(",") if a.targets else TARGETS):
-            seeds = seed_dir(target, work)
+        wanted = a.targets.split(",") if a.targets else [c[0] for c in SPEED_CELLS]
+        for cell, target, kind, maxlen, extra_env in SPEED_CELLS:
+            if cell not in wanted:
+                continue
+            seeds = seed_dir(target, work, empty=(kind == "empty"))
+            env = dict(base_env)
+            env.update(extra_env)
             for engine, bdir in builds:
                 binary = os.path.join(bdir, "fuzz", target)
                 if not os.access(binary, os.X_OK):
-                    print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (target, engine, binary), flush=True)
+                    print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (cell, engine, binary), flush=True)
                     continue
-                log("fuzz speed: %s under %s, %d s" % (target, engine, a.seconds))
-                corpus = os.path.join(work, "c-%s-%s" % (target, engine))
-                shutil.copytree(seeds, corpus)
+                missing = [k for k in extra_env if not knows_setting(bdir, k)]
+                if missing:
+                    # an older build ignores the variable: the cell would measure something else
+                    print("speed\t%s\t%s\t0\t0\t0\tthis build has no %s" % (cell, engine, ",".join(missing)),
+                          flush=True)
+                    continue
+                log("fuzz speed: %s under %s, %d s" % (cell, engine, a.seconds))
+                corpus = os.path.join(work, "c-%s-%s" % (cell.replace(":", "-"), engine))
+                if kind == "empty" and engine.startswith("libfuzzer"):
+                    os.makedirs(corpus)
+                else:
+                    shutil.copytree(seeds, corpus)
                 note = ""
                 ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 if engine.startswith("libfuzzer"):
@@ -193,7 +226,7 @@ def cmd_speed(a):
                     execs, secs, wall_sum, restarts = 0, 0.0, 0.0, 0
                     while wall_sum < a.seconds - 1 and restarts <= 20:
                         left = max(1, int(round(a.seconds - wall_sum)))
-                        rc, wall, out = run_libfuzzer(binary, target, corpus, left, base_env)
+                        rc, wall, out = run_libfuzzer(binary, target, corpus, left, env, maxlen=maxlen)
                         wall_sum += wall
                         m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
                         r = re.search(r"stat::average_exec_per_sec:\s*(\d+)", out)
@@ -210,8 +243,8 @@ def cmd_speed(a):
                     if restarts:
                         note = "%d finding%s (libFuzzer restarted)" % (restarts, "s" if restarts > 1 else "")
                 else:
-                    outdir = os.path.join(work, "afl-%s" % target)
-                    rc, wall, out = run_afl(binary, target, corpus, outdir, a.seconds, base_env)
+                    outdir = os.path.join(work, "afl-%s" % cell.replace(":", "-"))
+                    rc, wall, out = run_afl(binary, target, corpus, outdir, a.seconds, env, maxlen=maxlen)
                     st = afl_stats(outdir)
                     execs = int(st.get("execs_done", 0))
                     eps = float(st.get("execs_per_sec", 0))
@@ -220,10 +253,22 @@ def cmd_speed(a):
                         note = "afl-fuzz failed: " + out.strip().splitlines()[-1][:80] if out.strip() else "afl-fuzz failed"
                 ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-                print("speed\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%.1f" % (target, engine, execs, secs, eps, note,
+                print("speed\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%.1f" % (cell, engine, execs, secs, eps, note,
                                                                    execs / cpu if cpu > 0 else 0.0), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def knows_setting(bdir, var):
+    """Whether the build's fuzz targets read environment variable var (an
+    older build ignores one it does not know, silently)."""
+    for name in ("fuzz_hooks", "zofuzz"):
+        path = os.path.join(bdir, "fuzz", name)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                if var.encode() in f.read():
+                    return True
+    return False
 
 
 def classify(zofuzz, crash, policy):
@@ -310,7 +355,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("speed")
     s.add_argument("--seconds", type=int, default=30)
-    s.add_argument("--targets", default="", help="comma list (default: all three)")
+    s.add_argument("--targets", default="", help="comma list of cells (default: all): " +
+                   ",".join(c[0] for c in SPEED_CELLS))
     s.add_argument("--engines", default="", help="comma list of libfuzzer-asan,libfuzzer-O2,aflpp-O2")
     s.add_argument("--asan", required=True, help="build dir: libFuzzer + ASan/UBSan")
     s.add_argument("--lf", required=True, help="build dir: libFuzzer plain -O2")

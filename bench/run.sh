@@ -2,7 +2,7 @@
 # bench/run.sh - zoffload's benchmarks (docs/benchmarks.md); the lead wires
 # it as `./build.sh bench [--quick]` (build.sh: exec bench/run.sh "$@").
 #
-# usage: bench/run.sh [--quick] [--only LIST] [--out DIR] [--no-build]
+# usage: bench/run.sh [--quick] [--only LIST] [--out DIR] [--no-build] [--baseline REV]
 #
 #   --quick     the short run (under 2 minutes on 2 cores after the builds):
 #               fewer repetitions and sizes, fuzz speed 3 s per engine and
@@ -12,6 +12,12 @@
 #   --out DIR   results directory (default bench/results); writes
 #               DIR/latest.md, DIR/*.png and the raw DIR/raw/*.tsv
 #   --no-build  use the build-bench-* directories as they are
+#   --baseline REV  also measure commit REV in the same run: its tree
+#               (git archive) is built into build-bench-base/ with the same
+#               four configurations, and the hook, gather, fuzz speed,
+#               time-to-bug and scaling benchmarks run with its binaries
+#               right after each of this tree's (DIR/raw/base/); latest.md
+#               then gives REV's figure beside every goal
 #
 # Builds (clang; CMake, BUILD_TESTING=OFF, only the targets needed):
 #   build-bench-o2    -O2 Release, no sanitizer, no fuzz engine: bench_hooks,
@@ -29,13 +35,15 @@ main() {
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-QUICK=0 ONLY="hooks,gather,fuzzspeed,ttb,memory,verify,scaling" OUT="bench/results" BUILD=1
+QUICK=0 ONLY="hooks,gather,fuzzspeed,ttb,memory,verify,scaling" OUT="bench/results" BUILD=1 BASE_REV=""
 while (($#)); do
     case "$1" in
         --quick) QUICK=1 ;;
         --only) ONLY="$2"; shift ;;
         --out) OUT="$2"; shift ;;
         --no-build) BUILD=0 ;;
+        --baseline) BASE_REV="${2:-}"; [[ -n "$BASE_REV" ]] || { echo "bench/run.sh: --baseline needs a commit" >&2; exit 2; }
+                    shift ;;
         -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -69,40 +77,62 @@ if [[ "${ZO_NO_APT:-0}" != 1 ]]; then
 fi
 
 # ------------------------------------------------------------------ builds
-cmake_build() { # dir targets... (configure args in CFG_ARGS)
-    local dir="$1"; shift
+cmake_build() { # src dir targets... (configure args in CFG_ARGS)
+    local src="$1" dir="$2"; shift 2
     mkdir -p "$dir"
     local log="$dir/bench-build.log"
-    cmake -S "$ROOT" -B "$dir" "${CFG_ARGS[@]}" >"$log" 2>&1 || { cat "$log" >&2; return 1; }
+    cmake -S "$src" -B "$dir" "${CFG_ARGS[@]}" >"$log" 2>&1 || { cat "$log" >&2; return 1; }
     cmake --build "$dir" -j"$JOBS" --target "$@" >>"$log" 2>&1 || { tail -30 "$log" >&2; return 1; }
 }
 HAVE_AFL=0
 command -v afl-fuzz >/dev/null 2>&1 && command -v afl-clang-fast >/dev/null 2>&1 &&
     [[ -f /usr/lib/afl/libAFLDriver.a ]] && HAVE_AFL=1
-if ((BUILD)); then
-    say "building build-bench-o2 (clang -O2)"
+# the four configurations of SRC into PREFIX-o2, PREFIX-lf, PREFIX-afl, PREFIX-asan
+build_all() { # src prefix
+    local src="$1" pre="$2"
+    say "building $pre-o2 (clang -O2)"
     CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
               -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE= -DZO_NCCL=OFF)
-    CC=clang cmake_build build-bench-o2 bench_hooks bench_gather bench_memory bench_verify bench_scaling zofuzz
+    CC=clang cmake_build "$src" "$pre-o2" bench_hooks bench_gather bench_memory bench_verify bench_scaling zofuzz
     if want fuzzspeed || want ttb; then
-        say "building build-bench-lf (libFuzzer, -O2)"
+        say "building $pre-lf (libFuzzer, -O2)"
         CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
                   -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
-        CC=clang cmake_build build-bench-lf fuzz_hooks fuzz_api fuzz_scn_parse
+        CC=clang cmake_build "$src" "$pre-lf" fuzz_hooks fuzz_api fuzz_scn_parse
         if ((HAVE_AFL)); then
-            say "building build-bench-afl (afl-clang-fast -O2, libAFLDriver)"
+            say "building $pre-afl (afl-clang-fast -O2, libAFLDriver)"
             CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" -DBUILD_TESTING=OFF
                       -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE=/usr/lib/afl/libAFLDriver.a -DZO_FUZZ_INSTRUMENT=OFF
                       -DZO_NCCL=OFF)
-            CC=afl-clang-fast CXX=afl-clang-fast++ AFL_QUIET=1 cmake_build build-bench-afl fuzz_hooks fuzz_api fuzz_scn_parse
+            CC=afl-clang-fast CXX=afl-clang-fast++ AFL_QUIET=1 cmake_build "$src" "$pre-afl" fuzz_hooks fuzz_api \
+                fuzz_scn_parse
         fi
     fi
     if want fuzzspeed; then
-        say "building build-bench-asan (libFuzzer, ASan+UBSan, -O1 -g)"
+        say "building $pre-asan (libFuzzer, ASan+UBSan, -O1 -g)"
         CFG_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" -DBUILD_TESTING=OFF
                   -DZO_SANITIZE=ON -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
-        CC=clang cmake_build build-bench-asan fuzz_hooks fuzz_api fuzz_scn_parse
+        CC=clang cmake_build "$src" "$pre-asan" fuzz_hooks fuzz_api fuzz_scn_parse
     fi
+}
+BASE_SRC=build-bench-base/src
+if ((BUILD)); then
+    build_all "$ROOT" build-bench
+    if [[ -n "$BASE_REV" ]]; then
+        # the baseline's own tree, as committed (nothing of this checkout's)
+        say "baseline: $BASE_REV into $BASE_SRC"
+        BASE_SHA=$(git rev-parse --verify --quiet "$BASE_REV^{commit}") ||
+            { echo "bench/run.sh: --baseline $BASE_REV: not a commit" >&2; exit 2; }
+        if [[ "$(cat build-bench-base/commit 2>/dev/null)" != "$BASE_SHA" ]]; then
+            rm -rf build-bench-base
+            mkdir -p "$BASE_SRC"
+            git archive "$BASE_SHA" | tar -x -C "$BASE_SRC"
+            echo "$BASE_SHA" >build-bench-base/commit
+        fi
+        build_all "$ROOT/$BASE_SRC" build-bench-base/b
+    fi
+elif [[ -n "$BASE_REV" && ! -x build-bench-base/b-o2/bench/bench_hooks ]]; then
+    echo "bench/run.sh: --baseline with --no-build needs build-bench-base/ from an earlier run" >&2; exit 2
 fi
 say "builds done ($(( $(date +%s) - T_START )) s)"
 T_RUNS=$(date +%s)
@@ -119,18 +149,61 @@ else
     GATHER_SIZES=4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456 GATHER_REPS=5 GATHER_MIN=1e9
     SPEED_S=30 TTB_TRIALS=10 TTB_CAP=120 TTB_POLICIES=reset-on-forward,lazy-init,init-at-register
 fi
-B=build-bench-o2/bench
+# Each benchmark runs for this tree (build-bench-*, into $RAW) and, with
+# --baseline, right after for the baseline's binaries (build-bench-base/b-*,
+# into $RAW/base), so that both see the same machine state.
+SIDES=("build-bench|$RAW")
+if [[ -n "$BASE_REV" ]]; then
+    mkdir -p "$RAW/base"
+    SIDES+=("build-bench-base/b|$RAW/base")
+    git rev-parse --short "$BASE_REV" >"$RAW/base/commit"
+fi
+# callgrind with its cache simulation (1 MiB 8-way last level, 64-byte
+# lines) over the timed steps only: instructions and last-level misses per
+# event, figures the machine's load cannot disturb
+cg_hooks() { # bench_hooks-binary out-tsv tag n [bench_hooks args...]
+    local bin="$1" tsv="$2" tag="$3" n="$4"; shift 4
+    local cg="$tsv.cg.out" log="$tsv.cg.tsv"
+    if valgrind --tool=callgrind --cache-sim=yes --LL=1048576,8,64 --toggle-collect=timed_step \
+        --callgrind-out-file="$cg" "$bin" --modules "$n" --reps 1 --min-events 7e5 "$@" >"$log" 2>/dev/null; then
+        # the counts in the order Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+        # (callgrind names its columns on the events: line)
+        local sum ev
+        sum=$(awk '/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i - 1 }
+                   /^summary:/ { n = split("Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw", want, " "); s = ""
+                                 for (i = 1; i <= n; i++) s = s (i > 1 ? "\t" : "") (want[i] in col ? $(col[want[i]] + 1) : "")
+                                 print s; exit }' "$cg")
+        ev=$(awk -F'\t' '$1=="hooks"{print $7}' "$log" | head -n1)
+        [[ -n "$sum" && -n "$ev" ]] && printf '%s\t%s\t%s\t%s\n' "$tag" "$n" "$ev" "$sum" >>"$tsv"
+    fi
+    rm -f "$cg" "$log"
+}
 # a benchmark that fails leaves its raw file incomplete; the report says so
 if want hooks; then
-    say "1/7 hook cost: zoffload (C), modules $HOOK_MODS"
-    "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" >"$RAW/hooks.tsv" ||
-        say "bench_hooks failed"
-    # the same with one regime for every N (released at every post-hook, at
-    # most 50 parameters live): DeepSpeed's defaults keep a model of <= 1e9
-    # elements gathered from forward to backward and re-gather larger ones
-    say "1/7 hook cost: zoffload (C), uniform regime (max_reuse_distance 0, max_live_parameters 5e7)"
-    "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" --reuse 0 \
-        --max-live 5e7 >"$RAW/hooks_uniform.tsv" || say "bench_hooks (uniform) failed"
+    for side in "${SIDES[@]}"; do
+        pre=${side%%|*} R=${side#*|} B=${pre}-o2/bench
+        say "1/7 hook cost: zoffload (C), modules $HOOK_MODS ($pre)"
+        "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" >"$R/hooks.tsv" ||
+            say "bench_hooks failed"
+        # the same with one regime for every N (released at every post-hook, at
+        # most 50 parameters live): DeepSpeed's defaults keep a model of <= 1e9
+        # elements gathered from forward to backward and re-gather larger ones
+        say "1/7 hook cost: zoffload (C), uniform regime (max_reuse_distance 0, max_live_parameters 5e7) ($pre)"
+        "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" --reuse 0 \
+            --max-live 5e7 >"$R/hooks_uniform.tsv" || say "bench_hooks (uniform) failed"
+        # instructions and cache misses per event: full run (or a baseline
+        # comparison) only, callgrind is slow
+        : >"$R/hooks_cg.tsv"
+        if { ((!QUICK)) || [[ -n "$BASE_REV" ]]; } && command -v valgrind >/dev/null 2>&1; then
+            for n in ${HOOK_MODS//,/ }; do
+                say "1/7 hook cost: callgrind, N=$n ($pre)"
+                cg_hooks "$B/bench_hooks" "$R/hooks_cg.tsv" defaults "$n"
+            done
+            n=${HOOK_MODS##*,}
+            say "1/7 hook cost: callgrind, N=$n, uniform regime ($pre)"
+            cg_hooks "$B/bench_hooks" "$R/hooks_cg.tsv" uniform "$n" --reuse 0 --max-live 5e7
+        fi
+    done
     if [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
         say "1/7 hook cost: PyTorch baseline (python3-torch), modules $TORCH_MODS"
         /usr/bin/python3 bench/torch_hooks_baseline.py --modules "$TORCH_MODS" --reps "$TORCH_REPS" \
@@ -138,38 +211,32 @@ if want hooks; then
     else
         say "no /usr/bin/python3 with torch: PyTorch baseline absent"; : >"$RAW/torch.tsv"
     fi
-    # instructions per event (valgrind callgrind, only the timed steps): a
-    # figure the machine's load cannot disturb; full run only (slow)
-    : >"$RAW/hooks_ir.tsv"
-    if ((!QUICK)) && command -v valgrind >/dev/null 2>&1; then
-        for n in ${HOOK_MODS//,/ }; do
-            say "1/7 hook cost: callgrind instruction count, N=$n"
-            cg="$RAW/callgrind.$n.out"
-            if valgrind --tool=callgrind --toggle-collect=timed_step --callgrind-out-file="$cg" \
-                "$B/bench_hooks" --modules "$n" --reps 1 --min-events 7e5 >"$RAW/cg-hooks.$n.tsv" 2>/dev/null; then
-                ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$cg" | head -n1)
-                ev=$(awk -F'\t' '$1=="hooks"{print $7}' "$RAW/cg-hooks.$n.tsv" | head -n1)
-                [[ -n "$ir" && -n "$ev" ]] && printf 'ir\t%s\t%s\t%s\n' "$n" "$ir" "$ev" >>"$RAW/hooks_ir.tsv"
-            fi
-            rm -f "$cg" "$RAW/cg-hooks.$n.tsv"
-        done
-    fi
 fi
 if want gather; then
-    say "2/7 host gather throughput vs memcpy, W = 1, 8, 64"
-    "$B/bench_gather" --sizes "$GATHER_SIZES" --worlds 1,8,64 --reps "$GATHER_REPS" --min-bytes "$GATHER_MIN" \
-        >"$RAW/gather.tsv" || say "bench_gather failed"
+    for side in "${SIDES[@]}"; do
+        pre=${side%%|*} R=${side#*|} B=${pre}-o2/bench
+        say "2/7 host gather throughput vs memcpy, W = 1, 8, 64 ($pre)"
+        "$B/bench_gather" --sizes "$GATHER_SIZES" --worlds 1,8,64 --reps "$GATHER_REPS" --min-bytes "$GATHER_MIN" \
+            >"$R/gather.tsv" || say "bench_gather failed"
+    done
 fi
 if want fuzzspeed; then
-    say "3/7 fuzzing speed: ${SPEED_S} s per target and engine"
-    /usr/bin/python3 bench/fuzzbench.py speed --seconds "$SPEED_S" --asan build-bench-asan --lf build-bench-lf \
-        --afl build-bench-afl >"$RAW/fuzzspeed.tsv" || say "fuzz speed failed"
+    for side in "${SIDES[@]}"; do
+        pre=${side%%|*} R=${side#*|}
+        say "3/7 fuzzing speed: ${SPEED_S} s per target and engine ($pre)"
+        /usr/bin/python3 bench/fuzzbench.py speed --seconds "$SPEED_S" --asan "$pre-asan" --lf "$pre-lf" \
+            --afl "$pre-afl" >"$R/fuzzspeed.tsv" || say "fuzz speed failed"
+    done
 fi
 if want ttb; then
-    say "4/7 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine"
-    /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --policies "$TTB_POLICIES" --lf build-bench-lf \
-        --afl build-bench-afl --o2 build-bench-o2 >"$RAW/ttb.tsv" || say "time-to-bug failed"
+    for side in "${SIDES[@]}"; do
+        pre=${side%%|*} R=${side#*|}
+        say "4/7 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine ($pre)"
+        /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --policies "$TTB_POLICIES" \
+            --lf "$pre-lf" --afl "$pre-afl" --o2 "$pre-o2" >"$R/ttb.tsv" || say "time-to-bug failed"
+    done
 fi
+B=build-bench-o2/bench
 if want memory; then
     say "5/7 memory: peak gathered numel vs minimum, blocking fetches"
     "$B/bench_memory" --latency 1,4,7 corpus/models/*.scn >"$RAW/memory.tsv" || say "bench_memory: a violation or failure"
@@ -182,10 +249,14 @@ fi
 if want scaling; then
     # cost per item at 1e6 named modules / 2^20 aborted passes / a 2e5-deep
     # chain vs 1e4, in one run (goal <= 1.5)
-    say "7/7 scaling: registration of 1e6 named modules, 2^20 nested passes aborted, a 2e5-deep chain vs 1e4"
     if ((QUICK)); then sargs=(--quick); else sargs=(); fi
-    "$B/bench_scaling" "${sargs[@]}" >"$RAW/scaling.tsv" || say "bench_scaling failed"
+    for side in "${SIDES[@]}"; do
+        pre=${side%%|*} R=${side#*|}
+        say "7/7 scaling: registration of 1e6 named modules, 2^20 nested passes aborted, a 2e5-deep chain vs 1e4 ($pre)"
+        "$pre-o2/bench/bench_scaling" "${sargs[@]}" >"$R/scaling.tsv" || say "bench_scaling failed"
+    done
 fi
+[[ -n "$BASE_REV" ]] || rm -rf "$RAW/base"
 
 # ------------------------------------------------------------------ report
 {
