@@ -83,7 +83,7 @@ void zo__host_cache_free_all(host_ctx *c) {
                 host_buf *below = b->below;
                 /* the allocator may reuse the memory without ASan knowing */
                 HOST_ASAN_UNPOISON(data_of(b), b->capacity);
-                h_free(c, b);
+                buf_dealloc(c, b);
                 b = below;
             }
             top = next_top;

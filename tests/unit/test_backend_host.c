@@ -287,6 +287,45 @@ static void test_gather_uneven_worlds(void **state) {
     }
 }
 
+/* Parameters of several MiB: the single-view store is the padded tensor
+ * (the flat all-gather layout), gathered in pieces; every byte lands in
+ * place, the padding is zero, full buffers start on a 64-byte line, and
+ * under a cap exactly the first L bytes are copied. */
+static void test_gather_large(void **state) {
+    (void)state;
+    const int worlds[] = {1, 3, 64};
+    const uint64_t numel = 400003; /* 1.6 MB of float32: three 512 KiB pieces and a tail */
+    for (size_t wi = 0; wi < sizeof worlds / sizeof worlds[0]; wi++) {
+        int W = worlds[wi];
+        for (int capped = 0; capped < 2; capped++) {
+            zo_host_config cfg = host_cfg(W, 0);
+            if (capped) TESTING(cfg).max_bytes_per_param = 1100001; /* two pieces and 51,713 bytes */
+            zo_backend *b = make(&cfg);
+            assert_int_equal(add(b, 5, numel, 4), ZO_OK);
+            size_t pb = padded_bytes(b, numel, 4);
+            uint64_t L = zo_host_physical_bytes(b, pb);
+            assert_int_equal(L, capped ? 1100001u : pb);
+            void *full = NULL;
+            for (int round = 0; round < 2; round++) { /* a fresh buffer, then the cached one */
+                assert_int_equal(zo_backend_full_alloc(b, 5, pb, &full), ZO_OK);
+                assert_int_equal((uintptr_t)full % 64u, 0);
+                zo_gather_item it = item(b, 5, numel, 4, full);
+                zo_work *w = NULL;
+                assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+                assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+                uint64_t content = numel * 4 < L ? numel * 4 : L;
+                assert_content(5, full, content);
+                assert_all((const uint8_t *)full + content, 0, L - content);
+                assert_int_equal(zo_host_bytes_copied(b), (uint64_t)(round + 1) * L);
+                zo_backend_work_free(b, w);
+                zo_backend_full_free(b, 5, full);
+            }
+            assert_int_equal(zo_host_cache_hits(b), 1);
+            zo_backend_destroy(b);
+        }
+    }
+}
+
 /* One coalesced all-gather of several parameters. */
 static void test_gather_group(void **state) {
     (void)state;
@@ -1225,6 +1264,7 @@ int main(void) {
         cmocka_unit_test(test_create_and_ops),
         cmocka_unit_test(test_create_bad_args),
         cmocka_unit_test(test_gather_uneven_worlds),
+        cmocka_unit_test(test_gather_large),
         cmocka_unit_test(test_gather_group),
         cmocka_unit_test(test_deferred_query_then_wait),
         cmocka_unit_test(test_deferred_progress),
