@@ -186,17 +186,9 @@ static host_buf *find_in(host_buf *list, const void *full) {
     return NULL;
 }
 
-/* The live full buffer `full` of this backend, or NULL: found among the
- * buffers of `param` (the caller's claim), else among all live buffers,
- * comparing addresses only, so a foreign, stale or double-freed pointer is
- * reported, never dereferenced. */
-static host_buf *checked_buf(host_ctx *c, zo_param_id param, void *full) {
-    if (!full) return NULL;
-    host_param *p = lookup(c, param);
-    host_buf *b = p ? find_in(p->bufs, full) : NULL;
-    if (b || !c->nbufs) return b;
-    /* not a buffer of that parameter: an error path, or a full_free /
-     * gather naming another parameter */
+/* checked_buf's search beyond the buffers of p (which may be NULL). */
+static host_buf *checked_buf_others(host_ctx *c, const host_param *p, void *full) {
+    host_buf *b;
     if ((b = find_in(c->orphans, full))) return b;
     for (size_t i = 0; i < c->nslots; i++)
         if (c->slots[i] && c->slots[i] != p && (b = find_in(c->slots[i]->bufs, full))) return b;
@@ -205,6 +197,30 @@ static host_buf *checked_buf(host_ctx *c, zo_param_id param, void *full) {
         if (q && q != p && (b = find_in(q->bufs, full))) return b;
     }
     return NULL;
+}
+
+/* The live full buffer `full` of this backend, or NULL: found among the
+ * buffers of `param` (the caller's claim), else among all live buffers,
+ * comparing addresses only, so a foreign, stale or double-freed pointer is
+ * reported, never dereferenced. */
+static inline host_buf *checked_buf(host_ctx *c, zo_param_id param, void *full) {
+    if (!full) return NULL;
+    host_param *p = lookup(c, param);
+    host_buf *b = p ? find_in(p->bufs, full) : NULL;
+    if (b || !c->nbufs) return b;
+    /* not a buffer of that parameter: an error path, or a full_free /
+     * gather naming another parameter */
+    return checked_buf_others(c, p, full);
+}
+
+/* Counts one operation at pt and returns the armed fault's action if it
+ * applies (zo__host_fault_hit), without a call when none is armed. */
+static inline zo_host_fault_action fault_hit(host_ctx *c, zo_host_fault_point pt) {
+    if (c->fault_action == ZO_HOST_FAULT_NONE) {
+        c->fault_ops[pt]++;
+        return ZO_HOST_FAULT_NONE;
+    }
+    return zo__host_fault_hit(c, pt);
 }
 
 static void buf_link(host_buf **head, host_buf *b) {
@@ -334,7 +350,6 @@ static host_work *checked_work(host_ctx *c, zo_work *zw) {
 
 static void work_stack_push(host_ctx *c, host_work *w) {
     w->live = 0;
-    w->prev = NULL;
     w->next = c->wfree;
     c->wfree = w;
 }
@@ -352,32 +367,45 @@ static void work_pool_push(host_ctx *c, host_work *w) {
     c->wquar[(c->wquar_head + c->wquar_n++) % HOST_WORK_QUARANTINE] = w;
 }
 
-/* A free work record with room for n items, cleared except for its items
- * buffer; NULL when out of memory (nothing changed). */
+/* Adds the next chunk of records to the free stack; 0 when out of memory
+ * or chunks (nothing changed). */
+static int work_grow(host_ctx *c) {
+    size_t count = (size_t)HOST_WORK_CHUNK0 << c->nwchunks;
+    void *raw = c->nwchunks < HOST_WORK_CHUNKS ? h_alloc(c, count * sizeof(host_work) + 63u) : NULL;
+    if (!raw) return 0;
+    host_work *ch = (host_work *)(((uintptr_t)raw + 63u) & ~(uintptr_t)63u);
+    memset(ch, 0, count * sizeof *ch);
+    c->wchunk_raw[c->nwchunks] = raw;
+    c->wchunk[c->nwchunks++] = ch;
+    for (size_t i = count; i-- > 0;) work_stack_push(c, &ch[i]);
+    return 1;
+}
+
+/* A free work record with room for n items (its own item for n <= 1),
+ * cleared except for its kept item array; NULL when out of memory
+ * (nothing changed). */
 static host_work *work_take(host_ctx *c, size_t n) {
-    if (!c->wfree) {
-        size_t count = (size_t)HOST_WORK_CHUNK0 << c->nwchunks;
-        host_work *ch = c->nwchunks < HOST_WORK_CHUNKS ? h_alloc(c, count * sizeof *ch) : NULL;
-        if (!ch) return NULL;
-        memset(ch, 0, count * sizeof *ch);
-        c->wchunk[c->nwchunks++] = ch;
-        for (size_t i = count; i-- > 0;) work_stack_push(c, &ch[i]);
-    }
+    if (!c->wfree && !work_grow(c)) return NULL;
     host_work *w = c->wfree;
-    if (w->items_cap < n) {
-        size_t cap = n < 4 ? 4 : n;
-        host_item *items = h_alloc(c, cap * sizeof *items);
-        if (!items) return NULL;
-        h_free(c, w->items);
-        w->items = items;
-        w->items_cap = cap;
+    host_item *items = &w->one;
+    if (n > 1) {
+        if (w->heap_cap < n) {
+            size_t cap = n < 4 ? 4 : n;
+            host_item *heap = h_alloc(c, cap * sizeof *heap);
+            if (!heap) return NULL;
+            h_free(c, w->heap);
+            w->heap = heap;
+            w->heap_cap = cap;
+        }
+        items = w->heap;
     }
     c->wfree = w->next;
-    host_item *items = w->items;
-    size_t cap = w->items_cap;
-    memset(w, 0, sizeof *w);
     w->items = items;
-    w->items_cap = cap;
+    w->n = 0;
+    w->live = w->done = w->delayed = w->listed = 0;
+    w->doomed = w->status = ZO_OK;
+    w->next = w->prev = NULL;
+    w->we = NULL;
     return w;
 }
 
@@ -491,9 +519,9 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     if (!c) return ZO_ERR_INVALID_ARG;
     uint64_t cap = phys(c, bytes);
     host_param *p = lookup(c, param);
-    zo_status st = zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, p != NULL, cap, HOST_BUF_HDR);
-    if (st != ZO_OK) return st;
-    host_buf *b = zo__host_cache_take(c, (size_t)cap);
+    if (!p || cap > ZO_HOST_MAX_ALLOC - HOST_BUF_HDR) /* refused: the checks say why */
+        return zo__full_alloc_check(c->err, sizeof c->err, "host backend", param, p != NULL, cap, HOST_BUF_HDR);
+    host_buf *b = c->cache_count ? zo__host_cache_take(c, (size_t)cap) : NULL;
     if (!b) {
         /* header and data on a line boundary (a copy into a destination
          * off the line runs at about 0.7x here), when the 63 bytes this
@@ -506,12 +534,11 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
         b = (host_buf *)(((uintptr_t)raw + slack) & ~(uintptr_t)slack);
         b->slack = (uint32_t)((uint8_t *)b - (uint8_t *)raw);
     }
-    uint32_t slack = b->slack;
-    memset(b, 0, sizeof *b);
-    b->slack = slack;
     b->param = param;
     b->requested = bytes;
     b->capacity = (size_t)cap;
+    b->pending = NULL;
+    b->mark = 0;
     b->owner = p;
     buf_link(&p->bufs, b);
     c->nbufs++;
@@ -533,6 +560,10 @@ static void op_full_free(void *ctx, zo_param_id param, void *full) {
     host_ctx *c = ctx_of(ctx);
     if (!c || !full) return;
     host_buf *b = checked_buf(c, param, full);
+    if (b && b->param == param && !b->pending) { /* the usual case */
+        buf_release(c, b);
+        return;
+    }
     if (!b) {
         zo__host_fail(c, ZO_ERR_INVALID_ARG,
                       "host backend: full_free(%u): buffer %p is not a live full buffer of this backend",
@@ -570,19 +601,25 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     for (size_t i = 0; i < n; i++) {
         const zo_gather_item *it = &items[i];
         host_param *p = lookup(c, it->param);
-        host_buf *b = checked_buf(c, it->param, it->full);
-        zo_status st =
-            zo__gather_item_check(c->err, sizeof c->err, "host backend", i, it,
-                                  p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
-                                                          p->pending || p->mark == gen}
-                                    : NULL,
-                                  b ? &(zo__gather_buf){b->param, b->capacity, b->pending || b->mark == gen} : NULL);
-        if (st != ZO_OK) return st;
+        host_buf *b = p ? find_in(p->bufs, it->full) : NULL; /* a buffer on p's list is p's */
+        if (!b || it->numel != p->numel || it->partition_numel != p->partition_numel || it->elem_size != p->elem_size ||
+            b->capacity < p->copy_bytes || p->pending || p->mark == gen || b->pending || b->mark == gen) {
+            /* refused (or the buffer is on another list): the checks, in
+             * their order, say why */
+            b = checked_buf(c, it->param, it->full);
+            zo_status st = zo__gather_item_check(
+                c->err, sizeof c->err, "host backend", i, it,
+                p ? &(zo__gather_param){p->numel, p->partition_numel, p->elem_size, p->copy_bytes,
+                                        p->pending || p->mark == gen}
+                  : NULL,
+                b ? &(zo__gather_buf){b->param, b->capacity, b->pending || b->mark == gen} : NULL);
+            if (st != ZO_OK) return st;
+        }
         p->mark = gen;
         b->mark = gen;
     }
 
-    zo_host_fault_action fa = zo__host_fault_hit(c, ZO_HOST_FAULT_GATHER);
+    zo_host_fault_action fa = fault_hit(c, ZO_HOST_FAULT_GATHER);
     if (fa == ZO_HOST_FAULT_FAIL)
         return zo__host_fail(c, zo__host_fault_status(c),
                              "host backend: all_gather_start: injected fault (gather %llu)",
@@ -628,26 +665,32 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     w->we = we;
     w->doomed = fa == ZO_HOST_FAULT_FAIL_WORK ? zo__host_fault_status(c) : ZO_OK;
     for (size_t i = 0; i < n; i++) {
-        w->items[i].param = items[i].param;
-        w->items[i].p = lookup(c, items[i].param);
-        w->items[i].buf = buf_of(items[i].full);
-        w->items[i].cancelled = 0;
+        host_item *wi = &w->items[i];
+        wi->param = items[i].param;
+        wi->cancelled = 0;
+        wi->p = lookup(c, items[i].param);
+        wi->buf = buf_of(items[i].full);
     }
-    w->next = c->works;
-    if (c->works) c->works->prev = w;
-    c->works = w;
     w->live = 1;
     c->nworks++;
 
     if (c->world || c->deferred || w->delayed) {
+        w->listed = 1;
+        w->next = c->works;
+        if (c->works) c->works->prev = w;
+        c->works = w;
         for (size_t i = 0; i < n; i++) {
             w->items[i].p->pending = w;
             w->items[i].buf->pending = w;
         }
         c->npending++;
     } else {
-        c->npending++; /* zo__host_complete() accounts it back */
-        zo__host_complete(c, w);
+        /* immediate: the collective completes now (zo__host_complete's
+         * work for a group nothing can have cancelled yet) */
+        if (!c->no_copy && !w->doomed)
+            for (size_t i = 0; i < n; i++) gather_copy(c, w->items[i].p, data_of(w->items[i].buf));
+        w->done = 1;
+        if (w->doomed) zo__host_work_fate(c, w, 0, ZO_NO_PARAM);
     }
     *out = (zo_work *)w;
     return ZO_OK;
@@ -658,7 +701,7 @@ static zo_status op_wait(void *ctx, zo_work *zw) {
     if (!c) return ZO_ERR_INVALID_ARG;
     host_work *w = checked_work(c, zw);
     if (!w) return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: wait: not a live work of this backend");
-    switch (zo__host_fault_hit(c, ZO_HOST_FAULT_WAIT)) {
+    switch (fault_hit(c, ZO_HOST_FAULT_WAIT)) {
     case ZO_HOST_FAULT_FAIL:
         return zo__host_fail(c, zo__host_fault_status(c), "host backend: wait: injected fault (completion check %llu)",
                              (unsigned long long)c->fault_ops[ZO_HOST_FAULT_WAIT]);
@@ -689,7 +732,7 @@ static zo_status op_query(void *ctx, zo_work *zw, int *done) {
     if (!c) return ZO_ERR_INVALID_ARG;
     host_work *w = checked_work(c, zw);
     if (!w) return zo__host_fail(c, ZO_ERR_INVALID_ARG, "host backend: query: not a live work of this backend");
-    switch (zo__host_fault_hit(c, ZO_HOST_FAULT_WAIT)) {
+    switch (fault_hit(c, ZO_HOST_FAULT_WAIT)) {
     case ZO_HOST_FAULT_FAIL:
         *done = 0;
         return zo__host_fail(c, zo__host_fault_status(c), "host backend: query: injected fault (completion check %llu)",
@@ -726,11 +769,13 @@ static void work_release(host_ctx *c, host_work *w) {
         zo__host_unlink_pending(w);
         c->npending--;
     }
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        c->works = w->next;
-    if (w->next) w->next->prev = w->prev;
+    if (w->listed) {
+        if (w->prev)
+            w->prev->next = w->next;
+        else
+            c->works = w->next;
+        if (w->next) w->next->prev = w->prev;
+    }
     c->nworks--;
     work_pool_push(c, w);
 }
@@ -806,7 +851,7 @@ static const char *op_last_error(void *ctx) { return ctx ? ctx_of(ctx)->err : NU
 static void op_destroy(void *ctx) {
     host_ctx *c = ctx_of(ctx);
     if (!c) return;
-    while (c->works) work_release(c, c->works);
+    while (c->works) work_release(c, c->works); /* the unlisted live works are complete: nothing to undo */
     if (c->world) {
         /* the rank leaves: nothing of it is referenced by the world any more */
         zo_host_world *w = c->world;
@@ -836,8 +881,8 @@ static void op_destroy(void *ctx) {
     h_free(c, c->slots);
     zo__map_free(&c->sparse, &c->alloc);
     for (size_t k = 0; k < c->nwchunks; k++) {
-        for (size_t i = 0; i < ((size_t)HOST_WORK_CHUNK0 << k); i++) h_free(c, c->wchunk[k][i].items);
-        h_free(c, c->wchunk[k]);
+        for (size_t i = 0; i < ((size_t)HOST_WORK_CHUNK0 << k); i++) h_free(c, c->wchunk[k][i].heap);
+        h_free(c, c->wchunk_raw[k]);
     }
     zo_allocator a = c->alloc;
     zo__host_free(&a, c);

@@ -101,73 +101,92 @@ struct host_buf {
 
 /* Buckets of the full buffer cache (a power of two), inline in the context
  * so that caching a buffer never allocates. */
-#define HOST_CACHE_BUCKETS 64u
+#define HOST_CACHE_BUCKET_BITS 6u
+#define HOST_CACHE_BUCKETS     (1u << HOST_CACHE_BUCKET_BITS)
 
 typedef struct host_item {
     zo_param_id param;
+    int cancelled;
     host_param *p; /* NULL once cancelled by param_remove */
     host_buf *buf; /* NULL once cancelled by full_free */
-    int cancelled;
 } host_item;
 
+/* One all-gather group.  Its first line is what a one-item gather, its
+ * completion check and its work_free touch: the item of a one-item group
+ * lives in the record (items == &one), a larger group's in an array the
+ * record keeps across reuses (heap, heap_cap items).  Only a work that is
+ * not complete when all_gather_start returns is on the live list (listed;
+ * prev/next): zo_host_progress and destroy walk it. */
 struct host_work {
-    int done;
-    int delayed;      /* fault DELAY at GATHER: only wait() completes it */
+    _Alignas(64) host_item *items; /* n items: &one, or heap */
+    size_t n;
+    uint8_t live; /* a live work (else free in the pool) */
+    uint8_t done;
+    uint8_t delayed;  /* fault DELAY at GATHER: only wait() completes it */
+    uint8_t listed;   /* on the live list c->works */
     zo_status doomed; /* fault FAIL_WORK at GATHER: completes with this, copying nothing */
     zo_status status;
-    size_t n;
-    wentry *we;             /* world mode: this rank's entry in its collective until observed */
-    host_work *prev, *next; /* live: list of live works; free: the pool's queue */
-    int live;               /* a live work (else free in the pool) */
-    size_t items_cap;       /* items kept across reuses of this record */
-    host_item *items;
+    host_item one;
+    host_work *next; /* listed: the live list; free: the pool's queue */
+    host_work *prev; /* listed: the live list */
+    wentry *we;      /* world mode: this rank's entry in its collective until observed */
+    host_item *heap;
+    size_t heap_cap;
 };
+_Static_assert(offsetof(host_work, next) + sizeof(host_work *) <= 64, "a one-item work is one cache line");
+_Static_assert(sizeof(host_work) == 128, "records of a pool chunk stay line-aligned");
 
 /* Work records come from a pool of chunks (chunk k: HOST_WORK_CHUNK0 << k
- * records) that only grows; a handle is valid when it is the address of a
- * record of a chunk that is live.  A freed record waits in a ring of the
- * HOST_WORK_QUARANTINE most recently freed before it is reused (most
- * recently freed first, for locality), so the handle of a freed work stays
- * invalid for at least that many later frees. */
+ * records, line-aligned inside its allocation) that only grows; a handle is
+ * valid when it is the address of a record of a chunk that is live.  A
+ * freed record waits in a ring of the HOST_WORK_QUARANTINE most recently
+ * freed before it is reused (most recently freed first, for locality), so
+ * the handle of a freed work stays invalid for at least that many later
+ * frees. */
 #define HOST_WORK_CHUNK0     64u
 #define HOST_WORK_CHUNKS     40u
 #define HOST_WORK_QUARANTINE 16u
 
 struct host_ctx {
+    /* first, together (about 200 bytes): what a gather - full_alloc,
+     * all_gather_start, its completion check, work_free, full_free - reads
+     * and writes; after them what error paths, the other entry points and
+     * the world use */
     zo_backend pub; /* the handle given to the caller; lives in this allocation */
-    zo_allocator alloc;
-    zo_host_world *world; /* NULL: single view */
-    int world_size, rank, deferred, no_copy;
-    uint64_t cap; /* max_bytes_per_param, 0 = none */
+    uint64_t cap;   /* max_bytes_per_param, 0 = none */
     /* Parameters: slots[id] for id < nslots (the runtime numbers its
      * parameters densely from 0), the map for ids far above the count. */
     host_param **slots;
     size_t nslots;
-    zo__map sparse; /* id -> host_param*, only ids >= nslots */
-    size_t nparams;
+    zo_host_world *world; /* NULL: single view */
+    int world_size, rank, deferred, no_copy, no_poison;
+    zo_host_fault_action fault_action; /* fault.action: ZO_HOST_FAULT_NONE when none is armed */
+    size_t nbufs;
+    uint64_t cache_budget; /* zo_host_config.cache_bytes */
+    uint64_t cache_bytes;  /* capacity bytes of the cached buffers */
+    size_t cache_count;    /* cached buffers */
+    uint64_t cache_hits;   /* full_alloc served from the cache */
+    uint64_t mark_gen;
+    uint64_t fault_ops[2]; /* operations per zo_host_fault_point since armed */
+    host_work *wfree;      /* free records out of quarantine, a stack (next) */
+    size_t wquar_head, wquar_n;
+    size_t nworks;    /* live works */
+    host_work *works; /* listed works (not complete at all_gather_start), newest first */
+    size_t npending;
+    uint64_t shard_bytes_total, bytes_copied;
+    size_t nwchunks;
+    host_work *wchunk[HOST_WORK_CHUNKS];    /* the work pool's chunks (line-aligned) */
+    host_work *wquar[HOST_WORK_QUARANTINE]; /* the most recently freed records, a ring */
+    host_buf *cache[HOST_CACHE_BUCKETS];    /* per bucket: the tops of its capacities' stacks */
     /* Live full buffers: on their parameter's list (host_param.bufs), or on
      * orphans once the parameter was removed; found by comparing addresses
      * with those of the lists, never by reading the caller's pointer. */
     host_buf *orphans;
-    size_t nbufs;
-    host_work *wchunk[HOST_WORK_CHUNKS]; /* the work pool's chunks */
-    size_t nwchunks;
-    host_work *wfree;                       /* free records out of quarantine, a stack (next) */
-    host_work *wquar[HOST_WORK_QUARANTINE]; /* the most recently freed records, a ring */
-    size_t wquar_head, wquar_n;
-    size_t nworks;    /* live works */
-    host_work *works; /* live works, newest first */
-    size_t npending;
-    uint64_t mark_gen;
-    uint64_t shard_bytes_total, bytes_copied;
-    int no_poison;
-    uint64_t cache_budget;               /* zo_host_config.cache_bytes */
-    uint64_t cache_bytes;                /* capacity bytes of the cached buffers */
-    size_t cache_count;                  /* cached buffers */
-    uint64_t cache_hits;                 /* full_alloc served from the cache */
-    host_buf *cache[HOST_CACHE_BUCKETS]; /* per bucket: the tops of its capacities' stacks */
-    zo_host_fault fault;                 /* armed fault (action NONE: none) */
-    uint64_t fault_ops[2];               /* operations per zo_host_fault_point since armed */
+    zo__map sparse; /* id -> host_param*, only ids >= nslots */
+    size_t nparams;
+    zo_allocator alloc;
+    void *wchunk_raw[HOST_WORK_CHUNKS]; /* the allocations of wchunk[] */
+    zo_host_fault fault;                /* armed fault (action NONE: none) */
     uint64_t fault_fired;
     char err[256];
 };

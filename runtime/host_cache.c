@@ -26,7 +26,8 @@
  * pointer are reported like those of a freed one. */
 
 static host_buf **cache_bucket(host_ctx *c, size_t capacity) {
-    return &c->cache[zo__mix64((uint64_t)capacity) & (HOST_CACHE_BUCKETS - 1u)];
+    /* Fibonacci hashing: the top HOST_CACHE_BUCKET_BITS bits of the product */
+    return &c->cache[((uint64_t)capacity * 0x9E3779B97F4A7C15ull) >> (64u - HOST_CACHE_BUCKET_BITS)];
 }
 
 /* Takes the most recently cached buffer of exactly `capacity` bytes, or NULL. */

@@ -53,6 +53,7 @@ zo_status zo_host_set_fault(zo_backend *b, const zo_host_fault *f) {
     } else {
         memset(&c->fault, 0, sizeof c->fault);
     }
+    c->fault_action = c->fault.action;
     c->fault_ops[0] = c->fault_ops[1] = 0;
     c->fault_fired = 0;
     return ZO_OK;
