@@ -21,7 +21,10 @@
  *            no baseline
  *   backend  the host backend's data plane alone: param_add once, one full
  *            buffer from full_alloc once, then all_gather_start + wait +
- *            work_free repeated (W shard copies into the full buffer)
+ *            work_free repeated (every rank's shard into the full
+ *            buffer; the single-view backend stores the W shards in the
+ *            layout of the flat all-gather output, so that is one copy of
+ *            the padded tensor's bytes)
  *   runtime  the whole path through the public API: an eval forward
  *            (zo_forward_begin(ROOT|EVAL), zo_pre_forward of a module owning
  *            the parameter: full_alloc (a buffer from the backend's cache of
@@ -41,6 +44,11 @@
  * (S), plus the memcpy pair (2S + 2 pages of offset room): about 4S for any W, 1 GiB at S = 256 MiB;
  * the two runtime cases add 2S each (shards + one full buffer, cached
  * between fetches), 2 GiB in all at 256 MiB.
+ *
+ * The timing loops are functions of their own (time_memcpy, time_backend,
+ * time_runtime), so that `valgrind --tool=callgrind
+ * --toggle-collect=time_runtime` counts the instructions of exactly the
+ * timed fetches (docs/benchmarks.md).
  *
  * Times are CPU time of the thread (CLOCK_THREAD_CPUTIME_ID: user + system,
  * so page faults count), which is what the process really spent on a
@@ -143,7 +151,7 @@ static void backend_setup(backend_case *bc, int W, size_t bytes) {
     bc->item.elem_size = 4;
 }
 
-static double time_backend(backend_case *bc, size_t bytes, int iters) {
+__attribute__((noinline)) static double time_backend(backend_case *bc, size_t bytes, int iters) {
     const zo_backend_ops *ops = bc->be->ops;
     void *ctx = bc->be->ctx;
     double a = cpu_s();
@@ -206,7 +214,7 @@ static void runtime_setup(runtime_case *rc, int W, size_t bytes, int poison) {
     RT_CHECK(rc, zo_param_register(rc->rt, rc->fc, "weight", bytes / 4, 4, 0, &rc->w));
 }
 
-static double time_runtime(runtime_case *rc, size_t bytes, int iters) {
+__attribute__((noinline)) static double time_runtime(runtime_case *rc, size_t bytes, int iters) {
     double a = cpu_s();
     for (int i = 0; i < iters; i++) {
         zo_graph g;
