@@ -2,8 +2,9 @@
  * world.c - all-ranks runs in one multi-rank host world, invariant I8
  * (see world.h).
  *
- * Rank r's simulator runs zs_scenario_for_rank(s, r) on its own thread
- * (rank 0 on the caller's thread).  Its host backend is joined to the
+ * Rank r's simulator runs zs_scenario_for_rank(s, r), as a coroutine of
+ * the caller's thread (cooperative mode, the default) or on its own thread
+ * (rank 0 on the caller's).  Its host backend is joined to the
  * world and wrapped in a recorder: every collective the runtime issues
  * (all_gather_start, exchange, reduce_scatter) is appended to the rank's
  * log with its items and a copy of the rank's hook stack at that moment.
@@ -19,6 +20,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "ranks.h"
@@ -74,6 +77,7 @@ typedef struct wrank {
     /* per-rank output streams (trace, events) */
     char *trace_buf, *events_buf;
     size_t trace_len, events_len;
+    int joined;    /* its host backend joined the world (rec_wrap ran) */
     int thread_ok; /* runs on its own new thread (th) */
     int pooled;    /* runs on pool worker `pooled - 1` */
     pthread_t th;
@@ -179,6 +183,7 @@ static zo_status rec_after(void *user, zo_wrap_call *k, zo_status st) {
 }
 
 static zo_status rec_wrap(void *user, zo_backend *host, zo_backend **out) {
+    ((wrank *)user)->joined = 1;
     zo_wrap_hooks h = {.user = user, .name = "world-recorder", .before = rec_before, .after = rec_after};
     return zo_backend_wrap(host, &h, out);
 }
@@ -197,12 +202,23 @@ static void on_violation(void *user) {
     R->violation_after_mismatch = R->backend_mismatch;
 }
 
+/* A rank's coroutine stack (cooperative mode): mapped on first use and
+ * reused by every later world run of the thread. */
+typedef struct wstack {
+    char *map;   /* the mapping: a guard page, then the stack */
+    size_t len;  /* bytes mapped */
+    unsigned vg; /* valgrind's id of the stack */
+} wstack;
+
 /* Per calling thread, kept across runs (fuzzing and enumeration run worlds
- * back to back): the rank programs (their storage reused) and the predicate's
- * buffers; freed when the thread exits. */
+ * back to back): the rank programs (their storage reused), the coroutine
+ * stacks; freed when the thread exits. */
 typedef struct wcache {
     zs_scenario *rank_s[ZS_MAX_WORLD];
+    wstack stack[ZS_MAX_WORLD];
 } wcache;
+
+static void stack_unmap(wstack *k);
 
 static pthread_key_t g_cache_key;
 static pthread_once_t g_cache_once = PTHREAD_ONCE_INIT;
@@ -214,6 +230,7 @@ static void cache_free(void *p) {
     for (int q = 0; q < ZS_MAX_WORLD; q++) {
         zs_scenario_free(c->rank_s[q]);
         free(c->rank_s[q]);
+        stack_unmap(&c->stack[q]);
     }
     free(c);
 }
@@ -234,9 +251,20 @@ static wcache *cache_get(void) {
     return c;
 }
 
+/* Rank R's whole program.  A rank whose host backend never joined (it
+ * could not be created) joins and leaves now, so that the others do not
+ * wait for it forever. */
 static void *rank_main(void *arg) {
     wrank *R = arg;
     R->rc = zs_sim_run(R->s, &R->o, R->res);
+    if (!R->joined) {
+        zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        zo_backend *b = NULL;
+        hc.world_size = R->s->cfg.world_size;
+        hc.rank = R->r;
+        hc.world = R->o.world;
+        if (zo_backend_host_create(&hc, &b) == ZO_OK) zo_backend_destroy(b);
+    }
     return NULL;
 }
 
@@ -311,6 +339,229 @@ static void pool_wait(unsigned i) {
     pthread_mutex_lock(&w->mu);
     while (w->job) pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cooperative mode: every rank a coroutine of the calling thread        */
+/* ------------------------------------------------------------------ */
+/*
+ * Each rank runs on its own stack (ucontext) and the caller's thread
+ * schedules them: rank 0 runs until it blocks in the world (the world's
+ * yield hook, zo_host_world_sched), then the next runnable rank, round
+ * robin, until every rank finished.  A blocked rank is runnable again once
+ * the world completes (or aborts) its collective (the wake hook).  The
+ * world decides every outcome from each rank's own calls, so the result is
+ * the threaded mode's, byte for byte (tests/fuzz/test_world_modes.c), but
+ * for the one answer that depends on the threads' timing there (world.h:
+ * whether a wait found its all-gather complete).
+ * Would-hang needs nothing of the scheduler: the world declares it when
+ * the last rank blocks or leaves, which wakes every blocked rank.
+ *
+ * Sanitizers: AddressSanitizer is told of every switch
+ * (__sanitizer_start/finish_switch_fiber), and swapcontext is called past
+ * its ASan interceptor (which would clear the shadow of the whole target
+ * stack at every switch and warn once per process; the annotations are
+ * the supported way).  Valgrind gets every stack registered.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WORLD_ASAN 1
+#endif
+#endif
+#if !defined(WORLD_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define WORLD_ASAN 1
+#endif
+#ifdef WORLD_ASAN
+#include <dlfcn.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define WORLD_VALGRIND 1
+#endif
+#endif
+
+/* Bytes of a rank's stack: what a thread of the threaded mode gets by
+ * default on Linux (RLIMIT_STACK's usual 8 MiB), so that a scenario runs in
+ * both modes or in neither.  The simulator recurses once per nesting level
+ * of module calls: under ASan (-O1) about 2.1 KB a level, 23 KB for the
+ * deepest shipped input and 530 KB for a chain of 250 nested calls (the
+ * codec's inputs nest at most 254 deep; only a hand-written .scn nested
+ * some 3,900 deep would overflow, in both modes).  Pages never touched are
+ * never backed by memory, so the reservation costs address space only;
+ * the page below the stack is a guard (an overflow faults). */
+#define WORLD_STACK (8u << 20)
+
+static void stack_unmap(wstack *k) {
+    if (!k->map) return;
+#ifdef WORLD_VALGRIND
+    VALGRIND_STACK_DEREGISTER(k->vg);
+#endif
+    munmap(k->map, k->len);
+    memset(k, 0, sizeof *k);
+}
+
+/* 0, or -1 if the stack cannot be mapped. */
+static int stack_get(wstack *k) {
+    if (k->map) return 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t len = WORLD_STACK + page;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) return -1;
+    /* the guard page: an overflow faults instead of writing past the stack */
+    if (mprotect(m, page, PROT_NONE) != 0) {
+        munmap(m, len);
+        return -1;
+    }
+    k->map = m;
+    k->len = len;
+#ifdef WORLD_VALGRIND
+    k->vg = VALGRIND_STACK_REGISTER(k->map + page, k->map + len);
+#endif
+    return 0;
+}
+
+static char *stack_lo(const wstack *k) { return k->map + (k->len - WORLD_STACK); }
+
+enum { CO_RUN = 0, CO_WAIT = 1, CO_DONE = 2 };
+
+typedef struct coop {
+    ucontext_t main_uc;
+    const void *main_lo; /* ASan: the caller's stack, learnt at the first switch */
+    size_t main_size;
+    void *main_fake;
+    wrank *R;
+    int W, live;
+    struct {
+        ucontext_t uc;
+        void *fake;
+        int state; /* CO_* */
+    } f[ZS_MAX_WORLD];
+    wstack *stk;
+} coop;
+
+#ifdef WORLD_ASAN
+typedef int (*swap_fn)(ucontext_t *, const ucontext_t *);
+static swap_fn g_swap;
+static pthread_once_t g_swap_once = PTHREAD_ONCE_INIT;
+static void swap_init(void) {
+    g_swap = (swap_fn)(uintptr_t)dlsym(RTLD_NEXT, "swapcontext");
+    if (!g_swap) g_swap = swapcontext;
+}
+#define CO_SWAP(from, to) g_swap((from), (to))
+#else
+#define CO_SWAP(from, to) swapcontext((from), (to))
+#endif
+
+/* main -> rank q, back when q yields or finished */
+static void co_enter(coop *C, int q) {
+#ifdef WORLD_ASAN
+    __sanitizer_start_switch_fiber(&C->main_fake, stack_lo(&C->stk[q]), WORLD_STACK);
+#endif
+    (void)CO_SWAP(&C->main_uc, &C->f[q].uc);
+#ifdef WORLD_ASAN
+    __sanitizer_finish_switch_fiber(C->main_fake, NULL, NULL);
+#endif
+}
+
+/* rank q -> main; back when the scheduler resumes q (never once q died) */
+static void co_leave(coop *C, int q, int dying) {
+#ifdef WORLD_ASAN
+    __sanitizer_start_switch_fiber(dying ? NULL : &C->f[q].fake, C->main_lo, C->main_size);
+#else
+    (void)dying;
+#endif
+    (void)CO_SWAP(&C->f[q].uc, &C->main_uc);
+#ifdef WORLD_ASAN
+    __sanitizer_finish_switch_fiber(C->f[q].fake, &C->main_lo, &C->main_size);
+#endif
+}
+
+static void co_yield (void *user, int rank) {
+    coop *C = user;
+    C->f[rank].state = CO_WAIT;
+    co_leave(C, rank, 0);
+}
+
+static void co_wake(void *user, int rank) {
+    coop *C = user;
+    if (C->f[rank].state == CO_WAIT) C->f[rank].state = CO_RUN;
+}
+
+/* makecontext passes ints: the coop pointer in two halves, and the rank */
+static void co_main(unsigned hi, unsigned lo, int q) {
+    coop *C = (coop *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
+#ifdef WORLD_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &C->main_lo, &C->main_size);
+#endif
+    rank_main(&C->R[q]);
+    C->f[q].state = CO_DONE;
+    C->live--;
+    co_leave(C, q, 1);
+}
+
+/* Runs ranks 0..W-1 of R as coroutines of this thread in world w.  0, or
+ * -1 with a message in err (nothing ran, or - a world that cannot make
+ * progress although every rank joined, which the world excludes - the
+ * ranks left stuck: their stacks are dropped). */
+static int coop_run(wcache *cache, zo_host_world *w, wrank *R, int W, char *err, size_t errlen) {
+    coop *C = calloc(1, sizeof *C);
+    if (!C) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+#ifdef WORLD_ASAN
+    pthread_once(&g_swap_once, swap_init);
+#endif
+    C->R = R;
+    C->W = W;
+    C->stk = cache->stack;
+    for (int q = 0; q < W; q++) {
+        if (stack_get(&cache->stack[q]) != 0) {
+            snprintf(err, errlen, "rank %d: cannot map a %u KiB stack", q, WORLD_STACK >> 10);
+            free(C);
+            return -1;
+        }
+        if (getcontext(&C->f[q].uc) != 0) {
+            snprintf(err, errlen, "rank %d: getcontext failed", q);
+            free(C);
+            return -1;
+        }
+        C->f[q].uc.uc_stack.ss_sp = stack_lo(&cache->stack[q]);
+        C->f[q].uc.uc_stack.ss_size = WORLD_STACK;
+        C->f[q].uc.uc_link = NULL;
+        uintptr_t p = (uintptr_t)C;
+        makecontext(&C->f[q].uc, (void (*)(void))co_main, 3, (unsigned)(p >> 16 >> 16), (unsigned)(p & 0xffffffffu), q);
+    }
+    zo_host_world_sched sc = ZO_HOST_WORLD_SCHED_INIT;
+    sc.user = C;
+    sc.yield = co_yield;
+    sc.wake = co_wake;
+    if (zo_host_world_set_sched(w, &sc) != ZO_OK) {
+        snprintf(err, errlen, "zo_host_world_set_sched: %s", zo_last_error(NULL));
+        free(C);
+        return -1;
+    }
+    C->live = W;
+    int ret = 0;
+    for (int q = 0; C->live;) {
+        int k = 0;
+        while (k < W && C->f[(q + k) % W].state != CO_RUN) k++;
+        if (k == W) {
+            /* every rank left waits: a world that cannot progress */
+            snprintf(err, errlen, "%d rank(s) wait forever in the world", C->live);
+            for (int x = 0; x < W; x++)
+                if (C->f[x].state != CO_DONE) stack_unmap(&cache->stack[x]); /* never resumed */
+            ret = -1;
+            break;
+        }
+        q = (q + k) % W;
+        co_enter(C, q);
+        q = (q + 1) % W;
+    }
+    free(C);
+    return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -619,8 +870,15 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         Q->o.trace = base.trace ? open_memstream(&Q->trace_buf, &Q->trace_len) : NULL;
         Q->o.events = base.events ? open_memstream(&Q->events_buf, &Q->events_len) : NULL;
     }
+    int pool = 0;
+    if (!wo.threads) {
+        /* every rank a coroutine of this thread */
+        char err[200];
+        if (coop_run(cache, world, R, W, err, sizeof err) != 0) set_setup_error(r, "%s", err);
+        goto ran;
+    }
     /* ranks 1..W-1 on pool workers (or new threads), rank 0 here */
-    int pool = pool_take();
+    pool = pool_take();
     for (int q = 1; q < W; q++) {
         if (pool && pool_run((unsigned)q, &R[q]))
             R[q].pooled = q;
@@ -644,6 +902,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         if (R[q].pooled) pool_wait((unsigned)R[q].pooled);
     }
     if (pool) pthread_mutex_unlock(&g_pool_mu);
+ran:
     for (int q = 0; q < W; q++) {
         if (R[q].o.trace) fclose(R[q].o.trace);
         if (R[q].o.events) fclose(R[q].o.events);

@@ -1,7 +1,9 @@
 /*
  * world.h - runs an all-ranks scenario: W ranks, each its own simulator
- * and runtime on its own thread, in one multi-rank host world
- * (zo_host_world, zoffload_backend.h), and checks invariant I8.
+ * and runtime, in one multi-rank host world (zo_host_world,
+ * zoffload_backend.h), and checks invariant I8.  The ranks run as
+ * coroutines of the calling thread (the default) or each on its own thread
+ * (zs_world_opts.threads); the result is the same.
  *
  *   I8  the collective sequences of all ranks are identical: the k-th
  *       collective (coalesced all-gather, fingerprint exchange,
@@ -24,7 +26,10 @@
  * matcher, the runtime's fingerprint check) are consequences of I8, never
  * separate findings.  Deterministic: the same scenario and options give
  * the same result every time (the world's outcome depends only on each
- * rank's own call sequence, never on thread timing).
+ * rank's own call sequence, never on thread timing).  The one exception is
+ * in the threaded mode: whether a wait found its all-gather complete
+ * already (rank_result[].stats.blocking_waits, and the word after each WAIT
+ * in o->events) depends on the threads' timing there; nothing else does.
  */
 #ifndef ZS_WORLD_H
 #define ZS_WORLD_H
@@ -90,6 +95,11 @@ typedef struct zs_world_opts {
                                 is no finding - for property tests whose random rank edits
                                 diverge by construction */
     FILE *report;      /* on a finding, the long report is written here (or NULL) */
+    int threads;       /* 0 (default): every rank a coroutine of the calling thread, on its
+                                own stack, switched when it blocks in the world (one thread, no
+                                hand-offs; zo_host_world_sched).  1: each rank on its own
+                                thread (a pool kept across runs), blocking on the world's
+                                condition variable.  The result is the same byte for byte */
 } zs_world_opts;
 
 void zs_world_opts_init(zs_world_opts *wo);
@@ -98,7 +108,7 @@ void zs_world_opts_init(zs_world_opts *wo);
  *  this is called directly only by its own tests.
  *  Runs scenario s (valid; any scenario: W = s->cfg.world_size ranks,
  *  with W = 1 one rank in a world of one) with every rank in one host
- *  world, each rank's simulator on its own thread, and fills *r (caller's
+ *  world, the ranks' simulators as wo->threads says, and fills *r (caller's
  *  memory; about 20 KB).  o: per-rank simulator options (NULL: defaults):
  *  policy, order, cap, verify_collectives, skip_discard_i3 apply to every
  *  rank; o->trace / o->events get every rank's output after the run, rank

@@ -273,7 +273,9 @@ uint8_t zo_host_param_byte(zo_param_id param, uint64_t byte_index);
  *    the data moves and every rank's k-th completes.  A mismatch completes
  *    every rank's k-th with ZO_ERR_COLLECTIVE_MISMATCH, without moving data
  *    (real NCCL would hang, or silently mix tensors).
- *  - wait() blocks (condition variable) until its collective completes.
+ *  - wait() blocks (condition variable; or the world's scheduler,
+ *    zoffload_testing.h's zo_host_world_set_sched) until its collective
+ *    completes.
  *    A rank that has destroyed its backend has left.  When no rank can
  *    make progress (every rank is blocked in wait/exchange/reduce_scatter
  *    or has left) the world would hang: every blocked call returns

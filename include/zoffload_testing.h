@@ -74,6 +74,56 @@ int zo_host_progress(zo_backend *b);
 uint64_t zo_host_physical_bytes(const zo_backend *b, uint64_t bytes);
 
 /* ------------------------------------------------------------------ */
+/* Cooperative scheduling of a host world's ranks                      */
+/* ------------------------------------------------------------------ */
+
+#define ZO_HOST_WORLD_SCHED_VERSION 1u
+
+/** How the ranks of a host world (zo_host_world_create) block.  By default
+ *  each rank runs on its own thread and a rank whose wait, exchange or
+ *  reduce_scatter has not completed sleeps on the world's condition
+ *  variable.  With a scheduler the ranks may instead share one thread, each
+ *  on its own stack (coroutines, switched by the caller): a blocking rank
+ *  calls yield, which runs other ranks and returns when this rank may check
+ *  again.  Matching, data movement, would-hang detection and every outcome
+ *  (statuses, texts, zo_host_world_report) are the same in both modes: the
+ *  world decides them from each rank's own sequence of calls, never from
+ *  who runs when.  No NCCL or DeepSpeed counterpart: a test harness's way
+ *  to run W ranks without W threads. */
+typedef struct zo_host_world_sched {
+    size_t size;      /**< sizeof(zo_host_world_sched) */
+    uint32_t version; /**< ZO_HOST_WORLD_SCHED_VERSION */
+    void *user;       /**< passed to both hooks; borrowed */
+    /** Rank `rank` blocks on a collective that has not completed.  Called
+     *  from inside that rank's backend call, on the rank's own stack, with
+     *  no lock of the world held; may run other ranks (their backend calls
+     *  included) and returns when the rank should look again (it calls
+     *  yield again while its collective is still not complete, so an early
+     *  return is harmless).  Required. */
+    void (*yield)(void *user, int rank);
+    /** The collective rank `rank` is blocked on completed (or failed: a
+     *  mismatch, a would-hang); yield need not keep it waiting.  Called by
+     *  whichever rank completed it, with the world's lock held: it must
+     *  only take note (no world or backend calls, no switching).  May be
+     *  NULL (then the scheduler must resume blocked ranks itself to let
+     *  them look). */
+    void (*wake)(void *user, int rank);
+} zo_host_world_sched;
+
+#define ZO_HOST_WORLD_SCHED_INIT                                                                                       \
+    { sizeof(zo_host_world_sched), ZO_HOST_WORLD_SCHED_VERSION, NULL, NULL, NULL }
+
+/** Sets the scheduler of world w (sched is copied; NULL: the threads of
+ *  the default mode again).  Only before the first rank joins: the ranks
+ *  of one world block in one way.  Every rank's calls must then run on the
+ *  one thread that drives the scheduler, so that yield can run the others.
+ *  Errors (message in zo_last_error(NULL)): ZO_ERR_INVALID_ARG (w NULL,
+ *  sched without yield), ZO_ERR_VERSION (size or version other than
+ *  ZO_HOST_WORLD_SCHED_INIT's), ZO_ERR_STATE (a rank has joined already);
+ *  the world is unchanged then. */
+zo_status zo_host_world_set_sched(zo_host_world *w, const zo_host_world_sched *sched);
+
+/* ------------------------------------------------------------------ */
 /* Version 1 and 2 host configs                                         */
 /* ------------------------------------------------------------------ */
 

@@ -250,6 +250,7 @@ struct zo_host_world {
     zo_status finding_st;
     char finding[512];
     wrank *r;
+    zo_host_world_sched sched; /* yield == NULL: ranks on threads, blocking on cv */
 };
 
 

@@ -77,6 +77,13 @@
  * program must destroy its backend, or the others wait for it forever -
  * as with NCCL.
  *
+ * Blocking: a rank's thread sleeps on the condition variable until its
+ * entry is done; with a scheduler (zo_host_world_set_sched, the ranks as
+ * coroutines of one thread) it releases the mutex and calls yield instead,
+ * and entry_finish calls wake for the rank it unblocks.  Nothing else
+ * differs: the world is the same state machine either way, driven by the
+ * ranks' calls, so every outcome is the same.
+ *
  * Findings: the first mismatch or would-hang is kept for
  * zo_host_world_report.  Collectives complete in sequence order (the last
  * rank to issue k issued k-1 before), and a would-hang can only come after
@@ -160,6 +167,7 @@ static void entry_finish(zo_host_world *w, wentry *e, zo_status st, const char *
         /* its rank can progress again: no longer counted as blocked */
         owner->blocked = NULL;
         w->nblocked--;
+        if (w->sched.wake) w->sched.wake(w->sched.user, e->rank);
     }
     e->status = st;
     if (st != ZO_OK && text) entry_set_msg(w, e, text);
@@ -382,7 +390,17 @@ void zo__host_world_block(zo_host_world *w, wentry *e) {
     me->blocked = e;
     w->nblocked++;
     zo__host_world_check_hang(w);
-    while (!e->done) pthread_cond_wait(&w->cv, &w->mu);
+    while (!e->done) {
+        if (w->sched.yield) {
+            /* cooperative: the other ranks run on this thread, and take
+             * the mutex themselves */
+            pthread_mutex_unlock(&w->mu);
+            w->sched.yield(w->sched.user, e->rank);
+            pthread_mutex_lock(&w->mu);
+        } else {
+            pthread_cond_wait(&w->cv, &w->mu);
+        }
+    }
     /* entry_finish took the rank off the blocked count */
 }
 
@@ -571,6 +589,29 @@ zo_status zo_host_world_destroy(zo_host_world *w) {
     zo_allocator a = w->alloc;
     zo__host_free(&a, w->r);
     zo__host_free(&a, w);
+    return ZO_OK;
+}
+
+zo_status zo_host_world_set_sched(zo_host_world *w, const zo_host_world_sched *sched) {
+    if (!w) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_set_sched: w is NULL");
+    if (sched && (sched->size != sizeof *sched || sched->version != ZO_HOST_WORLD_SCHED_VERSION))
+        return zo__fail_tls(ZO_ERR_VERSION,
+                            "zo_host_world_set_sched: size %zu version %u not understood (this library: size %zu "
+                            "version %u; start from ZO_HOST_WORLD_SCHED_INIT)",
+                            sched->size, (unsigned)sched->version, sizeof *sched,
+                            (unsigned)ZO_HOST_WORLD_SCHED_VERSION);
+    if (sched && !sched->yield) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_host_world_set_sched: yield is NULL");
+    pthread_mutex_lock(&w->mu);
+    int joined = w->joined;
+    if (!joined) {
+        if (sched)
+            w->sched = *sched;
+        else
+            memset(&w->sched, 0, sizeof w->sched);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (joined)
+        return zo__fail_tls(ZO_ERR_STATE, "zo_host_world_set_sched: %d rank(s) joined the world already", joined);
     return ZO_OK;
 }
 

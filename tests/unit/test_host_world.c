@@ -1254,6 +1254,45 @@ static void allocator_world(size_t fail_size, zo_status want) {
     alarm(0);
 }
 
+static void sched_yield_never(void *user, int rank) {
+    (void)user;
+    (void)rank;
+    fail(); /* no rank runs in these tests */
+}
+
+/* zo_host_world_set_sched: its errors, and that it is refused once a rank
+ * has joined (the world unchanged: its ranks block on the condition
+ * variable as before). */
+static void test_world_set_sched_errors(void **s) {
+    (void)s;
+    zo_host_world *w = NULL;
+    assert_int_equal(zo_host_world_create(2, NULL, &w), ZO_OK);
+    zo_host_world_sched sc = ZO_HOST_WORLD_SCHED_INIT;
+    assert_int_equal(zo_host_world_set_sched(w, &sc), ZO_ERR_INVALID_ARG); /* no yield */
+    assert_non_null(strstr(zo_last_error(NULL), "yield is NULL"));
+    sc.yield = sched_yield_never;
+    sc.size = sizeof sc - 1;
+    assert_int_equal(zo_host_world_set_sched(w, &sc), ZO_ERR_VERSION);
+    assert_non_null(strstr(zo_last_error(NULL), "ZO_HOST_WORLD_SCHED_INIT"));
+    sc.size = sizeof sc;
+    sc.version = ZO_HOST_WORLD_SCHED_VERSION + 1;
+    assert_int_equal(zo_host_world_set_sched(w, &sc), ZO_ERR_VERSION);
+    sc.version = ZO_HOST_WORLD_SCHED_VERSION;
+    assert_int_equal(zo_host_world_set_sched(w, &sc), ZO_OK);
+    assert_int_equal(zo_host_world_set_sched(w, NULL), ZO_OK); /* threads again */
+    zo_host_config cfg = ZO_HOST_CONFIG_INIT;
+    cfg.world = w;
+    cfg.world_size = 2;
+    cfg.rank = 1;
+    zo_backend *b = NULL;
+    assert_int_equal(zo_backend_host_create(&cfg, &b), ZO_OK);
+    assert_int_equal(zo_host_world_set_sched(w, &sc), ZO_ERR_STATE);
+    assert_non_null(strstr(zo_last_error(NULL), "1 rank(s) joined"));
+    assert_int_equal(zo_host_world_set_sched(w, NULL), ZO_ERR_STATE);
+    zo_backend_destroy(b);
+    assert_int_equal(zo_host_world_destroy(w), ZO_OK);
+}
+
 static void test_world_allocator_no_leak(void **s) {
     (void)s;
     allocator_world(0, ZO_OK);
@@ -1320,6 +1359,7 @@ int main(void) {
         cmocka_unit_test(test_many_gathers_4_ranks),
         cmocka_unit_test(test_runtimes_on_a_world),
         cmocka_unit_test(test_world_create_and_join_errors),
+        cmocka_unit_test(test_world_set_sched_errors),
         cmocka_unit_test(test_world_allocator_no_leak),
         cmocka_unit_test(test_lost_contribution_fails_the_collective),
         cmocka_unit_test(test_v1_host_config_accepted),

@@ -256,6 +256,10 @@ CASE(c_wdestroy_w, return zo_host_world_destroy(NULL);)
 CASE(c_wreport_w, char b[64]; return zo_host_world_report(NULL, b, sizeof b);)
 CASE(c_wreport_buf, return zo_host_world_report(f->world, NULL, 64);)
 CASE(c_wcoll_w, return (int64_t)zo_host_world_collectives(NULL, 0);)
+CASE(c_wsched_w, zo_host_world_sched sc = ZO_HOST_WORLD_SCHED_INIT; return zo_host_world_set_sched(NULL, &sc);)
+CASE(c_wsched_s, zo_status s = zo_host_world_create(2, NULL, &g_world);
+     if (s == ZO_OK) s = zo_host_world_set_sched(g_world, NULL); if (s == ZO_OK) s = zo_host_world_destroy(g_world);
+     return s;)
 CASE(c_fault_b, zo_host_fault hf = {ZO_HOST_FAULT_GATHER, ZO_HOST_FAULT_FAIL, 1, 1, 0, 0};
      return zo_host_set_fault(NULL, &hf);)
 CASE(c_fault_f, return zo_host_set_fault(f->be, NULL);)
@@ -364,6 +368,8 @@ static const row k_rows[] = {
     {"zo_host_world_report", "w", ST, E, CH_TLS, "w is NULL", c_wreport_w},
     {"zo_host_world_report", "buf", ST, ZO_OK, CH_TLS, NULL, c_wreport_buf},
     {"zo_host_world_collectives", "w", VAL, 0, CH_TLS, NULL, c_wcoll_w},
+    {"zo_host_world_set_sched", "w", ST, E, CH_TLS, "w is NULL", c_wsched_w},
+    {"zo_host_world_set_sched", "sched", ST, ZO_OK, CH_TLS, NULL, c_wsched_s},
     {"zo_host_set_fault", "b", ST, E, CH_TLS, "b is NULL", c_fault_b},
     {"zo_host_set_fault", "f", ST, ZO_OK, CH_TLS, NULL, c_fault_f},
     {"zo_host_fault_ops", "b", VAL, 0, CH_TLS, NULL, c_fops_b},
