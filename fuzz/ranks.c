@@ -493,6 +493,75 @@ static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, con
     return 0;
 }
 
+int zs_scenario_rank_view(const zs_scenario *s, unsigned r, zs_scenario *view, zs_scenario *own, char *err,
+                          size_t errlen) {
+    char *msg = err;
+    size_t msgn = errlen;
+    if (err && errlen) err[0] = 0;
+    if (!s || !view || !own || view == s || own == s || view == own) MFAIL("NULL or shared scenario");
+    if (r >= s->cfg.world_size || r >= ZS_MAX_WORLD) MFAIL("rank %u not below world_size %u", r, s->cfg.world_size);
+    if (s->n_steps > ZS_MAX_STEPS || s->n_edits > ZS_MAX_RANK_EDITS) MFAIL("bad counts");
+    *view = *s; /* the arrays are s's */
+    view->cfg.rank = (uint8_t)r;
+    view->cfg.all_ranks = 0;
+    view->n_edits = 0;
+    memset(view->edit, 0, sizeof view->edit);
+    if (!s->cfg.all_ranks) return 0;
+    uint8_t skip[ZS_MAX_STEPS] = {0}, done[ZS_MAX_STEPS][ZS_MAX_PASSES] = {{0}};
+    int mine = 0, need_tree = 0;
+    for (unsigned k = 0; k < s->n_edits; k++)
+        if (s->edit[k].rank == r) {
+            mine = 1;
+            need_tree |= s->edit[k].kind != ZS_EDIT_SKIP_STEP;
+        }
+    if (!mine) return 0;
+    zs_mtree t;
+    memset(&t, 0, sizeof t);
+    if (need_tree && zs_mtree_build(s, &t)) MFAIL("out of memory");
+    for (unsigned k = 0; k < s->n_edits; k++) {
+        const zs_rank_edit *e = &s->edit[k];
+        if (e->rank != r) continue;
+        if (e->step >= s->n_steps) {
+            zs_mtree_free(&t);
+            MFAIL("edit %u: step %u not in the program", k, e->step);
+        }
+        if (e->kind == ZS_EDIT_SKIP_STEP) {
+            skip[e->step] = 1;
+            continue;
+        }
+        const zs_step *st = &s->step[e->step];
+        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES) {
+            zs_mtree_free(&t);
+            MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
+        }
+        if (done[e->step][e->pass]) continue;
+        done[e->step][e->pass] = 1;
+        zs_rank_edit grp[ZS_MAX_RANK_EDITS];
+        unsigned ng = 0;
+        for (unsigned j = k; j < s->n_edits; j++) {
+            const zs_rank_edit *f = &s->edit[j];
+            if (f->rank == r && f->step == e->step && f->pass == e->pass && f->kind != ZS_EDIT_SKIP_STEP)
+                grp[ng++] = *f;
+        }
+        char m2[280];
+        /* the edited pass in own's storage; the view's pass refers to it */
+        zs_pass *op = &own->step[e->step].pass[e->pass];
+        if (mat_pass(s, &t, &st->pass[e->pass], grp, ng, op, m2, sizeof m2)) {
+            zs_mtree_free(&t);
+            MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
+        }
+        view->step[e->step].pass[e->pass] = *op;
+    }
+    zs_mtree_free(&t);
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->n_steps; i++)
+        if (!skip[i]) view->step[n++] = view->step[i];
+    if (n == 0) MFAIL("rank %u skips every step", r);
+    for (unsigned i = n; i < s->n_steps; i++) memset(&view->step[i], 0, sizeof view->step[i]);
+    view->n_steps = (uint8_t)n;
+    return 0;
+}
+
 int zs_scenario_drop_invalid_edits(zs_scenario *s) {
     zs_mtree t;
     unsigned n = s->n_edits <= ZS_MAX_RANK_EDITS ? s->n_edits : ZS_MAX_RANK_EDITS;

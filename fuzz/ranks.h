@@ -32,6 +32,20 @@ extern "C" {
  *  memory could not be allocated ("out of memory"). */
 int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen);
 
+/** Rank r's program as zs_scenario_for_rank makes it, without copying s:
+ *  *view becomes a shallow copy of s (the modules, parameters, uses and
+ *  the calls of every pass rank r does not edit are s's own arrays,
+ *  borrowed: valid while s is neither changed nor freed; never free or
+ *  change a view) with cfg.rank = r, cfg.all_ranks = 0, n_edits = 0, the
+ *  passes rank r's edits change materialised into own's storage (own:
+ *  zero-filled or a scenario whose storage is reused; free it with
+ *  zs_scenario_free after the last use of view) and the steps rank r skips
+ *  left out.  zs_scenario_equal_strict to zs_scenario_for_rank(s, r).
+ *  view, own and s must be three different scenarios.  Returns 0, or -1
+ *  with a message in err as zs_scenario_for_rank (*view is then unusable). */
+int zs_scenario_rank_view(const zs_scenario *s, unsigned r, zs_scenario *view, zs_scenario *own, char *err,
+                          size_t errlen);
+
 /** Drops the rank edits of s that are not valid given the edits before
  *  them (in sort order; the edits are sorted first), as zs_decode does,
  *  e.g. after a tool removed calls or steps.  The rest of s must be valid.

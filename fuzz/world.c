@@ -2,7 +2,8 @@
  * world.c - all-ranks runs in one multi-rank host world, invariant I8
  * (see world.h).
  *
- * Rank r's simulator runs zs_scenario_for_rank(s, r), as a coroutine of
+ * Rank r's simulator runs zs_scenario_rank_view(s, r) (the program of
+ * zs_scenario_for_rank, sharing s's storage), as a coroutine of
  * the caller's thread (cooperative mode, the default) or on its own thread
  * (rank 0 on the caller's).  Its host backend is joined to the
  * world and wrapped in a recorder: every collective the runtime issues
@@ -214,7 +215,8 @@ typedef struct wstack {
  * back to back): the rank programs (their storage reused), the coroutine
  * stacks; freed when the thread exits. */
 typedef struct wcache {
-    zs_scenario *rank_s[ZS_MAX_WORLD];
+    zs_scenario *rank_own[ZS_MAX_WORLD]; /* the passes each rank's edits change */
+    zs_scenario view[ZS_MAX_WORLD];      /* each rank's program: zs_scenario_rank_view */
     wstack stack[ZS_MAX_WORLD];
 } wcache;
 
@@ -228,8 +230,8 @@ static void cache_free(void *p) {
     wcache *c = p;
     if (!c) return;
     for (int q = 0; q < ZS_MAX_WORLD; q++) {
-        zs_scenario_free(c->rank_s[q]);
-        free(c->rank_s[q]);
+        zs_scenario_free(c->rank_own[q]);
+        free(c->rank_own[q]);
         stack_unmap(&c->stack[q]);
     }
     free(c);
@@ -835,15 +837,16 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
     for (int q = 0; q < W; q++) {
         R[q].r = q;
         R[q].res = &r->rank_result[q];
-        if (!cache->rank_s[q]) cache->rank_s[q] = calloc(1, sizeof *cache->rank_s[q]);
-        R[q].s = cache->rank_s[q];
-        if (!R[q].s) {
+        if (!cache->rank_own[q]) cache->rank_own[q] = calloc(1, sizeof *cache->rank_own[q]);
+        if (!cache->rank_own[q]) {
             set_setup_error(r, "out of memory");
             goto out;
         }
+        /* s itself, but for the passes the rank's edits change: no copy */
+        R[q].s = &cache->view[q];
         char err[256] = "";
-        if (zs_scenario_for_rank(s, (unsigned)q, R[q].s, err, sizeof err) != 0) {
-            set_setup_error(r, "rank %d: zs_scenario_for_rank: %s", q, err);
+        if (zs_scenario_rank_view(s, (unsigned)q, R[q].s, cache->rank_own[q], err, sizeof err) != 0) {
+            set_setup_error(r, "rank %d: zs_scenario_rank_view: %s", q, err);
             goto out;
         }
     }

@@ -12,10 +12,11 @@
  *       content).  ZeRO-3 is SPMD: a difference is an NCCL hang (or
  *       silently mixed tensors) in real training.
  *
- * Each rank runs zs_scenario_for_rank(s, r) - an ordinary single-rank
- * scenario - through zs_sim_run with its host backend joined to the world
- * and wrapped in a recorder that logs every collective with the rank's
- * hook stack at that moment (zs_sim_opts.context).
+ * Each rank runs its program (zs_scenario_rank_view: the ordinary
+ * single-rank scenario of zs_scenario_for_rank, sharing s's storage)
+ * through zs_sim_run with its host backend joined to the world and wrapped
+ * in a recorder that logs every collective with the rank's hook stack at
+ * that moment (zs_sim_opts.context).
  *
  * Verdict (no false positives, the SQLite way): a rank that stopped at its
  * own violation (I1-I7, ERR) or at a PyTorch error leaves the world early

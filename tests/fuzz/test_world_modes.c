@@ -35,8 +35,10 @@
 
 #include <cmocka.h>
 
+#include "ranks.h"
 #include "scn.h"
 #include "world.h"
+#include "zs_random.h"
 
 static const char *g_corpus;
 
@@ -348,9 +350,69 @@ static void test_hand_made(void **state) {
     assert_true(t.hang > 0); /* the skipped step */
 }
 
+/* zs_scenario_rank_view (what the world runs) gives each rank the program
+ * of zs_scenario_for_rank (a deep copy), on random all-ranks scenarios
+ * with edits of every kind, and the same error on broken ones (random
+ * edit fields, as a tool might leave them), without touching s. */
+static void test_rank_view(void **state) {
+    (void)state;
+    static uint8_t in[8192];
+    static zs_scenario s, copy, own, ref, view;
+    unsigned worlds = 0, edited = 0, broken = 0;
+    for (uint64_t t = 0; t < 1500; t++) {
+        size_t n = zs_rand_input(11, t, in, t % 2 ? sizeof in : 1024);
+        zs_decode(in, n, &s);
+        int garbage = t % 5 == 4;
+        if (garbage) {
+            uint64_t st = t * 31 + 1;
+            s.cfg.world_size = (uint8_t)(2 + t % 7);
+            s.cfg.all_ranks = 1;
+            s.n_edits = (uint8_t)(1 + zs_rand_next(&st) % ZS_MAX_RANK_EDITS);
+            for (unsigned k = 0; k < s.n_edits; k++) {
+                zs_rank_edit *e = &s.edit[k];
+                e->rank = (uint8_t)(zs_rand_next(&st) % s.cfg.world_size);
+                e->kind = (uint8_t)(zs_rand_next(&st) % (ZS_EDIT_KINDS + 1));
+                e->step = (uint8_t)(zs_rand_next(&st) % (s.n_steps + 1));
+                e->pass = (uint8_t)(zs_rand_next(&st) % 3);
+                e->call = (zs_id)(zs_rand_next(&st) % 20);
+                e->module = (zs_id)(zs_rand_next(&st) % 20);
+            }
+        }
+        if (!s.cfg.all_ranks) continue;
+        worlds++;
+        edited += s.n_edits > 0;
+        assert_int_equal(zs_scenario_copy(&copy, &s), 0);
+        for (unsigned r = 0; r < s.cfg.world_size; r++) {
+            char e1[256] = "", e2[256] = "";
+            int rc1 = zs_scenario_for_rank(&s, r, &ref, e1, sizeof e1);
+            int rc2 = zs_scenario_rank_view(&s, r, &view, &own, e2, sizeof e2);
+            assert_int_equal(rc1, rc2);
+            if (rc1) {
+                assert_string_equal(e1, e2);
+                broken++;
+                continue;
+            }
+            if (!zs_scenario_equal_strict(&ref, &view)) {
+                fprintf(stderr, "trial %llu rank %u: the view differs from zs_scenario_for_rank\n",
+                        (unsigned long long)t, r);
+                fail();
+            }
+        }
+        assert_true(zs_scenario_equal_strict(&s, &copy)); /* s unchanged */
+    }
+    fprintf(stderr, "rank views: %u all-ranks scenarios, %u with edits, %u rank programs refused\n", worlds, edited,
+            broken);
+    assert_true(edited > 100 && broken > 0);
+    zs_scenario_free(&s);
+    zs_scenario_free(&copy);
+    zs_scenario_free(&own);
+    zs_scenario_free(&ref);
+}
+
 int main(int argc, char **argv) {
     g_corpus = argc > 1 ? argv[1] : "corpus";
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rank_view),
         cmocka_unit_test(test_hand_made),
         cmocka_unit_test(test_corpus_scn),
         cmocka_unit_test(test_corpus_bin),
