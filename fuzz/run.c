@@ -138,6 +138,7 @@ int zs_run(const zs_scenario *s, const zs_run_opts *opts, zs_outcome *out) {
     wo.only_i8 = e->only_i8;
     wo.skip_i8 = e->skip_i8;
     wo.blame_runtime = e->blame_runtime;
+    wo.threads = e->threads;
     wo.report = opts->report;
     out->ran = 1;
     out->in_world = 1;

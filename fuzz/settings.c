@@ -94,7 +94,8 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
         break;
     case ZS_SET_INVARIANTS:
     case ZS_SET_GATHER_ALWAYS:
-    case ZS_SET_EDITS: {
+    case ZS_SET_EDITS:
+    case ZS_SET_RANKS: {
         /* world.c owns these values (zs_world_env_set); a refused value
          * leaves s unchanged */
         zs_world_env w = s->world;

@@ -56,6 +56,9 @@ extern "C" {
     XX(EDITS, CHOICE, world, "edits", "ZOFUZZ_EDITS", "--edits",                                                       \
        "all or a comma list of route,skip,exit,raise,skip-step", "all",                                                \
        "all-ranks inputs: keep only rank edits of these kinds")                                                        \
+    XX(RANKS, CHOICE, world, "ranks", "ZOFUZZ_RANKS", "", "coroutines|threads", "coroutines",                          \
+       "all-ranks inputs: every rank a coroutine of the calling thread, or each rank on a thread of its own (the "     \
+       "same results: docs/fuzzing.md, the world driver)")                                                             \
     XX(WORK, PATH, work, "work", "ZOFUZZ_WORK", "--work", "a directory", "zofuzz-work/ beside the zofuzz binary",      \
        "zofuzz run: where corpora, crashes and logs go")                                                               \
     XX(SOURCE_DIR, PATH, source_dir, "source-dir", "ZOFUZZ_SOURCE_DIR", "", "a directory",                             \
@@ -87,7 +90,7 @@ typedef struct zs_settings {
     int trace;              /* 0 / 1 */
     int skip_discard_i3;    /* 0 / 1 */
     int one_rank;           /* 0 / 1 */
-    zs_world_env world;     /* invariants, gather-always, edits */
+    zs_world_env world;     /* invariants, gather-always, edits, ranks */
     const char *work;       /* NULL: the default; else the value given (not copied) */
     const char *source_dir; /* NULL: the default; else the value given (not copied) */
     unsigned set;           /* bit ZS_SET_x: given (environment or option), not the default */

@@ -1256,6 +1256,14 @@ int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err
         e->edit_mask = mask;
         return 0;
     }
+    if (!strcmp(knob, "ranks")) {
+        if (*v && strcmp(v, "coroutines") && strcmp(v, "threads")) {
+            snprintf(err, errlen, "ranks: 'coroutines' or 'threads', not '%s'", v);
+            return -1;
+        }
+        e->threads = !strcmp(v, "threads");
+        return 0;
+    }
     snprintf(err, errlen, "unknown knob '%s'", knob);
     return -1;
 }

@@ -164,11 +164,13 @@ typedef struct zs_world_env {
     int skip_i8;         /* ZOFUZZ_INVARIANTS=no-I8 */
     int blame_runtime;   /* ZOFUZZ_INVARIANTS=all (the default): I8 only when the runtime is
                                 to blame; ZOFUZZ_INVARIANTS=programs: any divergence is I8 */
+    int threads;         /* ZOFUZZ_RANKS=threads: zs_world_opts.threads = 1 */
 } zs_world_env;
 /** Sets one knob from its text, as the environment variable or the zofuzz
  *  option spells it: knob "invariants" (all|programs|I8|no-I8; "" = all),
  *  "gather-always" (routers; "" or "0" = off), "edits" (a comma list of
- *  edit kinds; "" or "all" = every kind).  Returns 0, or -1 with a message
+ *  edit kinds; "" or "all" = every kind), "ranks" (coroutines|threads;
+ *  "" = coroutines).  Returns 0, or -1 with a message
  *  in err[0..errlen) for an unknown knob or value.  Shared by
  *  the settings table (fuzz/settings.h) for the environment and zofuzz's
  *  --invariants/--edits/--gather-always. */

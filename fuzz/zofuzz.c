@@ -986,7 +986,7 @@ static int cmd_minimize(int argc, char **argv) {
     zs_min_opts mo;
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
-    zs_world_env wenv = {~0u, 0, 0, 0, 0};
+    zs_world_env wenv = {~0u, 0, 0, 0, 0, 0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -1129,7 +1129,7 @@ static int cmd_check(int argc, char **argv) {
     uint64_t seed = 1;
     int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
     const char *outdir = NULL;
-    zs_world_env wenv = {~0u, 0, 0, 0, 0};
+    zs_world_env wenv = {~0u, 0, 0, 0, 0, 0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
