@@ -372,6 +372,13 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
  * ZOFUZZ_POLICY, per-call when unset, the scenario's own with "scenario";
  * so a crash file replays under the policy that found it.  Exit 2 on a
  * value fuzz_hooks would refuse. */
+/* zs_run_opts_init plus how an all-ranks world runs (ZOFUZZ_RANKS): every
+ * subcommand honours it, its options decide the rest */
+static void run_opts_init(zs_run_opts *o) {
+    zs_run_opts_init(o);
+    o->env.threads = g_env.world.threads;
+}
+
 static int bytes_default_policy(const zs_scenario *s) { return g_env.policy < 0 ? s->cfg.policy : g_env.policy; }
 /* the expect line of s measured by running it under every policy */
 static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *e) {
@@ -380,7 +387,7 @@ static void measure_expect(const zs_scenario *s, int order_mode, zs_scn_expect *
     e->torch = s->cfg.torch_profile;
     e->ds = s->cfg.ds_profile;
     zs_run_opts ro;
-    zs_run_opts_init(&ro);
+    run_opts_init(&ro);
     ro.order_mode = order_mode;
     for (int p = 0; p < 4; p++) {
         zs_outcome out;
@@ -563,7 +570,7 @@ static int cmd_repro(int argc, char **argv, int trace_only) {
     if (pol < 0) pol = s.cfg.policy;
     int ord = order >= 0 ? order : s.cfg.order_mode;
     zs_run_opts o;
-    zs_run_opts_init(&o);
+    run_opts_init(&o);
     o.policy = pol;
     o.order_mode = ord;
     o.cap = cap;
@@ -888,7 +895,7 @@ static void export_beside(FILE *f, const zs_scenario *s, const char *scn_path, c
         /* the first rank that violates alone; rank 0 if none does */
         unsigned pick = 0;
         zs_run_opts ro;
-        zs_run_opts_init(&ro);
+        run_opts_init(&ro);
         ro.policy = zs_policy_from_name("reset-on-forward");
         for (unsigned k = 0; k < s->cfg.world_size; k++) {
             zs_outcome out;
@@ -987,6 +994,7 @@ static int cmd_minimize(int argc, char **argv) {
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
     zs_world_env wenv = {~0u, 0, 0, 0, 0, 0};
+    wenv.threads = g_env.world.threads; /* ZOFUZZ_RANKS: how the world runs, not what it checks */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -1130,6 +1138,7 @@ static int cmd_check(int argc, char **argv) {
     int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
     const char *outdir = NULL;
     zs_world_env wenv = {~0u, 0, 0, 0, 0, 0};
+    wenv.threads = g_env.world.threads; /* ZOFUZZ_RANKS: how the world runs, not what it checks */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -1168,7 +1177,7 @@ static int cmd_check(int argc, char **argv) {
     unsigned long fails = 0, by_inv[ZS_INV_COUNT + 1] = {0}, torch = 0, setup = 0;
     unsigned long ranked = 0, diverged = 0;
     zs_run_opts ro;
-    zs_run_opts_init(&ro);
+    run_opts_init(&ro);
     ro.policy = policy;
     ro.order_mode = order;
     ro.env = wenv;
@@ -1376,7 +1385,7 @@ static int traces_emit(const traces_opts *T, zs_scenario *sc, unsigned k, const 
             return 2;
         }
         zs_run_opts o;
-        zs_run_opts_init(&o);
+        run_opts_init(&o);
         o.policy = pol;
         o.order_mode = ZS_ORDER_ENGINE;
         o.stop_on_violation = 0;
@@ -1604,7 +1613,7 @@ static int verify_file(const char *path, int *parse_err) {
     char got_line[256] = "";
     size_t gl = 0;
     zs_run_opts ro;
-    zs_run_opts_init(&ro);
+    run_opts_init(&ro);
     for (int p = 0; p < 4; p++) {
         if (!e.have[p]) continue;
         zs_outcome out;
@@ -2153,7 +2162,7 @@ static int report_crash(const char *path, int policy, seen_set *seen, int target
     /* the target's all-ranks knobs changed the scenario before running it */
     zs_world_env env = g_env.world;
     zs_run_opts ro;
-    zs_run_opts_init(&ro);
+    run_opts_init(&ro);
     ro.policy = policy;
     ro.env = env;
     zs_outcome res;
