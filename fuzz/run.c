@@ -110,6 +110,7 @@ int zs_run(const zs_scenario *s, const zs_run_opts *opts, zs_outcome *out) {
         out->ran = 1;
         so.on_choice = opts->on_choice;
         so.choice_user = opts->choice_user;
+        so.allocator = opts->allocator;
         int rc = zs_sim_run(s, &so, &out->r);
         if (rc < 0) return out->verdict = ZS_RUN_SETUP;
         out->verdict = rc == 1 && out->r.violated ? out->r.v.inv : ZS_INV_NONE;

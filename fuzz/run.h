@@ -64,6 +64,10 @@ typedef struct zs_run_opts {
      * k with the number of ready nodes n_ready (zs_sim_opts.on_choice) */
     void (*on_choice)(void *user, unsigned k, unsigned n_ready);
     void *choice_user;
+    /* one rank's view only: every allocation of the run goes through it
+     * (zs_sim_opts.allocator; the fuzz targets' per-execution arena,
+     * fuzz/arena.h).  NULL (default), and always in the world: malloc. */
+    const zo_allocator *allocator;
 } zs_run_opts;
 
 /** Sets every field of *o to its default (above). */

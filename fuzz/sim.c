@@ -174,17 +174,38 @@ typedef struct sim {
     uint8_t *shadow;       /* [n_params] the checker's ds_status copy (chk.shadow) */
     zs_id *pset_tmp;       /* [n_params] setup scratch */
     zo_param_id *pset_rt;  /* [n_params] setup scratch */
+    zo_allocator al;       /* zs_sim_opts.allocator, or malloc/free (both NULL) */
 } sim;
+
+/* every allocation of the simulator, the runtime and its host backend goes
+ * through zs_sim_opts.allocator (the fuzz targets' per-execution arena) */
+static void *al_alloc(const zo_allocator *al, size_t n) { return al->alloc ? al->alloc(al->opaque, n) : malloc(n); }
+static void al_free(const zo_allocator *al, void *p) {
+    if (al->free)
+        al->free(al->opaque, p);
+    else
+        free(p);
+}
+static void *s_alloc(sim *S, size_t n) { return al_alloc(&S->al, n); }
+static void *s_calloc(sim *S, size_t n, size_t sz) {
+    if (sz && n > SIZE_MAX / sz) return NULL;
+    void *p = s_alloc(S, n * sz);
+    if (p) memset(p, 0, n * sz);
+    return p;
+}
+static void s_free(sim *S, void *p) { al_free(&S->al, p); }
 
 static void *grow(sim *S, void *p, uint32_t *cap, uint32_t need, size_t sz) {
     if (need <= *cap) return p;
     uint32_t nc = *cap ? *cap * 2 : 64;
     while (nc < need) nc *= 2;
-    void *q = realloc(p, (size_t)nc * sz);
+    void *q = s_alloc(S, (size_t)nc * sz);
     if (!q) {
         S->nomem = 1;
         return p;
     }
+    if (p) memcpy(q, p, (size_t)*cap * sz);
+    s_free(S, p);
     *cap = nc;
     return q;
 }
@@ -512,10 +533,10 @@ static int32_t leaf_node(sim *S, int32_t *slot) {
 static xctx *new_xctx(sim *S, const zs_pass *p, int mode, int32_t *leaf) {
     /* the per-call tensors follow the struct in one allocation */
     size_t nc = p->n_calls ? p->n_calls : 1;
-    xctx *x = calloc(1, sizeof *x + nc * (sizeof *x->win + sizeof *x->out + sizeof *x->raw));
+    xctx *x = s_calloc(S, 1, sizeof *x + nc * (sizeof *x->win + sizeof *x->out + sizeof *x->raw));
     S->xs = grow(S, S->xs, &S->cap_xs, S->n_xs + 1, sizeof *S->xs);
     if (!x || S->nomem) {
-        free(x);
+        s_free(S, x);
         S->nomem = 1;
         return NULL;
     }
@@ -1234,9 +1255,9 @@ static void run_node(sim *S, int32_t nd, uint32_t depth) {
 
 static void run_traversal(sim *S, int32_t root, uint32_t depth) {
     uint32_t nn = S->n_nodes;
-    int32_t *deps = calloc(nn ? nn : 1, sizeof *deps);
-    uint8_t *seen = calloc(nn ? nn : 1, 1);
-    int32_t *stack = malloc((nn ? nn : 1) * sizeof *stack);
+    int32_t *deps = s_calloc(S, nn ? nn : 1, sizeof *deps);
+    uint8_t *seen = s_calloc(S, nn ? nn : 1, 1);
+    int32_t *stack = s_alloc(S, (nn ? nn : 1) * sizeof *stack);
     if (!deps || !seen || !stack) {
         S->nomem = 1;
         S->stop = 1;
@@ -1271,9 +1292,9 @@ static void run_traversal(sim *S, int32_t root, uint32_t depth) {
         }
     }
 out:
-    free(deps);
-    free(seen);
-    free(stack);
+    s_free(S, deps);
+    s_free(S, seen);
+    s_free(S, stack);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1410,7 +1431,7 @@ static void sweep(sim *S) {
 }
 
 static void free_step(sim *S) {
-    for (uint32_t i = 0; i < S->n_xs; i++) free(S->xs[i]);
+    for (uint32_t i = 0; i < S->n_xs; i++) s_free(S, S->xs[i]);
     S->n_xs = 0;
     S->n_regions = 0;
     S->n_ckrecs = 0;
@@ -1487,6 +1508,7 @@ static int setup(sim *S) {
     ht.deferred = S->o.world ? 0 : s->cfg.deferred; /* world backends complete at the match */
     ht.max_bytes_per_param = S->o.max_bytes_per_param;
     hc.world = S->o.world;
+    hc.allocator = S->al;
     zo_status st = zo_backend_host_create(&hc, &S->be);
     if (st) {
         zs_check_fail(&S->chk, ZS_INV_ERR, -1, -1, "zo_backend_host_create: %s", zo_strerror(st));
@@ -1511,6 +1533,7 @@ static int setup(sim *S) {
     cfg.max_live_parameters = s->cfg.max_live_parameters;
     cfg.max_reuse_distance = s->cfg.max_reuse_distance;
     cfg.backend = S->rt_be ? S->rt_be : S->be;
+    cfg.allocator = S->al;
     cfg.on_event = zs_check_event;
     cfg.event_user = &S->chk;
     cfg.verify_collectives = S->o.verify_collectives >= 0 ? S->o.verify_collectives : s->cfg.verify_collectives;
@@ -1564,13 +1587,13 @@ static int setup(sim *S) {
      * scan of every parameter and use for each module) */
     zs_id *tmp = S->pset_tmp;
     uint32_t total = 0, cap = 0;
-    uint32_t *own_off = calloc((size_t)s->n_modules + 1, sizeof *own_off);
-    zs_id *own_ids = malloc((s->n_params ? s->n_params : 1) * sizeof *own_ids);
-    uint8_t *uses = calloc(s->n_modules ? s->n_modules : 1, 1);
+    uint32_t *own_off = s_calloc(S, (size_t)s->n_modules + 1, sizeof *own_off);
+    zs_id *own_ids = s_alloc(S, (s->n_params ? s->n_params : 1) * sizeof *own_ids);
+    uint8_t *uses = s_calloc(S, s->n_modules ? s->n_modules : 1, 1);
     if (!own_off || !own_ids || !uses) {
-        free(own_off);
-        free(own_ids);
-        free(uses);
+        s_free(S, own_off);
+        s_free(S, own_ids);
+        s_free(S, uses);
         S->nomem = 1;
         return -1;
     }
@@ -1623,9 +1646,9 @@ static int setup(sim *S) {
             }
         }
     }
-    free(own_off);
-    free(own_ids);
-    free(uses);
+    s_free(S, own_off);
+    s_free(S, own_ids);
+    s_free(S, uses);
     if (S->nomem || S->chk.violated) return -1;
     zs_check_state(&S->chk);
     return S->chk.violated ? -1 : 0;
@@ -1645,7 +1668,7 @@ static int alloc_arrays(sim *S) {
     size_t inc = (zs_check_incremental_size(s->n_params) + 7) / 8 * 8;
     size_t bytes = inc + np * sizeof(zo_param_id) + np * sizeof(int32_t) + np * sizeof(zs_id) +
                    (nm + 1) * sizeof(uint32_t) + 2 * nctx * sizeof(zs_id) + 2 * nm + np;
-    char *a = malloc(bytes);
+    char *a = s_alloc(S, bytes);
     if (!a) return -1;
     S->arrays = a;
     S->chk_inc = a;
@@ -1671,7 +1694,10 @@ static int alloc_arrays(sim *S) {
 }
 
 int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) {
-    sim *S = calloc(1, sizeof *S);
+    zo_allocator al = {NULL, NULL, NULL};
+    if (opts && opts->allocator) al = *opts->allocator;
+    sim *S = al_alloc(&al, sizeof *S);
+    if (S) memset(S, 0, sizeof *S);
     memset(r, 0, sizeof *r);
     if (!S) {
         r->setup_error = 1;
@@ -1679,6 +1705,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) 
         return -1;
     }
     S->s = s;
+    S->al = al;
     if (opts)
         S->o = *opts;
     else
@@ -1689,7 +1716,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) 
     S->legacy = S->policy != ZO_GRADS_PER_CALL;
     S->torch_profile = s->cfg.torch_profile;
     if (alloc_arrays(S)) {
-        free(S);
+        al_free(&al, S);
         r->setup_error = 1;
         snprintf(r->setup_msg, sizeof r->setup_msg, "out of memory");
         return -1;
@@ -1736,15 +1763,15 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) 
     zo_backend_destroy(S->be);
     if (S->o.context_handle) *S->o.context_handle = NULL;
     free_step(S);
-    free(S->nodes);
-    free(S->edges);
-    free(S->regions);
-    free(S->ckrecs);
-    free(S->xs);
-    free(S->heap);
-    free(S->pset_ids);
-    free(S->arrays);
+    s_free(S, S->nodes);
+    s_free(S, S->edges);
+    s_free(S, S->regions);
+    s_free(S, S->ckrecs);
+    s_free(S, S->xs);
+    s_free(S, S->heap);
+    s_free(S, S->pset_ids);
+    s_free(S, S->arrays);
     int ret = r->violated ? 1 : 0;
-    free(S);
+    al_free(&al, S);
     return ret;
 }

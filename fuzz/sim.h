@@ -81,6 +81,11 @@ typedef struct zs_sim_opts {
     void (*on_violation)(void *user); /* optional: called once when the first violation is
                                 recorded (before abort_on_violation aborts) */
     void *violation_user;
+    /* optional: every allocation of the run - the simulator's, the runtime's
+     * (zo_config.allocator) and its host backend's (zo_host_config.allocator)
+     * - goes through it, e.g. the fuzz targets' per-execution arena
+     * (fuzz/arena.h); used on the simulator's thread only.  NULL: malloc. */
+    const zo_allocator *allocator;
 } zs_sim_opts;
 #define ZS_SIM_HAS_WORLD 1
 
