@@ -267,6 +267,8 @@ static void walk_config(walker *w, zs_config *c) {
 static void walk_modules(walker *w, zs_scenario *s) {
     s->n_modules = (uint32_t)w_count(w, s->n_modules, 1, w->max_modules, 1, "n_modules");
     if (w->err) return;
+    if (!w->enc) memset(s->mod, 0, s->n_modules * sizeof *s->mod); /* the slots it fills, cleared */
+    unsigned depth = 0; /* decode: module i-1's depth (its parent candidates are its chain to the root) */
     for (unsigned i = 0; i < s->n_modules && !w->err; i++) {
         zs_module *m = &s->mod[i];
         set_loc(w, WL_MODULE, i);
@@ -274,11 +276,12 @@ static void walk_modules(walker *w, zs_scenario *s) {
             if (w->enc && m->parent != ZS_NONE) w_fail(w, "root parent must be none");
             m->parent = ZS_NONE;
         } else {
-            unsigned n = zs_parent_count(s, i);
+            unsigned n = w->enc ? zs_parent_count(s, i) : depth + 1;
             unsigned idx = w->enc ? zs_parent_index(s, i, m->parent) : n;
             idx = w_index(w, idx, n, "parent");
             if (w->err) break;
             m->parent = zs_parent_at(s, i, idx);
+            depth = depth + 1 - idx; /* the parent is idx steps up from module i-1 */
         }
         if (w->enc && (m->flags & ~(ZS_MOD_Z3_LEAF | ZS_MOD_GATHER_ALWAYS))) w_fail(w, "unknown module flags");
         /* gather-always is walked in the tail (walk_gather); decode sets it there */
@@ -301,6 +304,7 @@ static void walk_numel(walker *w, zs_param *p) {
 
 static void walk_params(walker *w, zs_scenario *s) {
     s->n_params = (uint32_t)w_count(w, s->n_params, 0, w->max_params, 1, "n_params");
+    if (!w->enc) memset(s->par, 0, s->n_params * sizeof *s->par);
     for (unsigned i = 0; i < s->n_params && !w->err; i++) {
         zs_param *p = &s->par[i];
         set_loc(w, WL_PARAM, i);
@@ -1044,10 +1048,10 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out) {
     w.in = data;
     w.in_size = data ? size : 0;
     limits_codec(&w);
-    /* Clear the config, the counts and the module/parameter/use slots the
-     * codec can fill (the walker initialises every step, pass and call it
-     * decodes; unused slots are never read).  The storage is grown to the
-     * codec's bounds once and reused. */
+    /* Clear the config and the counts (the walker clears the module and
+     * parameter slots it fills and initialises every use, step, pass and
+     * call it decodes; unused slots are never read).  The storage is grown
+     * to the codec's bounds once and reused. */
     memset(&out->cfg, 0, sizeof out->cfg);
     out->n_modules = out->n_params = out->n_uses = 0;
     out->n_steps = 0;
@@ -1058,9 +1062,6 @@ size_t zs_decode(const uint8_t *data, size_t size, zs_scenario *out) {
         walker_done(&w);
         return ZS_DECODE_NOMEM;
     }
-    memset(out->mod, 0, ZS_CODEC_MAX_MODULES * sizeof *out->mod);
-    memset(out->par, 0, ZS_CODEC_MAX_PARAMS * sizeof *out->par);
-    memset(out->use, 0, ZS_CODEC_MAX_USES * sizeof *out->use);
     walk(&w, out);
     walker_done(&w);
     if (w.nomem) {
