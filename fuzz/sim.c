@@ -1489,15 +1489,6 @@ void zs_sim_opts_init(zs_sim_opts *o) {
     o->verify_collectives = -1;
 }
 
-/* 1 if m is a gather-always module or inside one's subtree: its fetch set
- * (zo_module_params) is the runtime's business there, not the op's
- * parameter set. */
-static int gather_always_scope(const zs_scenario *s, unsigned m) {
-    for (unsigned a = m; a < s->n_modules; a = s->mod[a].parent)
-        if (s->mod[a].flags & ZS_MOD_GATHER_ALWAYS) return 1;
-    return 0;
-}
-
 static int setup(sim *S) {
     const zs_scenario *s = S->s;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -1589,7 +1580,7 @@ static int setup(sim *S) {
     uint32_t total = 0, cap = 0;
     uint32_t *own_off = s_calloc(S, (size_t)s->n_modules + 1, sizeof *own_off);
     zs_id *own_ids = s_alloc(S, (s->n_params ? s->n_params : 1) * sizeof *own_ids);
-    uint8_t *uses = s_calloc(S, s->n_modules ? s->n_modules : 1, 1);
+    uint8_t *uses = s_calloc(S, s->n_modules ? s->n_modules : 1, 1); /* USES and the flags below */
     if (!own_off || !own_ids || !uses) {
         s_free(S, own_off);
         s_free(S, own_ids);
@@ -1602,10 +1593,28 @@ static int setup(sim *S) {
     for (unsigned p = 0; p < s->n_params; p++) own_ids[own_off[s->par[p].owner]++] = (zs_id)p;
     for (unsigned m = s->n_modules; m > 0; m--) own_off[m] = own_off[m - 1]; /* back to starts */
     own_off[0] = 0;
-    for (unsigned u = 0; u < s->n_uses; u++) uses[s->use[u].module] = 1;
+    /* zs_module_in_leaf and zs_module_gathers_subtree of every module, and
+     * whether it is a gather-always module or inside one's subtree (its
+     * fetch set, zo_module_params, is the runtime's business there, not the
+     * op's parameter set), in one pass: modules are in pre-order, a parent
+     * before its children */
+    enum { USES = 1, IN_LEAF = 2, UNDER_GA = 4, GA_SCOPE = 8, GATHERS = 16 };
+    for (unsigned u = 0; u < s->n_uses; u++) uses[s->use[u].module] = USES;
+    for (unsigned m = 0; m < s->n_modules; m++) {
+        unsigned f = s->mod[m].flags, pa = s->mod[m].parent;
+        if (pa < m) {
+            unsigned pf = s->mod[pa].flags, pu = uses[pa];
+            if ((pu & IN_LEAF) || (pf & ZS_MOD_Z3_LEAF)) uses[m] |= IN_LEAF;
+            if ((pu & UNDER_GA) || (pf & ZS_MOD_GATHER_ALWAYS)) uses[m] |= UNDER_GA;
+            if (pu & GA_SCOPE) uses[m] |= GA_SCOPE;
+        }
+        if (f & ZS_MOD_GATHER_ALWAYS) uses[m] |= GA_SCOPE;
+        if ((f & ZS_MOD_Z3_LEAF) || ((f & ZS_MOD_GATHER_ALWAYS) && !(uses[m] & (IN_LEAF | UNDER_GA))))
+            uses[m] |= GATHERS;
+    }
     for (unsigned m = 0; m < s->n_modules; m++) {
         int n;
-        if (!uses[m] && !zs_module_gathers_subtree(s, m)) {
+        if (!(uses[m] & (USES | GATHERS))) {
             n = (int)(own_off[m + 1] - own_off[m]);
             memcpy(tmp, own_ids + own_off[m], (size_t)n * sizeof *tmp);
         } else {
@@ -1621,8 +1630,7 @@ static int setup(sim *S) {
         for (int k = 0; k < n; k++)
             if (!(s->par[tmp[k]].flags & ZS_PARAM_FROZEN)) S->trainable[m] = 1;
         S->leaf_bwh[m] = 0;
-        if (S->legacy && s->cfg.ds_profile == ZS_DS_019 && (s->mod[m].flags & ZS_MOD_Z3_LEAF) &&
-            !zs_module_in_leaf(s, m))
+        if (S->legacy && s->cfg.ds_profile == ZS_DS_019 && (s->mod[m].flags & ZS_MOD_Z3_LEAF) && !(uses[m] & IN_LEAF))
             for (unsigned p = 0; p < s->n_params && !S->leaf_bwh[m]; p++) {
                 if (s->par[p].flags & ZS_PARAM_FROZEN) continue;
                 for (unsigned a = s->par[p].owner; a != ZS_NONE; a = a ? s->mod[a].parent : ZS_NONE)
@@ -1631,7 +1639,7 @@ static int setup(sim *S) {
                         break;
                     }
             }
-        if (zs_module_in_leaf(s, m) || gather_always_scope(s, m)) continue;
+        if (uses[m] & (IN_LEAF | GA_SCOPE)) continue;
         zo_param_id *buf = S->pset_rt;
         size_t nr = 0;
         if (zo_module_params(S->rt, m, buf, s->n_params, &nr) == ZO_OK) {
