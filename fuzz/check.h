@@ -140,6 +140,8 @@ typedef struct zs_checker {
     uint32_t *inc_list;  /* [n_params] parameters named by an event since the last check */
     uint32_t *inc_mark;  /* [n_params] inc_epoch when in inc_list */
     uint32_t n_inc, inc_epoch;
+    uint8_t *expect_ok;                      /* [n_params] expect holds the parameter's first bytes */
+    uint8_t *expect;                         /* [n_params * ZS_CHECK_EXPECT] the original tensors' first bytes (I4) */
     uint64_t sh_live, sh_plive, sh_inflight; /* live numel, persistent live numel and INFLIGHT
                                                 parameters per the shadow */
     uint64_t since_sweep;                    /* actions since the last full scan */
@@ -159,6 +161,10 @@ typedef struct zs_checker {
     uint64_t i3_hook_misses; /* of which the hooks alone had not released everything */
     char i3_hook_first[160]; /* first miss, for the report */
 } zs_checker;
+
+/** Bytes of each parameter's original tensor that the incremental storage
+ *  keeps for the I4 content check (zs_check_access). */
+#define ZS_CHECK_EXPECT 64u
 
 /** Initialises c for runtime rt (may be NULL until created: set c->rt). */
 void zs_check_init(zs_checker *c, const zs_scenario *s, int policy, int abort_on_violation);

@@ -563,7 +563,7 @@ static void test_incremental_check(void **state) {
     s2.n_params = 2;
     for (int hidden = 0; hidden < 2; hidden++) {
         uint8_t shadow[2][2];
-        uint64_t storage[2][16];
+        uint64_t storage[2][32];
         assert_true(sizeof storage[0] >= zs_check_incremental_size(2));
         zo_backend *be = NULL;
         zo_host_config hc = ZO_HOST_CONFIG_INIT;
