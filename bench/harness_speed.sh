@@ -20,7 +20,7 @@
 # bytes from Python's random.Random(1) (2 of the 1,000 decode to all-ranks
 # scenarios), K times through the replay binary (--small-reps, 20), and
 # libFuzzer -runs=N (--small-runs, 100000) -seed=1 -max_len=256 on a copy of
-# the set.  An AFL++ build of fuzz_hooks (afl-clang-fast, libAFLDriver's
+# the set and from an empty corpus.  An AFL++ build of fuzz_hooks (afl-clang-fast, libAFLDriver's
 # persistent mode) runs `afl-fuzz -E N` (--afl-execs, 100000) -s 1 instead,
 # once on the small set and once on the seeds: executions per CPU second of
 # afl-fuzz and the target together.
@@ -142,6 +142,8 @@ for arg in "${builds[@]}"; do
     else
       want seeds && libfuzzer "$label" "$dir/fuzz/fuzz_hooks" "$seeds" "$runs" 16384 "the seeds"
       want small && libfuzzer "$label" "$dir/fuzz/fuzz_hooks" "$tmp/small" "$small_runs" 256 "the small set"
+      rm -rf "$tmp/empty" && mkdir "$tmp/empty"
+      want small && libfuzzer "$label" "$dir/fuzz/fuzz_hooks" "$tmp/empty" "$small_runs" 256 "an empty corpus"
     fi
   fi
 done
