@@ -221,6 +221,11 @@ typedef struct zo_relcache_ent {
     size_t start; /* in rc_pool */
 } zo_relcache_ent;
 
+typedef struct zo_name_slot {
+    uint32_t id1;  /* module id + 1, 0: empty */
+    uint32_t hash; /* mod_name_hash(parent, name) */
+} zo_name_slot;
+
 typedef struct zo_policy zo_policy; /* policy.h */
 
 struct zo_runtime {
@@ -238,9 +243,11 @@ struct zo_runtime {
     void *mods_raw;
     uint32_t n_mods, cap_mods, cap_mcold, cap_mds;
     /* named modules by (parent, name): open addressing, linear probing,
-     * slots hold module id + 1 (0 empty); cap a power of two or 0, load
-     * at most 1/2 (the duplicate-name check of zo_module_register) */
-    uint32_t *mod_names;
+     * cap a power of two or 0, load at most 1/2 (the duplicate-name check
+     * of zo_module_register).  A slot keeps the key's hash next to the
+     * module, so growing the table and probing past other names read only
+     * the table (not the module records and name strings). */
+    struct zo_name_slot *mod_names;
     uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;       /* line-aligned inside pars_raw */
     zo_par_cold *pcold; /* line-aligned inside pcold_raw */

@@ -236,23 +236,26 @@ static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-/* the module named name under parent, or ZO_NO_MODULE (O(1) expected) */
-static zo_module_id mod_name_find(const zo_runtime *rt, zo_module_id parent, const char *name) {
+/* the module named name under parent, or ZO_NO_MODULE (O(1) expected);
+ * h is mod_name_hash(parent, name) */
+static zo_module_id mod_name_find(const zo_runtime *rt, zo_module_id parent, const char *name, uint32_t h) {
     if (!rt->cap_mod_names) return ZO_NO_MODULE;
     uint32_t mask = rt->cap_mod_names - 1;
-    for (uint32_t i = mod_name_hash(parent, name) & mask;; i = (i + 1) & mask) {
-        uint32_t v = rt->mod_names[i];
-        if (!v) return ZO_NO_MODULE;
-        const zo_mod_cold *md = &rt->mcold[v - 1];
-        if (md->parent == parent && strcmp(md->name, name) == 0) return v - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        const zo_name_slot *sl = &rt->mod_names[i];
+        if (!sl->id1) return ZO_NO_MODULE;
+        if (sl->hash != h) continue;
+        const zo_mod_cold *md = &rt->mcold[sl->id1 - 1];
+        if (md->parent == parent && strcmp(md->name, name) == 0) return sl->id1 - 1;
     }
 }
 
-static void mod_name_put(zo_runtime *rt, zo_module_id m) {
+static void mod_name_put(zo_runtime *rt, uint32_t id1, uint32_t h) {
     uint32_t mask = rt->cap_mod_names - 1;
-    uint32_t i = mod_name_hash(rt->mcold[m].parent, rt->mcold[m].name) & mask;
-    while (rt->mod_names[i]) i = (i + 1) & mask;
-    rt->mod_names[i] = m + 1;
+    uint32_t i = h & mask;
+    while (rt->mod_names[i].id1) i = (i + 1) & mask;
+    rt->mod_names[i].id1 = id1;
+    rt->mod_names[i].hash = h;
     rt->n_mod_names++;
 }
 
@@ -261,14 +264,15 @@ static void mod_name_put(zo_runtime *rt, zo_module_id m) {
 static zo_status mod_name_reserve(zo_runtime *rt) {
     if ((uint64_t)(rt->n_mod_names + 1) * 2 <= rt->cap_mod_names) return ZO_OK;
     uint32_t cap = rt->cap_mod_names ? rt->cap_mod_names * 2 : 64;
-    uint32_t *t = zo__calloc(rt, cap, sizeof *t);
+    zo_name_slot *t = zo__calloc(rt, cap, sizeof *t);
     if (!t) return ZO_ERR_NOMEM;
-    uint32_t *old = rt->mod_names, old_cap = rt->cap_mod_names;
+    zo_name_slot *old = rt->mod_names;
+    uint32_t old_cap = rt->cap_mod_names;
     rt->mod_names = t;
     rt->cap_mod_names = cap;
     rt->n_mod_names = 0;
     for (uint32_t i = 0; i < old_cap; i++)
-        if (old[i]) mod_name_put(rt, old[i] - 1);
+        if (old[i].id1) mod_name_put(rt, old[i].id1, old[i].hash);
     zo__free(rt, old);
     return ZO_OK;
 }
@@ -285,7 +289,8 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     if (parent != ZO_NO_MODULE && parent >= rt->n_mods)
         return zo__fail(rt, ZO_ERR_BAD_HANDLE, "zo_module_register: unknown parent module %u", parent);
     if (rt->n_mods >= ZO_MAX_MODULES) return zo__fail(rt, ZO_ERR_LIMIT, "too many modules");
-    if (name && name[0] && mod_name_find(rt, parent, name) != ZO_NO_MODULE)
+    uint32_t nh = name && name[0] ? mod_name_hash(parent, name) : 0;
+    if (name && name[0] && mod_name_find(rt, parent, name, nh) != ZO_NO_MODULE)
         return zo__fail(rt, ZO_ERR_EXISTS, "module '%s' already registered under parent %d", name,
                         parent == ZO_NO_MODULE ? -1 : (int)parent);
     if (zo__reserve_aligned(rt, (void **)&rt->mods, &rt->mods_raw, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
@@ -324,7 +329,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
         mx->grads_init = 1;
     }
     rt->n_mods++;
-    if (nm) mod_name_put(rt, id);
+    if (nm) mod_name_put(rt, id + 1, nh);
     rt->st.n_modules = rt->n_mods;
     rt->dirty = 1;
     invalidate_traces(rt);
