@@ -49,6 +49,12 @@ void zo__free(zo_runtime *rt, void *p) {
         free(p);
 }
 
+/* Growth by doubling.  With the default allocator (zo_config.allocator
+ * left NULL) a block grows with realloc, which moves a large block's pages
+ * (mremap) instead of copying them, so growing an array of 1e6 records
+ * costs page-table updates, not a pass over the old contents; a caller's
+ * allocator has no realloc, so the block is allocated, copied and freed.
+ * The new capacity is zero-filled either way. */
 zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, size_t esz) {
     if (need <= *cap) return ZO_OK;
     size_t nc = *cap ? *cap : 8;
@@ -57,11 +63,17 @@ zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, s
         nc *= 2;
     }
     if (esz && nc > SIZE_MAX / esz) return ZO_ERR_NOMEM;
-    void *n = zo__alloc(rt, nc * esz);
-    if (!n) return ZO_ERR_NOMEM;
-    if (*arr && *cap) memcpy(n, *arr, *cap * esz);
+    void *n;
+    if (!rt->al.alloc) {
+        n = realloc(*arr, nc * esz ? nc * esz : 1);
+        if (!n) return ZO_ERR_NOMEM;
+    } else {
+        n = zo__alloc(rt, nc * esz);
+        if (!n) return ZO_ERR_NOMEM;
+        if (*arr && *cap) memcpy(n, *arr, *cap * esz);
+        zo__free(rt, *arr);
+    }
     memset((char *)n + *cap * esz, 0, (nc - *cap) * esz);
-    zo__free(rt, *arr);
     *arr = n;
     *cap = nc;
     return ZO_OK;
@@ -80,12 +92,25 @@ zo_status zo__reserve_aligned(zo_runtime *rt, void **arr, void **raw, uint32_t *
     while (nc < need) nc *= 2;
     if (nc > UINT32_MAX) nc = need;
     if (esz && nc > (SIZE_MAX - 63) / esz) return ZO_ERR_NOMEM;
-    char *r = zo__alloc(rt, (size_t)nc * esz + 63);
-    if (!r) return ZO_ERR_NOMEM;
-    char *a = (char *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
-    if (*arr && *cap) memcpy(a, *arr, (size_t)*cap * esz);
-    memset(a + (size_t)*cap * esz, 0, (size_t)(nc - *cap) * esz);
-    zo__free(rt, *raw);
+    size_t old_bytes = (size_t)*cap * esz;
+    char *r, *a;
+    if (!rt->al.alloc) {
+        /* realloc (see zo__reserve_sz); the block may come back at another
+         * offset from a line boundary, then the contents move to the new
+         * aligned start */
+        size_t off = *raw ? (size_t)((char *)*arr - (char *)*raw) : 0;
+        r = realloc(*raw, (size_t)nc * esz + 63);
+        if (!r) return ZO_ERR_NOMEM;
+        a = (char *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
+        if (old_bytes && (size_t)(a - r) != off) memmove(a, r + off, old_bytes);
+    } else {
+        r = zo__alloc(rt, (size_t)nc * esz + 63);
+        if (!r) return ZO_ERR_NOMEM;
+        a = (char *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
+        if (*arr && old_bytes) memcpy(a, *arr, old_bytes);
+        zo__free(rt, *raw);
+    }
+    memset(a + old_bytes, 0, (size_t)(nc - *cap) * esz);
     *raw = r;
     *arr = a;
     *cap = (uint32_t)nc;
