@@ -86,9 +86,11 @@ typedef struct zo_mod_ds {
     uint32_t n_recomp, cap_recomp;
 } zo_mod_ds;
 
-/* A parameter is two records indexed by its id: zo_par, what a fetch, a
+/* A parameter is three records indexed by its id: zo_par, what a fetch, a
  * release, an access and a wait touch (32 bytes, two to a line: rt->pars
- * is line-aligned), and zo_par_cold, the rest. */
+ * is line-aligned), zo_par_ctr, its counters (16 bytes, in id order, as a
+ * forward gathers), and zo_par_cold, the rest.  A gather reads only zo_par
+ * (the partition size is numel / W rounded up, zo__part_numel). */
 typedef struct zo_par {
     void *full;
     uint64_t numel;
@@ -96,16 +98,22 @@ typedef struct zo_par {
     uint32_t n_act;
     zo_module_id act0;
     uint32_t work;       /* slot in rt->works, or ZO_NONE32 */
-    unsigned status : 3; /* zo_param_status */
+    unsigned status : 2; /* zo_param_status */
     unsigned persistent : 1, trainable : 1;
     unsigned ds_reg : 1;    /* in DeepSpeed's __inflight_param_registry (the DeepSpeed-shaped
                                  policies): from the coordinator's all-gather until a fetch of one
                                  of its modules pops it, even after a wait of another parameter of
                                  the same coalesced gather made it AVAILABLE */
-    unsigned live_pos : 26; /* 1 + its index in rt->live_pars, 0: not in it */
+    unsigned esz_m1 : 6;    /* element size in bytes - 1 (elem_size is 1..64) */
+    unsigned live_pos : 21; /* 1 + its index in rt->live_pars, 0: not in it */
 } zo_par;
 _Static_assert(sizeof(zo_par) == 32, "the hot parameter record is half a cache line");
-_Static_assert((1u << 26) > ZO_MAX_PARAMS, "live_pos holds every parameter index");
+_Static_assert((1u << 21) > ZO_MAX_PARAMS, "live_pos holds every parameter index");
+
+typedef struct zo_par_ctr {
+    uint64_t gathers;     /* all-gathers issued */
+    uint64_t ready_epoch; /* backward epoch its grad became ready */
+} zo_par_ctr;
 
 typedef struct zo_par_cold {
     uint64_t part_numel;
@@ -114,12 +122,10 @@ typedef struct zo_par_cold {
     char *name;
     zo_module_id *act; /* ds_active_sub_modules after act0 */
     uint32_t cap_act;
-    uint32_t n_users;
-    zo_module_id *users; /* modules whose fetch list holds it (derived) */
-    uint64_t gathers;
-    uint64_t ready_epoch; /* backward epoch its grad became ready */
 } zo_par_cold;
-_Static_assert(sizeof(zo_par_cold) == 64, "a cold parameter record is one cache line");
+
+/* elements of p's shard: numel / W rounded up (zo_par_cold.part_numel) */
+static inline uint64_t zo__part_numel(uint64_t numel, uint64_t world) { return numel / world + (numel % world != 0); }
 
 typedef struct zo_work_rec {
     zo_work *work;
@@ -251,15 +257,17 @@ struct zo_runtime {
     uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;       /* line-aligned inside pars_raw */
     zo_par_cold *pcold; /* line-aligned inside pcold_raw */
+    zo_par_ctr *pctr;
     void *pars_raw, *pcold_raw;
-    uint32_t n_pars, cap_pars, cap_pcold;
+    uint32_t n_pars, cap_pars, cap_pcold, cap_pctr;
     uint64_t persistent_total;
     int dirty; /* fetch lists need rebuilding */
     /* derived at zo__rebuild: every module's fetch list, in module order
      * (zo_mod.fetch points into it), and every parameter's users, in
-     * parameter order (zo_par_cold.users) */
+     * parameter order: p's are users_all[users_start[p] .. users_start[p + 1]) */
     zo_param_id *fetch_all;
     zo_module_id *users_all;
+    uint32_t *users_start; /* n_pars + 1 entries */
     zo_param_id *pers_ids; /* the persistent parameters in id order (valid while !dirty) */
     uint32_t n_pers_ids;
     /* the parameters the per-step sweeps (zo_release_all, reset_step, the

@@ -179,6 +179,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     }
     zo__free(rt, rt->pars_raw);
     zo__free(rt, rt->pcold_raw);
+    zo__free(rt, rt->pctr);
     zo__free(rt, rt->live_pars);
     zo__free(rt, rt->live_sorted);
     for (uint32_t m = 0; m < rt->n_mods; m++) {
@@ -190,6 +191,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->mods_raw);
     zo__free(rt, rt->fetch_all);
     zo__free(rt, rt->users_all);
+    zo__free(rt, rt->users_start);
     zo__free(rt, rt->mcold);
     zo__free(rt, rt->mds);
     zo__free(rt, rt->mod_names);
@@ -366,6 +368,7 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     if (zo__reserve_aligned(rt, (void **)&rt->pars, &rt->pars_raw, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
         zo__reserve_aligned(rt, (void **)&rt->pcold, &rt->pcold_raw, &rt->cap_pcold, rt->n_pars + 1,
                             sizeof *rt->pcold) ||
+        zo__reserve(rt, (void **)&rt->pctr, &rt->cap_pctr, rt->n_pars + 1, sizeof *rt->pctr) ||
         zo__reserve(rt, (void **)&rt->live_pars, &rt->cap_live_pars, rt->n_pars + 1, sizeof *rt->live_pars) ||
         zo__reserve(rt, (void **)&rt->live_sorted, &rt->cap_live_sorted, rt->n_pars + 1, sizeof *rt->live_sorted) ||
         zo__reserve(rt, (void **)&om->own, &om->cap_own, om->n_own + 1, sizeof *om->own))
@@ -387,7 +390,9 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     zo_par_cold *pc = &rt->pcold[id];
     memset(pr, 0, sizeof *pr);
     memset(pc, 0, sizeof *pc);
+    memset(&rt->pctr[id], 0, sizeof rt->pctr[id]);
     pr->numel = numel;
+    pr->esz_m1 = elem_size - 1;
     pc->part_numel = part;
     pc->elem_size = elem_size;
     pc->owner = owner;
@@ -395,7 +400,6 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     pc->name = nm;
     pr->status = ZO_PARAM_NOT_AVAILABLE;
     pr->work = ZO_NONE32;
-    pc->ready_epoch = 0;
     /* DeepSpeedZeRoOffload.mark_persistent_parameters, in registration order */
     if (!(numel > rt->cfg.model_persistence_threshold ||
           rt->persistent_total > rt->cfg.model_persistence_threshold - numel)) {
@@ -499,7 +503,8 @@ zo_status zo__rebuild(zo_runtime *rt) {
     uint64_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
     uint64_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
     zo_param_id *pers = zo__calloc(rt, np ? np : 1, sizeof *pers);
-    int ok = cnt && ucnt && lists && scratch && m1 && m2 && pers;
+    uint32_t *ustart = zo__calloc(rt, (size_t)np + 1, sizeof *ustart);
+    int ok = cnt && ucnt && lists && scratch && m1 && m2 && pers && ustart;
     /* upper bounds: own + ext + (leaf, gather-always) params owned below
      * + (gather-always) external uses of the modules it holds.  A module
      * held by a gather-always ancestor fetches nothing itself. */
@@ -570,6 +575,7 @@ zo_status zo__rebuild(zo_runtime *rt) {
         zo__free(rt, m1);
         zo__free(rt, m2);
         zo__free(rt, pers);
+        zo__free(rt, ustart);
         return zo__fail(rt, ZO_ERR_NOMEM, "cannot build parameter fetch lists");
     }
     /* users: ucnt[p] becomes p's offset in users_all, then its end */
@@ -578,10 +584,10 @@ zo_status zo__rebuild(zo_runtime *rt) {
         for (uint32_t p = 0; p < np; p++) {
             uint32_t k = ucnt[p];
             ucnt[p] = (uint32_t)off;
-            rt->pcold[p].users = users_all + off;
-            rt->pcold[p].n_users = k;
+            ustart[p] = (uint32_t)off;
             off += k;
         }
+        ustart[np] = (uint32_t)off;
     }
     for (uint32_t m = 0; m < nm; m++)
         for (uint32_t i = 0; i < cnt[m]; i++) {
@@ -621,6 +627,8 @@ zo_status zo__rebuild(zo_runtime *rt) {
     zo__free(rt, rt->users_all);
     rt->fetch_all = fetch_all;
     rt->users_all = users_all;
+    zo__free(rt, rt->users_start);
+    rt->users_start = ustart;
     if (ZO_IS_DS(rt)) ds_mark_persistent(rt, cnt); /* cnt: nm entries, free now */
     rt->n_pers_ids = 0;
     for (uint32_t p = 0; p < np; p++)
@@ -789,16 +797,17 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         for (size_t t = 0; t < j; t++)
             if (plist[t] == p) dup = 1;
         if (dup) continue;
-        const zo_par_cold *pc = &rt->pcold[p];
-        size_t bytes = (size_t)(pc->part_numel * (uint64_t)rt->cfg.world_size) * pc->elem_size;
+        uint64_t part = zo__part_numel(pr->numel, (uint64_t)rt->cfg.world_size);
+        uint32_t esz = pr->esz_m1 + 1u;
+        size_t bytes = (size_t)(part * (uint64_t)rt->cfg.world_size) * esz;
         void *buf = NULL;
         s = zo_backend_full_alloc(rt->backend, p, bytes, &buf);
         if (s) break;
         items[j].param = p;
         items[j].full = buf;
         items[j].numel = pr->numel;
-        items[j].partition_numel = pc->part_numel;
-        items[j].elem_size = pc->elem_size;
+        items[j].partition_numel = part;
+        items[j].elem_size = esz;
         plist[j] = p;
         j++;
     }
@@ -834,7 +843,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo_par *pr = &rt->pars[p];
         pr->full = items[t].full;
         pr->work = wslot;
-        rt->pcold[p].gathers++;
+        rt->pctr[p].gathers++;
         (void)set_status(rt, p, ZO_PARAM_INFLIGHT);
         rt->st.gathers++;
         if (prefetch) rt->st.prefetches++;
@@ -1519,7 +1528,7 @@ zo_status zo_param_access(zo_runtime *rt, zo_module_id m, zo_param_id p, const v
         if (s) return s;
     }
     *out_data = pr->full;
-    if (out_bytes) *out_bytes = pr->full ? (size_t)pr->numel * rt->pcold[p].elem_size : 0;
+    if (out_bytes) *out_bytes = pr->full ? (size_t)pr->numel * (pr->esz_m1 + 1u) : 0;
     return ZO_OK;
 }
 
@@ -1608,7 +1617,7 @@ zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *
     out->trainable = pr->trainable;
     out->inflight = pr->work != ZO_NONE32;
     out->n_active = pr->n_act;
-    out->gathers = rt->pcold[p].gathers;
+    out->gathers = rt->pctr[p].gathers;
     return ZO_OK;
 }
 
