@@ -22,7 +22,7 @@
 
 #include "policy.h"
 
-#define MOST_RECENT_NONE ((int64_t)-10000000000LL)
+#define MOST_RECENT_NONE INT32_MIN
 
 static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m);
 
@@ -220,6 +220,7 @@ static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
     if (rt->pars[p].persistent) return 0;
     if (c->mode != ZO_TRACE_COMPLETE) return 1;
     if (!may_release_now(rt, c, p)) return 0;
+    if (rt->cfg.max_reuse_distance == 0) return 1; /* any distance traversed is >= 0 */
     uint64_t s = c->step_id;
     if (s > c->n_order) return 1;
     size_t j = next_pos(c, p, (size_t)s);
@@ -339,7 +340,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     if (werr) return werr;
     /* 3. prefetch per the trace */
     if (c->mode == ZO_TRACE_COMPLETE) {
-        uint64_t stamp = ++rt->stamp;
+        uint32_t stamp = zo__stamp(rt);
         size_t k = 0;
         for (uint32_t i = 0; i < md->n_fetch; i++) {
             zo_param_id p = md->fetch[i];
@@ -351,7 +352,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
         size_t nd = 0, mismatch = 0;
         while (c->qpos < c->n_porder && nd < k) {
             zo_ptrace pt = c->porder[c->qpos++];
-            c->most_recent[pt.p] = (int64_t)pt.step;
+            c->most_recent[pt.p] = (int32_t)pt.step;
             if (rt->mark2[pt.p] != stamp) {
                 rt->mark2[pt.p] = stamp;
                 nd++;
@@ -381,10 +382,10 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
             if (budget > rt->cfg.prefetch_bucket_size) budget = rt->cfg.prefetch_bucket_size;
             uint64_t numel_pf = 0;
             uint32_t n_pf = 0;
-            uint64_t stamp2 = ++rt->stamp;
+            uint32_t stamp2 = zo__stamp(rt);
             while (c->qpos < c->n_porder && numel_pf < budget) {
                 zo_ptrace pt = c->porder[c->qpos++];
-                if ((int64_t)pt.step > c->most_recent[pt.p]) c->most_recent[pt.p] = (int64_t)pt.step;
+                if ((int64_t)pt.step > c->most_recent[pt.p]) c->most_recent[pt.p] = (int32_t)pt.step;
                 /* DeepSpeed prefetches (and counts against the bucket) only
                  * parameters still NOT_AVAILABLE; gathered or in-flight ones
                  * are popped and marked as fetched for their later step, so
@@ -462,12 +463,12 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
         total += rt->mods[c->order[j]].n_fetch;
         wtotal += win_count(rt, c->order[j]);
     }
-    if (total > UINT32_MAX - 1 || wtotal > UINT32_MAX - 1) return ZO_ERR_LIMIT;
+    if (total > UINT32_MAX - 1 || wtotal > UINT32_MAX - 1 || c->n_order > INT32_MAX) return ZO_ERR_LIMIT;
     zo_ptrace *porder = zo__calloc(rt, total ? total : 1, sizeof *porder);
     uint64_t *prefix = zo__calloc(rt, c->n_order + 1, sizeof *prefix);
     uint32_t *pos_start = zo__calloc(rt, (size_t)rt->n_pars + 1, sizeof *pos_start);
     uint32_t *pos = zo__calloc(rt, wtotal ? wtotal : 1, sizeof *pos);
-    int64_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
+    int32_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
     /* DeepSpeed's parameter trace orders each module's parameters by ds_id
      * (ds_param_rank); zoffload's own policy keeps id order */
     uint32_t max_fetch = 0;
@@ -513,7 +514,7 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
         for (uint32_t i = 0; i < md->n_fetch; i++) {
             zo_param_id p = keys ? keys[i].p : md->fetch[i];
             porder[k].p = p;
-            porder[k].step = c->order_step[j];
+            porder[k].step = (uint32_t)c->order_step[j];
             k++;
         }
     }
@@ -521,12 +522,15 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     zo__free(rt, cnt);
     zo__free(rt, keys);
     for (uint32_t p = 0; p < rt->n_pars; p++) pos_start[p + 1] += pos_start[p];
-    /* fill positions in increasing j: use most_recent as a temporary cursor */
-    for (uint32_t p = 0; p < rt->n_pars; p++) most_recent[p] = pos_start[p];
-    for (size_t j = 0; j < c->n_order; j++) {
-        for (uint32_t i = 0, n = win_count(rt, c->order[j]); i < n; i++)
-            pos[most_recent[win_param(rt, c->order[j], i)]++] = (uint32_t)j;
+    /* pos_start[p + 1] is the end of p's positions: fill them backwards in
+     * decreasing j (so each list ends up increasing), which leaves
+     * pos_start[p + 1] at p's start; shift those down by one */
+    for (size_t j = c->n_order; j-- > 0;) {
+        for (uint32_t i = win_count(rt, c->order[j]); i-- > 0;)
+            pos[--pos_start[win_param(rt, c->order[j], i) + 1]] = (uint32_t)j;
     }
+    memmove(pos_start, pos_start + 1, (size_t)rt->n_pars * sizeof *pos_start);
+    pos_start[rt->n_pars] = (uint32_t)wtotal;
     c->porder = porder;
     c->n_porder = total;
     c->prefix = prefix;

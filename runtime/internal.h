@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "zoffload.h"
 #include "zoffload_backend.h"
@@ -45,7 +46,7 @@ typedef struct zo_mod {
     zo_param_id *fetch; /* sorted unique */
     uint32_t n_fetch;
     uint32_t n_trainable;
-    uint32_t calls_head;     /* intrusive list of live call records */
+    uint32_t spare;          /* (free: keeps the record one line) */
     uint32_t last_ended;     /* call record awaiting hook C */
     uint16_t last_ended_gen; /* its generation (call generations are <= ZO_H_GEN_MASK) */
     uint8_t in_leaf;         /* some strict ancestor is a z3 leaf */
@@ -190,7 +191,7 @@ typedef struct zo_ctx {
 
 typedef struct zo_ptrace {
     zo_param_id p;
-    uint64_t step; /* step_id_last_used_at */
+    uint32_t step; /* step_id_last_used_at (a trace holds at most INT32_MAX steps) */
 } zo_ptrace;
 
 /* PartitionedParameterCoordinator */
@@ -202,7 +203,8 @@ typedef struct zo_coord {
     zo_ptrace *porder; /* __param_order */
     size_t n_porder;
     size_t qpos;          /* __param_queue = porder[qpos..] */
-    int64_t *most_recent; /* __most_recent_step_id_param_fetched_for */
+    int32_t *most_recent; /* __most_recent_step_id_param_fetched_for (a step of the trace, or
+                             INT32_MIN: none since reset_step) */
     size_t n_most_recent;
     uint64_t step_id; /* __step_id */
     /* reuse distance acceleration, valid when COMPLETE */
@@ -246,8 +248,13 @@ struct zo_runtime {
     zo_mod *mods; /* line-aligned inside mods_raw */
     zo_mod_cold *mcold;
     zo_mod_ds *mds;
+    /* the head of each module's intrusive list of live call records
+     * (through zo_call_rec.mod_next/mod_prev), or ZO_NONE32: apart from
+     * zo_mod, so that freeing a graph's calls, which unlinks each from its
+     * module's list, reads 4 bytes per module instead of its record */
+    uint32_t *mod_calls;
     void *mods_raw;
-    uint32_t n_mods, cap_mods, cap_mcold, cap_mds;
+    uint32_t n_mods, cap_mods, cap_mcold, cap_mds, cap_mod_calls;
     /* named modules by (parent, name): open addressing, linear probing,
      * cap a power of two or 0, load at most 1/2 (the duplicate-name check
      * of zo_module_register).  A slot keeps the key's hash next to the
@@ -330,9 +337,10 @@ struct zo_runtime {
     uint8_t *fp_recv; /* W * ZO_FP_BYTES, allocated at create when verifying */
 
     zo_param_id *scratch;    /* temp id buffer, n_pars entries after rebuild */
-    uint64_t *mark1, *mark2; /* per-param stamps (set membership) */
+    uint32_t *mark1, *mark2; /* per-param stamps (set membership): p is in set k when
+                                markk[p] == the stamp taken for it (zo__stamp) */
     uint32_t cap_marks;
-    uint64_t stamp;
+    uint32_t stamp;
 };
 
 /* util.c */
@@ -408,6 +416,19 @@ void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m);
 zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated);
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard);
 zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c);
+
+/* a fresh stamp for rt->mark1/mark2; when the counter wraps, every mark
+ * is cleared first, so no old mark equals a new stamp */
+static inline uint32_t zo__stamp(zo_runtime *rt) {
+    if (rt->stamp == UINT32_MAX) {
+        if (rt->cap_marks) {
+            memset(rt->mark1, 0, (size_t)rt->cap_marks * sizeof *rt->mark1);
+            memset(rt->mark2, 0, (size_t)rt->cap_marks * sizeof *rt->mark2);
+        }
+        rt->stamp = 0;
+    }
+    return ++rt->stamp;
+}
 
 /* p enters or leaves rt->live_pars after its status, active set or
  * registry flag changed */

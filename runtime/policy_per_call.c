@@ -164,7 +164,7 @@ static zo_status pc_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) 
     int rel = zo__act_clear(rt, c, &c->bwd_active);
     rel |= zo__act_clear(rt, c, &c->hold);
     /* recompute calls of the module without a window served this backward too */
-    for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+    for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32; j = rt->calls[j].mod_next) {
         zo_call_rec *o = &rt->calls[j];
         if (o->hold && !o->has_window && !o->on_stack) rel |= zo__act_clear(rt, o, &o->hold);
     }
@@ -197,7 +197,7 @@ static zo_status pc_param_grad_ready(zo_runtime *rt, zo_param_id p) {
         if (md->ready_count != md->n_trainable) continue;
         /* every trainable parameter of m has its gradient: m's backward is done */
         int rel = 0;
-        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+        for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32; j = rt->calls[j].mod_next) {
             zo_call_rec *o = &rt->calls[j];
             if (o->on_stack) continue;
             rel |= zo__act_clear(rt, o, &o->bwd_active);

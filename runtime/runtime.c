@@ -194,6 +194,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->users_start);
     zo__free(rt, rt->mcold);
     zo__free(rt, rt->mds);
+    zo__free(rt, rt->mod_calls);
     zo__free(rt, rt->mod_names);
     zo__free(rt, rt->fstack);
     free_call_storage(rt);
@@ -298,6 +299,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     if (zo__reserve_aligned(rt, (void **)&rt->mods, &rt->mods_raw, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
         zo__reserve(rt, (void **)&rt->mcold, &rt->cap_mcold, rt->n_mods + 1, sizeof *rt->mcold) ||
         zo__reserve(rt, (void **)&rt->mds, &rt->cap_mds, rt->n_mods + 1, sizeof *rt->mds) ||
+        zo__reserve(rt, (void **)&rt->mod_calls, &rt->cap_mod_calls, rt->n_mods + 1, sizeof *rt->mod_calls) ||
         (name && name[0] && mod_name_reserve(rt)))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register");
     char *nm = NULL;
@@ -315,7 +317,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     mc->parent = parent;
     mc->flags = flags;
     mc->name = nm;
-    md->calls_head = ZO_NONE32;
+    rt->mod_calls[id] = ZO_NONE32;
     md->last_ended = ZO_NONE32;
     md->ga_holder = ZO_NO_MODULE;
     if (parent != ZO_NO_MODULE) {
@@ -500,8 +502,8 @@ zo_status zo__rebuild(zo_runtime *rt) {
     zo_param_id *fetch_all = NULL;
     zo_module_id *users_all = NULL;
     zo_param_id *scratch = zo__calloc(rt, np ? np : 1, sizeof *scratch);
-    uint64_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
-    uint64_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
+    uint32_t *m1 = zo__calloc(rt, np ? np : 1, sizeof *m1);
+    uint32_t *m2 = zo__calloc(rt, np ? np : 1, sizeof *m2);
     zo_param_id *pers = zo__calloc(rt, np ? np : 1, sizeof *pers);
     uint32_t *ustart = zo__calloc(rt, (size_t)np + 1, sizeof *ustart);
     int ok = cnt && ucnt && lists && scratch && m1 && m2 && pers && ustart;
@@ -1028,9 +1030,12 @@ static zo_status free_call(zo_runtime *rt, uint32_t idx) {
     if (c->mod_prev != ZO_NONE32)
         rt->calls[c->mod_prev].mod_next = c->mod_next;
     else
-        md->calls_head = c->mod_next;
+        rt->mod_calls[c->m] = c->mod_next;
     if (c->mod_next != ZO_NONE32) rt->calls[c->mod_next].mod_prev = c->mod_prev;
-    if (md->last_ended == idx) md->last_ended = ZO_NONE32;
+    /* only a call that ended without hook C can be its module's last_ended
+     * (hook C and zo_forward_abort set c_done), so the others need not
+     * read the module record */
+    if (c->ended && !c->c_done && md->last_ended == idx) md->last_ended = ZO_NONE32;
     zo__in_state_free(rt, c);
     uint32_t gen = c->gen;
     memset(c, 0, sizeof *c);
@@ -1240,9 +1245,9 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     zo_mod *md = &rt->mods[m];
     /* link */
     c->mod_prev = ZO_NONE32;
-    c->mod_next = md->calls_head;
-    if (md->calls_head != ZO_NONE32) rt->calls[md->calls_head].mod_prev = idx;
-    md->calls_head = idx;
+    c->mod_next = rt->mod_calls[m];
+    if (c->mod_next != ZO_NONE32) rt->calls[c->mod_next].mod_prev = idx;
+    rt->mod_calls[m] = idx;
     zo_graph_rec *g = &rt->graphs[gslot];
     c->graph_next = g->calls_head;
     g->calls_head = idx;
@@ -1826,7 +1831,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
             return ZO_ERR_STATE;
         }
         uint32_t acts = 0, opens = 0;
-        for (uint32_t j = md->calls_head; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+        for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32; j = rt->calls[j].mod_next) {
             const zo_call_rec *c = &rt->calls[j];
             acts += c->fwd_active + c->bwd_active + c->hold;
             opens += c->on_stack;
