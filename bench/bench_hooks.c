@@ -35,7 +35,9 @@
  *
  * Output (stdout, one line per repetition, tab-separated):
  *   hooks <N> <rep> <cpu_ns_per_event> <wall_ns_per_event> <steps> <events>
- *         <prefetches/step> <blocking_waits/step>
+ *         <prefetches/step> <blocking_waits/step> <gathers/step>
+ * (gathers counts every all-gathered parameter, prefetched or not: the cost
+ * per gather is cpu_ns_per_event * events / (gathers/step * steps))
  * (CPU time of the thread, CLOCK_THREAD_CPUTIME_ID, is the figure reported;
  * wall time is printed for reference.)
  * Progress goes to stderr.  Exit 0, or 1 with a message if a runtime call
@@ -246,9 +248,9 @@ static int run_n(uint32_t n, int reps, double min_events) {
         if (s1.live_numel != s1.persistent_live_numel || s1.inflight_params) fail("step did not end released", n);
         if (s1.unplanned_fetches != s0.unplanned_fetches) fail("unplanned fetch (gather on access)", n);
         double events = ev_step * steps;
-        printf("hooks\t%u\t%d\t%.2f\t%.2f\t%d\t%.0f\t%.1f\t%.1f\n", n, r, dtc * 1e9 / events, dt * 1e9 / events, steps,
-               events, (double)(s1.prefetches - s0.prefetches) / steps,
-               (double)(s1.blocking_waits - s0.blocking_waits) / steps);
+        printf("hooks\t%u\t%d\t%.2f\t%.2f\t%d\t%.0f\t%.1f\t%.1f\t%.1f\n", n, r, dtc * 1e9 / events, dt * 1e9 / events,
+               steps, events, (double)(s1.prefetches - s0.prefetches) / steps,
+               (double)(s1.blocking_waits - s0.blocking_waits) / steps, (double)(s1.gathers - s0.gathers) / steps);
         fflush(stdout);
     }
     if (g_diag)
