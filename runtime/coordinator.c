@@ -297,6 +297,30 @@ zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int dis
     return first;
 }
 
+/* With a complete trace the next fetches are known: ask for the lines
+ * they will read while this hook's caller runs the module (a model larger
+ * than the cache misses on each of them otherwise): the module record two
+ * fetches ahead and its call-list head, the call record the next fetch's
+ * hooks use (its output gradient's, in backward), and the hot records of
+ * the parameter the prefetch queue pops next. */
+static void prefetch_ahead(zo_runtime *rt, const zo_coord *c) {
+    size_t s = (size_t)c->step_id;
+    if (s + 1 < c->n_order) {
+        zo_module_id a = c->order[s + 1];
+        ZO_PREFETCH(&rt->mods[a]);
+        ZO_PREFETCH(&rt->mod_calls[a]);
+    }
+    if (s < c->n_order) {
+        uint32_t ci = rt->mod_calls[c->order[s]];
+        if (ci != ZO_NONE32) ZO_PREFETCH(&rt->calls[ci]);
+    }
+    if (c->qpos + 1 < c->n_porder) {
+        zo_param_id q = c->porder[c->qpos + 1].p;
+        ZO_PREFETCH(&rt->pars[q]);
+        ZO_PREFETCH(&rt->pctr[q]);
+    }
+}
+
 zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated) {
     *activated = 0;
     zo_status s = zo__rebuild(rt);
@@ -413,6 +437,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
         }
     }
     c->step_id++;
+    if (c->mode == ZO_TRACE_COMPLETE) prefetch_ahead(rt, c);
     return ZO_OK;
 }
 

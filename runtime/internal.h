@@ -417,6 +417,14 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard);
 zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c);
 
+/* a hint to load the line holding addr into the cache (no effect on
+ * behaviour; none without GCC/clang builtins) */
+#if defined(__GNUC__)
+#define ZO_PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define ZO_PREFETCH(addr) ((void)(addr))
+#endif
+
 /* a fresh stamp for rt->mark1/mark2; when the counter wraps, every mark
  * is cleared first, so no old mark equals a new stamp */
 static inline uint32_t zo__stamp(zo_runtime *rt) {

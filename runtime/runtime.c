@@ -1002,6 +1002,7 @@ static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
     if (rt->calls_free != ZO_NONE32) {
         *out = rt->calls_free;
         rt->calls_free = rt->calls[*out].mod_next;
+        if (rt->calls_free != ZO_NONE32) ZO_PREFETCH(&rt->calls[rt->calls_free]); /* the next call's */
         return ZO_OK;
     }
     if (rt->n_calls >= ZO_MAX_CALLS) return ZO_ERR_LIMIT;
@@ -1076,6 +1077,7 @@ static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
     while (idx != ZO_NONE32) {
         zo_call_rec *c = &rt->calls[idx];
         uint32_t next = c->graph_next;
+        if (next != ZO_NONE32) ZO_PREFETCH(&rt->calls[next]);
         if (leftover && c->window_open) {
             rt->st.leftovers++;
             zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, gh, c->window_count, 0, 1,
