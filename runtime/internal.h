@@ -247,7 +247,7 @@ struct zo_runtime {
 
     zo_mod *mods; /* line-aligned inside mods_raw */
     zo_mod_cold *mcold;
-    zo_mod_ds *mds;
+    zo_mod_ds *mds; /* only under the DeepSpeed-shaped policies (NULL under per-call) */
     /* the head of each module's intrusive list of live call records
      * (through zo_call_rec.mod_next/mod_prev), or ZO_NONE32: apart from
      * zo_mod, so that freeing a graph's calls, which unlinks each from its

@@ -185,7 +185,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     for (uint32_t m = 0; m < rt->n_mods; m++) {
         zo__free(rt, rt->mcold[m].own);
         zo__free(rt, rt->mcold[m].ext);
-        zo__free(rt, rt->mds[m].recomp);
+        if (rt->mds) zo__free(rt, rt->mds[m].recomp);
         zo__free(rt, rt->mcold[m].name);
     }
     zo__free(rt, rt->mods_raw);
@@ -298,7 +298,7 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
                         parent == ZO_NO_MODULE ? -1 : (int)parent);
     if (zo__reserve_aligned(rt, (void **)&rt->mods, &rt->mods_raw, &rt->cap_mods, rt->n_mods + 1, sizeof *rt->mods) ||
         zo__reserve(rt, (void **)&rt->mcold, &rt->cap_mcold, rt->n_mods + 1, sizeof *rt->mcold) ||
-        zo__reserve(rt, (void **)&rt->mds, &rt->cap_mds, rt->n_mods + 1, sizeof *rt->mds) ||
+        (ZO_IS_DS(rt) && zo__reserve(rt, (void **)&rt->mds, &rt->cap_mds, rt->n_mods + 1, sizeof *rt->mds)) ||
         zo__reserve(rt, (void **)&rt->mod_calls, &rt->cap_mod_calls, rt->n_mods + 1, sizeof *rt->mod_calls) ||
         (name && name[0] && mod_name_reserve(rt)))
         return zo__fail(rt, ZO_ERR_NOMEM, "zo_module_register");
@@ -310,10 +310,9 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     zo_module_id id = rt->n_mods;
     zo_mod *md = &rt->mods[id];
     zo_mod_cold *mc = &rt->mcold[id];
-    zo_mod_ds *mx = &rt->mds[id];
     memset(md, 0, sizeof *md);
     memset(mc, 0, sizeof *mc);
-    memset(mx, 0, sizeof *mx);
+    if (ZO_IS_DS(rt)) memset(&rt->mds[id], 0, sizeof rt->mds[id]);
     mc->parent = parent;
     mc->flags = flags;
     mc->name = nm;
@@ -328,9 +327,9 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
     }
     /* inside a z3 leaf or below another gather-always module: no effect */
     md->ga = (flags & ZO_MODULE_GATHER_ALWAYS) && !md->in_leaf && md->ga_holder == ZO_NO_MODULE;
-    if (rt->pol->counter_at_register) {
-        mx->grads = 0;
-        mx->grads_init = 1;
+    if (rt->pol->counter_at_register) { /* a DeepSpeed-shaped policy */
+        rt->mds[id].grads = 0;
+        rt->mds[id].grads_init = 1;
     }
     rt->n_mods++;
     if (nm) mod_name_put(rt, id + 1, nh);
@@ -1656,7 +1655,6 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
                               rt->n_mods);
     const zo_mod *md = &rt->mods[m];
     const zo_mod_cold *mc = &rt->mcold[m];
-    const zo_mod_ds *mx = &rt->mds[m];
     memset(out, 0, sizeof *out);
     out->parent = mc->parent;
     out->flags = mc->flags;
@@ -1665,10 +1663,10 @@ zo_status zo_module_get_info(const zo_runtime *rt, zo_module_id m, zo_module_inf
         out->grads_remaining = md->window_sum;
         out->grads_initialised = 1;
     } else {
-        out->grads_remaining = mx->grads;
-        out->grads_initialised = mx->grads_init;
+        out->grads_remaining = rt->mds[m].grads;
+        out->grads_initialised = rt->mds[m].grads_init;
+        out->pre_backward_ref_cnt = rt->mds[m].refcnt;
     }
-    out->pre_backward_ref_cnt = mx->refcnt;
     out->open_windows = md->open_windows;
     out->open_calls = md->open_calls;
     out->gather_holder = md->ga_holder;
