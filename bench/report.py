@@ -85,12 +85,14 @@ def hooks_cg(raw, tag):
 
 def per_gather(h):
     """{N: median CPU ns per gather} from bench_hooks rows (ns/event x events
-    per step / gathers per step; every gather of a complete trace is a
-    prefetch)."""
+    per step / gathers per step: its last column, or, from a bench_hooks
+    that does not print it, the prefetches per step - every gather of a
+    complete trace is a prefetch)."""
     out = collections.defaultdict(list)
     for f in h:
         try:
-            ns, steps, events, gathers = float(f[2]), float(f[4]), float(f[5]), float(f[6])
+            ns, steps, events = float(f[2]), float(f[4]), float(f[5])
+            gathers = float(f[8]) if len(f) > 8 else float(f[6])
         except (ValueError, IndexError):
             continue
         if steps > 0 and gathers > 0:
