@@ -409,6 +409,42 @@ int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *k
     return 0;
 }
 
+/* Materialises rank r's edits of s: each (step, pass) the rank edits, once,
+ * built from s's pass with the group of the rank's edits of it, into
+ * dst->step[step].pass[pass] (dst is not s); skip[i] = 1 for each step the
+ * rank skips, done[i][p] = 1 for each pass written.  0, or -1 with msg: an
+ * edit naming a step or pass the program lacks, or a pass that cannot be
+ * built. */
+static int mat_rank_edits(const zs_scenario *s, unsigned r, const zs_mtree *t, zs_scenario *dst,
+                          uint8_t skip[ZS_MAX_STEPS], uint8_t done[ZS_MAX_STEPS][ZS_MAX_PASSES], char *msg,
+                          size_t msgn) {
+    for (unsigned k = 0; k < s->n_edits; k++) {
+        const zs_rank_edit *e = &s->edit[k];
+        if (e->rank != r) continue;
+        if (e->step >= s->n_steps) MFAIL("edit %u: step %u not in the program", k, e->step);
+        if (e->kind == ZS_EDIT_SKIP_STEP) {
+            skip[e->step] = 1;
+            continue;
+        }
+        const zs_step *st = &s->step[e->step];
+        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES)
+            MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
+        if (done[e->step][e->pass]) continue;
+        done[e->step][e->pass] = 1;
+        zs_rank_edit grp[ZS_MAX_RANK_EDITS];
+        unsigned ng = 0;
+        for (unsigned j = k; j < s->n_edits; j++) {
+            const zs_rank_edit *f = &s->edit[j];
+            if (f->rank == r && f->step == e->step && f->pass == e->pass && f->kind != ZS_EDIT_SKIP_STEP)
+                grp[ng++] = *f;
+        }
+        char m2[280];
+        if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &dst->step[e->step].pass[e->pass], m2, sizeof m2))
+            MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
+    }
+    return 0;
+}
+
 static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const zs_mtree *t, char *msg, size_t msgn);
 
 int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, char *err, size_t errlen) {
@@ -453,31 +489,8 @@ int zs_scenario_for_rank(const zs_scenario *s, unsigned r, zs_scenario *out, cha
 static int for_rank_impl(const zs_scenario *s, unsigned r, zs_scenario *out, const zs_mtree *t, char *msg,
                          size_t msgn) {
     uint8_t skip[ZS_MAX_STEPS] = {0}, done[ZS_MAX_STEPS][ZS_MAX_PASSES] = {{0}};
-    for (unsigned k = 0; k < s->n_edits; k++) {
-        const zs_rank_edit *e = &s->edit[k];
-        if (e->rank != r) continue;
-        if (e->step >= s->n_steps) MFAIL("edit %u: step %u not in the program", k, e->step);
-        if (e->kind == ZS_EDIT_SKIP_STEP) {
-            skip[e->step] = 1;
-            continue;
-        }
-        const zs_step *st = &s->step[e->step];
-        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES)
-            MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
-        if (done[e->step][e->pass]) continue;
-        done[e->step][e->pass] = 1;
-        zs_rank_edit grp[ZS_MAX_RANK_EDITS];
-        unsigned ng = 0;
-        for (unsigned j = k; j < s->n_edits; j++) {
-            const zs_rank_edit *f = &s->edit[j];
-            if (f->rank == r && f->step == e->step && f->pass == e->pass && f->kind != ZS_EDIT_SKIP_STEP)
-                grp[ng++] = *f;
-        }
-        char m2[280];
-        /* materialise straight into out's pass (s is not out here) */
-        if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &out->step[e->step].pass[e->pass], m2, sizeof m2))
-            MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
-    }
+    /* materialise straight into out's passes (s is not out here) */
+    if (mat_rank_edits(s, r, t, out, skip, done, msg, msgn)) return -1;
     unsigned n = 0;
     for (unsigned i = 0; i < s->n_steps; i++) {
         if (skip[i]) continue;
@@ -518,41 +531,13 @@ int zs_scenario_rank_view(const zs_scenario *s, unsigned r, zs_scenario *view, z
     zs_mtree t;
     memset(&t, 0, sizeof t);
     if (need_tree && zs_mtree_build(s, &t)) MFAIL("out of memory");
-    for (unsigned k = 0; k < s->n_edits; k++) {
-        const zs_rank_edit *e = &s->edit[k];
-        if (e->rank != r) continue;
-        if (e->step >= s->n_steps) {
-            zs_mtree_free(&t);
-            MFAIL("edit %u: step %u not in the program", k, e->step);
-        }
-        if (e->kind == ZS_EDIT_SKIP_STEP) {
-            skip[e->step] = 1;
-            continue;
-        }
-        const zs_step *st = &s->step[e->step];
-        if (e->pass >= st->n_passes || e->pass >= ZS_MAX_PASSES) {
-            zs_mtree_free(&t);
-            MFAIL("edit %u: pass %u not in step %u", k, e->pass, e->step);
-        }
-        if (done[e->step][e->pass]) continue;
-        done[e->step][e->pass] = 1;
-        zs_rank_edit grp[ZS_MAX_RANK_EDITS];
-        unsigned ng = 0;
-        for (unsigned j = k; j < s->n_edits; j++) {
-            const zs_rank_edit *f = &s->edit[j];
-            if (f->rank == r && f->step == e->step && f->pass == e->pass && f->kind != ZS_EDIT_SKIP_STEP)
-                grp[ng++] = *f;
-        }
-        char m2[280];
-        /* the edited pass in own's storage; the view's pass refers to it */
-        zs_pass *op = &own->step[e->step].pass[e->pass];
-        if (mat_pass(s, &t, &st->pass[e->pass], grp, ng, op, m2, sizeof m2)) {
-            zs_mtree_free(&t);
-            MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
-        }
-        view->step[e->step].pass[e->pass] = *op;
-    }
+    /* the edited passes in own's storage; the view's passes refer to them */
+    int rc = mat_rank_edits(s, r, &t, own, skip, done, msg, msgn);
     zs_mtree_free(&t);
+    if (rc) return -1;
+    for (unsigned i = 0; i < s->n_steps; i++)
+        for (unsigned p = 0; p < ZS_MAX_PASSES; p++)
+            if (done[i][p]) view->step[i].pass[p] = own->step[i].pass[p];
     unsigned n = 0;
     for (unsigned i = 0; i < s->n_steps; i++)
         if (!skip[i]) view->step[n++] = view->step[i];
