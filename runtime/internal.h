@@ -348,7 +348,11 @@ void *zo__alloc(zo_runtime *rt, size_t bytes);
 void *zo__calloc(zo_runtime *rt, size_t n, size_t size);
 void zo__free(zo_runtime *rt, void *p);
 /* grows *arr (elements of esz bytes, capacity *cap) to hold `need`; ZO_OK/NOMEM */
-zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz);
+zo_status zo__reserve_grow(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz);
+static inline zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz) {
+    if (need <= *cap) return ZO_OK; /* the common case, checked where it is called */
+    return zo__reserve_grow(rt, arr, cap, need, esz);
+}
 zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, size_t esz);
 /* zo__reserve for an array kept 64-byte aligned: *arr points into the
  * allocation *raw (what zo__free takes) */
@@ -373,8 +377,17 @@ zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ..
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g, int64_t before, int64_t after,
-              int valid, const char *detail);
+/* delivers an event to cfg.on_event (set) with sequence number seq */
+void zo__emit_to(zo_runtime *rt, uint64_t seq, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
+                 int64_t before, int64_t after, int valid, const char *detail);
+/* every event takes a sequence number, delivered or not; without a sink
+ * that is all it costs (its arguments are not even computed) */
+#define zo__emit(rt, k, m, p, g, before, after, valid, detail)                                                         \
+    do {                                                                                                               \
+        zo_runtime *zo__ert = (rt);                                                                                    \
+        uint64_t zo__eseq = zo__ert->ev_seq++;                                                                         \
+        if (zo__ert->cfg.on_event) zo__emit_to(zo__ert, zo__eseq, k, m, p, g, before, after, valid, detail);           \
+    } while (0)
 char *zo__strdup(zo_runtime *rt, const char *s);
 
 void zo__fp_init(zo_fp_acc *a);
@@ -436,6 +449,20 @@ static inline uint32_t zo__stamp(zo_runtime *rt) {
         rt->stamp = 0;
     }
     return ++rt->stamp;
+}
+
+/* The one table of legal ds_status transitions (zo_transition_legal), bit
+ * 4 * from + to: NOT_AVAILABLE -> INFLIGHT, INFLIGHT -> NOT_AVAILABLE (the
+ * all-gather failed, shards intact), INFLIGHT -> AVAILABLE, AVAILABLE ->
+ * NOT_AVAILABLE. */
+#define ZO__LEGAL_TRANSITIONS                                                                                          \
+    ((1u << (4 * ZO_PARAM_NOT_AVAILABLE + ZO_PARAM_INFLIGHT)) |                                                        \
+     (1u << (4 * ZO_PARAM_INFLIGHT + ZO_PARAM_NOT_AVAILABLE)) | (1u << (4 * ZO_PARAM_INFLIGHT + ZO_PARAM_AVAILABLE)) | \
+     (1u << (4 * ZO_PARAM_AVAILABLE + ZO_PARAM_NOT_AVAILABLE)))
+static inline int zo__transition_legal(zo_param_status from, zo_param_status to) {
+    /* 3 is no status: its bits are clear */
+    if ((unsigned)from > 3u || (unsigned)to > 3u) return 0;
+    return (ZO__LEGAL_TRANSITIONS >> (4u * (unsigned)from + (unsigned)to)) & 1u;
 }
 
 /* p enters or leaves rt->live_pars after its status, active set or

@@ -674,28 +674,42 @@ uint32_t zo__live_pars_sorted(zo_runtime *rt) {
     return n;
 }
 
-static zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
+/* the ZO_EV_PARAM_STATE event of a status change (a sink is set) */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void
+emit_state(zo_runtime *rt, uint64_t seq, zo_param_id p, zo_param_status from, zo_param_status to) {
+    zo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZO_EV_PARAM_STATE;
+    ev.seq = seq;
+    ev.step = rt->st.steps;
+    ev.module = ZO_NO_MODULE;
+    ev.param = p;
+    ev.from = from;
+    ev.to = to;
+    ev.detail = zo_param_status_name(to);
+    rt->cfg.on_event(rt->cfg.event_user, &ev);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static zo_status
+illegal_status(zo_runtime *rt, zo_param_id p, zo_param_status from, zo_param_status to) {
+    return zo__fail(rt, ZO_ERR_STATE, "illegal ds_status transition %s -> %s for parameter %u",
+                    zo_param_status_name(from), zo_param_status_name(to), p);
+}
+
+static inline zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
     zo_par *pr = &rt->pars[p];
     zo_param_status from = pr->status;
-    if (!zo_transition_legal(from, to))
-        return zo__fail(rt, ZO_ERR_STATE, "illegal ds_status transition %s -> %s for parameter %u",
-                        zo_param_status_name(from), zo_param_status_name(to), p);
+    if (!zo__transition_legal(from, to)) return illegal_status(rt, p, from, to);
     pr->status = to;
     zo__par_live_sync(rt, p);
     uint64_t seq = rt->ev_seq++;
-    if (rt->cfg.on_event) {
-        zo_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = ZO_EV_PARAM_STATE;
-        ev.seq = seq;
-        ev.step = rt->st.steps;
-        ev.module = ZO_NO_MODULE;
-        ev.param = p;
-        ev.from = from;
-        ev.to = to;
-        ev.detail = zo_param_status_name(to);
-        rt->cfg.on_event(rt->cfg.event_user, &ev);
-    }
+    if (rt->cfg.on_event) emit_state(rt, seq, p, from, to);
     return ZO_OK;
 }
 

@@ -79,7 +79,7 @@ zo_status zo__reserve_sz(zo_runtime *rt, void **arr, size_t *cap, size_t need, s
     return ZO_OK;
 }
 
-zo_status zo__reserve(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz) {
+zo_status zo__reserve_grow(zo_runtime *rt, void **arr, uint32_t *cap, uint32_t need, size_t esz) {
     size_t c = *cap;
     zo_status s = zo__reserve_sz(rt, arr, &c, need, esz);
     if (s == ZO_OK) *cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
@@ -125,10 +125,8 @@ char *zo__strdup(zo_runtime *rt, const char *s) {
     return d;
 }
 
-void zo__emit(zo_runtime *rt, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g, int64_t before, int64_t after,
-              int valid, const char *detail) {
-    uint64_t seq = rt->ev_seq++;
-    if (!rt->cfg.on_event) return;
+void zo__emit_to(zo_runtime *rt, uint64_t seq, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
+                 int64_t before, int64_t after, int valid, const char *detail) {
     zo_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = k;
@@ -210,18 +208,7 @@ const char *zo_strerror(zo_status s) {
     }
 }
 
-/* The one table of legal ds_status transitions. */
-static const unsigned char k_legal[3][3] = {
-    /* to:        NOT_AVAILABLE INFLIGHT AVAILABLE */
-    /* NOT_AV */ {0, 1, 0},
-    /* INFLIGHT*/ {1, 0, 1}, /* -> NOT_AVAILABLE: the all-gather failed (shards intact) */
-    /* AVAIL  */ {1, 0, 0},
-};
-
-int zo_transition_legal(zo_param_status from, zo_param_status to) {
-    if ((unsigned)from > 2u || (unsigned)to > 2u) return 0;
-    return k_legal[from][to];
-}
+int zo_transition_legal(zo_param_status from, zo_param_status to) { return zo__transition_legal(from, to); }
 
 /* The one table of legal hook orders (policy.h: zo__hook).  needs: the
  * runtime phase the hook runs in; from: the call phases it may find its
