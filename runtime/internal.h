@@ -403,7 +403,9 @@ uint64_t zo__fp_hash(const uint8_t fp[ZO_FP_BYTES]);
 int zo__fp_valid(const uint8_t fp[ZO_FP_BYTES]);
 
 /* runtime.c, used by coordinator.c */
-zo_status zo__rebuild(zo_runtime *rt);
+zo_status zo__rebuild_lists(zo_runtime *rt);
+/* the fetch lists, rebuilt when a registration made them stale */
+static inline zo_status zo__rebuild(zo_runtime *rt) { return rt->dirty ? zo__rebuild_lists(rt) : ZO_OK; }
 zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefetch);
 zo_status zo__wait_param(zo_runtime *rt, zo_param_id p);
 /* force: ZO_REL_PERSIST also releases a persistent parameter (DeepSpeed's
@@ -416,7 +418,8 @@ void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);
 /* rt->live_pars sorted by id, into rt->live_sorted; returns the count.
  * The copy stays valid while the caller only waits and releases. */
-uint32_t zo__live_pars_sorted(zo_runtime *rt);
+uint32_t zo__live_pars_sort(zo_runtime *rt);
+static inline uint32_t zo__live_pars_sorted(zo_runtime *rt) { return rt->n_live_pars ? zo__live_pars_sort(rt) : 0; }
 /* sorts ids[0..n) in place (qsort; small n by insertion) */
 void zo__sort_ids(uint32_t *ids, uint32_t n);
 

@@ -217,7 +217,25 @@ static inline zo__call_phase zo__call_phase_of(const zo_call_rec *c) {
  * hooks that name no call); otherwise ZO_ERR_PROTOCOL with the reason as
  * the last error ("<hook>: no forward pass begun", "<hook>: no backward
  * running", "<hook>: ... module m"). */
-zo_status zo__hook_legal(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m);
+enum { ZO__NEED_FORWARD = 1u, ZO__NEED_BACKWARD = 2u };
+typedef struct zo__hook_rule {
+    const char *name;
+    unsigned needs;  /* ZO__NEED_*: the runtime phase the hook runs in */
+    unsigned from;   /* the call phases it may find its call in (bit ZO__CALL_*) */
+    const char *why; /* printf format with the module id, for a call phase not in `from` */
+} zo__hook_rule;
+extern const zo__hook_rule zo__hook_order[ZO__HOOK_N];
+/* zo__hook_legal's error (the checks again, then the message) */
+zo_status zo__hook_fail(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m);
+static inline zo_status zo__hook_legal(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m) {
+    if ((unsigned)h < ZO__HOOK_N && (unsigned)ph < ZO__CALL_PHASE_N) {
+        const zo__hook_rule *r = &zo__hook_order[h];
+        if (!((r->needs & ZO__NEED_FORWARD) && rt->n_ctx == 0) &&
+            !((r->needs & ZO__NEED_BACKWARD) && zo__n_bwd(rt) == 0) && (r->from & (1u << ph)))
+            return ZO_OK;
+    }
+    return zo__hook_fail(rt, h, ph, m);
+}
 
 /* call record c enters or leaves rt->held_calls after its bwd_active or
  * hold flag changed (capacity grown with the call table) */

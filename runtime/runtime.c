@@ -492,8 +492,7 @@ static void ds_mark_persistent(zo_runtime *rt, uint32_t *stack) {
     rt->persistent_total = total;
 }
 
-zo_status zo__rebuild(zo_runtime *rt) {
-    if (!rt->dirty) return ZO_OK;
+zo_status zo__rebuild_lists(zo_runtime *rt) {
     uint32_t nm = rt->n_mods, np = rt->n_pars;
     uint32_t *cnt = zo__calloc(rt, nm ? nm : 1, sizeof *cnt);
     uint32_t *ucnt = zo__calloc(rt, np ? np : 1, sizeof *ucnt);
@@ -666,9 +665,8 @@ void zo__sort_ids(uint32_t *ids, uint32_t n) {
     }
 }
 
-uint32_t zo__live_pars_sorted(zo_runtime *rt) {
+uint32_t zo__live_pars_sort(zo_runtime *rt) {
     uint32_t n = rt->n_live_pars;
-    if (n == 0) return 0;
     memcpy(rt->live_sorted, rt->live_pars, n * sizeof *rt->live_sorted);
     zo__sort_ids(rt->live_sorted, n);
     return n;
@@ -702,7 +700,11 @@ illegal_status(zo_runtime *rt, zo_param_id p, zo_param_status from, zo_param_sta
                     zo_param_status_name(from), zo_param_status_name(to), p);
 }
 
-static inline zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline zo_status
+set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
     zo_par *pr = &rt->pars[p];
     zo_param_status from = pr->status;
     if (!zo__transition_legal(from, to)) return illegal_status(rt, p, from, to);

@@ -213,14 +213,8 @@ int zo_transition_legal(zo_param_status from, zo_param_status to) { return zo__t
 /* The one table of legal hook orders (policy.h: zo__hook).  needs: the
  * runtime phase the hook runs in; from: the call phases it may find its
  * call in (bit ZO__CALL_*), with the reason when it finds another. */
-enum { ZO__NEED_FORWARD = 1u, ZO__NEED_BACKWARD = 2u };
 #define ZO__PH(x) (1u << ZO__CALL_##x)
-static const struct {
-    const char *name;
-    unsigned needs;
-    unsigned from;
-    const char *why; /* printf format with the module id, for a call phase not in `from` */
-} k_hook_order[ZO__HOOK_N] = {
+const zo__hook_rule zo__hook_order[ZO__HOOK_N] = {
     [ZO__HOOK_PRE_FORWARD] = {"zo_pre_forward", ZO__NEED_FORWARD, ZO__PH(NONE), NULL},
     [ZO__HOOK_TRACK_INPUTS] = {"zo_track_inputs", 0, ZO__PH(OPEN), "hook D already ran for this call of %u"},
     [ZO__HOOK_POST_FORWARD] = {"zo_post_forward", 0, ZO__PH(OPEN) | ZO__PH(INPUTS), "module %u's call already ended"},
@@ -232,17 +226,17 @@ static const struct {
 };
 #undef ZO__PH
 
-zo_status zo__hook_legal(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m) {
+zo_status zo__hook_fail(zo_runtime *rt, zo__hook h, zo__call_phase ph, zo_module_id m) {
     if ((unsigned)h >= ZO__HOOK_N || (unsigned)ph >= ZO__CALL_PHASE_N)
         return zo__fail(rt, ZO_ERR_STATE, "hook order: hook %d, call phase %d out of range", (int)h, (int)ph);
-    const char *name = k_hook_order[h].name;
-    if ((k_hook_order[h].needs & ZO__NEED_FORWARD) && rt->n_ctx == 0)
+    const char *name = zo__hook_order[h].name;
+    if ((zo__hook_order[h].needs & ZO__NEED_FORWARD) && rt->n_ctx == 0)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "%s: no forward pass begun", name);
-    if ((k_hook_order[h].needs & ZO__NEED_BACKWARD) && zo__n_bwd(rt) == 0)
+    if ((zo__hook_order[h].needs & ZO__NEED_BACKWARD) && zo__n_bwd(rt) == 0)
         return zo__fail(rt, ZO_ERR_PROTOCOL, "%s: no backward running", name);
-    if (!(k_hook_order[h].from & (1u << ph))) {
+    if (!(zo__hook_order[h].from & (1u << ph))) {
         char why[160];
-        snprintf(why, sizeof why, k_hook_order[h].why ? k_hook_order[h].why : "module %u: call phase not legal",
+        snprintf(why, sizeof why, zo__hook_order[h].why ? zo__hook_order[h].why : "module %u: call phase not legal",
                  (unsigned)m);
         return zo__fail(rt, ZO_ERR_PROTOCOL, "%s: %s", name, why);
     }
