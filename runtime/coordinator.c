@@ -151,15 +151,16 @@ void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
     }
 }
 
-/* __all_gather_params_: __n_available_params += the numel it gathers */
+/* __all_gather_params_: __n_available_params += the numel it gathers, and
+ * the parameters enter the in-flight registry (the DeepSpeed-shaped
+ * policies: per-call reads neither) */
 static void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
+    if (!ZO_IS_DS(rt)) return;
     for (size_t i = 0; i < n; i++)
         if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) {
             rt->ds_n_available += (int64_t)rt->pars[ids[i]].numel;
-            if (ZO_IS_DS(rt)) {
-                rt->pars[ids[i]].ds_reg = 1;
-                zo__par_live_sync(rt, ids[i]);
-            }
+            rt->pars[ids[i]].ds_reg = 1;
+            zo__par_live_sync(rt, ids[i]);
         }
 }
 
@@ -211,7 +212,7 @@ static int may_release_now(const zo_runtime *rt, const zo_coord *c, zo_param_id 
 
 /* __params_to_release: 1 if p may be released when module m is released at
  * the coordinator's current step id. */
-static int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
+static inline int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
     /* DeepSpeed honours ds_persist only in __params_to_release, i.e. with a
      * complete trace; without one release_sub_module releases every
      * parameter of the module (the DeepSpeed-shaped policies do the same;

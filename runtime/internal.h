@@ -315,8 +315,8 @@ struct zo_runtime {
     uint32_t n_bwd_mods;             /* modules in it */
     uint64_t ds_step_grads;          /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
     int64_t ds_n_available;          /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
-                                 prefetch budget): += numel gathered by the coordinator, -= numel
-                                 released, 0 at reset_step */
+                                 prefetch budget, kept only under them): += numel gathered by the
+                                 coordinator, -= numel released, 0 at reset_step */
 
     zo_gather_item *gitems; /* zo__gather's items for the backend */
     uint32_t cap_gitems;

@@ -803,7 +803,6 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
     zo_gather_item *items = rt->gitems;
     zo_param_id *plist = wr->params;
-    memset(items, 0, k * sizeof *items);
     size_t j = 0;
     zo_status s = ZO_OK;
     for (size_t i = 0; i < n && j < k; i++) {
@@ -820,11 +819,8 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         void *buf = NULL;
         s = zo_backend_full_alloc(rt->backend, p, bytes, &buf);
         if (s) break;
-        items[j].param = p;
-        items[j].full = buf;
-        items[j].numel = pr->numel;
-        items[j].partition_numel = part;
-        items[j].elem_size = esz;
+        items[j] =
+            (zo_gather_item){.param = p, .full = buf, .numel = pr->numel, .partition_numel = part, .elem_size = esz};
         plist[j] = p;
         j++;
     }
@@ -940,7 +936,7 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     pr->full = NULL;
     rt->st.live_numel -= pr->numel;
     if (pr->persistent) rt->st.persistent_live_numel -= pr->numel;
-    rt->ds_n_available -= (int64_t)pr->numel;
+    if (ZO_IS_DS(rt)) rt->ds_n_available -= (int64_t)pr->numel;
     rt->st.releases++;
     zo__emit(rt, ZO_EV_RELEASE, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     return ZO_OK;
