@@ -1317,8 +1317,7 @@ zo_status zo_post_forward(zo_runtime *rt, zo_module_id m) {
     uint32_t idx = rt->fstack[si];
     s = zo__hook_legal(rt, ZO__HOOK_POST_FORWARD, zo__call_phase_of(&rt->calls[idx]), m);
     if (s) return s;
-    memmove(&rt->fstack[si], &rt->fstack[si + 1], (rt->n_fstack - (uint32_t)si - 1) * sizeof *rt->fstack);
-    rt->n_fstack--;
+    rt->n_fstack--; /* the innermost call (checked above) */
     zo_call_rec *c = &rt->calls[idx];
     zo_mod *md = &rt->mods[m];
     md->open_calls--;
