@@ -415,7 +415,6 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
 /* ZO_IS_DS and the DeepSpeed profile tests: policy.h */
 zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
 void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
-zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m);
 /* rt->live_pars sorted by id, into rt->live_sorted; returns the count.
  * The copy stays valid while the caller only waits and releases. */
 uint32_t zo__live_pars_sort(zo_runtime *rt);

@@ -274,6 +274,23 @@ static inline int zo__act_clear(zo_runtime *rt, zo_call_rec *c, uint8_t *flag) {
     return md->activations == 0;
 }
 
+/* room in ds_active_sub_modules of each parameter m fetches for one more
+ * module (so that adding never allocates); ZO_OK/NOMEM */
+static inline zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m) {
+    const zo_mod *md = &rt->mods[m];
+    /* room for m and, under DeepSpeed 0.19, the module in backward that a
+     * recompute charges a frozen parameter to (ds_charge_recompute) */
+    uint32_t extra = ZO_DS_019(rt) ? 2 : 1;
+    for (uint32_t i = 0; i < md->n_fetch; i++) {
+        zo_param_id p = md->fetch[i];
+        uint32_t need = rt->pars[p].n_act + extra;
+        if (need <= 1) continue; /* act0 */
+        zo_par_cold *pc = &rt->pcold[p];
+        if (zo__reserve(rt, (void **)&pc->act, &pc->cap_act, need - 1, sizeof *pc->act)) return ZO_ERR_NOMEM;
+    }
+    return ZO_OK;
+}
+
 /* release_sub_module for the per-call policy once the module is inactive */
 static inline zo_status zo__release_module(zo_runtime *rt, zo_module_id m, zo_coord *c) {
     return zo__coord_release(rt, c, m, 1);

@@ -945,21 +945,6 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
 /* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..
  * n_act-2] (most parameters are active for one module at a time, and that
  * one needs no other line) */
-zo_status zo__reserve_act(zo_runtime *rt, zo_module_id m) {
-    const zo_mod *md = &rt->mods[m];
-    /* room for m and, under DeepSpeed 0.19, the module in backward that a
-     * recompute charges a frozen parameter to (ds_charge_recompute) */
-    uint32_t extra = ZO_DS_019(rt) ? 2 : 1;
-    for (uint32_t i = 0; i < md->n_fetch; i++) {
-        zo_param_id p = md->fetch[i];
-        uint32_t need = rt->pars[p].n_act + extra;
-        if (need <= 1) continue; /* act0 */
-        zo_par_cold *pc = &rt->pcold[p];
-        if (zo__reserve(rt, (void **)&pc->act, &pc->cap_act, need - 1, sizeof *pc->act)) return ZO_ERR_NOMEM;
-    }
-    return ZO_OK;
-}
-
 static int act_has(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
     const zo_par *pr = &rt->pars[p];
     if (pr->n_act == 0) return 0;
