@@ -136,7 +136,7 @@ zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c) {
  * nothing), so its parameters are left to the fetch's wait: DeepSpeed
  * releases and gathers them again, with the same end state (AVAILABLE,
  * active for m). */
-void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
+static inline void coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
     if (c->mode == ZO_TRACE_COMPLETE) {
         if (c->n_order <= c->step_id)
             zo__coord_invalidate(rt, c, "trace has fewer modules than this step fetched");
@@ -154,7 +154,7 @@ void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
 /* __all_gather_params_: __n_available_params += the numel it gathers, and
  * the parameters enter the in-flight registry (the DeepSpeed-shaped
  * policies: per-call reads neither) */
-static void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
+static inline void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_t n) {
     if (!ZO_IS_DS(rt)) return;
     for (size_t i = 0; i < n; i++)
         if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) {
@@ -304,7 +304,7 @@ zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int dis
  * fetches ahead and its call-list head, the call record the next fetch's
  * hooks use (its output gradient's, in backward), and the hot records of
  * the parameter the prefetch queue pops next. */
-static void prefetch_ahead(zo_runtime *rt, const zo_coord *c) {
+static inline void prefetch_ahead(zo_runtime *rt, const zo_coord *c) {
     size_t s = (size_t)c->step_id;
     if (s + 1 < c->n_order) {
         zo_module_id a = c->order[s + 1];
@@ -348,7 +348,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
         rt->ds_n_available = avail_before;
         return s;
     }
-    zo__coord_prologue_record(rt, c, m);
+    coord_prologue_record(rt, c, m);
     *activated = 1;
     /* 2. wait for them and mark the module active */
     zo_status werr = ZO_OK;

@@ -413,8 +413,6 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p);
 #define ZO_REL_PERSIST 2
 zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force);
 /* ZO_IS_DS and the DeepSpeed profile tests: policy.h */
-zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m);
-void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m);
 /* rt->live_pars sorted by id, into rt->live_sorted; returns the count.
  * The copy stays valid while the caller only waits and releases. */
 uint32_t zo__live_pars_sort(zo_runtime *rt);
@@ -427,7 +425,6 @@ void zo__coord_init(zo_coord *c);
 void zo__coord_free(zo_runtime *rt, zo_coord *c);
 void zo__coord_invalidate(zo_runtime *rt, zo_coord *c, const char *why);
 zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c);
-void zo__coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m);
 zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated);
 zo_status zo__coord_release(zo_runtime *rt, zo_coord *c, zo_module_id m, int discard);
 zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c);
@@ -484,6 +481,56 @@ static inline void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
         }
         pr->live_pos = 0;
     }
+}
+
+/* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..
+ * n_act-2] (most parameters are active for one module at a time, and that
+ * one needs no other line).  m in p's list: */
+static inline int zo__act_has(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    const zo_par *pr = &rt->pars[p];
+    if (pr->n_act == 0) return 0;
+    if (pr->act0 == m) return 1;
+    const zo_module_id *a = rt->pcold[p].act;
+    for (uint32_t i = 0; i + 1 < pr->n_act; i++)
+        if (a[i] == m) return 1;
+    return 0;
+}
+
+/* adds m to p's list (capacity reserved by zo__reserve_act first, so it
+ * never allocates and never fails halfway) */
+static inline zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    zo_par *pr = &rt->pars[p];
+    if (zo__act_has(rt, p, m)) return ZO_OK;
+    /* capacity is reserved by the caller (zo__reserve_act) before anything
+     * changes, so adding never allocates and never fails halfway */
+    if (pr->n_act == 0) {
+        pr->act0 = m;
+    } else {
+        zo_par_cold *pc = &rt->pcold[p];
+        if (pr->n_act - 1 >= pc->cap_act) return ZO_ERR_STATE;
+        pc->act[pr->n_act - 1] = m;
+    }
+    pr->n_act++;
+    zo__par_live_sync(rt, p);
+    return ZO_OK;
+}
+
+/* removes m from p's list (no-op when absent) */
+static inline void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
+    zo_par *pr = &rt->pars[p];
+    if (pr->n_act == 0) return;
+    /* the last member takes the place of the one leaving */
+    if (pr->act0 == m) {
+        if (pr->n_act > 1) pr->act0 = rt->pcold[p].act[pr->n_act - 2];
+    } else {
+        zo_module_id *a = rt->pcold[p].act;
+        uint32_t i = 0;
+        while (i + 1 < pr->n_act && a[i] != m) i++;
+        if (i + 1 == pr->n_act) return;
+        a[i] = a[pr->n_act - 2];
+    }
+    pr->n_act--;
+    zo__par_live_sync(rt, p);
 }
 
 #endif

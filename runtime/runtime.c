@@ -942,53 +942,6 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     return ZO_OK;
 }
 
-/* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..
- * n_act-2] (most parameters are active for one module at a time, and that
- * one needs no other line) */
-static int act_has(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
-    const zo_par *pr = &rt->pars[p];
-    if (pr->n_act == 0) return 0;
-    if (pr->act0 == m) return 1;
-    const zo_module_id *a = rt->pcold[p].act;
-    for (uint32_t i = 0; i + 1 < pr->n_act; i++)
-        if (a[i] == m) return 1;
-    return 0;
-}
-
-zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
-    zo_par *pr = &rt->pars[p];
-    if (act_has(rt, p, m)) return ZO_OK;
-    /* capacity is reserved by the caller (zo__reserve_act) before anything
-     * changes, so adding never allocates and never fails halfway */
-    if (pr->n_act == 0) {
-        pr->act0 = m;
-    } else {
-        zo_par_cold *pc = &rt->pcold[p];
-        if (pr->n_act - 1 >= pc->cap_act) return ZO_ERR_STATE;
-        pc->act[pr->n_act - 1] = m;
-    }
-    pr->n_act++;
-    zo__par_live_sync(rt, p);
-    return ZO_OK;
-}
-
-void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
-    zo_par *pr = &rt->pars[p];
-    if (pr->n_act == 0) return;
-    /* the last member takes the place of the one leaving */
-    if (pr->act0 == m) {
-        if (pr->n_act > 1) pr->act0 = rt->pcold[p].act[pr->n_act - 2];
-    } else {
-        zo_module_id *a = rt->pcold[p].act;
-        uint32_t i = 0;
-        while (i + 1 < pr->n_act && a[i] != m) i++;
-        if (i + 1 == pr->n_act) return;
-        a[i] = a[pr->n_act - 2];
-    }
-    pr->n_act--;
-    zo__par_live_sync(rt, p);
-}
-
 /* ------------------------------------------------------------------ */
 /* calls, graphs, contexts                                              */
 /* ------------------------------------------------------------------ */
@@ -1625,7 +1578,7 @@ zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *
 
 int zo_param_is_active_for(const zo_runtime *rt, zo_param_id p, zo_module_id m) {
     if (!rt || p >= rt->n_pars) return 0;
-    return act_has(rt, p, m);
+    return zo__act_has(rt, p, m);
 }
 
 /* 1 if parameter p is in the fetch set of gather-always module g: owned
