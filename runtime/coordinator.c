@@ -136,7 +136,7 @@ zo_status zo__coord_reserve_record(zo_runtime *rt, zo_coord *c) {
  * nothing), so its parameters are left to the fetch's wait: DeepSpeed
  * releases and gathers them again, with the same end state (AVAILABLE,
  * active for m). */
-static inline void coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
+ZO_HOT_INLINE void coord_prologue_record(zo_runtime *rt, zo_coord *c, zo_module_id m) {
     if (c->mode == ZO_TRACE_COMPLETE) {
         if (c->n_order <= c->step_id)
             zo__coord_invalidate(rt, c, "trace has fewer modules than this step fetched");

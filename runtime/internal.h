@@ -23,6 +23,14 @@
 #define ZO_MAX_SLOTS   (1u << 20)
 #define ZO_MAX_NAME    255
 
+/* a small helper of a per-fetch path, inlined even where the compiler
+ * would rather call it */
+#if defined(__GNUC__)
+#define ZO_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define ZO_HOT_INLINE static inline
+#endif
+
 /* collective fingerprint (zo_config.verify_collectives), util.c */
 #define ZO_FP_BYTES   64
 #define ZO_FP_MAX_IDS 7
@@ -498,7 +506,7 @@ static inline int zo__act_has(const zo_runtime *rt, zo_param_id p, zo_module_id 
 
 /* adds m to p's list (capacity reserved by zo__reserve_act first, so it
  * never allocates and never fails halfway) */
-static inline zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
+ZO_HOT_INLINE zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id m) {
     zo_par *pr = &rt->pars[p];
     if (zo__act_has(rt, p, m)) return ZO_OK;
     /* capacity is reserved by the caller (zo__reserve_act) before anything
@@ -516,7 +524,7 @@ static inline zo_status zo__act_add(zo_runtime *rt, zo_param_id p, zo_module_id 
 }
 
 /* removes m from p's list (no-op when absent) */
-static inline void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
+ZO_HOT_INLINE void zo__act_discard(zo_runtime *rt, zo_param_id p, zo_module_id m) {
     zo_par *pr = &rt->pars[p];
     if (pr->n_act == 0) return;
     /* the last member takes the place of the one leaving */

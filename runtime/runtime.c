@@ -700,11 +700,7 @@ illegal_status(zo_runtime *rt, zo_param_id p, zo_param_status from, zo_param_sta
                     zo_param_status_name(from), zo_param_status_name(to), p);
 }
 
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline zo_status
-set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
+ZO_HOT_INLINE zo_status set_status(zo_runtime *rt, zo_param_id p, zo_param_status to) {
     zo_par *pr = &rt->pars[p];
     zo_param_status from = pr->status;
     if (!zo__transition_legal(from, to)) return illegal_status(rt, p, from, to);
