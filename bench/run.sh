@@ -54,7 +54,7 @@ say() { printf '[bench] %s\n' "$*" >&2; }
 
 T_START=$(date +%s)
 # the commit measured: taken at the start (others may commit during a run)
-COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench 2>/dev/null || echo '+dirty')"
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench ':!bench/results' 2>/dev/null || echo '+dirty')"
 mkdir -p "$OUT/raw"
 RAW="$OUT/raw"
 JOBS=2
