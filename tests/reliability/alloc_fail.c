@@ -30,9 +30,11 @@
  * unnamed modules and parameters).
  *
  * Allocation sites: every call of an allocation primitive (zo__alloc,
- * zo__calloc, zo__strdup, zo__reserve, zo__reserve_sz, h_alloc, h_alloc_raw,
- * map_reserve, and hostmap.c's zo__host_alloc / zo__map_reserve) in
- * runtime/<file>.c (not backend_nccl<...>.c), outside the
+ * zo__calloc, zo__strdup, zo__reserve and its out-of-line zo__reserve_grow,
+ * zo__reserve_sz, h_alloc, h_alloc_raw, map_reserve, and hostmap.c's
+ * zo__host_alloc / zo__map_reserve) in runtime/<file>.c (not
+ * backend_nccl<...>.c; of the policies policy_deepspeed.c) and the inline
+ * helpers of runtime/policy.h, outside the
  * primitives' own bodies, found by scanning the sources.  Under ASan the
  * refused allocation's call stack is symbolised (__sanitizer_symbolize_pc)
  * and attributed to its site; the test prints "allocation sites covered:
@@ -101,8 +103,9 @@ static const char *unreachable_why(const char *text) {
 }
 static uint64_t g_unattributed;
 
-static const char *const HELPERS[] = {"zo__alloc", "zo__calloc",  "zo__strdup",  "zo__reserve",    "zo__reserve_sz",
-                                      "h_alloc",   "h_alloc_raw", "map_reserve", "zo__host_alloc", "zo__map_reserve"};
+static const char *const HELPERS[] = {"zo__alloc",      "zo__calloc",       "zo__strdup",     "zo__reserve",
+                                      "zo__reserve_sz", "zo__reserve_grow", "h_alloc",        "h_alloc_raw",
+                                      "map_reserve",    "zo__host_alloc",   "zo__map_reserve"};
 #define N_HELPERS (sizeof HELPERS / sizeof HELPERS[0])
 
 static int is_helper(const char *fn) {
@@ -128,9 +131,10 @@ static int calls(const char *line, const char *name) {
 }
 
 static void scan_sites(void) {
-    static const char *const files[] = {"runtime/runtime.c",      "runtime/coordinator.c", "runtime/util.c",
-                                        "runtime/backend_host.c", "runtime/host_world.c",  "runtime/host_cache.c",
-                                        "runtime/host_faults.c",  "runtime/hostmap.c"};
+    static const char *const files[] = {"runtime/runtime.c",         "runtime/coordinator.c", "runtime/util.c",
+                                        "runtime/backend_host.c",    "runtime/host_world.c",  "runtime/host_cache.c",
+                                        "runtime/host_faults.c",     "runtime/hostmap.c",     "runtime/policy.h",
+                                        "runtime/policy_deepspeed.c"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", ZO_SOURCE_DIR, files[f]);
