@@ -195,6 +195,11 @@ def cmd_speed(a):
     base_env = bench_env({"ZOFUZZ_POLICY": "per-call", "ZOFUZZ_SKIP_DISCARD_I3": "1"})
     try:
         wanted = a.targets.split(",") if a.targets else [c[0] for c in SPEED_CELLS]
+        unknown = [w for w in wanted if w not in [c[0] for c in SPEED_CELLS]]
+        if unknown:
+            print("fuzzbench.py speed: --targets: unknown cell %s (one of %s)" % (
+                ",".join(unknown), ",".join(c[0] for c in SPEED_CELLS)), file=sys.stderr)
+            sys.exit(2)
         for cell, target, kind, maxlen, extra_env in SPEED_CELLS:
             if cell not in wanted:
                 continue

@@ -50,6 +50,11 @@ while (($#)); do
     shift
 done
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
+BASE_SHA=""
+if [[ -n "$BASE_REV" ]]; then
+    BASE_SHA=$(git rev-parse --verify --quiet "$BASE_REV^{commit}") ||
+        { echo "bench/run.sh: --baseline $BASE_REV: not a commit of this repository" >&2; exit 2; }
+fi
 say() { printf '[bench] %s\n' "$*" >&2; }
 
 T_START=$(date +%s)
@@ -121,8 +126,6 @@ if ((BUILD)); then
     if [[ -n "$BASE_REV" ]]; then
         # the baseline's own tree, as committed (nothing of this checkout's)
         say "baseline: $BASE_REV into $BASE_SRC"
-        BASE_SHA=$(git rev-parse --verify --quiet "$BASE_REV^{commit}") ||
-            { echo "bench/run.sh: --baseline $BASE_REV: not a commit" >&2; exit 2; }
         if [[ "$(cat build-bench-base/commit 2>/dev/null)" != "$BASE_SHA" ]]; then
             rm -rf build-bench-base
             mkdir -p "$BASE_SRC"
@@ -131,8 +134,10 @@ if ((BUILD)); then
         fi
         build_all "$ROOT/$BASE_SRC" build-bench-base/b
     fi
-elif [[ -n "$BASE_REV" && ! -x build-bench-base/b-o2/bench/bench_hooks ]]; then
-    echo "bench/run.sh: --baseline with --no-build needs build-bench-base/ from an earlier run" >&2; exit 2
+elif [[ -n "$BASE_REV" && ( ! -x build-bench-base/b-o2/bench/bench_hooks ||
+                            "$(cat build-bench-base/commit 2>/dev/null)" != "$BASE_SHA" ) ]]; then
+    echo "bench/run.sh: --baseline $BASE_REV with --no-build needs build-bench-base/ built from that commit by an" \
+         "earlier run" >&2; exit 2
 fi
 say "builds done ($(( $(date +%s) - T_START )) s)"
 T_RUNS=$(date +%s)
@@ -156,7 +161,7 @@ SIDES=("build-bench|$RAW")
 if [[ -n "$BASE_REV" ]]; then
     mkdir -p "$RAW/base"
     SIDES+=("build-bench-base/b|$RAW/base")
-    git rev-parse --short "$BASE_REV" >"$RAW/base/commit"
+    git rev-parse --short "$BASE_SHA" >"$RAW/base/commit"
 fi
 # callgrind with its cache simulation (1 MiB 8-way last level, 64-byte
 # lines) over the timed steps only: instructions and last-level misses per
