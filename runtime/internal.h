@@ -385,6 +385,17 @@ zo_status zo__fail_const(const zo_runtime *rt, zo_status st, const char *fmt, ..
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* an event of kind k with sequence number seq at the current step about
+ * module m and parameter p, every other field zero */
+static inline void zo__event_head(const zo_runtime *rt, zo_event *ev, uint64_t seq, zo_event_kind k, zo_module_id m,
+                                  zo_param_id p) {
+    memset(ev, 0, sizeof *ev);
+    ev->kind = k;
+    ev->seq = seq;
+    ev->step = rt->st.steps;
+    ev->module = m;
+    ev->param = p;
+}
 /* delivers an event to cfg.on_event (set) with sequence number seq */
 void zo__emit_to(zo_runtime *rt, uint64_t seq, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
                  int64_t before, int64_t after, int valid, const char *detail);

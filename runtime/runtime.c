@@ -679,12 +679,7 @@ __attribute__((noinline, cold))
 static void
 emit_state(zo_runtime *rt, uint64_t seq, zo_param_id p, zo_param_status from, zo_param_status to) {
     zo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZO_EV_PARAM_STATE;
-    ev.seq = seq;
-    ev.step = rt->st.steps;
-    ev.module = ZO_NO_MODULE;
-    ev.param = p;
+    zo__event_head(rt, &ev, seq, ZO_EV_PARAM_STATE, ZO_NO_MODULE, p);
     ev.from = from;
     ev.to = to;
     ev.detail = zo_param_status_name(to);

@@ -128,12 +128,7 @@ char *zo__strdup(zo_runtime *rt, const char *s) {
 void zo__emit_to(zo_runtime *rt, uint64_t seq, zo_event_kind k, zo_module_id m, zo_param_id p, zo_graph g,
                  int64_t before, int64_t after, int valid, const char *detail) {
     zo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = k;
-    ev.seq = seq;
-    ev.step = rt->st.steps;
-    ev.module = m;
-    ev.param = p;
+    zo__event_head(rt, &ev, seq, k, m, p);
     ev.graph = g;
     ev.counter_before = before;
     ev.counter_after = after;
