@@ -191,7 +191,8 @@ if want hooks; then
         "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" >"$R/hooks.tsv" ||
             say "bench_hooks failed"
         # the same with one regime for every N (released at every post-hook, at
-        # most 50 parameters live): DeepSpeed's defaults keep a model of <= 1e9
+        # most 50 parameters live): DeepSpeed's defaults (max_live_parameters =
+        # max_reuse_distance = 1e9 in 0.19.8 and 0.15.4) keep a model of <= 1e9
         # elements gathered from forward to backward and re-gather larger ones
         say "1/7 hook cost: zoffload (C), uniform regime (max_reuse_distance 0, max_live_parameters 5e7) ($pre)"
         "$B/bench_hooks" --modules "$HOOK_MODS" --reps "$HOOK_REPS" --min-events "$HOOK_EVENTS" --reuse 0 \

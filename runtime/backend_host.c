@@ -37,7 +37,9 @@
  *   stored as one block per parameter, rank 0's shard first, so rank r's
  *   shard is block + r*shard_bytes: the layout of the flat output buffer of
  *   DeepSpeed's all-gather (torch.distributed.all_gather_into_tensor, rank
- *   r's partition at r * partition_numel elements, the padding at the end),
+ *   r's partition at r * partition_numel elements, the padding at the end;
+ *   checked in partition_parameters.py of DeepSpeed 0.19.8 and 0.15.4:
+ *   flat_tensor = torch.empty(partition_sz * world_size)),
  *   so a single-view all-gather is one memcpy of the padded tensor's bytes
  *   into the full buffer (W = 1 included: the shard is copied, as
  *   DeepSpeed's all-gather copies it).  Shard blocks and full buffers start
@@ -273,8 +275,9 @@ static zo_status param_reserve(host_ctx *c, zo_param_id id) {
 /* The collective itself (single view): every rank contributes its stored
  * part of its shard to its place in the full buffer.  The store holds the
  * padded tensor's first L bytes with rank r's shard at r * shard_bytes, the
- * layout of DeepSpeed's flat all-gather output (rank r's partition at
- * r * partition_numel elements, the padding at the end), so the W shard
+ * layout of DeepSpeed's flat all-gather output (0.19.8 and 0.15.4; see the
+ * header: rank r's partition at r * partition_numel elements, the padding at
+ * the end), so the W shard
  * copies are one copy of L bytes, made in pieces of HOST_COPY_PIECE bytes
  * (see host.h). */
 static void gather_copy(host_ctx *c, const host_param *p, uint8_t *full) {
