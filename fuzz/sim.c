@@ -1047,10 +1047,17 @@ static int32_t hpop(sim *S, uint32_t depth) {
         S->n_heap--;
         return nd;
     }
-    /* fuzzed: the ready nodes of this traversal are the sorted prefix */
-    uint32_t n = 0;
-    while (n < S->n_heap && S->heap[n].depth == depth) n++;
-    if (n == 0) return -1;
+    /* fuzzed: the ready nodes of this traversal are the sorted prefix (depth
+     * is the array's first key, descending): its length by binary search */
+    if (S->heap[0].depth != depth) return -1;
+    uint32_t n = 1, hi = S->n_heap; /* heap[n - 1] is at depth, heap[hi] is not */
+    while (n < hi) {
+        uint32_t mid = n + (hi - n) / 2;
+        if (S->heap[mid].depth == depth)
+            n = mid + 1;
+        else
+            hi = mid;
+    }
     if (S->o.on_choice) S->o.on_choice(S->o.choice_user, S->order_pos, n);
     unsigned byte = S->order_pos < S->s->n_order ? S->s->order[S->order_pos] : 0;
     S->order_pos++;
