@@ -3,13 +3,23 @@
 gets exit 2, a message naming the construct (and module path), and no
 file.  Runs on .venv-current (exit 77 when it or its torch is missing).
 
+Importing torch 2.x costs about 3 CPU seconds, more than most refusals
+take: the script re-runs itself under the venv's python, imports
+zoffload.capture (and torch) once and runs each case in a fork of that
+process, with its own stdout/stderr file and its own interpreter exit
+(atexit handlers and unraisable-exception reports at shutdown included).
+The first case also runs as a real `python -m zoffload.capture` process,
+and its exit status and output must equal the forked run's.
+
   test_capture_errors.py --zofuzz BUILD/fuzz/zofuzz [--venv DIR]
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BAD = os.path.join(ROOT, "tools", "capture", "bad_inputs.py")
@@ -29,35 +39,89 @@ CASES = [
 ]
 
 
+def forked(argv, work, tag):
+    """python -m zoffload.capture ARGV in a fork of this process: (exit
+    status, output).  The child exits through the interpreter (SystemExit
+    unwinds to the top), so what a real process prints at shutdown is
+    printed here too."""
+    out = os.path.join(work, "out-%s.txt" % tag)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        from zoffload import capture
+        sys.argv = [capture.__file__] + argv
+        try:
+            code = capture.main(argv)
+        except SystemExit as e:  # argparse
+            code = e.code
+        except BaseException:  # a traceback, as the real process would print it
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        raise SystemExit(code)
+    _, status = os.waitpid(pid, 0)
+    with open(out) as f:
+        msg = f.read()
+    os.unlink(out)
+    return os.waitstatus_to_exitcode(status), msg
+
+
+def real(py, argv, env):
+    r = subprocess.run([py, "-m", "zoffload.capture"] + argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, env=env)
+    return r.returncode, r.stdout
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--zofuzz", required=True)
     ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-current"))
+    ap.add_argument("--in-venv", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     py = os.path.join(a.venv, "bin", "python")
-    if not os.access(py, os.X_OK) or subprocess.run([py, "-c", "import torch"],
-                                                     stderr=subprocess.DEVNULL).returncode != 0:
-        print("capture_errors: SKIP: no torch venv at %s (tools/oracle_venv.sh --current)" % a.venv)
-        return 77
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONWARNINGS="ignore")
+    skip = "capture_errors: SKIP: no torch venv at %s (tools/oracle_venv.sh --current)" % a.venv
+    if not a.in_venv:
+        if not os.access(py, os.X_OK):
+            print(skip)
+            return 77
+        sys.stdout.flush()
+        return subprocess.run([py, os.path.abspath(__file__), "--in-venv"] + argv, env=env).returncode
+    try:
+        import torch  # noqa: F401  once, before the forks
+    except ImportError:
+        print(skip)
+        return 77
+    import zoffload.capture  # noqa: F401
     work = tempfile.mkdtemp(prefix="zo-capture-errors-")
     bad = 0
-    for build, step, words in CASES:
+    for i, (build, step, words) in enumerate(CASES):
         out = os.path.join(work, "%s-%s.scn" % (build, step))
-        r = subprocess.run([py, "-m", "zoffload.capture", "%s:%s" % (BAD, step), "--build", build, "-o", out,
-                            "--zofuzz", a.zofuzz], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, env=env)
-        msg = r.stdout.strip()
+        args = ["%s:%s" % (BAD, step), "--build", build, "-o", out, "--zofuzz", a.zofuzz]
+        code, msg = forked(args, work, i)
+        if i == 0:
+            rcode, rmsg = real(py, args, env)
+            if (rcode, rmsg.strip()) != (code, msg.strip()):
+                bad += 1
+                print("FAIL %s:%s: the forked run differs from python -m zoffload.capture:\n  fork: %d %r\n"
+                      "  real: %d %r" % (build, step, code, msg, rcode, rmsg))
+        msg = msg.strip()
         missing = [w for w in words if w not in msg]
         leftovers = [f for f in os.listdir(work) if f.startswith("%s-%s" % (build, step))]
         # the refusal is the whole story: no traceback, no error ignored at
         # exit (a checkpoint region left open on the step's thread), no abort
         noise = [w for w in ("Traceback", "Exception ignored", "INTERNAL ASSERT", "terminate called")
                  if w in msg]
-        if r.returncode != 2 or missing or leftovers or noise:
+        if code != 2 or missing or leftovers or noise:
             bad += 1
             print("FAIL %s:%s: exit %d, missing %r, files %r, noise %r\n  %s" % (
-                build, step, r.returncode, missing, leftovers, noise, msg.replace("\n", "\n  ")))
+                build, step, code, missing, leftovers, noise, msg.replace("\n", "\n  ")))
         else:
             print("ok   %s:%s: %s" % (build, step, msg.splitlines()[0]))
     # the script argument itself: a directory, a file that is not Python,
@@ -65,18 +129,18 @@ def main(argv):
     garbage = os.path.join(work, "garbage.py")
     with open(garbage, "w") as f:
         f.write("this is ( not python\n")
-    for target, words in ((work + ":step", "is a directory"), (os.path.join(ROOT, "README.md") + ":step",
-                          "is not a Python script"), (garbage + ":step", "is not valid Python"),
-                          (garbage, "expected SCRIPT.py:FUNCTION")):
-        r = subprocess.run([py, "-m", "zoffload.capture", target, "-o", os.path.join(work, "t.scn"),
-                            "--zofuzz", a.zofuzz], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, env=env)
-        msg = r.stdout.strip()
-        if r.returncode != 2 or words not in msg or "Traceback" in msg:
+    for j, (target, words) in enumerate(((work + ":step", "is a directory"),
+                                         (os.path.join(ROOT, "README.md") + ":step", "is not a Python script"),
+                                         (garbage + ":step", "is not valid Python"),
+                                         (garbage, "expected SCRIPT.py:FUNCTION"))):
+        code, msg = forked([target, "-o", os.path.join(work, "t.scn"), "--zofuzz", a.zofuzz], work, "t%d" % j)
+        msg = msg.strip()
+        if code != 2 or words not in msg or "Traceback" in msg:
             bad += 1
-            print("FAIL %s: exit %d, expected %r\n  %s" % (target, r.returncode, words, msg.replace("\n", "\n  ")))
+            print("FAIL %s: exit %d, expected %r\n  %s" % (target, code, words, msg.replace("\n", "\n  ")))
         else:
             print("ok   %s: %s" % (target, msg.splitlines()[-1]))
+    shutil.rmtree(work, ignore_errors=True)
     return 1 if bad else 0
 
 
