@@ -267,10 +267,10 @@ def main(argv):
                         "builds the current-stack venv)" % (py, a.torch_profile), a.torch_profile != "1.13")
         oracle = [py, os.path.join(HERE, "torch_oracle.py"), "--torch-profile", a.torch_profile]
         policies = list(POLICIES)
+    # the versions from the distributions' metadata (the oracle imports
+    # torch itself; an import here would cost seconds for a version string)
     probe = None if a.oracle_from else subprocess.run(
-        oracle[:1] + ["-c", "import torch" + (", deepspeed" if a.deepspeed else "") +
-                      "; print('torch', torch.__version__" +
-                      (", 'deepspeed', deepspeed.__version__" if a.deepspeed else "") + ")"],
+        oracle[:1] + [os.path.join(HERE, "dist_versions.py"), "torch"] + (["deepspeed"] if a.deepspeed else []),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if probe is not None and probe.returncode != 0:
         print("difftest: SKIP: %s cannot import torch%s: %s" % (
