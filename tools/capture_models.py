@@ -99,8 +99,7 @@ def venv_ok(venv):
     py = os.path.join(venv, "bin", "python")
     if not os.access(py, os.X_OK):
         return None, "no %s (tools/oracle_venv.sh --current)" % py
-    r = subprocess.run([py, "-c", "import importlib.util as u, sys; "
-                        "sys.exit(0 if all(u.find_spec(m) for m in ('torch', 'transformers', 'peft')) else 1)"],
+    r = subprocess.run([py, os.path.join(ROOT, "tools", "dist_versions.py"), "torch", "transformers", "peft"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:
         return None, "%s lacks torch, transformers or peft (tools/oracle_venv.sh --current installs them)" % venv

@@ -7,15 +7,26 @@ seconds of CPU; the oracles import it themselves anyway).
 prints one line `torch 2.15.0 deepspeed 0.19.8` (the distribution's version
 without a local part: `1.13.0a0+gitunknown` -> `1.13.0a0`, as
 torch.__version__ gives it) and exits 0; exits 1 with `cannot import X`
-on stderr when a module cannot be found on that interpreter's path.
+on stderr when a module cannot be found on that interpreter's path; exits
+2 with a usage line when no name is given, or a name is empty or repeated.
 """
 import importlib.metadata
 import importlib.util
 import sys
 
 
+def found(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a dotted name whose parent is missing
+        return False
+
+
 def main(names):
-    missing = [n for n in names if importlib.util.find_spec(n) is None]
+    if not names or any(not n for n in names) or len(set(names)) != len(names):
+        sys.stderr.write("usage: dist_versions.py MODULE [MODULE ...] (distinct, non-empty names)\n")
+        return 2
+    missing = [n for n in names if not found(n)]
     if missing:
         sys.stderr.write("cannot import %s\n" % ", ".join(missing))
         return 1

@@ -310,7 +310,8 @@ def main(argv):
             r = subprocess.run([py, os.path.join(HERE, "dist_versions.py"), "torch", "deepspeed"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             v = r.stdout.split() if r.returncode == 0 else []
-            versions[py] = "deepspeed %s, torch %s" % (v[3], v[1]) if len(v) == 4 else None
+            v = dict(zip(v[::2], v[1::2]))  # "torch X deepspeed Y"
+            versions[py] = "deepspeed %s, torch %s" % (v["deepspeed"], v["torch"]) if len(v) == 2 else None
         else:
             versions[py] = None
     jobs = []

@@ -3,8 +3,8 @@
 gets exit 2, a message naming the construct (and module path), and no
 file.  Runs on .venv-current (exit 77 when it or its torch is missing).
 
-Importing torch 2.x costs about 3 CPU seconds, more than most refusals
-take: the script re-runs itself under the venv's python, imports
+Importing torch 2.15.0 (PyPI) costs about 3 CPU seconds here, more than
+most refusals take: the script re-runs itself under the venv's python, imports
 zoffload.capture (and torch) once and runs each case in a fork of that
 process, with its own stdout/stderr file and its own interpreter exit
 (atexit handlers and unraisable-exception reports at shutdown included).
