@@ -278,11 +278,11 @@ static zo_status param_reserve(host_ctx *c, zo_param_id id) {
  * layout of DeepSpeed's flat all-gather output (0.19.8 and 0.15.4; see the
  * header: rank r's partition at r * partition_numel elements, the padding at
  * the end), so the W shard
- * copies are one copy of L bytes, made in pieces of HOST_COPY_PIECE bytes
- * (see host.h). */
+ * copies are one copy of L bytes: in pieces of HOST_COPY_PIECE bytes below
+ * HOST_COPY_WHOLE_MIN, one memcpy from there (see host.h). */
 static void gather_copy(host_ctx *c, const host_param *p, uint8_t *full) {
     uint64_t L = p->copy_bytes;
-    if (L <= HOST_COPY_PIECE) {
+    if (L <= HOST_COPY_PIECE || L >= HOST_COPY_WHOLE_MIN) {
         memcpy(full, p->store, (size_t)L);
     } else {
         for (uint64_t off = 0; off < L; off += HOST_COPY_PIECE)
@@ -437,6 +437,16 @@ static void cancel_for_param(host_ctx *c, host_param *p) {
 static int op_world_size(void *ctx) { return ctx ? ctx_of(ctx)->world_size : 0; }
 static int op_rank(void *ctx) { return ctx ? ctx_of(ctx)->rank : -1; }
 
+/* Where a block's record goes inside its allocation `raw` of `slack` spare
+ * bytes: 0 spare bytes, at raw; up to 63, on the next 64-byte line; up to
+ * HOST_PAGE_SLACK, where the data `lead` bytes after the record starts at
+ * page offset `page_off` (see host.h). */
+static void *place(void *raw, size_t slack, size_t lead, uintptr_t page_off) {
+    uintptr_t a = (uintptr_t)raw;
+    if (slack < HOST_PAGE_SLACK) return (void *)((a + slack) & ~(uintptr_t)slack);
+    return (void *)(a + ((page_off - (a + lead)) & 4095u));
+}
+
 static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint32_t elem_size,
                               uint64_t partition_numel) {
     host_ctx *c = ctx_of(ctx);
@@ -463,9 +473,10 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     if (st != ZO_OK) return st;
     /* the record on a line boundary, when the 63 bytes this takes stay
      * within the allocation limit */
-    size_t slack = (uint64_t)head + stored + 63u <= ZO_HOST_MAX_ALLOC ? 63u : 0u;
+    size_t slack = stored >= HOST_COPY_WHOLE_MIN ? HOST_PAGE_SLACK : 63u;
+    if ((uint64_t)head + stored + slack > ZO_HOST_MAX_ALLOC) slack = 0;
     void *block = h_alloc(c, head + (size_t)stored + slack);
-    host_param *p = (host_param *)(((uintptr_t)block + slack) & ~(uintptr_t)slack);
+    host_param *p = (host_param *)place(block, slack, head, HOST_STORE_PAGE_OFF);
     if (!block)
         return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: param_add(%u): out of memory for %llu bytes of shards",
                              (unsigned)param, (unsigned long long)L);
@@ -529,12 +540,13 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
         /* header and data on a line boundary (a copy into a destination
          * off the line runs at about 0.7x here), when the 63 bytes this
          * takes stay within the allocation limit */
-        size_t slack = cap <= ZO_HOST_MAX_ALLOC - HOST_BUF_HDR - 63u ? 63u : 0u;
+        size_t slack = cap >= HOST_COPY_WHOLE_MIN ? HOST_PAGE_SLACK : 63u;
+        if (cap > ZO_HOST_MAX_ALLOC - HOST_BUF_HDR - slack) slack = 0;
         void *raw = h_alloc(c, HOST_BUF_HDR + (size_t)cap + slack);
         if (!raw)
             return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: full_alloc(%u): out of memory for %llu bytes",
                                  (unsigned)param, (unsigned long long)cap);
-        b = (host_buf *)(((uintptr_t)raw + slack) & ~(uintptr_t)slack);
+        b = (host_buf *)place(raw, slack, HOST_BUF_HDR, HOST_FULL_PAGE_OFF);
         b->slack = (uint32_t)((uint8_t *)b - (uint8_t *)raw);
     }
     b->param = param;

@@ -37,12 +37,32 @@
 
 #define ZO_HOST_MAX_ALLOC ZO__HOST_MAX_ALLOC
 
-/* A single-view all-gather copies the padded tensor in pieces of this many
- * bytes: one glibc 2.36 memcpy of 1 MiB or more ran at 0.75-0.9x of the
- * same bytes copied in pieces of 64-512 KiB on the benchmark machine (AMD
- * EPYC, 1 MiB L2 per core).  512 KiB is also NCCL's default step of a ring
- * all-gather (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8). */
-#define HOST_COPY_PIECE ((uint64_t)512u << 10)
+/* A single-view all-gather copies the padded tensor in pieces of
+ * HOST_COPY_PIECE bytes when it is shorter than HOST_COPY_WHOLE_MIN bytes,
+ * else with one memcpy.  Pieces: one glibc 2.36 memcpy of 1 MiB or more
+ * ran at 0.75-0.9x of the same bytes copied in pieces of 64-512 KiB on an
+ * AMD EPYC (1 MiB L2 per core), and within 0.91-1.07x of them from 64 KiB
+ * to 16 MiB on an Intel Xeon (4 MiB L2, 105 MiB L3); 512 KiB is also
+ * NCCL's default step of a ring all-gather (NCCL_BUFFSIZE 4 MiB /
+ * NCCL_STEPS 8).  One memcpy from 32 MiB: above glibc's non-temporal
+ * threshold (x86_non_temporal_threshold, 41 MiB on that Xeon) memcpy
+ * streams with non-temporal stores, which the pieces never reach; there
+ * one memcpy of 64-256 MiB ran at 1.4-1.5x of the pieces on the Xeon.
+ * Which one wins on a machine is the C library's choice from then on. */
+#define HOST_COPY_PIECE     ((uint64_t)512u << 10)
+#define HOST_COPY_WHOLE_MIN ((uint64_t)32u << 20)
+
+/* Copies of HOST_COPY_WHOLE_MIN bytes or more go between a store whose
+ * data starts on a page and a full buffer whose data starts 64 bytes into
+ * its page.  On the Xeon above, one memcpy of 64-256 MiB whose destination
+ * sat 64 bytes behind its source modulo 4 KiB ran at 0.85-0.9x of one whose
+ * destination sat 64 bytes ahead (4K aliasing between the loads and the
+ * non-temporal stores); where malloc put the two blocks decided which one a
+ * parameter got.  The HOST_PAGE_SLACK spare bytes of such an allocation
+ * (0.01% of it) place the record. */
+#define HOST_PAGE_SLACK     ((size_t)4095u)
+#define HOST_STORE_PAGE_OFF ((uintptr_t)0u)
+#define HOST_FULL_PAGE_OFF  ((uintptr_t)64u)
 #define HOST_POISON     ZO__HOST_POISON
 
 typedef struct host_ctx host_ctx;

@@ -288,40 +288,56 @@ static void test_gather_uneven_worlds(void **state) {
 }
 
 /* Parameters of several MiB: the single-view store is the padded tensor
- * (the flat all-gather layout), gathered in pieces; every byte lands in
- * place, the padding is zero, full buffers start on a 64-byte line, and
- * under a cap exactly the first L bytes are copied. */
+ * (the flat all-gather layout), gathered in pieces (1.6 MB) or with one
+ * copy (34 MB, past HOST_COPY_WHOLE_MIN); every byte lands in place, the
+ * padding is zero, full buffers start on a 64-byte line (past the whole-copy
+ * size: the store's data on a page, the full buffer's 64 bytes into one),
+ * and under a cap exactly the first L bytes are copied. */
 static void test_gather_large(void **state) {
     (void)state;
+    static const struct {
+        uint64_t numel, cap; /* float32 elements; the capped run's max_bytes_per_param */
+        int whole;           /* L >= 32 MiB: one copy between page-placed blocks */
+    } sizes[] = {
+        {400003, 1100001, 0},     /* three 512 KiB pieces and a tail; capped: two and 51,713 bytes */
+        {8400005, 33554433, 1},   /* 33.6 MB; capped: 32 MiB + 1 byte */
+    };
     const int worlds[] = {1, 3, 64};
-    const uint64_t numel = 400003; /* 1.6 MB of float32: three 512 KiB pieces and a tail */
-    for (size_t wi = 0; wi < sizeof worlds / sizeof worlds[0]; wi++) {
-        int W = worlds[wi];
-        for (int capped = 0; capped < 2; capped++) {
-            zo_host_config cfg = host_cfg(W, 0);
-            if (capped) TESTING(cfg).max_bytes_per_param = 1100001; /* two pieces and 51,713 bytes */
-            zo_backend *b = make(&cfg);
-            assert_int_equal(add(b, 5, numel, 4), ZO_OK);
-            size_t pb = padded_bytes(b, numel, 4);
-            uint64_t L = zo_host_physical_bytes(b, pb);
-            assert_int_equal(L, capped ? 1100001u : pb);
-            void *full = NULL;
-            for (int round = 0; round < 2; round++) { /* a fresh buffer, then the cached one */
-                assert_int_equal(zo_backend_full_alloc(b, 5, pb, &full), ZO_OK);
-                assert_int_equal((uintptr_t)full % 64u, 0);
-                zo_gather_item it = item(b, 5, numel, 4, full);
-                zo_work *w = NULL;
-                assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
-                assert_int_equal(zo_backend_wait(b, w), ZO_OK);
-                uint64_t content = numel * 4 < L ? numel * 4 : L;
-                assert_content(5, full, content);
-                assert_all((const uint8_t *)full + content, 0, L - content);
-                assert_int_equal(zo_host_bytes_copied(b), (uint64_t)(round + 1) * L);
-                zo_backend_work_free(b, w);
-                zo_backend_full_free(b, 5, full);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        const uint64_t numel = sizes[si].numel;
+        for (size_t wi = 0; wi < sizeof worlds / sizeof worlds[0]; wi++) {
+            int W = worlds[wi];
+            for (int capped = 0; capped < 2; capped++) {
+                zo_host_config cfg = host_cfg(W, 0);
+                if (capped) TESTING(cfg).max_bytes_per_param = sizes[si].cap;
+                zo_backend *b = make(&cfg);
+                assert_int_equal(add(b, 5, numel, 4), ZO_OK);
+                size_t pb = padded_bytes(b, numel, 4);
+                uint64_t L = zo_host_physical_bytes(b, pb);
+                assert_int_equal(L, capped ? sizes[si].cap : pb);
+                const uint8_t *store = NULL;
+                uint64_t stored = 0;
+                assert_int_equal(zo_host_shard(b, 5, 0, &store, &stored), ZO_OK);
+                assert_int_equal(stored, W == 1 ? L : (pb / (uint64_t)W < L ? pb / (uint64_t)W : L)); /* rank 0's shard */
+                assert_int_equal((uintptr_t)store % (sizes[si].whole ? 4096u : 64u), 0);
+                void *full = NULL;
+                for (int round = 0; round < 2; round++) { /* a fresh buffer, then the cached one */
+                    assert_int_equal(zo_backend_full_alloc(b, 5, pb, &full), ZO_OK);
+                    assert_int_equal((uintptr_t)full % (sizes[si].whole ? 4096u : 64u), sizes[si].whole ? 64u : 0u);
+                    zo_gather_item it = item(b, 5, numel, 4, full);
+                    zo_work *w = NULL;
+                    assert_int_equal(zo_backend_all_gather_start(b, &it, 1, &w), ZO_OK);
+                    assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+                    uint64_t content = numel * 4 < L ? numel * 4 : L;
+                    assert_content(5, full, content);
+                    assert_all((const uint8_t *)full + content, 0, L - content);
+                    assert_int_equal(zo_host_bytes_copied(b), (uint64_t)(round + 1) * L);
+                    zo_backend_work_free(b, w);
+                    zo_backend_full_free(b, 5, full);
+                }
+                assert_int_equal(zo_host_cache_hits(b), 1);
+                zo_backend_destroy(b);
             }
-            assert_int_equal(zo_host_cache_hits(b), 1);
-            zo_backend_destroy(b);
         }
     }
 }
