@@ -469,6 +469,23 @@ static const char *base_name(const char *p) {
 /* all-ranks knobs shared by check and minimize                         */
 /* ------------------------------------------------------------------ */
 
+/* The all-ranks knobs check and minimize start from, before their options:
+ * every invariant with any divergence counted as I8 (programs), every edit
+ * kind, no gather-always; then each of ZOFUZZ_INVARIANTS, ZOFUZZ_EDITS and
+ * ZOFUZZ_GATHER_ALWAYS that is set (the options override it), and how the
+ * world runs (ZOFUZZ_RANKS) */
+static zs_world_env world_env_base(void) {
+    zs_world_env e = {~0u, 0, 0, 0, 0, g_env.world.threads};
+    if (g_env.set & (1u << ZS_SET_INVARIANTS)) {
+        e.only_i8 = g_env.world.only_i8;
+        e.skip_i8 = g_env.world.skip_i8;
+        e.blame_runtime = g_env.world.blame_runtime;
+    }
+    if (g_env.set & (1u << ZS_SET_EDITS)) e.edit_mask = g_env.world.edit_mask;
+    if (g_env.set & (1u << ZS_SET_GATHER_ALWAYS)) e.protect_routers = g_env.world.protect_routers;
+    return e;
+}
+
 /* --invariants programs|all|I8|no-I8, --edits K,..., --gather-always routers (the
  * fuzz_hooks environment knobs as options); returns 1 if argv[*i] was one */
 static int world_opt(const char *cmd, int argc, char **argv, int *i, zs_world_env *e) {
@@ -953,7 +970,8 @@ static const char *const minimize_help =
     "All-ranks scenarios run every rank in the host world (I8 included); the\n"
     "fuzz_hooks knobs as options, kept on every candidate (the remedy under test\n"
     "cannot be minimised away): --invariants programs|all|I8|no-I8, --edits K,...,\n"
-    "--gather-always routers (see zofuzz check --help)\n"
+    "--gather-always routers (see zofuzz check --help); ZOFUZZ_INVARIANTS,\n"
+    "ZOFUZZ_EDITS and ZOFUZZ_GATHER_ALWAYS set them too when no option does\n"
     "\n"
     "Exit: 0 minimised, 1 the scenario violates nothing (nothing to minimise),\n"
     "      2 bad usage/input.\n";
@@ -993,8 +1011,7 @@ static int cmd_minimize(int argc, char **argv) {
     zs_min_opts mo;
     zs_min_opts_init(&mo);
     mo.max_runs = 200000;
-    zs_world_env wenv = {~0u, 0, 0, 0, 0, 0};
-    wenv.threads = g_env.world.threads; /* ZOFUZZ_RANKS: how the world runs, not what it checks */
+    zs_world_env wenv = world_env_base(); /* the environment's knobs; the options below override them */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {
@@ -1111,6 +1128,8 @@ static const char *const check_help =
     "                    skip-step) - as ZOFUZZ_EDITS in fuzz_hooks\n"
     "  --gather-always routers  mark every ROUTE edit's router module gather-always\n"
     "                    first (the remedy) - as ZOFUZZ_GATHER_ALWAYS in fuzz_hooks\n"
+    "Those three environment variables, when set, set the same knobs here (the\n"
+    "defaults above stay otherwise); an option overrides its variable.\n"
     "\n"
     "Exit: 0 every trial held every invariant, 1 a failure was found, 2 bad usage.\n";
 
@@ -1137,8 +1156,7 @@ static int cmd_check(int argc, char **argv) {
     uint64_t seed = 1;
     int policy = ZO_GRADS_PER_CALL, order = -1, minimize = 1, quiet = 0, same_verdicts = 1;
     const char *outdir = NULL;
-    zs_world_env wenv = {~0u, 0, 0, 0, 0, 0};
-    wenv.threads = g_env.world.threads; /* ZOFUZZ_RANKS: how the world runs, not what it checks */
+    zs_world_env wenv = world_env_base(); /* the environment's knobs; the options below override them */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (is_help(a)) {

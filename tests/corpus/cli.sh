@@ -77,6 +77,16 @@ fi
 [ "$(rc "$Z" check --invariants nope)" = 2 ] || fail "check --invariants nope"
 [ "$(rc "$Z" check --edits sideways)" = 2 ] || fail "check --edits sideways"
 [ "$(rc "$Z" minimize "$R" --gather-always everything)" = 2 ] || fail "minimize --gather-always bad"
+# check and minimize take the all-ranks knobs from the environment too;
+# an option overrides its variable (seed 1's first 300 trials hold 4 I8
+# failures, nothing else)
+ck() { "$Z" check --trials 300 --seed 1 --quiet --no-minimize "$@"; }
+[ "$(rc ck)" = 1 ] && grep -q "4 failures (I8 x4)" "$T/out" || fail "check default: $(tail -1 "$T/out")"
+[ "$(ZOFUZZ_INVARIANTS=no-I8 rc ck)" = 0 ] || fail "check ZOFUZZ_INVARIANTS=no-I8: $(tail -1 "$T/out")"
+[ "$(ZOFUZZ_EDITS=skip rc ck)" = 0 ] || fail "check ZOFUZZ_EDITS=skip: $(tail -1 "$T/out")"
+[ "$(ZOFUZZ_INVARIANTS=no-I8 rc ck --invariants programs)" = 1 ] || fail "check: --invariants overrides"
+[ "$(ZOFUZZ_INVARIANTS=bogus rc ck)" = 2 ] || fail "check ZOFUZZ_INVARIANTS=bogus"
+grep -q "ZOFUZZ_INVARIANTS" "$T/err" || fail "check ZOFUZZ_INVARIANTS=bogus message"
 
 # export: usage errors exit 2 with a message naming the problem and write nothing
 "$Z" --help > "$T/out"; grep -q "^  export " "$T/out" || fail "zofuzz --help does not list export"
