@@ -1588,6 +1588,14 @@ def main(argv=None):
     a = ap.parse_args(argv)
     t0 = time.time()
     try:
+        sim = None
+        if not a.no_check:  # before the model is built: a bad path costs nothing
+            sim = find_zofuzz(a.zofuzz)
+            if not sim:
+                raise CaptureError("capture: no zofuzz binary for the exactness check (build zoffload, "
+                                   "pass --zofuzz, or --no-check)")
+            if not (os.path.isfile(sim) and os.access(sim, os.X_OK)):
+                raise CaptureError("capture: zofuzz %s: not an executable file (--zofuzz or $ZOFFLOAD_ZOFUZZ)" % sim)
         build, step, mod = load_script(a.target, a.build)
         model = build()
         steps = a.steps or getattr(mod, "STEPS", 1)
@@ -1595,10 +1603,6 @@ def main(argv=None):
         sc.info.extend(a.comment)
         sc.info.append("source: %s (%d step%s)" % (os.path.basename(a.target), steps, "s" if steps > 1 else ""))
         if not a.no_check:
-            sim = find_zofuzz(a.zofuzz)
-            if not sim:
-                raise CaptureError("capture: no zofuzz binary for the exactness check (build zoffload, "
-                                   "pass --zofuzz, or --no-check)")
             ok, msg = sc.check(sim)
             if ok:
                 sc.checked = msg

@@ -140,6 +140,16 @@ def main(argv):
             print("FAIL %s: exit %d, expected %r\n  %s" % (target, code, words, msg.replace("\n", "\n  ")))
         else:
             print("ok   %s: %s" % (target, msg.splitlines()[-1]))
+    # a --zofuzz that is no executable: exit 2 before the model is built
+    code, msg = forked(["%s:step" % BAD, "--build", "build_small", "-o", os.path.join(work, "z.scn"),
+                        "--zofuzz", os.path.join(work, "no-zofuzz")], work, "z")
+    msg = msg.strip()
+    if code != 2 or "not an executable file" not in msg or "Traceback" in msg or os.path.exists(
+            os.path.join(work, "z.scn")):
+        bad += 1
+        print("FAIL --zofuzz missing: exit %d\n  %s" % (code, msg.replace("\n", "\n  ")))
+    else:
+        print("ok   --zofuzz missing: %s" % msg.splitlines()[-1])
     shutil.rmtree(work, ignore_errors=True)
     return 1 if bad else 0
 
