@@ -17,6 +17,14 @@ The models run on .venv-current (tools/oracle_venv.sh --current: torch
 2.15.0, transformers, peft).  Exit 77 (ctest's skip) when that venv or its
 transformers/peft is missing; 1 when a capture fails or differs; 0 when
 every model captures exactly.
+
+Importing torch, transformers and peft takes about 2.3 of the 3.3-4.9
+seconds a model's capture takes here: the script re-runs itself under the
+venv's python, imports them and zoffload.capture once, and captures each
+model in a fork of that process (`python -m zoffload.capture`'s main, with
+its own output file and its own interpreter exit; tests/capture/
+test_capture_errors.py checks that a forked run prints what a real process
+does).
 """
 
 import argparse
@@ -25,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -106,6 +115,38 @@ def venv_ok(venv):
     return py, None
 
 
+def forked(argv, out):
+    """python -m zoffload.capture ARGV in a fork of this process, stdout and
+    stderr to the file out: (exit status, output).  The child exits through
+    the interpreter (SystemExit unwinds to the top), as a real process
+    would."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        from zoffload import capture
+        sys.argv = [capture.__file__] + argv
+        try:
+            code = capture.main(argv)
+        except SystemExit as e:  # argparse
+            code = e.code
+        except BaseException:  # a traceback, as the real process would print it
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        raise SystemExit(code)
+    _, status = os.waitpid(pid, 0)
+    with open(out) as f:
+        text = f.read()
+    os.unlink(out)
+    return os.waitstatus_to_exitcode(status), text
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = ap.add_mutually_exclusive_group(required=True)
@@ -114,34 +155,47 @@ def main(argv):
     ap.add_argument("--zofuzz", required=True, help="the zofuzz binary of a zoffload build")
     ap.add_argument("--venv", default=os.path.join(ROOT, ".venv-current"))
     ap.add_argument("--only", help="comma-separated model names")
+    ap.add_argument("--in-venv", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    py, why = venv_ok(a.venv)
-    if py is None:
-        print("capture_models: SKIP: %s" % why)
-        return 77
+    a.zofuzz = os.path.abspath(a.zofuzz)
     models = MODELS
     if a.only:
         want = a.only.split(",")
+        unknown = [n for n in want if n not in [m[0] for m in MODELS]]
+        if unknown:
+            ap.error("--only: unknown model(s) %s (known: %s)" % (", ".join(unknown), ", ".join(m[0] for m in MODELS)))
         models = [m for m in MODELS if m[0] in want]
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), TRANSFORMERS_VERBOSITY="error",
-               PYTHONWARNINGS="ignore", HF_HUB_OFFLINE="1")
+    if not a.in_venv:
+        py, why = venv_ok(a.venv)
+        if py is None:
+            print("capture_models: SKIP: %s" % why)
+            return 77
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), TRANSFORMERS_VERBOSITY="error",
+                   PYTHONWARNINGS="ignore", HF_HUB_OFFLINE="1")
+        sys.stdout.flush()
+        return subprocess.run([py, os.path.abspath(__file__), "--in-venv"] + argv, env=env, cwd=ROOT).returncode
+    # once, before the forks: what every capture imports
+    import torch  # noqa: F401
+    import transformers  # noqa: F401
+    import transformers.modeling_utils  # noqa: F401  the base of every model class
+    import zoffload.capture  # noqa: F401
     bad = 0
     work = tempfile.mkdtemp(prefix="zo-capture-models-")
     t_all = time.time()
     for name, script, build, step, steps, comment in models:
         out = os.path.join(work, name + ".scn") if a.check else os.path.join(ROOT, "corpus", "models", name + ".scn")
-        cmd = [py, "-m", "zoffload.capture", "%s:%s" % (os.path.join(ROOT, script), step), "--build", build,
+        cmd = ["%s:%s" % (os.path.join(ROOT, script), step), "--build", build,
                "--steps", str(steps), "-o", out, "--zofuzz", a.zofuzz, "--comment", comment,
                "--comment", "made by: tools/capture_models.py --write (python -m zoffload.capture %s:%s "
                "--build %s --steps %d)" % (script, step, build, steps)]
         if a.write:
             cmd += ["--expect", "--no-traces"]
         t0 = time.time()
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+        code, text = forked(cmd, os.path.join(work, name + ".out"))
         dt = time.time() - t0
-        if r.returncode != 0:
+        if code != 0:
             bad += 1
-            print("FAIL %-22s %5.1fs capture failed:\n%s" % (name, dt, r.stdout.strip()))
+            print("FAIL %-22s %5.1fs capture failed:\n%s" % (name, dt, text.strip()))
             continue
         if a.check:
             ref = os.path.join(ROOT, "corpus", "models", name + ".scn")
@@ -164,7 +218,7 @@ def main(argv):
                                              want[i] if i < len(want) else "<end>",
                                              got[i] if i < len(got) else "<end>"))
                 continue
-        print("ok   %-22s %5.1fs %s" % (name, dt, r.stdout.strip().split("; ", 1)[-1]))
+        print("ok   %-22s %5.1fs %s" % (name, dt, text.strip().split("; ", 1)[-1]))
     print("capture_models: %d of %d models captured exactly (%.0f s)" % (len(models) - bad, len(models),
                                                                          time.time() - t_all))
     return 1 if bad else 0
