@@ -15,7 +15,10 @@
  *    first fetch);
  *  - the reuse-distance scan is answered from prefix sums and per-parameter
  *    position lists (O(log n) per parameter instead of O(trace)), with the
- *    same result as DeepSpeed's loop.
+ *    same result as DeepSpeed's loop; the distance itself is compared
+ *    through the first position at which the window reaches
+ *    max_reuse_distance (lim), so a decision reads no prefix sum at the
+ *    parameter's next position.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@ static void clear_structures(zo_runtime *rt, zo_coord *c) {
     zo__free(rt, c->prefix);
     zo__free(rt, c->pos_start);
     zo__free(rt, c->pos);
+    zo__free(rt, c->lim);
     c->order = NULL;
     c->order_step = NULL;
     c->porder = NULL;
@@ -46,6 +50,7 @@ static void clear_structures(zo_runtime *rt, zo_coord *c) {
     c->prefix = NULL;
     c->pos_start = NULL;
     c->pos = NULL;
+    c->lim = NULL;
     c->n_order = c->cap_order = 0;
     c->n_porder = 0;
     c->qpos = 0;
@@ -226,6 +231,7 @@ static inline int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
     if (s > c->n_order) return 1;
     size_t j = next_pos(c, p, (size_t)s);
     if (j == SIZE_MAX) return 1;
+    if (c->lim) return j >= c->lim[s]; /* prefix[j] - prefix[s] >= max_reuse_distance */
     uint64_t traversed = c->prefix[j] - c->prefix[s];
     return traversed >= rt->cfg.max_reuse_distance;
 }
@@ -557,11 +563,35 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     }
     memmove(pos_start, pos_start + 1, (size_t)rt->n_pars * sizeof *pos_start);
     pos_start[rt->n_pars] = (uint32_t)wtotal;
+    /* lim[s]: the first position k >= s whose window has traversed
+     * max_reuse_distance from s (prefix[k] - prefix[s] >= it), n_order if
+     * none.  Built for a non-zero distance and sums that did not wrap
+     * (prefix nondecreasing, so comparing positions gives the
+     * subtraction's answer) in place of prefix, which nothing else reads:
+     * lim[s] lands on bytes of prefix[s / 2], already read for every
+     * s' <= s; otherwise may_release subtracts the sums. */
+    uint32_t *lim = NULL;
+    uint64_t reuse = rt->cfg.max_reuse_distance;
+    int mono = 1;
+    for (size_t j = 0; j < c->n_order && mono; j++) mono = prefix[j + 1] >= prefix[j];
+    if (reuse != 0 && mono) {
+        lim = (uint32_t *)(void *)prefix;
+        size_t kk = 0;
+        for (size_t s = 0; s < c->n_order; s++) {
+            if (kk < s) kk = s;
+            uint64_t base = prefix[s];
+            while (kk < c->n_order && prefix[kk] - base < reuse) kk++;
+            lim[s] = (uint32_t)kk;
+        }
+        lim[c->n_order] = (uint32_t)c->n_order;
+        prefix = NULL;
+    }
     c->porder = porder;
     c->n_porder = total;
     c->prefix = prefix;
     c->pos_start = pos_start;
     c->pos = pos;
+    c->lim = lim;
     c->n_pos_params = rt->n_pars;
     c->most_recent = most_recent;
     c->n_most_recent = rt->n_pars;

@@ -216,9 +216,11 @@ typedef struct zo_coord {
     size_t n_most_recent;
     uint64_t step_id; /* __step_id */
     /* reuse distance acceleration, valid when COMPLETE */
-    uint64_t *prefix;    /* prefix[k]: numel of order[0..k-1] */
+    uint64_t *prefix;    /* prefix[k]: numel of order[0..k-1] (NULL once lim holds it) */
     uint32_t *pos_start; /* CSR: positions of each param in order */
     uint32_t *pos;
+    uint32_t *lim; /* lim[s]: first position k >= s with prefix[k] - prefix[s] >=
+                      max_reuse_distance, n_order if none, in prefix's block (NULL: compare the sums) */
     size_t n_pos_params;
     /* DeepSpeed's functools.lru_cache on __params_to_release (the
      * DeepSpeed-shaped policies): (module, step id) -> the parameters it
