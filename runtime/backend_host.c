@@ -407,8 +407,11 @@ static host_work *work_take(host_ctx *c, size_t n) {
     w->n = 0;
     w->live = w->done = w->delayed = w->listed = 0;
     w->doomed = w->status = ZO_OK;
-    w->next = w->prev = NULL;
-    w->we = NULL;
+    /* the second line (prev, we, heap) is left alone for a one-item work
+     * outside a world: prev is set when the work is listed, and we is NULL
+     * there from the chunk's memset on */
+    w->next = NULL;
+    if (c->world) w->we = NULL;
     return w;
 }
 
@@ -677,7 +680,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
     w->n = n;
     w->status = ZO_OK;
     w->delayed = !c->world && fa == ZO_HOST_FAULT_DELAY; /* world: completion waits for the ranks anyway */
-    w->we = we;
+    if (c->world) w->we = we;
     w->doomed = fa == ZO_HOST_FAULT_FAIL_WORK ? zo__host_fault_status(c) : ZO_OK;
     for (size_t i = 0; i < n; i++) {
         host_item *wi = &w->items[i];
@@ -691,6 +694,7 @@ static zo_status op_all_gather_start(void *ctx, const zo_gather_item *items, siz
 
     if (c->world || c->deferred || w->delayed) {
         w->listed = 1;
+        w->prev = NULL;
         w->next = c->works;
         if (c->works) c->works->prev = w;
         c->works = w;
