@@ -138,10 +138,18 @@ static inline uint64_t zo__part_numel(uint64_t numel, uint64_t world) { return n
 
 typedef struct zo_work_rec {
     zo_work *work;
-    zo_param_id *params; /* kept when the slot is retired (cap_params) */
+    zo_param_id *params; /* kept when the slot is retired (cap_params); a work of one parameter
+                            lists it in `one` instead (zo__work_params) */
     uint32_t n_params, cap_params;
     uint8_t in_use;
+    zo_param_id one;
 } zo_work_rec;
+_Static_assert(sizeof(zo_work_rec) == 32, "two registry slots to a line");
+
+/* the parameters of a registry slot's work */
+static inline const zo_param_id *zo__work_params(const zo_work_rec *wr) {
+    return wr->n_params == 1 ? &wr->one : wr->params;
+}
 
 /* one line (rt->calls is 64-byte aligned) */
 #define ZO_IN_STATE_INLINE 8

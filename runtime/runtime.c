@@ -790,10 +790,12 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
      * grown when a larger group comes, so a gather allocates nothing */
     zo_work_rec *wr = &rt->works[wslot];
     if (k > UINT32_MAX || zo__reserve(rt, (void **)&rt->gitems, &rt->cap_gitems, (uint32_t)k, sizeof *rt->gitems) ||
-        zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params))
+        (k > 1 && zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params)))
         return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
     zo_gather_item *items = rt->gitems;
-    zo_param_id *plist = wr->params;
+    /* one parameter (the usual prefetch) is listed in the slot itself: the
+     * wait then reads no other line */
+    zo_param_id *plist = k == 1 ? &wr->one : wr->params;
     size_t j = 0;
     zo_status s = ZO_OK;
     for (size_t i = 0; i < n && j < k; i++) {
@@ -835,6 +837,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo_status r = (s == ZO_ERR_NOMEM || s == ZO_ERR_COLLECTIVE_MISMATCH) ? s : ZO_ERR_BACKEND;
         return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k, backend_msg(rt, s));
     }
+    if (j == 1) wr->one = plist[0]; /* duplicates can leave one of k */
     wr->work = work;
     wr->n_params = (uint32_t)j;
     wr->in_use = 1;
@@ -877,6 +880,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
     zo_par *pr = &rt->pars[p];
     if (pr->status != ZO_PARAM_INFLIGHT || pr->work == ZO_NONE32) return ZO_OK;
     zo_work_rec *wr = &rt->works[pr->work];
+    const zo_param_id *plist = zo__work_params(wr);
     int done = 0;
     zo_status s = zo_backend_query(rt->backend, wr->work, &done);
     if (!s && !done) {
@@ -891,7 +895,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
         zo_status r = zo__fail(rt, (s == ZO_ERR_NOMEM || s == ZO_ERR_COLLECTIVE_MISMATCH) ? s : ZO_ERR_BACKEND,
                                "wait for parameter %u: %s", p, backend_msg(rt, s));
         for (uint32_t i = 0; i < wr->n_params; i++) {
-            zo_param_id q = wr->params[i];
+            zo_param_id q = plist[i];
             zo_par *qr = &rt->pars[q];
             qr->work = ZO_NONE32;
             rt->st.inflight_params--;
@@ -905,7 +909,7 @@ zo_status zo__wait_param(zo_runtime *rt, zo_param_id p) {
         return r;
     }
     for (uint32_t i = 0; i < wr->n_params; i++) {
-        zo_param_id q = wr->params[i];
+        zo_param_id q = plist[i];
         rt->pars[q].work = ZO_NONE32;
         rt->st.inflight_params--;
         (void)set_status(rt, q, ZO_PARAM_AVAILABLE);
@@ -1694,7 +1698,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
             }
             const zo_work_rec *wr = &rt->works[pr->work];
             uint32_t seen = 0;
-            for (uint32_t i = 0; i < wr->n_params; i++) seen += wr->params[i] == p;
+            for (uint32_t i = 0; i < wr->n_params; i++) seen += zo__work_params(wr)[i] == p;
             if (seen != 1) {
                 snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u appears %u times in its work", p, seen);
                 return ZO_ERR_STATE;
@@ -1748,10 +1752,11 @@ zo_status zo_check_consistency(zo_runtime *rt) {
     for (uint32_t w = 0; w < rt->n_works; w++) {
         const zo_work_rec *wr = &rt->works[w];
         if (!wr->in_use) continue;
+        const zo_param_id *wp = zo__work_params(wr);
         for (uint32_t i = 0; i < wr->n_params; i++)
-            if (wr->params[i] >= rt->n_pars || rt->pars[wr->params[i]].work != w) {
+            if (wp[i] >= rt->n_pars || rt->pars[wp[i]].work != w) {
                 snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: work %u lists parameter %u not in flight with it", w,
-                         wr->params[i]);
+                         wp[i]);
                 return ZO_ERR_STATE;
             }
     }

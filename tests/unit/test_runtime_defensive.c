@@ -146,10 +146,11 @@ static void test_consistency_detects_corruption(void **state) {
     b->work = w;
 
     zo_work_rec *wr = &rt->works[w];
-    zo_param_id saved = wr->params[0];
-    wr->params[0] = 0; /* the work no longer lists param 1 */
+    assert_int_equal(wr->n_params, 1); /* listed in the slot itself */
+    zo_param_id saved = wr->one;
+    wr->one = 0; /* the work no longer lists param 1 */
     EXPECT_STATE(rt, "times in its work");
-    wr->params[0] = saved;
+    wr->one = saved;
 
     void *full = a->full;
     a->full = NULL;
