@@ -384,14 +384,14 @@ static int work_grow(host_ctx *c) {
     return 1;
 }
 
-/* A free work record with room for n items (its own item for n <= 1),
+/* A free work record with room for n items (its own items for n <= HOST_WORK_INLINE),
  * cleared except for its kept item array; NULL when out of memory
  * (nothing changed). */
 static host_work *work_take(host_ctx *c, size_t n) {
     if (!c->wfree && !work_grow(c)) return NULL;
     host_work *w = c->wfree;
-    host_item *items = &w->one;
-    if (n > 1) {
+    host_item *items = w->inl;
+    if (n > HOST_WORK_INLINE) {
         if (w->heap_cap < n) {
             size_t cap = n < 4 ? 4 : n;
             host_item *heap = h_alloc(c, cap * sizeof *heap);

@@ -132,13 +132,15 @@ typedef struct host_item {
 } host_item;
 
 /* One all-gather group.  Its first line is what a one-item gather, its
- * completion check and its work_free touch: the item of a one-item group
- * lives in the record (items == &one), a larger group's in an array the
- * record keeps across reuses (heap, heap_cap items).  Only a work that is
- * not complete when all_gather_start returns is on the live list (listed;
- * prev/next): zo_host_progress and destroy walk it. */
+ * completion check and its work_free touch: the items of a group of up to
+ * two live in the record (items == inl; the second on the next line), a
+ * larger group's in an array the record keeps across reuses (heap,
+ * heap_cap items).  Only a work that is not complete when
+ * all_gather_start returns is on the live list (listed; prev/next):
+ * zo_host_progress and destroy walk it. */
+#define HOST_WORK_INLINE 2u
 struct host_work {
-    _Alignas(64) host_item *items; /* n items: &one, or heap */
+    _Alignas(64) host_item *items; /* n items: inl, or heap */
     size_t n;
     uint8_t live; /* a live work (else free in the pool) */
     uint8_t done;
@@ -146,14 +148,14 @@ struct host_work {
     uint8_t listed;   /* on the live list c->works */
     zo_status doomed; /* fault FAIL_WORK at GATHER: completes with this, copying nothing */
     zo_status status;
-    host_item one;
     host_work *next; /* listed: the live list; free: the pool's queue */
+    host_item inl[HOST_WORK_INLINE];
     host_work *prev; /* listed: the live list */
     wentry *we;      /* world mode: this rank's entry in its collective until observed */
     host_item *heap;
     size_t heap_cap;
 };
-_Static_assert(offsetof(host_work, next) + sizeof(host_work *) <= 64, "a one-item work is one cache line");
+_Static_assert(offsetof(host_work, inl) + sizeof(host_item) <= 64, "a one-item work is one cache line");
 _Static_assert(sizeof(host_work) == 128, "records of a pool chunk stay line-aligned");
 
 /* Work records come from a pool of chunks (chunk k: HOST_WORK_CHUNK0 << k
