@@ -136,19 +136,20 @@ typedef struct zo_par_cold {
 /* elements of p's shard: numel / W rounded up (zo_par_cold.part_numel) */
 static inline uint64_t zo__part_numel(uint64_t numel, uint64_t world) { return numel / world + (numel % world != 0); }
 
+#define ZO_WORK_INLINE 2
 typedef struct zo_work_rec {
     zo_work *work;
-    zo_param_id *params; /* kept when the slot is retired (cap_params); a work of one parameter
-                            lists it in `one` instead (zo__work_params) */
-    uint32_t n_params, cap_params;
-    uint8_t in_use;
-    zo_param_id one;
+    zo_param_id *params; /* kept when the slot is retired (cap_params); a work of up to
+                            ZO_WORK_INLINE parameters lists them in inl instead (zo__work_params) */
+    uint32_t n_params; /* 0: the slot is free (a work lists at least one parameter) */
+    uint32_t cap_params;
+    zo_param_id inl[ZO_WORK_INLINE];
 } zo_work_rec;
 _Static_assert(sizeof(zo_work_rec) == 32, "two registry slots to a line");
 
 /* the parameters of a registry slot's work */
 static inline const zo_param_id *zo__work_params(const zo_work_rec *wr) {
-    return wr->n_params == 1 ? &wr->one : wr->params;
+    return wr->n_params <= ZO_WORK_INLINE ? wr->inl : wr->params;
 }
 
 /* one line (rt->calls is 64-byte aligned) */

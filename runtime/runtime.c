@@ -162,7 +162,7 @@ static void free_call_storage(zo_runtime *rt) {
 zo_status zo_runtime_destroy(zo_runtime *rt) {
     if (!rt) return ZO_OK;
     for (uint32_t w = 0; w < rt->n_works; w++) {
-        if (!rt->works[w].in_use) continue;
+        if (!rt->works[w].n_params) continue;
         (void)zo_backend_wait(rt->backend, rt->works[w].work);
         zo_backend_work_free(rt->backend, rt->works[w].work);
     }
@@ -790,12 +790,13 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
      * grown when a larger group comes, so a gather allocates nothing */
     zo_work_rec *wr = &rt->works[wslot];
     if (k > UINT32_MAX || zo__reserve(rt, (void **)&rt->gitems, &rt->cap_gitems, (uint32_t)k, sizeof *rt->gitems) ||
-        (k > 1 && zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params)))
+        (k > ZO_WORK_INLINE &&
+         zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params)))
         return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
     zo_gather_item *items = rt->gitems;
-    /* one parameter (the usual prefetch) is listed in the slot itself: the
-     * wait then reads no other line */
-    zo_param_id *plist = k == 1 ? &wr->one : wr->params;
+    /* one or two parameters (the usual prefetch) are listed in the slot
+     * itself: the wait then reads no other line */
+    zo_param_id *plist = k <= ZO_WORK_INLINE ? wr->inl : wr->params;
     size_t j = 0;
     zo_status s = ZO_OK;
     for (size_t i = 0; i < n && j < k; i++) {
@@ -837,10 +838,10 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo_status r = (s == ZO_ERR_NOMEM || s == ZO_ERR_COLLECTIVE_MISMATCH) ? s : ZO_ERR_BACKEND;
         return zo__fail(rt, r, "%s of %zu parameters: %s", prefetch ? "prefetch" : "all-gather", k, backend_msg(rt, s));
     }
-    if (j == 1) wr->one = plist[0]; /* duplicates can leave one of k */
+    if (j <= ZO_WORK_INLINE && plist != wr->inl) /* duplicates can leave a few of k */
+        memcpy(wr->inl, plist, j * sizeof *plist);
     wr->work = work;
     wr->n_params = (uint32_t)j;
-    wr->in_use = 1;
     if (wslot == rt->n_works)
         rt->n_works++;
     else
@@ -870,7 +871,6 @@ static void work_retire(zo_runtime *rt, zo_work_rec *wr) {
     zo_backend_work_free(rt->backend, wr->work);
     wr->work = NULL;
     wr->n_params = 0;
-    wr->in_use = 0;
     rt->works_free[rt->n_works_free++] = (uint32_t)(wr - rt->works); /* capacity reserved at growth */
 }
 
@@ -1692,7 +1692,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
             return ZO_ERR_STATE;
         }
         if (in_reg) {
-            if (pr->work >= rt->n_works || !rt->works[pr->work].in_use) {
+            if (pr->work >= rt->n_works || !rt->works[pr->work].n_params) {
                 snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u points to a dead work", p);
                 return ZO_ERR_STATE;
             }
@@ -1751,7 +1751,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
     }
     for (uint32_t w = 0; w < rt->n_works; w++) {
         const zo_work_rec *wr = &rt->works[w];
-        if (!wr->in_use) continue;
+        if (!wr->n_params) continue;
         const zo_param_id *wp = zo__work_params(wr);
         for (uint32_t i = 0; i < wr->n_params; i++)
             if (wp[i] >= rt->n_pars || rt->pars[wp[i]].work != w) {

@@ -147,10 +147,10 @@ static void test_consistency_detects_corruption(void **state) {
 
     zo_work_rec *wr = &rt->works[w];
     assert_int_equal(wr->n_params, 1); /* listed in the slot itself */
-    zo_param_id saved = wr->one;
-    wr->one = 0; /* the work no longer lists param 1 */
+    zo_param_id saved = wr->inl[0];
+    wr->inl[0] = 0; /* the work no longer lists param 1 */
     EXPECT_STATE(rt, "times in its work");
-    wr->one = saved;
+    wr->inl[0] = saved;
 
     void *full = a->full;
     a->full = NULL;
@@ -165,12 +165,13 @@ static void test_consistency_detects_corruption(void **state) {
 
     /* a work listing a parameter that is not in flight with it */
     uint32_t n = wr->n_params;
-    zo_param_id *lst = wr->params;
-    zo_param_id two[2] = {1, 0};
-    wr->params = two;
+    zo_param_id inl1 = wr->inl[1];
+    wr->inl[0] = 1;
+    wr->inl[1] = 0;
     wr->n_params = 2;
     EXPECT_STATE(rt, "not in flight with it");
-    wr->params = lst;
+    wr->inl[0] = saved;
+    wr->inl[1] = inl1;
     wr->n_params = n;
 
     rt->st.live_numel += 1;
