@@ -324,7 +324,7 @@ static inline void prefetch_ahead(zo_runtime *rt, const zo_coord *c) {
     if (c->qpos + 1 < c->n_porder) {
         zo_param_id q = c->porder[c->qpos + 1].p;
         ZO_PREFETCH(&rt->pars[q]);
-        ZO_PREFETCH(&rt->pctr[q]);
+        ZO_PREFETCH(&rt->pgathers[q]);
     }
 }
 

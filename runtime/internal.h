@@ -95,11 +95,12 @@ typedef struct zo_mod_ds {
     uint32_t n_recomp, cap_recomp;
 } zo_mod_ds;
 
-/* A parameter is three records indexed by its id: zo_par, what a fetch, a
- * release, an access and a wait touch (32 bytes, two to a line: rt->pars
- * is line-aligned), zo_par_ctr, its counters (16 bytes, in id order, as a
- * forward gathers), and zo_par_cold, the rest.  A gather reads only zo_par
- * (the partition size is numel / W rounded up, zo__part_numel). */
+/* A parameter is a record and two counters indexed by its id: zo_par,
+ * what a fetch, a release, an access and a wait touch (32 bytes, two to a
+ * line: rt->pars is line-aligned), its gather count and its grad-ready
+ * epoch (8 bytes each, in id order: a gather writes one, a grad-ready the
+ * other), and zo_par_cold, the rest.  A gather reads only zo_par (the
+ * partition size is numel / W rounded up, zo__part_numel). */
 typedef struct zo_par {
     void *full;
     uint64_t numel;
@@ -119,10 +120,6 @@ typedef struct zo_par {
 _Static_assert(sizeof(zo_par) == 32, "the hot parameter record is half a cache line");
 _Static_assert((1u << 21) > ZO_MAX_PARAMS, "live_pos holds every parameter index");
 
-typedef struct zo_par_ctr {
-    uint64_t gathers;     /* all-gathers issued */
-    uint64_t ready_epoch; /* backward epoch its grad became ready */
-} zo_par_ctr;
 
 typedef struct zo_par_cold {
     uint64_t part_numel;
@@ -283,9 +280,10 @@ struct zo_runtime {
     uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;       /* line-aligned inside pars_raw */
     zo_par_cold *pcold; /* line-aligned inside pcold_raw */
-    zo_par_ctr *pctr;
+    uint64_t *pgathers; /* all-gathers issued */
+    uint64_t *pready;   /* backward epoch its grad became ready */
     void *pars_raw, *pcold_raw;
-    uint32_t n_pars, cap_pars, cap_pcold, cap_pctr;
+    uint32_t n_pars, cap_pars, cap_pcold, cap_pgathers, cap_pready;
     uint64_t persistent_total;
     int dirty; /* fetch lists need rebuilding */
     /* derived at zo__rebuild: every module's fetch list, in module order

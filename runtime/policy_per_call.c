@@ -173,10 +173,9 @@ static zo_status pc_input_grad(zo_runtime *rt, zo_grad_handle h, unsigned kind) 
 }
 
 static zo_status pc_param_grad_ready(zo_runtime *rt, zo_param_id p) {
-    zo_par_ctr *pr = &rt->pctr[p];
     uint64_t epoch = rt->bwd_epoch;
-    if (pr->ready_epoch == epoch) return ZO_OK;
-    pr->ready_epoch = epoch;
+    if (rt->pready[p] == epoch) return ZO_OK;
+    rt->pready[p] = epoch;
     zo_status first = ZO_OK;
     for (uint32_t u = rt->users_start[p], ue = rt->users_start[p + 1]; u < ue; u++) {
         zo_module_id m = rt->users_all[u];

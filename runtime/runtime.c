@@ -179,7 +179,8 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     }
     zo__free(rt, rt->pars_raw);
     zo__free(rt, rt->pcold_raw);
-    zo__free(rt, rt->pctr);
+    zo__free(rt, rt->pgathers);
+    zo__free(rt, rt->pready);
     zo__free(rt, rt->live_pars);
     zo__free(rt, rt->live_sorted);
     for (uint32_t m = 0; m < rt->n_mods; m++) {
@@ -369,7 +370,8 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     if (zo__reserve_aligned(rt, (void **)&rt->pars, &rt->pars_raw, &rt->cap_pars, rt->n_pars + 1, sizeof *rt->pars) ||
         zo__reserve_aligned(rt, (void **)&rt->pcold, &rt->pcold_raw, &rt->cap_pcold, rt->n_pars + 1,
                             sizeof *rt->pcold) ||
-        zo__reserve(rt, (void **)&rt->pctr, &rt->cap_pctr, rt->n_pars + 1, sizeof *rt->pctr) ||
+        zo__reserve(rt, (void **)&rt->pgathers, &rt->cap_pgathers, rt->n_pars + 1, sizeof *rt->pgathers) ||
+        zo__reserve(rt, (void **)&rt->pready, &rt->cap_pready, rt->n_pars + 1, sizeof *rt->pready) ||
         zo__reserve(rt, (void **)&rt->live_pars, &rt->cap_live_pars, rt->n_pars + 1, sizeof *rt->live_pars) ||
         zo__reserve(rt, (void **)&rt->live_sorted, &rt->cap_live_sorted, rt->n_pars + 1, sizeof *rt->live_sorted) ||
         zo__reserve(rt, (void **)&om->own, &om->cap_own, om->n_own + 1, sizeof *om->own))
@@ -391,7 +393,8 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     zo_par_cold *pc = &rt->pcold[id];
     memset(pr, 0, sizeof *pr);
     memset(pc, 0, sizeof *pc);
-    memset(&rt->pctr[id], 0, sizeof rt->pctr[id]);
+    rt->pgathers[id] = 0;
+    rt->pready[id] = 0;
     pr->numel = numel;
     pr->esz_m1 = elem_size - 1;
     pc->part_numel = part;
@@ -851,7 +854,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo_par *pr = &rt->pars[p];
         pr->full = items[t].full;
         pr->work = wslot;
-        rt->pctr[p].gathers++;
+        rt->pgathers[p]++;
         (void)set_status(rt, p, ZO_PARAM_INFLIGHT);
         rt->st.gathers++;
         if (prefetch) rt->st.prefetches++;
@@ -1567,7 +1570,7 @@ zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *
     out->trainable = pr->trainable;
     out->inflight = pr->work != ZO_NONE32;
     out->n_active = pr->n_act;
-    out->gathers = rt->pctr[p].gathers;
+    out->gathers = rt->pgathers[p];
     return ZO_OK;
 }
 
