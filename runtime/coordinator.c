@@ -56,6 +56,7 @@ static void clear_structures(zo_runtime *rt, zo_coord *c) {
     c->qpos = 0;
     c->n_most_recent = 0;
     c->n_pos_params = 0;
+    c->pos2 = 0;
 }
 
 void zo__coord_free(zo_runtime *rt, zo_coord *c) {
@@ -196,6 +197,12 @@ static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m) {
 /* first position j >= s where p occurs in the module order, or SIZE_MAX */
 static size_t next_pos(const zo_coord *c, zo_param_id p, size_t s) {
     if (!c->pos_start || p >= c->n_pos_params) return SIZE_MAX;
+    if (c->pos2) {
+        uint32_t a = c->pos[2 * (size_t)p], b = c->pos[2 * (size_t)p + 1];
+        if (a != ZO_NONE32 && a >= s) return a;
+        if (b != ZO_NONE32 && b >= s) return b;
+        return SIZE_MAX;
+    }
     uint32_t lo = c->pos_start[p], hi = c->pos_start[p + 1];
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -499,7 +506,9 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     zo_ptrace *porder = zo__calloc(rt, total ? total : 1, sizeof *porder);
     uint64_t *prefix = zo__calloc(rt, c->n_order + 1, sizeof *prefix);
     uint32_t *pos_start = zo__calloc(rt, (size_t)rt->n_pars + 1, sizeof *pos_start);
-    uint32_t *pos = zo__calloc(rt, wtotal ? wtotal : 1, sizeof *pos);
+    /* room for two positions per parameter (pos2, below) */
+    size_t npos = wtotal > 2 * (size_t)rt->n_pars ? wtotal : 2 * (size_t)rt->n_pars;
+    uint32_t *pos = zo__calloc(rt, npos ? npos : 1, sizeof *pos);
     int32_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
     /* DeepSpeed's parameter trace orders each module's parameters by ds_id
      * (ds_param_rank); zoffload's own policy keeps id order */
@@ -563,6 +572,21 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     }
     memmove(pos_start, pos_start + 1, (size_t)rt->n_pars * sizeof *pos_start);
     pos_start[rt->n_pars] = (uint32_t)wtotal;
+    /* pos2: when no parameter occurs more than twice (a forward and a
+     * backward use, the common case), p's positions move to pos[2p],
+     * pos[2p + 1] (ZO_NONE32: none), so a lookup reads neither pos_start
+     * nor a second line.  In place, from the last parameter down: p's
+     * list starts at pos_start[p] <= 2p, after every list still to move. */
+    int pos2 = 1;
+    for (uint32_t p = 0; p < rt->n_pars && pos2; p++) pos2 = pos_start[p + 1] - pos_start[p] <= 2;
+    if (pos2) {
+        for (uint32_t p = rt->n_pars; p-- > 0;) {
+            uint32_t lo = pos_start[p], n = pos_start[p + 1] - lo;
+            uint32_t a = n > 0 ? pos[lo] : ZO_NONE32, b = n > 1 ? pos[lo + 1] : ZO_NONE32;
+            pos[2 * (size_t)p] = a;
+            pos[2 * (size_t)p + 1] = b;
+        }
+    }
     /* lim[s]: the first position k >= s whose window has traversed
      * max_reuse_distance from s (prefix[k] - prefix[s] >= it), n_order if
      * none.  Built for a non-zero distance and sums that did not wrap
@@ -591,6 +615,7 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     c->prefix = prefix;
     c->pos_start = pos_start;
     c->pos = pos;
+    c->pos2 = pos2;
     c->lim = lim;
     c->n_pos_params = rt->n_pars;
     c->most_recent = most_recent;

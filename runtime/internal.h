@@ -224,7 +224,8 @@ typedef struct zo_coord {
     /* reuse distance acceleration, valid when COMPLETE */
     uint64_t *prefix;    /* prefix[k]: numel of order[0..k-1] (NULL once lim holds it) */
     uint32_t *pos_start; /* CSR: positions of each param in order */
-    uint32_t *pos;
+    uint32_t *pos;       /* pos2: p's (at most two) positions at pos[2p], pos[2p + 1] */
+    int pos2;
     uint32_t *lim; /* lim[s]: first position k >= s with prefix[k] - prefix[s] >=
                       max_reuse_distance, n_order if none, in prefix's block (NULL: compare the sums) */
     size_t n_pos_params;
