@@ -224,7 +224,7 @@ static int may_release_now(const zo_runtime *rt, const zo_coord *c, zo_param_id 
 
 /* __params_to_release: 1 if p may be released when module m is released at
  * the coordinator's current step id. */
-static inline int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
+ZO_HOT_INLINE int may_release(zo_runtime *rt, zo_coord *c, zo_param_id p) {
     /* DeepSpeed honours ds_persist only in __params_to_release, i.e. with a
      * complete trace; without one release_sub_module releases every
      * parameter of the module (the DeepSpeed-shaped policies do the same;
