@@ -335,6 +335,9 @@ static inline void prefetch_ahead(zo_runtime *rt, const zo_coord *c) {
     }
 }
 
+/* prefetch groups up to this size find duplicates by comparing ids */
+#define PF_SCAN 8u
+
 zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *activated) {
     *activated = 0;
     zo_status s = zo__rebuild(rt);
@@ -429,9 +432,19 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
                  * are popped and marked as fetched for their later step, so
                  * the loop can drain the queue past them */
                 if (ZO_IS_DS(rt) && rt->pars[pt.p].status != ZO_PARAM_NOT_AVAILABLE) continue;
-                if (rt->mark1[pt.p] != stamp2) {
-                    rt->mark1[pt.p] = stamp2;
+                /* a parameter already taken: the first PF_SCAN are compared
+                 * (usually one or two, no mark line read), later ones marked */
+                int dup = 0;
+                if (n_pf < PF_SCAN)
+                    for (uint32_t t = 0; t < n_pf && !dup; t++) dup = rt->scratch[t] == pt.p;
+                else
+                    dup = rt->mark1[pt.p] == stamp2;
+                if (!dup) {
                     rt->scratch[n_pf++] = pt.p;
+                    if (n_pf == PF_SCAN)
+                        for (uint32_t t = 0; t < n_pf; t++) rt->mark1[rt->scratch[t]] = stamp2;
+                    else if (n_pf > PF_SCAN)
+                        rt->mark1[pt.p] = stamp2;
                     numel_pf += rt->pars[pt.p].numel;
                 }
             }
