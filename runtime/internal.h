@@ -97,10 +97,10 @@ typedef struct zo_mod_ds {
 
 /* A parameter is a record and two counters indexed by its id: zo_par,
  * what a fetch, a release, an access and a wait touch (32 bytes, two to a
- * line: rt->pars is line-aligned), its gather count and its grad-ready
- * epoch (8 bytes each, in id order: a gather writes one, a grad-ready the
- * other), and zo_par_cold, the rest.  A gather reads only zo_par (the
- * partition size is numel / W rounded up, zo__part_numel). */
+ * line: rt->pars is line-aligned), the low 32 bits of its gather count and
+ * its grad-ready epoch (4 and 8 bytes, in id order: a gather writes one, a
+ * grad-ready the other), and zo_par_cold, the rest.  A gather reads only
+ * zo_par (the partition size is numel / W rounded up, zo__part_numel). */
 typedef struct zo_par {
     void *full;
     uint64_t numel;
@@ -128,6 +128,7 @@ typedef struct zo_par_cold {
     char *name;
     zo_module_id *act; /* ds_active_sub_modules after act0 */
     uint32_t cap_act;
+    uint32_t gathers_hi; /* the gather count's high 32 bits (rt->pgathers: the low ones) */
 } zo_par_cold;
 
 /* elements of p's shard: numel / W rounded up (zo_par_cold.part_numel) */
@@ -281,7 +282,7 @@ struct zo_runtime {
     uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;       /* line-aligned inside pars_raw */
     zo_par_cold *pcold; /* line-aligned inside pcold_raw */
-    uint64_t *pgathers; /* all-gathers issued */
+    uint32_t *pgathers; /* all-gathers issued, low 32 bits (zo_par_cold.gathers_hi) */
     uint64_t *pready;   /* backward epoch its grad became ready */
     void *pars_raw, *pcold_raw;
     uint32_t n_pars, cap_pars, cap_pcold, cap_pgathers, cap_pready;

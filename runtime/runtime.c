@@ -854,7 +854,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
         zo_par *pr = &rt->pars[p];
         pr->full = items[t].full;
         pr->work = wslot;
-        rt->pgathers[p]++;
+        if (++rt->pgathers[p] == 0) rt->pcold[p].gathers_hi++;
         (void)set_status(rt, p, ZO_PARAM_INFLIGHT);
         rt->st.gathers++;
         if (prefetch) rt->st.prefetches++;
@@ -1570,7 +1570,7 @@ zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *
     out->trainable = pr->trainable;
     out->inflight = pr->work != ZO_NONE32;
     out->n_active = pr->n_act;
-    out->gathers = rt->pgathers[p];
+    out->gathers = (uint64_t)rt->pcold[p].gathers_hi << 32 | rt->pgathers[p];
     return ZO_OK;
 }
 
