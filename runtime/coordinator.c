@@ -25,7 +25,11 @@
 
 #include "policy.h"
 
-#define MOST_RECENT_NONE INT32_MIN
+/* most_recent[p] holds mr_base + the step p was last fetched for; anything
+ * below mr_base is "none since reset_step", which forgets every entry by
+ * raising mr_base past them instead of writing the array.  So "p's step <
+ * x" (none counting as below every step) is most_recent[p] < mr_base + x,
+ * and "p's step > x" is most_recent[p] > mr_base + x. */
 
 static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m);
 
@@ -219,7 +223,7 @@ static size_t next_pos(const zo_coord *c, zo_param_id p, size_t s) {
  * persistent, and not popped by a prefetch for a later step */
 static int may_release_now(const zo_runtime *rt, const zo_coord *c, zo_param_id p) {
     if (rt->pars[p].persistent) return 0;
-    return !(p < c->n_most_recent && c->most_recent[p] > (int64_t)c->step_id);
+    return !(p < c->n_most_recent && (uint64_t)c->most_recent[p] > (uint64_t)c->mr_base + c->step_id);
 }
 
 /* __params_to_release: 1 if p may be released when module m is released at
@@ -381,11 +385,12 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     if (werr) return werr;
     /* 3. prefetch per the trace */
     if (c->mode == ZO_TRACE_COMPLETE) {
+        const uint32_t mrb = c->mr_base; /* a step is < mr_span: mrb + step does not wrap */
         uint32_t stamp = zo__stamp(rt);
         size_t k = 0;
         for (uint32_t i = 0; i < md->n_fetch; i++) {
             zo_param_id p = md->fetch[i];
-            if (c->most_recent[p] < (int64_t)c->step_id) {
+            if ((uint64_t)c->most_recent[p] < (uint64_t)mrb + c->step_id) {
                 rt->mark1[p] = stamp;
                 k++;
             }
@@ -393,7 +398,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
         size_t nd = 0, mismatch = 0;
         while (c->qpos < c->n_porder && nd < k) {
             zo_ptrace pt = c->porder[c->qpos++];
-            c->most_recent[pt.p] = (int32_t)pt.step;
+            c->most_recent[pt.p] = mrb + pt.step;
             if (rt->mark2[pt.p] != stamp) {
                 rt->mark2[pt.p] = stamp;
                 nd++;
@@ -426,7 +431,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
             uint32_t stamp2 = zo__stamp(rt);
             while (c->qpos < c->n_porder && numel_pf < budget) {
                 zo_ptrace pt = c->porder[c->qpos++];
-                if ((int64_t)pt.step > c->most_recent[pt.p]) c->most_recent[pt.p] = (int32_t)pt.step;
+                if (c->most_recent[pt.p] < mrb + pt.step) c->most_recent[pt.p] = mrb + pt.step;
                 /* DeepSpeed prefetches (and counts against the bucket) only
                  * parameters still NOT_AVAILABLE; gathered or in-flight ones
                  * are popped and marked as fetched for their later step, so
@@ -522,7 +527,7 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     /* room for two positions per parameter (pos2, below) */
     size_t npos = wtotal > 2 * (size_t)rt->n_pars ? wtotal : 2 * (size_t)rt->n_pars;
     uint32_t *pos = zo__calloc(rt, npos ? npos : 1, sizeof *pos);
-    int32_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
+    uint32_t *most_recent = zo__calloc(rt, rt->n_pars ? rt->n_pars : 1, sizeof *most_recent);
     /* DeepSpeed's parameter trace orders each module's parameters by ds_id
      * (ds_param_rank); zoffload's own policy keeps id order */
     uint32_t max_fetch = 0;
@@ -633,6 +638,11 @@ static zo_status complete_trace(zo_runtime *rt, zo_coord *c) {
     c->n_pos_params = rt->n_pars;
     c->most_recent = most_recent;
     c->n_most_recent = rt->n_pars;
+    uint32_t max_step = 0;
+    for (size_t t = 0; t < total; t++)
+        if (porder[t].step > max_step) max_step = porder[t].step;
+    c->mr_base = 1; /* the zeroed array: none */
+    c->mr_span = max_step + 1;
     c->mode = ZO_TRACE_COMPLETE;
     zo__emit(rt, ZO_EV_TRACE_COMPLETE, ZO_NO_MODULE, ZO_NO_PARAM, 0, 0, (int64_t)c->n_order, 1, "trace recorded");
     return ZO_OK;
@@ -664,7 +674,14 @@ zo_status zo__coord_reset_step(zo_runtime *rt, zo_coord *c) {
         }
     }
     c->qpos = 0;
-    for (size_t p = 0; p < c->n_most_recent; p++) c->most_recent[p] = MOST_RECENT_NONE;
+    if (c->n_most_recent) {
+        if ((uint64_t)c->mr_base + 2 * (uint64_t)c->mr_span > UINT32_MAX) {
+            memset(c->most_recent, 0, c->n_most_recent * sizeof *c->most_recent);
+            c->mr_base = 1;
+        } else {
+            c->mr_base += c->mr_span;
+        }
+    }
     c->step_id = 0;
     rt->ds_n_available = 0; /* __n_available_params = 0 */
     return first;

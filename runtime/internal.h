@@ -218,9 +218,10 @@ typedef struct zo_coord {
     zo_ptrace *porder; /* __param_order */
     size_t n_porder;
     size_t qpos;          /* __param_queue = porder[qpos..] */
-    int32_t *most_recent; /* __most_recent_step_id_param_fetched_for (a step of the trace, or
-                             INT32_MIN: none since reset_step) */
+    uint32_t *most_recent; /* __most_recent_step_id_param_fetched_for: mr_base + a step of the
+                              trace, anything below mr_base: none since reset_step */
     size_t n_most_recent;
+    uint32_t mr_base, mr_span; /* reset_step advances mr_base by mr_span (a step is < mr_span) */
     uint64_t step_id; /* __step_id */
     /* reuse distance acceleration, valid when COMPLETE */
     uint64_t *prefix;    /* prefix[k]: numel of order[0..k-1] (NULL once lim holds it) */
