@@ -139,7 +139,7 @@ typedef struct zo_work_rec {
     zo_work *work;
     zo_param_id *params; /* kept when the slot is retired (cap_params); a work of up to
                             ZO_WORK_INLINE parameters lists them in inl instead (zo__work_params) */
-    uint32_t n_params; /* 0: the slot is free (a work lists at least one parameter) */
+    uint32_t n_params;   /* 0: the slot is free (a work lists at least one parameter) */
     uint32_t cap_params;
     zo_param_id inl[ZO_WORK_INLINE];
 } zo_work_rec;
@@ -217,12 +217,12 @@ typedef struct zo_coord {
     size_t n_order, cap_order;
     zo_ptrace *porder; /* __param_order */
     size_t n_porder;
-    size_t qpos;          /* __param_queue = porder[qpos..] */
+    size_t qpos;           /* __param_queue = porder[qpos..] */
     uint32_t *most_recent; /* __most_recent_step_id_param_fetched_for: mr_base + a step of the
                               trace, anything below mr_base: none since reset_step */
     size_t n_most_recent;
     uint32_t mr_base, mr_span; /* reset_step advances mr_base by mr_span (a step is < mr_span) */
-    uint64_t step_id; /* __step_id */
+    uint64_t step_id;          /* __step_id */
     /* reuse distance acceleration, valid when COMPLETE */
     uint64_t *prefix;    /* prefix[k]: numel of order[0..k-1] (NULL once lim holds it) */
     uint32_t *pos_start; /* CSR: positions of each param in order */

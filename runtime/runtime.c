@@ -793,8 +793,7 @@ zo_status zo__gather(zo_runtime *rt, const zo_param_id *ids, size_t n, int prefe
      * grown when a larger group comes, so a gather allocates nothing */
     zo_work_rec *wr = &rt->works[wslot];
     if (k > UINT32_MAX || zo__reserve(rt, (void **)&rt->gitems, &rt->cap_gitems, (uint32_t)k, sizeof *rt->gitems) ||
-        (k > ZO_WORK_INLINE &&
-         zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params)))
+        (k > ZO_WORK_INLINE && zo__reserve(rt, (void **)&wr->params, &wr->cap_params, (uint32_t)k, sizeof *wr->params)))
         return zo__fail(rt, ZO_ERR_NOMEM, "all-gather of %zu parameters", k);
     zo_gather_item *items = rt->gitems;
     /* one or two parameters (the usual prefetch) are listed in the slot
