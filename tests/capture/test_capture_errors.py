@@ -19,9 +19,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import capture_models  # noqa: E402  forked(): a capture in a fork of this process
 BAD = os.path.join(ROOT, "tools", "capture", "bad_inputs.py")
 
 # builder, step, words the message must contain
@@ -41,35 +42,8 @@ CASES = [
 
 def forked(argv, work, tag):
     """python -m zoffload.capture ARGV in a fork of this process: (exit
-    status, output).  The child exits through the interpreter (SystemExit
-    unwinds to the top), so what a real process prints at shutdown is
-    printed here too."""
-    out = os.path.join(work, "out-%s.txt" % tag)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
-        from zoffload import capture
-        sys.argv = [capture.__file__] + argv
-        try:
-            code = capture.main(argv)
-        except SystemExit as e:  # argparse
-            code = e.code
-        except BaseException:  # a traceback, as the real process would print it
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-        raise SystemExit(code)
-    _, status = os.waitpid(pid, 0)
-    with open(out) as f:
-        msg = f.read()
-    os.unlink(out)
-    return os.waitstatus_to_exitcode(status), msg
+    status, output); tools/capture_models.py's fork runner."""
+    return capture_models.forked(argv, os.path.join(work, "out-%s.txt" % tag))
 
 
 def real(py, argv, env):
