@@ -440,6 +440,14 @@ static void cancel_for_param(host_ctx *c, host_param *p) {
 static int op_world_size(void *ctx) { return ctx ? ctx_of(ctx)->world_size : 0; }
 static int op_rank(void *ctx) { return ctx ? ctx_of(ctx)->rank : -1; }
 
+/* Spare bytes for placing the record of a block of `head` + `bytes` bytes:
+ * HOST_PAGE_SLACK from HOST_COPY_WHOLE_MIN data bytes (page placement), 63
+ * below (line alignment), 0 where either would pass ZO_HOST_MAX_ALLOC. */
+static size_t place_slack(uint64_t head, uint64_t bytes) {
+    size_t slack = bytes >= HOST_COPY_WHOLE_MIN ? HOST_PAGE_SLACK : 63u;
+    return head + bytes + slack <= ZO_HOST_MAX_ALLOC ? slack : 0u;
+}
+
 /* Where a block's record goes inside its allocation `raw` of `slack` spare
  * bytes: 0 spare bytes, at raw; up to 63, on the next 64-byte line; up to
  * HOST_PAGE_SLACK, where the data `lead` bytes after the record starts at
@@ -474,10 +482,9 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
                              (unsigned)param, (unsigned long long)L, (unsigned long long)ZO_HOST_MAX_ALLOC);
     st = param_reserve(c, param);
     if (st != ZO_OK) return st;
-    /* the record on a line boundary, when the 63 bytes this takes stay
-     * within the allocation limit */
-    size_t slack = stored >= HOST_COPY_WHOLE_MIN ? HOST_PAGE_SLACK : 63u;
-    if ((uint64_t)head + stored + slack > ZO_HOST_MAX_ALLOC) slack = 0;
+    /* the record on a line boundary, a large store's data on a page
+     * (place_slack, place) */
+    size_t slack = place_slack(head, stored);
     void *block = h_alloc(c, head + (size_t)stored + slack);
     host_param *p = (host_param *)place(block, slack, head, HOST_STORE_PAGE_OFF);
     if (!block)
@@ -541,10 +548,9 @@ static zo_status op_full_alloc(void *ctx, zo_param_id param, size_t bytes, void 
     host_buf *b = c->cache_count ? zo__host_cache_take(c, (size_t)cap) : NULL;
     if (!b) {
         /* header and data on a line boundary (a copy into a destination
-         * off the line runs at about 0.7x here), when the 63 bytes this
-         * takes stay within the allocation limit */
-        size_t slack = cap >= HOST_COPY_WHOLE_MIN ? HOST_PAGE_SLACK : 63u;
-        if (cap > ZO_HOST_MAX_ALLOC - HOST_BUF_HDR - slack) slack = 0;
+         * off the line runs at about 0.7x here), a large buffer's data 64
+         * bytes into a page (place_slack, place) */
+        size_t slack = place_slack(HOST_BUF_HDR, cap);
         void *raw = h_alloc(c, HOST_BUF_HDR + (size_t)cap + slack);
         if (!raw)
             return zo__host_fail(c, ZO_ERR_NOMEM, "host backend: full_alloc(%u): out of memory for %llu bytes",
