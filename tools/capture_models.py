@@ -18,7 +18,7 @@ The models run on .venv-current (tools/oracle_venv.sh --current: torch
 transformers/peft is missing; 1 when a capture fails or differs; 0 when
 every model captures exactly.
 
-Importing torch, transformers and peft takes about 2.3 of the 3.3-4.9
+Importing torch 2.15.0, transformers and peft (PyPI) takes about 2.3 of the 3.3-4.9
 seconds a model's capture takes here: the script re-runs itself under the
 venv's python, imports them and zoffload.capture once, and captures each
 model in a fork of that process (`python -m zoffload.capture`'s main, with
