@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define ZO_BACKEND_OPS_VERSION 2u /**< 2 added exchange; the runtime still accepts version 1 vtables (no exchange) */
+#define ZO_BACKEND_OPS_VERSION 3u /**< 2 added exchange, 3 prefetch; the runtime still accepts version 1 and 2 vtables */
 
 /** One parameter of an all-gather group. */
 typedef struct zo_gather_item {
@@ -98,6 +98,18 @@ typedef struct zo_backend_ops {
      *  Errors: ZO_ERR_INVALID_ARG, ZO_ERR_BACKEND,
      *  ZO_ERR_COLLECTIVE_MISMATCH (host world only). */
     zo_status (*exchange)(void *ctx, const void *send, size_t bytes, void *recv);
+
+    /* ---- version 3 ---- */
+    /** A hint, with no effect on state or results: the runtime will soon
+     *  call full_alloc and all_gather_start for param, so the backend may
+     *  bring what those read of its own per-parameter state into the CPU
+     *  cache (__builtin_prefetch; nothing that can fault or block).  The
+     *  runtime calls it from the trace-driven prefetch (a complete trace,
+     *  DeepSpeed's __param_queue), for the parameter after the one the
+     *  queue pops next; with many parameters that record is otherwise a
+     *  cache miss on every gather.  param may be unknown to the backend
+     *  (then nothing happens).  May be NULL. */
+    void (*prefetch)(void *ctx, zo_param_id param);
 } zo_backend_ops;
 
 /** A backend instance: vtable plus context.  Owned by whoever created it. */
@@ -167,6 +179,10 @@ zo_status zo_backend_reduce_scatter(zo_backend *b, zo_param_id param, const floa
  *  ZO_ERR_UNSUPPORTED: a version 1 vtable or no exchange op;
  *  ZO_ERR_INVALID_ARG: NULL b, send or recv, bytes out of range. */
 zo_status zo_backend_exchange(zo_backend *b, const void *send, size_t bytes, void *recv);
+/** prefetch hint for param (an optional op: nothing when b is NULL, the
+ *  vtable is version 1 or 2, or the op is absent).  No status: a hint
+ *  cannot fail, and a param the backend does not know is ignored. */
+void zo_backend_prefetch(zo_backend *b, zo_param_id param);
 /** The message of this thread's last failed zo_backend_* call on b if
  *  these checks refused it, else the backend's own last_error; "" when
  *  there is none (b NULL, no last_error op).  Never NULL.  Owned by the

@@ -51,6 +51,8 @@
  *                    (async error polled, wait_timeout_ms applies): recv is
  *                    filled when it returns.  Counted in
  *                    zo_nccl_stats.exchanges and host_waits.
+ *   prefetch         (ops version 3) a cache hint for the parameter's host
+ *                    record (__builtin_prefetch), nothing else.
  *   back-pressure    at most max_outstanding_gathers live works (issued, not
  *                    yet work_free'd) may be not known complete;
  *                    all_gather_start blocks the host on the oldest one

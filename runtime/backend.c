@@ -162,6 +162,11 @@ zo_status zo_backend_exchange(zo_backend *b, const void *send, size_t bytes, voi
     return b->ops->exchange(b->ctx, send, bytes, recv);
 }
 
+void zo_backend_prefetch(zo_backend *b, zo_param_id param) {
+    if (!usable(b) || b->ops->version < 3u || !b->ops->prefetch) return;
+    b->ops->prefetch(b->ctx, param);
+}
+
 const char *zo_backend_last_error(const zo_backend *b) {
     if (b && tl_refused == b) return tl_msg;
     const char *m = b && b->ops && b->ops->last_error ? b->ops->last_error(b->ctx) : NULL;

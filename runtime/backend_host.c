@@ -913,6 +913,13 @@ static void op_destroy(void *ctx) {
     zo__host_free(&a, c);
 }
 
+/* the record full_alloc, all_gather_start and full_free read first (its
+ * first line: host_param) */
+static void op_prefetch(void *ctx, zo_param_id param) {
+    host_ctx *c = ctx_of(ctx);
+    if (c && param < c->nslots && c->slots[param]) __builtin_prefetch(c->slots[param]);
+}
+
 static const zo_backend_ops host_ops = {
     .version = ZO_BACKEND_OPS_VERSION,
     .name = "host",
@@ -930,6 +937,7 @@ static const zo_backend_ops host_ops = {
     .last_error = op_last_error,
     .destroy = op_destroy,
     .exchange = op_exchange,
+    .prefetch = op_prefetch,
 };
 
 /* ------------------------------------------------------------------ */

@@ -901,6 +901,14 @@ static void op_destroy(void *ctx) {
     zo__host_free(&a, c);
 }
 
+/* the parameter record full_alloc and all_gather_start read */
+static void op_prefetch(void *ctx, zo_param_id param) {
+    nc_ctx *c = ctx_of(ctx);
+    if (!c) return;
+    nc_param *p = lookup(c, param);
+    if (p) __builtin_prefetch(p);
+}
+
 static const zo_backend_ops nccl_ops = {
     .version = ZO_BACKEND_OPS_VERSION,
     .name = "nccl",
@@ -918,6 +926,7 @@ static const zo_backend_ops nccl_ops = {
     .last_error = op_last_error,
     .destroy = op_destroy,
     .exchange = op_exchange,
+    .prefetch = op_prefetch,
 };
 
 /* ------------------------------------------------------------------ */

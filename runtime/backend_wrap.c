@@ -125,6 +125,11 @@ static zo_status op_exchange(void *ctx, const void *send, size_t bytes, void *re
     zo_wrap_call k = {.op = ZO_WRAP_EXCHANGE, .send = send, .bytes = bytes, .recv = recv};
     return run(ctx, &k, fw_exchange);
 }
+/* a hint with no effect: forwarded, no hooks (nothing to record or replace) */
+static void op_prefetch(void *ctx, zo_param_id param) {
+    wrap_ctx *c = ctx;
+    zo_backend_prefetch(c->inner, param);
+}
 static const char *op_last_error(void *ctx) {
     wrap_ctx *c = ctx;
     const char *m = c->h.last_error ? c->h.last_error(c->h.user) : NULL;
@@ -165,6 +170,7 @@ zo_status zo_backend_wrap(zo_backend *inner, const zo_wrap_hooks *hooks, zo_back
         .last_error = op_last_error,
         .destroy = op_destroy,
         .exchange = (inner->ops->version >= 2u && inner->ops->exchange) || hooks->all_ops ? op_exchange : NULL,
+        .prefetch = inner->ops->version >= 3u && inner->ops->prefetch ? op_prefetch : NULL,
     };
     c->pub.ops = &c->ops;
     c->pub.ctx = c;

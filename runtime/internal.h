@@ -361,6 +361,8 @@ struct zo_runtime {
                                 markk[p] == the stamp taken for it (zo__stamp) */
     uint32_t cap_marks;
     uint32_t stamp;
+    /* backend->ops->prefetch of a version 3 vtable, else NULL */
+    void (*be_prefetch)(void *ctx, zo_param_id param);
 };
 
 /* util.c */

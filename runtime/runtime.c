@@ -136,6 +136,8 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
                                 "zo_runtime_create: verify_collectives needs a backend with the exchange op");
         }
     }
+    /* the backend's prefetch hint (a version 3 op), looked up once */
+    if (rt->backend->ops->version >= 3u) rt->be_prefetch = rt->backend->ops->prefetch;
     if (cfg->verify_collectives) {
         /* the one receive buffer of every fingerprint exchange: nothing is
          * allocated per collective */

@@ -86,7 +86,8 @@ static void rb_destroy(void *ctx) { (void)ctx; }
 
 static const zo_backend_ops RB_OPS = {
     1u,       "recording-host", rb_world_size, rb_rank,      rb_param_add, rb_param_remove, rb_full_alloc, rb_full_free,
-    rb_start, rb_wait,          rb_query,      rb_work_free, NULL,         rb_last_error,   rb_destroy,    NULL};
+    rb_start, rb_wait,          rb_query,      rb_work_free, NULL,         rb_last_error,   rb_destroy,    NULL,
+    NULL};
 
 static void rec_init(rec *r) {
     memset(r, 0, sizeof(*r));

@@ -865,7 +865,7 @@ static void test_exchange_single_view(void **s) {
     cfg.rank = 3;
     zo_backend *b;
     assert_int_equal(zo_backend_host_create(&cfg, &b), ZO_OK);
-    assert_int_equal(b->ops->version, 2u);
+    assert_true(b->ops->version >= 2u); /* exchange is a version 2 op */
     assert_non_null(b->ops->exchange);
     uint8_t send[64], recv[5 * 64];
     for (int i = 0; i < 64; i++) send[i] = (uint8_t)(i * 5 + 1);

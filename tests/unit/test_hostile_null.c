@@ -288,6 +288,7 @@ CASE(c_wfree_w, zo_backend_work_free(f->be, NULL); return 0;)
 CASE(c_rs_b, return zo_backend_reduce_scatter(NULL, f->w_fc, g_grad, g_shard, 8, 4, ZO_REDUCE_SUM);)
 CASE(c_rs_grad, return zo_backend_reduce_scatter(f->be, f->w_fc, NULL, g_shard, 8, 4, ZO_REDUCE_SUM);)
 CASE(c_rs_out, return zo_backend_reduce_scatter(f->be, f->w_fc, g_grad, NULL, 8, 4, ZO_REDUCE_SUM);)
+CASE(c_pref_b, zo_backend_prefetch(NULL, 0); return 0;)
 CASE(c_xchg_b, return zo_backend_exchange(NULL, g_xs, 8, g_xr);)
 CASE(c_xchg_send, return zo_backend_exchange(f->be, NULL, 8, g_xr);)
 CASE(c_xchg_recv, return zo_backend_exchange(f->be, g_xs, 8, NULL);)
@@ -393,6 +394,7 @@ static const row k_rows[] = {
     {"zo_backend_reduce_scatter", "b", ST, E, CH_TLS, "NULL backend", c_rs_b},
     {"zo_backend_reduce_scatter", "full_grad", ST, E, CH_TLS, "NULL buffer", c_rs_grad},
     {"zo_backend_reduce_scatter", "shard_out", ST, E, CH_TLS, "NULL buffer", c_rs_out},
+    {"zo_backend_prefetch", "b", VOID, 0, CH_TLS, NULL, c_pref_b},
     {"zo_backend_exchange", "b", ST, E, CH_TLS, "NULL backend", c_xchg_b},
     {"zo_backend_exchange", "send", ST, E, CH_TLS, "NULL buffer", c_xchg_send},
     {"zo_backend_exchange", "recv", ST, E, CH_TLS, "NULL buffer", c_xchg_recv},

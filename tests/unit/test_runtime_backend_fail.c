@@ -104,7 +104,8 @@ static const zo_backend_ops FB_OPS = {ZO_BACKEND_OPS_VERSION,
                                       NULL,
                                       fb_last_error,
                                       fb_destroy,
-                                      NULL /* exchange: none (a version-1-style backend) */};
+                                      NULL /* exchange: none (a version-1-style backend) */,
+                                      NULL /* prefetch: none */};
 
 typedef struct bf_ctx {
     failing f;
