@@ -33,7 +33,15 @@
  * with a COMPLETE trace (checked, as is prefetching and that every step
  * ends released).
  *
- * Output (stdout, one line per repetition, tab-separated):
+ * Repetitions are interleaved: every model is built first (all runtimes
+ * live at once), then repetition r of each N runs in turn, each after one
+ * untimed step of its own model (so it starts from its own state in the
+ * cache, not the previous model's).  On a shared machine whose speed
+ * drifts over minutes, every N then sees the same drift, and the ratios
+ * between N that the goals are stated in do not absorb it.
+ *
+ * Output (stdout, one line per repetition, tab-separated; the lines of
+ * one N are not contiguous):
  *   hooks <N> <rep> <cpu_ns_per_event> <wall_ns_per_event> <steps> <events>
  *         <prefetches/step> <blocking_waits/step> <gathers/step>
  * (gathers counts every all-gathered parameter, prefetched or not: the cost
@@ -141,16 +149,16 @@ static void build(model *md, uint32_t n) {
 static const uint8_t k_yes = 1;
 
 /* --diag: the in-flight registry and live numel high-water marks, sampled
- * after every hook (slow; not used for timing) */
+ * after every hook (slow; not used for timing), per model */
 static int g_diag;
 static unsigned long long g_max_live_cfg; /* --max-live: stage3_max_live_parameters (0: default 1e9) */
 static long long g_reuse_cfg = -1;        /* --reuse: stage3_max_reuse_distance (-1: default 1e9) */
-static uint64_t g_max_inflight, g_max_live;
+static uint64_t *g_max_inflight, *g_max_live; /* the current model's marks */
 static void diag(void) {
     zo_stats st;
     if (!g_diag || zo_get_stats(g_rt, &st) != ZO_OK) return;
-    if (st.inflight_params > g_max_inflight) g_max_inflight = st.inflight_params;
-    if (st.live_numel > g_max_live) g_max_live = st.live_numel;
+    if (st.inflight_params > *g_max_inflight) *g_max_inflight = st.inflight_params;
+    if (st.live_numel > *g_max_live) *g_max_live = st.live_numel;
 }
 
 static void fwd_call(model *md, uint32_t m) {
@@ -201,77 +209,108 @@ static void fail(const char *what, uint32_t n) {
     exit(1);
 }
 
-static int run_n(uint32_t n, int reps, double min_events) {
-    zo_host_config hc = ZO_HOST_CONFIG_INIT;
+/* one model size: its backend, runtime and model, all live until the end */
+typedef struct hcase {
+    uint32_t n;
+    zo_backend *be;
+    zo_runtime *rt;
+    model md;
+    int steps;
+    double ev_step;
+    uint64_t max_inflight, max_live;
+} hcase;
+
+/* the current model: what the hook functions call (g_rt) and diag() marks */
+static void use_case(hcase *hc) {
+    g_rt = hc->rt;
+    g_max_inflight = &hc->max_inflight;
+    g_max_live = &hc->max_live;
+}
+
+static int case_setup(hcase *hc, uint32_t n, int reps, double min_events) {
+    memset(hc, 0, sizeof *hc);
+    hc->n = n;
+    zo_host_config hcfg = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
-    hc.testing = &ht;
-    hc.world_size = 8;
+    hcfg.testing = &ht;
+    hcfg.world_size = 8;
     ht.no_copy = 1;
     ht.max_bytes_per_param = 64;
-    zo_backend *be = NULL;
-    if (zo_backend_host_create(&hc, &be) != ZO_OK) {
+    if (zo_backend_host_create(&hcfg, &hc->be) != ZO_OK) {
         fprintf(stderr, "bench_hooks: host backend create failed\n");
         return 1;
     }
     zo_config cfg = ZO_CONFIG_INIT;
     cfg.world_size = 8;
-    cfg.backend = be;
+    cfg.backend = hc->be;
     if (g_max_live_cfg) cfg.max_live_parameters = g_max_live_cfg;
     if (g_reuse_cfg >= 0) cfg.max_reuse_distance = (uint64_t)g_reuse_cfg;
-    CHECK(zo_runtime_create(&cfg, &g_rt));
-    model md;
-    memset(&md, 0, sizeof md);
-    build(&md, n);
+    g_rt = NULL;
+    CHECK(zo_runtime_create(&cfg, &hc->rt));
+    use_case(hc);
+    build(&hc->md, n);
 
     double t0 = now_s();
-    step(&md); /* records the trace */
-    step(&md); /* first step with a complete trace (warm-up) */
+    step(&hc->md); /* records the trace */
+    step(&hc->md); /* first step with a complete trace (warm-up) */
     double warm = now_s() - t0;
     zo_trace_info ti;
     CHECK(zo_get_trace_info(g_rt, 0, &ti));
     if (ti.mode != ZO_TRACE_COMPLETE) fail("trace not COMPLETE after two steps", n);
 
-    double ev_step = (double)n * EVENTS_PER_MODULE;
-    int steps = (int)(min_events / ev_step + 0.999);
-    if (steps < 2) steps = 2;
-    fprintf(stderr, "[bench] hooks: N=%u modules, %d steps x %d reps (%.0f events/step, warm-up %.2f s)\n", n, steps,
-            reps, ev_step, warm);
-    for (int r = 0; r < reps; r++) {
-        zo_stats s0, s1;
-        CHECK(zo_get_stats(g_rt, &s0));
-        double a = now_s(), ac = cpu_s();
-        for (int k = 0; k < steps; k++) timed_step(&md);
-        double dt = now_s() - a, dtc = cpu_s() - ac;
-        CHECK(zo_get_stats(g_rt, &s1));
-        if (s1.trace_invalidations != s0.trace_invalidations) fail("trace invalidated", n);
-        if (s1.prefetches == s0.prefetches) fail("no prefetch with a complete trace", n);
-        if (s1.live_numel != s1.persistent_live_numel || s1.inflight_params) fail("step did not end released", n);
-        if (s1.unplanned_fetches != s0.unplanned_fetches) fail("unplanned fetch (gather on access)", n);
-        double events = ev_step * steps;
-        printf("hooks\t%u\t%d\t%.2f\t%.2f\t%d\t%.0f\t%.1f\t%.1f\t%.1f\n", n, r, dtc * 1e9 / events, dt * 1e9 / events,
-               steps, events, (double)(s1.prefetches - s0.prefetches) / steps,
-               (double)(s1.blocking_waits - s0.blocking_waits) / steps, (double)(s1.gathers - s0.gathers) / steps);
-        fflush(stdout);
-    }
+    hc->ev_step = (double)n * EVENTS_PER_MODULE;
+    hc->steps = (int)(min_events / hc->ev_step + 0.999);
+    if (hc->steps < 2) hc->steps = 2;
+    fprintf(stderr, "[bench] hooks: N=%u modules, %d steps x %d reps (%.0f events/step, warm-up %.2f s)\n", n,
+            hc->steps, reps, hc->ev_step, warm);
+    return 0;
+}
+
+/* repetition r of one model: an untimed step, then the timed ones */
+static void case_rep(hcase *hc, int r) {
+    use_case(hc);
+    model *md = &hc->md;
+    uint32_t n = hc->n;
+    int steps = hc->steps;
+    step(md);
+    zo_stats s0, s1;
+    CHECK(zo_get_stats(g_rt, &s0));
+    double a = now_s(), ac = cpu_s();
+    for (int k = 0; k < steps; k++) timed_step(md);
+    double dt = now_s() - a, dtc = cpu_s() - ac;
+    CHECK(zo_get_stats(g_rt, &s1));
+    if (s1.trace_invalidations != s0.trace_invalidations) fail("trace invalidated", n);
+    if (s1.prefetches == s0.prefetches) fail("no prefetch with a complete trace", n);
+    if (s1.live_numel != s1.persistent_live_numel || s1.inflight_params) fail("step did not end released", n);
+    if (s1.unplanned_fetches != s0.unplanned_fetches) fail("unplanned fetch (gather on access)", n);
+    double events = hc->ev_step * steps;
+    printf("hooks\t%u\t%d\t%.2f\t%.2f\t%d\t%.0f\t%.1f\t%.1f\t%.1f\n", n, r, dtc * 1e9 / events, dt * 1e9 / events,
+           steps, events, (double)(s1.prefetches - s0.prefetches) / steps,
+           (double)(s1.blocking_waits - s0.blocking_waits) / steps, (double)(s1.gathers - s0.gathers) / steps);
+    fflush(stdout);
+}
+
+static void case_teardown(hcase *hc) {
+    use_case(hc);
     if (g_diag)
         fprintf(stderr,
                 "[bench] hooks: N=%u diag: max in-flight params %llu, max live numel %llu "
                 "(= %llu params of %llu)\n",
-                n, (unsigned long long)g_max_inflight, (unsigned long long)g_max_live,
-                (unsigned long long)(g_max_live / PARAM_NUMEL), (unsigned long long)PARAM_NUMEL);
-    g_max_inflight = g_max_live = 0;
+                hc->n, (unsigned long long)hc->max_inflight, (unsigned long long)hc->max_live,
+                (unsigned long long)(hc->max_live / PARAM_NUMEL), (unsigned long long)PARAM_NUMEL);
     CHECK(zo_check_consistency(g_rt));
     CHECK(zo_runtime_destroy(g_rt));
     g_rt = NULL;
-    zo_backend_destroy(be);
-    free(md.first_child);
-    free(md.n_children);
-    free(md.root_kids);
-    free(md.param);
-    free(md.in_h);
-    free(md.out_h);
-    return 0;
+    zo_backend_destroy(hc->be);
+    free(hc->md.first_child);
+    free(hc->md.n_children);
+    free(hc->md.root_kids);
+    free(hc->md.param);
+    free(hc->md.in_h);
+    free(hc->md.out_h);
 }
+
+#define MAX_CASES 16
 
 int main(int argc, char **argv) {
     const char *mods = "100,1000,10000,100000";
@@ -300,14 +339,31 @@ int main(int argc, char **argv) {
     if (reps < 1) reps = 1;
     char *list = strdup(mods);
     if (!list) return 1;
+    uint32_t ns[MAX_CASES];
+    int ncases = 0;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        long n = strtol(tok, NULL, 0);
-        if (n < 2 || n > 500000) {
-            fprintf(stderr, "bench_hooks: module count %ld out of range 2..500000\n", n);
+        char *end;
+        long n = strtol(tok, &end, 0);
+        if (*end || n < 2 || n > 500000) {
+            fprintf(stderr, "bench_hooks: module count '%s' is not in 2..500000\n", tok);
             return 2;
         }
-        if (run_n((uint32_t)n, reps, min_events)) return 1;
+        if (ncases == MAX_CASES) {
+            fprintf(stderr, "bench_hooks: at most %d module counts\n", MAX_CASES);
+            return 2;
+        }
+        ns[ncases++] = (uint32_t)n;
     }
     free(list);
+    if (!ncases) {
+        fprintf(stderr, "bench_hooks: --modules lists no module count\n");
+        return 2;
+    }
+    static hcase cases[MAX_CASES];
+    for (int c = 0; c < ncases; c++)
+        if (case_setup(&cases[c], ns[c], reps, min_events)) return 1;
+    for (int r = 0; r < reps; r++)
+        for (int c = 0; c < ncases; c++) case_rep(&cases[c], r);
+    for (int c = 0; c < ncases; c++) case_teardown(&cases[c]);
     return 0;
 }
