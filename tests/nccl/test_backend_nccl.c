@@ -1014,6 +1014,29 @@ static void test_fake_backpressure_and_query(void **state) {
         assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
         assert_true(st.outstanding <= 2);
     }
+    /* the prefetch hint (ops version 3) touches only host memory: no CUDA
+     * or NCCL call, no counter moves, for a known or an unknown parameter */
+    {
+        assert_int_equal(b->ops->version, 3u);
+        assert_non_null(b->ops->prefetch);
+        zo_nccl_stats a, z;
+        fake_counters fa = fake_get();
+        assert_int_equal(zo_nccl_get_stats(b, &a), ZO_OK);
+        zo_backend_prefetch(b, 0);
+        zo_backend_prefetch(b, N - 1);
+        zo_backend_prefetch(b, 999);
+        zo_backend_prefetch(b, ZO_NO_PARAM);
+        assert_int_equal(zo_nccl_get_stats(b, &z), ZO_OK);
+        fake_counters fz = fake_get();
+        assert_memory_equal(&a, &z, sizeof a);
+        assert_int_equal(fa.device_allocs, fz.device_allocs);
+        assert_int_equal(fa.pinned_allocs, fz.pinned_allocs);
+        assert_int_equal(fa.events, fz.events);
+        assert_int_equal(fa.stream_waits, fz.stream_waits);
+        assert_int_equal(fa.groups, fz.groups);
+        assert_int_equal(fa.allgathers, fz.allgathers);
+        assert_int_equal(fa.misuse, fz.misuse);
+    }
     zo_nccl_stats st;
     assert_int_equal(zo_nccl_get_stats(b, &st), ZO_OK);
     assert_int_equal(st.backpressure_waits, N - 2);
