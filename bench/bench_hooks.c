@@ -319,10 +319,22 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--modules") && i + 1 < argc)
             mods = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--min-events") && i + 1 < argc)
-            min_events = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || r < 1 || r > 1000) {
+                fprintf(stderr, "bench_hooks: --reps '%s' is not in 1..1000\n", argv[i]);
+                return 2;
+            }
+            reps = (int)r;
+        } else if (!strcmp(argv[i], "--min-events") && i + 1 < argc) {
+            char *end;
+            min_events = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !(min_events > 0 && min_events <= 1e12)) {
+                fprintf(stderr, "bench_hooks: --min-events '%s' is not a count in (0, 1e12]\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "--diag"))
             g_diag = 1;
         else if (!strcmp(argv[i], "--max-live") && i + 1 < argc)
@@ -336,7 +348,6 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (reps < 1) reps = 1;
     char *list = strdup(mods);
     if (!list) return 1;
     uint32_t ns[MAX_CASES];

@@ -16,7 +16,7 @@
          is a child subreaper, so AFL++'s persistent-mode target, killed
          with its fork server at the end of the run, is reparented here
          and reaped, and its CPU time counts; reaped by init, it did not:
-         up to half of an AFL++ run's CPU time was missing)
+         over half of an AFL++ run's CPU time was missing)
 
   ttb    time-to-bug, Magma/FuzzBench style: for every legacy policy
          (ZOFUZZ_POLICY) and engine - libFuzzer -O2, AFL++ -O2, and

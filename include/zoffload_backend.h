@@ -105,7 +105,8 @@ typedef struct zo_backend_ops {
      *  bring what those read of its own per-parameter state into the CPU
      *  cache (__builtin_prefetch; nothing that can fault or block).  The
      *  runtime calls it from the trace-driven prefetch (a complete trace,
-     *  DeepSpeed's __param_queue), for the parameter after the one the
+     *  the __param_queue of DeepSpeed 0.19.8 and 0.15.4's
+     *  PartitionedParameterCoordinator), for the parameter after the one the
      *  queue pops next; with many parameters that record is otherwise a
      *  cache miss on every gather.  param may be unknown to the backend
      *  (then nothing happens).  May be NULL. */

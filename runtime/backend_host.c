@@ -917,7 +917,8 @@ static void op_destroy(void *ctx) {
  * first line: host_param) */
 static void op_prefetch(void *ctx, zo_param_id param) {
     host_ctx *c = ctx_of(ctx);
-    if (c && param < c->nslots && c->slots[param]) __builtin_prefetch(c->slots[param]);
+    const host_param *p = c ? lookup(c, param) : NULL;
+    if (p) __builtin_prefetch(p);
 }
 
 static const zo_backend_ops host_ops = {
