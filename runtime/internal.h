@@ -161,7 +161,7 @@ typedef struct zo_call_rec {
     uint32_t n_in;        /* inputs with a state (0: no window was ever opened) */
     uint32_t n_out;
     uint32_t mod_next, mod_prev;
-    uint32_t graph_next;
+    uint32_t ggen; /* its graph slot's generation when it was made (zo__call_live) */
     uint32_t held_pos; /* 1 + its index in rt->held_calls, 0: not in it */
     uint8_t in_use;
     uint8_t on_stack; /* between hook A and hook B */
@@ -185,6 +185,17 @@ static inline uint8_t *zo__in_state(zo_call_rec *c) {
 /* frees an allocated input state (n_in is still its size) */
 void zo__in_state_free(zo_runtime *rt, zo_call_rec *c);
 
+/* a call of a graph, as its graph lists it: the record and its module,
+ * with ZO_GC_SOLE when the module had no other live call when this one
+ * was made (so while the call is still its module's list head, it is the
+ * only one on the list: newer calls are linked before it) */
+typedef struct zo_graph_call {
+    uint32_t idx;
+    uint32_t m_sole; /* module id | ZO_GC_SOLE */
+} zo_graph_call;
+#define ZO_GC_SOLE 0x80000000u
+#define ZO_GC_MOD(e) ((zo_module_id)((e).m_sole & ~ZO_GC_SOLE))
+
 typedef struct zo_graph_rec {
     uint32_t gen;
     uint8_t in_use;
@@ -193,8 +204,14 @@ typedef struct zo_graph_rec {
     uint8_t retain;
     uint8_t any_grad; /* some call had grad enabled */
     uint8_t eval, root;
-    uint32_t calls_head;
-    uint32_t seq; /* creation order */
+    uint32_t free_next; /* the free list of graph slots */
+    uint32_t seq;       /* creation order */
+    /* its live calls in creation order (calls[n_calls - 1] the newest),
+     * with their modules, so that freeing the graph need not read a
+     * record that has nothing left to do (free_graph); the array stays
+     * with the slot when the slot is freed */
+    zo_graph_call *calls;
+    uint32_t n_calls, cap_calls;
 } zo_graph_rec;
 
 enum { ZO_CTX_FWD = 1, ZO_CTX_BWD = 2 };
@@ -270,7 +287,9 @@ struct zo_runtime {
     /* the head of each module's intrusive list of live call records
      * (through zo_call_rec.mod_next/mod_prev), or ZO_NONE32: apart from
      * zo_mod, so that freeing a graph's calls, which unlinks each from its
-     * module's list, reads 4 bytes per module instead of its record */
+     * module's list, reads 4 bytes per module instead of its record (and,
+     * for a call that is its module's only one, not the call record
+     * either: free_graph) */
     uint32_t *mod_calls;
     void *mods_raw;
     uint32_t n_mods, cap_mods, cap_mcold, cap_mds, cap_mod_calls;
@@ -313,7 +332,12 @@ struct zo_runtime {
     zo_call_rec *calls; /* line-aligned inside calls_raw */
     void *calls_raw;
     uint32_t n_calls, cap_calls;
-    uint32_t calls_free; /* free list through mod_next */
+    /* free call records, a stack (the top reused first); a record that
+     * free_graph freed without reading it is still marked in_use
+     * (zo__call_live says it is not live) and is finished when it is
+     * taken again (alloc_call): its generation is raised then */
+    uint32_t *free_calls;
+    uint32_t n_free_calls, cap_free_calls;
     uint32_t live_calls;
     /* call records holding their module for backward (bwd_active or hold
      * set: zo__call_held_sync keeps it), unordered, and a buffer of
@@ -324,7 +348,7 @@ struct zo_runtime {
 
     zo_graph_rec *graphs;
     uint32_t n_graphs, cap_graphs;
-    uint32_t graphs_free; /* free list through calls_head */
+    uint32_t graphs_free; /* free list through free_next */
     uint32_t graph_seq;
 
     zo_ctx *ctx;

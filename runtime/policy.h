@@ -150,12 +150,22 @@ static inline zo_graph zo__mk_graph(const zo_runtime *rt, uint32_t slot) {
     return ((uint64_t)rt->tag << 58) | ((uint64_t)rt->graphs[slot].gen << 20) | (uint64_t)slot;
 }
 
+/* whether call record c is live: made and not freed.  free_graph frees
+ * the calls that have nothing left to do without reading their records
+ * (they stay marked in_use until alloc_call takes them again), so a
+ * record is live only while its graph is the one it was made in. */
+static inline int zo__call_live(const zo_runtime *rt, const zo_call_rec *c) {
+    if (!c->in_use) return 0;
+    const zo_graph_rec *g = &rt->graphs[c->graph];
+    return g->in_use && g->gen == c->ggen;
+}
+
 /* resolves a per-call handle; returns the call index or ZO_NONE32 */
 static inline uint32_t zo__call_of_handle(const zo_runtime *rt, zo_grad_handle h) {
     uint32_t idx = zo__h_idx(h);
     if (idx >= rt->n_calls) return ZO_NONE32;
     const zo_call_rec *c = &rt->calls[idx];
-    if (!c->in_use || c->gen != zo__h_gen(h)) return ZO_NONE32;
+    if (c->gen != zo__h_gen(h) || !zo__call_live(rt, c)) return ZO_NONE32;
     return idx;
 }
 

@@ -215,9 +215,9 @@ static zo_status pc_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, in
     zo_status first = ZO_OK;
     /* end-of-backward callback: close (or re-arm) this graph's windows;
      * nothing to do when none is open anywhere and none is re-armed */
-    uint32_t head = g->retain || rt->st.open_windows ? g->calls_head : ZO_NONE32;
-    for (uint32_t j = head; j != ZO_NONE32; j = rt->calls[j].graph_next) {
-        zo_call_rec *c = &rt->calls[j];
+    uint32_t n_walk = g->retain || rt->st.open_windows ? g->n_calls : 0;
+    for (uint32_t k = n_walk; k-- > 0;) { /* newest first */
+        zo_call_rec *c = &rt->calls[g->calls[k].idx];
         if (!c->has_window) continue;
         if (c->window_open) {
             rt->st.leftovers++;
@@ -245,7 +245,7 @@ static zo_status pc_backward_end(zo_runtime *rt, uint32_t gslot, zo_graph gh, in
     for (uint32_t t = 0; t < n; t++) {
         uint32_t j = rt->calls_tmp[t];
         zo_call_rec *c = &rt->calls[j];
-        if (!c->in_use || c->on_stack) continue;
+        if (!zo__call_live(rt, c) || c->on_stack) continue;
         if (!outermost && c->graph != gslot) continue;
         int rel = zo__act_clear(rt, c, &c->bwd_active);
         rel |= zo__act_clear(rt, c, &c->hold);
@@ -261,15 +261,15 @@ static void pc_release_all_calls(zo_runtime *rt) {
     /* every live record, in index order: they are on their graphs' lists */
     uint32_t n = 0;
     for (uint32_t gs = 0; gs < rt->n_graphs && n < rt->live_calls; gs++) {
-        if (!rt->graphs[gs].in_use) continue;
-        for (uint32_t j = rt->graphs[gs].calls_head; j != ZO_NONE32; j = rt->calls[j].graph_next)
-            rt->calls_tmp[n++] = j;
+        const zo_graph_rec *g = &rt->graphs[gs];
+        if (!g->in_use) continue;
+        for (uint32_t k = 0; k < g->n_calls; k++) rt->calls_tmp[n++] = g->calls[k].idx;
     }
     zo__sort_ids(rt->calls_tmp, n);
     for (uint32_t t = 0; t < n; t++) {
         uint32_t j = rt->calls_tmp[t];
         zo_call_rec *c = &rt->calls[j];
-        if (!c->in_use) continue;
+        if (!zo__call_live(rt, c)) continue;
         /* a forward still being built continues after the step and
          * its backward comes later: its windows stay open */
         if (c->window_open && !rt->graphs[c->graph].building) {

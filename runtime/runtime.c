@@ -109,7 +109,6 @@ zo_status zo_runtime_create(const zo_config *cfg, zo_runtime **out) {
     rt->cfg = *cfg;
     rt->pol = k_policies[cfg->grads_policy];
     rt->al = cfg->allocator;
-    rt->calls_free = ZO_NONE32;
     rt->graphs_free = ZO_NONE32;
     rt->tag = next_tag();
     zo__coord_init(&rt->coord[0]);
@@ -157,8 +156,12 @@ void zo__in_state_free(zo_runtime *rt, zo_call_rec *c) {
 }
 
 static void free_call_storage(zo_runtime *rt) {
+    /* (a record free_graph freed without reading it still has its input
+     * state: n_in is kept until the record is taken again) */
     for (uint32_t i = 0; i < rt->n_calls; i++) zo__in_state_free(rt, &rt->calls[i]);
     zo__free(rt, rt->calls_raw);
+    zo__free(rt, rt->free_calls);
+    for (uint32_t g = 0; g < rt->n_graphs; g++) zo__free(rt, rt->graphs[g].calls);
 }
 
 zo_status zo_runtime_destroy(zo_runtime *rt) {
@@ -946,18 +949,36 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
 /* ------------------------------------------------------------------ */
 
 
+/* finishes freeing a record free_graph freed without reading it (see
+ * free_call); returns 0 when its generations are used up (retired) */
+static int finish_free_call(zo_runtime *rt, zo_call_rec *c) {
+    zo__in_state_free(rt, c);
+    uint32_t gen = c->gen;
+    memset(c, 0, sizeof *c);
+    if (gen >= ZO_H_GEN_MASK) {
+        c->gen = ZO_H_GEN_MASK;
+        c->mod_next = ZO_NONE32;
+        return 0;
+    }
+    c->gen = gen + 1;
+    return 1;
+}
+
 static zo_status alloc_call(zo_runtime *rt, uint32_t *out) {
-    if (rt->calls_free != ZO_NONE32) {
-        *out = rt->calls_free;
-        rt->calls_free = rt->calls[*out].mod_next;
-        if (rt->calls_free != ZO_NONE32) ZO_PREFETCH(&rt->calls[rt->calls_free]); /* the next call's */
+    while (rt->n_free_calls > 0) {
+        uint32_t idx = rt->free_calls[--rt->n_free_calls];
+        if (rt->n_free_calls > 0) ZO_PREFETCH(&rt->calls[rt->free_calls[rt->n_free_calls - 1]]); /* the next call's */
+        zo_call_rec *c = &rt->calls[idx];
+        if (c->in_use && !finish_free_call(rt, c)) continue;
+        *out = idx;
         return ZO_OK;
     }
     if (rt->n_calls >= ZO_MAX_CALLS) return ZO_ERR_LIMIT;
     if (zo__reserve_aligned(rt, (void **)&rt->calls, &rt->calls_raw, &rt->cap_calls, rt->n_calls + 1,
                             sizeof *rt->calls) ||
         zo__reserve(rt, (void **)&rt->held_calls, &rt->cap_held_calls, rt->n_calls + 1, sizeof *rt->held_calls) ||
-        zo__reserve(rt, (void **)&rt->calls_tmp, &rt->cap_calls_tmp, rt->n_calls + 1, sizeof *rt->calls_tmp))
+        zo__reserve(rt, (void **)&rt->calls_tmp, &rt->cap_calls_tmp, rt->n_calls + 1, sizeof *rt->calls_tmp) ||
+        zo__reserve(rt, (void **)&rt->free_calls, &rt->cap_free_calls, rt->n_calls + 1, sizeof *rt->free_calls))
         return ZO_ERR_NOMEM;
     *out = rt->n_calls++;
     rt->calls[*out].gen = 0;
@@ -996,36 +1017,60 @@ static zo_status free_call(zo_runtime *rt, uint32_t idx) {
         return s;
     }
     c->gen = gen + 1;
-    c->mod_next = rt->calls_free;
-    rt->calls_free = idx;
+    rt->free_calls[rt->n_free_calls++] = idx;
     return s;
 }
 
 static zo_status alloc_graph(zo_runtime *rt, uint32_t *out) {
     if (rt->graphs_free != ZO_NONE32) {
         *out = rt->graphs_free;
-        rt->graphs_free = rt->graphs[*out].calls_head;
+        rt->graphs_free = rt->graphs[*out].free_next;
         return ZO_OK;
     }
     if (rt->n_graphs >= ZO_MAX_SLOTS) return ZO_ERR_LIMIT;
     if (zo__reserve(rt, (void **)&rt->graphs, &rt->cap_graphs, rt->n_graphs + 1, sizeof *rt->graphs))
         return ZO_ERR_NOMEM;
     *out = rt->n_graphs++;
+    memset(&rt->graphs[*out], 0, sizeof rt->graphs[*out]);
     rt->graphs[*out].gen = 1;
     return ZO_OK;
 }
 
-/* frees a graph and its call records; per-call windows still open are
- * reported as leftovers when `leftover` is set. */
+/* whether some call of graph gslot may have more to do when it is freed
+ * than leave its module's list: a window open (the count is the
+ * runtime's), an activation (fwd_active only on the forward stack,
+ * bwd_active and hold only on the held list) */
+static int graph_calls_busy(const zo_runtime *rt, uint32_t gslot) {
+    if (rt->st.open_windows) return 1;
+    for (uint32_t i = 0; i < rt->n_fstack; i++)
+        if (rt->calls[rt->fstack[i]].graph == gslot) return 1;
+    for (uint32_t i = 0; i < rt->n_held_calls; i++)
+        if (rt->calls[rt->held_calls[i]].graph == gslot) return 1;
+    return 0;
+}
+
+/* frees a graph and its call records, newest first; per-call windows
+ * still open are reported as leftovers when `leftover` is set.  A call
+ * with nothing left to do that is its module's only live call is freed
+ * without reading its record (a training step's common case: at 1e5
+ * modules the record has long left the cache by the end of backward); it
+ * stays marked in_use, zo__call_live tells it from a live one (its graph
+ * slot's generation moved on) and alloc_call finishes it. */
 static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
     zo_graph_rec *g = &rt->graphs[gslot];
     zo_graph gh = zo__mk_graph(rt, gslot);
     zo_status first = ZO_OK;
-    uint32_t idx = g->calls_head;
-    while (idx != ZO_NONE32) {
+    int busy = graph_calls_busy(rt, gslot);
+    for (uint32_t k = g->n_calls; k-- > 0;) {
+        uint32_t idx = g->calls[k].idx;
+        uint32_t ms = g->calls[k].m_sole;
+        if (!busy && (ms & ZO_GC_SOLE) && rt->mod_calls[ms & ~ZO_GC_SOLE] == idx) {
+            rt->mod_calls[ms & ~ZO_GC_SOLE] = ZO_NONE32;
+            rt->free_calls[rt->n_free_calls++] = idx;
+            rt->live_calls--;
+            continue;
+        }
         zo_call_rec *c = &rt->calls[idx];
-        uint32_t next = c->graph_next;
-        if (next != ZO_NONE32) ZO_PREFETCH(&rt->calls[next]);
         if (leftover && c->window_open) {
             rt->st.leftovers++;
             zo__emit(rt, ZO_EV_LEFTOVER, c->m, ZO_NO_PARAM, gh, c->window_count, 0, 1,
@@ -1033,17 +1078,20 @@ static zo_status free_graph(zo_runtime *rt, uint32_t gslot, int leftover) {
         }
         zo_status s = free_call(rt, idx);
         if (s && !first) first = s;
-        idx = next;
     }
     uint32_t gen = g->gen;
+    zo_graph_call *calls = g->calls;
+    uint32_t cap = g->cap_calls;
     memset(g, 0, sizeof *g);
+    g->calls = calls;
+    g->cap_calls = cap;
     if (gen == ZO_G_GEN_MAX) { /* retired, as call slots are */
         g->gen = gen;
-        g->calls_head = ZO_NONE32;
+        g->free_next = ZO_NONE32;
         return first;
     }
     g->gen = gen + 1;
-    g->calls_head = rt->graphs_free;
+    g->free_next = rt->graphs_free;
     rt->graphs_free = gslot;
     return first;
 }
@@ -1079,7 +1127,7 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
         s = zo__coord_reset_step(rt, &rt->coord[ZO_IS_DS(rt) ? 0 : eval]);
         if (s == ZO_ERR_NOMEM || s == ZO_ERR_LIMIT) {
             /* nothing happened; the graph slot stays on the free list */
-            rt->graphs[gslot].calls_head = rt->graphs_free;
+            rt->graphs[gslot].free_next = rt->graphs_free;
             rt->graphs_free = gslot;
             return s;
         }
@@ -1091,7 +1139,7 @@ zo_status zo_forward_begin(zo_runtime *rt, unsigned flags, zo_graph *out_graph) 
     g->building = 1;
     g->eval = (uint8_t)eval;
     g->root = (flags & ZO_FWD_ROOT) != 0;
-    g->calls_head = ZO_NONE32;
+    g->n_calls = 0;
     g->seq = rt->graph_seq++;
     rt->ctx[rt->n_ctx].type = ZO_CTX_FWD;
     rt->ctx[rt->n_ctx].graph = gslot;
@@ -1177,11 +1225,13 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
         s = rt->pol->pre_forward_reserve(rt, m);
         if (s) return s;
     }
+    uint32_t gslot = rt->ctx[rt->n_ctx - 1].graph;
+    zo_graph_rec *g = &rt->graphs[gslot];
+    if (zo__reserve(rt, (void **)&g->calls, &g->cap_calls, g->n_calls + 1, sizeof *g->calls))
+        return zo__fail(rt, ZO_ERR_NOMEM, "zo_pre_forward: the graph's call list");
     uint32_t idx;
     s = alloc_call(rt, &idx);
     if (s) return zo__fail(rt, s, "zo_pre_forward: call table");
-    const zo_ctx *top = &rt->ctx[rt->n_ctx - 1];
-    uint32_t gslot = top->graph;
     zo_call_rec *c = &rt->calls[idx];
     uint32_t gen = c->gen;
     memset(c, 0, sizeof *c);
@@ -1198,9 +1248,10 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     c->mod_next = rt->mod_calls[m];
     if (c->mod_next != ZO_NONE32) rt->calls[c->mod_next].mod_prev = idx;
     rt->mod_calls[m] = idx;
-    zo_graph_rec *g = &rt->graphs[gslot];
-    c->graph_next = g->calls_head;
-    g->calls_head = idx;
+    c->ggen = g->gen;
+    g->calls[g->n_calls].idx = idx;
+    g->calls[g->n_calls].m_sole = m | (c->mod_next == ZO_NONE32 ? ZO_GC_SOLE : 0);
+    g->n_calls++;
     if (c->grad) g->any_grad = 1;
     rt->live_calls++;
     rt->fstack[rt->n_fstack++] = idx;
@@ -1211,10 +1262,10 @@ zo_status zo_pre_forward(zo_runtime *rt, zo_module_id m, unsigned call_flags) {
     int activated = 0;
     s = zo__coord_fetch(rt, zo__coord_of_graph(rt, gslot), m, &activated);
     if (!activated) {
-        /* nothing happened: undo the push (idx is still the head of its graph's list) */
+        /* nothing happened: undo the push (idx is still the newest of its graph's calls) */
         rt->n_fstack--;
         md->open_calls--;
-        rt->graphs[gslot].calls_head = rt->calls[idx].graph_next;
+        rt->graphs[gslot].n_calls--;
         (void)free_call(rt, idx);
         return s;
     }
@@ -1277,7 +1328,7 @@ zo_status zo_track_outputs(zo_runtime *rt, zo_module_id m, size_t n, const uint8
     if (n >= (1u << 20)) return zo__fail(rt, ZO_ERR_LIMIT, "zo_track_outputs: %zu outputs", n);
     zo_mod *md = &rt->mods[m];
     uint32_t idx = md->last_ended;
-    if (idx == ZO_NONE32 || !rt->calls[idx].in_use || rt->calls[idx].gen != md->last_ended_gen)
+    if (idx == ZO_NONE32 || rt->calls[idx].gen != md->last_ended_gen || !zo__call_live(rt, &rt->calls[idx]))
         return zo__fail(rt, ZO_ERR_PROTOCOL, "zo_track_outputs: module %u has no call that just ended", m);
     zo_call_rec *c = &rt->calls[idx];
     s = zo__hook_legal(rt, ZO__HOOK_TRACK_OUTPUTS, zo__call_phase_of(c), m);
@@ -1740,7 +1791,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
     uint32_t n_held = 0;
     for (uint32_t j = 0; j < rt->n_calls; j++) {
         const zo_call_rec *c = &rt->calls[j];
-        int held = c->in_use && (c->bwd_active || c->hold);
+        int held = zo__call_live(rt, c) && (c->bwd_active || c->hold);
         n_held += (uint32_t)held;
         if (held != (c->held_pos != 0) ||
             (held && (c->held_pos > rt->n_held_calls || rt->held_calls[c->held_pos - 1] != j))) {
@@ -1751,6 +1802,26 @@ zo_status zo_check_consistency(zo_runtime *rt) {
     }
     if (n_held != rt->n_held_calls) {
         snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: %u held call records, %u listed", n_held, rt->n_held_calls);
+        return ZO_ERR_STATE;
+    }
+    uint32_t n_listed_calls = 0;
+    for (uint32_t gs = 0; gs < rt->n_graphs; gs++) {
+        const zo_graph_rec *g = &rt->graphs[gs];
+        if (!g->in_use) continue;
+        for (uint32_t k = 0; k < g->n_calls; k++) {
+            const zo_graph_call *e = &g->calls[k];
+            const zo_call_rec *c = e->idx < rt->n_calls ? &rt->calls[e->idx] : NULL;
+            if (!c || !zo__call_live(rt, c) || c->graph != gs || c->m != ZO_GC_MOD(*e)) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: graph slot %u lists call record %u, not its live call",
+                         gs, e->idx);
+                return ZO_ERR_STATE;
+            }
+        }
+        n_listed_calls += g->n_calls;
+    }
+    if (n_listed_calls != rt->live_calls) {
+        snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: %u live call records, %u listed by their graphs",
+                 rt->live_calls, n_listed_calls);
         return ZO_ERR_STATE;
     }
     for (uint32_t w = 0; w < rt->n_works; w++) {
@@ -1780,8 +1851,16 @@ zo_status zo_check_consistency(zo_runtime *rt) {
             return ZO_ERR_STATE;
         }
         uint32_t acts = 0, opens = 0;
-        for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32; j = rt->calls[j].mod_next) {
+        uint32_t n_listed = 0;
+        for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32 && n_listed <= rt->n_calls;
+             j = rt->calls[j].mod_next) {
             const zo_call_rec *c = &rt->calls[j];
+            n_listed++;
+            if (!zo__call_live(rt, c)) {
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u lists call record %u, which is free", m,
+                         j);
+                return ZO_ERR_STATE;
+            }
             acts += c->fwd_active + c->bwd_active + c->hold;
             opens += c->on_stack;
             if (c->window_count < 0) {

@@ -886,6 +886,67 @@ static void test_stale_handles_per_call(void **state) {
     small_model_done(&s);
 }
 
+/* Per-call: call records are reused.  The end of a backward frees its
+ * graph's calls, most of them without reading their records (the module's
+ * only call, nothing left to do); their handles are refused at once, before
+ * a record is taken again, and a call that ended without hook C stops being
+ * its module's call that just ended.  A record whose generations are used
+ * up is retired, so a handle from 65,536 reuses ago never names a new call. */
+static void test_call_records_reused(void **state) {
+    (void)state;
+    small_model s = small_model_make(ZO_GRADS_PER_CALL);
+    zo_runtime *rt = s.rt;
+    hd_call cr, cm;
+
+    zo_graph g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
+    HD_CALL(rt, &cm, s.m, ZO_CALL_GRAD, "1", "1");
+    HD_EXIT(rt, &cr, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, cr.out[0]);
+    HD_OUT_GRAD(rt, cm.out[0]);
+    HD_IN_GRAD(rt, cm.in[0]);
+    HD_IN_GRAD(rt, cr.in[0]);
+    HD_BWD_END(rt, g);
+    HD_ERR(rt, zo_output_grad(rt, cm.out[0]), ZO_ERR_BAD_HANDLE);
+    HD_ERR(rt, zo_output_grad(rt, cr.out[0]), ZO_ERR_BAD_HANDLE);
+    HD_ERR(rt, zo_input_grad(rt, cr.in[0]), ZO_ERR_BAD_HANDLE);
+
+    /* m's call ends without hook C; once its graph is gone, hook C finds no call */
+    g = HD_FWD_BEGIN(rt);
+    HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
+    HD_OK(rt, zo_pre_forward(rt, s.m, ZO_CALL_GRAD));
+    HD_OK(rt, zo_post_forward(rt, s.m));
+    HD_EXIT(rt, &cr, "1");
+    HD_FWD_END(rt, g);
+    HD_BWD_BEGIN(rt, g);
+    HD_OUT_GRAD(rt, cr.out[0]);
+    HD_IN_GRAD(rt, cr.in[0]);
+    HD_BWD_END(rt, g);
+    HD_ERR(rt, zo_track_outputs(rt, s.m, 0, NULL, NULL), ZO_ERR_PROTOCOL);
+    assert_non_null(strstr(zo_last_error(rt), "no call that just ended"));
+
+    /* one call a step: the same record every step, until it is retired */
+    zo_grad_handle first_out = 0;
+    for (uint32_t step = 0; step <= 0x10000u; step++) {
+        zo_graph gs = HD_FWD_BEGIN(rt);
+        hd_call c;
+        HD_CALL(rt, &c, s.m, ZO_CALL_GRAD, "1", "1");
+        HD_FWD_END(rt, gs);
+        HD_BWD_BEGIN(rt, gs);
+        if (step == 0) first_out = c.out[0];
+        if (step == 0x10000u) {
+            assert_true(c.out[0] != first_out);
+            HD_ERR(rt, zo_output_grad(rt, first_out), ZO_ERR_BAD_HANDLE);
+        }
+        HD_OUT_GRAD(rt, c.out[0]);
+        HD_IN_GRAD(rt, c.in[0]);
+        HD_BWD_END(rt, gs);
+    }
+    small_model_done(&s);
+}
+
 /* zo_release_all ends the graphs waiting for their backward (zo_forward_end:
  * "waiting for its backward (or for zo_graph_discard() / zo_release_all())"):
  * afterwards they are stale. */
@@ -1272,6 +1333,7 @@ int main(void) {
         cmocka_unit_test(test_huge_tensor_counts),
         cmocka_unit_test(test_nested_backward_order),
         cmocka_unit_test(test_stale_handles_per_call),
+        cmocka_unit_test(test_call_records_reused),
         cmocka_unit_test(test_release_all_ends_idle_graphs),
         cmocka_unit_test(test_release_all_releases_active_params),
         cmocka_unit_test(test_param_grad_ready_frozen),
