@@ -1861,6 +1861,12 @@ zo_status zo_check_consistency(zo_runtime *rt) {
                          j);
                 return ZO_ERR_STATE;
             }
+            if (c->fwd_active && !c->on_stack) { /* (free_graph relies on it: graph_calls_busy) */
+                snprintf(rt->err, sizeof rt->err,
+                         "ZO_ERR_STATE: call record %u of module %u is active for forward off the forward stack", j,
+                         m);
+                return ZO_ERR_STATE;
+            }
             acts += c->fwd_active + c->bwd_active + c->hold;
             opens += c->on_stack;
             if (c->window_count < 0) {
