@@ -33,25 +33,30 @@ static small_model small_model_make(zo_grads_policy pol) {
 }
 
 /* One complete, correct training step over the small model: proves the
- * runtime is still usable after the errors a test provoked. */
-static void small_model_step(small_model *s) {
-    hd_call cr, cm;
+ * runtime is still usable after the errors a test provoked.  The calls'
+ * handles are left in *cr and *cm. */
+static void small_model_step_calls(small_model *s, hd_call *cr, hd_call *cm) {
     zo_graph g = HD_FWD_BEGIN(s->rt);
-    HD_ENTER(s->rt, &cr, s->r, ZO_CALL_GRAD, "1");
-    HD_CALL(s->rt, &cm, s->m, ZO_CALL_GRAD, "1", "1");
-    HD_EXIT(s->rt, &cr, "1");
+    HD_ENTER(s->rt, cr, s->r, ZO_CALL_GRAD, "1");
+    HD_CALL(s->rt, cm, s->m, ZO_CALL_GRAD, "1", "1");
+    HD_EXIT(s->rt, cr, "1");
     HD_FWD_END(s->rt, g);
     HD_BWD_BEGIN(s->rt, g);
-    HD_OUT_GRAD(s->rt, cr.out[0]);
-    HD_OUT_GRAD(s->rt, cm.out[0]);
+    HD_OUT_GRAD(s->rt, cr->out[0]);
+    HD_OUT_GRAD(s->rt, cm->out[0]);
     HD_ACCESS(s->rt, s->m, s->pm);
-    HD_IN_GRAD(s->rt, cm.in[0]);
+    HD_IN_GRAD(s->rt, cm->in[0]);
     HD_GRAD_READY(s->rt, s->pm);
-    HD_IN_GRAD(s->rt, cr.in[0]);
+    HD_IN_GRAD(s->rt, cr->in[0]);
     HD_GRAD_READY(s->rt, s->pr);
     HD_BWD_END(s->rt, g);
     HD_RELEASE_ALL(s->rt);
     HD_ALL_RELEASED(s->rt);
+}
+
+static void small_model_step(small_model *s) {
+    hd_call cr, cm;
+    small_model_step_calls(s, &cr, &cm);
 }
 
 static void small_model_done(small_model *s) {
@@ -898,23 +903,13 @@ static void test_call_records_reused(void **state) {
     zo_runtime *rt = s.rt;
     hd_call cr, cm;
 
-    zo_graph g = HD_FWD_BEGIN(rt);
-    HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
-    HD_CALL(rt, &cm, s.m, ZO_CALL_GRAD, "1", "1");
-    HD_EXIT(rt, &cr, "1");
-    HD_FWD_END(rt, g);
-    HD_BWD_BEGIN(rt, g);
-    HD_OUT_GRAD(rt, cr.out[0]);
-    HD_OUT_GRAD(rt, cm.out[0]);
-    HD_IN_GRAD(rt, cm.in[0]);
-    HD_IN_GRAD(rt, cr.in[0]);
-    HD_BWD_END(rt, g);
+    small_model_step_calls(&s, &cr, &cm);
     HD_ERR(rt, zo_output_grad(rt, cm.out[0]), ZO_ERR_BAD_HANDLE);
     HD_ERR(rt, zo_output_grad(rt, cr.out[0]), ZO_ERR_BAD_HANDLE);
     HD_ERR(rt, zo_input_grad(rt, cr.in[0]), ZO_ERR_BAD_HANDLE);
 
     /* m's call ends without hook C; once its graph is gone, hook C finds no call */
-    g = HD_FWD_BEGIN(rt);
+    zo_graph g = HD_FWD_BEGIN(rt);
     HD_ENTER(rt, &cr, s.r, ZO_CALL_GRAD, "1");
     HD_OK(rt, zo_pre_forward(rt, s.m, ZO_CALL_GRAD));
     HD_OK(rt, zo_post_forward(rt, s.m));
