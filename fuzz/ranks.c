@@ -398,6 +398,15 @@ int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *k
     char m2[280];
     zs_pass tmp;
     memset(&tmp, 0, sizeof tmp);
+    /* Room for the base pass's calls in one allocation, left uninitialised:
+     * mat_pass writes every call it keeps whole, and nothing reads past
+     * them (zs_pass_reserve would grow it by doubling and zero each new
+     * slot, a cost paid on every check the decoder makes). */
+    unsigned nb = st->pass[e->pass].n_calls;
+    if (nb && nb <= ZS_MAX_CALLS) {
+        tmp.calls = malloc((size_t)nb * sizeof *tmp.calls);
+        if (tmp.calls) tmp.cap_calls = nb;
+    }
     int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2);
     if (!bad) {
         char m3[240];
