@@ -98,7 +98,6 @@ static void w_fail(walker *w, const char *fmt, ...) {
         snprintf(w->msg, sizeof w->msg, "%s", tmp);
 }
 
-/* Bytes needed for a choice among `range` values (range 0 means 2^64). */
 static void walker_init(walker *w) {
     memset(w, 0, sizeof *w);
     w->cand = w->cand_inline;
@@ -128,15 +127,23 @@ static void scratch_free(zs_id *p, const zs_id *buf) {
     if (p != buf) free(p);
 }
 
+/* Bytes needed for a choice among `range` values (range 0 means 2^64):
+ * those of range - 1's significant bits (every choice takes this, so no
+ * loop over the bytes) */
 static unsigned nbytes(uint64_t range) {
     if (range == 0) return 8;
     uint64_t m = range - 1;
+    if (!m) return 0;
+#if defined(__GNUC__)
+    return (unsigned)(64 - __builtin_clzll(m) + 7) / 8;
+#else
     unsigned n = 0;
     while (m) {
         n++;
         m >>= 8;
     }
     return n;
+#endif
 }
 
 /* One raw choice in [0, range) (range 0 = full 64 bits).  Decode: returns
@@ -592,11 +599,19 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
     }
 
     /* child calls */
-    unsigned nk = zs_callee_candidates(s, c->module, NULL);
+    /* (fewer modules than kbuf holds: one scan of the subtree fills it;
+     * else a first one counts) */
     zs_id kbuf[ZS_CODEC_MAX_MODULES];
-    zs_id *kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
-    if (!kids) return UNW_NO;
-    nk = zs_callee_candidates(s, c->module, kids);
+    zs_id *kids = kbuf;
+    unsigned nk;
+    if (s->n_modules <= ZS_CODEC_MAX_MODULES) {
+        nk = zs_callee_candidates(s, c->module, kbuf);
+    } else {
+        nk = zs_callee_candidates(s, c->module, NULL);
+        kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
+        if (!kids) return UNW_NO;
+        nk = zs_callee_candidates(s, c->module, kids);
+    }
     unsigned room = w->max_calls > g->cursor ? w->max_calls - g->cursor : 0;
     unsigned maxch = nk ? (room < w->max_child ? room : w->max_child) : 0;
     unsigned nch = 0;
