@@ -1520,6 +1520,22 @@ void zs_sim_opts_init(zs_sim_opts *o) {
     o->verify_collectives = -1;
 }
 
+/* zs_module_param_set(s, m, out), with m's uses marked in mark[] (n_params
+ * bytes, all 0, left so) by one pass over the uses instead of a pass for
+ * each parameter */
+static int module_param_set(const zs_scenario *s, unsigned m, uint8_t *mark, zs_id *out) {
+    int leaf = zs_module_gathers_subtree(s, m);
+    for (unsigned u = 0; u < s->n_uses; u++)
+        if (s->use[u].module == m && s->use[u].param < s->n_params) mark[s->use[u].param] = 1;
+    int n = 0;
+    for (unsigned p = 0; p < s->n_params; p++) {
+        unsigned o = s->par[p].owner;
+        if (o == m || mark[p] || (leaf && zs_module_is_ancestor(s, m, o))) out[n++] = (zs_id)p;
+        mark[p] = 0;
+    }
+    return n;
+}
+
 static int setup(sim *S) {
     const zs_scenario *s = S->s;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -1611,7 +1627,9 @@ static int setup(sim *S) {
     uint32_t total = 0, cap = 0;
     uint32_t *own_off = s_calloc(S, (size_t)s->n_modules + 1, sizeof *own_off);
     zs_id *own_ids = s_alloc(S, (s->n_params ? s->n_params : 1) * sizeof *own_ids);
-    uint8_t *uses = s_calloc(S, s->n_modules ? s->n_modules : 1, 1); /* USES and the flags below */
+    /* USES and the flags below per module, then module_param_set's marks */
+    size_t nmods = s->n_modules ? s->n_modules : 1;
+    uint8_t *uses = s_calloc(S, nmods + (s->n_params ? s->n_params : 1), 1);
     if (!own_off || !own_ids || !uses) {
         s_free(S, own_off);
         s_free(S, own_ids);
@@ -1649,7 +1667,7 @@ static int setup(sim *S) {
             n = (int)(own_off[m + 1] - own_off[m]);
             memcpy(tmp, own_ids + own_off[m], (size_t)n * sizeof *tmp);
         } else {
-            n = zs_module_param_set(s, m, tmp);
+            n = module_param_set(s, m, uses + nmods, tmp);
         }
         S->pset_off[m] = total;
         S->pset_ids = grow(S, S->pset_ids, &cap, total + (uint32_t)n + 1, sizeof *S->pset_ids);
