@@ -932,15 +932,18 @@ static void walk_edits(walker *w, zs_scenario *s) {
     }
     if (!w->enc) zs_edits_sort(got, ng); /* decode: sort; encode: must be sorted already */
     /* keep the edits valid given the ones kept before them (decode drops the
-     * others; the encoder fails on them) */
+     * others; the encoder fails on them); one scratch pass for every check */
     unsigned nk = 0;
+    zs_pass scratch;
+    memset(&scratch, 0, sizeof scratch);
     for (unsigned k = 0; k < ng; k++) {
         char m[360];
         zs_rank_edit e = got[k];
-        if (zs_edit_check(s, &t, got, nk, &e, m, sizeof m)) {
+        if (zs_edit_check_in(s, &t, got, nk, &e, &scratch, m, sizeof m)) {
             if (w->enc) {
                 set_loc(w, WL_EDIT, k);
                 w_fail(w, "%s", m);
+                free(scratch.calls);
                 zs_mtree_free(&t);
                 return;
             }
@@ -948,6 +951,7 @@ static void walk_edits(walker *w, zs_scenario *s) {
         }
         got[nk++] = e;
     }
+    free(scratch.calls);
     zs_mtree_free(&t);
     s->n_edits = (uint8_t)nk;
     for (unsigned k = 0; k < nk; k++) s->edit[k] = got[k];

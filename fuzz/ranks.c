@@ -369,6 +369,15 @@ void zs_edits_sort(zs_rank_edit *e, unsigned n) {
 
 int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk, const zs_rank_edit *e,
                   char *msg, size_t msgn) {
+    zs_pass tmp;
+    memset(&tmp, 0, sizeof tmp);
+    int rc = zs_edit_check_in(s, t, kept, nk, e, &tmp, msg, msgn);
+    free(tmp.calls);
+    return rc;
+}
+
+int zs_edit_check_in(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk,
+                     const zs_rank_edit *e, zs_pass *scratch, char *msg, size_t msgn) {
     if (e->rank >= s->cfg.world_size) MFAIL("rank %u not below world_size %u", e->rank, s->cfg.world_size);
     if (e->step >= s->n_steps) MFAIL("step %u not in the program", e->step);
     if (e->kind >= ZS_EDIT_KINDS) MFAIL("unknown kind %u", e->kind);
@@ -396,24 +405,27 @@ int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *k
     for (unsigned j = j0; j < nk; j++) grp[ng++] = kept[j];
     grp[ng++] = *e;
     char m2[280];
-    zs_pass tmp;
-    memset(&tmp, 0, sizeof tmp);
     /* Room for the base pass's calls in one allocation, left uninitialised:
      * mat_pass writes every call it keeps whole, and nothing reads past
      * them (zs_pass_reserve would grow it by doubling and zero each new
      * slot, a cost paid on every check the decoder makes). */
     unsigned nb = st->pass[e->pass].n_calls;
-    if (nb && nb <= ZS_MAX_CALLS) {
-        tmp.calls = malloc((size_t)nb * sizeof *tmp.calls);
-        if (tmp.calls) tmp.cap_calls = nb;
+    if (nb > scratch->cap_calls && nb <= ZS_MAX_CALLS) {
+        zs_call *q = malloc((size_t)nb * sizeof *q);
+        if (q) {
+            free(scratch->calls);
+            scratch->calls = q;
+            scratch->cap_calls = nb;
+        }
     }
-    int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2);
+    scratch->n_calls = 0;
+    scratch->loss_mask = 0;
+    int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, scratch, m2, sizeof m2);
     if (!bad) {
         char m3[240];
-        bad = zs_pass_validate(s, e->step, e->pass, st->kind, &tmp, m3, sizeof m3);
+        bad = zs_pass_validate(s, e->step, e->pass, st->kind, scratch, m3, sizeof m3);
         if (bad) snprintf(m2, sizeof m2, "materialised %s", m3);
     }
-    free(tmp.calls);
     if (bad) MFAIL("rank %u step %u pass %u: %s", e->rank, e->step, e->pass, m2);
     return 0;
 }

@@ -97,6 +97,11 @@ void zs_edits_sort(zs_rank_edit *e, unsigned n);
  *  NULL).  t is zs_mtree_build(s). */
 int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk, const zs_rank_edit *e,
                   char *msg, size_t msgn);
+/** zs_edit_check materialising the pass in *scratch: a zero-initialised
+ *  zs_pass at first, whose storage is kept for the next check (the caller
+ *  frees scratch->calls), so that the checks of many edits allocate once. */
+int zs_edit_check_in(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk,
+                     const zs_rank_edit *e, zs_pass *scratch, char *msg, size_t msgn);
 
 #ifdef __cplusplus
 }
