@@ -850,7 +850,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
             goto out;
         }
     }
-    zo_status st = zo_host_world_create(W, NULL, &world);
+    zo_status st = zo_host_world_create(W, wo.threads ? NULL : wo.world_alloc, &world);
     if (st) {
         set_setup_error(r, "zo_host_world_create: %s", zo_strerror(st));
         goto out;
@@ -870,6 +870,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         Q->o.abort_on_violation = 0;
         Q->o.stop_on_violation = wo.only_i8 ? 0 : 1;
         Q->o.on_choice = NULL;
+        Q->o.allocator = wo.threads ? NULL : wo.rank_alloc[q];
         Q->o.trace = base.trace ? open_memstream(&Q->trace_buf, &Q->trace_len) : NULL;
         Q->o.events = base.events ? open_memstream(&Q->events_buf, &Q->events_len) : NULL;
     }
