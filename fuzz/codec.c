@@ -934,7 +934,7 @@ static void walk_edits(walker *w, zs_scenario *s) {
     /* keep the edits valid given the ones kept before them (decode drops the
      * others; the encoder fails on them); one scratch pass for every check */
     unsigned nk = 0;
-    zs_pass scratch;
+    zs_edit_scratch scratch;
     memset(&scratch, 0, sizeof scratch);
     for (unsigned k = 0; k < ng; k++) {
         char m[360];
@@ -943,7 +943,7 @@ static void walk_edits(walker *w, zs_scenario *s) {
             if (w->enc) {
                 set_loc(w, WL_EDIT, k);
                 w_fail(w, "%s", m);
-                free(scratch.calls);
+                zs_edit_scratch_free(&scratch);
                 zs_mtree_free(&t);
                 return;
             }
@@ -951,7 +951,7 @@ static void walk_edits(walker *w, zs_scenario *s) {
         }
         got[nk++] = e;
     }
-    free(scratch.calls);
+    zs_edit_scratch_free(&scratch);
     zs_mtree_free(&t);
     s->n_edits = (uint8_t)nk;
     for (unsigned k = 0; k < nk; k++) s->edit[k] = got[k];
