@@ -52,6 +52,10 @@ typedef struct walker {
 
 enum { WL_NONE, WL_MODULE, WL_PARAM, WL_USE, WL_STEP, WL_PASS, WL_CALL, WL_EDIT };
 
+_Static_assert(ZS_MAX_IN + ZS_MAX_KW + ZS_CODEC_MAX_CHILD_CALLS * ZS_MAX_OUT + 2 <=
+                   sizeof ((walker *)0)->cand_inline / sizeof(zs_ref),
+               "a decoded call's candidate lists fit cand_inline (w_fits_inline)");
+
 static void set_loc(walker *w, unsigned kind, unsigned i) {
     w->loc = (uint8_t)kind;
     w->loc_i = i;
@@ -429,6 +433,12 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
     (void)w_flag(w, r->detach, 8, "detach");
 }
 
+/* Decoding within the codec's bounds, a candidate list (at most
+ * ZS_CODEC_MAX_CHILD_CALLS children's outputs, the caller's inputs and the
+ * batch) always fits the inline buffer, so it is filled without counting
+ * it first. */
+static int w_fits_inline(const walker *w) { return !w->enc && w->max_child <= ZS_CODEC_MAX_CHILD_CALLS; }
+
 /* w->cand with room for n references (NULL and w failed if out of memory).
  * One buffer serves every call of the walk: a call fills it, uses it, and
  * fills it again after its child calls (which overwrite it). */
@@ -509,7 +519,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
     zs_ref *cand = NULL;
     unsigned nc = 0;
     if (!direct) {
-        cand = cand_room(w, input_candidates(g, c->parent, ci, NULL));
+        cand = w_fits_inline(w) ? w->cand : cand_room(w, input_candidates(g, c->parent, ci, NULL));
         if (!cand) return UNW_NO;
         nc = input_candidates(g, c->parent, ci, cand);
     }
@@ -684,7 +694,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
         for (unsigned k = 0; k < c->n_use && !w->err; k++) walk_ref_direct(w, g, ci, 0, 1, &c->use[k], "use");
         return UNW_NO;
     }
-    cand = cand_room(w, use_candidates(g, ci, NULL));
+    cand = w_fits_inline(w) ? w->cand : cand_room(w, use_candidates(g, ci, NULL));
     if (!cand) return UNW_NO;
     nc = use_candidates(g, ci, cand);
     /* outputs without grad, aliased outputs: .scn only, like keyword inputs */
