@@ -451,6 +451,14 @@ int zs_check_released(zs_checker *c, int as_stat) {
     return 0;
 }
 
+/* The first ZS_CHECK_EXPECT bytes of the original tensor of each parameter
+ * id below EXPECT_CACHED, as far as made (expect_cache_n): they depend on
+ * the id alone (zo_host_param_byte), so they are made once per thread
+ * rather than once per run.  Larger ids use the run's storage. */
+#define EXPECT_CACHED 256u
+static _Thread_local uint8_t expect_cache[EXPECT_CACHED][ZS_CHECK_EXPECT];
+static _Thread_local uint8_t expect_cache_n[EXPECT_CACHED];
+
 int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const void *data, size_t bytes) {
     if (st != ZO_OK) {
         zs_check_fail(c, st == ZO_ERR_NOT_AVAILABLE ? ZS_INV_I4 : ZS_INV_ERR, (long)m, (long)p,
@@ -475,11 +483,13 @@ int zs_check_access(zs_checker *c, unsigned m, unsigned p, zo_status st, const v
     uint64_t i = 0;
     if (c->expect && p < c->n_params) {
         /* up to the first ZS_CHECK_EXPECT bytes of the original tensor, each
-         * made once per parameter and run (the physical cap is 64 by default) */
-        uint8_t *e = c->expect + (size_t)p * ZS_CHECK_EXPECT;
+         * made once per parameter and run, or per thread for the ids
+         * expect_cache holds (the physical cap is 64 by default) */
+        uint8_t *e = p < EXPECT_CACHED ? expect_cache[p] : c->expect + (size_t)p * ZS_CHECK_EXPECT;
+        uint8_t *made = p < EXPECT_CACHED ? &expect_cache_n[p] : &c->expect_ok[p];
         unsigned n = phys < ZS_CHECK_EXPECT ? (unsigned)phys : ZS_CHECK_EXPECT;
-        for (unsigned k = c->expect_ok[p]; k < n; k++) e[k] = zo_host_param_byte(p, k);
-        if (n > c->expect_ok[p]) c->expect_ok[p] = (uint8_t)n;
+        for (unsigned k = *made; k < n; k++) e[k] = zo_host_param_byte(p, k);
+        if (n > *made) *made = (uint8_t)n;
         if (memcmp(d, e, n) == 0) i = n; /* else the loop below finds the byte */
     }
     for (; i < phys; i++)

@@ -52,6 +52,10 @@ typedef struct walker {
 
 enum { WL_NONE, WL_MODULE, WL_PARAM, WL_USE, WL_STEP, WL_PASS, WL_CALL, WL_EDIT };
 
+_Static_assert(ZS_MAX_IN + ZS_MAX_KW + ZS_CODEC_MAX_CHILD_CALLS * ZS_MAX_OUT + 2 <=
+                   sizeof ((walker *)0)->cand_inline / sizeof(zs_ref),
+               "a decoded call's candidate lists fit cand_inline (w_fits_inline)");
+
 static void set_loc(walker *w, unsigned kind, unsigned i) {
     w->loc = (uint8_t)kind;
     w->loc_i = i;
@@ -98,7 +102,6 @@ static void w_fail(walker *w, const char *fmt, ...) {
         snprintf(w->msg, sizeof w->msg, "%s", tmp);
 }
 
-/* Bytes needed for a choice among `range` values (range 0 means 2^64). */
 static void walker_init(walker *w) {
     memset(w, 0, sizeof *w);
     w->cand = w->cand_inline;
@@ -128,15 +131,23 @@ static void scratch_free(zs_id *p, const zs_id *buf) {
     if (p != buf) free(p);
 }
 
+/* Bytes needed for a choice among `range` values (range 0 means 2^64):
+ * those of range - 1's significant bits (every choice takes this, so no
+ * loop over the bytes) */
 static unsigned nbytes(uint64_t range) {
     if (range == 0) return 8;
     uint64_t m = range - 1;
+    if (!m) return 0;
+#if defined(__GNUC__)
+    return (unsigned)(64 - __builtin_clzll(m) + 7) / 8;
+#else
     unsigned n = 0;
     while (m) {
         n++;
         m >>= 8;
     }
     return n;
+#endif
 }
 
 /* One raw choice in [0, range) (range 0 = full 64 bits).  Decode: returns
@@ -422,6 +433,12 @@ static void walk_ref_direct(walker *w, const prog *g, unsigned caller, unsigned 
     (void)w_flag(w, r->detach, 8, "detach");
 }
 
+/* Decoding within the codec's bounds, a candidate list (at most
+ * ZS_CODEC_MAX_CHILD_CALLS children's outputs, the caller's inputs and the
+ * batch) always fits the inline buffer, so it is filled without counting
+ * it first. */
+static int w_fits_inline(const walker *w) { return !w->enc && w->max_child <= ZS_CODEC_MAX_CHILD_CALLS; }
+
 /* w->cand with room for n references (NULL and w failed if out of memory).
  * One buffer serves every call of the walk: a call fills it, uses it, and
  * fills it again after its child calls (which overwrite it). */
@@ -502,7 +519,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
     zs_ref *cand = NULL;
     unsigned nc = 0;
     if (!direct) {
-        cand = cand_room(w, input_candidates(g, c->parent, ci, NULL));
+        cand = w_fits_inline(w) ? w->cand : cand_room(w, input_candidates(g, c->parent, ci, NULL));
         if (!cand) return UNW_NO;
         nc = input_candidates(g, c->parent, ci, cand);
     }
@@ -592,11 +609,19 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
     }
 
     /* child calls */
-    unsigned nk = zs_callee_candidates(s, c->module, NULL);
+    /* (fewer modules than kbuf holds: one scan of the subtree fills it;
+     * else a first one counts) */
     zs_id kbuf[ZS_CODEC_MAX_MODULES];
-    zs_id *kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
-    if (!kids) return UNW_NO;
-    nk = zs_callee_candidates(s, c->module, kids);
+    zs_id *kids = kbuf;
+    unsigned nk;
+    if (s->n_modules <= ZS_CODEC_MAX_MODULES) {
+        nk = zs_callee_candidates(s, c->module, kbuf);
+    } else {
+        nk = zs_callee_candidates(s, c->module, NULL);
+        kids = scratch(w, kbuf, ZS_CODEC_MAX_MODULES, nk);
+        if (!kids) return UNW_NO;
+        nk = zs_callee_candidates(s, c->module, kids);
+    }
     unsigned room = w->max_calls > g->cursor ? w->max_calls - g->cursor : 0;
     unsigned maxch = nk ? (room < w->max_child ? room : w->max_child) : 0;
     unsigned nch = 0;
@@ -669,7 +694,7 @@ static int walk_call(walker *w, prog *g, unsigned ci, int in_ckpt) {
         for (unsigned k = 0; k < c->n_use && !w->err; k++) walk_ref_direct(w, g, ci, 0, 1, &c->use[k], "use");
         return UNW_NO;
     }
-    cand = cand_room(w, use_candidates(g, ci, NULL));
+    cand = w_fits_inline(w) ? w->cand : cand_room(w, use_candidates(g, ci, NULL));
     if (!cand) return UNW_NO;
     nc = use_candidates(g, ci, cand);
     /* outputs without grad, aliased outputs: .scn only, like keyword inputs */
@@ -917,15 +942,18 @@ static void walk_edits(walker *w, zs_scenario *s) {
     }
     if (!w->enc) zs_edits_sort(got, ng); /* decode: sort; encode: must be sorted already */
     /* keep the edits valid given the ones kept before them (decode drops the
-     * others; the encoder fails on them) */
+     * others; the encoder fails on them); one scratch pass for every check */
     unsigned nk = 0;
+    zs_edit_scratch scratch;
+    memset(&scratch, 0, sizeof scratch);
     for (unsigned k = 0; k < ng; k++) {
         char m[360];
         zs_rank_edit e = got[k];
-        if (zs_edit_check(s, &t, got, nk, &e, m, sizeof m)) {
+        if (zs_edit_check_in(s, &t, got, nk, &e, &scratch, m, sizeof m)) {
             if (w->enc) {
                 set_loc(w, WL_EDIT, k);
                 w_fail(w, "%s", m);
+                zs_edit_scratch_free(&scratch);
                 zs_mtree_free(&t);
                 return;
             }
@@ -933,6 +961,7 @@ static void walk_edits(walker *w, zs_scenario *s) {
         }
         got[nk++] = e;
     }
+    zs_edit_scratch_free(&scratch);
     zs_mtree_free(&t);
     s->n_edits = (uint8_t)nk;
     for (unsigned k = 0; k < nk; k++) s->edit[k] = got[k];

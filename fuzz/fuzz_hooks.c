@@ -62,9 +62,36 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 /* One rank's view allocates from an arena that is emptied after every input
  * (fuzz/arena.h: ASan still sees overflows and uses after free in it); a
  * block still live then is a leak of the runtime, which LeakSanitizer
- * cannot see in the arena, so it is a finding here. */
+ * cannot see in the arena, so it is a finding here.  The world's ranks,
+ * when they run as coroutines of this thread, do the same with an arena
+ * each, and the host world with one of its own: each is used by one of
+ * them alone, so that memory one rank frees is never another's. */
 static zs_arena *g_arena;
 static zo_allocator g_alloc;
+static zs_arena *g_world_arena[ZS_MAX_WORLD + 1]; /* ranks 0..W-1, then the host world */
+static zo_allocator g_world_alloc[ZS_MAX_WORLD + 1];
+
+/* The arenas of the world's ranks and host world, created at the first
+ * all-ranks input (none: malloc, as with ZOFUZZ_RANKS=threads). */
+static void world_arenas(zs_run_opts *o) {
+    if (g_set.world.threads) return;
+    for (unsigned q = 0; q <= ZS_MAX_WORLD; q++)
+        if (!g_world_arena[q]) {
+            g_world_arena[q] = zs_arena_create(0);
+            if (!g_world_arena[q]) return;
+            g_world_alloc[q] = zs_arena_allocator(g_world_arena[q]);
+        }
+    for (unsigned q = 0; q < ZS_MAX_WORLD; q++) o->rank_allocator[q] = &g_world_alloc[q];
+    o->world_allocator = &g_world_alloc[ZS_MAX_WORLD];
+}
+
+static void leak_check(zs_arena *a) {
+    size_t leaked = zs_arena_reset(a);
+    if (leaked) {
+        fprintf(stderr, "fuzz_hooks: %zu blocks allocated during the run were not freed (a leak)\n", leaked);
+        abort();
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static zs_scenario s;
@@ -80,14 +107,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.abort_on_violation = 1;
     if (g_set.trace) o.trace = stderr;
     if (g_arena) o.allocator = &g_alloc;
+    if (s.cfg.all_ranks && !g_set.one_rank) world_arenas(&o);
     zs_outcome out;
     zs_run(&s, &o, &out); /* aborts on a finding */
-    if (g_arena) {
-        size_t leaked = zs_arena_reset(g_arena);
-        if (leaked) {
-            fprintf(stderr, "fuzz_hooks: %zu blocks allocated during the run were not freed (a leak)\n", leaked);
-            abort();
-        }
-    }
+    if (g_arena) leak_check(g_arena);
+    if (o.world_allocator)
+        for (unsigned q = 0; q <= ZS_MAX_WORLD; q++) leak_check(g_world_arena[q]);
     return 0;
 }

@@ -79,13 +79,30 @@ static void pinfo_free(pinfo *pi) {
     memset(pi, 0, sizeof *pi);
 }
 
+/* Bytes of the arrays of p's pinfo. */
+static size_t pinfo_bytes(const zs_pass *p) {
+    unsigned n = p->n_calls <= ZS_MAX_CALLS ? p->n_calls : ZS_MAX_CALLS;
+    size_t nn = n ? n : 1;
+    return nn * (sizeof(uint32_t) + 2);
+}
+
+static void pinfo_fill(const zs_pass *p, pinfo *pi, void *mem);
+
 /* 0, or -1 if out of memory (pi empty then). */
 static int pinfo_build(const zs_pass *p, pinfo *pi) {
+    memset(pi, 0, sizeof *pi);
+    void *mem = malloc(pinfo_bytes(p));
+    if (!mem) return -1;
+    pinfo_fill(p, pi, mem);
+    return 0;
+}
+
+/* pi for p with its arrays in mem (pinfo_bytes(p) bytes, 4-byte aligned). */
+static void pinfo_fill(const zs_pass *p, pinfo *pi, void *mem) {
     unsigned n = p->n_calls <= ZS_MAX_CALLS ? p->n_calls : ZS_MAX_CALLS;
     memset(pi, 0, sizeof *pi);
     size_t nn = n ? n : 1;
-    pi->end = malloc(nn * (sizeof *pi->end + 2));
-    if (!pi->end) return -1;
+    pi->end = mem;
     pi->ckpt = (uint8_t *)(pi->end + nn);
     pi->unw = pi->ckpt + nn;
     pi->n = n;
@@ -108,7 +125,6 @@ static int pinfo_build(const zs_pass *p, pinfo *pi) {
         for (unsigned a = cl->parent, prev = c; a < prev && a != cl->catcher; prev = a, a = p->calls[a].parent)
             pi->unw[a] = 1;
     }
-    return 0;
 }
 
 unsigned zs_route_scan(const zs_scenario *s, const zs_mtree *t, const zs_pass *p, int bucket, unsigned want, zs_id *oc,
@@ -183,20 +199,37 @@ static int mat_pass_impl(const zs_scenario *s, const zs_mtree *t, const zs_pass 
 /* Rank r's copy of one pass: base with the edits e[0..ne) (all of one
  * (rank, step, pass), sorted by call, no SKIP_STEP) applied.  Returns 0,
  * or -1 with a message if an edit cannot be applied.  The result still
- * needs the pass's validity check (zs_pass_validate). */
+ * needs the pass's validity check (zs_pass_validate).  keep: NULL, or
+ * working storage kept for the next call (zs_edit_check_in). */
 static int mat_pass(const zs_scenario *s, const zs_mtree *t, const zs_pass *base, const zs_rank_edit *e, unsigned ne,
-                    zs_pass *out, char *msg, size_t msgn) {
+                    zs_pass *out, char *msg, size_t msgn, zs_edit_scratch *keep) {
     unsigned n = base->n_calls;
     if (n == 0 || n > ZS_MAX_CALLS) MFAIL("bad n_calls %u", n);
     mscratch x;
     memset(&x, 0, sizeof x);
+    /* one block: the per-call arrays, then (4-byte aligned) the pinfo's */
     size_t per = 3 + 3 * sizeof(zs_id) + ZS_MAX_IN * sizeof(zs_ref);
-    char *blk = malloc((size_t)n * per);
-    if (!blk || pinfo_build(base, &x.pi) || zs_pass_reserve(out, n)) {
-        free(blk);
-        pinfo_free(&x.pi);
+    size_t pinfo_at = ((size_t)n * per + 3) / 4 * 4;
+    size_t need = pinfo_at + pinfo_bytes(base);
+    char *blk;
+    if (keep) {
+        if (keep->cap < need) {
+            char *q = malloc(need);
+            if (q) {
+                free(keep->blk);
+                keep->blk = q;
+                keep->cap = need;
+            }
+        }
+        blk = keep->cap >= need ? keep->blk : NULL;
+    } else {
+        blk = malloc(need);
+    }
+    if (!blk || zs_pass_reserve(out, n)) {
+        if (!keep) free(blk);
         MFAIL("out of memory");
     }
+    pinfo_fill(base, &x.pi, blk + pinfo_at);
     /* the zs_ref block first (alignment), then the ids, then the bytes */
     x.rin = (zs_ref(*)[ZS_MAX_IN])blk;
     x.tgt = (zs_id *)(blk + (size_t)n * ZS_MAX_IN * sizeof(zs_ref));
@@ -206,8 +239,7 @@ static int mat_pass(const zs_scenario *s, const zs_mtree *t, const zs_pass *base
     x.gone = x.act + n;
     x.unwound = x.gone + n;
     int rc = mat_pass_impl(s, t, base, e, ne, out, msg, msgn, &x);
-    free(blk);
-    pinfo_free(&x.pi);
+    if (!keep) free(blk);
     return rc;
 }
 
@@ -369,6 +401,22 @@ void zs_edits_sort(zs_rank_edit *e, unsigned n) {
 
 int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk, const zs_rank_edit *e,
                   char *msg, size_t msgn) {
+    zs_edit_scratch x;
+    memset(&x, 0, sizeof x);
+    int rc = zs_edit_check_in(s, t, kept, nk, e, &x, msg, msgn);
+    zs_edit_scratch_free(&x);
+    return rc;
+}
+
+void zs_edit_scratch_free(zs_edit_scratch *x) {
+    free(x->pass.calls);
+    free(x->blk);
+    memset(x, 0, sizeof *x);
+}
+
+int zs_edit_check_in(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk,
+                     const zs_rank_edit *e, zs_edit_scratch *keep, char *msg, size_t msgn) {
+    zs_pass *scratch = &keep->pass;
     if (e->rank >= s->cfg.world_size) MFAIL("rank %u not below world_size %u", e->rank, s->cfg.world_size);
     if (e->step >= s->n_steps) MFAIL("step %u not in the program", e->step);
     if (e->kind >= ZS_EDIT_KINDS) MFAIL("unknown kind %u", e->kind);
@@ -396,15 +444,27 @@ int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *k
     for (unsigned j = j0; j < nk; j++) grp[ng++] = kept[j];
     grp[ng++] = *e;
     char m2[280];
-    zs_pass tmp;
-    memset(&tmp, 0, sizeof tmp);
-    int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, &tmp, m2, sizeof m2);
+    /* Room for the base pass's calls in one allocation, left uninitialised:
+     * mat_pass writes every call it keeps whole, and nothing reads past
+     * them (zs_pass_reserve would grow it by doubling and zero each new
+     * slot, a cost paid on every check the decoder makes). */
+    unsigned nb = st->pass[e->pass].n_calls;
+    if (nb > scratch->cap_calls && nb <= ZS_MAX_CALLS) {
+        zs_call *q = malloc((size_t)nb * sizeof *q);
+        if (q) {
+            free(scratch->calls);
+            scratch->calls = q;
+            scratch->cap_calls = nb;
+        }
+    }
+    scratch->n_calls = 0;
+    scratch->loss_mask = 0;
+    int bad = mat_pass(s, t, &st->pass[e->pass], grp, ng, scratch, m2, sizeof m2, keep);
     if (!bad) {
         char m3[240];
-        bad = zs_pass_validate(s, e->step, e->pass, st->kind, &tmp, m3, sizeof m3);
+        bad = zs_pass_validate(s, e->step, e->pass, st->kind, scratch, m3, sizeof m3);
         if (bad) snprintf(m2, sizeof m2, "materialised %s", m3);
     }
-    free(tmp.calls);
     if (bad) MFAIL("rank %u step %u pass %u: %s", e->rank, e->step, e->pass, m2);
     return 0;
 }
@@ -439,7 +499,7 @@ static int mat_rank_edits(const zs_scenario *s, unsigned r, const zs_mtree *t, z
                 grp[ng++] = *f;
         }
         char m2[280];
-        if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &dst->step[e->step].pass[e->pass], m2, sizeof m2))
+        if (mat_pass(s, t, &st->pass[e->pass], grp, ng, &dst->step[e->step].pass[e->pass], m2, sizeof m2, NULL))
             MFAIL("rank %u step %u pass %u: %s", r, e->step, e->pass, m2);
     }
     return 0;

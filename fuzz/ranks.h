@@ -97,6 +97,18 @@ void zs_edits_sort(zs_rank_edit *e, unsigned n);
  *  NULL).  t is zs_mtree_build(s). */
 int zs_edit_check(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk, const zs_rank_edit *e,
                   char *msg, size_t msgn);
+/** The storage zs_edit_check_in keeps from one check to the next:
+ *  zero-initialise it, free it with zs_edit_scratch_free. */
+typedef struct zs_edit_scratch {
+    zs_pass pass; /* the materialised pass */
+    char *blk;    /* the materialisation's working arrays */
+    size_t cap;   /* bytes of blk */
+} zs_edit_scratch;
+void zs_edit_scratch_free(zs_edit_scratch *x);
+/** zs_edit_check with its storage in *keep, kept for the next check, so
+ *  that the checks of many edits allocate once. */
+int zs_edit_check_in(const zs_scenario *s, const zs_mtree *t, const zs_rank_edit *kept, unsigned nk,
+                     const zs_rank_edit *e, zs_edit_scratch *keep, char *msg, size_t msgn);
 
 #ifdef __cplusplus
 }

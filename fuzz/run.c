@@ -141,6 +141,8 @@ int zs_run(const zs_scenario *s, const zs_run_opts *opts, zs_outcome *out) {
     wo.blame_runtime = e->blame_runtime;
     wo.threads = e->threads;
     wo.report = opts->report;
+    for (unsigned q = 0; q < ZS_MAX_WORLD; q++) wo.rank_alloc[q] = opts->rank_allocator[q];
+    wo.world_alloc = opts->world_allocator;
     out->ran = 1;
     out->in_world = 1;
     int rc = zs_world_run(s, &so, &wo, wr);

@@ -68,6 +68,12 @@ typedef struct zs_run_opts {
      * (zs_sim_opts.allocator; the fuzz targets' per-execution arena,
      * fuzz/arena.h).  NULL (default), and always in the world: malloc. */
     const zo_allocator *allocator;
+    /* the world, its ranks run as coroutines (env.threads 0) only: the
+     * allocators of each rank's run and of the host world
+     * (zs_world_opts.rank_alloc, world_alloc), one for each; NULL
+     * (default): malloc */
+    const zo_allocator *rank_allocator[ZS_MAX_WORLD];
+    const zo_allocator *world_allocator;
 } zs_run_opts;
 
 /** Sets every field of *o to its default (above). */

@@ -156,6 +156,10 @@ typedef struct sim {
                                           (register_full_backward_hook) on each z3 leaf whose
                                           subtree owns a trainable parameter */
     int nomem;
+    /* a full scan passed on the runtime's state as it is now: no entry
+     * point has run since (hook_begin clears it), so a sweep would repeat
+     * that scan's reads and find the same */
+    int scanned;
 
     /* hook stack for opts.context (maintained always: a few stores per call) */
     const char *ctx_phase; /* "setup", "forward", "eval forward", "backward", "optimizer step", ... */
@@ -401,6 +405,26 @@ static void hook_begin(sim *S, const char *fmt, int a, int b) {
     S->chk.what_b = b;
     S->chk.ev_have = 0;
     S->chk.ev_uninit = 0;
+    S->scanned = 0;
+}
+
+/* zs_check_state after an entry point, noting a full scan that passed */
+static void check_state(sim *S) {
+    uint64_t sweeps = S->chk.n_sweeps;
+    zs_check_state(&S->chk);
+    if (S->chk.n_sweeps != sweeps && !S->chk.violated) S->scanned = 1;
+}
+
+/* zs_check_sweep, or nothing when a full scan passed on this very state
+ * (its reads of the runtime would be the same, as would the checker's
+ * caches it refreshes); a violation recorded since then is answered as
+ * zs_check_sweep answers it.  1 if a violation is recorded. */
+static int check_sweep(sim *S) {
+    if (S->scanned) return S->chk.violated;
+    uint64_t sweeps = S->chk.n_sweeps;
+    int r = zs_check_sweep(&S->chk);
+    if (S->chk.n_sweeps != sweeps && !S->chk.violated) S->scanned = 1;
+    return r;
 }
 
 /* After every runtime entry point: count, progress the deferred backend,
@@ -430,7 +454,7 @@ static zo_status hook_end(sim *S, zo_status st, const char *name) {
     if (S->s->cfg.deferred && S->s->cfg.progress_every && !S->o.world &&
         S->r->hook_calls % S->s->cfg.progress_every == 0)
         (void)zo_host_progress(S->be);
-    zs_check_state(&S->chk);
+    check_state(S);
     if (S->chk.mismatch) mismatch_stop(S, name);
     if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
     if (S->nomem) S->stop = 1;
@@ -442,7 +466,7 @@ static zo_status hook_end(sim *S, zo_status st, const char *name) {
  * incremental check saw, and another after the call (check.h). */
 static void wipe_begin(sim *S) {
     if (!S->chk.incremental) return;
-    if (zs_check_sweep(&S->chk) && S->o.stop_on_violation) S->stop = 1;
+    if (check_sweep(S) && S->o.stop_on_violation) S->stop = 1;
     zs_check_sweep_next(&S->chk);
 }
 
@@ -602,7 +626,7 @@ static void module_compute(sim *S, unsigned m) {
             if (st != ZO_OK) S->chk.seen_error_events = S->chk.n_error_events;
             zs_check_access(&S->chk, m, p, st, data, bytes);
         }
-        zs_check_state(&S->chk);
+        check_state(S);
         if (S->chk.violated && S->o.stop_on_violation) S->stop = 1;
     }
 }
@@ -1496,6 +1520,22 @@ void zs_sim_opts_init(zs_sim_opts *o) {
     o->verify_collectives = -1;
 }
 
+/* zs_module_param_set(s, m, out), with m's uses marked in mark[] (n_params
+ * bytes, all 0, left so) by one pass over the uses instead of a pass for
+ * each parameter */
+static int module_param_set(const zs_scenario *s, unsigned m, uint8_t *mark, zs_id *out) {
+    int leaf = zs_module_gathers_subtree(s, m);
+    for (unsigned u = 0; u < s->n_uses; u++)
+        if (s->use[u].module == m && s->use[u].param < s->n_params) mark[s->use[u].param] = 1;
+    int n = 0;
+    for (unsigned p = 0; p < s->n_params; p++) {
+        unsigned o = s->par[p].owner;
+        if (o == m || mark[p] || (leaf && zs_module_is_ancestor(s, m, o))) out[n++] = (zs_id)p;
+        mark[p] = 0;
+    }
+    return n;
+}
+
 static int setup(sim *S) {
     const zs_scenario *s = S->s;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
@@ -1587,7 +1627,9 @@ static int setup(sim *S) {
     uint32_t total = 0, cap = 0;
     uint32_t *own_off = s_calloc(S, (size_t)s->n_modules + 1, sizeof *own_off);
     zs_id *own_ids = s_alloc(S, (s->n_params ? s->n_params : 1) * sizeof *own_ids);
-    uint8_t *uses = s_calloc(S, s->n_modules ? s->n_modules : 1, 1); /* USES and the flags below */
+    /* USES and the flags below per module, then module_param_set's marks */
+    size_t nmods = s->n_modules ? s->n_modules : 1;
+    uint8_t *uses = s_calloc(S, nmods + (s->n_params ? s->n_params : 1), 1);
     if (!own_off || !own_ids || !uses) {
         s_free(S, own_off);
         s_free(S, own_ids);
@@ -1625,7 +1667,7 @@ static int setup(sim *S) {
             n = (int)(own_off[m + 1] - own_off[m]);
             memcpy(tmp, own_ids + own_off[m], (size_t)n * sizeof *tmp);
         } else {
-            n = zs_module_param_set(s, m, tmp);
+            n = module_param_set(s, m, uses + nmods, tmp);
         }
         S->pset_off[m] = total;
         S->pset_ids = grow(S, S->pset_ids, &cap, total + (uint32_t)n + 1, sizeof *S->pset_ids);
@@ -1754,7 +1796,7 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) 
         /* the incremental checks leave some of the runtime's bookkeeping to
          * full scans: one more on the state the last check saw (not after
          * a collective mismatch, whose hook is left unchecked) */
-        if (!S->r->collective_mismatch) zs_check_sweep(&S->chk);
+        if (!S->r->collective_mismatch) check_sweep(S);
     } else {
         r->setup_error = 1;
     }

@@ -218,6 +218,7 @@ typedef struct wcache {
     zs_scenario *rank_own[ZS_MAX_WORLD]; /* the passes each rank's edits change */
     zs_scenario view[ZS_MAX_WORLD];      /* each rank's program: zs_scenario_rank_view */
     wstack stack[ZS_MAX_WORLD];
+    struct coop *co; /* the coroutines' state (coop_run), cleared for each run */
 } wcache;
 
 static void stack_unmap(wstack *k);
@@ -234,6 +235,7 @@ static void cache_free(void *p) {
         free(c->rank_own[q]);
         stack_unmap(&c->stack[q]);
     }
+    free(c->co);
     free(c);
 }
 
@@ -508,11 +510,15 @@ static void co_main(unsigned hi, unsigned lo, int q) {
  * progress although every rank joined, which the world excludes - the
  * ranks left stuck: their stacks are dropped). */
 static int coop_run(wcache *cache, zo_host_world *w, wrank *R, int W, char *err, size_t errlen) {
-    coop *C = calloc(1, sizeof *C);
+    /* kept in the thread's cache: a ucontext per rank, some KiB that a
+     * fresh allocation would have the sanitizers map and fill every run */
+    if (!cache->co) cache->co = malloc(sizeof *cache->co);
+    coop *C = cache->co;
     if (!C) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    memset(C, 0, sizeof *C);
 #ifdef WORLD_ASAN
     pthread_once(&g_swap_once, swap_init);
 #endif
@@ -522,12 +528,10 @@ static int coop_run(wcache *cache, zo_host_world *w, wrank *R, int W, char *err,
     for (int q = 0; q < W; q++) {
         if (stack_get(&cache->stack[q]) != 0) {
             snprintf(err, errlen, "rank %d: cannot map a %u KiB stack", q, WORLD_STACK >> 10);
-            free(C);
             return -1;
         }
         if (getcontext(&C->f[q].uc) != 0) {
             snprintf(err, errlen, "rank %d: getcontext failed", q);
-            free(C);
             return -1;
         }
         C->f[q].uc.uc_stack.ss_sp = stack_lo(&cache->stack[q]);
@@ -542,7 +546,6 @@ static int coop_run(wcache *cache, zo_host_world *w, wrank *R, int W, char *err,
     sc.wake = co_wake;
     if (zo_host_world_set_sched(w, &sc) != ZO_OK) {
         snprintf(err, errlen, "zo_host_world_set_sched: %s", zo_last_error(NULL));
-        free(C);
         return -1;
     }
     C->live = W;
@@ -562,7 +565,6 @@ static int coop_run(wcache *cache, zo_host_world *w, wrank *R, int W, char *err,
         co_enter(C, q);
         q = (q + 1) % W;
     }
-    free(C);
     return ret;
 }
 
@@ -850,7 +852,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
             goto out;
         }
     }
-    zo_status st = zo_host_world_create(W, NULL, &world);
+    zo_status st = zo_host_world_create(W, wo.threads ? NULL : wo.world_alloc, &world);
     if (st) {
         set_setup_error(r, "zo_host_world_create: %s", zo_strerror(st));
         goto out;
@@ -870,6 +872,7 @@ int zs_world_run(const zs_scenario *s, const zs_sim_opts *opts, const zs_world_o
         Q->o.abort_on_violation = 0;
         Q->o.stop_on_violation = wo.only_i8 ? 0 : 1;
         Q->o.on_choice = NULL;
+        Q->o.allocator = wo.threads ? NULL : wo.rank_alloc[q];
         Q->o.trace = base.trace ? open_memstream(&Q->trace_buf, &Q->trace_len) : NULL;
         Q->o.events = base.events ? open_memstream(&Q->events_buf, &Q->events_len) : NULL;
     }

@@ -101,6 +101,13 @@ typedef struct zs_world_opts {
                                 hand-offs; zo_host_world_sched).  1: each rank on its own
                                 thread (a pool kept across runs), blocking on the world's
                                 condition variable.  The result is the same byte for byte */
+    /* coroutines only (threads 0; ignored with threads 1): the allocator of
+     * rank q's simulator, runtime and host backend (rank_alloc[q]) and of
+     * the host world (world_alloc), each used by one rank or the world
+     * alone - the fuzz target's per-execution arenas (fuzz/arena.h).  NULL
+     * (default): malloc */
+    const zo_allocator *rank_alloc[ZS_MAX_WORLD];
+    const zo_allocator *world_alloc;
 } zs_world_opts;
 
 void zs_world_opts_init(zs_world_opts *wo);
