@@ -206,6 +206,7 @@ typedef struct zo_graph_rec {
     uint8_t eval, root;
     uint32_t free_next; /* the free list of graph slots */
     uint32_t seq;       /* creation order */
+    uint32_t n_held;    /* its calls on rt->held_calls (zo__call_held_sync) */
     /* its live calls in creation order (calls[n_calls - 1] the newest),
      * with their modules, so that freeing the graph need not read a
      * record that has nothing left to do (free_graph); the array stays

@@ -217,6 +217,25 @@ zo_status zo_check_consistency(zo_runtime *rt) {
         snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: %u held call records, %u listed", n_held, rt->n_held_calls);
         return ZO_ERR_STATE;
     }
+    for (uint32_t i = 0; i < rt->n_fstack; i++) {
+        uint32_t j = rt->fstack[i];
+        if (j >= rt->n_calls || !zo__call_live(rt, &rt->calls[j]) || !rt->calls[j].on_stack) {
+            snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: the forward stack holds call record %u, not an open call",
+                     j);
+            return ZO_ERR_STATE;
+        }
+    }
+    /* the graphs' counts of held calls (free_graph reads them) add up to
+     * the held list, and each held call's graph counts some */
+    uint64_t n_held_counted = 0;
+    for (uint32_t gs = 0; gs < rt->n_graphs; gs++) n_held_counted += rt->graphs[gs].n_held;
+    for (uint32_t i = 0; i < rt->n_held_calls; i++)
+        if (rt->graphs[rt->calls[rt->held_calls[i]].graph].n_held == 0) n_held_counted = UINT64_MAX;
+    if (n_held_counted != rt->n_held_calls) {
+        snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: the graphs' counts of held calls disagree with the %u listed",
+                 rt->n_held_calls);
+        return ZO_ERR_STATE;
+    }
     uint32_t n_listed_calls = 0;
     for (uint32_t gs = 0; gs < rt->n_graphs; gs++) {
         const zo_graph_rec *g = &rt->graphs[gs];

@@ -253,6 +253,7 @@ static inline void zo__call_held_sync(zo_runtime *rt, zo_call_rec *c) {
     int held = c->bwd_active || c->hold;
     if (held == (c->held_pos != 0)) return;
     uint32_t idx = (uint32_t)(c - rt->calls);
+    rt->graphs[c->graph].n_held += held ? 1u : (uint32_t)-1;
     if (held) {
         rt->held_calls[rt->n_held_calls++] = idx;
         c->held_pos = rt->n_held_calls;

@@ -1038,15 +1038,13 @@ static zo_status alloc_graph(zo_runtime *rt, uint32_t *out) {
 
 /* whether some call of graph gslot may have more to do when it is freed
  * than leave its module's list: a window open (the count is the
- * runtime's), an activation (fwd_active only on the forward stack,
- * bwd_active and hold only on the held list) */
+ * runtime's) or an activation.  bwd_active and hold put a call on the held
+ * list, which the graph counts; fwd_active is set only on the forward
+ * stack, and no call of a graph being freed is on it (every caller of
+ * free_graph has ended or unwound the graph's open calls first:
+ * zo_check_consistency checks that the stack holds live calls only). */
 static int graph_calls_busy(const zo_runtime *rt, uint32_t gslot) {
-    if (rt->st.open_windows) return 1;
-    for (uint32_t i = 0; i < rt->n_fstack; i++)
-        if (rt->calls[rt->fstack[i]].graph == gslot) return 1;
-    for (uint32_t i = 0; i < rt->n_held_calls; i++)
-        if (rt->calls[rt->held_calls[i]].graph == gslot) return 1;
-    return 0;
+    return rt->st.open_windows != 0 || rt->graphs[gslot].n_held != 0;
 }
 
 /* frees a graph and its call records, newest first; per-call windows
