@@ -816,12 +816,15 @@ typedef struct zo_trace_info {
  *  ZO_ERR_INVALID_ARG (NULL out, eval not 0 or 1). */
 zo_status zo_get_trace_info(const zo_runtime *rt, int eval, zo_trace_info *out);
 
-/** Internal consistency check (cheap, O(params + modules)): the in-flight
- *  registry holds exactly the INFLIGHT parameters, each once; live numel
- *  equals the sum over gathered parameters; persistent live numel likewise;
- *  every legacy counter that is read is initialised; no per-call window
- *  count is negative.  Returns ZO_OK or ZO_ERR_STATE with a message in
- *  zo_last_error() (it is not recorded as ZO_EV_ERROR). */
+/** Internal consistency check (cheap, O(params + modules + call records +
+ *  graph slots)): the in-flight registry holds exactly the INFLIGHT
+ *  parameters, each once; live numel equals the sum over gathered
+ *  parameters; persistent live numel likewise; every legacy counter that is
+ *  read is initialised; no per-call window count is negative; the lists of
+ *  live parameters, held calls, each graph's calls, each module's calls and
+ *  the forward stack agree with the records.  Returns ZO_OK, ZO_ERR_STATE
+ *  with a message in zo_last_error() (it is not recorded as ZO_EV_ERROR),
+ *  or ZO_ERR_INVALID_ARG for a NULL rt. */
 zo_status zo_check_consistency(zo_runtime *rt);
 
 #ifdef __cplusplus

@@ -949,8 +949,11 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
 /* ------------------------------------------------------------------ */
 
 
-/* finishes freeing a record free_graph freed without reading it (see
- * free_call); returns 0 when its generations are used up (retired) */
+/* the last step of freeing a call record: its input state freed, the
+ * record cleared and its generation raised, so that no stale handle names
+ * the next call made in it; returns 0 when its generations are used up
+ * (retired: never taken again).  free_call ends with it; a record
+ * free_graph freed without reading it gets it when alloc_call takes it. */
 static int finish_free_call(zo_runtime *rt, zo_call_rec *c) {
     zo__in_state_free(rt, c);
     uint32_t gen = c->gen;
@@ -1006,18 +1009,8 @@ static zo_status free_call(zo_runtime *rt, uint32_t idx) {
      * (hook C and zo_forward_abort set c_done), so the others need not
      * read the module record */
     if (c->ended && !c->c_done && md->last_ended == idx) md->last_ended = ZO_NONE32;
-    zo__in_state_free(rt, c);
-    uint32_t gen = c->gen;
-    memset(c, 0, sizeof *c);
     rt->live_calls--;
-    if (gen >= ZO_H_GEN_MASK) {
-        /* generation exhausted: retired, so no stale handle aliases it */
-        c->gen = ZO_H_GEN_MASK;
-        c->mod_next = ZO_NONE32;
-        return s;
-    }
-    c->gen = gen + 1;
-    rt->free_calls[rt->n_free_calls++] = idx;
+    if (finish_free_call(rt, c)) rt->free_calls[rt->n_free_calls++] = idx;
     return s;
 }
 
