@@ -114,8 +114,8 @@ build_all() { # src prefix
         fi
     fi
     if want fuzzspeed; then
-        say "building $pre-asan (libFuzzer, ASan+UBSan, -O1 -g)"
-        CFG_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" -DBUILD_TESTING=OFF
+        say "building $pre-asan (libFuzzer, ASan+UBSan, -O2 -g)"
+        CFG_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g" -DBUILD_TESTING=OFF
                   -DZO_SANITIZE=ON -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
         CC=clang cmake_build "$src" "$pre-asan" fuzz_hooks fuzz_api fuzz_scn_parse
     fi

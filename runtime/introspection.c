@@ -3,10 +3,8 @@
  * a module's state, the statistics, the trace, and zo_check_consistency
  * (every cross-check of the runtime's own records).
  *
- * Kept apart from runtime.c so that fuzz builds can compile it without
- * comparison feedback (ZO_FUZZ_NO_CMP, CMakeLists.txt): the harness's
- * checker calls these after every event, and what they compare is the
- * runtime's state, which the hooks that made it have already compared.
+ * Kept apart from runtime.c, which holds the hooks that change that state;
+ * the fuzz harness's checker calls these after every event.
  */
 #include <stdio.h>
 #include <stdlib.h>

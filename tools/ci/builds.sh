@@ -24,8 +24,9 @@ build_dir() {
 }
 
 # The sanitized builds of `test` and `fuzz`/`run` (presets test and fuzz:
-# clang, ASan+UBSan, libFuzzer, -O1 -g, no NDEBUG: the checks stay in, the
-# fuzzers stay fast).
+# clang, ASan+UBSan, libFuzzer, no NDEBUG: the checks stay in; -O1 -g for
+# the tests, -O2 -g for the fuzzers: more executions a second for the same
+# coverage, docs/fuzzing.md).
 configure_sanitized() {
     command -v clang >/dev/null 2>&1 || die "clang not found (run ./build.sh deps)"
     configure_preset "$1"
