@@ -7,7 +7,10 @@
          (corpus/seeds/<target>/; fuzz_api has none: one 16-byte zero
          seed); fuzz_hooks also from an empty corpus with inputs of at
          most 256 bytes (fuzz_hooks:small) and with every input run as
-         one rank's view (fuzz_hooks:one-rank, ZOFUZZ_ONE_RANK=1).  libFuzzer: stat::average_exec_per_sec of
+         one rank's view (fuzz_hooks:one-rank, ZOFUZZ_ONE_RANK=1); and
+         bench/fuzz_empty, a target that does next to nothing, from an
+         empty corpus (engine-only: the engine's own ceiling on this
+         machine).  libFuzzer: stat::average_exec_per_sec of
          -print_final_stats=1; AFL++: execs_per_sec of fuzzer_stats.
          Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note> <exec_per_cpu_s>
          (exec_per_cpu_s: executions per CPU second of the engine and its
@@ -52,10 +55,13 @@ TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
 #   small     from an empty corpus (AFL++: one zero byte), inputs of at most 256 bytes
 #   one-rank  the shipped seeds with ZOFUZZ_ONE_RANK=1: every input, all-ranks ones
 #             included, runs as one rank's view (the harness's single-rank speed)
+#   engine-only  bench/fuzz_empty (reads its input, one branch): the engine's own
+#             cost per execution on this machine, the ceiling of every other cell
 SPEED_CELLS = [
     ("fuzz_hooks", "fuzz_hooks", "shipped", None, {}),
     ("fuzz_hooks:small", "fuzz_hooks", "empty", 256, {}),
     ("fuzz_hooks:one-rank", "fuzz_hooks", "shipped", None, {"ZOFUZZ_ONE_RANK": "1"}),
+    ("engine-only", "fuzz_empty", "empty", 256, {}),
     ("fuzz_api", "fuzz_api", "shipped", None, {}),
     ("fuzz_scn_parse", "fuzz_scn_parse", "shipped", None, {}),
 ]
@@ -250,7 +256,7 @@ def cmd_speed(a):
             env = dict(base_env)
             env.update(extra_env)
             for engine, bdir in builds:
-                binary = os.path.join(bdir, "fuzz", target)
+                binary = os.path.join(bdir, "bench" if target == "fuzz_empty" else "fuzz", target)
                 if not os.access(binary, os.X_OK):
                     print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (cell, engine, binary), flush=True)
                     continue

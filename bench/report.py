@@ -185,6 +185,10 @@ def goals_table(raw, m):
     for c, eng, want in GOAL_EXEC:
         row("%s, %s, exec per CPU second" % (c, eng), ">= %d" % want, ("exec", c, eng), lambda x, w=want: x >= w,
             0, "")
+    for eng in dict.fromkeys(e for _, e, _ in GOAL_EXEC):
+        # the engine's own ceiling (bench/fuzz_empty): no target reaches more under that engine
+        row("engine alone (bench/fuzz_empty), %s, exec per CPU second" % eng, "(ceiling)",
+            ("exec", "engine-only", eng), None, 0, "")
     row("named module registration, cost per item 1e6 vs 1e4", "<= %.1fx" % GOAL_SCALING, "register",
         lambda x: x <= GOAL_SCALING)
     for key in sorted(k for k in now if isinstance(k, tuple) and k[0] == "ttb" and k[2] != "unguided"):
@@ -435,7 +439,9 @@ def main():
     md.append("exec/s, one run of %s s per target and engine, per-call policy, shipped seeds; fuzz_hooks:small "
               "starts from an empty corpus (AFL++: one zero byte) with inputs of at most 256 bytes, "
               "fuzz_hooks:one-rank runs every input, all-ranks ones too, as one rank's view "
-              "(`ZOFUZZ_ONE_RANK=1`). libFuzzer: "
+              "(`ZOFUZZ_ONE_RANK=1`); engine-only is `bench/fuzz_empty`, a target that reads its input and "
+              "does nothing else, from an empty corpus with inputs of at most 256 bytes: the engine's own cost per "
+              "execution on this machine, which no target beats under the same engine. libFuzzer: "
               "`stat::average_exec_per_sec`; AFL++ 4.04c persistent mode (libAFLDriver): `execs_per_sec` (its "
               "calibration included); both per wall second, so the machine's load depresses them; *per CPU "
               "second* divides the executions by the CPU time of the engine and target (getrusage). Stamp: %s."
@@ -453,7 +459,8 @@ def main():
         if len(f) > 5 and f[5]:
             notes[f[0]].append("%s: %s" % (f[1], f[5]))
     splot = []
-    for i, tg in enumerate(["fuzz_hooks", "fuzz_hooks:small", "fuzz_hooks:one-rank", "fuzz_api", "fuzz_scn_parse"]):
+    for i, tg in enumerate(["fuzz_hooks", "fuzz_hooks:small", "fuzz_hooks:one-rank", "fuzz_api", "fuzz_scn_parse",
+                            "engine-only"]):
         e = sb.get(tg, {})
         a, o, af = e.get("libfuzzer-asan", float("nan")), e.get("libfuzzer-O2", float("nan")), e.get("aflpp-O2", float("nan"))
         c = sc.get(tg, {})
