@@ -52,7 +52,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
 # speed cells: (row name, target binary, corpus, max_len or None, extra environment).
 #   shipped   the shipped seeds (corpus/seeds/<target>/), the target's own max_len
-#   small     from an empty corpus (AFL++: one zero byte), inputs of at most 256 bytes
+#   small     from an empty corpus (AFL++: a 16-byte zero seed), inputs of at most 256 bytes
 #   one-rank  the shipped seeds with ZOFUZZ_ONE_RANK=1: every input, all-ranks ones
 #             included, runs as one rank's view (the harness's single-rank speed)
 #   engine-only  bench/fuzz_empty (reads its input, one branch): the engine's own
@@ -220,8 +220,9 @@ def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed
     d = os.path.join(ROOT, "fuzz", target + ".dict")
     if os.path.exists(d):
         cmd += ["-x", d]
-    # no -G (max length): docs/fuzzing.md runs AFL++ with its defaults, and
-    # -G 2048 measured 3x slower on fuzz_api here
+    # -G only where a cell bounds the length (small, engine-only: 256): the
+    # other cells run AFL++ with its defaults, as docs/fuzzing.md does
+    # (-G 2048 measured 3x slower on fuzz_api here)
     cmd += ["--", binary]
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)

@@ -437,7 +437,7 @@ def main():
     md.append("## 3. Fuzzing speed")
     md.append("")
     md.append("exec/s, one run of %s s per target and engine, per-call policy, shipped seeds; fuzz_hooks:small "
-              "starts from an empty corpus (AFL++: one zero byte) with inputs of at most 256 bytes, "
+              "starts from an empty corpus (AFL++: a 16-byte zero seed) with inputs of at most 256 bytes, "
               "fuzz_hooks:one-rank runs every input, all-ranks ones too, as one rank's view "
               "(`ZOFUZZ_ONE_RANK=1`); engine-only is `bench/fuzz_empty`, a target that reads its input and "
               "does nothing else, from an empty corpus with inputs of at most 256 bytes: the engine's own cost per "

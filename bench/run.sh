@@ -21,10 +21,12 @@
 #
 # Builds (clang; CMake, BUILD_TESTING=OFF, only the targets needed):
 #   build-bench-o2    -O2 Release, no sanitizer, no fuzz engine: bench_hooks,
-#                     bench_gather, bench_memory, zofuzz (unguided generation)
+#                     bench_gather, bench_memory, bench_verify, bench_scaling,
+#                     zofuzz (unguided generation)
 #   build-bench-lf    -O2, libFuzzer (-fsanitize=fuzzer), no sanitizer
-#   build-bench-asan  -O1 -g, ASan+UBSan, libFuzzer (as ./build.sh fuzz)
+#   build-bench-asan  -O2 -g, ASan+UBSan, libFuzzer (as ./build.sh fuzz)
 #   build-bench-afl   afl-clang-fast -O2, AFL++ persistent mode (libAFLDriver)
+# (the three engine builds also make bench/fuzz_empty where the tree has it)
 # Missing tools are installed with apt-get when possible (gnuplot-nox,
 # afl++); a benchmark whose tool is missing is marked absent in the table.
 set -euo pipefail
