@@ -16,6 +16,14 @@
 /* introspection                                                        */
 /* ------------------------------------------------------------------ */
 
+/* A record kept in an index list by its 1-based position pos (0: not in
+ * it): 1 when it is in the list exactly if it should be (member), at the
+ * position that names it (idx). */
+static int listed_right(int member, uint32_t pos, const uint32_t *list, uint32_t n, uint32_t idx) {
+    if (member != (pos != 0)) return 0;
+    return !member || (pos <= n && list[pos - 1] == idx);
+}
+
 zo_status zo_param_get_info(const zo_runtime *rt, zo_param_id p, zo_param_info *out) {
     if (!rt) return zo__fail_tls(ZO_ERR_INVALID_ARG, "zo_param_get_info: rt is NULL");
     if (!out) return zo__fail_const(rt, ZO_ERR_INVALID_ARG, "zo_param_get_info: out is NULL");
@@ -188,8 +196,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
         const zo_par *pr = &rt->pars[p];
         int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
         n_live += (uint32_t)live;
-        if (live != (pr->live_pos != 0) ||
-            (live && (pr->live_pos > rt->n_live_pars || rt->live_pars[pr->live_pos - 1] != p))) {
+        if (!listed_right(live, pr->live_pos, rt->live_pars, rt->n_live_pars, p)) {
             snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u is %s the list of live parameters", p,
                      live ? "missing from" : "wrongly in");
             return ZO_ERR_STATE;
@@ -204,8 +211,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
         const zo_call_rec *c = &rt->calls[j];
         int held = zo__call_live(rt, c) && (c->bwd_active || c->hold);
         n_held += (uint32_t)held;
-        if (held != (c->held_pos != 0) ||
-            (held && (c->held_pos > rt->n_held_calls || rt->held_calls[c->held_pos - 1] != j))) {
+        if (!listed_right(held, c->held_pos, rt->held_calls, rt->n_held_calls, j)) {
             snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: call record %u is %s the list of held calls", j,
                      held ? "missing from" : "wrongly in");
             return ZO_ERR_STATE;
