@@ -195,6 +195,25 @@ static void test_consistency_detects_corruption(void **state) {
     EXPECT_STATE(rt, "activation accounting");
     md->activations -= 1;
 
+    /* the index lists: live parameters (param 0 is AVAILABLE) and held
+     * calls (none while forward runs) */
+    uint32_t lp = a->live_pos;
+    assert_true(lp != 0);
+    a->live_pos = 0;
+    EXPECT_STATE(rt, "parameter 0 is missing from the list of live parameters");
+    a->live_pos = lp;
+    uint32_t listed = rt->live_pars[lp - 1];
+    rt->live_pars[lp - 1] = listed + 1;
+    EXPECT_STATE(rt, "missing from the list of live parameters");
+    rt->live_pars[lp - 1] = listed;
+    rt->n_live_pars += 1;
+    EXPECT_STATE(rt, "live parameters,");
+    rt->n_live_pars -= 1;
+    assert_int_equal(rt->calls[j].held_pos, 0);
+    rt->calls[j].held_pos = 1;
+    EXPECT_STATE(rt, "is wrongly in the list of held calls");
+    rt->calls[j].held_pos = 0;
+
     assert_int_equal(zo_check_consistency(rt), ZO_OK);
     assert_int_equal(zo_param_access(rt, 1, 0, &d, NULL), ZO_OK);
     assert_int_equal(zo_forward_abort(rt, ZO_NO_MODULE), ZO_OK);
