@@ -245,11 +245,6 @@ def cmd_speed(a):
     base_env = bench_env({"ZOFUZZ_POLICY": "per-call", "ZOFUZZ_SKIP_DISCARD_I3": "1"})
     try:
         wanted = a.targets.split(",") if a.targets else [c[0] for c in SPEED_CELLS]
-        unknown = [w for w in wanted if w not in [c[0] for c in SPEED_CELLS]]
-        if unknown:
-            print("fuzzbench.py speed: --targets: unknown cell %s (one of %s)" % (
-                ",".join(unknown), ",".join(c[0] for c in SPEED_CELLS)), file=sys.stderr)
-            sys.exit(2)
         for cell, target, kind, maxlen, extra_env in SPEED_CELLS:
             if cell not in wanted:
                 continue
@@ -257,6 +252,9 @@ def cmd_speed(a):
             env = dict(base_env)
             env.update(extra_env)
             for engine, bdir in builds:
+                if bdir is None:
+                    print("speed\t%s\t%s\t0\t0\t0\tnot built (no --afl: AFL++ absent)" % (cell, engine), flush=True)
+                    continue
                 binary = os.path.join(bdir, "bench" if target == "fuzz_empty" else "fuzz", target)
                 if not os.access(binary, os.X_OK):
                     print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (cell, engine, binary), flush=True)
@@ -346,7 +344,7 @@ def cmd_ttb(a):
     try:
         for policy in (a.policies.split(",") if a.policies else POLICIES):
             env = bench_env({"ZOFUZZ_POLICY": policy})
-            for engine in ["libfuzzer-O2", "aflpp-O2", "unguided"]:
+            for engine in ["libfuzzer-O2"] + (["aflpp-O2"] if a.afl else []) + ["unguided"]:
                 log("time-to-bug: %s, %s, %d trials capped at %d s" % (policy, engine, a.trials, a.cap))
                 for t in range(a.trials):
                     d = os.path.join(work, "%s-%s-%d" % (policy, engine, t))
@@ -405,25 +403,55 @@ def cmd_ttb(a):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not an integer" % text)
+    if v <= 0:
+        raise argparse.ArgumentTypeError("%d is not positive" % v)
+    return v
+
+
+def comma_list(ap, flag, text, known):
+    """The names of a comma list, each one of KNOWN (exit 2 otherwise)."""
+    names = [n for n in text.split(",") if n] if text else []
+    bad = [n for n in names if n not in known]
+    if bad or (text and not names):
+        ap.error("%s: unknown %s (one of %s)" % (flag, ",".join(bad) or repr(text), ",".join(known)))
+    return names
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("speed")
-    s.add_argument("--seconds", type=int, default=30)
+    s.add_argument("--seconds", type=positive_int, default=30)
     s.add_argument("--targets", default="", help="comma list of cells (default: all): " +
                    ",".join(c[0] for c in SPEED_CELLS))
     s.add_argument("--engines", default="", help="comma list of libfuzzer-asan,libfuzzer-O2,aflpp-O2")
     s.add_argument("--asan", required=True, help="build dir: libFuzzer + ASan/UBSan")
     s.add_argument("--lf", required=True, help="build dir: libFuzzer plain -O2")
-    s.add_argument("--afl", required=True, help="build dir: AFL++ (libAFLDriver)")
+    s.add_argument("--afl", help="build dir: AFL++ (libAFLDriver); without it the AFL++ cells say so")
     t = sub.add_parser("ttb")
-    t.add_argument("--trials", type=int, default=10)
-    t.add_argument("--cap", type=int, default=120)
+    t.add_argument("--trials", type=positive_int, default=10)
+    t.add_argument("--cap", type=positive_int, default=120)
     t.add_argument("--policies", default="", help="comma list of legacy policies (default: all three)")
     t.add_argument("--lf", required=True)
-    t.add_argument("--afl", required=True)
+    t.add_argument("--afl", help="build dir: AFL++ (libAFLDriver); without it no AFL++ trials")
     t.add_argument("--o2", required=True, help="build dir with fuzz/zofuzz")
     a = ap.parse_args()
+    # a build directory that is not there is a mistake in the command line
+    # (a tree whose build lacks one target gets a "missing" row instead)
+    for flag in ("asan", "lf", "afl", "o2"):
+        d = getattr(a, flag, None)
+        if d is not None and not os.path.isdir(d):
+            ap.error("--%s %s: no such build directory" % (flag, d))
+    if a.cmd == "speed":
+        comma_list(ap, "--targets", a.targets, [c[0] for c in SPEED_CELLS])
+        comma_list(ap, "--engines", a.engines, ["libfuzzer-asan", "libfuzzer-O2", "aflpp-O2"])
+    else:
+        comma_list(ap, "--policies", a.policies, POLICIES)
     if not become_subreaper():
         log("cannot become a child subreaper: AFL++'s exec per CPU second misses its target's last process")
     if a.cmd == "speed":

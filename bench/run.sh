@@ -236,16 +236,18 @@ if want fuzzspeed; then
     for side in "${SIDES[@]}"; do
         pre=${side%%|*} R=${side#*|}
         say "3/7 fuzzing speed: ${SPEED_S} s per target and engine ($pre)"
+        AFL_ARG=(); if ((HAVE_AFL)) && [[ -d "$pre-afl" ]]; then AFL_ARG=(--afl "$pre-afl"); fi
         /usr/bin/python3 bench/fuzzbench.py speed --seconds "$SPEED_S" --asan "$pre-asan" --lf "$pre-lf" \
-            --afl "$pre-afl" >"$R/fuzzspeed.tsv" || say "fuzz speed failed"
+            "${AFL_ARG[@]}" >"$R/fuzzspeed.tsv" || say "fuzz speed failed"
     done
 fi
 if want ttb; then
     for side in "${SIDES[@]}"; do
         pre=${side%%|*} R=${side#*|}
         say "4/7 time-to-bug: $TTB_TRIALS trials capped at $TTB_CAP s per policy and engine ($pre)"
+        AFL_ARG=(); if ((HAVE_AFL)) && [[ -d "$pre-afl" ]]; then AFL_ARG=(--afl "$pre-afl"); fi
         /usr/bin/python3 bench/fuzzbench.py ttb --trials "$TTB_TRIALS" --cap "$TTB_CAP" --policies "$TTB_POLICIES" \
-            --lf "$pre-lf" --afl "$pre-afl" --o2 "$pre-o2" >"$R/ttb.tsv" || say "time-to-bug failed"
+            --lf "$pre-lf" "${AFL_ARG[@]}" --o2 "$pre-o2" >"$R/ttb.tsv" || say "time-to-bug failed"
     done
 fi
 B=build-bench-o2/bench
