@@ -30,6 +30,18 @@ def rows(path, tag):
     return out
 
 
+def write_dat(raw, name, header, lines, has_data):
+    """A gnuplot data file, or none: bench/plots.gp plots the files that
+    exist, and gnuplot stops at a file without a valid point (a run with
+    --only leaves most benchmarks out)."""
+    path = os.path.join(raw, name)
+    if has_data:
+        with open(path, "w") as f:
+            f.write(header + "\n" + "\n".join(lines) + "\n")
+    elif os.path.exists(path):
+        os.unlink(path)
+
+
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
@@ -280,8 +292,7 @@ def main():
                                                         fmt(r2) + "x" if r2 == r2 else "-"))
         plot.append("%d %s %s %s" % (n, fmt(med(c), 3) if c else "NaN", fmt(med(tt), 3) if tt else "NaN",
                                      fmt(med(th), 3) if th else "NaN"))
-    with open(os.path.join(raw, "hooks.dat"), "w") as f:
-        f.write("# modules zoffload_ns torch_total_ns torch_hooks_ns\n" + "\n".join(plot) + "\n")
+    write_dat(raw, "hooks.dat", "# modules zoffload_ns torch_total_ns torch_hooks_ns", plot, bool(byn))
     if byn:
         lo, hi = min(byn), max(byn)
         ratio = med(byn[hi]) / med(byn[lo])
@@ -398,8 +409,8 @@ def main():
         if rpr:
             worst_p.append((med(rpr), w, size))
     for w, lines in gplot.items():
-        with open(os.path.join(raw, "gather_w%d.dat" % w), "w") as f:
-            f.write("# bytes backend/memcpy runtime/memcpy runtime_poison/memcpy\n" + "\n".join(lines) + "\n")
+        write_dat(raw, "gather_w%d.dat" % w, "# bytes backend/memcpy runtime/memcpy runtime_poison/memcpy", lines,
+                  bool(lines))
     if worst_b:
         md.append("")
         if goal_r:
@@ -472,8 +483,8 @@ def main():
         splot.append("%d %s %s %s %s" % (i, tg, a if a == a else "NaN", o if o == o else "NaN", af if af == af else "NaN"))
         if o == o:
             headline.append(("exec/s %s (ASan / -O2 / AFL++)" % tg, "%s / %s / %s" % (fmt(a, 0), fmt(o, 0), fmt(af, 0))))
-    with open(os.path.join(raw, "fuzzspeed.dat"), "w") as f:
-        f.write("# idx target asan O2 afl\n" + "\n".join(splot) + "\n")
+    write_dat(raw, "fuzzspeed.dat", "# idx target asan O2 afl", splot,
+              any(v > 0 for e in sb.values() for v in e.values()))
     md.append("")
 
     # ---------------------------------------------------------------- ttb
@@ -515,8 +526,7 @@ def main():
             ", ".join("%s x%d" % kv for kv in sorted(invs.items())) or "-"))
         tplot.append("\"%s\\n%s\" %.4f %.4f %.4f" % (pol, eng, rm[(pol, eng)], lo if lo == lo else rm[(pol, eng)],
                                                     hi if hi == hi else rm[(pol, eng)]))
-    with open(os.path.join(raw, "ttb.dat"), "w") as f:
-        f.write("# label rmst lo hi\n" + "\n".join(tplot) + "\n")
+    write_dat(raw, "ttb.dat", "# label rmst lo hi", tplot, bool(tplot))
     if tbd:
         for eng in ["libfuzzer-O2", "aflpp-O2"]:
             rs = [rm[(p, eng)] / rm[(p, "unguided")] for p, e in tbd if e == eng and (p, "unguided") in rm and rm[(p, "unguided")] > 0]
@@ -560,8 +570,7 @@ def main():
         if reuse == "default":
             mplot.append("%d %s %.4f %.4f" % (len(mplot), model, int(off[3]) / mn, int(on[3]) / mn))
             ratios_on.append(int(on[3]) / mn)
-    with open(os.path.join(raw, "memory.dat"), "w") as f:
-        f.write("# idx model peak_off/min peak_on/min (default reuse)\n" + "\n".join(mplot) + "\n")
+    write_dat(raw, "memory.dat", "# idx model peak_off/min peak_on/min (default reuse)", mplot, bool(mplot))
     if ratios_on:
         headline.append(("peak / minimum, prefetch on, DeepSpeed defaults",
                          "%.2f-%.2fx over %d models" % (min(ratios_on), max(ratios_on), len(ratios_on))))
