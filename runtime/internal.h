@@ -299,7 +299,8 @@ struct zo_runtime {
      * of zo_module_register).  A slot keeps the key's hash next to the
      * module, so growing the table and probing past other names read only
      * the table (not the module records and name strings). */
-    struct zo_name_slot *mod_names;
+    struct zo_name_slot *mod_names; /* line-aligned inside mod_names_raw */
+    void *mod_names_raw;
     uint32_t cap_mod_names, n_mod_names;
     zo_par *pars;       /* line-aligned inside pars_raw */
     zo_par_cold *pcold; /* line-aligned inside pcold_raw */

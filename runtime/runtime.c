@@ -201,7 +201,7 @@ zo_status zo_runtime_destroy(zo_runtime *rt) {
     zo__free(rt, rt->mcold);
     zo__free(rt, rt->mds);
     zo__free(rt, rt->mod_calls);
-    zo__free(rt, rt->mod_names);
+    zo__free(rt, rt->mod_names_raw);
     zo__free(rt, rt->fstack);
     free_call_storage(rt);
     zo__free(rt, rt->held_calls);
@@ -231,18 +231,42 @@ static void invalidate_traces(zo_runtime *rt) {
 
 static int name_ok(const char *name) { return !name || strlen(name) <= ZO_MAX_NAME; }
 
-/* FNV-1a over the parent id and the name */
+/* The name table's hash of (parent, name).  FNV-1a over the parent id and
+ * the name, except for a name that ends in a decimal number N without a
+ * leading zero ("layer17", and PyTorch's nn.ModuleList / nn.Sequential
+ * children "0", "1", ...): FNV-1a over the parent, the stem before N and
+ * N / 8, with N % 8 as the low three bits.  Children numbered in order
+ * then fill the eight slots of one block (64 bytes) before the next block,
+ * so registering a million of them touches a new line of the table once in
+ * eight names instead of at every name; blocks fall at random places as
+ * any hash does.  Two names with the same hash are told apart by the full
+ * comparison in mod_name_find, so this only decides placement. */
 static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
+    const uint64_t prime = 1099511628211ull;
     uint64_t h = 1469598103934665603ull;
     for (int k = 0; k < 4; k++) {
         h ^= (parent >> (8 * k)) & 0xFFu;
-        h *= 1099511628211ull;
+        h *= prime;
     }
-    for (const unsigned char *q = (const unsigned char *)name; *q; q++) {
-        h ^= *q;
-        h *= 1099511628211ull;
+    size_t len = strlen(name), d = len;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') d--;
+    /* at most 9 digits (fits 32 bits), no leading zero unless "0" itself */
+    int numbered = d < len && len - d <= 9 && (name[d] != '0' || len - d == 1);
+    size_t stem = numbered ? d : len;
+    for (size_t q = 0; q < stem; q++) {
+        h ^= (unsigned char)name[q];
+        h *= prime;
     }
-    return (uint32_t)(h ^ (h >> 32));
+    if (!numbered) return (uint32_t)(h ^ (h >> 32));
+    uint32_t n = 0;
+    for (size_t q = d; q < len; q++) n = n * 10u + (uint32_t)(name[q] - '0');
+    h ^= 0x100u; /* not a byte: the stem ends here */
+    h *= prime;
+    for (int k = 0; k < 4; k++) { /* the block number n / 8 */
+        h ^= ((n >> 3) >> (8 * k)) & 0xFFu;
+        h *= prime;
+    }
+    return (((uint32_t)(h ^ (h >> 32))) & ~7u) | (n & 7u);
 }
 
 /* the module named name under parent, or ZO_NO_MODULE (O(1) expected);
@@ -273,16 +297,19 @@ static void mod_name_put(zo_runtime *rt, uint32_t id1, uint32_t h) {
 static zo_status mod_name_reserve(zo_runtime *rt) {
     if ((uint64_t)(rt->n_mod_names + 1) * 2 <= rt->cap_mod_names) return ZO_OK;
     uint32_t cap = rt->cap_mod_names ? rt->cap_mod_names * 2 : 64;
-    zo_name_slot *t = zo__calloc(rt, cap, sizeof *t);
-    if (!t) return ZO_ERR_NOMEM;
+    /* line-aligned, so that a block of eight slots (mod_name_hash) is one line */
+    void *raw = zo__calloc(rt, (size_t)cap * sizeof(zo_name_slot) + 63, 1);
+    if (!raw) return ZO_ERR_NOMEM;
     zo_name_slot *old = rt->mod_names;
+    void *old_raw = rt->mod_names_raw;
     uint32_t old_cap = rt->cap_mod_names;
-    rt->mod_names = t;
+    rt->mod_names_raw = raw;
+    rt->mod_names = (zo_name_slot *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
     rt->cap_mod_names = cap;
     rt->n_mod_names = 0;
     for (uint32_t i = 0; i < old_cap; i++)
         if (old[i].id1) mod_name_put(rt, old[i].id1, old[i].hash);
-    zo__free(rt, old);
+    zo__free(rt, old_raw);
     return ZO_OK;
 }
 

@@ -284,6 +284,46 @@ static void test_host_backend_config_errors(void **state) {
     assert_true(zo_host_progress(NULL) < 0);
 }
 
+/* Names ending in a number (nn.ModuleList's "0", "1", ..., "layer17") are
+ * placed in the name table by their stem and number; the duplicate check
+ * must still tell every such name from every other, across the table's
+ * growth. */
+static void test_register_numbered_names(void **state) {
+    (void)state;
+    zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
+    zo_runtime *rt = HD_CREATE(cfg, &g_ev);
+    zo_module_id m = ZO_NO_MODULE;
+    zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
+    zo_module_id other = HD_MODULE(rt, r, "other");
+    char name[64];
+    enum { N = 5000 }; /* the table grows from 64 slots to 16384 */
+    for (unsigned i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "%u", i);
+        HD_EQ(HD_MODULE(rt, r, name), 2 + i);
+    }
+    for (unsigned i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "%u", i);
+        HD_ERR(rt, zo_module_register(rt, r, name, 0, &m), ZO_ERR_EXISTS);
+        snprintf(name, sizeof name, "layer%u", i); /* same number, another stem */
+        HD_EQ(HD_MODULE(rt, r, name), 2 + N + i);
+    }
+    zo_module_id next = 2 + 2 * N;
+    /* a leading zero makes another name: "00" is not "0", "layer07" not "layer7" */
+    static const char *const fresh[] = {"00", "007", "layer07", "layer", "7layer", "layer7x", "1234567890",
+                                        "4294967295", "x4294967296", "999999999", "layer999999999", "-3", "3-"};
+    for (size_t k = 0; k < sizeof fresh / sizeof *fresh; k++) HD_EQ(HD_MODULE(rt, r, fresh[k]), next++);
+    for (size_t k = 0; k < sizeof fresh / sizeof *fresh; k++)
+        HD_ERR(rt, zo_module_register(rt, r, fresh[k], 0, &m), ZO_ERR_EXISTS);
+    static const char *const taken[] = {"0", "7", "4999", "layer0", "layer7", "layer4999", "other"};
+    for (size_t k = 0; k < sizeof taken / sizeof *taken; k++) {
+        HD_ERR(rt, zo_module_register(rt, r, taken[k], 0, &m), ZO_ERR_EXISTS);
+        /* the same names under another parent are free */
+        HD_EQ(HD_MODULE(rt, other, taken[k]), next++);
+    }
+    HD_OK(rt, zo_check_consistency(rt));
+    HD_OK(rt, zo_runtime_destroy(rt));
+}
+
 static void test_register_errors(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
@@ -1319,6 +1359,7 @@ int main(void) {
         cmocka_unit_test(test_create_config_v1),
         cmocka_unit_test(test_host_backend_config_errors),
         cmocka_unit_test(test_register_errors),
+        cmocka_unit_test(test_register_numbered_names),
         cmocka_unit_test(test_register_padded_overflow),
         cmocka_unit_test(test_param_too_big_for_allocator),
         cmocka_unit_test(test_forward_protocol_errors),
