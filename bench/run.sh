@@ -9,8 +9,11 @@
 #               target, time-to-bug of reset-on-forward only, 2 trials
 #               capped at 10 s per engine; every table says it is a quick run
 #   --only L    comma list of hooks,gather,fuzzspeed,ttb,memory,verify,scaling (default: all)
-#   --out DIR   results directory (default bench/results); writes
-#               DIR/latest.md, DIR/*.png and the raw DIR/raw/*.tsv
+#   --out DIR   results directory; writes DIR/latest.md, DIR/*.png and the
+#               raw DIR/raw/*.tsv.  Default: bench/results for the full run,
+#               bench/results/quick with --quick, bench/results/partial
+#               (not committed) with --only a subset, so that a shorter run
+#               never replaces the committed full results
 #   --no-build  use the build-bench-* directories as they are
 #   --baseline REV  also measure commit REV in the same run: its tree
 #               (git archive) is built into build-bench-base/ with the same
@@ -37,21 +40,35 @@ main() {
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-QUICK=0 ONLY="hooks,gather,fuzzspeed,ttb,memory,verify,scaling" OUT="bench/results" BUILD=1 BASE_REV=""
+ALL="hooks,gather,fuzzspeed,ttb,memory,verify,scaling"
+QUICK=0 ONLY="$ALL" OUT="" BUILD=1 BASE_REV=""
 while (($#)); do
     case "$1" in
         --quick) QUICK=1 ;;
-        --only) ONLY="$2"; shift ;;
-        --out) OUT="$2"; shift ;;
+        --only) ONLY="${2:-}"; [[ -n "$ONLY" ]] || { echo "bench/run.sh: --only needs a list (any of $ALL)" >&2; exit 2; }
+                shift ;;
+        --out) OUT="${2:-}"; [[ -n "$OUT" ]] || { echo "bench/run.sh: --out needs a directory" >&2; exit 2; }
+               shift ;;
         --no-build) BUILD=0 ;;
         --baseline) BASE_REV="${2:-}"; [[ -n "$BASE_REV" ]] || { echo "bench/run.sh: --baseline needs a commit" >&2; exit 2; }
                     shift ;;
-        -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
+for b in ${ONLY//,/ }; do
+    [[ ",$ALL," == *",$b,"* ]] || { echo "bench/run.sh: --only: unknown benchmark '$b' (any of $ALL)" >&2; exit 2; }
+done
+[[ -n "${ONLY//,/}" ]] || { echo "bench/run.sh: --only needs at least one of $ALL" >&2; exit 2; }
+if [[ -z "$OUT" ]]; then
+    if ((QUICK)); then OUT="bench/results/quick"
+    else
+        OUT="bench/results"
+        for b in ${ALL//,/ }; do want "$b" || OUT="bench/results/partial"; done
+    fi
+fi
 BASE_SHA=""
 if [[ -n "$BASE_REV" ]]; then
     BASE_SHA=$(git rev-parse --verify --quiet "$BASE_REV^{commit}") ||
