@@ -296,7 +296,7 @@ static void test_register_numbered_names(void **state) {
     zo_module_id r = HD_MODULE(rt, ZO_NO_MODULE, "r");
     zo_module_id other = HD_MODULE(rt, r, "other");
     char name[64];
-    enum { N = 5000 }; /* the table grows from 64 slots to 16384 */
+    enum { N = 5000 }; /* with the names below the table grows from 64 slots to 32768 */
     for (unsigned i = 0; i < N; i++) {
         snprintf(name, sizeof name, "%u", i);
         HD_EQ(HD_MODULE(rt, r, name), 2 + i);
@@ -319,6 +319,24 @@ static void test_register_numbered_names(void **state) {
         HD_ERR(rt, zo_module_register(rt, r, taken[k], 0, &m), ZO_ERR_EXISTS);
         /* the same names under another parent are free */
         HD_EQ(HD_MODULE(rt, other, taken[k]), next++);
+    }
+    /* names with the same hash under the same parent (found by a search
+     * over mod_name_hash with parent 0, which r is): placement shares a
+     * slot chain, the comparison of the names tells them apart */
+    HD_EQ(r, 0);
+    static const char *const same_hash[][2] = {{"m18274x", "m66854x"}, {"s28693_7", "s36651_7"}};
+    for (size_t k = 0; k < 2; k++) {
+        HD_EQ(HD_MODULE(rt, r, same_hash[k][0]), next++);
+        HD_EQ(HD_MODULE(rt, r, same_hash[k][1]), next++);
+        HD_ERR(rt, zo_module_register(rt, r, same_hash[k][0], 0, &m), ZO_ERR_EXISTS);
+        HD_ERR(rt, zo_module_register(rt, r, same_hash[k][1], 0, &m), ZO_ERR_EXISTS);
+    }
+    /* after the last growth every name is still found */
+    for (unsigned i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "%u", i);
+        HD_ERR(rt, zo_module_register(rt, r, name, 0, &m), ZO_ERR_EXISTS);
+        snprintf(name, sizeof name, "layer%u", i);
+        HD_ERR(rt, zo_module_register(rt, r, name, 0, &m), ZO_ERR_EXISTS);
     }
     HD_OK(rt, zo_check_consistency(rt));
     HD_OK(rt, zo_runtime_destroy(rt));
