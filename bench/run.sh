@@ -11,9 +11,9 @@
 #   --only L    comma list of hooks,gather,fuzzspeed,ttb,memory,verify,scaling (default: all)
 #   --out DIR   results directory; writes DIR/latest.md, DIR/*.png and the
 #               raw DIR/raw/*.tsv.  Default: bench/results for the full run,
-#               bench/results/quick with --quick, bench/results/partial
-#               (not committed) with --only a subset, so that a shorter run
-#               never replaces the committed full results
+#               bench/results/quick for the quick run, bench/results/partial
+#               (not committed; emptied first) with --only a subset, so that a
+#               shorter run never replaces the committed results
 #   --no-build  use the build-bench-* directories as they are
 #   --baseline REV  also measure commit REV in the same run: its tree
 #               (git archive) is built into build-bench-base/ with the same
@@ -47,27 +47,28 @@ while (($#)); do
         --quick) QUICK=1 ;;
         --only) ONLY="${2:-}"; [[ -n "$ONLY" ]] || { echo "bench/run.sh: --only needs a list (any of $ALL)" >&2; exit 2; }
                 shift ;;
-        --out) OUT="${2:-}"; [[ -n "$OUT" ]] || { echo "bench/run.sh: --out needs a directory" >&2; exit 2; }
+        --out) OUT="${2:-}"; [[ -n "$OUT" && "$OUT" != -* ]] || { echo "bench/run.sh: --out needs a directory" >&2; exit 2; }
                shift ;;
         --no-build) BUILD=0 ;;
         --baseline) BASE_REV="${2:-}"; [[ -n "$BASE_REV" ]] || { echo "bench/run.sh: --baseline needs a commit" >&2; exit 2; }
                     shift ;;
-        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
+[[ "$ONLY" =~ ^[a-z,]+$ ]] || { echo "bench/run.sh: --only: a comma list of $ALL" >&2; exit 2; }
 for b in ${ONLY//,/ }; do
     [[ ",$ALL," == *",$b,"* ]] || { echo "bench/run.sh: --only: unknown benchmark '$b' (any of $ALL)" >&2; exit 2; }
 done
 [[ -n "${ONLY//,/}" ]] || { echo "bench/run.sh: --only needs at least one of $ALL" >&2; exit 2; }
+SUBSET=0
+for b in ${ALL//,/ }; do want "$b" || SUBSET=1; done
 if [[ -z "$OUT" ]]; then
-    if ((QUICK)); then OUT="bench/results/quick"
-    else
-        OUT="bench/results"
-        for b in ${ALL//,/ }; do want "$b" || OUT="bench/results/partial"; done
-    fi
+    if ((SUBSET)); then OUT="bench/results/partial"
+    elif ((QUICK)); then OUT="bench/results/quick"
+    else OUT="bench/results"; fi
 fi
 BASE_SHA=""
 if [[ -n "$BASE_REV" ]]; then
@@ -79,7 +80,9 @@ say() { printf '[bench] %s\n' "$*" >&2; }
 T_START=$(date +%s)
 # the commit measured: taken at the start (others may commit during a run)
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench ':!bench/results' 2>/dev/null || echo '+dirty')"
-mkdir -p "$OUT/raw"
+# the default subset directory holds one run: no tables left from another
+[[ "$OUT" == bench/results/partial ]] && rm -rf "$OUT"
+mkdir -p -- "$OUT/raw"
 RAW="$OUT/raw"
 JOBS=2
 
@@ -298,6 +301,7 @@ fi
     echo "mem_gib=$(awk '/MemTotal/ {printf "%.0f", $2/1048576}' /proc/meminfo)"
     echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
     echo "quick=$QUICK"
+    echo "only=$ONLY"
     echo "clang=$(clang --version | head -n1)"
     echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo absent)"
     echo "afl=$(afl-fuzz -h 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^afl-fuzz++\([0-9][^ ]*\).*/\1/p' | head -n1)"
