@@ -231,23 +231,28 @@ static void invalidate_traces(zo_runtime *rt) {
 
 static int name_ok(const char *name) { return !name || strlen(name) <= ZO_MAX_NAME; }
 
+/* FNV-1a step over the four bytes of v, low byte first */
+static uint64_t fnv1a_u32(uint64_t h, uint32_t v) {
+    for (int k = 0; k < 4; k++) {
+        h ^= (v >> (8 * k)) & 0xFFu;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 /* The name table's hash of (parent, name).  FNV-1a over the parent id and
  * the name, except for a name that ends in a decimal number N without a
- * leading zero ("layer17", and PyTorch's nn.ModuleList / nn.Sequential
- * children "0", "1", ...): FNV-1a over the parent, the stem before N and
- * N / 8, with N % 8 as the low three bits.  Children numbered in order
- * then fill the eight slots of one block (64 bytes) before the next block,
- * so registering a million of them touches a new line of the table once in
- * eight names instead of at every name; blocks fall at random places as
- * any hash does.  Two names with the same hash are told apart by the full
- * comparison in mod_name_find, so this only decides placement. */
+ * leading zero ("layer17", and the children of nn.ModuleList and
+ * nn.Sequential, named "0", "1", ... by torch 2.15.0 and 1.13): FNV-1a
+ * over the parent, the stem before N and N / 8, with N % 8 as the low
+ * three bits.  Children numbered in order then fill the eight slots of one
+ * block (64 bytes) before the next block, so registering a million of them
+ * touches a new line of the table once in eight names instead of at every
+ * name; blocks fall at random places as any hash does.  Two names with the
+ * same hash are told apart by the full comparison in mod_name_find, so
+ * this only decides placement. */
 static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
-    const uint64_t prime = 1099511628211ull;
-    uint64_t h = 1469598103934665603ull;
-    for (int k = 0; k < 4; k++) {
-        h ^= (parent >> (8 * k)) & 0xFFu;
-        h *= prime;
-    }
+    uint64_t h = fnv1a_u32(1469598103934665603ull, parent);
     size_t len = strlen(name), d = len;
     while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') d--;
     /* at most 9 digits (fits 32 bits), no leading zero unless "0" itself */
@@ -255,17 +260,14 @@ static uint32_t mod_name_hash(zo_module_id parent, const char *name) {
     size_t stem = numbered ? d : len;
     for (size_t q = 0; q < stem; q++) {
         h ^= (unsigned char)name[q];
-        h *= prime;
+        h *= 1099511628211ull;
     }
     if (!numbered) return (uint32_t)(h ^ (h >> 32));
     uint32_t n = 0;
     for (size_t q = d; q < len; q++) n = n * 10u + (uint32_t)(name[q] - '0');
     h ^= 0x100u; /* not a byte: the stem ends here */
-    h *= prime;
-    for (int k = 0; k < 4; k++) { /* the block number n / 8 */
-        h ^= ((n >> 3) >> (8 * k)) & 0xFFu;
-        h *= prime;
-    }
+    h *= 1099511628211ull;
+    h = fnv1a_u32(h, n >> 3); /* the block */
     return (((uint32_t)(h ^ (h >> 32))) & ~7u) | (n & 7u);
 }
 
