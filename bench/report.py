@@ -77,7 +77,9 @@ GOAL_EXEC = [               # (speed cell, engine, exec per CPU second)
     ("fuzz_hooks:one-rank", "libfuzzer-O2", 20000),
     ("fuzz_hooks:one-rank", "aflpp-O2", 20000),
 ]
-ALL_BENCHMARKS = ("hooks", "gather", "fuzzspeed", "ttb", "memory", "verify", "scaling")  # bench/run.sh --only
+SCALING_HEADLINE = {"register": "named module registration (numbered names)",
+                    "register-plain": "named module registration (names without a number)",
+                    "abort": "nested passes aborted"}
 GOAL_QUICK_RUNS_S = 120     # bench/run.sh --quick after the builds, without --baseline
 
 
@@ -241,8 +243,7 @@ def main():
                     m[k] = v
     quick = m.get("quick") == "1"
     # a run of some benchmarks only (bench/run.sh --only) says so in every stamp
-    only = m.get("only", "")
-    subset = bool(only) and set(only.split(",")) != set(ALL_BENCHMARKS)
+    only, subset = m.get("only", ""), m.get("subset") == "1"
     kind = ("QUICK run" if quick else "run" if subset else "full run") + (" of %s only" % only if subset else "")
     stamp = "%s, %s nproc, %s, %s GiB; load %s; commit %s; %s" % (
         m.get("date", "?"), m.get("nproc", "?"), m.get("cpu", "?"), m.get("mem_gib", "?"), m.get("load", "?"),
@@ -665,11 +666,8 @@ def main():
                                                           "met" if r <= 1.5 else "not met"))
         md.append("")
         for f in ra:
-            if f[0] in ("register", "register-plain", "abort"):
-                headline.append(("%s: cost per item %s vs %s" % (
-                    {"register": "named module registration (numbered names)",
-                     "register-plain": "named module registration (names without a number)"}.get(
-                         f[0], "nested passes aborted"),
+            if f[0] in SCALING_HEADLINE:
+                headline.append(("%s: cost per item %s vs %s" % (SCALING_HEADLINE[f[0]],
                     "{:,}".format(int(f[2])), "{:,}".format(int(f[1]))),
                     "%.2fx (goal <= 1.5)" % float(f[3])))
         ch = [f for f in ra if f[0] == "chain"]

@@ -80,6 +80,7 @@ say() { printf '[bench] %s\n' "$*" >&2; }
 T_START=$(date +%s)
 # the commit measured: taken at the start (others may commit during a run)
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- runtime include fuzz bench ':!bench/results' 2>/dev/null || echo '+dirty')"
+[[ ! -e "$OUT" || -d "$OUT" ]] || { echo "bench/run.sh: --out $OUT: not a directory" >&2; exit 2; }
 # the default subset directory holds one run: no tables left from another
 [[ "$OUT" == bench/results/partial ]] && rm -rf "$OUT"
 mkdir -p -- "$OUT/raw"
@@ -302,6 +303,7 @@ fi
     echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
     echo "quick=$QUICK"
     echo "only=$ONLY"
+    echo "subset=$SUBSET"
     echo "clang=$(clang --version | head -n1)"
     echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo absent)"
     echo "afl=$(afl-fuzz -h 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^afl-fuzz++\([0-9][^ ]*\).*/\1/p' | head -n1)"
