@@ -8,8 +8,9 @@
  * Cases (per item):
  *   register   zo_module_register of n named modules under one root (the
  *              duplicate-name check is a hash lookup), named "layer0",
- *              "layer1", ... (numbered, as nn.ModuleList children are: the
- *              name table places such names eight to a cache line)
+ *              "layer1", ... (numbered, as nn.ModuleList children are in
+ *              torch 2.15.0: the name table places such names eight to a
+ *              cache line)
  *   register-plain  the same with names that do not end in a number ("l0x",
  *              "l1x", ...: one random slot of the name table per name)
  *   abort      n nested forward passes (a reentrant recompute inside a

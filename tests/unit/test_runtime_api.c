@@ -284,10 +284,10 @@ static void test_host_backend_config_errors(void **state) {
     assert_true(zo_host_progress(NULL) < 0);
 }
 
-/* Names ending in a number (nn.ModuleList's "0", "1", ..., "layer17") are
- * placed in the name table by their stem and number; the duplicate check
- * must still tell every such name from every other, across the table's
- * growth. */
+/* Names ending in a number (nn.ModuleList's "0", "1", ... in torch 2.15.0,
+ * "layer17") are placed in the name table by their stem and number; the
+ * duplicate check must still tell every such name from every other, across
+ * the table's growth. */
 static void test_register_numbered_names(void **state) {
     (void)state;
     zo_config cfg = hd_policy_config(ZO_GRADS_PER_CALL);
@@ -309,8 +309,9 @@ static void test_register_numbered_names(void **state) {
     }
     zo_module_id next = 2 + 2 * N;
     /* a leading zero makes another name: "00" is not "0", "layer07" not "layer7" */
-    static const char *const fresh[] = {"00", "007", "layer07", "layer", "7layer", "layer7x", "1234567890",
-                                        "4294967295", "x4294967296", "999999999", "layer999999999", "-3", "3-"};
+    static const char *const fresh[] = {
+        "00",         "007",         "layer07",   "layer",          "7layer", "layer7x", "1234567890",
+        "4294967295", "x4294967296", "999999999", "layer999999999", "-3",     "3-"};
     for (size_t k = 0; k < sizeof fresh / sizeof *fresh; k++) HD_EQ(HD_MODULE(rt, r, fresh[k]), next++);
     for (size_t k = 0; k < sizeof fresh / sizeof *fresh; k++)
         HD_ERR(rt, zo_module_register(rt, r, fresh[k], 0, &m), ZO_ERR_EXISTS);
