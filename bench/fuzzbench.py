@@ -10,7 +10,10 @@
          one rank's view (fuzz_hooks:one-rank, ZOFUZZ_ONE_RANK=1); and
          bench/fuzz_empty, a target that does next to nothing, from an
          empty corpus (engine-only: the engine's own ceiling on this
-         machine).  libFuzzer: stat::average_exec_per_sec of
+         machine); under libFuzzer also bench/fuzz_wide with as many
+         coverage features per execution as fuzz_hooks one-rank hits on
+         the shipped seeds (engine-wide: the ceiling of a target that
+         wide under that engine).  libFuzzer: stat::average_exec_per_sec of
          -print_final_stats=1; AFL++: execs_per_sec of fuzzer_stats.
          Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note> <exec_per_cpu_s>
          (exec_per_cpu_s: executions per CPU second of the engine and its
@@ -57,11 +60,17 @@ TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
 #             included, runs as one rank's view (the harness's single-rank speed)
 #   engine-only  bench/fuzz_empty (reads its input, one branch): the engine's own
 #             cost per execution on this machine, the ceiling of every other cell
+#   engine-wide  bench/fuzz_wide (libFuzzer only) running through as many small
+#             functions as give it the features per execution of fuzz_hooks
+#             one-rank on the shipped seeds (wide_funcs): libFuzzer's work per
+#             feature is the engine's cost too, so this is the ceiling of a
+#             target of that width
 SPEED_CELLS = [
     ("fuzz_hooks", "fuzz_hooks", "shipped", None, {}),
     ("fuzz_hooks:small", "fuzz_hooks", "empty", 256, {}),
     ("fuzz_hooks:one-rank", "fuzz_hooks", "shipped", None, {"ZOFUZZ_ONE_RANK": "1"}),
     ("engine-only", "fuzz_empty", "empty", 256, {}),
+    ("engine-wide", "fuzz_wide", "empty", 256, {}),
     ("fuzz_api", "fuzz_api", "shipped", None, {}),
     ("fuzz_scn_parse", "fuzz_scn_parse", "shipped", None, {}),
 ]
@@ -235,6 +244,61 @@ def run_afl(binary, target, seeds, outdir, seconds, env, until_crash=False, seed
     return p.returncode, time.monotonic() - t0, out.decode("utf-8", "replace")
 
 
+INITED_FT = re.compile(r"INITED cov: \d+ ft: (\d+)")
+
+
+def features_of(binary, target, path, env, work):
+    """Coverage features (libFuzzer's ft) of one execution of the input at
+    path: the binary run with -runs=0 on a directory holding only it (ft
+    of a one-input corpus is the features that input hits); None if the
+    run printed none."""
+    d = tempfile.mkdtemp(prefix="ft-", dir=work)
+    try:
+        shutil.copy(path, os.path.join(d, "input"))
+        opts = [o for o in target_opts(target) if not o.startswith("-dict=")]
+        r = subprocess.run([binary] + opts + ["-runs=0", d], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=env, timeout=120)
+        m = INITED_FT.search(r.stdout.decode("utf-8", "replace"))
+        return int(m.group(1)) if m else None
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+WIDE_CAL = 1000  # functions of the calibration run (bench/fuzz_wide.c: at most 2000)
+
+
+def wide_funcs(bdir, base_env, work):
+    """(F, features of fuzz_wide with F functions, mean features of
+    fuzz_hooks one-rank over the shipped seeds) for the engine build bdir,
+    F chosen so that the two match; None where a binary or a count is
+    missing.  fuzz_wide hits a fixed number of features per function (two
+    with clang 14): F = (K - features at 0) / per function."""
+    hooks = os.path.join(bdir, "fuzz", "fuzz_hooks")
+    wide = os.path.join(bdir, "bench", "fuzz_wide")
+    seeds = sorted(glob.glob(os.path.join(ROOT, "corpus", "seeds", "fuzz_hooks", "*")))
+    if not (os.access(hooks, os.X_OK) and os.access(wide, os.X_OK) and seeds):
+        return None
+    env = dict(base_env, ZOFUZZ_ONE_RANK="1")
+    ks = [features_of(hooks, "fuzz_hooks", f, env, work) for f in seeds]
+    if any(k is None for k in ks):
+        return None
+    k = sum(ks) / len(ks)
+    one = os.path.join(work, "wide-input")
+    with open(one, "wb") as f:
+        f.write(b"A")
+    at = {}
+    for n in (0, WIDE_CAL):
+        at[n] = features_of(wide, "fuzz_wide", one, dict(base_env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
+        if at[n] is None:
+            return None
+    per = (at[WIDE_CAL] - at[0]) / WIDE_CAL
+    if per <= 0:
+        return None
+    n = max(0, min(2000, int(round((k - at[0]) / per))))
+    got = features_of(wide, "fuzz_wide", one, dict(base_env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
+    return (n, got, k) if got is not None else None
+
+
 def cmd_speed(a):
     builds = [("libfuzzer-asan", a.asan), ("libfuzzer-O2", a.lf), ("aflpp-O2", a.afl)]
     if a.engines:
@@ -255,7 +319,22 @@ def cmd_speed(a):
                 if bdir is None:
                     print("speed\t%s\t%s\t0\t0\t0\tnot built (no --afl: AFL++ absent)" % (cell, engine), flush=True)
                     continue
-                binary = os.path.join(bdir, "bench" if target == "fuzz_empty" else "fuzz", target)
+                wide_note = ""
+                run_env = env
+                if target == "fuzz_wide":
+                    # AFL++'s cost per execution is its fork-server hand-off
+                    # (engine-only), not a per-feature one
+                    if not engine.startswith("libfuzzer"):
+                        continue
+                    w = wide_funcs(bdir, env, work)
+                    if w is None:
+                        print("speed\t%s\t%s\t0\t0\t0\tno fuzz_wide or fuzz_hooks feature count in this build"
+                              % (cell, engine), flush=True)
+                        continue
+                    run_env = dict(env, ZO_BENCH_WIDE_FUNCS=str(w[0]))
+                    wide_note = "%d features per execution (%d functions; fuzz_hooks one-rank, shipped seeds: %.0f)" \
+                        % (w[1], w[0], w[2])
+                binary = os.path.join(bdir, "bench" if target in ("fuzz_empty", "fuzz_wide") else "fuzz", target)
                 if not os.access(binary, os.X_OK):
                     print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (cell, engine, binary), flush=True)
                     continue
@@ -279,7 +358,7 @@ def cmd_speed(a):
                     execs, secs, wall_sum, restarts = 0, 0.0, 0.0, 0
                     while wall_sum < a.seconds - 1 and restarts <= 20:
                         left = max(1, int(round(a.seconds - wall_sum)))
-                        rc, wall, out = run_libfuzzer(binary, target, corpus, left, env, maxlen=maxlen)
+                        rc, wall, out = run_libfuzzer(binary, target, corpus, left, run_env, maxlen=maxlen)
                         wall_sum += wall
                         m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
                         r = re.search(r"stat::average_exec_per_sec:\s*(\d+)", out)
@@ -295,9 +374,11 @@ def cmd_speed(a):
                     eps = execs / secs if secs else 0.0
                     if restarts:
                         note = "%d finding%s (libFuzzer restarted)" % (restarts, "s" if restarts > 1 else "")
+                    if wide_note:
+                        note = "; ".join(x for x in (wide_note, note) if x)
                 else:
                     outdir = os.path.join(work, "afl-%s" % cell.replace(":", "-"))
-                    rc, wall, out = run_afl(binary, target, corpus, outdir, a.seconds, env, maxlen=maxlen)
+                    rc, wall, out = run_afl(binary, target, corpus, outdir, a.seconds, run_env, maxlen=maxlen)
                     st = afl_stats(outdir)
                     execs = int(st.get("execs_done", 0))
                     eps = float(st.get("execs_per_sec", 0))

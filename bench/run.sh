@@ -29,7 +29,8 @@
 #   build-bench-lf    -O2, libFuzzer (-fsanitize=fuzzer), no sanitizer
 #   build-bench-asan  -O2 -g, ASan+UBSan, libFuzzer (as ./build.sh fuzz)
 #   build-bench-afl   afl-clang-fast -O2, AFL++ persistent mode (libAFLDriver)
-# (the three engine builds also make bench/fuzz_empty where the tree has it)
+# (the three engine builds also make bench/fuzz_empty and bench/fuzz_wide
+# where the tree has them)
 # Missing tools are installed with apt-get when possible (gnuplot-nox,
 # afl++); a benchmark whose tool is missing is marked absent in the table.
 set -euo pipefail
@@ -115,9 +116,14 @@ cmake_build() { # src dir targets... (configure args in CFG_ARGS)
 HAVE_AFL=0
 command -v afl-fuzz >/dev/null 2>&1 && command -v afl-clang-fast >/dev/null 2>&1 &&
     [[ -f /usr/lib/afl/libAFLDriver.a ]] && HAVE_AFL=1
-# bench/fuzz_empty (the engine-only speed cell) where SRC has it: a baseline
-# tree from before it has not, and its cell then reports the binary missing
-engine_only() { [[ -f "$1/bench/fuzz_empty.c" ]] && echo fuzz_empty; }
+# bench/fuzz_empty and bench/fuzz_wide (the engine-only and engine-wide
+# speed cells) where SRC has them: a baseline tree from before them has
+# not, and its cell then reports the binary missing
+engine_only() {
+    [[ -f "$1/bench/fuzz_empty.c" ]] && echo fuzz_empty
+    [[ -f "$1/bench/fuzz_wide.c" ]] && echo fuzz_wide
+    return 0
+}
 
 # the four configurations of SRC into PREFIX-o2, PREFIX-lf, PREFIX-afl, PREFIX-asan
 build_all() { # src prefix
