@@ -29,7 +29,7 @@
 static volatile unsigned g_sink;
 static unsigned g_funcs;
 
-#define ZW_N(a, b, c, d) ((a) * 1000 + (b) * 100 + (c) * 10 + (d))
+#define ZW_N(a, b, c, d) ((a)*1000 + (b)*100 + (c)*10 + (d))
 
 /* one function per number 0000..1999: noinline, so that each keeps its
  * own blocks (an inlined one could become a conditional move) */
@@ -45,14 +45,17 @@ static unsigned g_funcs;
     zw_##a##b##c##d(x);
 
 #define ZW_D(M, a, b, c)                                                                                               \
-    M(a, b, c, 0) M(a, b, c, 1) M(a, b, c, 2) M(a, b, c, 3) M(a, b, c, 4) M(a, b, c, 5) M(a, b, c, 6) M(a, b, c, 7)      \
-        M(a, b, c, 8) M(a, b, c, 9)
+    M(a, b, c, 0)                                                                                                      \
+    M(a, b, c, 1) M(a, b, c, 2) M(a, b, c, 3) M(a, b, c, 4) M(a, b, c, 5) M(a, b, c, 6) M(a, b, c, 7) M(a, b, c, 8)    \
+        M(a, b, c, 9)
 #define ZW_C(M, a, b)                                                                                                  \
-    ZW_D(M, a, b, 0) ZW_D(M, a, b, 1) ZW_D(M, a, b, 2) ZW_D(M, a, b, 3) ZW_D(M, a, b, 4) ZW_D(M, a, b, 5)             \
-        ZW_D(M, a, b, 6) ZW_D(M, a, b, 7) ZW_D(M, a, b, 8) ZW_D(M, a, b, 9)
+    ZW_D(M, a, b, 0)                                                                                                   \
+    ZW_D(M, a, b, 1) ZW_D(M, a, b, 2) ZW_D(M, a, b, 3) ZW_D(M, a, b, 4) ZW_D(M, a, b, 5) ZW_D(M, a, b, 6)              \
+        ZW_D(M, a, b, 7) ZW_D(M, a, b, 8) ZW_D(M, a, b, 9)
 #define ZW_B(M, a)                                                                                                     \
-    ZW_C(M, a, 0) ZW_C(M, a, 1) ZW_C(M, a, 2) ZW_C(M, a, 3) ZW_C(M, a, 4) ZW_C(M, a, 5) ZW_C(M, a, 6) ZW_C(M, a, 7)  \
-        ZW_C(M, a, 8) ZW_C(M, a, 9)
+    ZW_C(M, a, 0)                                                                                                      \
+    ZW_C(M, a, 1) ZW_C(M, a, 2) ZW_C(M, a, 3) ZW_C(M, a, 4) ZW_C(M, a, 5) ZW_C(M, a, 6) ZW_C(M, a, 7) ZW_C(M, a, 8)    \
+        ZW_C(M, a, 9)
 #define ZW_ALL(M) ZW_B(M, 0) ZW_B(M, 1)
 
 ZW_ALL(ZW_FN)
