@@ -9,16 +9,19 @@
  * hits, whatever the target: it visits each non-zero inline 8-bit counter,
  * looks its feature up in tables of 2^21 entries, and with entropic
  * scheduling counts its frequency.  bench/fuzz_empty hits a handful of
- * features and so measures the engine's floor; a real target pays that
- * floor plus the per-feature work, which this target reproduces with
- * nothing else: the ceiling of a target with the same number of features
- * per execution under the same engine.
+ * features: its cost per execution is the engine's least, its exec/s the
+ * ceiling of every target.  A target hitting K features pays that plus the
+ * work on K features; this one adds as little of its own as it can (edge
+ * coverage only, no comparison callbacks: bench/CMakeLists.txt), so its
+ * exec/s at K features is close to the ceiling of a target that wide.
  *
  * F comes from the environment variable ZO_BENCH_WIDE_FUNCS (0 to
- * ZW_MAX_FUNCS; absent or malformed: 0).  Each function is a call block
- * and one branch on the input, so each adds a few features (fuzzbench.py
- * measures how many with -runs=0 and picks F); one input byte decides
- * which side of each branch runs, so the engine has coverage to follow.
+ * ZW_MAX_FUNCS; absent, malformed or larger: 0).  Each function is a call
+ * and one branch on the input, two features with clang 14 (fuzzbench.py
+ * measures them with -runs=0 and picks F); the first input byte decides
+ * which side of each branch runs, and the loop over the input's bytes
+ * gives inputs of different lengths different hit counts, so the engine
+ * has coverage to follow and keeps a corpus of more than a few inputs.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
          empty corpus (engine-only: the engine's own ceiling on this
          machine); under libFuzzer also bench/fuzz_wide with as many
          coverage features per execution as fuzz_hooks one-rank hits on
-         the shipped seeds (engine-wide: the ceiling of a target that
-         wide under that engine).  libFuzzer: stat::average_exec_per_sec of
+         the shipped seeds (engine-wide: close to the ceiling of a target
+         that wide under that engine).  libFuzzer: stat::average_exec_per_sec of
          -print_final_stats=1; AFL++: execs_per_sec of fuzzer_stats.
          Output: speed <target> <engine> <execs> <seconds> <exec_per_s> <note> <exec_per_cpu_s>
          (exec_per_cpu_s: executions per CPU second of the engine and its
@@ -62,9 +62,9 @@ TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
 #             cost per execution on this machine, the ceiling of every other cell
 #   engine-wide  bench/fuzz_wide (libFuzzer only) running through as many small
 #             functions as give it the features per execution of fuzz_hooks
-#             one-rank on the shipped seeds (wide_funcs): libFuzzer's work per
-#             feature is the engine's cost too, so this is the ceiling of a
-#             target of that width
+#             one-rank on the shipped seeds (wide_funcs): libFuzzer works on
+#             every feature an execution hits, so this is close to the
+#             ceiling of a target that wide
 SPEED_CELLS = [
     ("fuzz_hooks", "fuzz_hooks", "shipped", None, {}),
     ("fuzz_hooks:small", "fuzz_hooks", "empty", 256, {}),
@@ -256,32 +256,42 @@ def features_of(binary, target, path, env, work):
     try:
         shutil.copy(path, os.path.join(d, "input"))
         opts = [o for o in target_opts(target) if not o.startswith("-dict=")]
-        r = subprocess.run([binary] + opts + ["-runs=0", d], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           env=env, timeout=120)
+        try:
+            r = subprocess.run([binary] + opts + ["-runs=0", d], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env=env, timeout=120)
+        except subprocess.TimeoutExpired:
+            return None
         m = INITED_FT.search(r.stdout.decode("utf-8", "replace"))
         return int(m.group(1)) if m else None
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
 
-WIDE_CAL = 1000  # functions of the calibration run (bench/fuzz_wide.c: at most 2000)
+WIDE_MAX = 2000  # ZW_MAX_FUNCS of bench/fuzz_wide.c
+WIDE_CAL = 1000  # functions of the calibration run
 
 
 def wide_funcs(bdir, base_env, work):
     """(F, features of fuzz_wide with F functions, mean features of
-    fuzz_hooks one-rank over the shipped seeds) for the engine build bdir,
-    F chosen so that the two match; None where a binary or a count is
-    missing.  fuzz_wide hits a fixed number of features per function (two
-    with clang 14): F = (K - features at 0) / per function."""
+    fuzz_hooks one-rank per shipped seed, seeds counted) for the engine
+    build bdir, F chosen so that the two match; or a string saying why
+    not.  A seed whose run prints no count (a finding stops libFuzzer
+    before INITED) is left out.  fuzz_wide hits a fixed number of features
+    per function (two with clang 14): F = (K - features at 0) / per
+    function."""
     hooks = os.path.join(bdir, "fuzz", "fuzz_hooks")
     wide = os.path.join(bdir, "bench", "fuzz_wide")
     seeds = sorted(glob.glob(os.path.join(ROOT, "corpus", "seeds", "fuzz_hooks", "*")))
-    if not (os.access(hooks, os.X_OK) and os.access(wide, os.X_OK) and seeds):
-        return None
+    if not os.access(hooks, os.X_OK):
+        return "missing %s" % hooks
+    if not knows_setting(bdir, "ZOFUZZ_ONE_RANK"):
+        return "this build has no ZOFUZZ_ONE_RANK"
+    if not seeds:
+        return "no seeds in corpus/seeds/fuzz_hooks"
     env = dict(base_env, ZOFUZZ_ONE_RANK="1")
-    ks = [features_of(hooks, "fuzz_hooks", f, env, work) for f in seeds]
-    if any(k is None for k in ks):
-        return None
+    ks = [k for k in (features_of(hooks, "fuzz_hooks", f, env, work) for f in seeds) if k is not None]
+    if not ks:
+        return "no feature count from fuzz_hooks on any of %d seeds" % len(seeds)
     k = sum(ks) / len(ks)
     one = os.path.join(work, "wide-input")
     with open(one, "wb") as f:
@@ -290,13 +300,15 @@ def wide_funcs(bdir, base_env, work):
     for n in (0, WIDE_CAL):
         at[n] = features_of(wide, "fuzz_wide", one, dict(base_env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
         if at[n] is None:
-            return None
+            return "no feature count from fuzz_wide"
     per = (at[WIDE_CAL] - at[0]) / WIDE_CAL
     if per <= 0:
-        return None
-    n = max(0, min(2000, int(round((k - at[0]) / per))))
+        return "fuzz_wide hits no more features with %d functions than with none" % WIDE_CAL
+    n = max(0, min(WIDE_MAX, int(round((k - at[0]) / per))))
     got = features_of(wide, "fuzz_wide", one, dict(base_env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
-    return (n, got, k) if got is not None else None
+    if got is None:
+        return "no feature count from fuzz_wide"
+    return n, got, k, len(ks)
 
 
 def cmd_speed(a):
@@ -316,28 +328,28 @@ def cmd_speed(a):
             env = dict(base_env)
             env.update(extra_env)
             for engine, bdir in builds:
+                if target == "fuzz_wide" and not engine.startswith("libfuzzer"):
+                    # AFL++'s cost per execution is its fork-server hand-off
+                    # (engine-only), and it scans its whole coverage map
+                    # whatever an execution hits: no row
+                    continue
                 if bdir is None:
                     print("speed\t%s\t%s\t0\t0\t0\tnot built (no --afl: AFL++ absent)" % (cell, engine), flush=True)
                     continue
-                wide_note = ""
-                run_env = env
-                if target == "fuzz_wide":
-                    # AFL++'s cost per execution is its fork-server hand-off
-                    # (engine-only), not a per-feature one
-                    if not engine.startswith("libfuzzer"):
-                        continue
-                    w = wide_funcs(bdir, env, work)
-                    if w is None:
-                        print("speed\t%s\t%s\t0\t0\t0\tno fuzz_wide or fuzz_hooks feature count in this build"
-                              % (cell, engine), flush=True)
-                        continue
-                    run_env = dict(env, ZO_BENCH_WIDE_FUNCS=str(w[0]))
-                    wide_note = "%d features per execution (%d functions; fuzz_hooks one-rank, shipped seeds: %.0f)" \
-                        % (w[1], w[0], w[2])
                 binary = os.path.join(bdir, "bench" if target in ("fuzz_empty", "fuzz_wide") else "fuzz", target)
                 if not os.access(binary, os.X_OK):
                     print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (cell, engine, binary), flush=True)
                     continue
+                wide_note = ""
+                run_env = env
+                if target == "fuzz_wide":
+                    w = wide_funcs(bdir, env, work)
+                    if isinstance(w, str):
+                        print("speed\t%s\t%s\t0\t0\t0\t%s" % (cell, engine, w), flush=True)
+                        continue
+                    run_env = dict(env, ZO_BENCH_WIDE_FUNCS=str(w[0]))
+                    wide_note = ("%d features per execution (%d functions; fuzz_hooks one-rank: %.0f, the mean over "
+                                 "%d shipped seeds)" % (w[1], w[0], w[2], w[3]))
                 missing = [k for k in extra_env if not knows_setting(bdir, k)]
                 if missing:
                     # an older build ignores the variable: the cell would measure something else
