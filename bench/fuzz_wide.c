@@ -16,7 +16,7 @@
  * exec/s at K features is close to the ceiling of a target that wide.
  *
  * F comes from the environment variable ZO_BENCH_WIDE_FUNCS (0 to
- * ZW_MAX_FUNCS; absent, malformed or larger: 0).  Each function is a call
+ * ZW_MAX_FUNCS; absent: 0; anything else exits 2 with a message).  Each function is a call
  * and one branch on the input, two features with clang 14 (fuzzbench.py
  * measures them with -runs=0 and picks F); the first input byte decides
  * which side of each branch runs, and the loop over the input's bytes
@@ -25,6 +25,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define ZW_MAX_FUNCS 2000
@@ -49,16 +50,17 @@ static unsigned g_funcs;
 
 #define ZW_D(M, a, b, c)                                                                                               \
     M(a, b, c, 0)                                                                                                      \
-    M(a, b, c, 1) M(a, b, c, 2) M(a, b, c, 3) M(a, b, c, 4) M(a, b, c, 5) M(a, b, c, 6) M(a, b, c, 7) M(a, b, c, 8)    \
-        M(a, b, c, 9)
+    M(a, b, c, 1)                                                                                                      \
+    M(a, b, c, 2) M(a, b, c, 3) M(a, b, c, 4) M(a, b, c, 5) M(a, b, c, 6) M(a, b, c, 7) M(a, b, c, 8) M(a, b, c, 9)
 #define ZW_C(M, a, b)                                                                                                  \
     ZW_D(M, a, b, 0)                                                                                                   \
-    ZW_D(M, a, b, 1) ZW_D(M, a, b, 2) ZW_D(M, a, b, 3) ZW_D(M, a, b, 4) ZW_D(M, a, b, 5) ZW_D(M, a, b, 6)              \
-        ZW_D(M, a, b, 7) ZW_D(M, a, b, 8) ZW_D(M, a, b, 9)
+    ZW_D(M, a, b, 1)                                                                                                   \
+    ZW_D(M, a, b, 2) ZW_D(M, a, b, 3) ZW_D(M, a, b, 4) ZW_D(M, a, b, 5) ZW_D(M, a, b, 6) ZW_D(M, a, b, 7)              \
+        ZW_D(M, a, b, 8) ZW_D(M, a, b, 9)
 #define ZW_B(M, a)                                                                                                     \
     ZW_C(M, a, 0)                                                                                                      \
-    ZW_C(M, a, 1) ZW_C(M, a, 2) ZW_C(M, a, 3) ZW_C(M, a, 4) ZW_C(M, a, 5) ZW_C(M, a, 6) ZW_C(M, a, 7) ZW_C(M, a, 8)    \
-        ZW_C(M, a, 9)
+    ZW_C(M, a, 1)                                                                                                      \
+    ZW_C(M, a, 2) ZW_C(M, a, 3) ZW_C(M, a, 4) ZW_C(M, a, 5) ZW_C(M, a, 6) ZW_C(M, a, 7) ZW_C(M, a, 8) ZW_C(M, a, 9)
 #define ZW_ALL(M) ZW_B(M, 0) ZW_B(M, 1)
 
 ZW_ALL(ZW_FN)
@@ -69,9 +71,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     const char *v = getenv("ZO_BENCH_WIDE_FUNCS");
+    if (!v) return 0;
     char *end = NULL;
-    unsigned long f = v ? strtoul(v, &end, 10) : 0;
-    g_funcs = (v && end != v && *end == 0 && f <= ZW_MAX_FUNCS) ? (unsigned)f : 0;
+    unsigned long f = strtoul(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end != 0 || f > ZW_MAX_FUNCS) {
+        fprintf(stderr, "fuzz_wide: ZO_BENCH_WIDE_FUNCS=\"%s\": expected a whole number from 0 to %d\n", v,
+                ZW_MAX_FUNCS);
+        exit(2);
+    }
+    g_funcs = (unsigned)f;
     return 0;
 }
 

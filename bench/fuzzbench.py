@@ -64,13 +64,14 @@ TARGETS = ["fuzz_hooks", "fuzz_api", "fuzz_scn_parse"]
 #             functions as give it the features per execution of fuzz_hooks
 #             one-rank on the shipped seeds (wide_funcs): libFuzzer works on
 #             every feature an execution hits, so this is close to the
-#             ceiling of a target that wide
+#             ceiling of a target that wide (ZOFUZZ_ONE_RANK: for the count
+#             of fuzz_hooks' features; fuzz_wide ignores it)
 SPEED_CELLS = [
     ("fuzz_hooks", "fuzz_hooks", "shipped", None, {}),
     ("fuzz_hooks:small", "fuzz_hooks", "empty", 256, {}),
     ("fuzz_hooks:one-rank", "fuzz_hooks", "shipped", None, {"ZOFUZZ_ONE_RANK": "1"}),
     ("engine-only", "fuzz_empty", "empty", 256, {}),
-    ("engine-wide", "fuzz_wide", "empty", 256, {}),
+    ("engine-wide", "fuzz_wide", "empty", 256, {"ZOFUZZ_ONE_RANK": "1"}),
     ("fuzz_api", "fuzz_api", "shipped", None, {}),
     ("fuzz_scn_parse", "fuzz_scn_parse", "shipped", None, {}),
 ]
@@ -271,11 +272,11 @@ WIDE_MAX = 2000  # ZW_MAX_FUNCS of bench/fuzz_wide.c
 WIDE_CAL = 1000  # functions of the calibration run
 
 
-def wide_funcs(bdir, base_env, work):
+def wide_funcs(bdir, env, work):
     """(F, features of fuzz_wide with F functions, mean features of
-    fuzz_hooks one-rank per shipped seed, seeds counted) for the engine
-    build bdir, F chosen so that the two match; or a string saying why
-    not.  A seed whose run prints no count (a finding stops libFuzzer
+    fuzz_hooks per shipped seed under env (the cell's: one-rank), seeds
+    counted) for the engine build bdir, F chosen so that the two match; or
+    a string saying why not.  A seed whose run prints no count (a finding stops libFuzzer
     before INITED) is left out.  fuzz_wide hits a fixed number of features
     per function (two with clang 14): F = (K - features at 0) / per
     function."""
@@ -284,11 +285,8 @@ def wide_funcs(bdir, base_env, work):
     seeds = sorted(glob.glob(os.path.join(ROOT, "corpus", "seeds", "fuzz_hooks", "*")))
     if not os.access(hooks, os.X_OK):
         return "missing %s" % hooks
-    if not knows_setting(bdir, "ZOFUZZ_ONE_RANK"):
-        return "this build has no ZOFUZZ_ONE_RANK"
     if not seeds:
         return "no seeds in corpus/seeds/fuzz_hooks"
-    env = dict(base_env, ZOFUZZ_ONE_RANK="1")
     ks = [k for k in (features_of(hooks, "fuzz_hooks", f, env, work) for f in seeds) if k is not None]
     if not ks:
         return "no feature count from fuzz_hooks on any of %d seeds" % len(seeds)
@@ -298,14 +296,14 @@ def wide_funcs(bdir, base_env, work):
         f.write(b"A")
     at = {}
     for n in (0, WIDE_CAL):
-        at[n] = features_of(wide, "fuzz_wide", one, dict(base_env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
+        at[n] = features_of(wide, "fuzz_wide", one, dict(env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
         if at[n] is None:
             return "no feature count from fuzz_wide"
     per = (at[WIDE_CAL] - at[0]) / WIDE_CAL
     if per <= 0:
         return "fuzz_wide hits no more features with %d functions than with none" % WIDE_CAL
     n = max(0, min(WIDE_MAX, int(round((k - at[0]) / per))))
-    got = features_of(wide, "fuzz_wide", one, dict(base_env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
+    got = features_of(wide, "fuzz_wide", one, dict(env, ZO_BENCH_WIDE_FUNCS=str(n)), work)
     if got is None:
         return "no feature count from fuzz_wide"
     return n, got, k, len(ks)
@@ -340,6 +338,12 @@ def cmd_speed(a):
                 if not os.access(binary, os.X_OK):
                     print("speed\t%s\t%s\t0\t0\t0\tmissing %s" % (cell, engine, binary), flush=True)
                     continue
+                missing = [k for k in extra_env if not knows_setting(bdir, k)]
+                if missing:
+                    # an older build ignores the variable: the cell would measure something else
+                    print("speed\t%s\t%s\t0\t0\t0\tthis build has no %s" % (cell, engine, ",".join(missing)),
+                          flush=True)
+                    continue
                 wide_note = ""
                 run_env = env
                 if target == "fuzz_wide":
@@ -350,12 +354,6 @@ def cmd_speed(a):
                     run_env = dict(env, ZO_BENCH_WIDE_FUNCS=str(w[0]))
                     wide_note = ("%d features per execution (%d functions; fuzz_hooks one-rank: %.0f, the mean over "
                                  "%d shipped seeds)" % (w[1], w[0], w[2], w[3]))
-                missing = [k for k in extra_env if not knows_setting(bdir, k)]
-                if missing:
-                    # an older build ignores the variable: the cell would measure something else
-                    print("speed\t%s\t%s\t0\t0\t0\tthis build has no %s" % (cell, engine, ",".join(missing)),
-                          flush=True)
-                    continue
                 log("fuzz speed: %s under %s, %d s" % (cell, engine, a.seconds))
                 corpus = os.path.join(work, "c-%s-%s" % (cell.replace(":", "-"), engine))
                 if kind == "empty" and engine.startswith("libfuzzer"):

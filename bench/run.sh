@@ -119,7 +119,7 @@ command -v afl-fuzz >/dev/null 2>&1 && command -v afl-clang-fast >/dev/null 2>&1
 # bench/fuzz_empty and bench/fuzz_wide (the engine-only and engine-wide
 # speed cells) where SRC has them: a baseline tree from before them has
 # not, and its cell then reports the binary missing
-engine_only() {
+engine_targets() {
     [[ -f "$1/bench/fuzz_empty.c" ]] && echo fuzz_empty
     [[ -f "$1/bench/fuzz_wide.c" ]] && echo fuzz_wide
     return 0
@@ -136,21 +136,21 @@ build_all() { # src prefix
         say "building $pre-lf (libFuzzer, -O2)"
         CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -gdwarf-4 -DNDEBUG" -DBUILD_TESTING=OFF
                   -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
-        CC=clang cmake_build "$src" "$pre-lf" fuzz_hooks fuzz_api fuzz_scn_parse $(engine_only "$src")
+        CC=clang cmake_build "$src" "$pre-lf" fuzz_hooks fuzz_api fuzz_scn_parse $(engine_targets "$src")
         if ((HAVE_AFL)); then
             say "building $pre-afl (afl-clang-fast -O2, libAFLDriver)"
             CFG_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" -DBUILD_TESTING=OFF
                       -DZO_SANITIZE=OFF -DZO_FUZZ_ENGINE=/usr/lib/afl/libAFLDriver.a -DZO_FUZZ_INSTRUMENT=OFF
                       -DZO_NCCL=OFF)
             CC=afl-clang-fast CXX=afl-clang-fast++ AFL_QUIET=1 cmake_build "$src" "$pre-afl" fuzz_hooks fuzz_api \
-                fuzz_scn_parse $(engine_only "$src")
+                fuzz_scn_parse $(engine_targets "$src")
         fi
     fi
     if want fuzzspeed; then
         say "building $pre-asan (libFuzzer, ASan+UBSan, -O2 -g)"
         CFG_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g" -DBUILD_TESTING=OFF
                   -DZO_SANITIZE=ON -DZO_FUZZ_ENGINE=-fsanitize=fuzzer -DZO_NCCL=OFF)
-        CC=clang cmake_build "$src" "$pre-asan" fuzz_hooks fuzz_api fuzz_scn_parse $(engine_only "$src")
+        CC=clang cmake_build "$src" "$pre-asan" fuzz_hooks fuzz_api fuzz_scn_parse $(engine_targets "$src")
     fi
 }
 BASE_SRC=build-bench-base/src
