@@ -192,7 +192,7 @@ static host_buf *find_in(host_buf *list, const void *full) {
 static host_buf *checked_buf_others(host_ctx *c, const host_param *p, void *full) {
     host_buf *b;
     if ((b = find_in(c->orphans, full))) return b;
-    for (size_t i = 0; i < c->nslots; i++)
+    for (size_t i = 0; i < c->slots_hi; i++)
         if (c->slots[i] && c->slots[i] != p && (b = find_in(c->slots[i]->bufs, full))) return b;
     for (size_t i = 0; i < c->sparse.cap; i++) {
         host_param *q = c->sparse.vals[i];
@@ -260,6 +260,7 @@ static zo_status param_reserve(host_ctx *c, zo_param_id id) {
             if (q) {
                 ns[i] = q;
                 zo__map_del(&c->sparse, (uint64_t)i);
+                if (i >= c->slots_hi) c->slots_hi = i + 1;
             }
         }
     h_free(c, c->slots);
@@ -396,7 +397,10 @@ static host_work *work_take(host_ctx *c, size_t n) {
             size_t cap = n < 4 ? 4 : n;
             host_item *heap = h_alloc(c, cap * sizeof *heap);
             if (!heap) return NULL;
-            h_free(c, w->heap);
+            if (w->heap)
+                h_free(c, w->heap);
+            else
+                c->nwheaps++;
             w->heap = heap;
             w->heap_cap = cap;
         }
@@ -505,10 +509,12 @@ static zo_status op_param_add(void *ctx, zo_param_id param, uint64_t numel, uint
     /* single view: every rank's shard, bytes [0, L) of the padded tensor;
      * world: bytes [own_off, own_off + stored) (parameter bytes, then zero padding) */
     zo__fill_padded(param, p->store, c->world ? own_off : 0, stored, full_bytes);
-    if (param < c->nslots)
+    if (param < c->nslots) {
         c->slots[param] = p;
-    else
+        if (param >= c->slots_hi) c->slots_hi = (size_t)param + 1;
+    } else {
         zo__map_put(&c->sparse, param, p);
+    }
     c->nparams++;
     c->shard_bytes_total += stored;
     return ZO_OK;
@@ -892,8 +898,9 @@ static void op_destroy(void *ctx) {
         c->orphans = b->live_next;
         buf_dealloc(c, b);
     }
-    for (size_t i = 0; i < c->nslots + c->sparse.cap; i++) {
-        host_param *p = i < c->nslots ? c->slots[i] : c->sparse.vals[i - c->nslots];
+    /* the slots in use, then the map */
+    for (size_t i = 0; i < c->slots_hi + c->sparse.cap; i++) {
+        host_param *p = i < c->slots_hi ? c->slots[i] : c->sparse.vals[i - c->slots_hi];
         if (!p) continue;
         while (p->bufs) {
             host_buf *b = p->bufs;
@@ -906,7 +913,11 @@ static void op_destroy(void *ctx) {
     h_free(c, c->slots);
     zo__map_free(&c->sparse, &c->alloc);
     for (size_t k = 0; k < c->nwchunks; k++) {
-        for (size_t i = 0; i < ((size_t)HOST_WORK_CHUNK0 << k); i++) h_free(c, c->wchunk[k][i].heap);
+        for (size_t i = 0; c->nwheaps && i < ((size_t)HOST_WORK_CHUNK0 << k); i++) {
+            if (!c->wchunk[k][i].heap) continue;
+            h_free(c, c->wchunk[k][i].heap);
+            c->nwheaps--;
+        }
         h_free(c, c->wchunk_raw[k]);
     }
     zo_allocator a = c->alloc;

@@ -177,9 +177,12 @@ struct host_ctx {
     zo_backend pub; /* the handle given to the caller; lives in this allocation */
     uint64_t cap;   /* max_bytes_per_param, 0 = none */
     /* Parameters: slots[id] for id < nslots (the runtime numbers its
-     * parameters densely from 0), the map for ids far above the count. */
+     * parameters densely from 0), the map for ids far above the count;
+     * slots_hi: 1 + the highest slot a parameter was ever put in (the
+     * slots from it on are NULL, so walks over every parameter stop there,
+     * not at the table's size) */
     host_param **slots;
-    size_t nslots;
+    size_t nslots, slots_hi;
     zo_host_world *world; /* NULL: single view */
     int world_size, rank, deferred, no_copy, no_poison;
     zo_host_fault_action fault_action; /* fault.action: ZO_HOST_FAULT_NONE when none is armed */
@@ -197,6 +200,7 @@ struct host_ctx {
     size_t npending;
     uint64_t shard_bytes_total, bytes_copied;
     size_t nwchunks;
+    size_t nwheaps;                         /* work records holding an allocated item array (heap) */
     host_work *wchunk[HOST_WORK_CHUNKS];    /* the work pool's chunks (line-aligned) */
     host_work *wquar[HOST_WORK_QUARANTINE]; /* the most recently freed records, a ring */
     host_buf *cache[HOST_CACHE_BUCKETS];    /* per bucket: the tops of its capacities' stacks */

@@ -821,6 +821,53 @@ static void test_many_params_add_remove(void **state) {
     zo_backend_destroy(b);
 }
 
+/* Destroy gives back every allocation whatever table holds the
+ * parameter: slots (dense ids), the sparse map (an id far above the
+ * count), and a slot the map's entry moved to when the slot table grew
+ * past its id; with live full buffers, a cached one and works that kept
+ * an item array of their own (groups above the inline size). */
+static void test_destroy_frees_every_table(void **state) {
+    (void)state;
+    counting_alloc ca = {0};
+    zo_host_config cfg = host_cfg(3, 0);
+    cfg.allocator.alloc = ca_alloc;
+    cfg.allocator.free = ca_free;
+    cfg.allocator.opaque = &ca;
+    zo_backend *b = make(&cfg);
+    /* ids >= 2 * count + 1024 go to the map: 5000000 and 3000; then
+     * 0..2099 make the table grow to 1024, 2048 and 4096 slots (3000
+     * moves to its slot) */
+    assert_int_equal(add(b, 5000000, 11, 4), ZO_OK);
+    assert_int_equal(add(b, 3000, 7, 2), ZO_OK);
+    for (zo_param_id i = 0; i < 2100; i++) assert_int_equal(add(b, i, 1 + i % 5, 1), ZO_OK);
+    assert_int_equal(zo_host_param_count(b), 2102);
+    const zo_param_id ids[] = {5000000, 3000, 0, 2099, 7, 8, 9};
+    const uint64_t numel[] = {11, 7, 1, 5, 3, 4, 5};
+    const uint32_t es[] = {4, 2, 1, 1, 1, 1, 1};
+    enum { K = sizeof ids / sizeof ids[0] };
+    zo_gather_item its[K];
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < K; k++) {
+            void *full = NULL;
+            assert_int_equal(zo_backend_full_alloc(b, ids[k], padded_bytes(b, numel[k], es[k]), &full), ZO_OK);
+            its[k] = item(b, ids[k], numel[k], es[k], full);
+        }
+        zo_work *w = NULL;
+        assert_int_equal(zo_backend_all_gather_start(b, its, K, &w), ZO_OK);
+        assert_int_equal(zo_backend_wait(b, w), ZO_OK);
+        for (int k = 0; k < K; k++) assert_content(ids[k], its[k].full, numel[k] * es[k]);
+        zo_backend_work_free(b, w);
+        if (round == 0) /* one back to the cache, the rest live */
+            zo_backend_full_free(b, ids[2], its[2].full);
+    }
+    /* a second group still in hand at destroy */
+    zo_work *w2 = NULL;
+    assert_int_equal(zo_backend_all_gather_start(b, its, K, &w2), ZO_OK);
+    assert_true(ca.live > 0);
+    zo_backend_destroy(b);
+    assert_int_equal(ca.live, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Allocation-failure injection                                        */
 /* ------------------------------------------------------------------ */
@@ -1313,6 +1360,7 @@ int main(void) {
         cmocka_unit_test(test_reduce_scatter),
         cmocka_unit_test(test_ops_bad_args),
         cmocka_unit_test(test_many_params_add_remove),
+        cmocka_unit_test(test_destroy_frees_every_table),
         cmocka_unit_test(test_alloc_failure_every_site),
         cmocka_unit_test(test_cache_default_on),
         cmocka_unit_test(test_cache_reuse_lifo_repoison),
