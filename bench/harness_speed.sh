@@ -95,7 +95,7 @@ libfuzzer() { # libfuzzer LABEL BIN CORPUS RUNS MAX_LEN WHAT
 afl() { # afl LABEL BIN CORPUS WHAT
   rm -rf "$tmp/afl"
   local t n
-  t=$(cpu "$tmp/out" env AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 \
+  t=$(cpu "$tmp/out" env AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 \
       AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 afl-fuzz -i "$3" -o "$tmp/afl" -E "$afl_execs" -s 1 -- "$2")
   n=$(sed -n 's/^execs_done *: *//p' "$tmp/afl/default/fuzzer_stats" 2>/dev/null)
   n=${n:-0}
