@@ -386,7 +386,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
          * the store, so it waits for every older store to reach the cache,
          * the whole gather's copy included (4% of a 64 KiB fetch, perf). */
         const int inflight = pr->status == ZO_PARAM_INFLIGHT;
-        pr->ds_reg = 0;                               /* __inflight_param_registry.pop(param) */
+        pr->ds_reg = 0; /* __inflight_param_registry.pop(param) (DeepSpeed 0.19.8 and 0.15.4, fetch_sub_module) */
         if (pr->n_act == 0) zo__par_live_sync(rt, p); /* only if zo__act_add refused */
         if (inflight) {
             zo_status w = zo__wait_param(rt, p);
