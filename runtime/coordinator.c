@@ -169,8 +169,7 @@ static inline void ds_count_gather(zo_runtime *rt, const zo_param_id *ids, size_
     for (size_t i = 0; i < n; i++)
         if (rt->pars[ids[i]].status == ZO_PARAM_NOT_AVAILABLE) {
             rt->ds_n_available += (int64_t)rt->pars[ids[i]].numel;
-            rt->pars[ids[i]].ds_reg = 1;
-            zo__par_live_sync(rt, ids[i]);
+            zo__par_set_ds_reg(rt, ids[i], 1);
         }
 }
 
@@ -189,8 +188,7 @@ static zo_status ds_clean_registry(zo_runtime *rt, zo_module_id m) {
         int own = 0;
         for (uint32_t i = 0; md && i < md->n_fetch && !own; i++) own = md->fetch[i] == p;
         if (own) continue;
-        pr->ds_reg = 0;
-        zo__par_live_sync(rt, p);
+        zo__par_set_ds_reg(rt, p, 0);
         zo_status s = zo__wait_param(rt, p);
         if (!s) s = zo__release_param(rt, p, ZO_REL_PERSIST);
         if (s && !first) first = s;
@@ -378,16 +376,10 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
     zo_status werr = ZO_OK;
     for (uint32_t i = 0; i < md->n_fetch; i++) {
         zo_param_id p = md->fetch[i];
-        zo_par *pr = &rt->pars[p];
-        (void)zo__act_add(rt, p, m); /* capacity reserved; p is now live (active for m) */
-        /* The status is read before the flag is cleared: clearing it is a
-         * one-byte store into the word that holds status and live_pos, and a
-         * wider load of that word right after it cannot be forwarded from
-         * the store, so it waits for every older store to reach the cache,
-         * the whole gather's copy included (4% of a 64 KiB fetch, perf). */
-        const int inflight = pr->status == ZO_PARAM_INFLIGHT;
-        pr->ds_reg = 0; /* __inflight_param_registry.pop(param) (DeepSpeed 0.19.8 and 0.15.4, fetch_sub_module) */
-        if (pr->n_act == 0) zo__par_live_sync(rt, p); /* only if zo__act_add refused */
+        (void)zo__act_add(rt, p, m); /* capacity reserved */
+        /* read before the flag's store (zo__par_set_ds_reg says why) */
+        const int inflight = rt->pars[p].status == ZO_PARAM_INFLIGHT;
+        zo__par_set_ds_reg(rt, p, 0); /* __inflight_param_registry.pop(param) (DeepSpeed 0.19.8, 0.15.4) */
         if (inflight) {
             zo_status w = zo__wait_param(rt, p);
             if (w && !werr) werr = w;

@@ -542,6 +542,22 @@ static inline void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
     }
 }
 
+/* Sets p's registry flag (DeepSpeed's __inflight_param_registry: 1 when
+ * its all-gather is issued, 0 when it is popped) and keeps rt->live_pars in
+ * step.  The flag is a one-byte store into the word that also holds the
+ * status and live_pos; a wider load of that word right after it cannot be
+ * forwarded from the store and waits for every older store to reach the
+ * cache (after a gather: its whole copy, 4% of a 64 KiB fetch under perf).
+ * So what decides the live list is read before the store, and the word is
+ * read again only when p enters or leaves the list. */
+static inline void zo__par_set_ds_reg(zo_runtime *rt, zo_param_id p, unsigned v) {
+    zo_par *pr = &rt->pars[p];
+    const int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || v;
+    const int listed = pr->live_pos != 0;
+    pr->ds_reg = v ? 1u : 0u;
+    if (live != listed) zo__par_live_sync(rt, p);
+}
+
 /* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..
  * n_act-2] (most parameters are active for one module at a time, and that
  * one needs no other line).  m in p's list: */

@@ -1577,9 +1577,10 @@ zo_status zo_release_all(zo_runtime *rt) {
             zo_status s = zo__wait_param(rt, p);
             if (s && !first) first = s;
         }
-        pr->n_act = 0;  /* ds_active_sub_modules.clear() */
-        pr->ds_reg = 0; /* __inflight_param_registry.pop(param) */
-        zo__par_live_sync(rt, p);
+        /* release_and_reset_all (DeepSpeed 0.19.8, 0.15.4): ds_active_sub_modules.clear()
+         * and __inflight_param_registry.pop(param) */
+        pr->n_act = 0;
+        zo__par_set_ds_reg(rt, p, 0);
     }
     if (rt->pol->release_all_calls) rt->pol->release_all_calls(rt);
     for (uint32_t t = 0; t < n; t++) {
