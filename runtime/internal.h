@@ -321,7 +321,7 @@ struct zo_runtime {
     /* the parameters the per-step sweeps (zo_release_all, reset_step, the
      * end-of-pass sweep, _clean_inflight_param_registry) have to look at:
      * gathered or in flight, active for some module, or in DeepSpeed's
-     * in-flight registry (zo__par_live_sync keeps it); unordered, so a
+     * in-flight registry (zo__par_live_move keeps it); unordered, so a
      * sweep walks a copy sorted by id (zo__live_pars_sorted), the order a
      * walk over every parameter had.  Capacity n_pars, reserved at
      * registration: adding never allocates. */
@@ -523,23 +523,34 @@ static inline int zo__transition_legal(zo_param_status from, zo_param_status to)
     return (ZO__LEGAL_TRANSITIONS >> (4u * (unsigned)from + (unsigned)to)) & 1u;
 }
 
-/* p enters or leaves rt->live_pars after its status, active set or
- * registry flag changed */
-static inline void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
+/* The one rule of rt->live_pars: a parameter is listed while it is not
+ * NOT_AVAILABLE, active for a module, or in the in-flight registry. */
+static inline int zo__par_live(zo_param_status status, uint32_t n_act, unsigned ds_reg) {
+    return status != ZO_PARAM_NOT_AVAILABLE || n_act != 0 || ds_reg;
+}
+
+/* p enters or leaves rt->live_pars as live says; pos is p's live_pos as
+ * read by the caller (see zo__par_set_ds_reg for why it is not read here) */
+static inline void zo__par_live_move(zo_runtime *rt, zo_param_id p, int live, uint32_t pos) {
+    if (live == (pos != 0)) return;
     zo_par *pr = &rt->pars[p];
-    int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
-    if (live == (pr->live_pos != 0)) return;
     if (live) {
         rt->live_pars[rt->n_live_pars++] = p; /* capacity reserved at registration */
         pr->live_pos = rt->n_live_pars;
     } else {
         uint32_t last = rt->live_pars[--rt->n_live_pars];
         if (last != p) {
-            rt->live_pars[pr->live_pos - 1] = last;
-            rt->pars[last].live_pos = pr->live_pos;
+            rt->live_pars[pos - 1] = last;
+            rt->pars[last].live_pos = pos;
         }
         pr->live_pos = 0;
     }
+}
+
+/* p enters or leaves rt->live_pars after its status or active set changed */
+static inline void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
+    const zo_par *pr = &rt->pars[p];
+    zo__par_live_move(rt, p, zo__par_live(pr->status, pr->n_act, pr->ds_reg), pr->live_pos);
 }
 
 /* Sets p's registry flag (DeepSpeed's __inflight_param_registry: 1 when
@@ -548,14 +559,13 @@ static inline void zo__par_live_sync(zo_runtime *rt, zo_param_id p) {
  * status and live_pos; a wider load of that word right after it cannot be
  * forwarded from the store and waits for every older store to reach the
  * cache (after a gather: its whole copy, 4% of a 64 KiB fetch under perf).
- * So what decides the live list is read before the store, and the word is
- * read again only when p enters or leaves the list. */
+ * So everything the live list needs is read before the store. */
 static inline void zo__par_set_ds_reg(zo_runtime *rt, zo_param_id p, unsigned v) {
     zo_par *pr = &rt->pars[p];
-    const int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || v;
-    const int listed = pr->live_pos != 0;
+    const int live = zo__par_live(pr->status, pr->n_act, v);
+    const uint32_t pos = pr->live_pos;
     pr->ds_reg = v ? 1u : 0u;
-    if (live != listed) zo__par_live_sync(rt, p);
+    zo__par_live_move(rt, p, live, pos);
 }
 
 /* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..

@@ -194,7 +194,7 @@ zo_status zo_check_consistency(zo_runtime *rt) {
     uint32_t n_live = 0;
     for (uint32_t p = 0; p < rt->n_pars; p++) {
         const zo_par *pr = &rt->pars[p];
-        int live = pr->status != ZO_PARAM_NOT_AVAILABLE || pr->n_act != 0 || pr->ds_reg;
+        int live = zo__par_live(pr->status, pr->n_act, pr->ds_reg);
         n_live += (uint32_t)live;
         if (!listed_right(live, pr->live_pos, rt->live_pars, rt->n_live_pars, p)) {
             snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: parameter %u is %s the list of live parameters", p,
