@@ -475,8 +475,11 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
  *  name is copied (may be NULL).
  *  Errors: ZO_ERR_INVALID_ARG (numel 0, elem_size 0 or > 64, unknown flags),
  *  ZO_ERR_BAD_HANDLE (owner), ZO_ERR_EXISTS (same non-empty name in owner),
- *  ZO_ERR_OVERFLOW (numel * elem_size overflows), ZO_ERR_LIMIT,
- *  ZO_ERR_NOMEM, ZO_ERR_BACKEND. */
+ *  ZO_ERR_OVERFLOW (the padded full buffer, W * ceil(numel / W) *
+ *  elem_size bytes, overflows size_t, or the runtime's parameters together
+ *  would hold more than 2^63 - 1 elements: DeepSpeed counts them in Python
+ *  integers, the runtime in 64 bits), ZO_ERR_LIMIT, ZO_ERR_NOMEM,
+ *  ZO_ERR_BACKEND. */
 zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel, uint32_t elem_size,
                             unsigned flags, zo_param_id *out);
 

@@ -16,12 +16,14 @@
 #include "zoffload.h"
 #include "zoffload_backend.h"
 
-#define ZO_NONE32      UINT32_MAX
-#define ZO_MAX_MODULES (1u << 20)
-#define ZO_MAX_PARAMS  (1u << 20)
-#define ZO_MAX_CALLS   (1u << 20)
-#define ZO_MAX_SLOTS   (1u << 20)
-#define ZO_MAX_NAME    255
+#define ZO_NONE32          UINT32_MAX
+#define ZO_MAX_MODULES     (1u << 20)
+#define ZO_MAX_PARAMS      (1u << 20)
+#define ZO_MAX_CALLS       (1u << 20)
+#define ZO_MAX_SLOTS       (1u << 20)
+#define ZO_MAX_NAME        255
+/* elements of all parameters of a runtime together (zo_runtime.total_numel) */
+#define ZO_MAX_TOTAL_NUMEL ((uint64_t)INT64_MAX)
 
 /* a small helper of a per-fetch path, inlined even where the compiler
  * would rather call it */
@@ -193,7 +195,7 @@ typedef struct zo_graph_call {
     uint32_t idx;
     uint32_t m_sole; /* module id | ZO_GC_SOLE */
 } zo_graph_call;
-#define ZO_GC_SOLE 0x80000000u
+#define ZO_GC_SOLE   0x80000000u
 #define ZO_GC_MOD(e) ((zo_module_id)((e).m_sole & ~ZO_GC_SOLE))
 
 typedef struct zo_graph_rec {
@@ -309,6 +311,12 @@ struct zo_runtime {
     void *pars_raw, *pcold_raw;
     uint32_t n_pars, cap_pars, cap_pcold, cap_pgathers, cap_pready;
     uint64_t persistent_total;
+    /* elements of all registered parameters, at most ZO_MAX_TOTAL_NUMEL
+     * (zo_param_register), so that no sum of numels the runtime keeps
+     * overflows: live and persistent live numel, DeepSpeed's
+     * __n_available_params (int64, between -total and +total), a module's
+     * fetch numel */
+    uint64_t total_numel;
     int dirty; /* fetch lists need rebuilding */
     /* derived at zo__rebuild: every module's fetch list, in module order
      * (zo_mod.fetch points into it), and every parameter's users, in

@@ -393,6 +393,11 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
         return zo__fail(rt, ZO_ERR_OVERFLOW, "zo_param_register: %llu elements of %u bytes overflow",
                         (unsigned long long)numel, elem_size);
     if (rt->n_pars >= ZO_MAX_PARAMS) return zo__fail(rt, ZO_ERR_LIMIT, "too many parameters");
+    if (numel > ZO_MAX_TOTAL_NUMEL - rt->total_numel)
+        return zo__fail(rt, ZO_ERR_OVERFLOW,
+                        "zo_param_register: %llu more elements would take the model over 2^63 - 1 elements "
+                        "(%llu registered)",
+                        (unsigned long long)numel, (unsigned long long)rt->total_numel);
     zo_mod_cold *om = &rt->mcold[owner];
     if (name && name[0]) {
         for (uint32_t i = 0; i < om->n_own; i++) {
@@ -448,6 +453,7 @@ zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name
     }
     om->own[om->n_own++] = id;
     rt->n_pars++;
+    rt->total_numel += numel;
     rt->st.n_params = rt->n_pars;
     if (numel > rt->max_numel) rt->max_numel = numel;
     rt->dirty = 1;

@@ -491,6 +491,51 @@ static void test_register_padded_overflow(void **state) {
     HD_OK(rt, zo_runtime_destroy(rt));
 }
 
+/* The parameters of a runtime hold at most 2^63 - 1 elements together, so
+ * that every sum of numels it keeps fits: live numel, and DeepSpeed's
+ * __n_available_params, which the DeepSpeed-shaped policies keep in 64
+ * signed bits (a Python integer in DeepSpeed).  A model at the limit
+ * gathers both its parameters at once with exact accounting; one element
+ * more is refused. */
+static void test_register_total_numel(void **state) {
+    (void)state;
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
+        zo_host_testing ht = ZO_HOST_TESTING_INIT;
+        ht.max_bytes_per_param = 64; /* the shards and full buffers of 2^62 bytes, as their first 64 */
+        zo_host_config hc = ZO_HOST_CONFIG_INIT;
+        hc.testing = &ht;
+        zo_backend *be = NULL;
+        assert_int_equal(zo_backend_host_create(&hc, &be), ZO_OK);
+        zo_config cfg = hd_policy_config((zo_grads_policy)pol);
+        cfg.backend = be;
+        zo_runtime *rt = HD_CREATE(cfg, &g_ev);
+        zo_module_id a = HD_MODULE(rt, ZO_NO_MODULE, "a");
+        const uint64_t half = (uint64_t)1 << 62;
+        zo_param_id p, q, r = 7;
+        HD_OK(rt, zo_param_register(rt, a, "p", half, 1, 0, &p));
+        HD_OK(rt, zo_param_register(rt, a, "q", half - 1, 1, 0, &q));
+        HD_ERR(rt, zo_param_register(rt, a, "r", 1, 1, 0, &r), ZO_ERR_OVERFLOW);
+        assert_non_null(strstr(zo_last_error(rt), "2^63 - 1 elements"));
+        HD_EQ(r, 7);
+        HD_EQ(HD_STATS(rt).n_params, 2);
+        HD_CONSISTENT(rt);
+        zo_graph g = HD_FWD_BEGIN_FLAGS(rt, ZO_FWD_ROOT | ZO_FWD_EVAL);
+        HD_OK(rt, zo_pre_forward(rt, a, 0));
+        HD_AVAILABLE(rt, p);
+        HD_AVAILABLE(rt, q);
+        HD_EQ(HD_STATS(rt).live_numel, INT64_MAX);
+        HD_CONSISTENT(rt);
+        HD_OK(rt, zo_post_forward(rt, a));
+        HD_FWD_END(rt, g);
+        HD_RELEASE_ALL(rt);
+        HD_ALL_RELEASED(rt);
+        HD_EQ(HD_STATS(rt).live_numel, 0);
+        HD_CONSISTENT(rt);
+        HD_OK(rt, zo_runtime_destroy(rt));
+        zo_backend_destroy(be);
+    }
+}
+
 static void test_forward_protocol_errors(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
@@ -1380,6 +1425,7 @@ int main(void) {
         cmocka_unit_test(test_register_errors),
         cmocka_unit_test(test_register_numbered_names),
         cmocka_unit_test(test_register_padded_overflow),
+        cmocka_unit_test(test_register_total_numel),
         cmocka_unit_test(test_param_too_big_for_allocator),
         cmocka_unit_test(test_forward_protocol_errors),
         cmocka_unit_test(test_module_enter_exit),
