@@ -37,10 +37,12 @@
  * ZOFUZZ_TRACE=1 prints every call with its arguments and status (repro).
  *
  * Input layout: byte 0 policy, byte 1 world size, byte 2 flags (deferred,
- * thresholds, allocation-failure injection), then (with flag 0x40) one byte
- * choosing the allocation-failure schedule, then one opcode byte per call
- * followed by its arguments; missing bytes read as 0.  At most 512 calls
- * per input.
+ * thresholds, allocation-failure injection, edge thresholds), then (with
+ * flag 0x80) two bytes setting max_live_parameters, prefetch_bucket_size,
+ * max_reuse_distance and the two persistence thresholds to 0, 1, 2^63 - 1
+ * or UINT64_MAX each, then (with flag 0x40) one byte choosing the
+ * allocation-failure schedule, then one opcode byte per call followed by
+ * its arguments; missing bytes read as 0.  At most 512 calls per input.
  *
  * Allocation-failure injection (flag 0x40): the runtime's replaceable
  * allocator refuses allocations at fuzz-chosen points (the k-th allocation
@@ -513,6 +515,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.max_live_parameters = (fl & 4) ? 100 : 1000000000ull;
     cfg.prefetch_bucket_size = (fl & 8) ? 0 : 50;
     cfg.max_reuse_distance = (fl & 16) ? 0 : 1000000000ull;
+    if (fl & 0x80) {
+        /* the thresholds at the edges of what a config may hold, each
+         * from two bits of two more bytes */
+        static const uint64_t edge[4] = {0, 1, (uint64_t)INT64_MAX, UINT64_MAX};
+        uint8_t x = u8(&r), y = u8(&r);
+        cfg.max_live_parameters = edge[x & 3];
+        cfg.prefetch_bucket_size = edge[(x >> 2) & 3];
+        cfg.max_reuse_distance = edge[(x >> 4) & 3];
+        cfg.param_persistence_threshold = edge[(x >> 6) & 3];
+        cfg.model_persistence_threshold = edge[y & 3];
+    }
     cfg.backend = w->be;
     memset(&FA, 0, sizeof FA);
     if (fl & 0x40) {
@@ -542,10 +555,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             abort();
         }
     }
-    LOG("policy %s, W %d, deferred %d, persist %llu, max_live %llu, bucket %llu, reuse %llu\n",
+    LOG("policy %s, W %d, deferred %d, persist %llu (model %llu), max_live %llu, bucket %llu, reuse %llu\n",
         zo_policy_name(cfg.grads_policy), cfg.world_size, ht.deferred,
-        (unsigned long long)cfg.param_persistence_threshold, (unsigned long long)cfg.max_live_parameters,
-        (unsigned long long)cfg.prefetch_bucket_size, (unsigned long long)cfg.max_reuse_distance);
+        (unsigned long long)cfg.param_persistence_threshold, (unsigned long long)cfg.model_persistence_threshold,
+        (unsigned long long)cfg.max_live_parameters, (unsigned long long)cfg.prefetch_bucket_size,
+        (unsigned long long)cfg.max_reuse_distance);
     if (zo_runtime_create(&cfg, &w->rt) != ZO_OK) {
         zo_backend_destroy(w->be);
         return 0;

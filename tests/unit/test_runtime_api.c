@@ -536,6 +536,37 @@ static void test_register_total_numel(void **state) {
     }
 }
 
+/* Every threshold a config may hold is a working config: each of
+ * param_persistence_threshold, model_persistence_threshold,
+ * prefetch_bucket_size, max_live_parameters and max_reuse_distance at 0, 1,
+ * 2^63 - 1 and UINT64_MAX (one at a time, then all five at once), under
+ * every policy, runs three training steps of the small model that gather
+ * the right bytes, release everything non-persistent and stay consistent.
+ * (DeepSpeed reads them as Python integers; the runtime compares and adds
+ * them in 64 bits without wrapping.) */
+static void test_edge_thresholds(void **state) {
+    (void)state;
+    static const uint64_t edge[4] = {0, 1, (uint64_t)INT64_MAX, UINT64_MAX};
+    for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++)
+        for (int knob = 0; knob <= 5; knob++)
+            for (int e = 0; e < 4; e++) {
+                zo_config cfg = hd_policy_config((zo_grads_policy)pol);
+                uint64_t *k[5] = {&cfg.param_persistence_threshold, &cfg.model_persistence_threshold,
+                                  &cfg.prefetch_bucket_size, &cfg.max_live_parameters, &cfg.max_reuse_distance};
+                for (int j = 0; j < 5; j++)
+                    if (knob == 5 || knob == j) *k[j] = edge[e];
+                small_model s;
+                s.ev = &g_ev;
+                s.rt = HD_CREATE(cfg, s.ev);
+                s.r = HD_MODULE(s.rt, ZO_NO_MODULE, "r");
+                s.m = HD_MODULE(s.rt, s.r, "m");
+                s.pr = HD_PARAM(s.rt, s.r, "w", 64);
+                s.pm = HD_PARAM(s.rt, s.m, "w", 100);
+                for (int step = 0; step < 3; step++) small_model_step(&s);
+                HD_OK(s.rt, zo_runtime_destroy(s.rt));
+            }
+}
+
 static void test_forward_protocol_errors(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
@@ -1426,6 +1457,7 @@ int main(void) {
         cmocka_unit_test(test_register_numbered_names),
         cmocka_unit_test(test_register_padded_overflow),
         cmocka_unit_test(test_register_total_numel),
+        cmocka_unit_test(test_edge_thresholds),
         cmocka_unit_test(test_param_too_big_for_allocator),
         cmocka_unit_test(test_forward_protocol_errors),
         cmocka_unit_test(test_module_enter_exit),
