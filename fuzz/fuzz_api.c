@@ -40,7 +40,7 @@
  * thresholds, allocation-failure injection, edge thresholds), then (with
  * flag 0x80) two bytes setting max_live_parameters, prefetch_bucket_size,
  * max_reuse_distance and the two persistence thresholds to 0, 1, 2^63 - 1
- * or UINT64_MAX each, then (with flag 0x40) one byte choosing the
+ * or UINT64_MAX each and the world size to 1..8 or ZO_MAX_WORLD_SIZE, then (with flag 0x40) one byte choosing the
  * allocation-failure schedule, then one opcode byte per call followed by
  * its arguments; missing bytes read as 0.  At most 512 calls per input.
  *
@@ -501,10 +501,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (zs_scenario_init(&w->dummy)) return 0; /* out of memory: nothing to fuzz */
 
     uint8_t pol = u8(&r), ws = u8(&r), fl = u8(&r);
+    /* flag 0x80: the config at the edges of what it may hold (below) */
+    uint8_t ex = (fl & 0x80) ? u8(&r) : 0, ey = (fl & 0x80) ? u8(&r) : 0;
     zo_host_config hc = ZO_HOST_CONFIG_INIT;
     zo_host_testing ht = ZO_HOST_TESTING_INIT;
     hc.testing = &ht;
-    hc.world_size = 1 + ws % 8;
+    hc.world_size = (ey & 4) ? ZO_MAX_WORLD_SIZE : 1 + ws % 8;
     ht.deferred = fl & 1;
     ht.max_bytes_per_param = 64;
     if (zo_backend_host_create(&hc, &w->be) != ZO_OK) return 0;
@@ -516,15 +518,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.prefetch_bucket_size = (fl & 8) ? 0 : 50;
     cfg.max_reuse_distance = (fl & 16) ? 0 : 1000000000ull;
     if (fl & 0x80) {
-        /* the thresholds at the edges of what a config may hold, each
-         * from two bits of two more bytes */
+        /* the thresholds at 0, 1, 2^63 - 1 or UINT64_MAX, each from two
+         * bits of the two bytes after the flags; bit 2 of the second gives
+         * ZO_MAX_WORLD_SIZE ranks (above) */
         static const uint64_t edge[4] = {0, 1, (uint64_t)INT64_MAX, UINT64_MAX};
-        uint8_t x = u8(&r), y = u8(&r);
-        cfg.max_live_parameters = edge[x & 3];
-        cfg.prefetch_bucket_size = edge[(x >> 2) & 3];
-        cfg.max_reuse_distance = edge[(x >> 4) & 3];
-        cfg.param_persistence_threshold = edge[(x >> 6) & 3];
-        cfg.model_persistence_threshold = edge[y & 3];
+        cfg.max_live_parameters = edge[ex & 3];
+        cfg.prefetch_bucket_size = edge[(ex >> 2) & 3];
+        cfg.max_reuse_distance = edge[(ex >> 4) & 3];
+        cfg.param_persistence_threshold = edge[(ex >> 6) & 3];
+        cfg.model_persistence_threshold = edge[ey & 3];
     }
     cfg.backend = w->be;
     memset(&FA, 0, sizeof FA);

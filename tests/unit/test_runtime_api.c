@@ -20,9 +20,8 @@ typedef struct small_model {
 
 static hd_events g_ev;
 
-static small_model small_model_make(zo_grads_policy pol) {
+static small_model small_model_make_cfg(zo_config cfg) {
     small_model s;
-    zo_config cfg = hd_policy_config(pol);
     s.ev = &g_ev;
     s.rt = HD_CREATE(cfg, s.ev);
     s.r = HD_MODULE(s.rt, ZO_NO_MODULE, "r");
@@ -31,6 +30,8 @@ static small_model small_model_make(zo_grads_policy pol) {
     s.pm = HD_PARAM(s.rt, s.m, "w", 100);
     return s;
 }
+
+static small_model small_model_make(zo_grads_policy pol) { return small_model_make_cfg(hd_policy_config(pol)); }
 
 /* One complete, correct training step over the small model: proves the
  * runtime is still usable after the errors a test provoked.  The calls'
@@ -555,13 +556,7 @@ static void test_edge_thresholds(void **state) {
                                   &cfg.prefetch_bucket_size, &cfg.max_live_parameters, &cfg.max_reuse_distance};
                 for (int j = 0; j < 5; j++)
                     if (knob == 5 || knob == j) *k[j] = edge[e];
-                small_model s;
-                s.ev = &g_ev;
-                s.rt = HD_CREATE(cfg, s.ev);
-                s.r = HD_MODULE(s.rt, ZO_NO_MODULE, "r");
-                s.m = HD_MODULE(s.rt, s.r, "m");
-                s.pr = HD_PARAM(s.rt, s.r, "w", 64);
-                s.pm = HD_PARAM(s.rt, s.m, "w", 100);
+                small_model s = small_model_make_cfg(cfg);
                 for (int step = 0; step < 3; step++) small_model_step(&s);
                 HD_OK(s.rt, zo_runtime_destroy(s.rt));
             }
