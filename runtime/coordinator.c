@@ -425,7 +425,7 @@ zo_status zo__coord_fetch(zo_runtime *rt, zo_coord *c, zo_module_id m, int *acti
             }
             uint64_t budget = rt->cfg.max_live_parameters > live ? rt->cfg.max_live_parameters - live : 0;
             if (ZO_IS_DS(rt) && rt->ds_n_available < 0) {
-                uint64_t extra = (uint64_t)(-rt->ds_n_available);
+                uint64_t extra = 0u - (uint64_t)rt->ds_n_available; /* -n, 2^63 at INT64_MIN */
                 budget = budget > UINT64_MAX - extra ? UINT64_MAX : budget + extra;
             }
             if (budget > rt->cfg.prefetch_bucket_size) budget = rt->cfg.prefetch_bucket_size;

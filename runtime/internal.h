@@ -370,7 +370,7 @@ struct zo_runtime {
     uint64_t ds_step_grads;          /* gradients ready since the last zo_release_all (ZO_DS_0_19) */
     int64_t ds_n_available;          /* DeepSpeed's __n_available_params (the DeepSpeed-shaped policies'
                                  prefetch budget, kept only under them): += numel gathered by the
-                                 coordinator, -= numel released, 0 at reset_step */
+                                 coordinator, -= numel released (zo__ds_avail_sub), 0 at reset_step */
 
     zo_gather_item *gitems; /* zo__gather's items for the backend */
     uint32_t cap_gitems;
@@ -574,6 +574,20 @@ static inline void zo__par_set_ds_reg(zo_runtime *rt, zo_param_id p, unsigned v)
     const uint32_t pos = pr->live_pos;
     pr->ds_reg = v ? 1u : 0u;
     zo__par_live_move(rt, p, live, pos);
+}
+
+/* __n_available_params -= numel, as __release_param does.  DeepSpeed
+ * counts only the coordinator's gathers and every release, so a parameter
+ * gathered elsewhere (zo_param_access inside a forward) and released takes
+ * the count down with nothing to match it, step after step until
+ * reset_step; in a Python integer that has no floor.  Here the count stops
+ * at INT64_MIN.  That changes no decision: every parameter's numel and
+ * their sum are at most INT64_MAX (ZO_MAX_TOTAL_NUMEL), so from 2^63 below
+ * zero on, the prefetch budget (zo__coord_fetch) exceeds all the numel the
+ * queue could hold either way, until reset_step sets the count to 0. */
+static inline void zo__ds_avail_sub(zo_runtime *rt, uint64_t numel) {
+    const int64_t n = (int64_t)numel; /* <= ZO_MAX_TOTAL_NUMEL */
+    rt->ds_n_available = rt->ds_n_available < INT64_MIN + n ? INT64_MIN : rt->ds_n_available - n;
 }
 
 /* ds_active_sub_modules is one list: act0, then the cold record's act[0 ..

@@ -973,7 +973,7 @@ zo_status zo__release_param(zo_runtime *rt, zo_param_id p, int force) {
     pr->full = NULL;
     rt->st.live_numel -= pr->numel;
     if (pr->persistent) rt->st.persistent_live_numel -= pr->numel;
-    if (ZO_IS_DS(rt)) rt->ds_n_available -= (int64_t)pr->numel;
+    if (ZO_IS_DS(rt)) zo__ds_avail_sub(rt, pr->numel);
     rt->st.releases++;
     zo__emit(rt, ZO_EV_RELEASE, ZO_NO_MODULE, p, 0, 0, 0, 0, NULL);
     return ZO_OK;
