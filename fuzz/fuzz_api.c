@@ -37,12 +37,13 @@
  * ZOFUZZ_TRACE=1 prints every call with its arguments and status (repro).
  *
  * Input layout: byte 0 policy, byte 1 world size, byte 2 flags (deferred,
- * thresholds, allocation-failure injection, edge thresholds), then (with
- * flag 0x80) two bytes setting max_live_parameters, prefetch_bucket_size,
+ * thresholds, allocation-failure injection, edge config), then (with flag
+ * 0x80) two bytes setting max_live_parameters, prefetch_bucket_size,
  * max_reuse_distance and the two persistence thresholds to 0, 1, 2^63 - 1
- * or UINT64_MAX each and the world size to 1..8 or ZO_MAX_WORLD_SIZE, then (with flag 0x40) one byte choosing the
- * allocation-failure schedule, then one opcode byte per call followed by
- * its arguments; missing bytes read as 0.  At most 512 calls per input.
+ * or UINT64_MAX each and the world size to 1..8 or ZO_MAX_WORLD_SIZE, then
+ * (with flag 0x40) one byte choosing the allocation-failure schedule, then
+ * one opcode byte per call followed by its arguments; missing bytes read as
+ * 0.  At most 512 calls per input.
  *
  * Allocation-failure injection (flag 0x40): the runtime's replaceable
  * allocator refuses allocations at fuzz-chosen points (the k-th allocation

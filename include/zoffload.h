@@ -477,8 +477,8 @@ zo_status zo_module_register(zo_runtime *rt, zo_module_id parent, const char *na
  *  ZO_ERR_BAD_HANDLE (owner), ZO_ERR_EXISTS (same non-empty name in owner),
  *  ZO_ERR_OVERFLOW (the padded full buffer, W * ceil(numel / W) *
  *  elem_size bytes, overflows size_t, or the runtime's parameters together
- *  would hold more than 2^63 - 1 elements: DeepSpeed counts them in Python
- *  integers, the runtime in 64 bits), ZO_ERR_LIMIT, ZO_ERR_NOMEM,
+ *  would hold more than 2^63 - 1 elements: DeepSpeed 0.19.8 and 0.15.4
+ *  count them in Python integers, the runtime in 64 bits), ZO_ERR_LIMIT, ZO_ERR_NOMEM,
  *  ZO_ERR_BACKEND. */
 zo_status zo_param_register(zo_runtime *rt, zo_module_id owner, const char *name, uint64_t numel, uint32_t elem_size,
                             unsigned flags, zo_param_id *out);

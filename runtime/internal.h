@@ -313,9 +313,9 @@ struct zo_runtime {
     uint64_t persistent_total;
     /* elements of all registered parameters, at most ZO_MAX_TOTAL_NUMEL
      * (zo_param_register), so that no sum of numels the runtime keeps
-     * overflows: live and persistent live numel, DeepSpeed's
-     * __n_available_params (int64, between -total and +total), a module's
-     * fetch numel */
+     * overflows: live and persistent live numel, a module's fetch numel,
+     * and DeepSpeed's __n_available_params above zero (at most the live
+     * numel; below zero it drifts, zo__ds_avail_sub) */
     uint64_t total_numel;
     int dirty; /* fetch lists need rebuilding */
     /* derived at zo__rebuild: every module's fetch list, in module order
@@ -577,7 +577,8 @@ static inline void zo__par_set_ds_reg(zo_runtime *rt, zo_param_id p, unsigned v)
 }
 
 /* __n_available_params -= numel, as __release_param does.  DeepSpeed
- * counts only the coordinator's gathers and every release, so a parameter
+ * (partitioned_param_coordinator.py of 0.19.8 and 0.15.4) adds in
+ * __all_gather_params and subtracts in every __release_param, so a parameter
  * gathered elsewhere (zo_param_access inside a forward) and released takes
  * the count down with nothing to match it, step after step until
  * reset_step; in a Python integer that has no floor.  Here the count stops

@@ -494,10 +494,10 @@ static void test_register_padded_overflow(void **state) {
 
 /* The parameters of a runtime hold at most 2^63 - 1 elements together, so
  * that every sum of numels it keeps fits: live numel, and DeepSpeed's
- * __n_available_params, which the DeepSpeed-shaped policies keep in 64
- * signed bits (a Python integer in DeepSpeed).  A model at the limit
- * gathers both its parameters at once with exact accounting; one element
- * more is refused. */
+ * __n_available_params above zero, which the DeepSpeed-shaped policies keep
+ * in 64 signed bits (a Python integer in DeepSpeed 0.19.8 and 0.15.4).  A
+ * model at the limit gathers both its parameters at once with exact
+ * accounting; one element more is refused. */
 static void test_register_total_numel(void **state) {
     (void)state;
     for (int pol = 0; pol < ZO_GRADS_POLICY_COUNT; pol++) {
@@ -543,7 +543,7 @@ static void test_register_total_numel(void **state) {
  * 2^63 - 1 and UINT64_MAX (one at a time, then all five at once), under
  * every policy, runs three training steps of the small model that gather
  * the right bytes, release everything non-persistent and stay consistent.
- * (DeepSpeed reads them as Python integers; the runtime compares and adds
+ * (DeepSpeed 0.19.8 and 0.15.4 read them as Python integers; the runtime compares and adds
  * them in 64 bits without wrapping.) */
 static void test_edge_thresholds(void **state) {
     (void)state;
