@@ -151,8 +151,8 @@ static const uint8_t k_yes = 1;
 /* --diag: the in-flight registry and live numel high-water marks, sampled
  * after every hook (slow; not used for timing), per model */
 static int g_diag;
-static unsigned long long g_max_live_cfg; /* --max-live: stage3_max_live_parameters (0: default 1e9) */
-static long long g_reuse_cfg = -1;        /* --reuse: stage3_max_reuse_distance (-1: default 1e9) */
+static unsigned long long g_max_live_cfg;     /* --max-live: stage3_max_live_parameters (0: default 1e9) */
+static long long g_reuse_cfg = -1;            /* --reuse: stage3_max_reuse_distance (-1: default 1e9) */
 static uint64_t *g_max_inflight, *g_max_live; /* the current model's marks */
 static void diag(void) {
     zo_stats st;
@@ -334,8 +334,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "bench_hooks: --min-events '%s' is not a count in (0, 1e12]\n", argv[i]);
                 return 2;
             }
-        }
-        else if (!strcmp(argv[i], "--diag"))
+        } else if (!strcmp(argv[i], "--diag"))
             g_diag = 1;
         else if (!strcmp(argv[i], "--max-live") && i + 1 < argc)
             g_max_live_cfg = (unsigned long long)atof(argv[++i]);

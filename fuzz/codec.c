@@ -53,7 +53,7 @@ typedef struct walker {
 enum { WL_NONE, WL_MODULE, WL_PARAM, WL_USE, WL_STEP, WL_PASS, WL_CALL, WL_EDIT };
 
 _Static_assert(ZS_MAX_IN + ZS_MAX_KW + ZS_CODEC_MAX_CHILD_CALLS * ZS_MAX_OUT + 2 <=
-                   sizeof ((walker *)0)->cand_inline / sizeof(zs_ref),
+                   sizeof((walker *)0)->cand_inline / sizeof(zs_ref),
                "a decoded call's candidate lists fit cand_inline (w_fits_inline)");
 
 static void set_loc(walker *w, unsigned kind, unsigned i) {

@@ -63,7 +63,7 @@
 #define HOST_PAGE_SLACK     ((size_t)4095u)
 #define HOST_STORE_PAGE_OFF ((uintptr_t)0u)
 #define HOST_FULL_PAGE_OFF  ((uintptr_t)64u)
-#define HOST_POISON     ZO__HOST_POISON
+#define HOST_POISON         ZO__HOST_POISON
 
 typedef struct host_ctx host_ctx;
 

@@ -163,7 +163,7 @@ typedef struct zo_call_rec {
     uint32_t n_in;        /* inputs with a state (0: no window was ever opened) */
     uint32_t n_out;
     uint32_t mod_next, mod_prev;
-    uint32_t ggen; /* its graph slot's generation when it was made (zo__call_live) */
+    uint32_t ggen;     /* its graph slot's generation when it was made (zo__call_live) */
     uint32_t held_pos; /* 1 + its index in rt->held_calls, 0: not in it */
     uint8_t in_use;
     uint8_t on_stack; /* between hook A and hook B */

@@ -288,19 +288,16 @@ zo_status zo_check_consistency(zo_runtime *rt) {
         }
         uint32_t acts = 0, opens = 0;
         uint32_t n_listed = 0;
-        for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32 && n_listed <= rt->n_calls;
-             j = rt->calls[j].mod_next) {
+        for (uint32_t j = rt->mod_calls[m]; j != ZO_NONE32 && n_listed <= rt->n_calls; j = rt->calls[j].mod_next) {
             const zo_call_rec *c = &rt->calls[j];
             n_listed++;
             if (!zo__call_live(rt, c)) {
-                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u lists call record %u, which is free", m,
-                         j);
+                snprintf(rt->err, sizeof rt->err, "ZO_ERR_STATE: module %u lists call record %u, which is free", m, j);
                 return ZO_ERR_STATE;
             }
             if (c->fwd_active && !c->on_stack) { /* (free_graph relies on it: graph_calls_busy) */
                 snprintf(rt->err, sizeof rt->err,
-                         "ZO_ERR_STATE: call record %u of module %u is active for forward off the forward stack", j,
-                         m);
+                         "ZO_ERR_STATE: call record %u of module %u is active for forward off the forward stack", j, m);
                 return ZO_ERR_STATE;
             }
             acts += c->fwd_active + c->bwd_active + c->hold;

@@ -319,8 +319,8 @@ static void test_gather_large(void **state) {
         uint64_t numel, cap; /* float32 elements; the capped run's max_bytes_per_param */
         int whole;           /* L >= 32 MiB: one copy between page-placed blocks */
     } sizes[] = {
-        {400003, 1100001, 0},     /* three 512 KiB pieces and a tail; capped: two and 51,713 bytes */
-        {8400005, 33554433, 1},   /* 33.6 MB; capped: 32 MiB + 1 byte */
+        {400003, 1100001, 0},   /* three 512 KiB pieces and a tail; capped: two and 51,713 bytes */
+        {8400005, 33554433, 1}, /* 33.6 MB; capped: 32 MiB + 1 byte */
     };
     const int worlds[] = {1, 3, 64};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -338,7 +338,8 @@ static void test_gather_large(void **state) {
                 const uint8_t *store = NULL;
                 uint64_t stored = 0;
                 assert_int_equal(zo_host_shard(b, 5, 0, &store, &stored), ZO_OK);
-                assert_int_equal(stored, W == 1 ? L : (pb / (uint64_t)W < L ? pb / (uint64_t)W : L)); /* rank 0's shard */
+                assert_int_equal(stored,
+                                 W == 1 ? L : (pb / (uint64_t)W < L ? pb / (uint64_t)W : L)); /* rank 0's shard */
                 assert_int_equal((uintptr_t)store % (sizes[si].whole ? 4096u : 64u), 0);
                 void *full = NULL;
                 for (int round = 0; round < 2; round++) { /* a fresh buffer, then the cached one */
