@@ -206,11 +206,18 @@ static int write_all(const char *path, const void *data, size_t n) {
         return -1;
     }
     int rc = fwrite(data, 1, n, f) == n ? 0 : -1;
-    if (f != stdout)
-        rc |= fclose(f) ? -1 : 0;
-    else
+    int e = rc ? errno : 0;
+    if (f != stdout) {
+        if (fclose(f) != 0) {
+            if (!rc) e = errno;
+            rc = -1;
+        }
+    } else {
         fflush(stdout);
-    if (rc) fprintf(stderr, "%s: %s: write error\n", g_prog, path);
+    }
+    if (rc)
+        fprintf(stderr, "%s: %s: write error%s%s\n", g_prog, path ? path : "(stdout)", e ? ": " : "",
+                e ? strerror(e) : "");
     return rc;
 }
 
@@ -243,10 +250,28 @@ static int ends_with(const char *s, const char *suf) {
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-/* Writes text to path through a temporary file in the same directory,
- * renamed over path at the end: path never holds a partial file.  Returns
- * 0, or -1 with a message printed. */
+/* Writes text to path: a regular file (or a name not yet taken) through a
+ * temporary file in the same directory, renamed over path at the end, so
+ * path never holds a partial file; a symbolic link's target the same way
+ * (the link stays a link); anything else that exists (a device, a FIFO)
+ * by writing into it, as a redirection would, every write checked.
+ * Returns 0, or -1 with a message printed. */
 static int write_whole(const char *path, const char *text) {
+    size_t len = strlen(text);
+    struct stat lst, st;
+    char target[PATH_MAX];
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        /* a dangling link is written through, creating its target */
+        if (!realpath(path, target)) return write_all(path, text, len);
+        path = target;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "%s: %s: is a directory\n", g_prog, path);
+            return -1;
+        }
+        return write_all(path, text, len);
+    }
     char tmp[PATH_MAX];
     int n = snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
     if (n < 0 || (size_t)n >= sizeof tmp) {
@@ -255,10 +280,10 @@ static int write_whole(const char *path, const char *text) {
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        fprintf(stderr, "%s: %s: %s\n", g_prog, path, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot create a temporary file beside it: %s\n", g_prog, path, strerror(errno));
         return -1;
     }
-    size_t len = strlen(text), off = 0;
+    size_t off = 0;
     while (off < len) {
         ssize_t w = write(fd, text + off, len - off);
         if (w < 0 && errno == EINTR) continue;

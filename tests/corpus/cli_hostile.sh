@@ -89,6 +89,20 @@ fi
 bad "-o /proc/nope/x.scn: directory /proc/nope does not exist" "$Z" minimize "$R" --policy reset-on-forward -o /proc/nope/x.scn
 bad "minimize: --max-runs must be at least 1" "$Z" minimize "$R" --max-runs 0
 bad "is a directory" "$Z" repro "$T"
+# an output that is not a regular file is written into, never replaced:
+# a device that refuses the bytes is a write error (exit 2), a link stays
+# a link and its target gets the script (through links here, so that a
+# regression replaces a link in $T, not /dev/full itself)
+ln -s /dev/full "$T/full.py"
+bad "write error" "$Z" export "$R" --to torch -o "$T/full.py"
+[ -L "$T/full.py" ] || fail "export -o replaced a link to /dev/full"
+ln -s /dev/null "$T/null.py"
+[ "$(rc "$Z" export "$R" --to deepspeed -o "$T/null.py")" = 0 ] || fail "export -o a link to /dev/null: $(cat "$T/err")"
+[ -L "$T/null.py" ] || fail "export -o replaced a link to /dev/null"
+: >"$T/real.py"
+ln -s real.py "$T/link.py"
+[ "$(rc "$Z" export "$R" --to torch -o "$T/link.py")" = 0 ] || fail "export -o a link: $(cat "$T/err")"
+[ -L "$T/link.py" ] && grep -q "def build_model" "$T/real.py" || fail "export -o a link: the link or its target"
 # .scn text: a second expect line is named as such; a byte order mark is
 # skipped; tokens may be separated by tabs (docs/scenario-format.md)
 printf 'expect per-call=ok\nexpect per-call=ok\nmodule a\nstep train loss=0\n  call a(batch_rg) -> 1 use(arg0)\n' > "$T/e2.scn"
