@@ -245,6 +245,24 @@ static int attr_taken(const zs_scenario *s, const names *nm, unsigned m, const c
     return 0;
 }
 
+/* A fallback attribute on module owner: prefix and id ("m7", "p3"), or,
+ * where that is taken (a sibling named "m7" in the .scn), the first free
+ * of "m7_1", "m7_2", ...: two modules or parameters never share one. */
+static void fallback_attr(const zs_scenario *s, const names *nm, unsigned owner, char prefix, unsigned id,
+                          unsigned upto_mod, unsigned upto_par, zname out) {
+    snprintf(out, sizeof(zname), "%c%u", prefix, id);
+    for (unsigned k = 1; attr_taken(s, nm, owner, out, upto_mod, upto_par); k++)
+        snprintf(out, sizeof(zname), "%c%u_%u", prefix, id, k);
+}
+
+/* Longest attribute chain ("model.a.b...") the script writes; a module
+ * whose chain would be longer is bound to a local of build_model (_m<id>)
+ * and reached through it, so a deep tree still gives short lines. */
+#define EXPORT_PATH_MAX 400
+
+/* 1 if module m > 0 is bound to a local of build_model (its path has no '.') */
+static int mod_is_var(const names *nm, unsigned m) { return m > 0 && !strchr(nm->mod_path[m], '.'); }
+
 /* nm: from names_alloc (zero-filled) */
 static void make_names(const zs_scenario *s, names *nm) {
     for (unsigned m = 0; m < s->n_modules; m++) {
@@ -279,10 +297,14 @@ static void make_names(const zs_scenario *s, names *nm) {
         if (k < 3)
             snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "%s", cand[k]);
         else {
-            snprintf(nm->mod_attr[m], sizeof nm->mod_attr[m], "m%u", m);
+            fallback_attr(s, nm, s->mod[m].parent, 'm', m, m, 0, nm->mod_attr[m]);
             nm->fallbacks++;
         }
-        snprintf(nm->mod_path[m], sizeof nm->mod_path[m], "%.400s.%s", nm->mod_path[s->mod[m].parent], nm->mod_attr[m]);
+        const char *pp = nm->mod_path[s->mod[m].parent];
+        if (strlen(pp) + 1 + strlen(nm->mod_attr[m]) <= EXPORT_PATH_MAX)
+            snprintf(nm->mod_path[m], sizeof nm->mod_path[m], "%s.%s", pp, nm->mod_attr[m]);
+        else
+            snprintf(nm->mod_path[m], sizeof nm->mod_path[m], "_m%u", m);
     }
     for (unsigned q = 0; q < s->n_params; q++) {
         const char *n = s->par[q].name;
@@ -295,7 +317,7 @@ static void make_names(const zs_scenario *s, names *nm) {
         if (py_ident_ok(last) && !attr_taken(s, nm, s->par[q].owner, last, s->n_modules, q))
             snprintf(nm->par_attr[q], sizeof nm->par_attr[q], "%s", last);
         else {
-            snprintf(nm->par_attr[q], sizeof nm->par_attr[q], "p%u", q);
+            fallback_attr(s, nm, s->par[q].owner, 'p', q, s->n_modules, q, nm->par_attr[q]);
             if (n[0]) nm->fallbacks++;
         }
     }
@@ -515,6 +537,8 @@ static void scenario_part(sbuf *b, const prep *pp, const names *nm, int ds) {
         sb_printf(b, "    %s = Block(", nm->mod_path[m]);
         sb_pystr(b, nm->mod_ref[m]);
         sb_printf(b, ", %u)  # module %u%s\n", m, m, cmt);
+        if (mod_is_var(nm, m))
+            sb_printf(b, "    %s.%s = %s\n", nm->mod_path[s->mod[m].parent], nm->mod_attr[m], nm->mod_path[m]);
     }
     for (unsigned q = 0; q < s->n_params; q++) {
         const zs_param *p = &s->par[q];
