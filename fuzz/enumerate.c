@@ -1546,6 +1546,7 @@ int zo_enum_parse_features(const char *text, unsigned *mask) {
         *mask = 0;
         return 0;
     }
+    if (!*text) return -1; /* "none" says no feature */
     unsigned m = 0;
     const char *p = text;
     while (*p) {
@@ -1559,7 +1560,7 @@ int zo_enum_parse_features(const char *text, unsigned *mask) {
             }
         if (!found) return -1;
         p += n;
-        if (*p == ',') p++;
+        if (*p == ',' && !*++p) return -1; /* a trailing comma */
     }
     *mask = m ? m : ZO_ENUM_F_NONE; /* 0 would mean "all" */
     return 0;

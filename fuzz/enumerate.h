@@ -49,7 +49,9 @@ typedef struct zo_enum_bounds {
 #define ZO_ENUM_F_ALL        0xFFu
 #define ZO_ENUM_F_NONE       0x100u /* the empty set (0 means "all") */
 /** Parses "all" or a comma list of nograd,ckpt,raise,frozen,eval,retain,
- *  accum,interleave (or "none") into *mask.  Returns 0 or -1. */
+ *  accum,interleave (or "none") into *mask.  Returns 0, or -1 for an
+ *  unknown or empty item (an empty text, a trailing comma) with *mask
+ *  unchanged. */
 int zo_enum_parse_features(const char *text, unsigned *mask);
 
 /* ------------------------------------------------------------------ */

@@ -1238,23 +1238,40 @@ int zs_world_env_set(zs_world_env *e, const char *knob, const char *v, char *err
         return 0;
     }
     if (!strcmp(knob, "edits")) {
-        if (!*v || !strcmp(v, "all")) {
+        if (!strcmp(v, "all")) {
             e->edit_mask = ~0u;
             return 0;
         }
+        /* a comma list of distinct kinds, no empty item: a typo never
+         * turns into "no edits" or into fewer kinds than written */
         unsigned mask = 0;
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", v);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const char *p = v;
+        for (;;) {
+            size_t len = strcspn(p, ",");
             unsigned k;
-            for (k = 0; k < ZS_EDIT_KINDS; k++)
-                if (!strcmp(tok, zs_edit_kind_name(k))) break;
+            for (k = 0; k < ZS_EDIT_KINDS; k++) {
+                const char *nm = zs_edit_kind_name(k);
+                if (strlen(nm) == len && !strncmp(p, nm, len)) break;
+            }
+            if (len == 0) {
+                snprintf(err, errlen,
+                         "edits: '%s' has an empty item ('all' or a comma list of route, skip, exit, "
+                         "raise, skip-step)",
+                         v);
+                return -1;
+            }
             if (k == ZS_EDIT_KINDS) {
-                snprintf(err, errlen, "edits: unknown edit kind '%s' (route, skip, exit, raise, skip-step)", tok);
+                snprintf(err, errlen, "edits: unknown edit kind '%.*s' (route, skip, exit, raise, skip-step)",
+                         (int)(len > 64 ? 64 : len), p);
+                return -1;
+            }
+            if (mask & (1u << k)) {
+                snprintf(err, errlen, "edits: '%s' names %s twice", v, zs_edit_kind_name(k));
                 return -1;
             }
             mask |= 1u << k;
+            if (!p[len]) break;
+            p += len + 1;
         }
         e->edit_mask = mask;
         return 0;

@@ -87,6 +87,13 @@ static void test_bounds_rejected(void **state) {
     assert_int_equal(zo_enum_parse_features("all", &m), 0);
     assert_int_equal(m, 0);
     assert_int_equal(zo_enum_parse_features("nograd,bogus", &m), -1);
+    /* an empty list or item is a mistake, not "none" */
+    m = 7;
+    assert_int_equal(zo_enum_parse_features("", &m), -1);
+    assert_int_equal(zo_enum_parse_features("nograd,", &m), -1);
+    assert_int_equal(zo_enum_parse_features("nograd,,ckpt", &m), -1);
+    assert_int_equal(zo_enum_parse_features(",nograd", &m), -1);
+    assert_int_equal(m, 7);
 }
 
 /* ------------------------------------------------------------------ */
