@@ -1599,6 +1599,7 @@ int zo_enumerate_main(int argc, char **argv) {
     int merge = 0, count_only = 0, quiet = 0;
     int first_file = -1;
     int ranks = 0, gather_always = 0, verify = 0;
+    const char *not_ranks = NULL; /* an option --ranks has no use for, as given */
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1624,6 +1625,7 @@ int zo_enumerate_main(int argc, char **argv) {
                 return uerr(prog, "--max-steps '%s' is not in 1..%d", v, ZS_MAX_STEPS);
         } else if (!strcmp(a, "--orders")) {
             NEEDV();
+            not_ranks = a;
             if (!strcmp(v, "engine"))
                 o.orders = ZO_ENUM_ORDERS_ENGINE;
             else if (!strcmp(v, "all"))
@@ -1645,9 +1647,11 @@ int zo_enumerate_main(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--jobs")) {
             NEEDV();
+            not_ranks = a;
             if (parse_uint(v, &jobs) || jobs < 1 || jobs > 256) return uerr(prog, "--jobs '%s' is not in 1..256", v);
         } else if (!strcmp(a, "--shard")) {
             NEEDV();
+            not_ranks = a;
             char tail;
             if (sscanf(v, "%u/%u%c", &shard, &nshard, &tail) != 2 || v[0] == '-' || strchr(v, '-'))
                 return uerr(prog, "--shard '%s' is not i/n", v);
@@ -1672,18 +1676,23 @@ int zo_enumerate_main(int argc, char **argv) {
                             v);
         } else if (!strcmp(a, "--out")) {
             NEEDV();
+            not_ranks = a;
             out = v;
         } else if (!strcmp(a, "--cex")) {
             NEEDV();
+            not_ranks = a;
             cex = v;
             cex_given = 1;
         } else if (!strcmp(a, "--max-runs")) {
             NEEDV();
+            not_ranks = a;
             if (parse_uint(v, &o.max_runs) || !o.max_runs) return uerr(prog, "--max-runs '%s' is not in 1..1000000", v);
         } else if (!strcmp(a, "--merge")) {
             merge = 1;
+            not_ranks = a;
         } else if (!strcmp(a, "--count")) {
             count_only = 1;
+            not_ranks = a;
         } else if (!strcmp(a, "--ranks")) {
             ranks = 1;
         } else if (!strcmp(a, "--gather-always")) {
@@ -1703,6 +1712,10 @@ int zo_enumerate_main(int argc, char **argv) {
 #undef NEEDV
     }
 
+    /* an option the chosen mode does not read is an error, never ignored */
+    if (ranks && not_ranks) return uerr(prog, "--ranks does not take %s", not_ranks);
+    if (!ranks && gather_always) return uerr(prog, "--gather-always needs --ranks");
+    if (!ranks && verify) return uerr(prog, "--verify needs --ranks");
     if (out) {
         char why[300];
         if (writable_path(out, why, sizeof why)) return uerr(prog, "--out %s: %s", out, why);

@@ -444,6 +444,10 @@ static int mkdirs(const char *path) {
             *p = '/';
         }
     if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+    if (!is_dir(tmp)) { /* it exists, as a file */
+        errno = ENOTDIR;
+        return -1;
+    }
     return 0;
 }
 
@@ -1213,7 +1217,9 @@ static int cmd_check(int argc, char **argv) {
             die_usage("check: unknown argument %s (see --help)", a);
     }
     if (max_len > 65536) die_usage("check: --max-len at most 65536");
-    if (outdir && mkdirs(outdir)) die_usage("check: cannot create %s", outdir);
+    if (trials == 0) die_usage("check: --trials must be at least 1");
+    if (outdir && (mkdirs(outdir) || access(outdir, W_OK | X_OK)))
+        die_usage("check: -o %s: cannot create or write it (%s)", outdir, strerror(errno));
     uint8_t *buf = malloc(max_len + 1);
     zs_scenario *s = calloc(1, sizeof *s);
     if (!buf || !s) die_usage("out of memory");
@@ -1346,7 +1352,9 @@ static const char *const traces_help =
     "policies violate by design and the whole run is compared); a PyTorch error\n"
     "still ends it.\n"
     "\n"
-    "  --rank R           all-ranks scenarios: only rank R's program\n"
+    "  --rank R           only rank R's program of each all-ranks scenario (a FILE\n"
+    "                     without rank R is an error; a --seeds scenario without it\n"
+    "                     is left out, and counted on stderr)\n"
     "  --ds-profile P     every scenario's deepspeed profile: 0.19 | 0.19-hooks | 0.15\n"
     "  --torch-profile P  every scenario's torch profile: 2.x | 2.x-no-early-stop | 1.13\n"
     "  --ds               as the DeepSpeed oracle runs it: world size 1, rank 0,\n"
@@ -1456,8 +1464,24 @@ static int traces_emit(const traces_opts *T, zs_scenario *sc, unsigned k, const 
     return 0;
 }
 
-/* traces_emit for sc, or for each rank's program of an all-ranks sc */
-static int traces_emit_ranks(const traces_opts *T, zs_scenario *sc, unsigned *k, const char *name) {
+/* traces_emit for sc, or for each rank's program of an all-ranks sc.
+ * --rank R on a FILE that has no rank R is an error (exit 2); a generated
+ * scenario (--seeds) without it is left out and counted in *skipped. */
+static int traces_emit_ranks(const traces_opts *T, zs_scenario *sc, unsigned *k, const char *name, int from_file,
+                             unsigned *skipped) {
+    if (T->only_rank >= 0 && (!sc->cfg.all_ranks || (unsigned)T->only_rank >= sc->cfg.world_size)) {
+        if (!from_file) {
+            (*skipped)++;
+            return 0;
+        }
+        if (!sc->cfg.all_ranks)
+            fprintf(stderr, "%s: traces: %s: --rank %d: not an all-ranks scenario (--rank picks one rank's program)\n",
+                    g_prog, name, T->only_rank);
+        else
+            fprintf(stderr, "%s: traces: %s: --rank %d: the scenario has world size %u (ranks 0..%u)\n", g_prog, name,
+                    T->only_rank, (unsigned)sc->cfg.world_size, (unsigned)sc->cfg.world_size - 1u);
+        return 2;
+    }
     if (!sc->cfg.all_ranks) return traces_emit(T, sc, (*k)++, name);
     static zs_scenario whole;
     if (zs_scenario_copy(&whole, sc)) {
@@ -1519,6 +1543,7 @@ static int cmd_traces(int argc, char **argv) {
     if (!T.dir) die_usage("traces: OUTDIR missing (see --help)");
     if (have_seeds == (nfiles > 0))
         die_usage("traces: give either FILE... or --seeds FIRST LAST after OUTDIR (see --help)");
+    if (have_seeds && first > last) die_usage("traces: --seeds %llu %llu: FIRST is after LAST", first, last);
     if (!is_dir(T.dir)) die_usage("traces: %s: not a directory (create it first)", T.dir);
     char path[PATH_MAX];
     xsnprintf(path, sizeof path, "%s/index.tsv", T.dir);
@@ -1527,7 +1552,7 @@ static int cmd_traces(int argc, char **argv) {
     static zs_scenario sc;
     static uint8_t enc[ZS_ENCODE_MAX], raw[512];
     int rc = 0;
-    unsigned k = 0;
+    unsigned k = 0, skipped = 0;
     for (unsigned long long sd = first; have_seeds && sd <= last && !rc; sd++) {
         /* exactly what `zofuzz gen --seed S` writes, decoded */
         size_t n = zs_rand_input(sd, 0, raw, sizeof raw);
@@ -1541,7 +1566,7 @@ static int cmd_traces(int argc, char **argv) {
         zs_decode(enc, m, &sc);
         char name[64];
         xsnprintf(name, sizeof name, "seed-%llu", sd);
-        rc = traces_emit_ranks(&T, &sc, &k, name);
+        rc = traces_emit_ranks(&T, &sc, &k, name, 0, &skipped);
         if (sd == ULLONG_MAX) break;
     }
     for (int i = 0; i < nfiles && !rc; i++) {
@@ -1549,7 +1574,14 @@ static int cmd_traces(int argc, char **argv) {
             rc = 2;
             break;
         }
-        rc = traces_emit_ranks(&T, &sc, &k, files[i]);
+        rc = traces_emit_ranks(&T, &sc, &k, files[i], 1, &skipped);
+    }
+    if (!rc && skipped)
+        fprintf(stderr, "%s: traces: --rank %d: %u of the seeds' scenarios have no rank %d, left out\n", g_prog,
+                T.only_rank, skipped, T.only_rank);
+    if (!rc && k == 0 && T.only_rank >= 0) {
+        fprintf(stderr, "%s: traces: no scenario has rank %d: nothing written\n", g_prog, T.only_rank);
+        rc = 2;
     }
     if (fclose(T.index) != 0 && !rc) {
         fprintf(stderr, "%s: %s: write failed\n", g_prog, path);
@@ -1726,13 +1758,16 @@ static const char *const seeds_help = "usage: zofuzz seeds [-o DIR] [FILE.scn|SR
                                       "tree; default DIR: corpus/seeds of the source tree.  Files named\n"
                                       "models-* / regressions-* in DIR that no input produces any more are removed.\n"
                                       "\n"
-                                      "Exit: 0 written, 2 bad usage or an unparsable file.\n";
+                                      "A scenario beyond the fuzzer-byte codec's bounds gets no seed: skipped\n"
+                                      "with a note in a directory, an error when named as a FILE.\n"
+                                      "\n"
+                                      "Exit: 0 written, 2 bad usage, an unparsable file or a FILE without a seed.\n";
 
 static int write_seed(const char *dir, const char *target, const char *name, const void *data, size_t n) {
     char p[PATH_MAX];
     xsnprintf(p, sizeof p, "%s/%s", dir, target);
     if (mkdirs(p)) {
-        fprintf(stderr, "%s: cannot create %s\n", g_prog, p);
+        fprintf(stderr, "%s: cannot create %s: %s\n", g_prog, p, strerror(errno));
         return -1;
     }
     xsnprintf(p, sizeof p, "%s/%s/%s", dir, target, name);
@@ -1838,8 +1873,10 @@ static int cmd_seeds(int argc, char **argv) {
             }
             if (!zs_scenario_fits_codec(&core)) {
                 /* a model larger than the byte codec's bounds: no fuzzer seed
-                 * (it is replayed from its .scn by the corpus tests) */
+                 * (it is replayed from its .scn by the corpus tests); a file
+                 * named on the command line was asked for, so that is an error */
                 fprintf(stderr, "zofuzz seeds: %s: beyond the fuzzer-byte codec's bounds, no seed\n", v[q]);
+                if (!is_dir(inputs[k])) err = 1;
                 continue;
             }
             if (zs_scenario_has_ext(&core) && zs_scenario_strip_ext(&core) != 0) {
@@ -2029,6 +2066,7 @@ typedef struct fstat_ {
     double first_violation;         /* seconds, <0 none */
     unsigned long fork_crash;
     char last_violation[256];
+    char bad_flag[200]; /* libFuzzer's "WARNING: unrecognized flag ..." line, if any */
 } fstat_;
 
 /* value after "key" in line, or -1 */
@@ -2043,6 +2081,8 @@ static long long field(const char *line, const char *key) {
 
 static void parse_line(fstat_ *fs, const char *line, double elapsed) {
     long long v;
+    if (!fs->bad_flag[0] && !strncmp(line, "WARNING: unrecognized flag", 26))
+        snprintf(fs->bad_flag, sizeof fs->bad_flag, "%s", line);
     if (line[0] == '#') {
         v = strtoll(line + 1, NULL, 10);
         if (v > 0) fs->execs = (unsigned long long)v;
@@ -2173,6 +2213,12 @@ static int spawn_and_watch(runner *R, char **args, char **envp_add, int watch) {
                 if (R->log) fprintf(R->log, "%s\n", start);
                 if (R->verbose) fprintf(stderr, "%s\n", start);
                 if (watch) parse_line(R->fs, start, el);
+                /* a flag libFuzzer does not know (a mistyped --engine-arg)
+                 * ends the run: it would otherwise fuzz without it */
+                if (watch && R->fs->bad_flag[0] && !killed) {
+                    kill(pid, SIGINT);
+                    killed = 1;
+                }
                 start = nl + 1;
             }
             have = strlen(start);
@@ -2310,7 +2356,7 @@ static int cmd_run(int argc, char **argv) {
     }
     if (jobs < 1 || jobs > 64) die_usage("run: --jobs must be 1..64");
     if (tsec < 1) die_usage("run: --time must be at least 1");
-    if (!prog) prog = 5;
+    if (!prog) die_usage("run: --progress must be at least 1 (seconds between progress lines)");
     if (strcmp(target, "fuzz_hooks") && strcmp(target, "fuzz_api") && strcmp(target, "fuzz_scn_parse"))
         die_usage("run: unknown target '%s' (fuzz_hooks, fuzz_api, fuzz_scn_parse)", target);
     for (int k = 0; k < ncorp; k++)
@@ -2459,6 +2505,11 @@ static int cmd_run(int argc, char **argv) {
     runner R = {log, verbose, now_s(), now_s(), (double)prog, (double)tsec, &fs, target};
     int ec = spawn_and_watch(&R, args, envadd, 1);
     double elapsed = now_s() - R.t0;
+    if (fs.bad_flag[0]) {
+        if (log) fclose(log);
+        fprintf(stderr, "%s: run: --engine-arg: libFuzzer says \"%s\"; the run was stopped\n", g_prog, fs.bad_flag);
+        return 2;
+    }
     progress_line(&R, 1);
 
     /* merge the fork-mode corpus */

@@ -116,6 +116,29 @@ printf 'module\ta\nstep train\tloss=0\n  call a(batch_rg)\t-> 1 use(arg0)\n' > "
 [ "$(rc "$Z" repro "$T/tab.scn" --quiet)" = 0 ] || fail "tab between tokens: $(cat "$T/err")"
 grep -q "separated by spaces or tabs" "$SRC/docs/scenario-format.md" || fail "spec and parser disagree on tabs"
 
+# a value that would make a command do nothing, or an option the command
+# would not read, is refused before any work
+M="$SRC/corpus/models/mixtral_moe_ranks.scn"
+mkdir -p "$T/tr"
+bad "--rank 7: the scenario has world size 4" "$Z" traces "$T/tr" "$M" --rank 7
+bad "--rank 1: not an all-ranks scenario" "$Z" traces "$T/tr" "$R" --rank 1
+bad "--seeds 5 1: FIRST is after LAST" "$Z" traces "$T/tr" --seeds 5 1
+bad "check: --trials must be at least 1" "$Z" check --trials 0
+bad "check: -o $SRC/README.md: cannot create or write it (Not a directory)" "$Z" check --trials 1 -o "$SRC/README.md"
+bad "'route,' has an empty item" "$Z" check --trials 1 --edits route,
+bad "',' has an empty item" "$Z" check --trials 1 --edits ,
+bad "'' has an empty item" "$Z" minimize "$R" --policy reset-on-forward --edits ""
+bad "names route twice" "$Z" check --trials 1 --edits route,skip,route
+bad "ZOFUZZ_EDITS: edits: 'route,,skip' has an empty item" env ZOFUZZ_EDITS=route,,skip "$Z" check --trials 1
+bad "run: --progress must be at least 1" "$Z" run --time 1 --progress 0
+if "$Z" enumerate --help >/dev/null 2>&1; then
+    bad "--ranks does not take --count" "$Z" enumerate --ranks --count
+    bad "--ranks does not take --orders" "$Z" enumerate --ranks --orders all
+    bad "--gather-always needs --ranks" "$Z" enumerate --gather-always --count
+    bad "--verify needs --ranks" "$Z" enumerate --verify --count
+    bad "bad --features ''" "$Z" enumerate --features "" --count
+fi
+
 # enumerate --count says about how many scenarios there are before counting
 if "$Z" enumerate --help >/dev/null 2>&1; then
     [ "$(rc "$Z" enumerate --count --max-modules 1 --max-calls 1 --max-steps 1)" = 0 ] || fail "enumerate --count"
