@@ -1601,6 +1601,13 @@ static int setup(sim *S) {
         S->chk.what_a = (int)i;
         st = zo_param_register(S->rt, p->owner, NULL, p->numel, p->elem_size,
                                (p->flags & ZS_PARAM_FROZEN) ? ZO_PARAM_FROZEN : 0, &id);
+        if (st == ZO_ERR_NOMEM) {
+            /* a resource limit, not a finding: the host backend could not
+             * hold the shards (with a cap of 0 it stores every byte) */
+            snprintf(S->r->setup_msg, sizeof S->r->setup_msg, "zo_param_register(param %u): %s", i,
+                     zo_last_error(S->rt));
+            return -1;
+        }
         if (st || id != i) {
             zs_check_fail(&S->chk, ZS_INV_ERR, -1, (long)i, "zo_param_register: %s: %s", zo_strerror(st),
                           zo_last_error(S->rt));
@@ -1828,7 +1835,9 @@ int zs_sim_run(const zs_scenario *s, const zs_sim_opts *opts, zs_sim_result *r) 
     s_free(S, S->heap);
     s_free(S, S->pset_ids);
     s_free(S, S->arrays);
-    int ret = r->violated ? 1 : 0;
+    /* a setup that failed without a finding (out of memory: the
+     * simulator's, or the host backend's for the shards) is no verdict */
+    int ret = r->violated ? 1 : r->setup_error ? -1 : 0;
     al_free(&al, S);
     return ret;
 }

@@ -146,10 +146,11 @@ void zs_sim_context_format(const zs_scenario *s, const zs_sim_ctx *c, char *buf,
 /** The one-rank engine under zs_run (fuzz/run.h), which callers use;
  *  called directly by zs_run, the world's rank threads and their own tests.
  *  Runs scenario s (which must be valid: zs_scenario_validate) and fills
- *  *r.  Returns 0 if every invariant held, 1 on a violation, -1 if the
- *  runtime could not be set up (r->setup_msg says why; not a finding for
- *  valid scenarios, which the runtime must accept - treated as ERR).  With
- *  abort_on_violation a violation never returns. */
+ *  *r.  Returns 0 if every invariant held, 1 on a violation (a runtime
+ *  refusing a valid scenario's setup is one: ERR), -1 if the run could not
+ *  be set up for want of memory - the simulator's, or the host backend's
+ *  for the shards, which a cap of 0 stores in full (r->setup_msg says
+ *  why; no verdict).  With abort_on_violation a violation never returns. */
 int zs_sim_run(const zs_scenario *s, const zs_sim_opts *o, zs_sim_result *r);
 
 #ifdef __cplusplus

@@ -564,7 +564,8 @@ static const char *const repro_help =
     "collectives.  The trace is printed rank by rank (\"# rank R\"); a finding\n"
     "prints the first differing collective of both ranks with their hook stacks.\n"
     "\n"
-    "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
+    "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input or\n"
+    "no verdict (the run could not be set up: out of memory, e.g. --cap 0 on a large model).\n";
 
 static const char *const trace_help =
     "usage: zofuzz trace FILE [--order engine|fuzzed|scenario] [--policy P] [--text|--bytes]\n"
@@ -573,7 +574,8 @@ static const char *const trace_help =
     "the PyTorch oracle prints the same lines).  The verdict goes to stderr.\n"
     "All-ranks scenarios: every rank's trace in turn, each after a \"# rank R\" line.\n"
     "\n"
-    "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input.\n";
+    "Exit: 0 every invariant holds, 1 an invariant was violated, 2 bad usage/input or\n"
+    "no verdict (the run could not be set up: out of memory, e.g. --cap 0 on a large model).\n";
 
 static int cmd_repro(int argc, char **argv, int trace_only) {
     const char *file = NULL;
@@ -639,15 +641,15 @@ static int cmd_repro(int argc, char **argv, int trace_only) {
     if (out.in_world) {
         if (out.verdict == ZS_SCN_SETUP) {
             fprintf(verdict_out, "setup error: %s\n", out.r.setup_msg);
-            return 1;
+            return 2;
         }
         zs_world_print(verdict_out, &wr);
         return wr.violated ? 1 : 0;
     }
     const zs_sim_result r = out.r;
     if (out.verdict == ZS_SCN_SETUP) {
-        fprintf(verdict_out, "setup error: the runtime refused the scenario: %s\n", r.setup_msg);
-        return 1;
+        fprintf(verdict_out, "setup error (no verdict): %s\n", r.setup_msg);
+        return 2;
     }
     if (r.torch_error) fprintf(verdict_out, "note: PyTorch would raise here (%s); the run stopped\n", r.torch_msg);
     if (r.violated) {

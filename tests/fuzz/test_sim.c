@@ -554,6 +554,42 @@ static void expect_same_verdict(void) {
     assert_string_equal(g_chk[1].v.msg, g_chk[0].v.msg);
 }
 
+/* An allocator that refuses every block above 64 KiB: a parameter whose
+ * shards the host backend must store in full (cap 0) cannot be held. */
+static void *small_alloc(void *opaque, size_t bytes) {
+    (void)opaque;
+    return bytes > 65536 ? NULL : malloc(bytes);
+}
+static void small_free(void *opaque, void *p) {
+    (void)opaque;
+    free(p);
+}
+
+/* Out of memory while registering is no verdict: zs_sim_run returns -1
+ * with the reason, neither a violation (ERR) nor "every invariant held". */
+static void test_setup_out_of_memory(void **state) {
+    (void)state;
+    parse(&sc, "module model\n"
+               "param w owner=model numel=1048576\n"
+               "step train loss=0\n"
+               "  call model(batch_rg) -> 1 use(arg0)\n");
+    zo_allocator al = {small_alloc, small_free, NULL};
+    zs_sim_opts o;
+    zs_sim_opts_init(&o);
+    o.allocator = &al;
+    o.max_bytes_per_param = 0; /* every byte stored: 4 MiB */
+    zs_sim_result r;
+    assert_int_equal(zs_sim_run(&sc, &o, &r), -1);
+    assert_int_equal(r.violated, 0);
+    assert_int_equal(r.setup_error, 1);
+    assert_non_null(strstr(r.setup_msg, "zo_param_register(param 0)"));
+    assert_non_null(strstr(r.setup_msg, "out of memory"));
+    /* the same scenario with the fuzzing cap fits and holds */
+    o.max_bytes_per_param = ZS_SIM_DEFAULT_CAP;
+    assert_int_equal(zs_sim_run(&sc, &o, &r), 0);
+    assert_int_equal(r.setup_error, 0);
+}
+
 static void test_incremental_check(void **state) {
     (void)state;
     zs_scenario s2;
@@ -649,6 +685,7 @@ int main(void) {
         cmocka_unit_test(test_context_at_gathers),
         cmocka_unit_test(test_verify_single_view),
         cmocka_unit_test(test_incremental_check),
+        cmocka_unit_test(test_setup_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
