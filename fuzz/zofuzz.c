@@ -613,6 +613,8 @@ static int cmd_repro(int argc, char **argv, int trace_only) {
     static zs_scenario s;
     int is_text;
     if (load_scenario(file, form, &s, NULL, &is_text)) return 2;
+    if (only_i8 && !s.cfg.all_ranks)
+        die_usage("%s: --only-i8: %s is not an all-ranks scenario (I8 compares the ranks of one)", argv[1], file);
     int pol = policy;
     if (pol < 0 && !is_text) pol = bytes_default_policy(&s);
     if (pol < 0) pol = s.cfg.policy;
@@ -632,7 +634,7 @@ static int cmd_repro(int argc, char **argv, int trace_only) {
                zs_torch_profile_name(s.cfg.torch_profile), zs_ds_profile_name(s.cfg.ds_profile));
     }
     o.verify_collectives = verify;
-    o.env.only_i8 = only_i8 && s.cfg.all_ranks; /* one rank's view runs as it is */
+    o.env.only_i8 = only_i8;
     static zs_world_result wr;
     o.world = &wr;
     zs_outcome out;
@@ -1832,6 +1834,8 @@ static int cmd_seeds(int argc, char **argv) {
         xsnprintf(defdir, sizeof defdir, "%s/corpus/seeds", src_dir());
         outdir = defdir;
     }
+    if (mkdirs(outdir) || access(outdir, W_OK | X_OK))
+        die_usage("seeds: -o %s: cannot create or write it (%s)", outdir, strerror(errno));
     /* every input must provide scenarios before anything is written: an
      * empty or mistyped directory would otherwise compile nothing and the
      * stale-seed sweep below would delete every generated seed in DIR */
