@@ -375,6 +375,8 @@ static int load_scenario(const char *path, int form, zs_scenario *s, zs_scn_expe
     if (text) {
         if (zs_scn_parse((const char *)b, n, s, exp, &err) != 0) {
             fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.col, err.msg);
+            if (memchr(b, '\r', n) && !memchr(b, '\n', n))
+                fprintf(stderr, "%s: %s: its lines end in CR alone; .scn lines end in LF or CR LF\n", g_prog, path);
             if (form == FORM_AUTO && !ends_with(path, ".scn"))
                 fprintf(stderr,
                         "%s: %s: read as .scn text (the content is text); pass --bytes if it "
@@ -2612,7 +2614,7 @@ static int cmd_run(int argc, char **argv) {
                 printf(" %s x%d", zs_inv_name(k), invs[k]);
                 anyinv = 1;
             }
-        printf("%s\n", anyinv ? "" : " none reproduced in-process");
+        printf("%s\n", anyinv ? "" : done ? " none reproduced in-process" : " none (--max-repro 0)");
         printf("  distinct minimised scenarios: %d; to keep one: cp <crash>.scn "
                "corpus/regressions/<name>.scn\n",
                seen.n);

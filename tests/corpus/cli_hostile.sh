@@ -132,6 +132,8 @@ bad "names route twice" "$Z" check --trials 1 --edits route,skip,route
 bad "ZOFUZZ_EDITS: edits: 'route,,skip' has an empty item" env ZOFUZZ_EDITS=route,,skip "$Z" check --trials 1
 bad "run: --progress must be at least 1" "$Z" run --time 1 --progress 0
 bad "--only-i8: $R is not an all-ranks scenario" "$Z" repro "$R" --only-i8
+tr '\n' '\r' <"$R" >"$T/cr.scn"
+bad "its lines end in CR alone" "$Z" repro "$T/cr.scn"
 bad "seeds: -o $SRC/README.md: cannot create or write it (Not a directory)" "$Z" seeds -o "$SRC/README.md" "$R"
 if "$Z" enumerate --help >/dev/null 2>&1; then
     bad "--ranks does not take --count" "$Z" enumerate --ranks --count
