@@ -62,6 +62,7 @@ parameter read while released where the policy does not gather on access
 (DeepSpeed's ZeROOrderedDict; the runtime's ZO_ERR_NOT_AVAILABLE message).
 """
 
+import operator
 import threading
 import weakref
 
@@ -463,6 +464,25 @@ class _Call:
         self.mid, self.done, self.root_graph = mid, False, root_graph
 
 
+_U64_MAX = (1 << 64) - 1
+_MAX_WORLD_SIZE = 65536  # ZO_MAX_WORLD_SIZE of include/zoffload.h
+
+
+def _int_arg(name, v, lo, hi):
+    """v as an int in lo..hi (a Python, NumPy or torch integer), else
+    ZoffloadError naming the argument: ctypes would store it modulo 2^32
+    or 2^64 and the runtime would run with another value."""
+    if isinstance(v, bool):
+        raise ZoffloadError("zoffload.torch.wrap: %s must be an integer, not %r" % (name, v))
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise ZoffloadError("zoffload.torch.wrap: %s must be an integer, not %r" % (name, v)) from None
+    if not lo <= n <= hi:
+        raise ZoffloadError("zoffload.torch.wrap: %s = %d is not in %d..%d" % (name, n, lo, hi))
+    return n
+
+
 class LiveModel:
     """A model partitioned by libzoffload.  Made by wrap()."""
 
@@ -481,6 +501,20 @@ class LiveModel:
             if p.device.type != "cpu":
                 raise ZoffloadError("zoffload.torch.wrap: parameter on %s; the torch backend is CPU only"
                                     % p.device)
+        world_size = _int_arg("world_size", world_size, 1, _MAX_WORLD_SIZE)
+        rank = _int_arg("rank", rank, 0, world_size - 1)
+        param_persistence_threshold = _int_arg("param_persistence_threshold", param_persistence_threshold, 0,
+                                               _U64_MAX)
+        prefetch_bucket_size = _int_arg("prefetch_bucket_size", prefetch_bucket_size, 0, _U64_MAX)
+        max_live_parameters = _int_arg("max_live_parameters", max_live_parameters, 0, _U64_MAX)
+        max_reuse_distance = _int_arg("max_reuse_distance", max_reuse_distance, 0, _U64_MAX)
+        if not isinstance(policy, str):
+            raise ZoffloadError("zoffload.torch.wrap: policy is a name (per-call, reset-on-forward, lazy-init, "
+                                "init-at-register), not %r" % (policy,))
+        if on_violation not in ("raise", "record"):
+            raise ZoffloadError("zoffload.torch.wrap: on_violation is 'raise' or 'record', not %r" % (on_violation,))
+        if not isinstance(check, bool):
+            raise ZoffloadError("zoffload.torch.wrap: check is True or False, not %r" % (check,))
         if grad_hooks not in ("tensor", "function"):
             raise ZoffloadError("zoffload.torch.wrap: grad_hooks is 'tensor' or 'function', not %r" % (grad_hooks,))
         self.grad_hooks = grad_hooks
@@ -842,9 +876,14 @@ class LiveModel:
 
     # -- step, state, lifetime -----------------------------------------------
 
+    def _need_alive(self, what):
+        if not self.rt.alive:
+            raise ZoffloadError("zoffload.torch: %s: the runtime was destroyed (close() or unwrap() ran)" % what)
+
     def optimizer(self, cls, **kw):
         """A LiveOptimizer: cls (torch.optim.SGD, Adam, ...) over this rank's
         shards of the trainable parameters, kw its arguments."""
+        self._need_alive("optimizer")
         return LiveOptimizer(self, cls, **kw)
 
     def end_step(self):
@@ -864,6 +903,7 @@ class LiveModel:
     def full_state(self):
         """{parameter name: full tensor} from the shards (copies; tied
         parameters under their first name)."""
+        self._need_alive("full_state")
         out = {}
         for pid, p in enumerate(self.params):
             img = self.backend.full_value(pid, p.dtype)

@@ -95,7 +95,35 @@ def run(grad_hooks):
     loss = m(x()).pow(2).sum()
     live.close()
     expect_raise("backward after close", lambda: loss.backward(), "runtime was destroyed")
+    expect_raise("full_state after close", live.full_state, "full_state", "runtime was destroyed")
+    expect_raise("optimizer after close", lambda: live.optimizer(torch.optim.SGD, lr=0.1), "optimizer",
+                 "runtime was destroyed")
     check("closed parameters are empty", m[0].weight.numel() == 0)
+
+    # numbers out of their range are refused, never stored modulo 2^32 or 2^64;
+    # the binding's world-size bound is the header's
+    import re
+    with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "include", "zoffload.h")) as f:
+        hdr = int(re.search(r"#define ZO_MAX_WORLD_SIZE (\d+)", f.read()).group(1))
+    check("binding's world-size bound is ZO_MAX_WORLD_SIZE", zt._MAX_WORLD_SIZE == hdr,
+          "(%d against %d)" % (zt._MAX_WORLD_SIZE, hdr))
+    for arg, val, needle in (("world_size", 2**32 + 1, "world_size = 4294967297 is not in 1..65536"),
+                             ("rank", 2**32 + 1, "rank = 4294967297 is not in 0..1"),
+                             ("param_persistence_threshold", -1, "param_persistence_threshold = -1 is not in 0.."),
+                             ("param_persistence_threshold", 2**64, "is not in 0..18446744073709551615"),
+                             ("prefetch_bucket_size", -1, "prefetch_bucket_size = -1"),
+                             ("max_live_parameters", -1, "max_live_parameters = -1"),
+                             ("max_reuse_distance", -5, "max_reuse_distance = -5"),
+                             ("world_size", True, "world_size must be an integer")):
+        args = dict(kw, world_size=2) if arg == "rank" else dict(kw)
+        args[arg] = val
+        expect_raise("wrap(%s=%r)" % (arg, val), lambda: zt.wrap(build(), **args), needle)
+    for arg, val, needle in (("policy", None, "policy is a name"), ("policy", 1, "policy is a name"),
+                             ("on_violation", "ignore", "on_violation is 'raise' or 'record', not 'ignore'"),
+                             ("check", "no", "check is True or False, not 'no'")):
+        args = dict(kw)
+        args[arg] = val
+        expect_raise("wrap(%s=%r)" % (arg, val), lambda: zt.wrap(build(), **args), needle)
 
     # reset-on-forward: a released parameter read outside a forward raises
     m2 = build()
