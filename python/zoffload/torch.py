@@ -34,7 +34,12 @@ parameter_offload.py names, checked against deepspeed 0.19.8 on torch 2.15.0):
   LiveOptimizer.step()                   torch.optim on the shards, then zo_release_all
 
 grad_hooks="tensor" (default) uses tensor hooks, which leave the model's
-autograd graph as it is: training is bit for bit plain training's.
+autograd graph as it is: training is bit for bit plain training's.  One
+exception: a module input that is a leaf requiring grad (no op made it)
+passes through DeepSpeed's identity Function as under "function", since
+a hook on a leaf runs before autograd has accumulated the gradients of
+the module's own parameters (torch 2.15.0 runs a leaf's AccumulateGrad
+first among the nodes ready), and the release would come before them.
 grad_hooks="function" inserts DeepSpeed's identity Functions, DeepSpeed's
 exact hook timing; their node on a module input sums the gradient of a
 tensor used inside and outside the module in another order (float
@@ -549,6 +554,7 @@ class LiveModel:
         self.stack = []          # open module calls (_Call)
         self.pass_graph = None   # graph of the pass being built
         self.bwd = []            # running backwards: graphs
+        self.bwd_seen = set()    # graphs whose outputs the running backward has reached
         self.last_graph = None
         self.pending_abort = False
         self._handles = []
@@ -740,16 +746,22 @@ class LiveModel:
         if not any(handles):
             return None
         g = self._graph_now()
-        if self.grad_hooks == "tensor":
+        tensor = self.grad_hooks == "tensor"
+        if tensor:
+            leaves = False
             for h, x in zip(handles, tensors):
                 if h and x.requires_grad:
-                    self._on_grad(x, self._input_grad, h, g)
-            return None
+                    if x.grad_fn is None:
+                        leaves = True  # through the Function below (module docstring)
+                    else:
+                        self._on_grad(x, self._input_grad, h, g)
+            if not leaves:
+                return None
         it = iter(handles)
 
         def wrap_t(x):
             h = next(it)
-            if h and x.requires_grad:
+            if h and x.requires_grad and not (tensor and x.grad_fn is not None):
                 return _PostBackward.apply(self, h, g, x)
             return x
 
@@ -822,8 +834,16 @@ class LiveModel:
     def _make_grad_hook(self, cbs):
         def hook(grad):
             for fn, h, g in reversed(list(cbs)):
-                if fn.__self__.rt.alive and fn.__self__.bwd and fn.__self__.bwd[0] != g:
-                    continue  # a tensor of another pass (a leaf input used twice)
+                live = fn.__self__
+                if (fn.__func__ is LiveModel._input_grad and live.rt.alive and live.bwd
+                        and g not in live.bwd_seen):
+                    # an input shared with a pass this backward does not go
+                    # through (a leaf used by two forwards, one of them not
+                    # backpropagated): that pass's module never sees its
+                    # gradient, as no identity Function of it would run.
+                    # Passes summed into one loss are all reached: their
+                    # outputs' hooks run before any input's.
+                    continue
                 fn(h, g)
             return None
         return hook
@@ -837,6 +857,7 @@ class LiveModel:
             raise ZoffloadError("zoffload.torch: a backward reached the model's hooks without a forward pass")
         self.rt.backward_begin(g, _retain_hint())
         self.bwd.append(g)
+        self.bwd_seen = {g}
         _torch.autograd.Variable._execution_engine.queue_callback(self._end_backward)
 
     def _end_backward(self):
@@ -849,6 +870,8 @@ class LiveModel:
             self.pending_abort = False
             self.rt.forward_abort(_lib.NO_MODULE)
         self.bwd.pop()
+        if not self.bwd:
+            self.bwd_seen = set()
         self.rt.backward_end(g)
         if self.checker is not None and not self.bwd:
             self.checker.released("end of backward")
@@ -856,6 +879,7 @@ class LiveModel:
     def _output_grad(self, h, g):
         self.rt._rt("zo_output_grad")
         self._ensure_backward(g)
+        self.bwd_seen.add(g)
         self.rt.output_grad(h)
 
     def _input_grad(self, h, g):

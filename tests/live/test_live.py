@@ -6,7 +6,8 @@ sees no violation.  Models: the tiny transformers configs of
 tools/capture/hf_models.py and the small torch models of
 tools/capture/constructs.py (module reuse, checkpoint, an exception
 caught in the forward, tied and frozen parameters, eval /
-retain_graph / accumulation / interleaved steps).
+retain_graph / accumulation / interleaved steps, several passes in one
+step and inputs that require grad).
 
     test_live.py [--models a,b,...] [--steps N] [--list]
 
@@ -98,6 +99,29 @@ def step_mixed(model, opt, i):
     return out
 
 
+def step_passes(model, opt, i):
+    """Several forward passes per step, as contrastive losses and input
+    gradients make them: 0 two passes summed into one loss; 1 an input
+    that requires grad (a leaf); 2 that leaf through two passes, only the
+    first backpropagated; 3 one pass fed another's output (then repeats)"""
+    k = i % 4
+    if k == 0:
+        loss = (model(TC._x(i)) + model(TC._x(100 + i))).pow(2).mean()
+    elif k == 1:
+        x = TC._x(i).requires_grad_(True)
+        loss = model(x).pow(2).mean()
+    elif k == 2:
+        x = TC._x(i).requires_grad_(True)
+        loss = model(x).pow(2).mean()
+        model(x)  # a second pass on the same leaf that no backward reaches
+    else:
+        loss = model(model(TC._x(i))).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    return [loss.item()]
+
+
 # name -> (builder, step function, steps)
 CASES = {
     "gpt2": (HF.build_gpt2, step_plain(hf_loss), 3),
@@ -114,10 +138,11 @@ CASES = {
     "torch_ckpt_reentrant": (TC.build_ckpt_reentrant, step_mixed, 5),
     "torch_raise": (TC.build_raise, step_plain(tc_loss), 3),
     "torch_tied": (TC.build_tied, step_plain(tc_loss), 3),
+    "torch_passes": (TC.build_reuse, step_passes, 4),
 }
 DEFAULT = ["gpt2", "bert", "llama", "llama_ckpt", "lora", "mixtral", "torch_mixed", "torch_reuse", "torch_ckpt",
            "torch_ckpt_reentrant",
-           "torch_raise", "torch_tied"]
+           "torch_raise", "torch_tied", "torch_passes"]
 OPTS = {"sgd": (torch.optim.SGD, dict(lr=0.05, momentum=0.9)),
         "adam": (torch.optim.Adam, dict(lr=1e-2))}
 
