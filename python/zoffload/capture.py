@@ -343,17 +343,41 @@ class Scenario:
         return "\n".join(L) + "\n"
 
     def write_scn(self, path, traces=True):
-        """Writes the .scn (through a temporary file, renamed) and, with
-        traces, PATH.trace.<policy> for each policy: the real hook traces."""
-        d = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".capture-", suffix=".scn")
-        with os.fdopen(fd, "w") as f:
-            f.write(self.scn_text())
-        os.replace(tmp, path)
-        if traces:
-            for pol in POLICIES:
-                with open("%s.trace.%s" % (path, pol), "w") as f:
-                    f.write("\n".join(self.traces[pol]) + "\n")
+        """Writes the .scn and, with traces, PATH.trace.<policy> for each
+        policy: the real hook traces.  A regular file (or a new name) is
+        written through a temporary file renamed over it, so it never holds
+        a partial scenario; a symbolic link's target the same way (the link
+        stays); anything else that exists (a device, a FIFO) is written
+        into, as a shell redirection would.  Raises CaptureError (nothing
+        left behind) when it cannot be written."""
+        check_output(path)
+        text = self.scn_text()
+        real = os.path.realpath(path)
+        try:
+            if os.path.exists(real) and not os.path.isfile(real):
+                with open(real, "w") as f:
+                    f.write(text)
+            else:
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".capture-", suffix=".scn")
+                try:
+                    with os.fdopen(fd, "w") as f:
+                        f.write(text)
+                    um = os.umask(0)
+                    os.umask(um)
+                    os.chmod(tmp, 0o666 & ~um)  # what open() gives the traces (mkstemp makes 0600)
+                    os.replace(tmp, real)
+                except BaseException:
+                    try:
+                        os.unlink(tmp)
+                    except OSError:
+                        pass
+                    raise
+            if traces:
+                for pol in POLICIES:
+                    with open("%s.trace.%s" % (path, pol), "w") as f:
+                        f.write("\n".join(self.traces[pol]) + "\n")
+        except OSError as e:
+            raise CaptureError("capture: cannot write %s: %s" % (path, e.strerror or e)) from None
 
     # -- exactness ------------------------------------------------------
 
@@ -374,7 +398,11 @@ class Scenario:
                 return None, "the simulator refused the scenario: %s" % (r.stderr.strip() or r.stdout.strip())
             bad = []
             for pol in POLICIES:
-                with open(os.path.join(out, "0.%s.trace" % pol)) as fh:
+                tf = os.path.join(out, "0.%s.trace" % pol)
+                if not os.path.isfile(tf):
+                    return None, ("%s traces wrote no %s: is it zoffload's zofuzz?"
+                                  % (zofuzz, os.path.basename(tf)))
+                with open(tf) as fh:
                     sim = fh.read().splitlines()
                 real = self.traces[pol]
                 i = _first_diff(sim, real)
@@ -1528,6 +1556,35 @@ def capture(model, step_fn, steps=1):
     return rec.sc
 
 
+def check_output(path):
+    """Raises CaptureError unless path can take the .scn: not empty, not a
+    directory, in a directory that exists."""
+    if not path:
+        raise CaptureError("capture: the output path is empty")
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise CaptureError("capture: %s is a directory (give the .scn file to write)" % path)
+    d = os.path.dirname(real)
+    if not os.path.isdir(d):
+        raise CaptureError("capture: %s: directory %s does not exist" % (path, d))
+
+
+def steps_arg(v, where):
+    """v (--steps, or the script's STEPS) as a step count in 1..MAX_STEPS,
+    else CaptureError naming where it came from."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise CaptureError("capture: %s = %r is not a number of steps" % (where, v))
+    if not 1 <= v <= MAX_STEPS:
+        raise CaptureError("capture: %s = %d; the scenario model holds 1..%d steps" % (where, v, MAX_STEPS))
+    return v
+
+
+def zofuzz_ok(sim):
+    """Raises CaptureError unless sim is an executable file."""
+    if not (os.path.isfile(sim) and os.access(sim, os.X_OK)):
+        raise CaptureError("capture: zofuzz %s: not an executable file (--zofuzz or $ZOFFLOAD_ZOFUZZ)" % sim)
+
+
 def find_zofuzz(explicit=None):
     """The zofuzz binary: explicit, $ZOFFLOAD_ZOFUZZ, build/ or build-test/
     of the current directory or of this checkout, or zofuzz on PATH."""
@@ -1543,6 +1600,16 @@ def find_zofuzz(explicit=None):
             if os.access(p, os.X_OK):
                 return os.path.abspath(p)
     return shutil.which("zofuzz")
+
+
+def build_model(build, name):
+    """build() of the user's script; CaptureError if it is not callable or raises."""
+    if not callable(build):
+        raise CaptureError("capture: %s in the script is not a function (the model builder)" % name)
+    try:
+        return build()
+    except Exception as e:  # noqa: BLE001 - the user's code: any exception is its error
+        raise CaptureError("capture: %s() raised %s: %s" % (name, type(e).__name__, e)) from e
 
 
 def load_script(spec, build_name):
@@ -1566,6 +1633,8 @@ def load_script(spec, build_name):
         raise CaptureError("capture: %s defines no %s" % (path, fn))
     if not hasattr(mod, build_name):
         raise CaptureError("capture: %s defines no %s() (the model builder; --build NAME)" % (path, build_name))
+    if not callable(getattr(mod, fn)):
+        raise CaptureError("capture: %s in %s is not a function (the step: STEP(model, i))" % (fn, path))
     return getattr(mod, build_name), getattr(mod, fn), mod
 
 
@@ -1594,16 +1663,19 @@ def main(argv=None):
             if not sim:
                 raise CaptureError("capture: no zofuzz binary for the exactness check (build zoffload, "
                                    "pass --zofuzz, or --no-check)")
-            if not (os.path.isfile(sim) and os.access(sim, os.X_OK)):
-                raise CaptureError("capture: zofuzz %s: not an executable file (--zofuzz or $ZOFFLOAD_ZOFUZZ)" % sim)
+            zofuzz_ok(sim)
+        check_output(a.output)
         build, step, mod = load_script(a.target, a.build)
-        model = build()
-        steps = a.steps or getattr(mod, "STEPS", 1)
+        steps = steps_arg(a.steps, "--steps") if a.steps is not None else steps_arg(getattr(mod, "STEPS", 1),
+                                                                                       "the script's STEPS")
+        model = build_model(build, a.build)
         sc = capture(model, step, steps=steps)
         sc.info.extend(a.comment)
         sc.info.append("source: %s (%d step%s)" % (os.path.basename(a.target), steps, "s" if steps > 1 else ""))
         if not a.no_check:
             ok, msg = sc.check(sim)
+            if ok is None:
+                raise CaptureError("capture: the simulator could not check the scenario: %s" % msg)
             if ok:
                 sc.checked = msg
             elif a.allow_approx:

@@ -42,14 +42,20 @@ from ._lib import POLICIES, DS_PROFILES, ZoffloadError
 
 
 def run_live(build, step, steps, policy, ds_profile):
-    """(violation or None, stats, steps run)"""
-    model = build()
+    """(violation or None, stats, steps run); ZoffloadError when the live
+    run cannot go on, CaptureError when the user's builder fails"""
+    model = _cap.build_model(build, "the model builder")
     live = zt.wrap(model, policy=policy, ds_profile=ds_profile, grad_hooks="function",
                    param_persistence_threshold=0)
     done = 0
     try:
         for i in range(steps):
-            step(model, i)
+            try:
+                step(model, i)
+            except (zt.LiveViolation, ZoffloadError):
+                raise
+            except Exception as e:  # noqa: BLE001 - the user's step: any exception is its error
+                raise ZoffloadError("step %d raised %s: %s" % (i, type(e).__name__, e)) from e
             live.end_step()
             done += 1
         st = live.stats()
@@ -130,16 +136,25 @@ def main(argv=None):
                     "the simulator's verdict; default: $ZOFFLOAD_ZOFUZZ, ./build/fuzz/zofuzz)")
     ap.add_argument("--allow-approx", action="store_true", help="write the .scn even if the simulator differs")
     a = ap.parse_args(argv)
+    out = a.output
+    if out is None and ":" in a.target:
+        out = "%s-%s.scn" % (os.path.splitext(os.path.basename(a.target.rsplit(":", 1)[0]))[0],
+                             a.target.rsplit(":", 1)[1])
     try:
+        if not a.no_capture:
+            _cap.check_output(out)
+            if a.zofuzz:
+                _cap.zofuzz_ok(a.zofuzz)
         build, step, mod = _cap.load_script(a.target, a.build)
+        steps = (_cap.steps_arg(a.steps, "--steps") if a.steps is not None
+                 else _cap.steps_arg(getattr(mod, "STEPS", 1), "the script's STEPS"))
     except _cap.CaptureError as e:
         sys.stderr.write("check: %s\n" % e)
         return 2
-    steps = a.steps or getattr(mod, "STEPS", 1)
     t0 = time.time()
     try:
         v, st, done = run_live(build, step, steps, a.policy, a.ds_profile)
-    except ZoffloadError as e:
+    except (ZoffloadError, _cap.CaptureError) as e:
         sys.stderr.write("check: the live run failed: %s\n" % e)
         return 2
     print("check: live run of %s, policy %s, %d step(s), %.1f s: %d gathers, peak %s elements gathered"
@@ -161,15 +176,15 @@ def main(argv=None):
             os.environ["LD_PRELOAD"] = ":".join(kept)
         else:
             del os.environ["LD_PRELOAD"]
-    out = a.output or "%s-%s.scn" % (os.path.splitext(os.path.basename(a.target.rsplit(":", 1)[0]))[0],
-                                     a.target.rsplit(":", 1)[1])
     try:
-        sc = _cap.capture(build(), step, steps=steps)
+        sc = _cap.capture(_cap.build_model(build, a.build), step, steps=steps)
         sc.info.append("source: %s (%d step%s), zoffload.check --policy %s" % (
             os.path.basename(a.target), steps, "s" if steps > 1 else "", a.policy))
         sim = _cap.find_zofuzz(a.zofuzz)
         if sim:
             ok, msg = sc.check(sim)
+            if ok is None:
+                raise _cap.CaptureError("capture: the simulator could not check the scenario: %s" % msg)
             if not ok and not a.allow_approx:
                 raise _cap.CaptureError("capture: the scenario does not reproduce the real hook trace "
                                         "(--allow-approx writes it anyway):\n%s" % msg)

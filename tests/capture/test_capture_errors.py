@@ -37,6 +37,8 @@ CASES = [
     ("build_body_ckpt_nested", "step", ["layer's forward body runs in a non-reentrant checkpoint inside another "
                                         "checkpointed region", "nested checkpoints: unsupported"]),
     ("build_missing", "step", ["defines no build_missing()"]),
+    ("build_raises", "step", ["build_raises() raised RuntimeError: builder failed"]),
+    ("build_small", "step_not_callable", ["step_not_callable in", "is not a function"]),
 ]
 
 
@@ -124,6 +126,31 @@ def main(argv):
         print("FAIL --zofuzz missing: exit %d\n  %s" % (code, msg.replace("\n", "\n  ")))
     else:
         print("ok   --zofuzz missing: %s" % msg.splitlines()[-1])
+    # the output path and the step count: refused before the model is
+    # built; a device is written into, never replaced; nothing left behind
+    sub = os.path.join(work, "sub")
+    os.mkdir(sub)
+    full = os.path.join(sub, "full.scn")
+    os.symlink("/dev/full", full)
+    small = ["%s:step" % BAD, "--build", "build_small", "--zofuzz", a.zofuzz, "--no-traces"]
+    for k, (extra, words) in enumerate((
+            (["-o", os.path.join(work, "nodir", "x.scn")], "directory %s does not exist" % os.path.join(work, "nodir")),
+            (["-o", sub], "is a directory"),
+            (["-o", ""], "the output path is empty"),
+            (["-o", full], "cannot write %s: No space left on device" % full),
+            (["-o", os.path.join(sub, "s.scn"), "--steps", "0"], "--steps = 0; the scenario model holds 1.."),
+            (["-o", os.path.join(sub, "s.scn"), "--steps", "100000"], "--steps = 100000"),
+            (["-o", os.path.join(sub, "s.scn"), "--zofuzz", "/bin/true"],
+             "the simulator could not check the scenario: /bin/true traces wrote no"))):
+        code, msg = forked(small + extra, work, "o%d" % k)
+        msg = msg.strip()
+        left = sorted(set(os.listdir(sub)) - {"full.scn"})
+        if code != 2 or words not in msg or "Traceback" in msg or left or not os.path.islink(full):
+            bad += 1
+            print("FAIL %s: exit %d, expected %r, files %r\n  %s" % (extra, code, words, left,
+                                                                     msg.replace("\n", "\n  ")))
+        else:
+            print("ok   %s: %s" % (" ".join(extra), msg.splitlines()[-1]))
     shutil.rmtree(work, ignore_errors=True)
     return 1 if bad else 0
 

@@ -102,8 +102,15 @@ def build_body_ckpt_nested():
     return m
 
 
+def build_raises():
+    raise RuntimeError("builder failed")
+
+
 def step(model, i):
     model(torch.randn(2, 4)).sum().backward()
+
+
+step_not_callable = 3  # named as the step: not a function
 
 
 def step_raises(model, i):
