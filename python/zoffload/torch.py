@@ -598,6 +598,8 @@ class LiveModel:
                     continue
                 if id(p) in self._pid:
                     pid = self._pid[id(p)]
+                    if pid in self._mod_params[mid]:
+                        continue  # one parameter under two names of one module: already its own
                     rt.module_use_param(mid, pid)
                     self._mod_params[mid].append(pid)
                     continue

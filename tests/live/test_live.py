@@ -7,7 +7,8 @@ tools/capture/hf_models.py and the small torch models of
 tools/capture/constructs.py (module reuse, checkpoint, an exception
 caught in the forward, tied and frozen parameters, eval /
 retain_graph / accumulation / interleaved steps, several passes in one
-step and inputs that require grad).
+step, inputs that require grad, a parameter under two names of one
+module).
 
     test_live.py [--models a,b,...] [--steps N] [--list]
 
@@ -122,6 +123,25 @@ def step_passes(model, opt, i):
     return [loss.item()]
 
 
+class TwoNames(torch.nn.Module):
+    """One parameter under two names of one module (register_parameter
+    of a parameter the module already has: torch allows it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.w = torch.nn.Parameter(torch.randn(4, 4))
+        self.register_parameter("w2", self.w)
+
+    def forward(self, x):
+        return self.fc(x) @ self.w @ self.w2
+
+
+def build_two_names():
+    torch.manual_seed(0)
+    return TwoNames()
+
+
 # name -> (builder, step function, steps)
 CASES = {
     "gpt2": (HF.build_gpt2, step_plain(hf_loss), 3),
@@ -139,10 +159,11 @@ CASES = {
     "torch_raise": (TC.build_raise, step_plain(tc_loss), 3),
     "torch_tied": (TC.build_tied, step_plain(tc_loss), 3),
     "torch_passes": (TC.build_reuse, step_passes, 4),
+    "torch_two_names": (build_two_names, step_plain(tc_loss), 3),
 }
 DEFAULT = ["gpt2", "bert", "llama", "llama_ckpt", "lora", "mixtral", "torch_mixed", "torch_reuse", "torch_ckpt",
            "torch_ckpt_reentrant",
-           "torch_raise", "torch_tied", "torch_passes"]
+           "torch_raise", "torch_tied", "torch_passes", "torch_two_names"]
 OPTS = {"sgd": (torch.optim.SGD, dict(lr=0.05, momentum=0.9)),
         "adam": (torch.optim.Adam, dict(lr=1e-2))}
 
@@ -187,6 +208,7 @@ def run_case(name, optname, steps, policy, zt, persist=0, grad_hooks="tensor"):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default=",".join(DEFAULT))
+    ap.add_argument("--models-more", default="", help="more models, after --models (keeps command lines short)")
     ap.add_argument("--opts", default="sgd,adam")
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--policy", default="per-call")
@@ -208,7 +230,8 @@ def main():
         return 77
     import zoffload.torch as zt
     fails = 0
-    for name, persist in [(n, int(t)) for t in a.persist.split(",") for n in a.models.split(",")]:
+    models = a.models.split(",") + [n for n in a.models_more.split(",") if n]
+    for name, persist in [(n, int(t)) for t in a.persist.split(",") for n in models]:
         for optname in a.opts.split(","):
             t0 = time.time()
             try:
