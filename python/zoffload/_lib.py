@@ -363,6 +363,7 @@ class Runtime:
         check(L.zo_runtime_create(ctypes.byref(cfg), ctypes.byref(h)), None, "zo_runtime_create")
         self._h = h.value
         self.after_call = None  # called after every hook entry point (the live checker)
+        self.after_error = None  # called with (call, status) before a failed call raises
 
     @property
     def alive(self):
@@ -378,6 +379,8 @@ class Runtime:
         h = self._rt(name)
         st = getattr(self._L, name)(h, *args)
         if st != OK:
+            if self.after_error is not None:
+                self.after_error(name, st)
             raise ZoffloadError(error_text(name, st, last_error(h)), st, name)
         if self.after_call is not None:
             self.after_call(name)

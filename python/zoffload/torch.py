@@ -550,6 +550,7 @@ class LiveModel:
         self.events = None  # a list to record (kind, module, param, before, after) into, if set
         self.rt = _lib.Runtime(cfg, keep=[self._event_cb, self.backend])
         self.rt.after_call = self._after_call
+        self.rt.after_error = self._after_error
         # state
         self.stack = []          # open module calls (_Call)
         self.pass_graph = None   # graph of the pass being built
@@ -703,6 +704,15 @@ class LiveModel:
             c.reported = True
             if self.on_violation == "raise":
                 raise c.violation
+
+    def _after_error(self, name, status):
+        """A runtime call refused (it raises ZoffloadError now): the ERROR
+        event it emitted is that refusal, which the caller gets as the
+        exception; the checker does not also report it at the next call."""
+        c = self.checker
+        if (c is not None and c.violation is not None and not c.reported and c.violation.inv == "ERR"
+                and c.violation_status == status):
+            c.violation = None
 
     # -- hooks ---------------------------------------------------------------
 
@@ -1025,6 +1035,7 @@ class LiveChecker:
     def __init__(self, live, policy, max_live):
         self.live, self.policy, self.max_live = live, policy, max_live
         self.violation = None
+        self.violation_status = None  # the zo_status of an ERR violation's event
         self.reported = False
         self.n_events = 0
         self.step = 0
@@ -1075,9 +1086,12 @@ class LiveChecker:
                 self.fail("I5", what, None, p, "prefetch issued with live numel %d > max_live_parameters "
                           "%d + its numel %d" % (self.live_numel, self.max_live, numel))
         elif k == "ERROR":
+            first = self.violation is None
             self.fail("ERR", what, mid, ev.param if ev.param != _lib.NO_PARAM else None,
                       "runtime reported an error event: %s (%s)"
                       % (_lib.strerror(ev.status), (ev.detail or b"").decode()))
+            if first:
+                self.violation_status = ev.status
 
     def access(self, mid, pid):
         live = self.live

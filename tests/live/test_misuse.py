@@ -140,6 +140,23 @@ def run(grad_hooks):
     check("unwrap restores the values", torch.equal(m2[2].weight.detach(), state["2.weight"]))
     check("wrap again after unwrap", zt.wrap(m2, **kw).close() is None)
 
+    # a second backward through a freed graph is refused once: the refusal
+    # is the exception, not also a violation at the next call
+    m3 = build()
+    live3 = zt.wrap(m3, **kw)
+    opt3 = live3.optimizer(torch.optim.SGD, lr=0.1)
+    loss = m3(x()).sum()  # (with an op that saves tensors torch refuses the second backward itself)
+    loss.backward()
+    expect_raise("second backward of one graph", lambda: loss.backward(), "zo_backward_begin", "stale")
+    try:
+        opt3.step()
+        m3(x()).pow(2).sum().backward()
+        opt3.step()
+        check("a step after the refused backward", live3.stats()["steps"] == 2)
+    except zt.ZoffloadError as e:
+        check("a step after the refused backward", False, "%s: %s" % (type(e).__name__, e))
+    live3.close()
+
 
 def binding():
     """zoffload._lib directly: a hook out of protocol order raises with the
