@@ -1486,10 +1486,25 @@ def _unpatch():
     setattr(tcheckpoint, _NRE_GEN, _orig_nre_gen)
 
 
+_running = threading.Lock()  # held by the capture in progress (it patches torch for the process)
+
+
 def capture(model, step_fn, steps=1):
     """Runs step_fn(model, i) for i in range(steps) with DeepSpeed-shaped
     hooks and returns the Scenario.  Raises CaptureError (a clear message
-    naming the construct and the module path) on bad input."""
+    naming the construct and the module path) on bad input, and when
+    another capture is running (a step calling capture(), or two threads):
+    a capture patches torch for the whole process."""
+    if not _running.acquire(blocking=False):
+        raise CaptureError("capture: capture() called while another capture runs (from a captured step, or "
+                           "another thread): captures do not nest")
+    try:
+        return _capture(model, step_fn, steps)
+    finally:
+        _running.release()
+
+
+def _capture(model, step_fn, steps):
     if not isinstance(model, torch.nn.Module):
         raise CaptureError("capture: the model is a %s, not a torch.nn.Module" % type(model).__name__)
     if not callable(step_fn):

@@ -39,6 +39,7 @@ CASES = [
     ("build_missing", "step", ["defines no build_missing()"]),
     ("build_raises", "step", ["build_raises() raised RuntimeError: builder failed"]),
     ("build_small", "step_not_callable", ["step_not_callable in", "is not a function"]),
+    ("build_small", "step_nested_capture", ["capture() called while another capture runs", "do not nest"]),
 ]
 
 

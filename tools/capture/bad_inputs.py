@@ -113,6 +113,12 @@ def step(model, i):
 step_not_callable = 3  # named as the step: not a function
 
 
+def step_nested_capture(model, i):
+    from zoffload.capture import capture
+    capture(build_small(), step)  # a capture inside a captured step
+    step(model, i)
+
+
 def step_raises(model, i):
     model(torch.randn(2, 3))  # wrong width: Linear raises
 
