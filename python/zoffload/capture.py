@@ -1509,8 +1509,7 @@ def _capture(model, step_fn, steps):
         raise CaptureError("capture: the model is a %s, not a torch.nn.Module" % type(model).__name__)
     if not callable(step_fn):
         raise CaptureError("capture: the step function is not callable")
-    if not 1 <= steps <= MAX_STEPS:
-        raise CaptureError("capture: steps=%d; the scenario model holds 1..%d" % (steps, MAX_STEPS))
+    steps = steps_arg(steps, "steps")
     rec = _Recorder(model)
     rec.recompute_inner = False
     rec.sc.info.append("model %s, %d modules, %d parameters (%s elements), %d tied/external uses, "
@@ -1529,6 +1528,8 @@ def _capture(model, step_fn, steps):
                     step_fn(model, i)
                 except CaptureError:
                     raise
+                except SystemExit as e:
+                    raise CaptureError("capture: step %d called sys.exit(%r): nothing captured" % (i, e.code)) from e
                 except Exception as e:
                     where = rec.stack[-1] if rec.stack else rec.last_raised
                     raise CaptureError("capture: step %d raised %s: %s%s" % (

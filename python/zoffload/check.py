@@ -54,6 +54,8 @@ def run_live(build, step, steps, policy, ds_profile):
                 step(model, i)
             except (zt.LiveViolation, ZoffloadError):
                 raise
+            except SystemExit as e:
+                raise ZoffloadError("step %d called sys.exit(%r)" % (i, e.code)) from e
             except Exception as e:  # noqa: BLE001 - the user's step: any exception is its error
                 raise ZoffloadError("step %d raised %s: %s" % (i, type(e).__name__, e)) from e
             live.end_step()
@@ -211,8 +213,8 @@ def main(argv=None):
             print("check: peak gathered: live %s elements (%s bytes, zo_get_stats), simulator %s elements: %s"
                   % ("{:,}".format(lp), "{:,}".format(st["peak_live_bytes"]), "{:,}".format(speak),
                      "equal" if lp == speak else "DIFFERENT"))
-    print("check: minimise with: zofuzz minimize %s --policy %s -o %s" % (
-        out, a.policy, out.replace(".scn", "-min.scn")))
+    stem = out[:-4] if out.endswith(".scn") else out
+    print("check: minimise with: zofuzz minimize %s --policy %s -o %s-min.scn" % (out, a.policy, stem))
     return 1 if v else 0
 
 

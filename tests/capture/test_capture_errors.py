@@ -40,6 +40,7 @@ CASES = [
     ("build_raises", "step", ["build_raises() raised RuntimeError: builder failed"]),
     ("build_small", "step_not_callable", ["step_not_callable in", "is not a function"]),
     ("build_small", "step_nested_capture", ["capture() called while another capture runs", "do not nest"]),
+    ("build_small", "step_exits", ["step 0 called sys.exit(0): nothing captured"]),
 ]
 
 
@@ -78,6 +79,23 @@ def main(argv):
     import zoffload.capture  # noqa: F401
     work = tempfile.mkdtemp(prefix="zo-capture-errors-")
     bad = 0
+    # capture()'s steps: a step count in 1..ZS_MAX_STEPS, refused before anything runs
+    lin = torch.nn.Linear(2, 2)
+    for v, words in (("2", "steps = '2' is not a number of steps"), (None, "steps = None is not"),
+                     (2.5, "steps = 2.5 is not"), (True, "steps = True is not"),
+                     (0, "steps = 0; the scenario model holds 1..")):
+        try:
+            zoffload.capture.capture(lin, lambda m, i: None, steps=v)
+            msg = "accepted"
+        except zoffload.capture.CaptureError as e:
+            msg = str(e)
+        except Exception as e:  # noqa: BLE001 - any other type is the failure
+            msg = "%s: %s" % (type(e).__name__, e)
+        if words not in msg:
+            bad += 1
+            print("FAIL capture(steps=%r): %s" % (v, msg))
+        else:
+            print("ok   capture(steps=%r): %s" % (v, msg))
     for i, (build, step, words) in enumerate(CASES):
         out = os.path.join(work, "%s-%s.scn" % (build, step))
         args = ["%s:%s" % (BAD, step), "--build", build, "-o", out, "--zofuzz", a.zofuzz]

@@ -113,6 +113,10 @@ def step(model, i):
 step_not_callable = 3  # named as the step: not a function
 
 
+def step_exits(model, i):
+    raise SystemExit(0)
+
+
 def step_nested_capture(model, i):
     from zoffload.capture import capture
     capture(build_small(), step)  # a capture inside a captured step
