@@ -288,8 +288,10 @@ def main(argv):
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
 
+    # --seeds FIRST LAST with LAST < FIRST: no random seeds (zofuzz traces
+    # refuses an empty range)
     index = run_sim(a.zofuzz, os.path.join(work, "seeds"),
-                    ["--seeds", str(a.seeds[0]), str(a.seeds[1])], a.deepspeed)
+                    ["--seeds", str(a.seeds[0]), str(a.seeds[1])], a.deepspeed) if a.seeds[1] >= a.seeds[0] else []
     n_gen = 0
     if a.gen[1] >= a.gen[0] > 0:
         gdir = os.path.join(work, "gen-scn")
