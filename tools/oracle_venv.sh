@@ -66,6 +66,15 @@ else
     venv=${venv:-$here/.venv-oracle}
 fi
 
+# VENV_DIR is replaced when it is not ready: it must be a new path, a
+# Python venv (pyvenv.cfg) or a link that points nowhere any more - never
+# a folder of something else ('oracle docs' would have deleted docs/)
+if [[ -e $venv && ! -f $venv/pyvenv.cfg ]]; then
+    echo "oracle_venv: $venv exists and is not a Python venv (no pyvenv.cfg): not replacing it" \
+        "(give --current, --legacy, or a VENV_DIR that is new or a venv)" >&2
+    exit 2
+fi
+
 check() {
     [ -x "$venv/bin/python" ] &&
         DS_ACCELERATOR=cpu "$venv/bin/python" -c 'import torch, deepspeed' >/dev/null 2>&1
