@@ -53,10 +53,11 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
         s->set |= 1u << id;
         return 0;
     case ZS_KIND_UINT: {
-        char *end;
+        /* decimal digits only: no sign or space (' -5' wraps), no 0x or octal */
+        char *end = NULL;
         errno = 0;
-        unsigned long long x = strtoull(v, &end, 0);
-        if (errno || end == v || *end || v[0] == '-') return bad(err, errlen, id, v);
+        unsigned long long x = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+        if (!end || errno || *end) return bad(err, errlen, id, v);
         *(uint64_t *)field = x;
         s->set |= 1u << id;
         return 0;

@@ -112,11 +112,13 @@ static zs_settings opt_setting(zs_setting_id id, const char *v) {
 }
 
 static int opt_order(const char *v) { return opt_setting(ZS_SET_ORDER, v).order_mode; }
+/* A decimal count: digits only (no sign, space, 0x or octal reading:
+ * ' -5' would wrap to 2^64 - 5 and '010' would be 8). */
 static unsigned long opt_ulong(const char *name, const char *v) {
     char *end;
     errno = 0;
-    unsigned long x = strtoul(v, &end, 0);
-    if (errno || end == v || *end || v[0] == '-') die_usage("%s: bad number '%s'", name, v);
+    unsigned long x = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
+    if (!(v[0] >= '0' && v[0] <= '9') || errno || *end) die_usage("%s: bad number '%s' (decimal digits, below 2^64)", name, v);
     return x;
 }
 
