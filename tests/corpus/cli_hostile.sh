@@ -70,7 +70,30 @@ if [ -x "$BUILD_SH" ] && command -v bash >/dev/null; then
     r=$(cd "$T" && rc "$BUILD_SH" test extra junk)
     [ "$r" != 0 ] || fail "build.sh test extra junk accepted"
     grep -q "takes no arguments (got: extra junk)" "$T/err" || fail "build.sh junk message: $(cat "$T/err")"
+    # refused before any build: smoke's seconds and extra words, CI steps, the
+    # GPU script's arguments, and an oracle VENV_DIR that is not a venv
+    for a in "0" "010" "-5" "99999999999999999999"; do
+        r=$(cd "$T" && rc "$BUILD_SH" smoke "$a")
+        [ "$r" != 0 ] && grep -q "smoke: seconds must be a number in 1..9999999, got '$a'" "$T/err" ||
+            fail "build.sh smoke $a: exit $r: $(cat "$T/err")"
+    done
+    r=$(cd "$T" && rc "$BUILD_SH" smoke 1 extra)
+    [ "$r" != 0 ] && grep -q "smoke takes one argument" "$T/err" || fail "build.sh smoke 1 extra: $(cat "$T/err")"
+    r=$(ZO_CI_STEPS="smoke bogus" rc "$SRC/.ci/run")
+    [ "$r" = 2 ] && grep -q "unknown step 'bogus'" "$T/err" || fail ".ci/run bogus step: exit $r: $(cat "$T/err")"
+    r=$(rc "$SRC/tests/gpu/run.sh" --no-buld)
+    [ "$r" = 2 ] && grep -q "usage: tests/gpu/run.sh" "$T/err" || fail "gpu --no-buld: exit $r: $(cat "$T/err")"
+    mkdir -p "$T/notvenv"
+    echo keep >"$T/notvenv/a.md"
+    r=$(rc "$SRC/tools/oracle_venv.sh" "$T/notvenv")
+    [ "$r" = 2 ] && [ -f "$T/notvenv/a.md" ] && grep -q "is not a Python venv" "$T/err" ||
+        fail "oracle_venv.sh on a folder that is not a venv: exit $r: $(cat "$T/err")"
 fi
+# numbers are decimal digits: no sign or space (' -5' wrapped to 2^64 - 5),
+# no 0x, no octal reading of a leading 0
+bad "--trials: bad number ' -5'" "$Z" check --trials " -5"
+bad "--trials: bad number '0x2'" "$Z" check --trials 0x2
+bad "ZOFUZZ_CAP: cap: '0x40'" env ZOFUZZ_CAP=0x40 "$Z" repro "$R" --quiet
 
 # enumerate's argument errors say what was wrong, not only the usage text
 if "$Z" enumerate --help >/dev/null 2>&1; then

@@ -39,6 +39,11 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 MODE="${1:-all}"
+# one optional argument; anything else is refused before any build
+if (($# > 1)) || [[ $MODE != all && $MODE != --build-only && $MODE != --no-build ]]; then
+    echo "tests/gpu/run.sh: usage: tests/gpu/run.sh [--build-only | --no-build] (got: $*)" >&2
+    exit 2
+fi
 B="${ZO_GPU_BUILD:-build-gpu}"
 BF="${B}-fuzz"
 JOBS="${ZO_GPU_JOBS:-$(nproc 2>/dev/null || echo 4)}"

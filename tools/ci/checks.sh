@@ -92,12 +92,19 @@ show_crash() {
 
 mode_smoke() {
     local secs="${1:-60}" t rc failed=()
-    [[ "$secs" =~ ^[0-9]+$ ]] || die "smoke: seconds must be a number, got '$secs'"
+    (($# <= 1)) || die "smoke takes one argument, the seconds per target (got: $*)"
+    # checked before the build: a positive decimal of at most 7 digits
+    # (no leading 0: bash and zofuzz would read 010 differently)
+    [[ "$secs" =~ ^[1-9][0-9]{0,6}$ ]] || die "smoke: seconds must be a number in 1..9999999, got '$secs'"
+    local policy="${ZO_SMOKE_POLICY:-per-call}"
+    case "$policy" in
+        per-call|reset-on-forward|lazy-init|init-at-register) ;;
+        *) die "smoke: ZO_SMOKE_POLICY '$policy' is not per-call, reset-on-forward, lazy-init or init-at-register" ;;
+    esac
     mode_fuzz
     local work="$ROOT/build-ci-smoke"
     mkdir -p "$work"
     # ZO_SMOKE_POLICY (by hand only): a legacy policy, to see the crash path
-    local policy="${ZO_SMOKE_POLICY:-per-call}"
     for t in "${FUZZ_TARGETS[@]}"; do
         [[ -x build-fuzz/fuzz/$t ]] || die "build-fuzz/fuzz/$t was not built"
         say "smoke: $t for ${secs}s (policy $policy)"
