@@ -43,7 +43,14 @@ cd "$ROOT"
 
 ALL="hooks,gather,fuzzspeed,ttb,memory,verify,scaling"
 QUICK=0 ONLY="$ALL" OUT="" BUILD=1 BASE_REV=""
+seen=" "
 while (($#)); do
+    # an option given twice is a mistake, not "the last one wins"
+    case "$1" in
+        --quick|--only|--out|--no-build|--baseline)
+            [[ $seen != *" $1 "* ]] || { echo "bench/run.sh: $1 given twice" >&2; exit 2; }
+            seen+="$1 " ;;
+    esac
     case "$1" in
         --quick) QUICK=1 ;;
         --only) ONLY="${2:-}"; [[ -n "$ONLY" ]] || { echo "bench/run.sh: --only needs a list (any of $ALL)" >&2; exit 2; }

@@ -81,6 +81,8 @@ if [ -x "$BUILD_SH" ] && command -v bash >/dev/null; then
     [ "$r" != 0 ] && grep -q "smoke takes one argument" "$T/err" || fail "build.sh smoke 1 extra: $(cat "$T/err")"
     r=$(ZO_CI_STEPS="smoke bogus" rc "$SRC/.ci/run")
     [ "$r" = 2 ] && grep -q "unknown step 'bogus'" "$T/err" || fail ".ci/run bogus step: exit $r: $(cat "$T/err")"
+    r=$(rc "$SRC/bench/run.sh" --only hooks --only gather --no-build)
+    [ "$r" = 2 ] && grep -q "bench/run.sh: --only given twice" "$T/err" || fail "bench --only twice: exit $r: $(cat "$T/err")"
     r=$(rc "$SRC/tests/gpu/run.sh" --no-buld)
     [ "$r" = 2 ] && grep -q "usage: tests/gpu/run.sh" "$T/err" || fail "gpu --no-buld: exit $r: $(cat "$T/err")"
     mkdir -p "$T/notvenv"
