@@ -23,6 +23,17 @@ static int bad(char *err, size_t errlen, zs_setting_id id, const char *v) {
 }
 
 /* "0" / "1" only */
+int zs_parse_u64(const char *v, uint64_t *out) {
+    /* decimal digits only: no sign or space (' -5' wraps), no 0x or octal */
+    if (!v || v[0] < '0' || v[0] > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end) return -1;
+    *out = (uint64_t)x;
+    return 0;
+}
+
 static int parse_bool(const char *v, int *out) {
     if (!strcmp(v, "0") || !strcmp(v, "1")) {
         *out = v[0] == '1';
@@ -53,11 +64,8 @@ int zs_settings_set(zs_settings *s, zs_setting_id id, const char *v, char *err, 
         s->set |= 1u << id;
         return 0;
     case ZS_KIND_UINT: {
-        /* decimal digits only: no sign or space (' -5' wraps), no 0x or octal */
-        char *end = NULL;
-        errno = 0;
-        unsigned long long x = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
-        if (!end || errno || *end) return bad(err, errlen, id, v);
+        uint64_t x;
+        if (zs_parse_u64(v, &x)) return bad(err, errlen, id, v);
         *(uint64_t *)field = x;
         s->set |= 1u << id;
         return 0;

@@ -101,6 +101,11 @@ void zs_settings_init(zs_settings *s);
 /** Sets setting `id` from its text.  Returns 0, or -1 with "name: why" in
  *  err[0..errlen) for an unknown value (s unchanged). */
 int zs_settings_set(zs_settings *s, zs_setting_id id, const char *value, char *err, size_t errlen);
+
+/** A count as the settings and zofuzz's numeric options take it: decimal
+ *  digits only (no sign, space, 0x or leading-zero octal reading), below
+ *  2^64.  0 and *out set, or -1 with *out unchanged. */
+int zs_parse_u64(const char *v, uint64_t *out);
 /** Reads every setting's environment variable that is set and non-empty.
  *  Returns 0, or -1 with "VARIABLE: why" in err for the first bad value. */
 int zs_settings_from_env(zs_settings *s, char *err, size_t errlen);

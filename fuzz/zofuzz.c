@@ -112,14 +112,11 @@ static zs_settings opt_setting(zs_setting_id id, const char *v) {
 }
 
 static int opt_order(const char *v) { return opt_setting(ZS_SET_ORDER, v).order_mode; }
-/* A decimal count: digits only (no sign, space, 0x or octal reading:
- * ' -5' would wrap to 2^64 - 5 and '010' would be 8). */
+/* A decimal count (zs_parse_u64: ' -5' would wrap, '010' read as 8). */
 static unsigned long opt_ulong(const char *name, const char *v) {
-    char *end;
-    errno = 0;
-    unsigned long x = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
-    if (!(v[0] >= '0' && v[0] <= '9') || errno || *end) die_usage("%s: bad number '%s' (decimal digits, below 2^64)", name, v);
-    return x;
+    uint64_t x;
+    if (zs_parse_u64(v, &x) || x > ULONG_MAX) die_usage("%s: bad number '%s' (decimal digits, below 2^64)", name, v);
+    return (unsigned long)x;
 }
 
 /* the value of option argv[*i] (which takes one) */

@@ -41,10 +41,10 @@ from . import torch as zt
 from ._lib import POLICIES, DS_PROFILES, ZoffloadError
 
 
-def run_live(build, step, steps, policy, ds_profile):
+def run_live(build, step, steps, policy, ds_profile, build_name="build"):
     """(violation or None, stats, steps run); ZoffloadError when the live
     run cannot go on, CaptureError when the user's builder fails"""
-    model = _cap.build_model(build, "the model builder")
+    model = _cap.build_model(build, build_name)
     live = zt.wrap(model, policy=policy, ds_profile=ds_profile, grad_hooks="function",
                    param_persistence_threshold=0)
     done = 0
@@ -155,7 +155,7 @@ def main(argv=None):
         return 2
     t0 = time.time()
     try:
-        v, st, done = run_live(build, step, steps, a.policy, a.ds_profile)
+        v, st, done = run_live(build, step, steps, a.policy, a.ds_profile, a.build)
     except (ZoffloadError, _cap.CaptureError) as e:
         sys.stderr.write("check: the live run failed: %s\n" % e)
         return 2

@@ -912,14 +912,10 @@ class LiveModel:
 
     # -- step, state, lifetime -----------------------------------------------
 
-    def _need_alive(self, what):
-        if not self.rt.alive:
-            raise ZoffloadError("zoffload.torch: %s: the runtime was destroyed (close() or unwrap() ran)" % what)
-
     def optimizer(self, cls, **kw):
         """A LiveOptimizer: cls (torch.optim.SGD, Adam, ...) over this rank's
         shards of the trainable parameters, kw its arguments."""
-        self._need_alive("optimizer")
+        self.rt._rt("zoffload.torch: optimizer")  # ZoffloadError once the runtime is destroyed
         return LiveOptimizer(self, cls, **kw)
 
     def end_step(self):
@@ -939,7 +935,7 @@ class LiveModel:
     def full_state(self):
         """{parameter name: full tensor} from the shards (copies; tied
         parameters under their first name)."""
-        self._need_alive("full_state")
+        self.rt._rt("zoffload.torch: full_state")
         out = {}
         for pid, p in enumerate(self.params):
             img = self.backend.full_value(pid, p.dtype)
@@ -1132,9 +1128,14 @@ def wrap(model, **kw):
     policy ("per-call", "reset-on-forward", "lazy-init", "init-at-register"),
     ds_profile ("0.19", "0.19-hooks", "0.15"), world_size, rank,
     param_persistence_threshold (elements, default 0: every parameter is
-    released; DeepSpeed's default is 1e5), prefetch_bucket_size,
-    max_live_parameters, max_reuse_distance, check (the live invariant
-    checker, default on), on_violation ("raise" or "record")).
+    released; DeepSpeed's default is 1e5), prefetch_bucket_size (elements),
+    max_live_parameters (elements), max_reuse_distance (elements), check
+    (True/False: the live invariant checker, default on), on_violation
+    ("raise" or "record"), grad_hooks ("tensor" or "function"), backend
+    ("torch" or "mpi")).  The model's parameters are owned by the
+    LiveModel until close()/unwrap().
     Raises ZoffloadError for a second wrap, a non-CPU parameter, an empty
-    parameter, or the runtime's refusal (its message)."""
+    parameter, a number that is not an integer in its range (world_size
+    1..65536, rank 0..world_size-1, the four thresholds 0..2^64-1), a
+    setting of the wrong kind, or the runtime's refusal (its message)."""
     return LiveModel(model, **kw)
